@@ -1,0 +1,43 @@
+// The one error type of the ORS HTTP API (spec: "Error Response Format"): a status and a string
+// `detail`. Hosts throw it and map it with toResponse(); clients rebuild it from `{detail}`.
+
+export class OrsError extends Error {
+  readonly status: number;
+  readonly detail: string;
+
+  constructor(status: number, detail: string) {
+    super(detail);
+    this.name = "OrsError";
+    this.status = status;
+    this.detail = detail;
+  }
+
+  toJSON(): { detail: string } {
+    return { detail: this.detail };
+  }
+
+  toResponse(headers?: HeadersInit): Response {
+    const h = new Headers(headers);
+    h.set("content-type", "application/json");
+    return new Response(JSON.stringify({ detail: this.detail }), { status: this.status, headers: h });
+  }
+}
+
+/** Turns any `detail` a server sent (a string, or FastAPI's list of validation errors) into text. */
+export function detailToString(detail: unknown): string {
+  if (typeof detail === "string") return detail;
+  if (Array.isArray(detail)) {
+    return detail
+      .map((d) => {
+        if (d && typeof d === "object" && "msg" in d) {
+          const loc = Array.isArray((d as { loc?: unknown }).loc)
+            ? (d as { loc: unknown[] }).loc.join(".")
+            : "";
+          return loc ? `${loc}: ${String((d as { msg: unknown }).msg)}` : String((d as { msg: unknown }).msg);
+        }
+        return JSON.stringify(d);
+      })
+      .join("; ");
+  }
+  return detail === undefined ? "" : JSON.stringify(detail);
+}

@@ -1,0 +1,90 @@
+// The ORS endpoint shapes (spec: ors-http-api.txt): root endpoints and per-environment ones.
+// Shared by the host's router, the client, the relay and the Next.js root rewrites.
+
+export const ROOT_ENDPOINTS = [
+  "health",
+  "list_environments",
+  "create_session",
+  "create",
+  "ping",
+  "delete",
+  "delete_session",
+] as const;
+export type RootEndpoint = (typeof ROOT_ENDPOINTS)[number];
+
+export const ENV_ENDPOINTS = [
+  "tools",
+  "splits",
+  "tasks",
+  "num_tasks",
+  "task",
+  "task_range",
+  "prompt",
+  "task_tools",
+  "call",
+] as const;
+export type EnvEndpoint = (typeof ENV_ENDPOINTS)[number];
+
+export type OrsRoute =
+  | { kind: "root"; endpoint: RootEndpoint }
+  | { kind: "env"; env: string; endpoint: EnvEndpoint }
+  | { kind: "unknown"; path: string };
+
+const rootSet = new Set<string>(ROOT_ENDPOINTS);
+const envSet = new Set<string>(ENV_ENDPOINTS);
+
+/** Endpoints that need an `X-Session-ID` header. */
+export const SESSION_ENDPOINTS = new Set<string>([
+  "create",
+  "ping",
+  "delete",
+  "delete_session",
+  "prompt",
+  "task_tools",
+  "call",
+]);
+
+/** Methods per endpoint, as the reference server routes them. */
+export const ENDPOINT_METHODS: Record<RootEndpoint | EnvEndpoint, "GET" | "POST"> = {
+  health: "GET",
+  list_environments: "GET",
+  create_session: "POST",
+  create: "POST",
+  ping: "POST",
+  delete: "POST",
+  delete_session: "POST",
+  tools: "GET",
+  splits: "GET",
+  tasks: "POST",
+  num_tasks: "POST",
+  task: "POST",
+  task_range: "POST",
+  prompt: "GET",
+  task_tools: "GET",
+  call: "POST",
+};
+
+/**
+ * Classifies an ORS path relative to the base URL (`/health`, `/math/call`, ...). Environment names
+ * are URL-decoded.
+ */
+export function parseOrsPath(path: string): OrsRoute {
+  const parts = path.split("/").filter(Boolean);
+  if (parts.length === 1 && rootSet.has(parts[0]!))
+    return { kind: "root", endpoint: parts[0] as RootEndpoint };
+  if (parts.length === 2 && envSet.has(parts[1]!)) {
+    let env: string;
+    try {
+      env = decodeURIComponent(parts[0]!);
+    } catch {
+      return { kind: "unknown", path };
+    }
+    return { kind: "env", env, endpoint: parts[1] as EnvEndpoint };
+  }
+  return { kind: "unknown", path };
+}
+
+/** Builds the path of an environment endpoint, e.g. `envPath("math", "call")` → `/math/call`. */
+export function envPath(env: string, endpoint: EnvEndpoint): string {
+  return `/${encodeURIComponent(env)}/${endpoint}`;
+}

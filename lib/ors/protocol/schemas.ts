@@ -1,0 +1,129 @@
+// Zod schemas of every ORS wire type (spec: ors-http-api.txt "Data Types"), strict like the
+// reference SDK's `extra="forbid"`. Isomorphic: imported by the host, the client, the UI and tests.
+import { z } from "zod";
+
+export const jsonObjectSchema = z.record(z.string(), z.unknown());
+export type JsonObject = z.infer<typeof jsonObjectSchema>;
+
+export const textBlockSchema = z.strictObject({
+  text: z.string(),
+  detail: jsonObjectSchema.nullable().optional(),
+  type: z.literal("text"),
+});
+export type TextBlock = z.infer<typeof textBlockSchema>;
+
+export const imageBlockSchema = z.strictObject({
+  data: z.string(),
+  mimeType: z.string(),
+  detail: jsonObjectSchema.nullable().optional(),
+  type: z.literal("image"),
+});
+export type ImageBlock = z.infer<typeof imageBlockSchema>;
+
+export const blockSchema = z.discriminatedUnion("type", [textBlockSchema, imageBlockSchema]);
+export type Block = z.infer<typeof blockSchema>;
+
+export const blocksSchema = z.array(blockSchema);
+
+export const toolOutputSchema = z.strictObject({
+  blocks: blocksSchema,
+  metadata: jsonObjectSchema.nullable().optional(),
+  reward: z.number().nullable().optional(),
+  finished: z.boolean().default(false),
+});
+export type ToolOutput = z.infer<typeof toolOutputSchema>;
+
+export const runToolSuccessSchema = z.strictObject({ ok: z.literal(true), output: toolOutputSchema });
+export const runToolErrorSchema = z.strictObject({ ok: z.literal(false), error: z.string() });
+export const runToolOutputSchema = z.discriminatedUnion("ok", [runToolSuccessSchema, runToolErrorSchema]);
+export type RunToolSuccess = z.infer<typeof runToolSuccessSchema>;
+export type RunToolError = z.infer<typeof runToolErrorSchema>;
+export type RunToolOutput = z.infer<typeof runToolOutputSchema>;
+
+export const toolSpecSchema = z.strictObject({
+  name: z.string(),
+  description: z.string(),
+  input_schema: jsonObjectSchema.nullable().optional(),
+});
+export type ToolSpec = z.infer<typeof toolSpecSchema>;
+
+export const listToolsOutputSchema = z.strictObject({ tools: z.array(toolSpecSchema) });
+export type ListToolsOutput = z.infer<typeof listToolsOutputSchema>;
+
+export const toolCallSchema = z.strictObject({
+  name: z.string(),
+  input: jsonObjectSchema,
+  task_id: z.string().nullable().optional(),
+});
+export type ToolCall = z.infer<typeof toolCallSchema>;
+
+export const secretsSchema = z.record(z.string(), z.string());
+export type Secrets = z.infer<typeof secretsSchema>;
+
+/** The body of POST /create. Exactly one of `task_spec` or `split` + `index`. */
+export const createRequestSchema = z
+  .strictObject({
+    env_name: z.string().nullable().optional(),
+    task_spec: jsonObjectSchema.nullable().optional(),
+    split: z.string().nullable().optional(),
+    index: z.number().int().nullable().optional(),
+    secrets: secretsSchema.nullable().optional(),
+  })
+  .superRefine((v, ctx) => {
+    const hasSpec = v.task_spec != null;
+    const hasSplit = v.split != null;
+    const hasIndex = v.index != null;
+    if (hasSplit !== hasIndex) {
+      ctx.addIssue({
+        code: "custom",
+        path: [hasSplit ? "index" : "split"],
+        message: "split and index must be provided together",
+      });
+    } else if (hasSpec === hasSplit) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["task_spec"],
+        message: "provide either task_spec or both split and index, not both or neither",
+      });
+    }
+  });
+export type CreateRequest = z.infer<typeof createRequestSchema>;
+
+export const splitTypeSchema = z.enum(["train", "validation", "test"]);
+export type SplitType = z.infer<typeof splitTypeSchema>;
+export const splitSchema = z.strictObject({ name: z.string(), type: splitTypeSchema });
+export type Split = z.infer<typeof splitSchema>;
+export const splitsSchema = z.array(splitSchema);
+
+export const listTasksRequestSchema = z.strictObject({ split: z.string() });
+export const numTasksRequestSchema = z.strictObject({ split: z.string() });
+export const getTaskRequestSchema = z.strictObject({ split: z.string(), index: z.number().int() });
+export const getTaskRangeRequestSchema = z.strictObject({
+  split: z.string(),
+  start: z.number().int().nullable().optional(),
+  stop: z.number().int().nullable().optional(),
+});
+export type GetTaskRangeRequest = z.infer<typeof getTaskRangeRequestSchema>;
+
+export const healthResponseSchema = z.object({ status: z.string() });
+export const listEnvironmentsResponseSchema = z.array(z.string());
+export const tasksResponseSchema = z.object({ tasks: z.array(jsonObjectSchema), env_name: z.string() });
+export const numTasksResponseSchema = z.object({ num_tasks: z.number().int().nonnegative() });
+export const taskResponseSchema = z.object({ task: jsonObjectSchema });
+export const taskRangeResponseSchema = z.object({ tasks: z.array(jsonObjectSchema) });
+export const sidResponseSchema = z.object({ sid: z.string() });
+export const statusResponseSchema = z.object({ status: z.string() });
+export const errorBodySchema = z.object({ detail: z.unknown() });
+
+/**
+ * Renders a zod error as one readable string naming each offending field, e.g.
+ * `index: expected an integer; split: required`. Used for 400 `detail`s and tool input errors.
+ */
+export function describeZodError(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const where = issue.path.length ? issue.path.map(String).join(".") : "body";
+      return `${where}: ${issue.message}`;
+    })
+    .join("; ");
+}

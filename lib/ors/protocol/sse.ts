@@ -1,0 +1,123 @@
+// SSE framing and parsing for ORS tool calls (spec: ors-sse.txt). One formatter for the host,
+// one parser (eventsource-parser) for the client, the relay, the UI and tests. Isomorphic.
+import { createParser } from "eventsource-parser";
+
+/** The size of one `chunk`/`end` piece of a serialized RunToolOutput (spec: 4096). */
+export const SSE_CHUNK_SIZE = 4096;
+/** How often a host sends a `: ping` comment while a tool runs (spec: every 10 s). */
+export const SSE_PING_INTERVAL_MS = 10_000;
+
+export type OrsSseEventName = "task_id" | "chunk" | "end" | "error";
+
+/** One parsed frame of an SSE stream: an event, or a comment such as `: ping`. */
+export type SseFrame =
+  | { kind: "event"; event: string; data: string; id?: string }
+  | { kind: "comment"; comment: string };
+
+/**
+ * Formats one SSE event. Data is split on line breaks into several `data:` lines, so any string
+ * survives framing; an event name with a line break is refused (it would inject frames).
+ */
+export function formatSseEvent(event: string, data: string): string {
+  if (/[\r\n]/.test(event)) throw new Error(`SSE event name must not contain a line break: ${event}`);
+  const lines = data.split(/\r\n|\r|\n/);
+  let out = `event: ${event}\n`;
+  for (const line of lines) out += `data: ${line}\n`;
+  return `${out}\n`;
+}
+
+/** Formats an SSE comment line (e.g. the keep-alive `: ping`). */
+export function formatSseComment(comment: string): string {
+  return `: ${comment.replace(/[\r\n]+/g, " ")}\n\n`;
+}
+
+const WHITESPACE = /\s/;
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+/**
+ * Whether a cut before index `i` of `s` is safe: it does not split a surrogate pair, and neither
+ * the piece before it nor the piece after it is at a whitespace character at the cut. Clients
+ * (the reference Python client, the spec's JavaScript example) strip or trim SSE data, and would
+ * silently lose such characters.
+ */
+function isSafeCut(s: string, i: number): boolean {
+  if (WHITESPACE.test(s[i - 1]!) || WHITESPACE.test(s[i]!)) return false;
+  return !isHighSurrogate(s.charCodeAt(i - 1));
+}
+
+/**
+ * Splits a serialized result into pieces of about `size` characters for `chunk`...`end` events.
+ * The cut moves back (or, in a long run of whitespace, forward) by as few characters as needed so
+ * that no piece begins or ends with whitespace and no surrogate pair is split. Concatenating the
+ * pieces always gives back `s` exactly.
+ */
+export function splitIntoChunks(s: string, size: number = SSE_CHUNK_SIZE): string[] {
+  if (s.length <= size) return [s];
+  const pieces: string[] = [];
+  let start = 0;
+  while (s.length - start > size) {
+    let cut = start + size;
+    const floor = start + Math.max(1, Math.floor(size / 2));
+    while (cut > floor && !isSafeCut(s, cut)) cut--;
+    if (!isSafeCut(s, cut)) {
+      // Pathological input (e.g. thousands of spaces): search forward instead.
+      cut = start + size + 1;
+      while (cut < s.length && !isSafeCut(s, cut)) cut++;
+    }
+    if (cut >= s.length) break;
+    pieces.push(s.slice(start, cut));
+    start = cut;
+  }
+  pieces.push(s.slice(start));
+  return pieces;
+}
+
+/**
+ * Frames a serialized RunToolOutput as the ORS `chunk`... `end` events: every piece but the last
+ * is a `chunk`, the last is `end`.
+ */
+export function formatResultEvents(resultJson: string, size: number = SSE_CHUNK_SIZE): string[] {
+  const pieces = splitIntoChunks(resultJson, size);
+  return pieces.map((piece, i) => formatSseEvent(i === pieces.length - 1 ? "end" : "chunk", piece));
+}
+
+/**
+ * Parses an SSE byte stream into frames, as they arrive. Works on any `ReadableStream` of bytes
+ * (fetch bodies in the browser and in Node). Stops reading when `signal` aborts.
+ */
+export async function* readSseFrames(
+  body: ReadableStream<Uint8Array>,
+  signal?: AbortSignal,
+): AsyncGenerator<SseFrame> {
+  const queue: SseFrame[] = [];
+  const parser = createParser({
+    onEvent: (e) => queue.push({ kind: "event", event: e.event ?? "message", data: e.data, id: e.id }),
+    onComment: (comment) => queue.push({ kind: "comment", comment: comment.trim() }),
+  });
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  const onAbort = () => {
+    reader.cancel().catch(() => {});
+  };
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    while (true) {
+      if (signal?.aborted) return;
+      const { done, value } = await reader.read();
+      if (done) {
+        parser.feed(decoder.decode());
+        parser.reset({ consume: true });
+        while (queue.length) yield queue.shift()!;
+        return;
+      }
+      parser.feed(decoder.decode(value, { stream: true }));
+      while (queue.length) yield queue.shift()!;
+    }
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    reader.releaseLock?.();
+  }
+}

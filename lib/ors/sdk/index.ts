@@ -1,0 +1,18 @@
+// The public surface of the environment SDK. Environments import from here only.
+export type { Block, ImageBlock, JsonObject, Split, SplitType, TextBlock } from "../protocol/schemas";
+export {
+  type AnyEnvironment,
+  type AnyTool,
+  defineEnvironment,
+  defineTool,
+  type Environment,
+  type EnvironmentDefinition,
+  image,
+  type SessionContext,
+  type TaskSource,
+  type Tool,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolResult,
+  text,
+} from "./define";

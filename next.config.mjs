@@ -1,0 +1,32 @@
+// Next.js configuration. The ORS endpoint shapes are rewritten at the root onto the ORS host
+// (see DESIGN.md "Protocol compatibility"): the reference Python client drops any path in its
+// base URL, so http://HOST:PORT must itself be an ORS base URL.
+const ENV_ENDPOINTS = "tools|splits|tasks|num_tasks|task|task_range|prompt|task_tools|call";
+const ROOT_ENDPOINTS = [
+  "health",
+  "list_environments",
+  "create_session",
+  "create",
+  "ping",
+  "delete",
+  "delete_session",
+];
+
+/** @type {import('next').NextConfig} */
+const nextConfig = {
+  // A separate build folder lets tests build without clobbering a running dev server.
+  distDir: process.env.NEXT_DIST_DIR || ".next",
+  serverExternalPackages: ["better-sqlite3"],
+  poweredByHeader: false,
+  reactStrictMode: true,
+  async rewrites() {
+    return {
+      beforeFiles: [
+        ...ROOT_ENDPOINTS.map((p) => ({ source: `/${p}`, destination: `/api/ors/${p}` })),
+        { source: `/:env/:endpoint(${ENV_ENDPOINTS})`, destination: "/api/ors/:env/:endpoint" },
+      ],
+    };
+  },
+};
+
+export default nextConfig;

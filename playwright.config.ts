@@ -1,0 +1,60 @@
+import { defineConfig, devices } from "@playwright/test";
+
+// e2e runs against a production build (`npm run build` first) served by `next start`, plus a
+// second, independent ORS server (the standalone host) on another loopback port for the relay.
+const PORT = Number(process.env.E2E_PORT ?? 3100);
+const SECOND_PORT = Number(process.env.E2E_SECOND_PORT ?? 8199);
+const DATA_DIR = process.env.E2E_DATA_DIR ?? `.data/e2e-${PORT}`;
+const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+export default defineConfig({
+  testDir: "e2e",
+  fullyParallel: false,
+  workers: 1,
+  forbidOnly: !!process.env.CI,
+  retries: 0,
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
+  reporter: process.env.CI ? [["list"]] : [["list"]],
+  use: {
+    baseURL: `http://127.0.0.1:${PORT}`,
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+    ...devices["Desktop Chrome"],
+    launchOptions: {
+      executablePath: chromium,
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+      ],
+    },
+  },
+  webServer: [
+    {
+      command: `npx tsx scripts/serve.ts --port ${SECOND_PORT} --host 127.0.0.1`,
+      url: `http://127.0.0.1:${SECOND_PORT}/health`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      stdout: "ignore",
+      stderr: "pipe",
+    },
+    {
+      command: `npx next start -p ${PORT} -H 127.0.0.1`,
+      url: `http://127.0.0.1:${PORT}/api/ors/health`,
+      reuseExistingServer: false,
+      timeout: 120_000,
+      stdout: "ignore",
+      stderr: "pipe",
+      env: {
+        PLAYGROUND_DATA_DIR: DATA_DIR,
+        ORS_SERVERS: `second=http://127.0.0.1:${SECOND_PORT}`,
+      },
+    },
+  ],
+});
