@@ -1,0 +1,132 @@
+// The recorder seam of the relay (DESIGN.md "The recording relay"): every session, call and SSE
+// frame that passes through /api/servers/<name>/... is published here as a RelayEvent.
+//
+// EVENT CONTRACT (stable; the trajectory recorder builds on it). Every event has `type`, `server`
+// (the relay's server name, e.g. "local"), and `at` (ms since epoch, when the relay saw it).
+// Secrets are never part of any event: not the `/create` body's `secrets`, not the `X-Secrets`
+// header, not the API key.
+//
+//   session_created  {server, sid, at}                      2xx /create_session (JSON or SSE answer)
+//   episode_created  {server, sid, env, task, at}           2xx /create. env: the body's env_name, or
+//                                                           null when omitted (server's default env).
+//                                                           task: {task_spec} | {split, index}
+//   prompt           {server, sid, env, blocks, at}         2xx /{env}/prompt (env from the path)
+//   call_started     {server, sid, env, callId, tool, input, taskId?, resumeOf?, at}
+//                                                           2xx /{env}/call, emitted when the SSE
+//                                                           answer starts. callId: the relay's own
+//                                                           id of this POST. taskId: the task_id of
+//                                                           the request body (a reconnect or a trace
+//                                                           id). resumeOf: callId of an earlier
+//                                                           relayed call with that task_id, if any.
+//   call_frame       {server, sid, callId, frame, at}       each SSE frame of that call as it passes:
+//                                                           {kind:"event",event,data} (task_id,
+//                                                           chunk, end, error) or
+//                                                           {kind:"comment",comment} (": ping").
+//   call_finished    {server, sid, callId, taskId?, result?, error?, latencyMs, at}
+//                                                           once per call_started. result: the
+//                                                           reassembled RunToolOutput (after `end`).
+//                                                           error: the `event: error` data, or why
+//                                                           the stream broke (client went away,
+//                                                           upstream dropped, invalid JSON).
+//   ping             {server, sid, ok, status?, at}         every /ping (ok: 2xx)
+//   session_deleted  {server, sid, endpoint, at}            2xx /delete or /delete_session
+//   request_failed   {server, sid?, endpoint, status, detail, at}
+//                                                           any non-2xx answer of a session endpoint
+//                                                           (create, prompt, task_tools, call, ping,
+//                                                           delete, ...) or a relay failure (502/504).
+//                                                           endpoint: the ORS endpoint name, e.g.
+//                                                           "call", "create"; detail: text.
+//
+// Listeners are called synchronously, in order; a listener that throws is isolated (logged once
+// per throw, without the event). The emitter is a globalThis singleton so Next dev HMR does not
+// duplicate it, and `hasRelayListeners()` lets the relay skip all work when nobody listens.
+import "server-only";
+import type { Block, JsonObject, RunToolOutput, SseFrame } from "@/lib/ors/protocol";
+
+export type RelayTask = { task_spec: JsonObject } | { split: string; index: number };
+
+interface Base {
+  server: string;
+  at: number;
+}
+
+export type RelayEvent =
+  | (Base & { type: "session_created"; sid: string })
+  | (Base & { type: "episode_created"; sid: string; env: string | null; task: RelayTask })
+  | (Base & { type: "prompt"; sid: string; env: string; blocks: Block[] })
+  | (Base & {
+      type: "call_started";
+      sid: string;
+      env: string;
+      callId: string;
+      tool: string;
+      input: JsonObject;
+      taskId?: string;
+      resumeOf?: string;
+    })
+  | (Base & { type: "call_frame"; sid: string; callId: string; frame: SseFrame })
+  | (Base & {
+      type: "call_finished";
+      sid: string;
+      callId: string;
+      taskId?: string;
+      result?: RunToolOutput;
+      error?: string;
+      latencyMs: number;
+    })
+  | (Base & { type: "ping"; sid: string; ok: boolean; status?: number })
+  | (Base & { type: "session_deleted"; sid: string; endpoint: "delete" | "delete_session" })
+  | (Base & {
+      type: "request_failed";
+      sid?: string;
+      endpoint: string;
+      status: number;
+      detail: string;
+    });
+
+export type RelayEventType = RelayEvent["type"];
+export type RelayListener = (event: RelayEvent) => void;
+
+interface RelayEmitter {
+  listeners: Set<RelayListener>;
+}
+
+const KEY = Symbol.for("ors-playground.relay-events");
+
+function emitter(): RelayEmitter {
+  const g = globalThis as typeof globalThis & { [KEY]?: RelayEmitter };
+  if (!g[KEY]) g[KEY] = { listeners: new Set() };
+  return g[KEY];
+}
+
+/** Subscribes to every relay event; returns the function that unsubscribes. */
+export function subscribeRelayEvents(listener: RelayListener): () => void {
+  const { listeners } = emitter();
+  // Wrap so the same function can subscribe twice and unsubscribe each independently.
+  const entry: RelayListener = (e) => listener(e);
+  listeners.add(entry);
+  return () => {
+    listeners.delete(entry);
+  };
+}
+
+/** Whether anyone listens: the relay skips parsing and teeing when nobody does. */
+export function hasRelayListeners(): boolean {
+  return emitter().listeners.size > 0;
+}
+
+/** Publishes one event to every listener (synchronously; a throwing listener is isolated). */
+export function emitRelayEvent(event: RelayEvent): void {
+  const { listeners } = emitter();
+  if (listeners.size === 0) return;
+  for (const l of [...listeners]) {
+    try {
+      l(event);
+    } catch (err) {
+      console.error(
+        `relay event listener failed on ${event.type}:`,
+        err instanceof Error ? err.message : err,
+      );
+    }
+  }
+}
