@@ -1,0 +1,219 @@
+// POST /{env}/call over SSE (spec: ors-sse.txt "Tool Call SSE Flow", "Reconnection"): reads the
+// frames as they arrive, reassembles chunk + end, reports every frame, and re-posts with the saved
+// task_id with exponential backoff when the stream drops before `end`, as the reference client does.
+import {
+  detailToString,
+  envPath,
+  type RunToolOutput,
+  readSseFrames,
+  runToolOutputSchema,
+  type ToolCall,
+} from "@/lib/ors/protocol";
+import { describeNetworkError, isAbortError, isUnreachableError, OrsClientError } from "./errors";
+
+/** One thing that happened during a tool call, with the time it happened (ms since epoch). */
+export interface CallEvent {
+  at: number;
+  type: "task_id" | "chunk" | "end" | "error" | "ping" | "reconnect" | "give-up";
+  /** task_id: the id; chunk/end: the piece; error: the message; ping: the comment text;
+   *  reconnect/give-up: why the stream was lost. */
+  data?: string;
+  /** chunk/end: the piece's length in characters. */
+  size?: number;
+  /** reconnect: 1 for the first reconnection, 2 for the next ... */
+  attempt?: number;
+}
+
+export interface CallToolOptions {
+  signal?: AbortSignal;
+  onEvent?: (event: CallEvent) => void;
+  /** Reconnections allowed after the stream drops before `end` (default from the client, 5). */
+  maxRetries?: number;
+  /** Give up when nothing, not even a ping, arrives for this long (default 30 s). */
+  idleTimeoutMs?: number;
+}
+
+export interface CallToolContext {
+  url: (path: string) => string;
+  headers: (sid?: string, extra?: Record<string, string>) => Headers;
+  fetch: typeof fetch;
+  maxRetries: number;
+  idleTimeoutMs: number;
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+}
+
+class StreamDropped extends Error {}
+
+/** Sleeps `ms`, or rejects with the signal's reason when it aborts. */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** Calls a tool and resolves with its RunToolOutput (`{ok:false}` tool errors included). */
+export async function callToolSse(
+  ctx: CallToolContext,
+  env: string,
+  sid: string,
+  call: ToolCall,
+  opts: CallToolOptions = {},
+): Promise<RunToolOutput> {
+  const path = envPath(env, "call");
+  const maxRetries = opts.maxRetries ?? ctx.maxRetries;
+  const idleTimeoutMs = opts.idleTimeoutMs ?? ctx.idleTimeoutMs;
+  const emit = (e: Omit<CallEvent, "at">) => opts.onEvent?.({ at: Date.now(), ...e });
+  let taskId = call.task_id ?? undefined;
+  let reconnects = 0;
+  const drops: string[] = [];
+
+  while (true) {
+    if (opts.signal?.aborted) throw opts.signal.reason;
+    const attempt = new AbortController();
+    let idle = false;
+    const onOuterAbort = () => attempt.abort(opts.signal!.reason);
+    opts.signal?.addEventListener("abort", onOuterAbort, { once: true });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const armIdle = () => {
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(() => {
+        idle = true;
+        attempt.abort(new DOMException("idle", "AbortError"));
+      }, idleTimeoutMs);
+    };
+    const body: Record<string, unknown> = { name: call.name, input: call.input };
+    if (taskId) body.task_id = taskId;
+    try {
+      armIdle();
+      let res: Response;
+      try {
+        res = await ctx.fetch(ctx.url(path), {
+          method: "POST",
+          headers: ctx.headers(sid, { Accept: "text/event-stream", "Content-Type": "application/json" }),
+          body: JSON.stringify(body),
+          signal: attempt.signal,
+        });
+      } catch (err) {
+        if (idle || (opts.signal?.aborted ?? false)) throw err;
+        if (isUnreachableError(err)) throw new StreamDropped(describeNetworkError(err));
+        throw err;
+      }
+      if (!res.ok) {
+        const text = await res.text().catch(() => "");
+        let detail = text;
+        try {
+          const j = JSON.parse(text) as { detail?: unknown };
+          if (j && typeof j === "object" && "detail" in j) detail = detailToString(j.detail);
+        } catch {
+          detail = text.slice(0, 200) || res.statusText;
+        }
+        // 5xx and 429 are worth another try (as the reference client does); other errors are final.
+        if (res.status >= 500 || res.status === 429) throw new StreamDropped(`HTTP ${res.status}: ${detail}`);
+        throw new OrsClientError("http", res.status, detail, path);
+      }
+      const type = res.headers.get("content-type") ?? "";
+      if (!type.includes("text/event-stream") || !res.body) {
+        await res.body?.cancel().catch(() => {});
+        throw new OrsClientError(
+          "not-ors",
+          res.status,
+          `expected an SSE stream (text/event-stream), got ${type || "no content type"}`,
+          path,
+        );
+      }
+      const pieces: string[] = [];
+      for await (const frame of readSseFrames(res.body, attempt.signal)) {
+        armIdle();
+        if (frame.kind === "comment") {
+          emit({ type: "ping", data: frame.comment });
+          continue;
+        }
+        const { event, data } = frame;
+        if (event === "task_id") {
+          taskId = data.trim();
+          emit({ type: "task_id", data: taskId });
+        } else if (event === "chunk") {
+          pieces.push(data);
+          emit({ type: "chunk", data, size: data.length });
+        } else if (event === "end") {
+          pieces.push(data);
+          emit({ type: "end", data, size: data.length });
+          return parseResult(pieces.join(""), path);
+        } else if (event === "error") {
+          emit({ type: "error", data });
+          throw new OrsClientError("stream", res.status, data || "unknown SSE error", path);
+        }
+      }
+      if (idle) throw new DOMException("idle", "AbortError");
+      if (opts.signal?.aborted) throw opts.signal.reason;
+      throw new StreamDropped("stream ended before `end`");
+    } catch (err) {
+      if (idle) {
+        const msg = `no data from the server (not even a ping) for ${Math.round(idleTimeoutMs / 1000)} s`;
+        emit({ type: "give-up", data: msg });
+        throw new OrsClientError("timeout", 0, msg, path, err);
+      }
+      if (opts.signal?.aborted) throw opts.signal.reason;
+      let reason: string;
+      if (err instanceof StreamDropped) reason = err.message;
+      else if (err instanceof OrsClientError) throw err;
+      else if (isAbortError(err)) throw err;
+      else reason = `connection lost: ${describeNetworkError(err)}`; // a read failed mid-stream
+      drops.push(reason);
+      reconnects++;
+      if (reconnects > maxRetries) {
+        const msg = `gave up after ${maxRetries} reconnection${maxRetries === 1 ? "" : "s"}${
+          taskId ? ` (task_id ${taskId})` : ""
+        }: ${drops.join("; ")}`;
+        emit({ type: "give-up", data: msg });
+        throw new OrsClientError(isUnreachableError(err) ? "unreachable" : "stream", 0, msg, path, err);
+      }
+      const delay = Math.min(ctx.backoffMaxMs, ctx.backoffBaseMs * 2 ** (reconnects - 1));
+      emit({
+        type: "reconnect",
+        attempt: reconnects,
+        data: `${reason}; reconnecting in ${delay} ms${taskId ? ` with task_id ${taskId}` : ""}`,
+      });
+      await sleep(delay, opts.signal);
+    } finally {
+      if (timer) clearTimeout(timer);
+      opts.signal?.removeEventListener("abort", onOuterAbort);
+    }
+  }
+}
+
+function parseResult(json: string, path: string): RunToolOutput {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    throw new OrsClientError(
+      "not-ors",
+      200,
+      `the reassembled result is not JSON: ${json.slice(0, 120)}`,
+      path,
+    );
+  }
+  const parsed = runToolOutputSchema.safeParse(value);
+  if (!parsed.success) {
+    throw new OrsClientError(
+      "not-ors",
+      200,
+      `the result is not a RunToolOutput: ${parsed.error.issues
+        .map((i) => `${i.path.join(".") || "body"}: ${i.message}`)
+        .join("; ")}`,
+      path,
+    );
+  }
+  return parsed.data;
+}

@@ -1,0 +1,88 @@
+// The one error type of the ORS client (spec: "Error Response Format"): an HTTP status and the
+// server's `detail` as text, plus what kind of failure it was so the UI can say it plainly.
+
+/**
+ * - `http`: the server answered non-2xx (status and `detail` are the server's);
+ * - `unreachable`: no connection (refused, DNS failure, reset before an answer);
+ * - `timeout`: no answer, or nothing on a stream (not even a ping), within the time limit;
+ * - `not-ors`: the answer is not ORS (not JSON, an HTML page, or the wrong shape);
+ * - `stream`: a tool call's SSE stream failed (`event: error`, or reconnection gave up).
+ */
+export type OrsClientErrorKind = "http" | "unreachable" | "timeout" | "not-ors" | "stream";
+
+export class OrsClientError extends Error {
+  readonly kind: OrsClientErrorKind;
+  /** The HTTP status, or 0 when there was no HTTP answer. */
+  readonly status: number;
+  /** The server's `detail` (FastAPI validation lists joined into text), or what went wrong. */
+  readonly detail: string;
+  /** The ORS path that failed, e.g. `/math/call`. */
+  readonly path?: string;
+
+  constructor(kind: OrsClientErrorKind, status: number, detail: string, path?: string, cause?: unknown) {
+    super(path ? `${path}: ${detail}` : detail, cause === undefined ? undefined : { cause });
+    this.name = "OrsClientError";
+    this.kind = kind;
+    this.status = status;
+    this.detail = detail;
+    this.path = path;
+  }
+}
+
+/** Whether an error is the caller's own cancellation (an aborted AbortSignal). */
+export function isAbortError(err: unknown): boolean {
+  return (
+    typeof err === "object" &&
+    err !== null &&
+    "name" in err &&
+    ((err as { name: unknown }).name === "AbortError" || (err as { name: unknown }).name === "TimeoutError")
+  );
+}
+
+const UNREACHABLE_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ECONNRESET",
+  "EADDRNOTAVAIL",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+/** The low-level error code of a failed fetch (undici puts it on `cause`), if any. */
+export function networkErrorCode(err: unknown): string | undefined {
+  let e: unknown = err;
+  for (let i = 0; i < 4 && e && typeof e === "object"; i++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** Describes a fetch that threw before any answer: refused, DNS, reset. */
+export function describeNetworkError(err: unknown): string {
+  const code = networkErrorCode(err);
+  const reasons: Record<string, string> = {
+    ECONNREFUSED: "connection refused",
+    ENOTFOUND: "host not found (DNS)",
+    EAI_AGAIN: "host name lookup failed (DNS)",
+    EHOSTUNREACH: "host unreachable",
+    ENETUNREACH: "network unreachable",
+    ECONNRESET: "connection reset",
+    UND_ERR_SOCKET: "connection closed by the server",
+    UND_ERR_CONNECT_TIMEOUT: "connection timed out",
+  };
+  if (code && reasons[code]) return reasons[code];
+  const msg = err instanceof Error ? err.message : String(err);
+  return code ? `${msg} (${code})` : msg;
+}
+
+/** Whether a thrown fetch error means the server could not be reached. */
+export function isUnreachableError(err: unknown): boolean {
+  const code = networkErrorCode(err);
+  if (code && UNREACHABLE_CODES.has(code)) return true;
+  return err instanceof TypeError; // browsers: "Failed to fetch"; undici: "fetch failed"
+}

@@ -1,0 +1,6 @@
+// The typed ORS client (browser + Node): one method per endpoint of the spec, SSE tool calls with
+// reconnection, keep-alive pings, and one error type.
+export type { CallEvent, CallToolOptions } from "./call-tool";
+export { createOrsClient, type OrsClient, type OrsClientOptions, type RequestOptions } from "./client";
+export { isAbortError, OrsClientError, type OrsClientErrorKind } from "./errors";
+export { type KeepAliveOptions, startKeepAlive } from "./keep-alive";
