@@ -1,7 +1,5 @@
-export default function Home() {
-  return (
-    <main className="p-8">
-      <h1 className="text-2xl font-semibold">ORS Playground</h1>
-    </main>
-  );
+import { HomeView } from "@/components/servers/home-view";
+
+export default function HomePage() {
+  return <HomeView />;
 }

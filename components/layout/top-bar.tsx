@@ -1,0 +1,58 @@
+"use client";
+
+// The app's top bar: name, server picker, main navigation, theme toggle.
+import { Boxes } from "lucide-react";
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+import { ThemeToggle } from "@/components/ui/theme-toggle";
+import { cn } from "@/lib/ui/cn";
+import { ServerPicker } from "./server-picker";
+import { useCurrentServer } from "./use-current-server";
+
+export function TopBar() {
+  const pathname = usePathname() ?? "/";
+  const { name } = useCurrentServer();
+  const nav = [
+    {
+      href: `/s/${encodeURIComponent(name)}`,
+      label: "Environments",
+      active: pathname === "/" || pathname.startsWith("/s/"),
+    },
+    { href: "/trajectories", label: "Trajectories", active: pathname.startsWith("/trajectories") },
+    { href: "/live", label: "Live", active: pathname.startsWith("/live") },
+  ];
+  return (
+    <header className="sticky top-0 z-30 border-b border-zinc-200 bg-white/85 backdrop-blur dark:border-zinc-800 dark:bg-zinc-950/85">
+      <div className="flex h-12 items-center gap-3 px-4">
+        <Link href="/" className="flex items-center gap-2 rounded text-sm font-semibold tracking-tight">
+          <span className="inline-flex size-6 items-center justify-center rounded-md bg-indigo-600 text-white">
+            <Boxes aria-hidden="true" className="size-3.5" />
+          </span>
+          <span className="hidden sm:inline">ORS Playground</span>
+        </Link>
+        <span aria-hidden="true" className="text-zinc-300 dark:text-zinc-700">
+          /
+        </span>
+        <ServerPicker />
+        <nav aria-label="Main" className="ml-2 flex items-center gap-0.5">
+          {nav.map((n) => (
+            <Link
+              key={n.label}
+              href={n.href}
+              aria-current={n.active ? "page" : undefined}
+              className={cn(
+                "rounded-md px-2 py-1 text-xs font-medium text-zinc-600 hover:bg-zinc-100 hover:text-zinc-900 dark:text-zinc-400 dark:hover:bg-zinc-800 dark:hover:text-zinc-100",
+                n.active && "bg-zinc-100 text-zinc-900 dark:bg-zinc-800 dark:text-zinc-100",
+              )}
+            >
+              {n.label}
+            </Link>
+          ))}
+        </nav>
+        <div className="ml-auto flex items-center gap-2">
+          <ThemeToggle />
+        </div>
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,7 @@
+// Joins class names and lets later Tailwind classes override earlier ones (`cn("p-2", "p-4")` → "p-4").
+import { type ClassValue, clsx } from "clsx";
+import { twMerge } from "tailwind-merge";
+
+export function cn(...inputs: ClassValue[]): string {
+  return twMerge(clsx(inputs));
+}

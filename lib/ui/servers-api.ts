@@ -1,0 +1,84 @@
+// Browser-side calls to the playground's server registry (GET/POST /api/servers,
+// DELETE /api/servers/<name>). Errors carry the registry's `detail` so forms can show it inline.
+import { detailToString } from "@/lib/ors/protocol";
+
+export type ServerSource = "builtin" | "env" | "config" | "user";
+
+export type ServerHealth = { ok: boolean; status?: number; detail?: string; latencyMs?: number };
+
+export type ServerInfo = { name: string; url: string; source: ServerSource; health: ServerHealth };
+
+export type AddServerInput = { name: string; url: string; apiKey?: string };
+
+/** An error answered by /api/servers, with the HTTP status and the server's `detail`. */
+export class ServerRegistryError extends Error {
+  readonly status: number;
+  readonly detail: string;
+  constructor(status: number, detail: string) {
+    super(detail);
+    this.name = "ServerRegistryError";
+    this.status = status;
+    this.detail = detail;
+  }
+}
+
+async function readError(res: Response): Promise<ServerRegistryError> {
+  let detail = `${res.status} ${res.statusText}`.trim();
+  try {
+    const body = (await res.json()) as { detail?: unknown };
+    if (body && body.detail !== undefined) detail = detailToString(body.detail);
+  } catch {
+    // not JSON: keep the status line
+  }
+  return new ServerRegistryError(res.status, detail);
+}
+
+export async function fetchServers(signal?: AbortSignal): Promise<ServerInfo[]> {
+  const res = await fetch("/api/servers", { signal, headers: { accept: "application/json" } });
+  if (!res.ok) throw await readError(res);
+  return (await res.json()) as ServerInfo[];
+}
+
+export async function addServer(input: AddServerInput): Promise<ServerInfo> {
+  const body: AddServerInput = { name: input.name, url: input.url };
+  if (input.apiKey) body.apiKey = input.apiKey;
+  const res = await fetch("/api/servers", {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw await readError(res);
+  return (await res.json()) as ServerInfo;
+}
+
+export async function removeServer(name: string): Promise<void> {
+  const res = await fetch(`/api/servers/${encodeURIComponent(name)}`, { method: "DELETE" });
+  if (!res.ok) throw await readError(res);
+}
+
+/** Client-side checks that mirror the registry's rules, so errors show before a round trip. */
+export const SERVER_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+
+export function validateServerInput(
+  input: AddServerInput,
+  existing: string[],
+): Partial<Record<keyof AddServerInput, string>> {
+  const errors: Partial<Record<keyof AddServerInput, string>> = {};
+  const name = input.name.trim();
+  if (!name) errors.name = "Enter a name, e.g. py";
+  else if (!SERVER_NAME_PATTERN.test(name))
+    errors.name = "Use 1–32 lowercase letters, digits, - or _, starting with a letter or digit";
+  else if (existing.includes(name)) errors.name = `A server named "${name}" already exists`;
+  const url = input.url.trim();
+  if (!url) errors.url = "Enter the server's base URL, e.g. http://127.0.0.1:8080";
+  else {
+    try {
+      const u = new URL(url);
+      if (u.protocol !== "http:" && u.protocol !== "https:")
+        errors.url = "The URL must start with http:// or https://";
+    } catch {
+      errors.url = "Not a valid URL; try http://127.0.0.1:8080";
+    }
+  }
+  return errors;
+}
