@@ -1,0 +1,798 @@
+// The ORS host as a fetch handler (spec: ors-http-api.txt, every endpoint; ors-sse.txt for /call;
+// ors-sessions-episodes.txt for the session lifecycle). No framework imports: the Next.js route and
+// the node:http adapter both forward to it, and tests call it with plain `Request`s.
+import { OrsError } from "../protocol/errors";
+import { ENDPOINT_METHODS, type EnvEndpoint, parseOrsPath, type RootEndpoint } from "../protocol/paths";
+import {
+  createRequestSchema,
+  describeZodError,
+  getTaskRangeRequestSchema,
+  getTaskRequestSchema,
+  type JsonObject,
+  listTasksRequestSchema,
+  numTasksRequestSchema,
+  toolCallSchema,
+} from "../protocol/schemas";
+import { formatResultEvents, formatSseEvent } from "../protocol/sse";
+import type { AnyEnvironment, AnyTool } from "../sdk/define";
+import { type OrsHostOptions, resolveHostOptions } from "./options";
+import {
+  errorMessage,
+  normalizeBlocks,
+  OutputError,
+  serializeToolError,
+  serializeToolResult,
+} from "./output";
+import { CallStream, jsonReply, type OrsReply, replyToResponse } from "./reply";
+import {
+  type CloseReason,
+  FAILED,
+  HookContext,
+  type HostedEnvironment,
+  READY,
+  RunContext,
+  SETTING_UP,
+  Session,
+} from "./session";
+import { RunRegistry, type ToolRun } from "./tool-runs";
+
+/** The request as the host needs it; built from a fetch `Request` or by the node:http adapter. */
+export interface IncomingOrsRequest {
+  readonly method: string;
+  /** The URL path, without query string. */
+  readonly path: string;
+  /** A header by lower-case name, or null. */
+  header(name: string): string | null;
+  /** The body as text; throws OrsError 413 beyond `limit` bytes. */
+  readBody(limit: number): Promise<string>;
+}
+
+/** Counters for monitoring and benchmarks. */
+export interface OrsHostStats {
+  sessions: number;
+  settingUp: number;
+  tombstones: number;
+  runsRunning: number;
+  resultsKept: number;
+  resultBytesKept: number;
+}
+
+export interface OrsHost {
+  readonly options: OrsHostOptions;
+  /** Sessions held now (setting up, ready or failed). */
+  readonly sessionCount: number;
+  stats(): OrsHostStats;
+  /** Answers one request, adapter-neutral (the node:http adapter uses this directly). */
+  dispatch(req: IncomingOrsRequest): Promise<OrsReply>;
+  /** Tears down every session and stops the sweep timer. */
+  close(): Promise<void>;
+}
+
+export type OrsHandler = ((req: Request) => Promise<Response>) & {
+  close(): Promise<void>;
+  readonly host: OrsHost;
+};
+
+const SID_MAX = 256;
+const MAX_TOMBSTONES = 100_000;
+const TOMBSTONE_TTL_MS = 60 * 60_000;
+const ROOT_LIST =
+  "/health, /list_environments, /create_session, /create, /ping, /delete, /delete_session, /{env}/tools, /{env}/splits, /{env}/tasks, /{env}/num_tasks, /{env}/task, /{env}/task_range, /{env}/prompt, /{env}/task_tools, /{env}/call";
+
+const OK_STATUS = '{"status":"ok"}';
+
+function json(status: number, value: unknown): OrsReply {
+  return jsonReply(status, JSON.stringify(value));
+}
+
+function sidReply(sid: string): OrsReply {
+  return jsonReply(200, JSON.stringify({ sid }));
+}
+
+function quote(s: string): string {
+  return JSON.stringify(s.length > 80 ? `${s.slice(0, 80)}…` : s);
+}
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
+/** Parses a JSON body that must be an object; a 400 naming the problem otherwise. */
+function parseJsonObject(text: string): unknown {
+  if (text.trim() === "") throw new OrsError(400, "body: expected a JSON object, got an empty body");
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new OrsError(400, `body: malformed JSON (${errorMessage(e)})`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new OrsError(400, "body: expected a JSON object");
+  return value;
+}
+
+interface Parser<T> {
+  safeParse(v: unknown): { success: true; data: T } | { success: false; error: import("zod").ZodError };
+}
+
+function validate<T>(schema: Parser<T>, value: unknown): T {
+  const r = schema.safeParse(value);
+  if (!r.success) throw new OrsError(400, describeZodError(r.error));
+  return r.data;
+}
+
+/** `X-Secrets`: base64 of JSON `{"NAME": {"value": "..."}}` (the reference client's form) or `{"NAME": "..."}`. */
+function parseSecretsHeader(raw: string): Record<string, string> {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(raw.trim(), "base64").toString("utf8"));
+  } catch {
+    throw new OrsError(400, "X-Secrets header: expected base64 of a JSON object");
+  }
+  if (typeof decoded !== "object" || decoded === null || Array.isArray(decoded))
+    throw new OrsError(400, "X-Secrets header: expected base64 of a JSON object");
+  const out: Record<string, string> = {};
+  for (const [name, v] of Object.entries(decoded)) {
+    if (typeof v === "string") out[name] = v;
+    else if (typeof v === "object" && v !== null && typeof (v as { value?: unknown }).value === "string")
+      out[name] = (v as { value: string }).value;
+    else throw new OrsError(400, `X-Secrets header: ${name}: expected {"value": "<string>"}`);
+  }
+  return out;
+}
+
+function hostEnvironment(env: AnyEnvironment): HostedEnvironment {
+  const toolSpecs = [...env.tools].map(([name, tool]) => ({
+    name,
+    description: tool.description,
+    input_schema: tool.inputSchema,
+  }));
+  return {
+    env,
+    name: env.name,
+    toolsJson: JSON.stringify({ tools: toolSpecs }),
+    splitsJson: JSON.stringify(env.splits),
+    toolSpecs,
+  };
+}
+
+class Host implements OrsHost {
+  readonly options: OrsHostOptions;
+  private readonly envs = new Map<string, HostedEnvironment>();
+  private readonly envsLower = new Map<string, HostedEnvironment>();
+  private readonly defaultEnv: HostedEnvironment;
+  private readonly envListJson: string;
+  private readonly sessions = new Map<string, Session>();
+  private readonly tombstones = new Map<string, { reason: CloseReason; at: number }>();
+  private readonly runs: RunRegistry;
+  private readonly sweepTimer: ReturnType<typeof setInterval>;
+  private readonly apiKeys: Set<string> | null;
+  private closing = false;
+
+  constructor(environments: AnyEnvironment[], options: Partial<OrsHostOptions>) {
+    if (!Array.isArray(environments) || environments.length === 0)
+      throw new Error("createOrsHandler: give at least one environment");
+    for (const env of environments) {
+      if (env?.kind !== "ors-environment")
+        throw new Error("createOrsHandler: every environment must be made with defineEnvironment");
+      if (this.envs.has(env.name) || this.envsLower.has(env.name.toLowerCase()))
+        throw new Error(`createOrsHandler: two environments named ${JSON.stringify(env.name)}`);
+      const hosted = hostEnvironment(env);
+      this.envs.set(env.name, hosted);
+      this.envsLower.set(env.name.toLowerCase(), hosted);
+    }
+    this.defaultEnv = this.envs.get(environments[0]!.name)!;
+    this.envListJson = JSON.stringify([...this.envs.keys()]);
+    this.options = resolveHostOptions(options);
+    this.apiKeys = this.options.apiKeys.length ? new Set(this.options.apiKeys) : null;
+    this.runs = new RunRegistry(this.options.resultLingerMs, this.options.resultCacheBytes);
+    this.sweepTimer = setInterval(() => this.sweep(), this.options.sweepIntervalMs);
+    this.sweepTimer.unref?.();
+  }
+
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  stats(): OrsHostStats {
+    let settingUp = 0;
+    for (const s of this.sessions.values()) if (s.status === SETTING_UP) settingUp++;
+    const r = this.runs.stats;
+    return {
+      sessions: this.sessions.size,
+      settingUp,
+      tombstones: this.tombstones.size,
+      runsRunning: r.running,
+      resultsKept: r.kept,
+      resultBytesKept: r.keptBytes,
+    };
+  }
+
+  async dispatch(req: IncomingOrsRequest): Promise<OrsReply> {
+    try {
+      return await this.route(req);
+    } catch (e) {
+      if (e instanceof OrsError) return jsonReply(e.status, JSON.stringify({ detail: e.detail }));
+      this.options.log(`internal error on ${req.method} ${req.path.slice(0, 200)}`, e);
+      return jsonReply(500, '{"detail":"Internal server error"}');
+    }
+  }
+
+  private route(req: IncomingOrsRequest): Promise<OrsReply> | OrsReply {
+    let path = req.path;
+    const base = this.options.basePath;
+    if (base && path.startsWith(base) && (path.length === base.length || path[base.length] === "/"))
+      path = path.slice(base.length);
+    const route = parseOrsPath(path);
+    if (route.kind === "unknown")
+      throw new OrsError(404, `Not found: ${quote(path || "/")} is not an ORS endpoint (${ROOT_LIST})`);
+    const expected = ENDPOINT_METHODS[route.endpoint];
+    if (req.method !== expected) {
+      return jsonReply(
+        405,
+        JSON.stringify({ detail: `Method ${req.method} not allowed on /${route.endpoint}: use ${expected}` }),
+        { allow: expected },
+      );
+    }
+    if (route.kind === "root" && route.endpoint === "health") return jsonReply(200, OK_STATUS);
+    if (this.apiKeys) {
+      const key = req.header("x-api-key");
+      if (!key) throw new OrsError(401, "Missing X-API-Key header: this server requires an API key");
+      if (!this.apiKeys.has(key.trim())) throw new OrsError(401, "Invalid API key (X-API-Key)");
+    }
+    const sidHeader = req.header("x-session-id");
+    let sid: string | null = null;
+    if (sidHeader !== null) {
+      sid = sidHeader.trim();
+      if (sid.length > SID_MAX)
+        throw new OrsError(400, `X-Session-ID header: longer than ${SID_MAX} characters`);
+      const s = this.sessions.get(sid);
+      if (s) s.lastSeen = performance.now();
+    }
+    if (route.kind === "root") return this.root(route.endpoint, req, sid);
+    const hosted = this.envs.get(route.env) ?? this.envsLower.get(route.env.toLowerCase());
+    if (!hosted)
+      throw new OrsError(
+        404,
+        `Unknown environment ${quote(route.env)}; this server hosts: ${[...this.envs.keys()].join(", ")}`,
+      );
+    return this.envEndpoint(route.endpoint, hosted, req, sid);
+  }
+
+  private root(
+    endpoint: RootEndpoint,
+    req: IncomingOrsRequest,
+    sid: string | null,
+  ): Promise<OrsReply> | OrsReply {
+    switch (endpoint) {
+      case "list_environments":
+        return jsonReply(200, this.envListJson);
+      case "create_session": {
+        const newSid = crypto.randomUUID();
+        if ((req.header("accept") ?? "").includes("text/event-stream"))
+          return { kind: "sse", body: `event: task_id\ndata: ${newSid}\n\nevent: end\ndata: \n\n` };
+        return sidReply(newSid);
+      }
+      case "create":
+        return this.create(req, requireSid(sid));
+      case "ping": {
+        const s = this.requireSession(requireSid(sid));
+        if (s.status === FAILED) throw setupFailed(s);
+        return jsonReply(200, OK_STATUS);
+      }
+      case "delete":
+        return this.delete(requireSid(sid));
+      case "delete_session":
+        return this.deleteSession(requireSid(sid));
+      default:
+        throw new OrsError(404, `Not found: /${endpoint}`);
+    }
+  }
+
+  private async envEndpoint(
+    endpoint: EnvEndpoint,
+    hosted: HostedEnvironment,
+    req: IncomingOrsRequest,
+    sid: string | null,
+  ): Promise<OrsReply> {
+    const env = hosted.env;
+    switch (endpoint) {
+      case "tools":
+        return jsonReply(200, hosted.toolsJson);
+      case "splits":
+        return jsonReply(200, hosted.splitsJson);
+      case "tasks": {
+        const { split } = validate(listTasksRequestSchema, await this.body(req));
+        this.requireSplit(env, split);
+        const tasks = await env.listTasks(split);
+        return json(200, { tasks, env_name: hosted.name });
+      }
+      case "num_tasks": {
+        const { split } = validate(numTasksRequestSchema, await this.body(req));
+        this.requireSplit(env, split);
+        return json(200, { num_tasks: await env.numTasks(split) });
+      }
+      case "task": {
+        const { split, index } = validate(getTaskRequestSchema, await this.body(req));
+        this.requireSplit(env, split);
+        return json(200, { task: await this.taskAt(env, split, index) });
+      }
+      case "task_range": {
+        const { split, start, stop } = validate(getTaskRangeRequestSchema, await this.body(req));
+        this.requireSplit(env, split);
+        const n = await env.numTasks(split);
+        const from = sliceIndex(start ?? 0, n);
+        const to = sliceIndex(stop ?? n, n);
+        return json(200, { tasks: from < to ? await env.getTaskRange(split, from, to) : [] });
+      }
+      case "prompt": {
+        const s = await this.readySession(requireSid(sid));
+        let blocks: unknown;
+        try {
+          blocks = await s.hosted.env.definition.getPrompt(s.ctx);
+        } catch (e) {
+          this.options.log(`getPrompt of ${s.hosted.name} failed`, e);
+          throw new OrsError(500, `Environment ${s.hosted.name}: getPrompt failed: ${errorMessage(e)}`);
+        }
+        try {
+          return jsonReply(200, JSON.stringify(normalizeBlocks(blocks, "prompt")));
+        } catch (e) {
+          throw new OrsError(
+            500,
+            `Environment ${s.hosted.name} returned an invalid prompt: ${errorMessage(e)}`,
+          );
+        }
+      }
+      case "task_tools": {
+        const s = await this.readySession(requireSid(sid));
+        this.sessionTools(s);
+        return jsonReply(200, s.taskToolsJson!);
+      }
+      case "call":
+        return this.call(hosted, req, requireSid(sid));
+    }
+  }
+
+  // ---- sessions ----
+
+  private async create(req: IncomingOrsRequest, sid: string): Promise<OrsReply> {
+    if (sid === "") throw new OrsError(400, "X-Session-ID header is empty");
+    const body = validate(createRequestSchema, await this.body(req));
+    this.assertNewSession(sid);
+    let hosted = this.defaultEnv;
+    if (body.env_name != null) {
+      const named = this.envs.get(body.env_name) ?? this.envsLower.get(body.env_name.toLowerCase());
+      if (!named)
+        throw new OrsError(
+          404,
+          `Unknown environment ${quote(body.env_name)}; this server hosts: ${[...this.envs.keys()].join(", ")}`,
+        );
+      hosted = named;
+    }
+    const header = req.header("x-secrets");
+    const secrets: Record<string, string> = header ? parseSecretsHeader(header) : {};
+    if (body.secrets) Object.assign(secrets, body.secrets);
+    this.assertCapacity();
+    let task: JsonObject;
+    if (body.task_spec != null) task = body.task_spec;
+    else {
+      this.requireSplit(hosted.env, body.split!);
+      task = await this.taskAt(hosted.env, body.split!, body.index!);
+      this.assertNewSession(sid);
+      this.assertCapacity();
+    }
+    const now = performance.now();
+    const def = hosted.env.definition;
+    const frozenSecrets = Object.freeze(secrets);
+    const ctx = new HookContext(sid, task, frozenSecrets, {});
+    const session = new Session(sid, hosted, ctx, now);
+    this.sessions.set(sid, session);
+    try {
+      if (def.createState) ctx.state = def.createState({ task, secrets: frozenSecrets });
+    } catch (e) {
+      this.failSetup(session, e);
+      return sidReply(sid);
+    }
+    if (!def.setup) {
+      session.status = READY;
+      return sidReply(sid);
+    }
+    session.ready = new Promise<void>((resolve) => {
+      session.resolveReady = resolve;
+    });
+    Promise.resolve()
+      .then(() => def.setup!(ctx))
+      .then(
+        () => {
+          if (session.closed) {
+            void this.teardown(session);
+            return;
+          }
+          session.status = READY;
+          session.resolveReady?.();
+        },
+        (e) => this.failSetup(session, e),
+      );
+    return sidReply(sid);
+  }
+
+  private failSetup(session: Session, e: unknown): void {
+    session.status = FAILED;
+    session.setupError = errorMessage(e);
+    this.options.log(`setup of ${session.hosted.name} failed for a session: ${session.setupError}`);
+    session.resolveReady?.();
+  }
+
+  private assertNewSession(sid: string): void {
+    if (this.sessions.has(sid)) throw new OrsError(400, `Session already exists: ${quote(sid)}`);
+    if (this.tombstones.has(sid))
+      throw new OrsError(
+        400,
+        `Session ${quote(sid)} was already used and has ended; get a new id from /create_session`,
+      );
+  }
+
+  private assertCapacity(): void {
+    if (this.closing) throw new OrsError(503, "The server is shutting down");
+    const max = this.options.maxSessions;
+    if (this.sessions.size >= max)
+      throw new OrsError(
+        503,
+        `Too many sessions: this server holds at most ${max} at once (ORS_MAX_SESSIONS). Delete finished sessions with /delete, or retry later`,
+      );
+  }
+
+  /** The live session, or the right error for an ended (410/404) or never-seen (404) one. */
+  private requireSession(sid: string): Session {
+    const s = this.sessions.get(sid);
+    if (s) return s;
+    const t = this.tombstones.get(sid);
+    if (t) throw endedError(sid, t.reason, this.options);
+    throw new OrsError(404, `Session not found: ${quote(sid)} (create it with /create first)`);
+  }
+
+  /** The session once its setup has finished: waits for it, reports a failed one. */
+  private async readySession(sid: string): Promise<Session> {
+    const s = this.requireSession(sid);
+    if (s.status === SETTING_UP) {
+      s.busy++;
+      try {
+        await s.ready;
+      } finally {
+        s.busy--;
+        s.lastSeen = performance.now();
+      }
+      if (s.closed) throw endedError(sid, s.closed, this.options);
+    }
+    if (s.status === FAILED) throw setupFailed(s);
+    return s;
+  }
+
+  private sessionTools(s: Session): ReadonlyMap<string, AnyTool> {
+    if (s.tools) return s.tools;
+    const shared = s.hosted.env.tools as ReadonlyMap<string, AnyTool>;
+    const extra = s.hosted.env.definition.taskTools?.(s.ctx) as Record<string, AnyTool> | undefined;
+    if (!extra || Object.keys(extra).length === 0) {
+      s.tools = shared;
+      s.taskToolsJson = s.hosted.toolsJson;
+      return shared;
+    }
+    const all = new Map(shared);
+    const specs = s.hosted.toolSpecs.filter((t) => !(t.name in extra));
+    for (const [name, tool] of Object.entries(extra)) {
+      all.set(name, tool);
+      specs.push({ name, description: tool.description, input_schema: tool.inputSchema });
+    }
+    s.tools = all;
+    s.taskToolsJson = JSON.stringify({ tools: specs });
+    return all;
+  }
+
+  private async delete(sid: string): Promise<OrsReply> {
+    const s = this.requireSession(sid);
+    await this.closeSession(s, "deleted");
+    return sidReply(sid);
+  }
+
+  /** Optional cleanup after /delete (spec): tears down a session still held, always 200. */
+  private async deleteSession(sid: string): Promise<OrsReply> {
+    const s = this.sessions.get(sid);
+    if (s) await this.closeSession(s, "deleted");
+    return sidReply(sid);
+  }
+
+  /** Ends a session: tombstone, abort its runs' signal, end running calls, teardown. */
+  private async closeSession(s: Session, reason: CloseReason): Promise<void> {
+    if (s.closed) return;
+    s.closed = reason;
+    this.sessions.delete(s.id);
+    if (this.tombstones.size >= MAX_TOMBSTONES) {
+      const oldest = this.tombstones.keys().next().value;
+      if (oldest !== undefined) this.tombstones.delete(oldest);
+    }
+    this.tombstones.set(s.id, { reason, at: performance.now() });
+    const message = endedError(s.id, reason, this.options).detail;
+    s.abort(message);
+    if (s.running) {
+      const now = performance.now();
+      for (const run of [...s.running]) this.runs.complete(run, formatSseEvent("error", message), now);
+      s.running = null;
+    }
+    if (s.status === SETTING_UP) {
+      // Waiters are released now; teardown runs if and when the setup succeeds.
+      s.resolveReady?.();
+      return;
+    }
+    if (s.status === READY) await this.teardown(s);
+  }
+
+  private async teardown(s: Session): Promise<void> {
+    const teardown = s.hosted.env.definition.teardown;
+    if (!teardown) return;
+    try {
+      await teardown(s.ctx);
+    } catch (e) {
+      this.options.log(`teardown of ${s.hosted.name} failed`, e);
+    }
+  }
+
+  private sweep(): void {
+    const now = performance.now();
+    const { idleTimeoutMs, maxSessionMs } = this.options;
+    for (const s of this.sessions.values()) {
+      if (maxSessionMs > 0 && now - s.createdAt >= maxSessionMs) void this.closeSession(s, "max-duration");
+      else if (s.busy === 0 && now - s.lastSeen >= idleTimeoutMs) void this.closeSession(s, "idle");
+    }
+    for (const [sid, t] of this.tombstones) {
+      if (now - t.at < TOMBSTONE_TTL_MS) break;
+      this.tombstones.delete(sid);
+    }
+    this.runs.sweep(now);
+  }
+
+  // ---- tool calls ----
+
+  private async call(hosted: HostedEnvironment, req: IncomingOrsRequest, sid: string): Promise<OrsReply> {
+    const body = validate(toolCallSchema, await this.body(req));
+    const s0 = this.requireSession(sid);
+    if (s0.hosted !== hosted)
+      throw new OrsError(
+        404,
+        `Session ${quote(sid)} runs environment ${quote(s0.hosted.name)}, not ${quote(hosted.name)}`,
+      );
+    const pingMs = this.options.pingIntervalMs;
+    if (body.task_id != null) {
+      const run = this.runs.get(body.task_id, sid);
+      const head = formatSseEvent("task_id", body.task_id);
+      if (!run)
+        return {
+          kind: "sse",
+          body:
+            head +
+            formatSseEvent(
+              "error",
+              `unknown task_id ${quote(body.task_id)} (results are kept ${seconds(this.options.resultLingerMs)} after completion)`,
+            ),
+        };
+      if (run.done) return { kind: "sse", body: head + run.frames };
+      return { kind: "stream", stream: new CallStream(run, head, pingMs) };
+    }
+    const s = await this.readySession(sid);
+    const run = this.runs.start(sid);
+    const head = `event: task_id\ndata: ${run.id}\n\n`;
+    const tool = this.sessionTools(s).get(body.name);
+    if (!tool) {
+      const names = [...this.sessionTools(s).keys()].join(", ");
+      this.finishRun(run, serializeToolError(`Unknown tool ${quote(body.name)}; available: ${names}`));
+      return { kind: "sse", body: head + run.frames };
+    }
+    const parsed = tool.parse(body.input);
+    if (!parsed.ok) {
+      this.finishRun(run, serializeToolError(parsed.error));
+      return { kind: "sse", body: head + run.frames };
+    }
+    const done = this.execute(s, run, tool, body.name, parsed.value);
+    if (!run.done) await Promise.race([done, nextMacrotask()]);
+    if (run.done) return { kind: "sse", body: head + run.frames };
+    return { kind: "stream", stream: new CallStream(run, head, pingMs) };
+  }
+
+  private finishRun(run: ToolRun, resultJson: string): void {
+    this.runs.complete(run, formatResultEvents(resultJson).join(""), performance.now());
+  }
+
+  private execute(s: Session, run: ToolRun, tool: AnyTool, name: string, input: unknown): Promise<void> {
+    let signal: AbortSignal;
+    const limit = this.options.callTimeoutMs;
+    if (limit > 0) {
+      const ac = new AbortController();
+      run.abort = ac;
+      const sessionSignal = s.signal;
+      if (sessionSignal.aborted) ac.abort(sessionSignal.reason);
+      else sessionSignal.addEventListener("abort", () => ac.abort(sessionSignal.reason), { once: true });
+      signal = ac.signal;
+      run.timer = setTimeout(() => {
+        const message = `Tool call ${quote(name)} exceeded the time limit of ${seconds(limit)} (ORS_CALL_TIMEOUT_MS)`;
+        this.runs.complete(run, formatSseEvent("error", message), performance.now());
+        ac.abort(new Error(message));
+      }, limit);
+      run.timer.unref?.();
+    } else {
+      signal = s.signal;
+    }
+    s.busy++;
+    if (!s.running) s.running = new Set();
+    s.running.add(run);
+    const ctx = new RunContext(s.ctx, signal);
+    let promise: Promise<unknown>;
+    try {
+      promise = tool.run(input, ctx);
+    } catch (e) {
+      promise = Promise.reject(e);
+    }
+    return promise.then(
+      (result) => {
+        this.afterRun(s, run);
+        if (run.done) return;
+        let jsonText: string;
+        try {
+          jsonText = serializeToolResult(result as never);
+        } catch (e) {
+          const why = e instanceof OutputError ? e.message : errorMessage(e);
+          jsonText = serializeToolError(`Tool ${quote(name)} returned an invalid result: ${why}`);
+        }
+        this.finishRun(run, jsonText);
+      },
+      (e) => {
+        this.afterRun(s, run);
+        if (run.done) return;
+        this.finishRun(run, serializeToolError(errorMessage(e)));
+      },
+    );
+  }
+
+  private afterRun(s: Session, run: ToolRun): void {
+    s.busy--;
+    s.running?.delete(run);
+    s.lastSeen = performance.now();
+  }
+
+  // ---- helpers ----
+
+  private async body(req: IncomingOrsRequest): Promise<unknown> {
+    return parseJsonObject(await req.readBody(this.options.maxBodyBytes));
+  }
+
+  private requireSplit(env: AnyEnvironment, split: string): void {
+    if (!env.hasSplit(split))
+      throw new OrsError(
+        400,
+        `Invalid split ${quote(split)}; ${env.name} has: ${env.splits.map((s) => s.name).join(", ")}`,
+      );
+  }
+
+  private async taskAt(env: AnyEnvironment, split: string, index: number): Promise<JsonObject> {
+    if (index < 0) throw new OrsError(400, `index: must be 0 or more, got ${index}`);
+    const n = await env.numTasks(split);
+    if (index >= n) throw new OrsError(400, `Invalid index ${index}: split ${quote(split)} has ${n} tasks`);
+    try {
+      return await env.getTask(split, index);
+    } catch (e) {
+      if (e instanceof RangeError)
+        throw new OrsError(400, `Invalid index ${index} for split ${quote(split)}`);
+      throw e;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    clearInterval(this.sweepTimer);
+    await Promise.all([...this.sessions.values()].map((s) => this.closeSession(s, "shutdown")));
+    this.runs.clear();
+  }
+}
+
+function requireSid(sid: string | null): string {
+  if (sid === null || sid === "") throw new OrsError(400, "X-Session-ID header is required");
+  return sid;
+}
+
+function setupFailed(s: Session): OrsError {
+  return new OrsError(500, `Setup of environment ${s.hosted.name} failed: ${s.setupError}`);
+}
+
+function endedError(sid: string, reason: CloseReason, o: OrsHostOptions): OrsError {
+  switch (reason) {
+    case "deleted":
+      return new OrsError(410, `Session ${quote(sid)} was deleted`);
+    case "idle":
+      return new OrsError(404, `Session ${quote(sid)} expired: no request for ${seconds(o.idleTimeoutMs)}`);
+    case "max-duration":
+      return new OrsError(
+        404,
+        `Session ${quote(sid)} expired: it reached the maximum session duration of ${seconds(o.maxSessionMs)}`,
+      );
+    default:
+      return new OrsError(404, `Session ${quote(sid)} ended: the server shut down`);
+  }
+}
+
+/** Python slice index resolution: negative counts from the end, clamped to [0, n]. */
+function sliceIndex(i: number, n: number): number {
+  if (i < 0) return Math.max(0, n + i);
+  return Math.min(i, n);
+}
+
+function nextMacrotask(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Reads a fetch Request body as text, refusing more than `limit` bytes with a 413. */
+async function readRequestBody(req: Request, limit: number): Promise<string> {
+  const declared = req.headers.get("content-length");
+  if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
+  if (!req.body) return "";
+  const reader = req.body.getReader();
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  while (true) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      reader.cancel().catch(() => {});
+      throw tooLarge(limit);
+    }
+    parts.push(value);
+  }
+  if (parts.length === 1) return Buffer.from(parts[0]!.buffer, parts[0]!.byteOffset, total).toString("utf8");
+  return Buffer.concat(parts, total).toString("utf8");
+}
+
+export function tooLarge(limit: number): OrsError {
+  return new OrsError(413, `Request body too large: the limit is ${limit} bytes (ORS_MAX_BODY_BYTES)`);
+}
+
+/** Path of a request URL without the query string, without building a URL object. */
+export function pathOf(url: string): string {
+  let start = 0;
+  const scheme = url.indexOf("://");
+  if (scheme >= 0) {
+    start = url.indexOf("/", scheme + 3);
+    if (start < 0) return "/";
+  }
+  let end = url.length;
+  const q = url.indexOf("?", start);
+  if (q >= 0) end = q;
+  const h = url.indexOf("#", start);
+  if (h >= 0 && h < end) end = h;
+  return url.slice(start, end);
+}
+
+/**
+ * Creates the ORS host as a fetch handler. Paths are served with or without `options.basePath`
+ * (so `/health` and `/api/ors/health` both work when it is `/api/ors`).
+ *
+ * @example
+ * const handler = createOrsHandler([math], { idleTimeoutMs: 60_000 });
+ * const res = await handler(new Request("http://x/health"));
+ */
+export function createOrsHandler(
+  environments: AnyEnvironment[],
+  options: Partial<OrsHostOptions> = {},
+): OrsHandler {
+  const host = new Host(environments, options);
+  const handler = async (req: Request): Promise<Response> => {
+    const reply = await host.dispatch({
+      method: req.method,
+      path: pathOf(req.url),
+      header: (name) => req.headers.get(name),
+      readBody: (limit) => readRequestBody(req, limit),
+    });
+    return replyToResponse(reply, req.signal);
+  };
+  return Object.assign(handler, {
+    close: () => host.close(),
+    host: host as OrsHost,
+  });
+}

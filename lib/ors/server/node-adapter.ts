@@ -1,0 +1,172 @@
+// The node:http adapter of the ORS host (issue 2: `npm run serve`, training-scale loads). Same
+// handler, no web streams on the hot path: JSON bodies are written whole, SSE streams are written
+// as they come with backpressure (waits for 'drain'), and a closed connection cancels the stream.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { OrsError } from "../protocol/errors";
+import { type IncomingOrsRequest, type OrsHandler, pathOf, tooLarge } from "./handler";
+import { JSON_CONTENT_TYPE, type OrsReply, SSE_HEADERS } from "./reply";
+
+const WRITE_BATCH = 64 * 1024;
+
+function readNodeBody(req: IncomingMessage, limit: number): Promise<string> {
+  const declared = req.headers["content-length"];
+  if (declared !== undefined && Number(declared) > limit) {
+    req.resume();
+    return Promise.reject(tooLarge(limit));
+  }
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let total = 0;
+    const onData = (chunk: Buffer) => {
+      total += chunk.length;
+      if (total > limit) {
+        cleanup();
+        req.resume();
+        reject(tooLarge(limit));
+        return;
+      }
+      parts.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(parts.length === 1 ? parts[0]!.toString("utf8") : Buffer.concat(parts, total).toString("utf8"));
+    };
+    const onError = () => {
+      cleanup();
+      reject(new OrsError(400, "body: the request body was not received completely"));
+    };
+    const cleanup = () => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+      req.off("aborted", onError);
+    };
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onError);
+    req.on("aborted", onError);
+  });
+}
+
+function header(req: IncomingMessage, name: string): string | null {
+  const v = req.headers[name];
+  if (v === undefined) return null;
+  return Array.isArray(v) ? v.join(", ") : v;
+}
+
+function writeBig(res: ServerResponse, body: string): void {
+  let offset = 0;
+  const step = (): void => {
+    while (offset < body.length) {
+      const end = Math.min(body.length, offset + WRITE_BATCH);
+      const ok = res.write(body.slice(offset, end));
+      offset = end;
+      if (!ok && offset < body.length) {
+        res.once("drain", step);
+        return;
+      }
+    }
+    res.end();
+  };
+  res.once("close", () => res.off("drain", step));
+  step();
+}
+
+function writeReply(reply: OrsReply, res: ServerResponse): void {
+  if (res.destroyed) {
+    if (reply.kind === "stream") reply.stream.cancel();
+    return;
+  }
+  if (reply.kind === "json") {
+    const headers: Record<string, string | number> = {
+      "content-type": JSON_CONTENT_TYPE,
+      "content-length": Buffer.byteLength(reply.body),
+    };
+    if (reply.headers) Object.assign(headers, reply.headers);
+    res.writeHead(reply.status, headers);
+    res.end(reply.body);
+    return;
+  }
+  if (reply.kind === "sse") {
+    if (reply.body.length <= WRITE_BATCH) {
+      res.writeHead(200, { ...SSE_HEADERS, "content-length": Buffer.byteLength(reply.body) });
+      res.end(reply.body);
+    } else {
+      res.writeHead(200, SSE_HEADERS);
+      writeBig(res, reply.body);
+    }
+    return;
+  }
+  const stream = reply.stream;
+  res.writeHead(200, SSE_HEADERS);
+  res.flushHeaders();
+  res.once("close", () => stream.cancel());
+  stream.attach({
+    write: (chunk) => res.write(chunk),
+    end: () => res.end(),
+    onDrain: (cb) => res.once("drain", cb),
+  });
+}
+
+/** A `(req, res)` listener for `http.createServer` serving the handler's host. */
+export function createNodeListener(handler: OrsHandler): (req: IncomingMessage, res: ServerResponse) => void {
+  const host = handler.host;
+  return (req, res) => {
+    const incoming: IncomingOrsRequest = {
+      method: req.method ?? "GET",
+      path: pathOf(req.url ?? "/"),
+      header: (name) => header(req, name),
+      readBody: (limit) => readNodeBody(req, limit),
+    };
+    host.dispatch(incoming).then(
+      (reply) => writeReply(reply, res),
+      (e) => {
+        host.options.log("node adapter: unexpected error", e);
+        if (!res.headersSent && !res.destroyed) {
+          res.writeHead(500, { "content-type": JSON_CONTENT_TYPE });
+          res.end('{"detail":"Internal server error"}');
+        } else res.destroy();
+      },
+    );
+  };
+}
+
+export interface NodeListenerOptions {
+  port: number;
+  host?: string;
+}
+
+/** Starts a node:http server for the handler; `close()` stops it and tears down the host. */
+export async function serveNode(
+  handler: OrsHandler,
+  { port, host = "127.0.0.1" }: NodeListenerOptions,
+): Promise<{ server: Server; url: string; close(): Promise<void> }> {
+  const server = createServer({ noDelay: true, keepAliveTimeout: 60_000 }, createNodeListener(handler));
+  server.headersTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const addr = server.address() as AddressInfo;
+  const shownHost = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
+  let closing: Promise<void> | null = null;
+  return {
+    server,
+    url: `http://${shownHost}:${addr.port}`,
+    close() {
+      closing ??= (async () => {
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        await handler.close();
+        // Open SSE streams have ended with the sessions; anything left is cut.
+        setTimeout(() => server.closeAllConnections(), 2000).unref();
+        await stopped;
+      })();
+      return closing;
+    },
+  };
+}

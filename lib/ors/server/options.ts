@@ -1,0 +1,110 @@
+// Host limits and timeouts (DESIGN.md "Host-side limits"; spec: session timeout, SSE pings, result
+// linger) and how they are read from `ORS_*` environment variables.
+import { SSE_PING_INTERVAL_MS } from "../protocol/sse";
+
+export interface OrsHostOptions {
+  /** Path prefix stripped from request paths when present (e.g. `/api/ors`). */
+  basePath: string;
+  /** A session with no request for this long (and nothing running) is torn down. Spec: 15 min. */
+  idleTimeoutMs: number;
+  /** A session is torn down this long after `/create`, however active. 0 = no limit. */
+  maxSessionMs: number;
+  /** A tool call running longer ends with `event: error`; the session goes on. 0 = no limit. */
+  callTimeoutMs: number;
+  /** Sessions held at once; `/create` beyond answers 503. */
+  maxSessions: number;
+  /** Request bodies above this many bytes answer 413. */
+  maxBodyBytes: number;
+  /** How long a completed tool result is kept for reconnection by `task_id`. Spec: 60 s. */
+  resultLingerMs: number;
+  /** Total size (UTF-16 code units + a fixed overhead per result) of results kept for reconnection. */
+  resultCacheBytes: number;
+  /** Interval of the `: ping` comment while a tool runs. Spec: 10 s. */
+  pingIntervalMs: number;
+  /** When non-empty, every endpoint but /health requires one of these in `X-API-Key`. */
+  apiKeys: string[];
+  /** How often expired sessions and results are swept. Default: derived from the timeouts. */
+  sweepIntervalMs: number;
+  /** Where errors are logged (never secrets). Default: console.error. */
+  log: (message: string, error?: unknown) => void;
+}
+
+export const DEFAULT_HOST_OPTIONS: Readonly<Omit<OrsHostOptions, "sweepIntervalMs" | "log">> = {
+  basePath: "",
+  idleTimeoutMs: 15 * 60_000,
+  maxSessionMs: 0,
+  callTimeoutMs: 0,
+  maxSessions: 50_000,
+  maxBodyBytes: 10 * 1024 * 1024,
+  resultLingerMs: 60_000,
+  resultCacheBytes: 64 * 1024 * 1024,
+  pingIntervalMs: SSE_PING_INTERVAL_MS,
+  apiKeys: [],
+};
+
+/** Fills in defaults; the sweep runs often enough for the shortest configured timeout. */
+export function resolveHostOptions(options: Partial<OrsHostOptions> = {}): OrsHostOptions {
+  const o = { ...DEFAULT_HOST_OPTIONS, ...stripUndefined(options) };
+  const timeouts = [o.idleTimeoutMs, o.maxSessionMs, o.resultLingerMs].filter((t) => t > 0);
+  const shortest = timeouts.length ? Math.min(...timeouts) : 1000;
+  let basePath = o.basePath.replace(/\/+$/, "");
+  if (basePath && !basePath.startsWith("/")) basePath = `/${basePath}`;
+  return {
+    ...o,
+    basePath,
+    apiKeys: o.apiKeys.filter(Boolean),
+    sweepIntervalMs: options.sweepIntervalMs ?? Math.max(5, Math.min(1000, Math.floor(shortest / 4))),
+    log: options.log ?? defaultLog,
+  };
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  const out: Partial<T> = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  return out;
+}
+
+function defaultLog(message: string, error?: unknown): void {
+  if (error === undefined) console.error(`[ors-host] ${message}`);
+  else
+    console.error(`[ors-host] ${message}:`, error instanceof Error ? (error.stack ?? error.message) : error);
+}
+
+/** The `ORS_*` variables, their option and a one-line meaning (the README table is built from this). */
+export const HOST_ENV_VARS = [
+  ["ORS_IDLE_TIMEOUT_MS", "idleTimeoutMs"],
+  ["ORS_MAX_SESSION_MS", "maxSessionMs"],
+  ["ORS_CALL_TIMEOUT_MS", "callTimeoutMs"],
+  ["ORS_MAX_SESSIONS", "maxSessions"],
+  ["ORS_MAX_BODY_BYTES", "maxBodyBytes"],
+  ["ORS_RESULT_LINGER_MS", "resultLingerMs"],
+  ["ORS_RESULT_CACHE_BYTES", "resultCacheBytes"],
+  ["ORS_PING_INTERVAL_MS", "pingIntervalMs"],
+] as const;
+
+/**
+ * Reads the host options from `ORS_*` environment variables. A variable that is set but not a
+ * non-negative integer throws at startup, naming it.
+ */
+export function hostOptionsFromEnv(
+  env: Record<string, string | undefined> = process.env,
+): Partial<OrsHostOptions> {
+  const out: Partial<OrsHostOptions> = {};
+  for (const [name, key] of HOST_ENV_VARS) {
+    const raw = env[name]?.trim();
+    if (!raw) continue;
+    if (!/^\d+$/.test(raw))
+      throw new Error(`${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
+    const value = Number(raw);
+    if ((key === "maxSessions" || key === "pingIntervalMs" || key === "idleTimeoutMs") && value === 0)
+      throw new Error(`${name} must be greater than 0`);
+    out[key] = value;
+  }
+  const keys = env.ORS_API_KEYS?.trim();
+  if (keys)
+    out.apiKeys = keys
+      .split(",")
+      .map((k) => k.trim())
+      .filter(Boolean);
+  return out;
+}

@@ -1,0 +1,170 @@
+// What the host answers, before it becomes a fetch `Response` or a node:http response: a JSON body,
+// a complete SSE body, or a live SSE stream of a running tool call (spec: ors-sse.txt, pings and
+// backpressure included). Keeping this adapter-neutral lets the node:http server skip web streams.
+import { formatSseComment } from "../protocol/sse";
+import type { ToolRun } from "./tool-runs";
+
+export const JSON_CONTENT_TYPE = "application/json";
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache",
+  "x-accel-buffering": "no",
+};
+
+export type OrsReply =
+  | { kind: "json"; status: number; body: string; headers?: Record<string, string> }
+  | { kind: "sse"; body: string }
+  | { kind: "stream"; stream: CallStream };
+
+/** Where a live SSE stream writes: `write` returns false when the consumer wants it to wait. */
+export interface SseSink {
+  write(chunk: string): boolean;
+  end(): void;
+  /** Calls `cb` once when the consumer can take more after `write` returned false. */
+  onDrain(cb: () => void): void;
+}
+
+export function jsonReply(status: number, body: string, headers?: Record<string, string>): OrsReply {
+  return headers ? { kind: "json", status, body, headers } : { kind: "json", status, body };
+}
+
+const PING = formatSseComment("ping");
+/** Pieces larger than this are written separately, each waiting for the consumer to drain. */
+const WRITE_BATCH = 64 * 1024;
+
+/**
+ * A live SSE stream of one tool run: the `task_id` event at once, a `: ping` comment every
+ * `pingMs` while the run goes on, then the run's frames. `cancel()` (client gone) stops the stream
+ * and its timer without touching the run, which goes on and stays available for reconnection.
+ */
+export class CallStream {
+  private sink: SseSink | null = null;
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly run: ToolRun,
+    private readonly head: string,
+    private readonly pingMs: number,
+  ) {}
+
+  attach(sink: SseSink): void {
+    if (this.closed) return;
+    this.sink = sink;
+    sink.write(this.head);
+    if (this.run.done) {
+      this.flush();
+      return;
+    }
+    this.timer = setInterval(this.ping, this.pingMs);
+    this.timer.unref?.();
+    this.run.onDone(this.onDone);
+  }
+
+  cancel(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.stopTimer();
+    this.run.offDone(this.onDone);
+    this.sink = null;
+  }
+
+  private readonly ping = (): void => {
+    if (!this.closed && this.sink) this.sink.write(PING);
+  };
+
+  private readonly onDone = (): void => {
+    this.stopTimer();
+    this.flush();
+  };
+
+  private stopTimer(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** Writes the run's frames in batches, waiting for drain between them, then ends. */
+  private flush(): void {
+    const frames = this.run.frames;
+    let offset = 0;
+    const step = (): void => {
+      const sink = this.sink;
+      if (this.closed || !sink) return;
+      while (offset < frames.length) {
+        const end = Math.min(frames.length, offset + WRITE_BATCH);
+        const ok = sink.write(frames.slice(offset, end));
+        offset = end;
+        if (!ok && offset < frames.length) {
+          sink.onDrain(step);
+          return;
+        }
+      }
+      this.closed = true;
+      this.sink = null;
+      sink.end();
+    };
+    step();
+  }
+}
+
+const encoder = new TextEncoder();
+
+/** Turns a reply into a fetch `Response`; a live stream becomes a pull-driven `ReadableStream`. */
+export function replyToResponse(reply: OrsReply, signal?: AbortSignal): Response {
+  if (reply.kind === "json") {
+    const headers: Record<string, string> = { "content-type": JSON_CONTENT_TYPE, ...reply.headers };
+    return new Response(reply.body, { status: reply.status, headers });
+  }
+  if (reply.kind === "sse") return new Response(reply.body, { status: 200, headers: SSE_HEADERS });
+  const stream = reply.stream;
+  let drain: (() => void) | null = null;
+  let onAbort: (() => void) | null = null;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        let ended = false;
+        onAbort = () => {
+          stream.cancel();
+          if (!ended) {
+            ended = true;
+            try {
+              controller.close();
+            } catch {}
+          }
+        };
+        if (signal?.aborted) {
+          onAbort();
+          return;
+        }
+        signal?.addEventListener("abort", onAbort, { once: true });
+        stream.attach({
+          write(chunk) {
+            if (ended) return false;
+            controller.enqueue(encoder.encode(chunk));
+            return (controller.desiredSize ?? 1) > 0;
+          },
+          end() {
+            if (ended) return;
+            ended = true;
+            if (onAbort) signal?.removeEventListener("abort", onAbort);
+            controller.close();
+          },
+          onDrain(cb) {
+            drain = cb;
+          },
+        });
+      },
+      pull() {
+        const cb = drain;
+        drain = null;
+        cb?.();
+      },
+      cancel() {
+        if (onAbort) signal?.removeEventListener("abort", onAbort);
+        stream.cancel();
+      },
+    },
+    { highWaterMark: 4 },
+  );
+  return new Response(body, { status: 200, headers: SSE_HEADERS });
+}

@@ -1,0 +1,99 @@
+// One ORS session = one episode (spec: ors-sessions-episodes.txt): its environment, task, secrets
+// and state, the asynchronous setup that later requests wait for, and how it ended (deleted → 410,
+// expired → 404). The contexts handed to environment hooks are built here.
+import type { JsonObject } from "../protocol/schemas";
+import type { AnyEnvironment, AnyTool, SessionContext, ToolContext } from "../sdk/define";
+import type { ToolRun } from "./tool-runs";
+
+export type CloseReason = "deleted" | "idle" | "max-duration" | "shutdown";
+
+export const SETTING_UP = 0;
+export const READY = 1;
+export const FAILED = 2;
+
+/** The environment as the host serves it, with its discovery answers precomputed. */
+export interface HostedEnvironment {
+  readonly env: AnyEnvironment;
+  readonly name: string;
+  /** `/{env}/tools` body. */
+  readonly toolsJson: string;
+  /** `/{env}/splits` body. */
+  readonly splitsJson: string;
+  /** Shared tool specs, for `/{env}/task_tools`. */
+  readonly toolSpecs: ReadonlyArray<{ name: string; description: string; input_schema: JsonObject | null }>;
+}
+
+/** The context every hook of a session gets; `state` is shared and mutable. */
+export class HookContext implements SessionContext<JsonObject, Record<string, unknown>> {
+  state: Record<string, unknown>;
+  constructor(
+    readonly sessionId: string,
+    readonly task: JsonObject,
+    readonly secrets: Readonly<Record<string, string>>,
+    state: Record<string, unknown>,
+  ) {
+    this.state = state;
+  }
+}
+
+/** A tool run's context: the session's context (state read and written through) plus a signal. */
+export class RunContext implements ToolContext<JsonObject, Record<string, unknown>> {
+  constructor(
+    private readonly base: HookContext,
+    readonly signal: AbortSignal,
+  ) {}
+  get sessionId(): string {
+    return this.base.sessionId;
+  }
+  get task(): JsonObject {
+    return this.base.task;
+  }
+  get secrets(): Readonly<Record<string, string>> {
+    return this.base.secrets;
+  }
+  get state(): Record<string, unknown> {
+    return this.base.state;
+  }
+  set state(value: Record<string, unknown>) {
+    this.base.state = value;
+  }
+}
+
+export class Session {
+  status: number = SETTING_UP;
+  setupError: string | null = null;
+  closed: CloseReason | null = null;
+  /** Requests waiting for setup plus tool runs in progress: a busy session is never idle. */
+  busy = 0;
+  lastSeen: number;
+  readonly createdAt: number;
+  /** Resolves when setup settles or the session closes, whichever is first. */
+  ready: Promise<void> | null = null;
+  resolveReady: (() => void) | null = null;
+  /** Runs in progress, so teardown can end their streams. */
+  running: Set<ToolRun> | null = null;
+  /** Shared tools plus this task's tools, computed after setup. */
+  tools: ReadonlyMap<string, AnyTool> | null = null;
+  taskToolsJson: string | null = null;
+  private abortController: AbortController | null = null;
+
+  constructor(
+    readonly id: string,
+    readonly hosted: HostedEnvironment,
+    readonly ctx: HookContext,
+    now: number,
+  ) {
+    this.createdAt = now;
+    this.lastSeen = now;
+  }
+
+  /** Aborted when the session is torn down; created on first use. */
+  get signal(): AbortSignal {
+    this.abortController ??= new AbortController();
+    return this.abortController.signal;
+  }
+
+  abort(reason: string): void {
+    this.abortController?.abort(new Error(reason));
+  }
+}
