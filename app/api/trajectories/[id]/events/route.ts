@@ -1,0 +1,23 @@
+// GET /api/trajectories/<id>/events: SSE live feed of one trajectory. First `event: snapshot`
+// (the whole trajectory, in-flight frames included), then `step`, `frame`, `prompt` and `ended`
+// events as they happen. The stream closes after `ended`.
+import { jsonError, store, withInflight } from "@/lib/store/http";
+import { liveSseResponse } from "@/lib/store/sse-feed";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }) {
+  const { id } = await ctx.params;
+  const s = store();
+  if (!s.summary(id)) return jsonError(404, `no trajectory with id "${id}"`);
+  return liveSseResponse(
+    req,
+    id,
+    () => {
+      const t = s.get(id);
+      return t ? [{ event: "snapshot", data: { type: "snapshot", id, trajectory: withInflight(t) } }] : [];
+    },
+    (e) => e.type === "ended",
+  );
+}

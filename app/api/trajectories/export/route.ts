@@ -1,0 +1,31 @@
+// GET /api/trajectories/export: every trajectory matching the filters as JSONL (one per line),
+// streamed so a large export never sits in memory.
+import { noStore, parseFilter, store } from "@/lib/store/http";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export function GET(req: Request) {
+  const f = parseFilter(new URL(req.url));
+  if (!f.ok) return f.response;
+  const it = store().iterate(f.filter);
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const next = it.next();
+      if (next.done) controller.close();
+      else controller.enqueue(encoder.encode(`${JSON.stringify(next.value)}\n`));
+    },
+    cancel() {
+      it.return(undefined);
+    },
+  });
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  return new Response(body, {
+    headers: {
+      ...noStore,
+      "Content-Type": "application/x-ndjson; charset=utf-8",
+      "Content-Disposition": `attachment; filename="trajectories-${stamp}.jsonl"`,
+    },
+  });
+}

@@ -1,0 +1,14 @@
+// GET /api/trajectories/live/events: SSE feed of every recorded episode (started, step, ended;
+// frames are left to the per-trajectory feed). First `event: running` with the running episodes.
+import { store } from "@/lib/store/http";
+import { liveSseResponse } from "@/lib/store/sse-feed";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export function GET(req: Request) {
+  const s = store();
+  return liveSseResponse(req, null, () => [
+    { event: "running", data: { type: "running", items: s.running() } },
+  ]);
+}

@@ -1,0 +1,11 @@
+// GET /api/trajectories: summaries of recorded trajectories, filtered by query parameters.
+import { noStore, parseFilter, store } from "@/lib/store/http";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export function GET(req: Request) {
+  const f = parseFilter(new URL(req.url));
+  if (!f.ok) return f.response;
+  return Response.json(store().list(f.filter), { headers: noStore });
+}

@@ -1,0 +1,102 @@
+// The SQLite file behind the trajectory store: opened in PLAYGROUND_DATA_DIR (default `.data/`),
+// created on first use, WAL mode, migrated on open (a `schema_version` table records how far).
+import "server-only";
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+
+export type Db = Database.Database;
+
+/** Ordered migrations; index i brings the schema from version i to i + 1. Never edit a shipped one. */
+export const MIGRATIONS: string[] = [
+  // 1: trajectories and their steps.
+  `CREATE TABLE trajectories (
+     id TEXT PRIMARY KEY,
+     server TEXT NOT NULL,
+     env TEXT,
+     sid TEXT,
+     task_json TEXT,
+     task_label TEXT NOT NULL,
+     prompt_json TEXT,
+     num_steps INTEGER NOT NULL DEFAULT 0,
+     total_reward REAL NOT NULL DEFAULT 0,
+     started_at INTEGER NOT NULL,
+     ended_at INTEGER,
+     last_activity_at INTEGER NOT NULL,
+     end_reason TEXT,
+     error TEXT,
+     origin_json TEXT
+   );
+   CREATE INDEX trajectories_started ON trajectories(started_at);
+   CREATE TABLE steps (
+     trajectory_id TEXT NOT NULL REFERENCES trajectories(id) ON DELETE CASCADE,
+     idx INTEGER NOT NULL,
+     tool TEXT NOT NULL,
+     input_json TEXT NOT NULL,
+     task_id TEXT,
+     started_at INTEGER NOT NULL,
+     ended_at INTEGER,
+     latency_ms REAL,
+     ok INTEGER,
+     error TEXT,
+     blocks_json TEXT NOT NULL,
+     reward REAL,
+     finished INTEGER NOT NULL DEFAULT 0,
+     metadata_json TEXT,
+     events_json TEXT NOT NULL,
+     replay_json TEXT,
+     PRIMARY KEY (trajectory_id, idx)
+   );`,
+  // 2: look-ups by session (recorder, episode view reopening) and of running episodes.
+  `CREATE INDEX trajectories_session ON trajectories(server, sid);
+   CREATE INDEX trajectories_running ON trajectories(end_reason, last_activity_at);`,
+  // 3: when a trajectory entered this store (imports are old episodes stored now): the age cap
+  // counts from here. Older rows fall back to started_at.
+  `ALTER TABLE trajectories ADD COLUMN stored_at INTEGER;`,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** The schema version recorded in the file (0 for a new file). */
+export function schemaVersion(db: Db): number {
+  db.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
+  const row = db.prepare("SELECT version FROM schema_version").get() as { version: number } | undefined;
+  return row?.version ?? 0;
+}
+
+/** Applies every pending migration, each in its own transaction with the version bump. */
+export function migrate(db: Db, migrations: string[] = MIGRATIONS): number {
+  let version = schemaVersion(db);
+  if (version > migrations.length) {
+    throw new Error(
+      `trajectory store: the database is at schema version ${version}, newer than this build (${migrations.length})`,
+    );
+  }
+  while (version < migrations.length) {
+    const next = version + 1;
+    db.transaction(() => {
+      db.exec(migrations[version]);
+      db.prepare("DELETE FROM schema_version").run();
+      db.prepare("INSERT INTO schema_version (version) VALUES (?)").run(next);
+    })();
+    version = next;
+  }
+  return version;
+}
+
+/** Resolves the data directory: PLAYGROUND_DATA_DIR, default `.data/` under the working dir. */
+export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.resolve(env.PLAYGROUND_DATA_DIR || ".data");
+}
+
+/** Opens (creating if needed) and migrates the store file. */
+export function openDb(file: string, migrations: string[] = MIGRATIONS): Db {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  db.pragma("foreign_keys = ON");
+  db.pragma("busy_timeout = 5000");
+  migrate(db, migrations);
+  return db;
+}

@@ -1,0 +1,141 @@
+// The trajectory format: one recorded ORS episode (DESIGN.md "Episodes and trajectories").
+// Isomorphic: the store writes it, `GET /api/trajectories/<id>` serves it, export/import use it
+// unchanged (one object = JSON export, one object per line = JSONL). Documented in FORMAT.md.
+import { z } from "zod";
+import { blocksSchema, jsonObjectSchema } from "@/lib/ors/protocol";
+
+export const TRAJECTORY_FORMAT = "ors-trajectory/1" as const;
+
+export const endReasonSchema = z.enum(["finished", "user_closed", "timeout", "error"]);
+export type EndReason = z.infer<typeof endReasonSchema>;
+export const END_REASONS = endReasonSchema.options;
+
+export const trajectoryTaskSchema = z.union([
+  z.strictObject({ task_spec: jsonObjectSchema }),
+  z.strictObject({ split: z.string().min(1), index: z.number().int().nonnegative() }),
+]);
+export type TrajectoryTask = z.infer<typeof trajectoryTaskSchema>;
+
+/** One SSE frame of a call as the relay saw it; `t` = ms since the call started. */
+export const stepEventSchema = z.union([
+  z.strictObject({ t: z.number(), kind: z.literal("event"), event: z.string(), data: z.string() }),
+  z.strictObject({ t: z.number(), kind: z.literal("comment"), comment: z.string() }),
+]);
+export type StepEvent = z.infer<typeof stepEventSchema>;
+
+/** How a replayed (fork/replay) step compared with the step it re-ran. */
+export const replayMarkSchema = z.strictObject({
+  of: z.string(),
+  step: z.number().int().positive(),
+  differs: z.array(z.enum(["observation", "reward", "finished", "ok", "error", "metadata"])),
+});
+export type ReplayMark = z.infer<typeof replayMarkSchema>;
+
+export const trajectoryStepSchema = z.strictObject({
+  /** 1-based step number within the episode. */
+  index: z.number().int().positive(),
+  tool: z.string(),
+  input: jsonObjectSchema,
+  /** The server's task_id of the call (from `event: task_id`), when known. */
+  task_id: z.string().nullable(),
+  started_at: z.number(),
+  ended_at: z.number().nullable(),
+  latency_ms: z.number().nullable(),
+  /** null while the call is in flight. */
+  ok: z.boolean().nullable(),
+  error: z.string().nullable(),
+  blocks: blocksSchema,
+  reward: z.number().nullable(),
+  finished: z.boolean(),
+  metadata: jsonObjectSchema.nullable(),
+  events: z.array(stepEventSchema),
+  replay: replayMarkSchema.nullable().optional(),
+});
+export type TrajectoryStep = z.infer<typeof trajectoryStepSchema>;
+
+export const trajectoryOriginSchema = z.strictObject({
+  kind: z.enum(["fork", "replay", "import"]),
+  from: z.string().nullable(),
+  step: z.number().int().nonnegative().nullable().optional(),
+});
+export type TrajectoryOrigin = z.infer<typeof trajectoryOriginSchema>;
+
+export const trajectorySchema = z.strictObject({
+  format: z.literal(TRAJECTORY_FORMAT),
+  id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "id: 1-64 characters of A-Z a-z 0-9 _ -"),
+  server: z.string().min(1),
+  /** The environment name (null when /create omitted env_name and no prompt named it). */
+  env: z.string().nullable(),
+  sid: z.string().nullable(),
+  /** null when the recorder first saw the session after its /create (e.g. after a restart). */
+  task: trajectoryTaskSchema.nullable(),
+  prompt: blocksSchema.nullable(),
+  steps: z.array(trajectoryStepSchema),
+  total_reward: z.number(),
+  started_at: z.number(),
+  ended_at: z.number().nullable(),
+  /** null while the episode is running. */
+  end_reason: endReasonSchema.nullable(),
+  error: z.string().nullable(),
+  origin: trajectoryOriginSchema.nullable().optional(),
+});
+export type Trajectory = z.infer<typeof trajectorySchema>;
+
+/** A row of `GET /api/trajectories`: the trajectory without prompt and steps. */
+export const trajectorySummarySchema = z.strictObject({
+  id: z.string(),
+  server: z.string(),
+  env: z.string().nullable(),
+  sid: z.string().nullable(),
+  task: trajectoryTaskSchema.nullable(),
+  task_label: z.string(),
+  num_steps: z.number().int(),
+  total_reward: z.number(),
+  started_at: z.number(),
+  ended_at: z.number().nullable(),
+  last_activity_at: z.number(),
+  end_reason: endReasonSchema.nullable(),
+  error: z.string().nullable(),
+  origin: trajectoryOriginSchema.nullable().optional(),
+});
+export type TrajectorySummary = z.infer<typeof trajectorySummarySchema>;
+
+/** A short, stable label of a task, e.g. `train/12` or `spec {"a":1}` (also the `task` filter). */
+export function taskLabel(task: TrajectoryTask | null | undefined): string {
+  if (!task) return "unknown";
+  if ("split" in task) return `${task.split}/${task.index}`;
+  const json = JSON.stringify(task.task_spec);
+  return `spec ${json.length > 80 ? `${json.slice(0, 79)}…` : json}`;
+}
+
+/** Sum of the rewards of the steps (null rewards count as 0). */
+export function totalReward(steps: Pick<TrajectoryStep, "reward">[]): number {
+  return steps.reduce((sum, s) => sum + (s.reward ?? 0), 0);
+}
+
+/** Cumulative reward after each step. */
+export function cumulativeRewards(steps: Pick<TrajectoryStep, "reward">[]): number[] {
+  let sum = 0;
+  return steps.map((s) => {
+    sum += s.reward ?? 0;
+    return sum;
+  });
+}
+
+/** Filters of the list and export endpoints (query parameters). */
+export const SORT_KEYS = ["started_at", "ended_at", "total_reward", "num_steps", "env", "server"] as const;
+export type SortKey = (typeof SORT_KEYS)[number];
+export const trajectoryFilterSchema = z.object({
+  server: z.string().optional(),
+  env: z.string().optional(),
+  task: z.string().optional(),
+  end_reason: z.union([endReasonSchema, z.literal("running")]).optional(),
+  min_reward: z.coerce.number().optional(),
+  max_reward: z.coerce.number().optional(),
+  q: z.string().optional(),
+  sort: z.enum(SORT_KEYS).optional(),
+  order: z.enum(["asc", "desc"]).optional(),
+  limit: z.coerce.number().int().min(1).max(10_000).optional(),
+  offset: z.coerce.number().int().min(0).optional(),
+});
+export type TrajectoryFilter = z.infer<typeof trajectoryFilterSchema>;
