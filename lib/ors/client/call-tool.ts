@@ -75,6 +75,7 @@ export async function callToolSse(
   const emit = (e: Omit<CallEvent, "at">) => opts.onEvent?.({ at: Date.now(), ...e });
   let taskId = call.task_id ?? undefined;
   let reconnects = 0;
+  let everConnected = false;
   const drops: string[] = [];
 
   while (true) {
@@ -108,6 +109,7 @@ export async function callToolSse(
         if (isUnreachableError(err)) throw new StreamDropped(describeNetworkError(err));
         throw err;
       }
+      everConnected = true;
       if (!res.ok) {
         const text = await res.text().catch(() => "");
         let detail = text;
@@ -176,7 +178,7 @@ export async function callToolSse(
           taskId ? ` (task_id ${taskId})` : ""
         }: ${drops.join("; ")}`;
         emit({ type: "give-up", data: msg });
-        throw new OrsClientError(isUnreachableError(err) ? "unreachable" : "stream", 0, msg, path, err);
+        throw new OrsClientError(everConnected ? "stream" : "unreachable", 0, msg, path, err);
       }
       const delay = Math.min(ctx.backoffMaxMs, ctx.backoffBaseMs * 2 ** (reconnects - 1));
       emit({

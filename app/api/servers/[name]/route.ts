@@ -1,0 +1,31 @@
+// GET /api/servers/<name>: one server with its health. DELETE: removes a user-added server.
+import { detailResponse, refusedOrigin } from "@/lib/relay/relay";
+import { checkServerHealth, ServerRegistryError, toPublicServer } from "@/lib/servers";
+import { getServerRegistry } from "@/lib/servers/app-registry";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+type Ctx = { params: Promise<{ name: string }> };
+
+export async function GET(_req: Request, ctx: Ctx) {
+  const { name } = await ctx.params;
+  const registry = getServerRegistry();
+  const entry = await registry.get(name);
+  if (!entry) return detailResponse(404, `unknown server "${name}"`);
+  const health = await checkServerHealth(registry, entry);
+  return Response.json({ ...toPublicServer(entry), health }, { headers: { "cache-control": "no-store" } });
+}
+
+export async function DELETE(req: Request, ctx: Ctx) {
+  const refused = refusedOrigin(req);
+  if (refused) return detailResponse(403, `refused: ${refused}`);
+  const { name } = await ctx.params;
+  try {
+    await getServerRegistry().remove(name);
+    return Response.json({ name, deleted: true });
+  } catch (err) {
+    if (err instanceof ServerRegistryError) return detailResponse(err.status, err.detail);
+    throw err;
+  }
+}

@@ -1,0 +1,40 @@
+// GET /api/servers: the known servers with their health. POST /api/servers {name, url, apiKey?}:
+// adds a user server (name and address checked; see lib/servers).
+import { detailResponse, refusedOrigin } from "@/lib/relay/relay";
+import { checkServerHealth, ServerRegistryError, toPublicServer } from "@/lib/servers";
+import { getServerRegistry } from "@/lib/servers/app-registry";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export async function GET() {
+  const registry = getServerRegistry();
+  const servers = await registry.list();
+  const out = await Promise.all(
+    servers.map(async (s) => ({ ...toPublicServer(s), health: await checkServerHealth(registry, s) })),
+  );
+  return Response.json(out, { headers: { "cache-control": "no-store" } });
+}
+
+export async function POST(req: Request) {
+  const refused = refusedOrigin(req);
+  if (refused) return detailResponse(403, `refused: ${refused}`);
+  let body: unknown;
+  try {
+    body = await req.json();
+  } catch {
+    return detailResponse(400, "body must be JSON {name, url, apiKey?}");
+  }
+  if (!body || typeof body !== "object" || Array.isArray(body))
+    return detailResponse(400, "body must be JSON {name, url, apiKey?}");
+  const { name, url, apiKey } = body as Record<string, unknown>;
+  const registry = getServerRegistry();
+  try {
+    const entry = await registry.add({ name, url, apiKey });
+    const health = await checkServerHealth(registry, entry);
+    return Response.json({ ...toPublicServer(entry), health }, { status: 201 });
+  } catch (err) {
+    if (err instanceof ServerRegistryError) return detailResponse(err.status, err.detail);
+    throw err;
+  }
+}

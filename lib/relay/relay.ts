@@ -1,0 +1,308 @@
+// The recording relay (DESIGN.md "The recording relay", "Security"): plain ORS in at
+// /api/servers/<name>/<ORS path>, forwarded to that known server (in process for `local`), the
+// answer streamed back unbuffered, and what passes published as RelayEvents (./events).
+import "server-only";
+import { parseOrsPath } from "@/lib/ors/protocol";
+import type { ServerEntry, ServerRegistry } from "@/lib/servers";
+import { hasRelayListeners } from "./events";
+import { type Exchange, observeExchange } from "./observe";
+
+export interface RelayOptions {
+  registry: ServerRegistry;
+  /** Time limit for a server's answer to start (headers), in ms. Default 60 s
+   *  (`PLAYGROUND_RELAY_TIMEOUT_MS`). A streaming answer then runs as long as it streams. */
+  timeoutMs?: number;
+  /** Largest request body relayed (default 16 MiB). */
+  maxBodyBytes?: number;
+  /** Extra origins (besides the app's own host) whose browser requests are accepted
+   *  (`PLAYGROUND_ALLOWED_ORIGINS`, comma-separated). */
+  allowedOrigins?: string[];
+  /** fetch for remote servers (tests). */
+  fetch?: typeof fetch;
+}
+
+export interface Relay {
+  /** Relays one request to server `name`; `orsPath` is the ORS path, e.g. `/math/call`. */
+  handle(req: Request, name: string, orsPath: string): Promise<Response>;
+}
+
+const FORWARDED_HEADERS = ["x-session-id", "x-api-key", "x-secrets", "accept", "content-type"];
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/** `{detail}` JSON answer (the ORS error body). */
+export function detailResponse(status: number, detail: string, headers?: HeadersInit): Response {
+  const h = new Headers(headers);
+  h.set("content-type", "application/json");
+  h.set("cache-control", "no-store");
+  return new Response(JSON.stringify({ detail }), { status, headers: h });
+}
+
+/**
+ * The ORS path of a relay URL: `/api/servers/py/math/call?x=1` → `/math/call`. The path keeps its
+ * percent-encoding, so environment names with reserved characters survive the hop.
+ */
+export function orsPathFromUrl(url: string, name: string): string {
+  const { pathname } = new URL(url);
+  const prefix = `/api/servers/${encodeURIComponent(name)}`;
+  if (pathname.startsWith(`${prefix}/`)) return pathname.slice(prefix.length);
+  const i = pathname.indexOf("/", "/api/servers/".length);
+  return i >= 0 ? pathname.slice(i) : "/";
+}
+
+/** Why a browser request's Origin is refused, or null. Non-browser clients send no Origin. */
+export function refusedOrigin(req: Request, allowed: readonly string[] = []): string | null {
+  const origin = req.headers.get("origin");
+  if (!origin) {
+    return req.headers.get("sec-fetch-site") === "cross-site"
+      ? "cross-site requests are not relayed (no Origin)"
+      : null;
+  }
+  let o: URL;
+  try {
+    o = new URL(origin);
+  } catch {
+    return `Origin ${JSON.stringify(origin)} is not allowed`;
+  }
+  const host = req.headers.get("host") ?? new URL(req.url).host;
+  if (o.host === host || allowed.includes(o.origin)) return null;
+  return `Origin ${o.origin} is not this app (${host}); the relay only serves the playground's own pages`;
+}
+
+function describeFetchError(err: unknown): string {
+  let e: unknown = err;
+  for (let i = 0; i < 4 && e && typeof e === "object"; i++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string") {
+      const known: Record<string, string> = {
+        ECONNREFUSED: "connection refused",
+        ENOTFOUND: "host not found (DNS)",
+        EAI_AGAIN: "host name lookup failed (DNS)",
+        EHOSTUNREACH: "host unreachable",
+        ENETUNREACH: "network unreachable",
+        ECONNRESET: "connection reset",
+        UND_ERR_SOCKET: "connection closed by the server",
+        UND_ERR_CONNECT_TIMEOUT: "connection timed out",
+      };
+      return known[code] ?? code;
+    }
+    e = (e as { cause?: unknown }).cause;
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
+function describeServer(entry: ServerEntry): string {
+  return entry.source === "builtin" ? `server "${entry.name}"` : `server "${entry.name}" (${entry.url})`;
+}
+
+export function createRelay(options: RelayOptions): Relay {
+  const { registry } = options;
+  const timeoutMs = options.timeoutMs ?? (Number(process.env.PLAYGROUND_RELAY_TIMEOUT_MS) || 60_000);
+  const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
+  const allowedOrigins =
+    options.allowedOrigins ??
+    (process.env.PLAYGROUND_ALLOWED_ORIGINS ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
+  const remoteFetch: typeof fetch = options.fetch ?? ((i, init) => globalThis.fetch(i, init));
+
+  async function handle(req: Request, name: string, orsPath: string): Promise<Response> {
+    const refused = refusedOrigin(req, allowedOrigins);
+    if (refused) return detailResponse(403, `refused: ${refused}`);
+
+    const entry = await registry.get(name);
+    if (!entry) {
+      const known = (await registry.list()).map((s) => s.name).join(", ");
+      return detailResponse(404, `unknown server "${name}" (known: ${known})`);
+    }
+    const route = parseOrsPath(orsPath);
+    const endpoint = route.kind === "unknown" ? orsPath : route.endpoint;
+    const sid = req.headers.get("x-session-id") ?? undefined;
+    const listening = hasRelayListeners();
+    const exchange: Exchange = { server: name, sid, route, orsPath, listening };
+
+    const fail = (status: number, detail: string) => {
+      observeExchange.failed(exchange, endpoint, status, detail);
+      return detailResponse(status, detail);
+    };
+
+    if (entry.source !== "builtin") {
+      const verdict = await registry.checkAddress(entry);
+      if (!verdict.ok) return detailResponse(403, `refused: ${describeServer(entry)}: ${verdict.reason}`);
+    }
+
+    let body: ArrayBuffer | undefined;
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      const declared = Number(req.headers.get("content-length") ?? "0");
+      if (declared > maxBodyBytes)
+        return detailResponse(413, `request body larger than ${maxBodyBytes} bytes`);
+      body = await req.arrayBuffer();
+      if (body.byteLength > maxBodyBytes)
+        return detailResponse(413, `request body larger than ${maxBodyBytes} bytes`);
+      exchange.requestBody = body;
+    }
+
+    const headers = new Headers();
+    for (const h of FORWARDED_HEADERS) {
+      const v = req.headers.get(h);
+      if (v !== null) headers.set(h, v);
+    }
+    if (!headers.has("x-api-key") && entry.apiKey) headers.set("x-api-key", entry.apiKey);
+
+    const search = new URL(req.url).search;
+    const ctrl = new AbortController();
+    const onClientGone = () => ctrl.abort(req.signal.reason);
+    if (req.signal.aborted) ctrl.abort(req.signal.reason);
+    req.signal.addEventListener("abort", onClientGone, { once: true });
+    let timedOut = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        timedOut = true;
+        ctrl.abort(new DOMException("timed out", "TimeoutError"));
+        reject(new DOMException("timed out", "TimeoutError"));
+      }, timeoutMs);
+    });
+    const started = Date.now();
+    let upstream: Response;
+    try {
+      if (entry.source === "builtin") {
+        const local = new Request(`http://local.invalid${orsPath}${search}`, {
+          method: req.method,
+          headers,
+          body,
+          signal: ctrl.signal,
+        });
+        upstream = await Promise.race([registry.localHandler()(local), timeout]);
+      } else {
+        upstream = await Promise.race([
+          remoteFetch(`${entry.url}${orsPath}${search}`, {
+            method: req.method,
+            headers,
+            body,
+            redirect: "manual",
+            signal: ctrl.signal,
+          }),
+          timeout,
+        ]);
+      }
+    } catch (err) {
+      req.signal.removeEventListener("abort", onClientGone);
+      if (timedOut)
+        return fail(
+          504,
+          `${describeServer(entry)} timed out after ${Math.round(timeoutMs / 1000)} s (no answer to ${orsPath})`,
+        );
+      if (req.signal.aborted) return detailResponse(499, "the client went away");
+      if (entry.source === "builtin") {
+        console.error(`relay: the built-in host failed on ${orsPath}:`, (err as Error).message);
+        return fail(502, `the built-in host failed: ${(err as Error).message}`);
+      }
+      return fail(502, `${describeServer(entry)} is unreachable: ${describeFetchError(err)}`);
+    } finally {
+      clearTimeout(timer);
+    }
+    exchange.started = started;
+
+    // Redirects: follow none. Same server → mapped into the relay; anywhere else → refused.
+    if (REDIRECT_STATUSES.has(upstream.status)) {
+      await upstream.body?.cancel().catch(() => {});
+      req.signal.removeEventListener("abort", onClientGone);
+      const location = upstream.headers.get("location");
+      if (!location) return fail(502, `${describeServer(entry)} answered a redirect without a Location`);
+      const mapped = mapRedirect(entry, name, orsPath, location);
+      if (!mapped)
+        return fail(
+          502,
+          `refused: ${describeServer(entry)} redirected ${orsPath} to ${location}, outside that server; the relay follows no redirects to other places`,
+        );
+      return new Response(null, {
+        status: upstream.status,
+        headers: { location: mapped, "cache-control": "no-store" },
+      });
+    }
+
+    const type = upstream.headers.get("content-type") ?? "";
+    const isSse = type.includes("text/event-stream");
+    const isJson = type.includes("json");
+    if (!isSse && !isJson && upstream.body) {
+      // Not ORS: an HTML page, or some other body. Errors in plain text keep their status.
+      const text = await upstream.text().catch(() => "");
+      req.signal.removeEventListener("abort", onClientGone);
+      if (type.includes("html") || upstream.ok || !text.trim())
+        return fail(
+          502,
+          `${describeServer(entry)} is not an ORS server: ${orsPath} answered HTTP ${upstream.status} with ${
+            type.includes("html") ? "an HTML page" : type ? type : "a body without a content type"
+          }, not JSON or SSE`,
+        );
+      return fail(upstream.status, text.trim().slice(0, 2000));
+    }
+
+    const outHeaders = new Headers();
+    outHeaders.set("content-type", type || "application/json");
+    if (isSse) {
+      // no-transform: keeps `next start`'s compression from buffering the stream.
+      outHeaders.set("cache-control", "no-cache, no-transform");
+      outHeaders.set("x-accel-buffering", "no");
+    } else {
+      outHeaders.set("cache-control", upstream.headers.get("cache-control") ?? "no-store");
+    }
+
+    if (!upstream.body) {
+      req.signal.removeEventListener("abort", onClientGone);
+      return new Response(null, { status: upstream.status, headers: outHeaders });
+    }
+    if (!isSse) req.signal.removeEventListener("abort", onClientGone);
+
+    if (!listening) return new Response(upstream.body, { status: upstream.status, headers: outHeaders });
+
+    exchange.status = upstream.status;
+    if (isSse) {
+      const stream = observeExchange.sse(exchange, upstream.body);
+      return new Response(stream, { status: upstream.status, headers: outHeaders });
+    }
+    if (observeExchange.wantsJson(exchange)) {
+      const text = await upstream.text();
+      observeExchange.json(exchange, text);
+      return new Response(text, { status: upstream.status, headers: outHeaders });
+    }
+    observeExchange.json(exchange, undefined);
+    return new Response(upstream.body, { status: upstream.status, headers: outHeaders });
+  }
+
+  return {
+    handle: async (req, name, orsPath) => {
+      try {
+        return await handle(req, name, orsPath);
+      } catch (err) {
+        console.error(`relay: internal error relaying to "${name}" ${orsPath}:`, (err as Error).message);
+        return detailResponse(502, `relay error: ${(err as Error).message}`);
+      }
+    },
+  };
+}
+
+/**
+ * Maps a redirect Location into the relay when it points at the same server (same origin, under
+ * its base path): `http://srv/math/tools` → `/api/servers/<name>/math/tools`. Null otherwise.
+ */
+export function mapRedirect(
+  entry: ServerEntry,
+  name: string,
+  orsPath: string,
+  location: string,
+): string | null {
+  const base = entry.source === "builtin" ? new URL("http://local.invalid/") : new URL(`${entry.url}/`);
+  let target: URL;
+  try {
+    target = new URL(location, new URL(`.${orsPath}`, base));
+  } catch {
+    return null;
+  }
+  if (target.origin !== base.origin) return null;
+  const basePath = base.pathname.replace(/\/+$/, "");
+  if (basePath && !(target.pathname === basePath || target.pathname.startsWith(`${basePath}/`))) return null;
+  const rest = target.pathname.slice(basePath.length) || "/";
+  return `/api/servers/${encodeURIComponent(name)}${rest}${target.search}`;
+}

@@ -1,0 +1,21 @@
+// The registry of known ORS servers, its address policy and health checks (server-only).
+export {
+  type AddressVerdict,
+  checkServerUrl,
+  isLinkLocalAddress,
+  isLoopbackAddress,
+  isMetadataAddress,
+} from "./address-policy";
+export { checkServerHealth, type ServerHealth } from "./health";
+export {
+  createServerRegistry,
+  type FetchHandler,
+  invalidServerName,
+  type PublicServer,
+  parseServersEnv,
+  type ServerEntry,
+  type ServerRegistry,
+  ServerRegistryError,
+  type ServerSource,
+  toPublicServer,
+} from "./registry";

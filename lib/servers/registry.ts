@@ -1,0 +1,241 @@
+// The known ORS servers: `local` (the built-in host, reached in process), `ORS_SERVERS`
+// (`name=url,name=url`), the config file `PLAYGROUND_DATA_DIR/servers.json` ("servers": hand-written
+// entries) and the servers users added in the UI (its "userServers", written atomically).
+import "server-only";
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { ENV_ENDPOINTS, ROOT_ENDPOINTS } from "@/lib/ors/protocol";
+import { type AddressVerdict, checkServerUrl, type Resolver } from "./address-policy";
+
+export type ServerSource = "builtin" | "env" | "config" | "user";
+
+export interface ServerEntry {
+  name: string;
+  /** The base URL; for `local`, the path where the app also mounts it (`/api/ors`). */
+  url: string;
+  source: ServerSource;
+  /** Sent as `X-API-Key` when a relayed request has none. Never returned to the browser. */
+  apiKey?: string;
+}
+
+/** What the API shows of a server: never its API key. */
+export interface PublicServer {
+  name: string;
+  url: string;
+  source: ServerSource;
+  hasApiKey: boolean;
+}
+
+export type FetchHandler = (req: Request) => Promise<Response>;
+
+export interface ServerRegistryOptions {
+  /** Where servers.json lives (default `PLAYGROUND_DATA_DIR` or `.data`). */
+  dataDir?: string;
+  /** Environment variables (default `process.env`). */
+  env?: Record<string, string | undefined>;
+  /** The in-process handler of `local`. */
+  localHandler: () => FetchHandler;
+  /** DNS resolver for the address policy (tests). */
+  resolve?: Resolver;
+}
+
+export class ServerRegistryError extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+  ) {
+    super(detail);
+    this.name = "ServerRegistryError";
+  }
+}
+
+const NAME_RE = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+const RESERVED = new Set<string>([...ROOT_ENDPOINTS, ...ENV_ENDPOINTS, "local"]);
+
+/** Why a server name is not allowed, or null when it is. */
+export function invalidServerName(name: unknown): string | null {
+  if (typeof name !== "string" || !NAME_RE.test(name))
+    return "name must be 1-32 characters of a-z, 0-9, _ and -, starting with a letter or digit";
+  if (RESERVED.has(name)) return `"${name}" is reserved`;
+  return null;
+}
+
+function normalizeUrl(raw: string): string {
+  const u = new URL(raw);
+  u.hash = "";
+  u.search = "";
+  return u.toString().replace(/\/+$/, "");
+}
+
+interface FileEntry {
+  name: string;
+  url: string;
+  apiKey?: string;
+}
+interface ServersFile {
+  servers?: FileEntry[];
+  userServers?: FileEntry[];
+  [other: string]: unknown;
+}
+
+export interface ServerRegistry {
+  readonly dataDir: string;
+  readonly allowRemote: boolean;
+  localHandler(): FetchHandler;
+  list(): Promise<ServerEntry[]>;
+  get(name: string): Promise<ServerEntry | undefined>;
+  /** Adds a user server after checking its name and address; throws ServerRegistryError. */
+  add(input: { name: unknown; url: unknown; apiKey?: unknown }): Promise<ServerEntry>;
+  /** Removes a user server; throws ServerRegistryError (404 unknown, 403 not a user server). */
+  remove(name: string): Promise<void>;
+  /** Checks whether the relay may reach this server now (resolving its host again). */
+  checkAddress(entry: ServerEntry): Promise<AddressVerdict>;
+}
+
+/** Parses `ORS_SERVERS` (`name=url,name=url`); bad entries are reported and skipped. */
+export function parseServersEnv(value: string | undefined): FileEntry[] {
+  const out: FileEntry[] = [];
+  for (const part of (value ?? "").split(",")) {
+    const item = part.trim();
+    if (!item) continue;
+    const eq = item.indexOf("=");
+    const name = item.slice(0, eq).trim();
+    const url = item.slice(eq + 1).trim();
+    const bad = eq <= 0 ? "expected name=url" : invalidServerName(name);
+    try {
+      if (bad) throw new Error(bad);
+      out.push({ name, url: normalizeUrl(url) });
+    } catch (err) {
+      console.warn(`ORS_SERVERS: skipping ${JSON.stringify(item)}: ${(err as Error).message}`);
+    }
+  }
+  return out;
+}
+
+export function createServerRegistry(options: ServerRegistryOptions): ServerRegistry {
+  const env = options.env ?? process.env;
+  const dataDir = path.resolve(options.dataDir ?? env.PLAYGROUND_DATA_DIR ?? ".data");
+  const file = path.join(dataDir, "servers.json");
+  const allowRemote = env.PLAYGROUND_ALLOW_REMOTE_SERVERS === "1";
+  const envServers = parseServersEnv(env.ORS_SERVERS);
+  let lock: Promise<unknown> = Promise.resolve();
+
+  const envKey = (name: string) => env[`ORS_SERVER_API_KEY_${name.toUpperCase().replace(/-/g, "_")}`];
+
+  async function readFileEntries(): Promise<ServersFile> {
+    let text: string;
+    try {
+      text = await readFile(file, "utf8");
+    } catch (err) {
+      if ((err as { code?: string }).code === "ENOENT") return {};
+      throw err;
+    }
+    try {
+      const v = JSON.parse(text) as unknown;
+      return v && typeof v === "object" && !Array.isArray(v) ? (v as ServersFile) : {};
+    } catch {
+      console.warn(`${file}: not valid JSON; ignoring it`);
+      return {};
+    }
+  }
+
+  function validEntries(list: unknown): FileEntry[] {
+    if (!Array.isArray(list)) return [];
+    return list.filter(
+      (e): e is FileEntry =>
+        !!e &&
+        typeof e === "object" &&
+        typeof e.name === "string" &&
+        typeof e.url === "string" &&
+        !invalidServerName(e.name),
+    );
+  }
+
+  async function list(): Promise<ServerEntry[]> {
+    const f = await readFileEntries();
+    const out: ServerEntry[] = [{ name: "local", url: "/api/ors", source: "builtin" }];
+    const seen = new Set(["local"]);
+    const push = (e: FileEntry, source: ServerSource) => {
+      if (seen.has(e.name)) return;
+      seen.add(e.name);
+      const apiKey = envKey(e.name) ?? (typeof e.apiKey === "string" && e.apiKey ? e.apiKey : undefined);
+      out.push({ name: e.name, url: e.url.replace(/\/+$/, ""), source, ...(apiKey ? { apiKey } : {}) });
+    };
+    for (const e of envServers) push(e, "env");
+    for (const e of validEntries(f.servers)) push(e, "config");
+    for (const e of validEntries(f.userServers)) push(e, "user");
+    return out;
+  }
+
+  async function writeAtomically(data: ServersFile): Promise<void> {
+    await mkdir(dataDir, { recursive: true });
+    const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+    await writeFile(tmp, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
+    await rename(tmp, file);
+  }
+
+  function locked<T>(fn: () => Promise<T>): Promise<T> {
+    const run = lock.then(fn, fn);
+    lock = run.catch(() => {});
+    return run;
+  }
+
+  const checkAddress = (entry: ServerEntry): Promise<AddressVerdict> =>
+    checkServerUrl(entry.url, {
+      loopbackOnly: entry.source === "user" && !allowRemote,
+      resolve: options.resolve,
+    });
+
+  return {
+    dataDir,
+    allowRemote,
+    localHandler: options.localHandler,
+    list,
+    get: async (name) => (await list()).find((s) => s.name === name),
+    checkAddress,
+    add: (input) =>
+      locked(async () => {
+        const badName = invalidServerName(input.name);
+        if (badName) throw new ServerRegistryError(400, badName);
+        const name = input.name as string;
+        if (typeof input.url !== "string" || !input.url.trim())
+          throw new ServerRegistryError(400, "url is required");
+        let url: string;
+        try {
+          url = normalizeUrl(input.url.trim());
+        } catch {
+          throw new ServerRegistryError(400, `${JSON.stringify(input.url)} is not a URL`);
+        }
+        if (input.apiKey != null && typeof input.apiKey !== "string")
+          throw new ServerRegistryError(400, "apiKey must be a string");
+        const apiKey = (input.apiKey as string | undefined)?.trim() || undefined;
+        if ((await list()).some((s) => s.name === name))
+          throw new ServerRegistryError(409, `a server named "${name}" already exists`);
+        const entry: ServerEntry = { name, url, source: "user", ...(apiKey ? { apiKey } : {}) };
+        const verdict = await checkAddress(entry);
+        if (!verdict.ok) throw new ServerRegistryError(403, `refused: ${verdict.reason}`);
+        const f = await readFileEntries();
+        f.userServers = [...validEntries(f.userServers), { name, url, ...(apiKey ? { apiKey } : {}) }];
+        await writeAtomically(f);
+        return entry;
+      }),
+    remove: (name) =>
+      locked(async () => {
+        const entry = (await list()).find((s) => s.name === name);
+        if (!entry) throw new ServerRegistryError(404, `unknown server "${name}"`);
+        if (entry.source !== "user")
+          throw new ServerRegistryError(
+            403,
+            `server "${name}" comes from ${entry.source === "builtin" ? "the app itself" : entry.source === "env" ? "ORS_SERVERS" : "servers.json"} and cannot be removed here`,
+          );
+        const f = await readFileEntries();
+        f.userServers = validEntries(f.userServers).filter((e) => e.name !== name);
+        await writeAtomically(f);
+      }),
+  };
+}
+
+export function toPublicServer(s: ServerEntry): PublicServer {
+  return { name: s.name, url: s.url, source: s.source, hasApiKey: !!s.apiKey };
+}

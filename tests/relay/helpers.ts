@@ -1,0 +1,184 @@
+// Test helpers for the client and the relay: an in-process fetch over a handler, a fetch over the
+// relay, the standalone ORS server as a real second process, and tiny node:http servers.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createRelay, orsPathFromUrl, type Relay, type RelayOptions } from "@/lib/relay/relay";
+import { createServerRegistry, type FetchHandler, type ServerRegistry } from "@/lib/servers";
+
+export const REPO_ROOT = path.resolve(__dirname, "../..");
+
+/** A fetch that answers every request with `handler` in process (no network). */
+export function handlerFetch(handler: FetchHandler): typeof fetch {
+  return (input, init) => handler(new Request(input, init));
+}
+
+/** A fetch that sends `http://app.test/api/servers/<name>/...` through the relay's handler. */
+export function relayFetch(relay: Relay, extraHeaders: Record<string, string> = {}): typeof fetch {
+  return async (input, init) => {
+    const req = new Request(input, init);
+    for (const [k, v] of Object.entries(extraHeaders)) req.headers.set(k, v);
+    const m = /^\/api\/servers\/([^/]+)/.exec(new URL(req.url).pathname);
+    if (!m) throw new Error(`not a relay URL: ${req.url}`);
+    const name = decodeURIComponent(m[1]!);
+    return relay.handle(req, name, orsPathFromUrl(req.url, name));
+  };
+}
+
+export interface TestRelay {
+  registry: ServerRegistry;
+  relay: Relay;
+  dataDir: string;
+  cleanup(): void;
+}
+
+/** A registry in a temp data dir, with `ORS_SERVERS` entries, and a relay over it. */
+export function makeRelay(
+  local: FetchHandler,
+  servers: Record<string, string>,
+  opts: Partial<RelayOptions> & { env?: Record<string, string> } = {},
+): TestRelay {
+  const dataDir = mkdtempSync(path.join(tmpdir(), "relay-test-"));
+  const registry = createServerRegistry({
+    dataDir,
+    env: {
+      ORS_SERVERS: Object.entries(servers)
+        .map(([n, u]) => `${n}=${u}`)
+        .join(","),
+      ...opts.env,
+    },
+    localHandler: () => local,
+  });
+  const relay = createRelay({ registry, ...opts });
+  return { registry, relay, dataDir, cleanup: () => rmSync(dataDir, { recursive: true, force: true }) };
+}
+
+export interface SpawnedServer {
+  url: string;
+  child: ChildProcess;
+  stderr: () => string;
+  stop(): Promise<void>;
+}
+
+/** Starts the standalone ORS server (`scripts/serve.ts`) on a loopback port; waits for /health. */
+export async function spawnOrsServer(port: number, env: Record<string, string> = {}): Promise<SpawnedServer> {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "scripts/serve.ts", "--port", String(port), "--host", "127.0.0.1"],
+    { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"], detached: true },
+  );
+  let err = "";
+  child.stderr?.on("data", (d: Buffer) => {
+    err += d.toString();
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((r) => child.once("exit", () => r()));
+    try {
+      process.kill(-child.pid!, "SIGTERM");
+    } catch {
+      child.kill("SIGTERM");
+    }
+    const t = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {}
+    }, 5_000);
+    await exited;
+    clearTimeout(t);
+  };
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`ORS server on ${port} exited: ${err}`);
+    try {
+      const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(1000) });
+      if (res.ok) return { url, child, stderr: () => err, stop };
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  await stop();
+  throw new Error(`ORS server on ${port} did not come up: ${err}`);
+}
+
+/** A tiny node:http server on a loopback port. */
+export async function startHttpServer(
+  port: number,
+  handle: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<{ url: string; server: Server; close(): Promise<void> }> {
+  const server = createServer(handle);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve());
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    server,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+/** Reads a node request body. */
+export function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    req.on("data", (d: Buffer) => parts.push(d));
+    req.on("end", () => resolve(Buffer.concat(parts)));
+    req.on("error", reject);
+  });
+}
+
+/**
+ * Proxies a node request to a fetch handler (the real host, in process) and streams its answer.
+ * `onChunk` sees each piece written and may return "drop" to destroy the socket there.
+ */
+export async function proxyToHandler(
+  handler: FetchHandler,
+  req: IncomingMessage,
+  res: ServerResponse,
+  onChunk?: (text: string) => "drop" | undefined,
+  preRead?: Buffer,
+): Promise<void> {
+  const body = req.method === "GET" || req.method === "HEAD" ? undefined : (preRead ?? (await readBody(req)));
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
+  const ctrl = new AbortController();
+  res.on("close", () => ctrl.abort());
+  const answer = await handler(
+    new Request(`http://proxy.invalid${req.url}`, {
+      method: req.method,
+      headers,
+      body: body ? new Uint8Array(body) : undefined,
+      signal: ctrl.signal,
+    }),
+  );
+  const out: Record<string, string> = {};
+  answer.headers.forEach((v, k) => {
+    out[k] = v;
+  });
+  res.writeHead(answer.status, out);
+  res.flushHeaders();
+  if (!answer.body) return void res.end();
+  const reader = answer.body.getReader();
+  const dec = new TextDecoder();
+  while (true) {
+    const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }));
+    if (done || !value) break;
+    const text = dec.decode(value, { stream: true });
+    if (onChunk?.(text) === "drop") {
+      reader.cancel().catch(() => {});
+      res.socket?.destroy();
+      return;
+    }
+    res.write(value);
+  }
+  res.end();
+}
