@@ -16,7 +16,7 @@
 //                                                           answer starts. callId: the relay's own
 //                                                           id of this POST. taskId: the task_id of
 //                                                           the request body (a reconnect or a trace
-//                                                           id). resumeOf: callId of an earlier
+//                                                           id). resumeOf: callId of the latest earlier
 //                                                           relayed call with that task_id, if any.
 //   call_frame       {server, sid, callId, frame, at}       each SSE frame of that call as it passes:
 //                                                           {kind:"event",event,data} (task_id,

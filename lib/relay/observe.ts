@@ -34,7 +34,7 @@ const SESSION_ENDPOINTS = new Set([
   "call",
 ]);
 
-// task_id → callId of the call that got it, so a reconnect can say which call it resumes.
+// task_id → callId of the latest relayed call with it, so a reconnect can say which call it resumes.
 const TASK_KEY = Symbol.for("ors-playground.relay-task-calls");
 const MAX_TASKS = 10_000;
 function taskCalls(): Map<string, string> {
@@ -45,7 +45,7 @@ function taskCalls(): Map<string, string> {
 function rememberTask(server: string, sid: string, taskId: string, callId: string) {
   const m = taskCalls();
   const key = `${server}\n${sid}\n${taskId}`;
-  if (m.has(key)) return;
+  m.delete(key); // re-insert: most recent last, so the oldest is evicted first
   m.set(key, callId);
   if (m.size > MAX_TASKS) m.delete(m.keys().next().value!);
 }
@@ -175,7 +175,8 @@ async function watchCreateSession(x: Exchange, stream: ReadableStream<Uint8Array
   } catch {
     // the stream broke: no session to publish
   } finally {
-    await stream.cancel().catch(() => {});
+    // Not awaited: a tee branch's cancel settles only once the other branch is done too.
+    stream.cancel().catch(() => {});
   }
 }
 
@@ -212,7 +213,7 @@ async function watchCall(x: Exchange, stream: ReadableStream<Uint8Array>): Promi
       if (frame.kind !== "event") continue;
       if (frame.event === "task_id") {
         taskId = frame.data.trim();
-        rememberTask(x.server, sid, taskId, resumeOf ?? callId);
+        rememberTask(x.server, sid, taskId, callId);
       } else if (frame.event === "chunk") pieces.push(frame.data);
       else if (frame.event === "end") {
         pieces.push(frame.data);
@@ -233,7 +234,8 @@ async function watchCall(x: Exchange, stream: ReadableStream<Uint8Array>): Promi
   } catch (err) {
     error = `the stream broke before \`end\`: ${(err as Error).message}`;
   } finally {
-    await stream.cancel().catch(() => {});
+    // Not awaited: a tee branch's cancel settles only once the other branch is done too.
+    stream.cancel().catch(() => {});
   }
   emitRelayEvent({
     type: "call_finished",
