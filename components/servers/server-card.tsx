@@ -3,6 +3,7 @@
 // One server on the home page: health, URL, where it comes from, and its environments at a glance.
 import { ArrowRight, Trash2 } from "lucide-react";
 import Link from "next/link";
+import { envHref, serverHref } from "@/components/environments/links";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -18,14 +19,6 @@ const sourceLabel: Record<ServerInfo["source"], string> = {
   config: "config file",
   user: "added by you",
 };
-
-export function serverHref(name: string) {
-  return `/s/${encodeURIComponent(name)}`;
-}
-
-export function envHref(server: string, env: string) {
-  return `/s/${encodeURIComponent(server)}/e/${encodeURIComponent(env)}`;
-}
 
 export function ServerCard({ server }: { server: ServerInfo }) {
   const envs = useEnvironments(server.name);

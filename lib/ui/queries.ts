@@ -57,9 +57,11 @@ export function taskRangeQuery(server: string, env: string, split: string, start
   });
 }
 
-export function taskPageQuery(server: string, env: string, split: string, page: number) {
+/** Page `page` of a split's tasks; `total` (num_tasks) clips the last page. */
+export function taskPageQuery(server: string, env: string, split: string, page: number, total?: number) {
   const start = page * TASK_PAGE_SIZE;
-  return taskRangeQuery(server, env, split, start, start + TASK_PAGE_SIZE);
+  const stop = total === undefined ? start + TASK_PAGE_SIZE : Math.min(start + TASK_PAGE_SIZE, total);
+  return taskRangeQuery(server, env, split, start, stop);
 }
 
 export function taskQuery(server: string, env: string, split: string, index: number) {
@@ -89,8 +91,15 @@ export function useNumTasks(server: string, env: string, split: string | undefin
   return useQuery({ ...numTasksQuery(server, env, split ?? ""), enabled: !!split });
 }
 
-export function useTaskPage(server: string, env: string, split: string, page: number, enabled = true) {
-  return useQuery({ ...taskPageQuery(server, env, split, page), enabled });
+export function useTaskPage(
+  server: string,
+  env: string,
+  split: string,
+  page: number,
+  total?: number,
+  enabled = true,
+) {
+  return useQuery({ ...taskPageQuery(server, env, split, page, total), enabled });
 }
 
 export function useAddServer() {
@@ -110,4 +119,10 @@ export function useRemoveServer() {
       return qc.invalidateQueries({ queryKey: serverKeys.all });
     },
   });
+}
+
+/** One known server's entry (URL, source, health) from the server list, for error messages. */
+export function useServerInfo(name: string) {
+  const servers = useServers();
+  return servers.data?.find((s) => s.name === name);
 }

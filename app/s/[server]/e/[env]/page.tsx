@@ -1,0 +1,29 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { Suspense } from "react";
+import { EnvironmentView } from "@/components/environments/environment-view";
+import { PageContainer } from "@/components/layout/page-header";
+import { SkeletonBlock } from "@/components/ui/skeleton";
+import { decodeParam, envExists } from "@/lib/ui/server-lookup";
+
+type Params = { params: Promise<{ server: string; env: string }> };
+
+export async function generateMetadata({ params }: Params): Promise<Metadata> {
+  const { server, env } = await params;
+  return { title: `${decodeParam(env)} · ${decodeParam(server)}` };
+}
+
+export default async function EnvironmentPage({ params }: Params) {
+  const p = await params;
+  const server = decodeParam(p.server);
+  const env = decodeParam(p.env);
+  // Unknown server, or an environment the built-in host doesn't have: a real 404.
+  if ((await envExists(server, env)) === false) notFound();
+  return (
+    <PageContainer>
+      <Suspense fallback={<SkeletonBlock label="Loading environment" lines={8} />}>
+        <EnvironmentView server={server} env={env} />
+      </Suspense>
+    </PageContainer>
+  );
+}

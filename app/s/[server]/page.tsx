@@ -1,0 +1,27 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { EnvironmentList } from "@/components/environments/environment-list";
+import { PageContainer, PageHeader } from "@/components/layout/page-header";
+import { decodeParam, serverExists } from "@/lib/ui/server-lookup";
+
+type Params = { params: Promise<{ server: string }> };
+
+export async function generateMetadata({ params }: Params): Promise<Metadata> {
+  const { server } = await params;
+  return { title: `${decodeParam(server)} environments` };
+}
+
+export default async function ServerPage({ params }: Params) {
+  const server = decodeParam((await params).server);
+  if (!(await serverExists(server))) notFound();
+  return (
+    <PageContainer>
+      <PageHeader
+        crumbs={[{ href: "/", label: "Servers" }, { label: server }]}
+        title={<span className="font-mono">{server}</span>}
+        description="Environments served by this server, with their tools and splits."
+      />
+      <EnvironmentList server={server} />
+    </PageContainer>
+  );
+}
