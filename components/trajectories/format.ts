@@ -1,0 +1,33 @@
+// Small display helpers of the trajectory views.
+import type { BadgeTone } from "@/components/ui/badge";
+import type { EndReason } from "@/lib/trajectory/schema";
+
+export const END_REASON_LABEL: Record<EndReason | "running", string> = {
+  finished: "Finished",
+  user_closed: "Closed by user",
+  timeout: "Expired",
+  error: "Error",
+  running: "Running",
+};
+
+export function endReasonTone(r: EndReason | null): BadgeTone {
+  if (r == null) return "sky";
+  return r === "finished" ? "green" : r === "user_closed" ? "neutral" : r === "timeout" ? "amber" : "red";
+}
+
+export function fmtReward(r: number | null | undefined): string {
+  if (r == null) return "—";
+  return Number.isInteger(r) ? String(r) : r.toFixed(3).replace(/0+$/, "");
+}
+
+export function fmtMs(ms: number | null | undefined): string {
+  if (ms == null) return "—";
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+export function fmtTime(at: number | null | undefined): string {
+  if (at == null) return "—";
+  return new Date(at).toLocaleString(undefined, { dateStyle: "short", timeStyle: "medium" });
+}

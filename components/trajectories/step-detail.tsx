@@ -1,0 +1,108 @@
+"use client";
+// One step of a trajectory: the action, the observation blocks, reward, finished, metadata,
+// latency, whether a replay found it different, and its raw SSE frames with timings.
+import { BlocksView } from "@/components/episode/blocks-view";
+import { Badge } from "@/components/ui/badge";
+import { JsonView } from "@/components/ui/json-view";
+import { markDiffers } from "@/lib/trajectory/diff";
+import type { TrajectoryStep } from "@/lib/trajectory/schema";
+import { fmtMs, fmtReward } from "./format";
+
+export function StepStatus({ step }: { step: TrajectoryStep }) {
+  if (step.ok == null) return <Badge tone="sky">running</Badge>;
+  if (!step.ok) return <Badge tone="red">error</Badge>;
+  return step.finished ? <Badge tone="green">finished</Badge> : null;
+}
+
+export function ReplayBadge({ step }: { step: TrajectoryStep }) {
+  if (!step.replay) return null;
+  return markDiffers(step.replay) ? (
+    <Badge tone="amber" title={`Replayed step ${step.replay.step} of ${step.replay.of}`}>
+      differs from original: {step.replay.differs.join(", ")}
+    </Badge>
+  ) : (
+    <Badge tone="neutral" title={`Replayed step ${step.replay.step} of ${step.replay.of}`}>
+      replayed, same
+    </Badge>
+  );
+}
+
+export function StepDetail({ step, cumulative }: { step: TrajectoryStep; cumulative: number }) {
+  const elapsed = step.ok == null ? (step.events.at(-1)?.t ?? 0) : step.latency_ms;
+  return (
+    <article aria-label={`Step ${step.index}`} className="space-y-3">
+      <header className="flex flex-wrap items-center gap-2">
+        <h2 className="text-base font-semibold">
+          Step {step.index}: <span className="font-mono">{step.tool}</span>
+        </h2>
+        <StepStatus step={step} />
+        <ReplayBadge step={step} />
+      </header>
+      <dl className="grid grid-cols-2 gap-x-4 gap-y-1 text-xs sm:grid-cols-4">
+        <div>
+          <dt className="text-zinc-500">Reward</dt>
+          <dd className="font-mono" data-testid="step-reward">
+            {fmtReward(step.reward)}
+          </dd>
+        </div>
+        <div>
+          <dt className="text-zinc-500">Cumulative</dt>
+          <dd className="font-mono">{fmtReward(cumulative)}</dd>
+        </div>
+        <div>
+          <dt className="text-zinc-500">Finished</dt>
+          <dd>{step.finished ? "yes" : "no"}</dd>
+        </div>
+        <div>
+          <dt className="text-zinc-500">{step.ok == null ? "Elapsed" : "Latency"}</dt>
+          <dd className="font-mono">{fmtMs(elapsed)}</dd>
+        </div>
+      </dl>
+      <section aria-label="Action">
+        <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-zinc-500">Action</h3>
+        <JsonView value={step.input} label={`${step.tool} input`} maxHeight="16rem" />
+      </section>
+      <section aria-label="Observation">
+        <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-zinc-500">Observation</h3>
+        {step.error && (
+          <p
+            role="alert"
+            className="mb-2 rounded bg-red-50 p-2 font-mono text-xs text-red-800 dark:bg-red-950 dark:text-red-200"
+          >
+            {step.error}
+          </p>
+        )}
+        <BlocksView
+          blocks={step.blocks}
+          emptyText={step.ok == null ? "Waiting for the result…" : "No blocks."}
+        />
+      </section>
+      {step.metadata && (
+        <section aria-label="Metadata">
+          <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-zinc-500">Metadata</h3>
+          <JsonView value={step.metadata} label="metadata" maxHeight="12rem" />
+        </section>
+      )}
+      <details className="text-xs">
+        <summary className="cursor-pointer text-zinc-600 dark:text-zinc-400">
+          SSE frames ({step.events.length})
+        </summary>
+        <ol aria-label="SSE frames" className="mt-1 max-h-64 overflow-auto font-mono">
+          {step.events.map((e, i) => (
+            <li key={i} className="flex gap-2 border-b border-zinc-100 py-0.5 dark:border-zinc-800">
+              <span className="w-16 shrink-0 text-right text-zinc-500">+{fmtMs(e.t)}</span>
+              {e.kind === "comment" ? (
+                <span className="text-zinc-500">: {e.comment}</span>
+              ) : (
+                <span className="min-w-0 break-all">
+                  <span className="font-semibold">{e.event}</span>{" "}
+                  {e.event === "chunk" || e.event === "end" ? `${e.data.length} chars` : e.data.slice(0, 200)}
+                </span>
+              )}
+            </li>
+          ))}
+        </ol>
+      </details>
+    </article>
+  );
+}

@@ -1,0 +1,273 @@
+"use client";
+// The trajectories list (/trajectories): filters, sort and search kept in the URL, a virtualized
+// table of summaries, two-row selection for compare, export (JSONL, current filters) and import.
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { Download, GitCompare } from "lucide-react";
+import Link from "next/link";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useEffect, useRef, useState } from "react";
+import { PageContainer, PageHeader } from "@/components/layout/page-header";
+import { Badge } from "@/components/ui/badge";
+import { buttonClasses } from "@/components/ui/button";
+import { ErrorPanel } from "@/components/ui/error-panel";
+import { Input, inputClasses, Label } from "@/components/ui/input";
+import { SkeletonBlock } from "@/components/ui/skeleton";
+import { exportUrl, trajectoryListQuery } from "@/lib/trajectory/queries";
+import {
+  END_REASONS,
+  SORT_KEYS,
+  type TrajectoryFilter,
+  type TrajectorySummary,
+  trajectoryFilterSchema,
+} from "@/lib/trajectory/schema";
+import { cn } from "@/lib/ui/cn";
+import { END_REASON_LABEL, endReasonTone, fmtReward, fmtTime } from "./format";
+import { ImportPanel } from "./import-panel";
+
+const LIMIT = 5000;
+const ROW = 40;
+
+function filterFromParams(params: URLSearchParams): TrajectoryFilter {
+  const raw: Record<string, string> = {};
+  for (const [k, v] of params) if (v) raw[k] = v;
+  const r = trajectoryFilterSchema.safeParse(raw);
+  return r.success ? r.data : {};
+}
+
+export function TrajectoryList() {
+  const params = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const filter = filterFromParams(new URLSearchParams(params.toString()));
+  const [q, setQ] = useState(filter.q ?? "");
+  const setParam = (patch: Record<string, string | undefined>) => {
+    const p = new URLSearchParams(params.toString());
+    for (const [k, v] of Object.entries(patch)) {
+      if (v === undefined || v === "") p.delete(k);
+      else p.set(k, v);
+    }
+    router.replace(`${pathname}?${p}`, { scroll: false });
+  };
+  // Debounced search box.
+  useEffect(() => {
+    if ((filter.q ?? "") === q) return;
+    const t = setTimeout(() => setParam({ q }), 250);
+    return () => clearTimeout(t);
+  });
+  const query = useQuery({
+    ...trajectoryListQuery({ ...filter, limit: LIMIT }),
+    placeholderData: keepPreviousData,
+  });
+  const [picked, setPicked] = useState<string[]>([]);
+  const toggle = (id: string) =>
+    setPicked((p) => (p.includes(id) ? p.filter((x) => x !== id) : [...p, id].slice(-2)));
+
+  const field = (name: keyof TrajectoryFilter, label: string, props: Record<string, unknown> = {}) => (
+    <div className="space-y-1">
+      <Label htmlFor={`f-${name}`}>{label}</Label>
+      <Input
+        id={`f-${name}`}
+        defaultValue={String(filter[name] ?? "")}
+        key={`${name}-${filter[name] ?? ""}`}
+        onBlur={(e) => setParam({ [name]: e.target.value.trim() })}
+        onKeyDown={(e) => {
+          if (e.key === "Enter") setParam({ [name]: (e.target as HTMLInputElement).value.trim() });
+        }}
+        {...props}
+      />
+    </div>
+  );
+
+  return (
+    <PageContainer>
+      <PageHeader
+        title="Trajectories"
+        description="Every episode that passed through the relay, step by step."
+        actions={
+          <>
+            {picked.length === 2 && (
+              <Link
+                className={buttonClasses("primary", "sm")}
+                href={`/trajectories/compare?a=${encodeURIComponent(picked[0])}&b=${encodeURIComponent(picked[1])}`}
+              >
+                <GitCompare aria-hidden="true" /> Compare selected
+              </Link>
+            )}
+            <a className={buttonClasses("secondary", "sm")} href={exportUrl(filter)} download>
+              <Download aria-hidden="true" /> Export JSONL
+            </a>
+          </>
+        }
+      />
+      <form
+        aria-label="Filters"
+        className="mb-3 grid grid-cols-2 gap-2 sm:grid-cols-4 lg:grid-cols-9"
+        onSubmit={(e) => e.preventDefault()}
+      >
+        <div className="col-span-2 space-y-1">
+          <Label htmlFor="f-q">Search</Label>
+          <Input
+            id="f-q"
+            type="search"
+            value={q}
+            onChange={(e) => setQ(e.target.value)}
+            placeholder="text, tool, id…"
+          />
+        </div>
+        {field("server", "Server")}
+        {field("env", "Environment")}
+        {field("task", "Task", { placeholder: "train/12" })}
+        <div className="space-y-1">
+          <Label htmlFor="f-end">End reason</Label>
+          <select
+            id="f-end"
+            className={inputClasses}
+            value={filter.end_reason ?? ""}
+            onChange={(e) => setParam({ end_reason: e.target.value })}
+          >
+            <option value="">any</option>
+            <option value="running">running</option>
+            {END_REASONS.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
+          </select>
+        </div>
+        {field("min_reward", "Min reward", { type: "number", step: "any" })}
+        {field("max_reward", "Max reward", { type: "number", step: "any" })}
+        <div className="space-y-1">
+          <Label htmlFor="f-sort">Sort by</Label>
+          <select
+            id="f-sort"
+            className={inputClasses}
+            value={`${filter.sort ?? "started_at"}:${filter.order ?? "desc"}`}
+            onChange={(e) => {
+              const [sort, order] = e.target.value.split(":");
+              setParam({ sort, order });
+            }}
+          >
+            {SORT_KEYS.flatMap((k) =>
+              (["desc", "asc"] as const).map((o) => (
+                <option key={`${k}:${o}`} value={`${k}:${o}`}>
+                  {k.replace("_", " ")} {o === "desc" ? "↓" : "↑"}
+                </option>
+              )),
+            )}
+          </select>
+        </div>
+      </form>
+      <div className="mb-3">
+        <ImportPanel />
+      </div>
+      {query.isPending ? (
+        <SkeletonBlock lines={8} />
+      ) : query.error ? (
+        <ErrorPanel error={query.error} onRetry={() => void query.refetch()} />
+      ) : (
+        <Rows items={query.data.items} total={query.data.total} picked={picked} toggle={toggle} />
+      )}
+    </PageContainer>
+  );
+}
+
+function Rows({
+  items,
+  total,
+  picked,
+  toggle,
+}: {
+  items: TrajectorySummary[];
+  total: number;
+  picked: string[];
+  toggle: (id: string) => void;
+}) {
+  const parentRef = useRef<HTMLDivElement>(null);
+  const v = useVirtualizer({
+    count: items.length,
+    getScrollElement: () => parentRef.current,
+    estimateSize: () => ROW,
+    overscan: 10,
+  });
+  if (items.length === 0) {
+    return (
+      <p className="rounded-lg border border-zinc-200 p-6 text-center text-zinc-500 dark:border-zinc-800">
+        No trajectories match. Run an episode, or import a file.
+      </p>
+    );
+  }
+  return (
+    <div>
+      <p className="mb-1 text-xs text-zinc-500" role="status">
+        {total} trajector{total === 1 ? "y" : "ies"}
+        {total > items.length && ` (showing the first ${items.length})`}
+      </p>
+      <div className="rounded-lg border border-zinc-200 dark:border-zinc-800">
+        <div
+          aria-hidden="true"
+          className="grid grid-cols-[2rem_1fr_1fr_1fr_6rem_4rem_5rem_9rem] gap-2 border-b border-zinc-200 px-2 py-1.5 text-xs font-semibold text-zinc-500 dark:border-zinc-800"
+        >
+          <span>
+            <span className="sr-only">Select</span>
+          </span>
+          <span>Environment</span>
+          <span>Task</span>
+          <span>Server</span>
+          <span>End</span>
+          <span>Steps</span>
+          <span>Reward</span>
+          <span>Started</span>
+        </div>
+        <div ref={parentRef} className="max-h-[65vh] overflow-auto" data-testid="trajectory-scroller">
+          <ul aria-label="Trajectories" style={{ height: v.getTotalSize(), position: "relative" }}>
+            {v.getVirtualItems().map((vi) => {
+              const t = items[vi.index];
+              return (
+                <li
+                  key={t.id}
+                  aria-label={`${t.env ?? "unknown"} ${t.task_label} ${t.end_reason ?? "running"}`}
+                  className={cn(
+                    "absolute left-0 grid w-full grid-cols-[2rem_1fr_1fr_1fr_6rem_4rem_5rem_9rem] items-center gap-2 border-b border-zinc-100 px-2 text-xs hover:bg-zinc-50 dark:border-zinc-900 dark:hover:bg-zinc-900",
+                    picked.includes(t.id) && "bg-indigo-50 dark:bg-indigo-950",
+                  )}
+                  style={{ top: vi.start, height: ROW }}
+                >
+                  <span>
+                    <input
+                      type="checkbox"
+                      aria-label={`Select ${t.id} for compare`}
+                      checked={picked.includes(t.id)}
+                      onChange={() => toggle(t.id)}
+                    />
+                  </span>
+                  <span className="truncate">
+                    <Link
+                      className="font-medium text-indigo-700 hover:underline dark:text-indigo-300"
+                      href={`/trajectories/${encodeURIComponent(t.id)}`}
+                    >
+                      {t.env ?? "unknown"}
+                    </Link>
+                    {t.origin && <span className="ml-1 text-zinc-500">({t.origin.kind})</span>}
+                  </span>
+                  <span className="truncate font-mono" title={t.task_label}>
+                    {t.task_label}
+                  </span>
+                  <span className="truncate font-mono">{t.server}</span>
+                  <span>
+                    <Badge tone={endReasonTone(t.end_reason)}>
+                      {END_REASON_LABEL[t.end_reason ?? "running"]}
+                    </Badge>
+                  </span>
+                  <span className="font-mono">{t.num_steps}</span>
+                  <span className="font-mono">{fmtReward(t.total_reward)}</span>
+                  <span className="text-zinc-500">{fmtTime(t.started_at)}</span>
+                </li>
+              );
+            })}
+          </ul>
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,349 @@
+"use client";
+// The trajectory view (/trajectories/<id>?step=N): header with end reason and reward, actions
+// (restart, fork at the selected step, replay with diff, export, compare), the prompt, the
+// reward chart, and the step timeline with j/k navigation. Live episodes update as they run.
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { GitBranch, GitCompare, Play, Radio, RotateCcw } from "lucide-react";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { BlocksView } from "@/components/episode/blocks-view";
+import { PageContainer, PageHeader } from "@/components/layout/page-header";
+import { Badge } from "@/components/ui/badge";
+import { Button, buttonClasses } from "@/components/ui/button";
+import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
+import { ErrorPanel } from "@/components/ui/error-panel";
+import { Input, Label } from "@/components/ui/input";
+import { Kbd } from "@/components/ui/kbd";
+import { SkeletonBlock } from "@/components/ui/skeleton";
+import { markDiffers } from "@/lib/trajectory/diff";
+import {
+  downloadUrl,
+  episodeHref,
+  type ForkResponse,
+  forkTrajectoryRequest,
+  replayTrajectoryRequest,
+  restartHref,
+  trajectoryKeys,
+} from "@/lib/trajectory/queries";
+import { cumulativeRewards, type Trajectory, taskLabel } from "@/lib/trajectory/schema";
+import { cn } from "@/lib/ui/cn";
+import { END_REASON_LABEL, endReasonTone, fmtMs, fmtReward, fmtTime } from "./format";
+import { RewardChart } from "./reward-chart";
+import { StepDetail, StepStatus } from "./step-detail";
+import { useLiveTrajectory } from "./use-live-trajectory";
+
+function useStepParam(initial: number | null, count: number) {
+  const [step, setStep] = useState<number | null>(initial);
+  const select = useCallback((n: number) => {
+    setStep(n);
+    const url = new URL(window.location.href);
+    url.searchParams.set("step", String(n));
+    window.history.replaceState(null, "", url);
+  }, []);
+  // Follow the newest step of a live episode unless the user picked one.
+  const picked = useRef(initial != null);
+  const current = step ?? (count > 0 ? count : null);
+  return {
+    step: current != null && count > 0 ? Math.min(Math.max(current, 1), count) : null,
+    select: (n: number) => {
+      picked.current = true;
+      select(n);
+    },
+  };
+}
+
+export function TrajectoryView({ id, initialStep }: { id: string; initialStep: number | null }) {
+  const { data: t, error, isPending, refetch, feed } = useLiveTrajectory(id);
+  if (isPending) {
+    return (
+      <PageContainer>
+        <SkeletonBlock lines={6} />
+      </PageContainer>
+    );
+  }
+  if (error || !t) {
+    return (
+      <PageContainer>
+        <PageHeader
+          crumbs={[{ href: "/trajectories", label: "Trajectories" }, { label: id }]}
+          title="Trajectory"
+        />
+        <ErrorPanel error={error} context={{ what: `trajectory ${id}` }} onRetry={() => void refetch()} />
+      </PageContainer>
+    );
+  }
+  return <Loaded t={t} initialStep={initialStep} feed={feed} />;
+}
+
+function Loaded({ t, initialStep, feed }: { t: Trajectory; initialStep: number | null; feed: string }) {
+  const { step, select } = useStepParam(initialStep, t.steps.length);
+  const cum = useMemo(() => cumulativeRewards(t.steps), [t.steps]);
+  const selected = step != null ? t.steps[step - 1] : undefined;
+  const listRef = useRef<HTMLOListElement>(null);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const el = e.target as HTMLElement | null;
+      if (el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName))) return;
+      if (e.metaKey || e.ctrlKey || e.altKey || !t.steps.length) return;
+      if (e.key === "j") select(Math.min((step ?? 0) + 1, t.steps.length));
+      else if (e.key === "k") select(Math.max((step ?? 2) - 1, 1));
+      else return;
+      e.preventDefault();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [step, t.steps.length, select]);
+
+  useEffect(() => {
+    if (step == null) return;
+    listRef.current?.querySelector(`[data-step="${step}"]`)?.scrollIntoView({ block: "nearest" });
+  }, [step]);
+
+  const running = t.end_reason == null;
+  const restart = restartHref(t);
+  return (
+    <PageContainer>
+      <PageHeader
+        crumbs={[
+          { href: running ? "/live" : "/trajectories", label: running ? "Live" : "Trajectories" },
+          { label: t.id },
+        ]}
+        title={
+          <span className="flex items-center gap-2">
+            {t.env ?? "unknown environment"} · {taskLabel(t.task)}
+            <Badge
+              tone={endReasonTone(t.end_reason)}
+              aria-label={`End reason: ${END_REASON_LABEL[t.end_reason ?? "running"]}`}
+            >
+              {running && <Radio aria-hidden="true" className="size-3 animate-pulse" />}
+              {END_REASON_LABEL[t.end_reason ?? "running"]}
+            </Badge>
+          </span>
+        }
+        description={
+          <>
+            server <span className="font-mono">{t.server}</span> · session{" "}
+            <span className="font-mono">{t.sid ?? "—"}</span> · started {fmtTime(t.started_at)}
+            {t.ended_at != null && ` · ran ${fmtMs(t.ended_at - t.started_at)}`}
+            {running && feed === "live" && " · watching live"}
+            {t.origin?.from && (
+              <>
+                {" "}
+                · {t.origin.kind} of{" "}
+                <Link className="underline" href={`/trajectories/${encodeURIComponent(t.origin.from)}`}>
+                  {t.origin.from}
+                </Link>
+                {t.origin.step != null && ` at step ${t.origin.step}`}
+              </>
+            )}
+          </>
+        }
+        actions={
+          <>
+            {running && t.env && t.sid && (
+              <Link className={buttonClasses("primary", "sm")} href={episodeHref(t.server, t.env, t.sid)}>
+                <Play aria-hidden="true" /> Open episode
+              </Link>
+            )}
+            {restart && (
+              <Link className={buttonClasses("secondary", "sm")} href={restart}>
+                <RotateCcw aria-hidden="true" /> Restart on the same task
+              </Link>
+            )}
+            <a className={buttonClasses("secondary", "sm")} href={downloadUrl(t.id)} download>
+              Export JSON
+            </a>
+          </>
+        }
+      />
+      {t.error && (
+        <p
+          role="status"
+          className="mb-3 rounded-md bg-amber-50 p-2 text-xs text-amber-900 dark:bg-amber-950 dark:text-amber-200"
+        >
+          {END_REASON_LABEL[t.end_reason ?? "running"]}: {t.error}
+        </p>
+      )}
+      <div className="mb-4 grid gap-4 lg:grid-cols-[1fr_20rem]">
+        <Card>
+          <CardHeader>
+            <CardTitle>Reward</CardTitle>
+            <span className="text-xs text-zinc-500">
+              total{" "}
+              <span
+                className="font-mono font-semibold text-zinc-900 dark:text-zinc-100"
+                data-testid="total-reward"
+              >
+                {fmtReward(t.total_reward)}
+              </span>{" "}
+              · {t.steps.length} steps
+            </span>
+          </CardHeader>
+          <CardBody>
+            <RewardChart steps={t.steps} selected={step ?? undefined} onSelect={select} />
+          </CardBody>
+        </Card>
+        <Operations t={t} step={step} />
+      </div>
+      {t.prompt && (
+        <details
+          className="mb-4 rounded-lg border border-zinc-200 p-3 dark:border-zinc-800"
+          open={t.steps.length === 0}
+        >
+          <summary className="cursor-pointer text-sm font-semibold">Prompt</summary>
+          <div className="mt-2">
+            <BlocksView blocks={t.prompt} />
+          </div>
+        </details>
+      )}
+      <div className="grid gap-4 md:grid-cols-[16rem_1fr]">
+        <nav aria-label="Steps" className="md:sticky md:top-14 md:self-start">
+          <p className="mb-1 text-xs text-zinc-500">
+            <Kbd>j</Kbd> / <Kbd>k</Kbd> next / previous step
+          </p>
+          <ol ref={listRef} className="max-h-[70vh] space-y-0.5 overflow-auto">
+            {t.steps.map((s, i) => (
+              <li key={s.index} data-step={s.index}>
+                <button
+                  type="button"
+                  aria-current={s.index === step ? "step" : undefined}
+                  onClick={() => select(s.index)}
+                  className={cn(
+                    "flex w-full items-center gap-2 rounded px-2 py-1 text-left text-xs hover:bg-zinc-100 dark:hover:bg-zinc-800",
+                    s.index === step &&
+                      "bg-indigo-50 ring-1 ring-indigo-300 dark:bg-indigo-950 dark:ring-indigo-800",
+                  )}
+                >
+                  <span className="w-6 shrink-0 text-right font-mono text-zinc-500">{s.index}</span>
+                  <span className="min-w-0 flex-1 truncate font-mono">{s.tool}</span>
+                  {markDiffers(s.replay) && (
+                    <span className="text-amber-600" title="differs from the original">
+                      ≠
+                    </span>
+                  )}
+                  <StepStatus step={s} />
+                  <span className="font-mono" title="reward / cumulative">
+                    {fmtReward(s.reward)}
+                    <span className="text-zinc-400"> / {fmtReward(cum[i])}</span>
+                  </span>
+                  <span className="w-14 shrink-0 text-right text-zinc-500">{fmtMs(s.latency_ms)}</span>
+                </button>
+              </li>
+            ))}
+          </ol>
+          {t.steps.length === 0 && <p className="text-xs text-zinc-500">No steps {running ? "yet" : ""}.</p>}
+        </nav>
+        <div className="min-w-0">
+          {selected ? <StepDetail step={selected} cumulative={cum[selected.index - 1] ?? 0} /> : null}
+        </div>
+      </div>
+    </PageContainer>
+  );
+}
+
+function Operations({ t, step }: { t: Trajectory; step: number | null }) {
+  const router = useRouter();
+  const qc = useQueryClient();
+  const [other, setOther] = useState("");
+  const [fork, setFork] = useState<ForkResponse | null>(null);
+  const forkM = useMutation({
+    mutationFn: (n: number) => forkTrajectoryRequest(t.id, n),
+    onSuccess: (r) => {
+      setFork(r);
+      void qc.invalidateQueries({ queryKey: trajectoryKeys.all });
+    },
+  });
+  const replayM = useMutation({
+    mutationFn: () => replayTrajectoryRequest(t.id),
+    onSuccess: (r) => {
+      void qc.invalidateQueries({ queryKey: trajectoryKeys.all });
+      router.push(
+        `/trajectories/compare?a=${encodeURIComponent(t.id)}&b=${encodeURIComponent(r.trajectory_id)}`,
+      );
+    },
+  });
+  const canRerun = t.task != null && t.steps.length > 0;
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Operations</CardTitle>
+      </CardHeader>
+      <CardBody className="space-y-3 text-xs">
+        <div className="flex flex-wrap gap-2">
+          <Button
+            size="sm"
+            disabled={!canRerun || step == null || forkM.isPending}
+            onClick={() => step != null && forkM.mutate(step)}
+          >
+            <GitBranch aria-hidden="true" />
+            {forkM.isPending ? "Forking…" : `Fork at step ${step ?? "—"}`}
+          </Button>
+          <Button size="sm" disabled={!canRerun || replayM.isPending} onClick={() => replayM.mutate()}>
+            <RotateCcw aria-hidden="true" />
+            {replayM.isPending ? "Replaying…" : "Replay and diff"}
+          </Button>
+        </div>
+        {!canRerun && (
+          <p className="text-zinc-500">Fork and replay need a known task and at least one step.</p>
+        )}
+        {forkM.error && <ErrorPanel compact error={forkM.error} context={{ what: "fork" }} />}
+        {replayM.error && <ErrorPanel compact error={replayM.error} context={{ what: "replay" }} />}
+        {fork && (
+          <div
+            role="status"
+            aria-label="Fork result"
+            className="space-y-1 rounded-md bg-zinc-50 p-2 dark:bg-zinc-900"
+          >
+            <p>
+              Forked at step {fork.step}: new session <span className="font-mono">{fork.sid}</span>.
+            </p>
+            <p>
+              {fork.differing.length === 0
+                ? "Every replayed step matched the original."
+                : `Replayed steps that differ from the original: ${fork.differing.join(", ")}.`}
+            </p>
+            <div className="flex flex-wrap gap-2">
+              <Link
+                className={buttonClasses("primary", "xs")}
+                href={episodeHref(fork.server, fork.env, fork.sid)}
+              >
+                Continue in the episode view
+              </Link>
+              <Link
+                className={buttonClasses("secondary", "xs")}
+                href={`/trajectories/${encodeURIComponent(fork.trajectory_id)}`}
+              >
+                View the fork
+              </Link>
+            </div>
+          </div>
+        )}
+        <form
+          className="flex items-end gap-2"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (other.trim())
+              router.push(
+                `/trajectories/compare?a=${encodeURIComponent(t.id)}&b=${encodeURIComponent(other.trim())}`,
+              );
+          }}
+        >
+          <div className="flex-1 space-y-1">
+            <Label htmlFor="compare-with">Compare with trajectory id</Label>
+            <Input
+              id="compare-with"
+              value={other}
+              onChange={(e) => setOther(e.target.value)}
+              placeholder="id"
+            />
+          </div>
+          <Button size="md" type="submit" disabled={!other.trim()}>
+            <GitCompare aria-hidden="true" /> Compare
+          </Button>
+        </form>
+      </CardBody>
+    </Card>
+  );
+}

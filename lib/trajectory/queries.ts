@@ -1,0 +1,151 @@
+// Browser-side access to /api/trajectories: a key factory, queryOptions per resource, and the
+// mutations' fetchers. Components never write raw keys or URLs.
+import { queryOptions } from "@tanstack/react-query";
+import type { TrajectoryDiff } from "./diff";
+import type { ReplayMark, Trajectory, TrajectoryFilter, TrajectorySummary } from "./schema";
+
+export class TrajectoryApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+    readonly errors: string[] = [],
+  ) {
+    super(detail);
+  }
+}
+
+async function json<T>(res: Response): Promise<T> {
+  if (res.ok) return (await res.json()) as T;
+  let detail = `HTTP ${res.status}`;
+  let errors: string[] = [];
+  try {
+    const body = (await res.json()) as { detail?: unknown; errors?: string[] };
+    if (typeof body.detail === "string") detail = body.detail;
+    if (Array.isArray(body.errors)) errors = body.errors;
+  } catch {
+    // not JSON
+  }
+  throw new TrajectoryApiError(res.status, detail, errors);
+}
+
+export function filterToParams(f: TrajectoryFilter): URLSearchParams {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(f)) if (v !== undefined && v !== "" && v !== null) p.set(k, String(v));
+  return p;
+}
+
+export const trajectoryKeys = {
+  all: ["trajectories"] as const,
+  list: (f: TrajectoryFilter) => [...trajectoryKeys.all, "list", f] as const,
+  live: () => [...trajectoryKeys.all, "live"] as const,
+  one: (id: string) => [...trajectoryKeys.all, "one", id] as const,
+  bySession: (server: string, sid: string) => [...trajectoryKeys.all, "session", server, sid] as const,
+};
+
+export function trajectoryListQuery(f: TrajectoryFilter) {
+  return queryOptions({
+    queryKey: trajectoryKeys.list(f),
+    queryFn: async ({ signal }) =>
+      json<{ items: TrajectorySummary[]; total: number }>(
+        await fetch(`/api/trajectories?${filterToParams(f)}`, { signal }),
+      ),
+    staleTime: 2_000,
+  });
+}
+
+export function liveTrajectoriesQuery() {
+  return queryOptions({
+    queryKey: trajectoryKeys.live(),
+    queryFn: async ({ signal }) =>
+      json<{ items: TrajectorySummary[] }>(await fetch("/api/trajectories/live", { signal })),
+    staleTime: 1_000,
+  });
+}
+
+export function trajectoryQuery(id: string) {
+  return queryOptions({
+    queryKey: trajectoryKeys.one(id),
+    queryFn: async ({ signal }) =>
+      json<Trajectory>(await fetch(`/api/trajectories/${encodeURIComponent(id)}`, { signal })),
+    staleTime: 5_000,
+  });
+}
+
+/** The newest trajectory of a session (the episode view reopens a live episode with it). */
+export function sessionTrajectoryQuery(server: string, sid: string) {
+  return queryOptions({
+    queryKey: trajectoryKeys.bySession(server, sid),
+    queryFn: async ({ signal }) =>
+      json<Trajectory>(
+        await fetch(`/api/trajectories/by-session/${encodeURIComponent(server)}/${encodeURIComponent(sid)}`, {
+          signal,
+        }),
+      ),
+  });
+}
+
+export interface ForkResponse {
+  server: string;
+  env: string;
+  sid: string;
+  trajectory_id: string;
+  step: number;
+  marks: ReplayMark[];
+  differing: number[];
+}
+
+export async function forkTrajectoryRequest(id: string, step: number): Promise<ForkResponse> {
+  return json(
+    await fetch(`/api/trajectories/${encodeURIComponent(id)}/fork`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ step }),
+    }),
+  );
+}
+
+export interface ReplayResponse {
+  trajectory_id: string;
+  diff: Omit<TrajectoryDiff, "steps"> & { steps: { index: number; fields: string[] }[] };
+}
+
+export async function replayTrajectoryRequest(id: string): Promise<ReplayResponse> {
+  return json(
+    await fetch(`/api/trajectories/${encodeURIComponent(id)}/replay`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: "{}",
+    }),
+  );
+}
+
+export async function importTrajectoriesRequest(
+  text: string,
+): Promise<{ imported: string[]; skipped: string[] }> {
+  return json(await fetch("/api/trajectories/import", { method: "POST", body: text }));
+}
+
+export async function deleteTrajectoryRequest(id: string): Promise<void> {
+  await json(await fetch(`/api/trajectories/${encodeURIComponent(id)}`, { method: "DELETE" }));
+}
+
+export function exportUrl(f: TrajectoryFilter): string {
+  const p = filterToParams({ ...f, limit: undefined, offset: undefined });
+  return `/api/trajectories/export?${p}`;
+}
+
+export function downloadUrl(id: string): string {
+  return `/api/trajectories/${encodeURIComponent(id)}?download=1`;
+}
+
+/** The episode page's "new episode" URL on the same task (restart). */
+export function restartHref(t: Pick<Trajectory, "server" | "env" | "task">): string | null {
+  if (!t.env || !t.task) return null;
+  const base = `/s/${encodeURIComponent(t.server)}/e/${encodeURIComponent(t.env)}/episode/new`;
+  if ("split" in t.task) return `${base}?split=${encodeURIComponent(t.task.split)}&task=${t.task.index}`;
+  return `${base}?task_spec=${encodeURIComponent(JSON.stringify(t.task.task_spec))}`;
+}
+
+export function episodeHref(server: string, env: string, sid: string): string {
+  return `/s/${encodeURIComponent(server)}/e/${encodeURIComponent(env)}/episode/${encodeURIComponent(sid)}`;
+}
