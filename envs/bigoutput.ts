@@ -10,8 +10,11 @@ export const BIGOUTPUT_MAX_SIZE = 4 * 1024 * 1024;
 const WORDS = ["lorem", "ipsum", "dolor", "sit", "amet", "consectetur", "adipiscing", "elit", "sed", "do"];
 const SPECIAL = " café — ✓ 🙂 ";
 
-/** The text `dump` returns: `size` UTF-16 code units exactly, lines of about `lineWidth`. */
-export function makeBigText(size: number, lineWidth: number): string {
+/**
+ * The text `dump` returns: `size` UTF-16 code units exactly, lines of about `lineWidth`, with a few
+ * non-ASCII characters (one a surrogate pair) every 25 lines unless `ascii`.
+ */
+export function makeBigText(size: number, lineWidth: number, ascii = false): string {
   const lines: string[] = [];
   let total = 0;
   let n = 0;
@@ -22,7 +25,7 @@ export function makeBigText(size: number, lineWidth: number): string {
       line += ` ${WORDS[w % WORDS.length]}`;
       w = (w * 31 + 7) % 1009;
     }
-    if (n % 25 === 24) line += SPECIAL;
+    if (n % 25 === 24 && !ascii) line += SPECIAL;
     line += "  \n"; // trailing spaces before the newline: chunk cuts must not land there
     lines.push(line);
     total += line.length;
@@ -40,11 +43,11 @@ export function makeBigText(size: number, lineWidth: number): string {
 
 // Generating a megabyte costs a few ms; the benchmark calls the same sizes again and again.
 const cache = new Map<string, string>();
-function cachedBigText(size: number, lineWidth: number): string {
-  const key = `${size}:${lineWidth}`;
+function cachedBigText(size: number, lineWidth: number, ascii: boolean): string {
+  const key = `${size}:${lineWidth}:${ascii}`;
   let s = cache.get(key);
   if (s === undefined) {
-    s = makeBigText(size, lineWidth);
+    s = makeBigText(size, lineWidth, ascii);
     if (cache.size >= 4) cache.delete(cache.keys().next().value!);
     cache.set(key, s);
   }
@@ -64,9 +67,10 @@ const dump = defineTool({
       .default(BIGOUTPUT_DEFAULT_SIZE)
       .describe("Length of the text in characters (UTF-16 code units)"),
     lineWidth: z.number().int().min(20).max(10_000).default(80).describe("Approximate characters per line"),
+    ascii: z.boolean().default(false).describe("Plain ASCII only (no é, ✓, 🙂 every 25 lines)"),
   }),
-  run: ({ size, lineWidth }) => {
-    const all = cachedBigText(size, lineWidth);
+  run: ({ size, lineWidth, ascii }) => {
+    const all = cachedBigText(size, lineWidth, ascii);
     return { blocks: [text(all)], reward: 0, finished: false, metadata: { size: all.length } };
   },
 });

@@ -34,6 +34,7 @@ const USAGE = `Usage: npm run bench -- [options]
   --tool <name>         tool to call (default: the tool with an "answer" field, answered from the task)
   --input <json>        tool input (default {"answer": <task.answer>})
   --size <bytes>        large mode: dump size (default 1048576)
+  --ascii               large mode: ASCII-only text (default has some é ✓ 🙂, making it a two-byte string)
   --sessions <n>        idle mode: sessions to open (default 10000)
   --api-key <key>       sent as X-API-Key
   --next-dist-dir <d>   --spawn next: the build directory (default $NEXT_DIST_DIR or .next)
@@ -62,6 +63,7 @@ interface Config {
   nextDistDir: string;
   cpuProf?: string;
   json: boolean;
+  ascii: boolean;
 }
 
 function parseConfig(argv: string[]): Config {
@@ -86,6 +88,7 @@ function parseConfig(argv: string[]): Config {
       "next-dist-dir": { type: "string" },
       "cpu-prof": { type: "string" },
       json: { type: "boolean", default: false },
+      ascii: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
     allowPositionals: false,
@@ -125,6 +128,7 @@ function parseConfig(argv: string[]): Config {
     nextDistDir: values["next-dist-dir"] ?? process.env.NEXT_DIST_DIR ?? ".next",
     cpuProf: values["cpu-prof"],
     json: values.json!,
+    ascii: values.ascii!,
   };
 }
 
@@ -464,15 +468,16 @@ async function benchLarge(target: Target, cfg: Config): Promise<Record<string, u
   const sids = await Promise.all(
     Array.from({ length: cfg.clients }, () => openSession(target.http, stats, cfg.env, cfg.split, 0)),
   );
-  const input = cfg.input ?? { size: cfg.size };
+  const input = cfg.input ?? (cfg.ascii ? { size: cfg.size, ascii: true } : { size: cfg.size });
+  const expected = typeof input.size === "number" ? input.size : undefined;
   // Each client owns its session: calls on one session are sequential, as in a real episode.
   const work = async (_n: number, client: number) => {
     const sid = sids[client]!;
     try {
       const { output } = await callTool(target.http, stats, cfg.env, sid, cfg.tool ?? "dump", input);
       const text = output.blocks.map((b) => b.text ?? "").join("");
-      if (!cfg.input && text.length !== cfg.size)
-        throw new BenchError(`dump returned ${text.length} characters, not ${cfg.size}`);
+      if (expected !== undefined && text.length !== expected)
+        throw new BenchError(`dump returned ${text.length} characters, not ${expected}`);
       stats.episodes++;
     } catch (e) {
       stats.error(e instanceof Error ? e.message : String(e));
