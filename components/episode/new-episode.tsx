@@ -1,0 +1,259 @@
+"use client";
+// Start an episode (/s/<server>/e/<env>/episode/new): on a task (split + index, its JSON shown)
+// or on a hand-written task_spec, with optional secrets; Start runs /create_session, /create and
+// the prompt (which waits for setup) through the relay, then replaces the URL with the episode's.
+import { useQuery } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { type FormEvent, useEffect, useId, useState } from "react";
+import { PageContainer, PageHeader } from "@/components/layout/page-header";
+import { parseJsonObject } from "@/components/schema-form/json-text";
+import { Button } from "@/components/ui/button";
+import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
+import { Input } from "@/components/ui/input";
+import { JsonView } from "@/components/ui/json-view";
+import { SkeletonBlock } from "@/components/ui/skeleton";
+import { TabPanel, Tabs } from "@/components/ui/tabs";
+import type { EpisodeTask } from "@/lib/ui/episode-store";
+import { splitsQuery, taskQuery } from "@/lib/ui/queries";
+import { draftSpecKey, episodeUrl, errorMessage, useStartEpisode } from "@/lib/ui/use-episode";
+import { type SecretRow, SecretsEditor, secretsFromRows } from "./secrets-editor";
+import { TaskSpecEditor } from "./task-spec-editor";
+
+function TaskPicker({
+  server,
+  env,
+  split,
+  index,
+  onChange,
+}: {
+  server: string;
+  env: string;
+  split: string;
+  index: number;
+  onChange: (split: string, index: number) => void;
+}) {
+  const id = useId();
+  const splits = useQuery(splitsQuery(server, env));
+  const task = useQuery({ ...taskQuery(server, env, split, index), enabled: split !== "" && index >= 0 });
+  return (
+    <div className="flex flex-col gap-3">
+      <div className="flex flex-wrap items-end gap-3">
+        <div className="flex flex-col gap-1">
+          <label htmlFor={`${id}-split`} className="text-xs font-medium text-zinc-700 dark:text-zinc-300">
+            Split
+          </label>
+          <select
+            id={`${id}-split`}
+            value={split}
+            onChange={(e) => onChange(e.target.value, index)}
+            className="h-8 min-w-32 rounded-md border border-zinc-300 bg-white px-2 font-mono text-sm dark:border-zinc-700 dark:bg-zinc-900"
+          >
+            {split && !splits.data?.some((s) => s.name === split) && <option value={split}>{split}</option>}
+            {splits.data?.map((s) => (
+              <option key={s.name} value={s.name}>
+                {s.name} ({s.type})
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="flex flex-col gap-1">
+          <label htmlFor={`${id}-index`} className="text-xs font-medium text-zinc-700 dark:text-zinc-300">
+            Task index
+          </label>
+          <Input
+            id={`${id}-index`}
+            type="number"
+            min={0}
+            value={Number.isFinite(index) ? index : ""}
+            onChange={(e) =>
+              onChange(split, e.target.value === "" ? 0 : Math.max(0, Math.floor(Number(e.target.value))))
+            }
+            className="w-32 font-mono"
+          />
+        </div>
+      </div>
+      {task.isPending && split !== "" && <SkeletonBlock label="Loading the task" lines={3} />}
+      {task.error && (
+        <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+          Could not load task {index} of {split}: {errorMessage(task.error)}
+        </p>
+      )}
+      {task.data && (
+        <JsonView value={task.data} label={`Task ${split}/${index}`} expandDepth={2} maxHeight="20rem" />
+      )}
+    </div>
+  );
+}
+
+export function NewEpisode({
+  server,
+  env,
+  split: initialSplit,
+  index: initialIndex,
+  fromSpec,
+}: {
+  server: string;
+  env: string;
+  split: string | null;
+  index: number | null;
+  fromSpec: boolean;
+}) {
+  const router = useRouter();
+  const tabsId = useId().replace(/:/g, "");
+  const [mode, setMode] = useState<"task" | "spec">(fromSpec ? "spec" : "task");
+  const [split, setSplit] = useState(initialSplit ?? "");
+  const [index, setIndex] = useState(initialIndex ?? 0);
+  const [specText, setSpecText] = useState("{\n  \n}");
+  const [secrets, setSecrets] = useState<SecretRow[]>([]);
+  const [formError, setFormError] = useState<string | null>(null);
+  const start = useStartEpisode(server, env);
+  const splits = useQuery({ ...splitsQuery(server, env), enabled: mode === "task" && split === "" });
+
+  // Restart on the same task_spec: the episode view hands the spec over through sessionStorage.
+  useEffect(() => {
+    try {
+      const draft = sessionStorage.getItem(draftSpecKey(server, env));
+      if (draft) setSpecText(draft);
+    } catch {
+      // no storage: start empty
+    }
+  }, [server, env]);
+
+  useEffect(() => {
+    if (split === "" && splits.data?.[0]) setSplit(splits.data[0].name);
+  }, [split, splits.data]);
+
+  const onSpecChange = (text: string) => {
+    setSpecText(text);
+    try {
+      sessionStorage.setItem(draftSpecKey(server, env), text);
+    } catch {
+      // not kept
+    }
+  };
+
+  const submit = (e?: FormEvent) => {
+    e?.preventDefault();
+    setFormError(null);
+    let task: EpisodeTask;
+    if (mode === "spec") {
+      const p = parseJsonObject(specText);
+      if (!p.ok) {
+        setFormError(`task_spec: ${p.message}`);
+        return;
+      }
+      task = { task_spec: p.value };
+    } else {
+      if (!split) {
+        setFormError("Choose a split.");
+        return;
+      }
+      task = { split, index };
+    }
+    const s = secretsFromRows(secrets);
+    if (!s.ok) {
+      setFormError(s.error);
+      return;
+    }
+    start.mutate(
+      { task, secrets: s.secrets },
+      {
+        onSuccess: ({ sid }) => {
+          setSecrets([]); // forget the values as soon as they are sent
+          router.replace(episodeUrl(server, env, sid));
+        },
+      },
+    );
+  };
+
+  const envHref = `/s/${encodeURIComponent(server)}/e/${encodeURIComponent(env)}`;
+  return (
+    <PageContainer className="max-w-3xl">
+      <PageHeader
+        crumbs={[
+          { href: "/", label: "Servers" },
+          { href: `/s/${encodeURIComponent(server)}`, label: server },
+          { href: envHref, label: env },
+          { label: "New episode" },
+        ]}
+        title="Start an episode"
+        description={
+          <>
+            A new session on <span className="font-mono">{server}</span> /{" "}
+            <span className="font-mono">{env}</span>, through the recording relay.
+          </>
+        }
+      />
+      <form onSubmit={submit} className="flex flex-col gap-4" aria-label="Start an episode">
+        <Card>
+          <CardHeader>
+            <CardTitle>Task</CardTitle>
+          </CardHeader>
+          <CardBody className="flex flex-col gap-3">
+            <Tabs
+              label="Task source"
+              idBase={tabsId}
+              value={mode}
+              onValueChange={(v) => setMode(v as "task" | "spec")}
+              items={[
+                { value: "task", label: "Task from a split" },
+                { value: "spec", label: "Custom task_spec" },
+              ]}
+            />
+            {mode === "task" ? (
+              <TabPanel idBase={tabsId} value="task">
+                <TaskPicker
+                  server={server}
+                  env={env}
+                  split={split}
+                  index={index}
+                  onChange={(s, i) => {
+                    setSplit(s);
+                    setIndex(i);
+                  }}
+                />
+              </TabPanel>
+            ) : (
+              <TabPanel idBase={tabsId} value="spec">
+                <TaskSpecEditor text={specText} onChange={onSpecChange} />
+              </TabPanel>
+            )}
+          </CardBody>
+        </Card>
+        <Card>
+          <CardBody>
+            <SecretsEditor rows={secrets} onChange={setSecrets} />
+          </CardBody>
+        </Card>
+        {formError && (
+          <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+            {formError}
+          </p>
+        )}
+        {start.error && (
+          <div
+            role="alert"
+            className="rounded-lg border border-red-300 bg-red-50 px-3 py-3 text-red-900 dark:border-red-900 dark:bg-red-950 dark:text-red-100"
+          >
+            <p className="text-sm font-semibold">The episode could not start</p>
+            <p className="mt-1 whitespace-pre-wrap font-mono text-xs">{errorMessage(start.error)}</p>
+            <p className="mt-1 text-xs opacity-80">
+              If the environment's setup failed, fix it (or its secrets) and try again; nothing was kept.
+            </p>
+            <Button className="mt-2" size="sm" onClick={() => submit()}>
+              Try again
+            </Button>
+          </div>
+        )}
+        <div className="flex items-center gap-3">
+          <Button type="submit" variant="primary" disabled={start.isPending || start.isSuccess}>
+            {start.isPending ? "Starting…" : "Start episode"}
+          </Button>
+          {start.isPending && (
+            <span className="text-xs text-zinc-500">creating the session and waiting for setup…</span>
+          )}
+        </div>
+      </form>
+    </PageContainer>
+  );
+}

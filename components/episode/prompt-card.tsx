@@ -1,0 +1,49 @@
+"use client";
+// The episode's prompt (/{env}/prompt) as blocks, with the task it runs on.
+import { Button } from "@/components/ui/button";
+import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
+import { JsonView } from "@/components/ui/json-view";
+import { SkeletonBlock } from "@/components/ui/skeleton";
+import { selectTask, useEpisodeStore } from "@/lib/ui/episode-store";
+import { errorMessage, usePrompt } from "@/lib/ui/use-episode";
+import { BlocksView } from "./blocks-view";
+
+export function PromptCard() {
+  const prompt = usePrompt();
+  const task = useEpisodeStore(selectTask);
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Prompt</CardTitle>
+        {task && (
+          <span className="font-mono text-xs text-zinc-500 dark:text-zinc-400">
+            {"split" in task ? `${task.split} / task ${task.index}` : "custom task_spec"}
+          </span>
+        )}
+      </CardHeader>
+      <CardBody className="flex flex-col gap-3">
+        {prompt.isPending && <SkeletonBlock label="Loading the prompt" lines={3} />}
+        {prompt.error && (
+          <div
+            role="alert"
+            className="flex flex-wrap items-center gap-2 text-sm text-red-700 dark:text-red-400"
+          >
+            <span>Could not load the prompt: {errorMessage(prompt.error)}</span>
+            <Button size="xs" onClick={() => prompt.refetch()}>
+              Try again
+            </Button>
+          </div>
+        )}
+        {prompt.data && <BlocksView blocks={prompt.data} emptyText="The prompt is empty." />}
+        {task && "task_spec" in task && (
+          <details>
+            <summary className="cursor-pointer text-xs font-medium text-zinc-500 dark:text-zinc-400">
+              Task spec
+            </summary>
+            <JsonView value={task.task_spec} label="task_spec" className="mt-2" />
+          </details>
+        )}
+      </CardBody>
+    </Card>
+  );
+}

@@ -1,0 +1,151 @@
+"use client";
+// The session's tools (/{env}/task_tools, falling back to /{env}/tools) and the form of the chosen
+// one. The form (react-jsonschema-form + AJV) loads as its own chunk. A tool without input is one
+// button. The input is remembered per tool and task.
+import dynamic from "next/dynamic";
+import { useEffect, useState } from "react";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
+import { SkeletonBlock } from "@/components/ui/skeleton";
+import type { JsonObject, ToolSpec } from "@/lib/ors/protocol";
+import { cn } from "@/lib/ui/cn";
+import {
+  selectEnd,
+  selectIsBusy,
+  selectTask,
+  useEpisodeStore,
+  useEpisodeStoreApi,
+} from "@/lib/ui/episode-store";
+import { errorMessage, useSessionTools } from "@/lib/ui/use-episode";
+import type { ToolCaller } from "@/lib/ui/use-tool-call";
+import { rememberedInputKey, useRememberedInput } from "./use-remembered-input";
+
+const ToolForm = dynamic(() => import("@/components/schema-form/tool-form").then((m) => m.ToolForm), {
+  ssr: false,
+  loading: () => <SkeletonBlock label="Loading the form" lines={4} />,
+});
+
+function hasInput(tool: ToolSpec): boolean {
+  return tool.input_schema !== null && tool.input_schema !== undefined;
+}
+
+function ToolInput({ tool, caller }: { tool: ToolSpec; caller: ToolCaller }) {
+  const { server, env } = useEpisodeStoreApi().getState();
+  const task = useEpisodeStore(selectTask);
+  const busy = useEpisodeStore(selectIsBusy);
+  const end = useEpisodeStore(selectEnd);
+  const [value, setValue, loaded] = useRememberedInput(rememberedInputKey(server, env, task, tool.name));
+  const disabled = busy || (end !== null && end.reason !== "finished");
+  const reason = busy ? "A call is in flight." : end ? "The episode has ended." : undefined;
+  const abandon = busy ? (
+    <Button size="sm" variant="danger" onClick={caller.abandon}>
+      Abandon call
+    </Button>
+  ) : null;
+
+  if (!hasInput(tool)) {
+    return (
+      <div className="flex flex-wrap items-center gap-2">
+        <Button variant="primary" disabled={disabled} onClick={() => caller.call(tool.name, {})}>
+          Call {tool.name}
+        </Button>
+        <span className="text-xs text-zinc-500 dark:text-zinc-400">
+          {reason ?? "This tool takes no input."}
+        </span>
+        <span className="ml-auto">{abandon}</span>
+      </div>
+    );
+  }
+  if (!loaded) return <SkeletonBlock label="Loading the form" lines={3} />;
+  return (
+    <ToolForm
+      key={tool.name}
+      toolName={tool.name}
+      schema={tool.input_schema as JsonObject}
+      value={value}
+      onChange={setValue}
+      onCall={(input) => void caller.call(tool.name, input)}
+      disabled={disabled}
+      disabledReason={reason}
+      actions={abandon}
+    />
+  );
+}
+
+export function ToolPanel({ caller }: { caller: ToolCaller }) {
+  const tools = useSessionTools();
+  const [chosen, setChosen] = useState<string | null>(null);
+  const list = tools.data?.tools ?? [];
+  const current = list.find((t) => t.name === chosen) ?? list[0] ?? null;
+
+  useEffect(() => {
+    if (!chosen && list[0]) setChosen(list[0].name);
+  }, [chosen, list]);
+
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Tools</CardTitle>
+        {tools.data && (
+          <span className="text-[11px] text-zinc-500 dark:text-zinc-400" title={tools.data.fallbackReason}>
+            from <code className="font-mono">/{tools.data.source}</code>
+          </span>
+        )}
+      </CardHeader>
+      <CardBody className="flex flex-col gap-3">
+        {tools.isPending && <SkeletonBlock label="Loading tools" lines={3} />}
+        {tools.error && (
+          <div role="alert" className="flex flex-col gap-2 text-sm text-red-700 dark:text-red-400">
+            <p>Could not load the tools: {errorMessage(tools.error)}</p>
+            <Button size="sm" onClick={() => tools.refetch()}>
+              Try again
+            </Button>
+          </div>
+        )}
+        {tools.data && list.length === 0 && (
+          <p className="text-sm text-zinc-500">This session has no tools.</p>
+        )}
+        {list.length > 0 && (
+          <div className="flex flex-col gap-1.5">
+            <span id="tool-picker-label" className="text-xs font-medium text-zinc-600 dark:text-zinc-400">
+              Tool
+            </span>
+            <div role="radiogroup" aria-labelledby="tool-picker-label" className="flex flex-wrap gap-1.5">
+              {list.map((t) => (
+                <button
+                  key={t.name}
+                  type="button"
+                  role="radio"
+                  aria-checked={current?.name === t.name}
+                  onClick={() => setChosen(t.name)}
+                  className={cn(
+                    "inline-flex items-center gap-1.5 rounded-md border px-2 py-1 font-mono text-xs",
+                    current?.name === t.name
+                      ? "border-indigo-400 bg-indigo-50 text-indigo-900 dark:border-indigo-600 dark:bg-indigo-950 dark:text-indigo-100"
+                      : "border-zinc-300 text-zinc-700 hover:bg-zinc-50 dark:border-zinc-700 dark:text-zinc-300 dark:hover:bg-zinc-800",
+                  )}
+                >
+                  {t.name}
+                  {!hasInput(t) && (
+                    <Badge className="font-sans" aria-hidden="true">
+                      no input
+                    </Badge>
+                  )}
+                </button>
+              ))}
+            </div>
+          </div>
+        )}
+        {current && (
+          <section aria-label={`Call ${current.name}`} className="flex flex-col gap-3">
+            {current.description && (
+              <p className="text-sm text-zinc-600 dark:text-zinc-400">{current.description}</p>
+            )}
+            <ToolInput key={current.name} tool={current} caller={caller} />
+          </section>
+        )}
+      </CardBody>
+    </Card>
+  );
+}

@@ -1,0 +1,61 @@
+// Parsing JSON typed by hand (the JSON tab of a tool form, the task_spec editor): a clear error
+// with line and column, and a check that the value is a JSON object.
+import type { JsonObject } from "@/lib/ors/protocol";
+
+export type JsonParse =
+  | { ok: true; value: JsonObject }
+  | { ok: false; message: string; line?: number; column?: number };
+
+/** Line and column (1-based) of a character offset in `text`. */
+export function lineColumnAt(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, Math.max(0, Math.min(offset, text.length)));
+  const lines = before.split("\n");
+  return { line: lines.length, column: lines[lines.length - 1]!.length + 1 };
+}
+
+/** Parses `text` as a JSON object; errors say what and where (line:column). */
+export function parseJsonObject(text: string): JsonParse {
+  if (text.trim() === "") return { ok: false, message: "Empty: expected a JSON object such as {}" };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    const raw = err instanceof Error ? err.message : String(err);
+    const lc = /line (\d+) column (\d+)/.exec(raw);
+    const pos = /position (\d+)/.exec(raw);
+    const where = lc
+      ? { line: Number(lc[1]), column: Number(lc[2]) }
+      : pos
+        ? lineColumnAt(text, Number(pos[1]))
+        : /end of JSON input/i.test(raw)
+          ? lineColumnAt(text, text.length)
+          : undefined;
+    const message = raw.replace(/\s*\(line \d+ column \d+\)/, "").replace(/ in JSON at position \d+/, "");
+    return {
+      ok: false,
+      message: where ? `${message} at line ${where.line}, column ${where.column}` : message,
+      ...where,
+    };
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    const kind = value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
+    return { ok: false, message: `Expected a JSON object ({...}), got ${kind}` };
+  }
+  return { ok: true, value: value as JsonObject };
+}
+
+/** Deep equality of JSON values (key order ignored). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((x, i) => jsonEqual(x, bb[i]));
+  }
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
+  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
+  return ak.length === bk.length && ak.every((k) => jsonEqual(ao[k], bo[k]));
+}
