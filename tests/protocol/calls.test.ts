@@ -35,7 +35,7 @@ function taskIdOf(frames: SseFrame[]): string {
 describe("call frames", () => {
   it("sends task_id then one end event with the exact RunToolOutput JSON", async () => {
     const h = makeHandler();
-    const sid = await newEpisode(h, { split: "test", index: 0 });
+    const sid = await newEpisode(h, { env_name: "qa", split: "test", index: 0 });
     const res = await call(h, sid, { name: "submit", input: { answer: "4" } });
     expect(res.headers.get("cache-control")).toBe("no-cache");
     const text = await res.text();
@@ -48,7 +48,7 @@ describe("call frames", () => {
 
   it("chunks a large result into ≤4096-character pieces that never start with whitespace", async () => {
     const h = makeHandler();
-    const sid = await newEpisode(h, { split: "train", index: 0 });
+    const sid = await newEpisode(h, { env_name: "qa", split: "train", index: 0 });
     const frames = await framesOf(await call(h, sid, { name: "big", input: { size: 50_000 } }));
     const events = frames.filter((f) => f.kind === "event") as { event: string; data: string }[];
     expect(events[0]!.event).toBe("task_id");
@@ -67,7 +67,7 @@ describe("call frames", () => {
 
   it("answers tool-level failures as end {ok:false, error}; the session goes on", async () => {
     const h = makeHandler();
-    const sid = await newEpisode(h, { split: "train", index: 0 });
+    const sid = await newEpisode(h, { env_name: "qa", split: "train", index: 0 });
     const failure = async (body: object) => resultOf(await framesOf(await call(h, sid, body)));
     expect(await failure({ name: "nope", input: {} })).toEqual({
       ok: false,
@@ -91,7 +91,7 @@ describe("call frames", () => {
 
   it("answers 400 naming the field for a malformed call body, 404 for a session of another env", async () => {
     const h = makeHandler();
-    const sid = await newEpisode(h, { split: "train", index: 0 });
+    const sid = await newEpisode(h, { env_name: "qa", split: "train", index: 0 });
     await expectError(call(h, sid, { input: {} }), 400, /^name: /);
     await expectError(call(h, sid, { name: "submit", input: [] }), 400, /^input: /);
     await expectError(call(h, sid, { name: "submit", input: {}, extra: 1 }), 400, /extra/);
@@ -107,7 +107,7 @@ describe("call frames", () => {
 describe("pings and reconnection", () => {
   it("sends ': ping' comments while a tool runs, then the result", async () => {
     const h = makeHandler({ pingIntervalMs: 20 });
-    const sid = await newEpisode(h, { split: "train", index: 0 });
+    const sid = await newEpisode(h, { env_name: "qa", split: "train", index: 0 });
     const res = await call(h, sid, { name: "held", input: {} });
     const frames: SseFrame[] = [];
     for await (const f of readSseFrames(res.body!)) {
@@ -125,7 +125,7 @@ describe("pings and reconnection", () => {
 
   it("keeps working after the client disconnects; a re-POST with the task_id streams, then replays", async () => {
     const h = makeHandler({ pingIntervalMs: 10_000 });
-    const sid = await newEpisode(h, { split: "train", index: 0 });
+    const sid = await newEpisode(h, { env_name: "qa", split: "train", index: 0 });
     const ac = new AbortController();
     const first = await call(h, sid, { name: "held", input: {} }, "qa", ac.signal);
     const reader = first.body!.getReader();
@@ -152,8 +152,8 @@ describe("pings and reconnection", () => {
 
   it("answers event: error for an unknown task_id and for a task_id of another session", async () => {
     const h = makeHandler();
-    const a = await newEpisode(h, { split: "train", index: 0 });
-    const b = await newEpisode(h, { split: "train", index: 1 });
+    const a = await newEpisode(h, { env_name: "qa", split: "train", index: 0 });
+    const b = await newEpisode(h, { env_name: "qa", split: "train", index: 1 });
     expect(await framesOf(await call(h, a, { name: "submit", input: {}, task_id: "nope" }))).toEqual([
       ev("task_id", "nope"),
       ev("error", 'unknown task_id "nope" (results are kept 60 s after completion)'),
@@ -165,7 +165,7 @@ describe("pings and reconnection", () => {
 
   it("drops results after the linger time", async () => {
     const h = makeHandler({ resultLingerMs: 50, sweepIntervalMs: 10 });
-    const sid = await newEpisode(h, { split: "train", index: 0 });
+    const sid = await newEpisode(h, { env_name: "qa", split: "train", index: 0 });
     const taskId = taskIdOf(await framesOf(await call(h, sid, { name: "counter", input: {} })));
     expect(h.host.stats().resultsKept).toBe(1);
     await until(() => h.host.stats().resultsKept === 0);
@@ -175,7 +175,7 @@ describe("pings and reconnection", () => {
 
   it("bounds the bytes kept for reconnection, dropping the oldest results first", async () => {
     const h = makeHandler({ resultCacheBytes: 130_000 });
-    const sid = await newEpisode(h, { split: "train", index: 0 });
+    const sid = await newEpisode(h, { env_name: "qa", split: "train", index: 0 });
     const ids: string[] = [];
     for (let i = 0; i < 5; i++)
       ids.push(taskIdOf(await framesOf(await call(h, sid, { name: "big", input: { size: 50_000 } }))));
@@ -194,7 +194,7 @@ describe("pings and reconnection", () => {
 describe("call limits and teardown", () => {
   it("ends a call past the per-call time limit with event: error, aborts its signal, and the session goes on", async () => {
     const h = makeHandler({ callTimeoutMs: 60 });
-    const sid = await newEpisode(h, { split: "train", index: 0 });
+    const sid = await newEpisode(h, { env_name: "qa", split: "train", index: 0 });
     const frames = await framesOf(await call(h, sid, { name: "held", input: { label: "slow" } }));
     expect(frames.slice(1)).toEqual([
       ev("error", 'Tool call "held" exceeded the time limit of 60 ms (ORS_CALL_TIMEOUT_MS)'),
@@ -210,7 +210,7 @@ describe("call limits and teardown", () => {
 
   it("ends a running call with event: error when its session is deleted", async () => {
     const h = makeHandler();
-    const sid = await newEpisode(h, { split: "train", index: 0 });
+    const sid = await newEpisode(h, { env_name: "qa", split: "train", index: 0 });
     const pending = call(h, sid, { name: "held", input: {} });
     await until(() => h.host.stats().runsRunning === 1);
     await send(h, "/delete", { sid, method: "POST" });
@@ -221,7 +221,7 @@ describe("call limits and teardown", () => {
 
   it("close() tears every session down and ends running streams", async () => {
     const h = makeHandler();
-    const sid = await newEpisode(h, { split: "train", index: 0 });
+    const sid = await newEpisode(h, { env_name: "qa", split: "train", index: 0 });
     const pending = call(h, sid, { name: "held", input: {} });
     await until(() => h.host.stats().runsRunning === 1);
     await h.close();

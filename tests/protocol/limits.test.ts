@@ -56,7 +56,11 @@ describe("API keys", () => {
 
   it("ignores X-API-Key when no keys are configured", async () => {
     const h = makeHandler();
-    const sid = await newEpisode(h, { split: "train", index: 0 }, { "x-api-key": "anything" });
+    const sid = await newEpisode(
+      h,
+      { env_name: "qa", split: "train", index: 0 },
+      { "x-api-key": "anything" },
+    );
     expect((await send(h, "/qa/prompt", { sid, headers: { "x-api-key": "whatever" } })).status).toBe(200);
   });
 });

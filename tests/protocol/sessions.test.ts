@@ -77,6 +77,36 @@ describe("create", () => {
     ]);
   });
 
+  it("without env_name, binds the session to the environment of its first /{env}/ request (reference client)", async () => {
+    const h = makeHandler();
+    // The reference client sends only split + index, then uses /{env}/prompt and /{env}/call.
+    const sid = await newEpisode(h, { split: "huge", index: 77 });
+    expect(await jsonOf(await send(h, "/indexed/prompt", { sid }))).toEqual([
+      { text: "task 77", detail: null, type: "text" },
+    ]);
+    const frames = await framesOf(await send(h, "/indexed/call", { sid, body: { name: "hint", input: {} } }));
+    expect(resultOf(frames)).toMatchObject({ ok: true, output: { blocks: [{ text: "hint 77" }] } });
+    await expectError(
+      send(h, "/qa/call", { sid, body: { name: "submit", input: { answer: "1" } } }),
+      404,
+      /runs environment "indexed", not "qa"/,
+    );
+    // A task no environment has is refused at once; one the first-named environment lacks, at binding.
+    await expectError(send(h, "/create", { sid: "u1", body: { split: "nope", index: 0 } }), 400, /env_name/);
+    const sid2 = await newEpisode(h, { split: "train", index: 5 });
+    await expectError(
+      send(h, "/slowsetup/prompt", { sid: sid2 }),
+      400,
+      /Invalid index 5: split "train" has 1 tasks/,
+    );
+    await expectError(send(h, "/indexed/prompt", { sid: sid2 }), 400, /Invalid split "train"/);
+    expect(await jsonOf(await send(h, "/qa/prompt", { sid: sid2 }))).toEqual([
+      { text: tasks.train![5]!.question, detail: null, type: "text" },
+    ]);
+    expect(await jsonOf(await send(h, "/ping", { sid: sid2, method: "POST" }))).toEqual({ status: "ok" });
+    expect(await jsonOf(await send(h, "/delete", { sid: sid2, method: "POST" }))).toEqual({ sid: sid2 });
+  });
+
   it("answers 400 for task_spec XOR split+index violations, bad split/index, missing header, reuse", async () => {
     const h = makeHandler();
     const spec = { question: "q", answer: "a" };
@@ -94,17 +124,17 @@ describe("create", () => {
     await expectError(send(h, "/create", { sid: "s1", body: { split: "train" } }), 400, /^index: /);
     await expectError(send(h, "/create", { sid: "s1", body: { index: 0 } }), 400, /^split: /);
     await expectError(
-      send(h, "/create", { sid: "s1", body: { split: "dev", index: 0 } }),
+      send(h, "/create", { sid: "s1", body: { env_name: "qa", split: "dev", index: 0 } }),
       400,
       /Invalid split/,
     );
     await expectError(
-      send(h, "/create", { sid: "s1", body: { split: "train", index: -1 } }),
+      send(h, "/create", { sid: "s1", body: { env_name: "qa", split: "train", index: -1 } }),
       400,
       /index: must be/,
     );
     await expectError(
-      send(h, "/create", { sid: "s1", body: { split: "train", index: 99 } }),
+      send(h, "/create", { sid: "s1", body: { env_name: "qa", split: "train", index: 99 } }),
       400,
       /Invalid index 99/,
     );
@@ -207,7 +237,7 @@ describe("setup", () => {
 describe("ping, delete, delete_session", () => {
   it("pings a live session; 400 without header; 404 for unknown", async () => {
     const h = makeHandler();
-    const sid = await newEpisode(h, { split: "train", index: 0 });
+    const sid = await newEpisode(h, { env_name: "qa", split: "train", index: 0 });
     expect(await jsonOf(await send(h, "/ping", { sid, method: "POST" }))).toEqual({ status: "ok" });
     await expectError(send(h, "/ping", { method: "POST" }), 400, /X-Session-ID header is required/);
     await expectError(send(h, "/ping", { sid: "nope", method: "POST" }), 404, /Session not found: "nope"/);
@@ -215,7 +245,7 @@ describe("ping, delete, delete_session", () => {
 
   it("answers 410 Gone after delete for prompt, task_tools, call (and ping, delete); 404 for never-seen", async () => {
     const h = makeHandler();
-    const sid = await newEpisode(h, { split: "train", index: 0 });
+    const sid = await newEpisode(h, { env_name: "qa", split: "train", index: 0 });
     await send(h, "/delete", { sid, method: "POST" });
     await expectError(send(h, "/qa/prompt", { sid }), 410, /was deleted/);
     await expectError(send(h, "/qa/task_tools", { sid }), 410, /was deleted/);
@@ -237,7 +267,7 @@ describe("ping, delete, delete_session", () => {
     expect(await jsonOf(await send(h, "/delete_session", { sid: "whatever", method: "POST" }))).toEqual({
       sid: "whatever",
     });
-    const sid = await newEpisode(h, { split: "train", index: 0 });
+    const sid = await newEpisode(h, { env_name: "qa", split: "train", index: 0 });
     expect(await jsonOf(await send(h, "/delete_session", { sid, method: "POST" }))).toEqual({ sid });
     expect(controls.teardowns).toEqual([sid]);
     expect(h.host.sessionCount).toBe(0);
@@ -247,8 +277,8 @@ describe("ping, delete, delete_session", () => {
 describe("lifecycle limits", () => {
   it("tears down idle sessions (404 afterwards); any request with the id resets the timer", async () => {
     const h = makeHandler({ idleTimeoutMs: 150, sweepIntervalMs: 10 });
-    const idle = await newEpisode(h, { split: "train", index: 0 });
-    const kept = await newEpisode(h, { split: "train", index: 1 });
+    const idle = await newEpisode(h, { env_name: "qa", split: "train", index: 0 });
+    const kept = await newEpisode(h, { env_name: "qa", split: "train", index: 1 });
     const start = Date.now();
     while (Date.now() - start < 300) {
       expect((await send(h, "/ping", { sid: kept, method: "POST" })).status).toBe(200);
@@ -261,7 +291,7 @@ describe("lifecycle limits", () => {
 
   it("does not expire a session while a call runs", async () => {
     const h = makeHandler({ idleTimeoutMs: 80, sweepIntervalMs: 10, pingIntervalMs: 1000 });
-    const sid = await newEpisode(h, { split: "train", index: 0 });
+    const sid = await newEpisode(h, { env_name: "qa", split: "train", index: 0 });
     const call = send(h, "/qa/call", { sid, body: { name: "held", input: {} } });
     await new Promise((r) => setTimeout(r, 250));
     expect(h.host.sessionCount).toBe(1);
@@ -272,7 +302,7 @@ describe("lifecycle limits", () => {
 
   it("tears down a session at the maximum duration however active, ending a running call", async () => {
     const h = makeHandler({ maxSessionMs: 200, sweepIntervalMs: 10, pingIntervalMs: 10_000 });
-    const sid = await newEpisode(h, { split: "train", index: 0 });
+    const sid = await newEpisode(h, { env_name: "qa", split: "train", index: 0 });
     const frames = await framesOf(await send(h, "/qa/call", { sid, body: { name: "held", input: {} } }));
     expect(frames).toHaveLength(2);
     expect(frames[1]).toEqual(
@@ -284,8 +314,8 @@ describe("lifecycle limits", () => {
 
   it("answers 503 beyond the session limit without evicting anyone", async () => {
     const h = makeHandler({ maxSessions: 2 });
-    const a = await newEpisode(h, { split: "train", index: 0 });
-    await newEpisode(h, { split: "train", index: 1 });
+    const a = await newEpisode(h, { env_name: "qa", split: "train", index: 0 });
+    await newEpisode(h, { env_name: "qa", split: "train", index: 1 });
     await expectError(
       send(h, "/create", { sid: "third", body: { split: "train", index: 2 } }),
       503,
@@ -301,7 +331,7 @@ describe("isolation", () => {
   it("keeps per-session state apart across concurrent sessions", async () => {
     const h = makeHandler();
     const sids = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => newEpisode(h, { split: "train", index: i })),
+      Array.from({ length: 8 }, (_, i) => newEpisode(h, { env_name: "qa", split: "train", index: i })),
     );
     const counts = async (sid: string, n: number) => {
       const out: string[] = [];

@@ -33,6 +33,7 @@ import {
   RunContext,
   SETTING_UP,
   Session,
+  UNBOUND,
 } from "./session";
 import { RunRegistry, type ToolRun } from "./tool-runs";
 
@@ -326,7 +327,7 @@ class Host implements OrsHost {
         return json(200, { tasks: from < to ? await env.getTaskRange(split, from, to) : [] });
       }
       case "prompt": {
-        const s = await this.readySession(requireSid(sid));
+        const s = await this.readySession(requireSid(sid), hosted);
         let blocks: unknown;
         try {
           blocks = await s.hosted.env.definition.getPrompt(s.ctx);
@@ -344,7 +345,7 @@ class Host implements OrsHost {
         }
       }
       case "task_tools": {
-        const s = await this.readySession(requireSid(sid));
+        const s = await this.readySession(requireSid(sid), hosted);
         this.sessionTools(s);
         return jsonReply(200, s.taskToolsJson!);
       }
@@ -359,7 +360,7 @@ class Host implements OrsHost {
     if (sid === "") throw new OrsError(400, "X-Session-ID header is empty");
     const body = validate(createRequestSchema, await this.body(req));
     this.assertNewSession(sid);
-    let hosted = this.defaultEnv;
+    let hosted: HostedEnvironment | null = null;
     if (body.env_name != null) {
       const named = this.envs.get(body.env_name) ?? this.envsLower.get(body.env_name.toLowerCase());
       if (!named)
@@ -368,40 +369,98 @@ class Host implements OrsHost {
           `Unknown environment ${quote(body.env_name)}; this server hosts: ${[...this.envs.keys()].join(", ")}`,
         );
       hosted = named;
-    }
+    } else if (this.envs.size === 1) hosted = this.defaultEnv;
     const header = req.header("x-secrets");
     const secrets: Record<string, string> = header ? parseSecretsHeader(header) : {};
     if (body.secrets) Object.assign(secrets, body.secrets);
     this.assertCapacity();
-    let task: JsonObject;
-    if (body.task_spec != null) task = body.task_spec;
-    else {
-      this.requireSplit(hosted.env, body.split!);
-      task = await this.taskAt(hosted.env, body.split!, body.index!);
+    if (!hosted) {
+      // No env_name on a multi-environment host (the reference client's split+index sessions):
+      // the session's first /{env}/... request names its environment.
+      if (body.task_spec == null) await this.assertSomeEnvHasTask(body.split!, body.index!);
       this.assertNewSession(sid);
       this.assertCapacity();
+      const session = new Session(sid, performance.now());
+      session.status = UNBOUND;
+      session.pending = {
+        taskSpec: body.task_spec ?? null,
+        split: body.split ?? null,
+        index: body.index ?? null,
+        secrets,
+      };
+      this.sessions.set(sid, session);
+      return sidReply(sid);
     }
-    const now = performance.now();
+    const task = body.task_spec ?? (await this.resolveTask(hosted, body.split!, body.index!));
+    this.assertNewSession(sid);
+    this.assertCapacity();
+    const session = new Session(sid, performance.now());
+    this.sessions.set(sid, session);
+    this.start(session, hosted, task, secrets);
+    return sidReply(sid);
+  }
+
+  private async resolveTask(hosted: HostedEnvironment, split: string, index: number): Promise<JsonObject> {
+    this.requireSplit(hosted.env, split);
+    return this.taskAt(hosted.env, split, index);
+  }
+
+  private async assertSomeEnvHasTask(split: string, index: number): Promise<void> {
+    if (index < 0) throw new OrsError(400, `index: must be 0 or more, got ${index}`);
+    for (const hosted of this.envs.values()) {
+      if (!hosted.env.hasSplit(split)) continue;
+      const n = await hosted.env.numTasks(split).catch(() => 0);
+      if (index < n) return;
+    }
+    throw new OrsError(
+      400,
+      `No environment here has task ${index} of a split ${quote(split)}; name the environment with env_name`,
+    );
+  }
+
+  /** Binds an unbound session to the environment of its first /{env}/... request. */
+  private async bind(s: Session, hosted: HostedEnvironment): Promise<void> {
+    if (!s.binding) {
+      const p = s.pending!;
+      s.binding = (async () => {
+        const task = p.taskSpec ?? (await this.resolveTask(hosted, p.split!, p.index!));
+        if (s.closed || s.status !== UNBOUND) return;
+        s.pending = null;
+        this.start(s, hosted, task, p.secrets);
+      })().finally(() => {
+        s.binding = null;
+      });
+    }
+    await s.binding;
+  }
+
+  /** Builds the session's context and state and starts its setup (asynchronously). */
+  private start(
+    session: Session,
+    hosted: HostedEnvironment,
+    task: JsonObject,
+    secrets: Record<string, string>,
+  ): void {
     const def = hosted.env.definition;
     const frozenSecrets = Object.freeze(secrets);
-    const ctx = new HookContext(sid, task, frozenSecrets, {});
-    const session = new Session(sid, hosted, ctx, now);
-    this.sessions.set(sid, session);
+    session.hosted = hosted;
+    session.ctx = new HookContext(session.id, task, frozenSecrets, {});
+    session.status = SETTING_UP;
     try {
-      if (def.createState) ctx.state = def.createState({ task, secrets: frozenSecrets });
+      if (def.createState) session.ctx.state = def.createState({ task, secrets: frozenSecrets });
     } catch (e) {
       this.failSetup(session, e);
-      return sidReply(sid);
+      return;
     }
     if (!def.setup) {
       session.status = READY;
-      return sidReply(sid);
+      return;
     }
     session.ready = new Promise<void>((resolve) => {
       session.resolveReady = resolve;
     });
     Promise.resolve()
-      .then(() => def.setup!(ctx))
+      .then(() => def.setup!(session.ctx))
       .then(
         () => {
           if (session.closed) {
@@ -413,7 +472,6 @@ class Host implements OrsHost {
         },
         (e) => this.failSetup(session, e),
       );
-    return sidReply(sid);
   }
 
   private failSetup(session: Session, e: unknown): void {
@@ -452,8 +510,12 @@ class Host implements OrsHost {
   }
 
   /** The session once its setup has finished: waits for it, reports a failed one. */
-  private async readySession(sid: string): Promise<Session> {
+  private async readySession(sid: string, hosted: HostedEnvironment): Promise<Session> {
     const s = this.requireSession(sid);
+    if (s.status === UNBOUND) {
+      await this.bind(s, hosted);
+      if (s.closed) throw endedError(sid, s.closed, this.options);
+    }
     if (s.status === SETTING_UP) {
       s.busy++;
       try {
@@ -554,14 +616,10 @@ class Host implements OrsHost {
 
   private async call(hosted: HostedEnvironment, req: IncomingOrsRequest, sid: string): Promise<OrsReply> {
     const body = validate(toolCallSchema, await this.body(req));
-    const s0 = this.requireSession(sid);
-    if (s0.hosted !== hosted)
-      throw new OrsError(
-        404,
-        `Session ${quote(sid)} runs environment ${quote(s0.hosted.name)}, not ${quote(hosted.name)}`,
-      );
     const pingMs = this.options.pingIntervalMs;
     if (body.task_id != null) {
+      const s0 = this.requireSession(sid);
+      if (s0.status !== UNBOUND) assertSameEnv(s0, hosted);
       const run = this.runs.get(body.task_id, sid);
       const head = formatSseEvent("task_id", body.task_id);
       if (!run)
@@ -577,7 +635,8 @@ class Host implements OrsHost {
       if (run.done) return { kind: "sse", body: head + run.frames };
       return { kind: "stream", stream: new CallStream(run, head, pingMs) };
     }
-    const s = await this.readySession(sid);
+    const s = await this.readySession(sid, hosted);
+    assertSameEnv(s, hosted);
     const run = this.runs.start(sid);
     const head = `event: task_id\ndata: ${run.id}\n\n`;
     const tool = this.sessionTools(s).get(body.name);
@@ -695,6 +754,14 @@ class Host implements OrsHost {
 function requireSid(sid: string | null): string {
   if (sid === null || sid === "") throw new OrsError(400, "X-Session-ID header is required");
   return sid;
+}
+
+function assertSameEnv(s: Session, hosted: HostedEnvironment): void {
+  if (s.hosted !== hosted)
+    throw new OrsError(
+      404,
+      `Session ${quote(s.id)} runs environment ${quote(s.hosted.name)}, not ${quote(hosted.name)}`,
+    );
 }
 
 function setupFailed(s: Session): OrsError {

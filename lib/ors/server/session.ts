@@ -10,6 +10,16 @@ export type CloseReason = "deleted" | "idle" | "max-duration" | "shutdown";
 export const SETTING_UP = 0;
 export const READY = 1;
 export const FAILED = 2;
+/** Created without `env_name` on a multi-environment host: bound by its first `/{env}/...` request. */
+export const UNBOUND = 3;
+
+/** What `/create` asked for, kept until an unbound session learns its environment. */
+export interface PendingTask {
+  taskSpec: JsonObject | null;
+  split: string | null;
+  index: number | null;
+  secrets: Record<string, string>;
+}
 
 /** The environment as the host serves it, with its discovery answers precomputed. */
 export interface HostedEnvironment {
@@ -75,12 +85,15 @@ export class Session {
   /** Shared tools plus this task's tools, computed after setup. */
   tools: ReadonlyMap<string, AnyTool> | null = null;
   taskToolsJson: string | null = null;
+  /** Set while unbound; `binding` is the bind in progress, shared by concurrent requests. */
+  pending: PendingTask | null = null;
+  binding: Promise<void> | null = null;
+  hosted!: HostedEnvironment;
+  ctx!: HookContext;
   private abortController: AbortController | null = null;
 
   constructor(
     readonly id: string,
-    readonly hosted: HostedEnvironment,
-    readonly ctx: HookContext,
     now: number,
   ) {
     this.createdAt = now;
