@@ -319,25 +319,24 @@ function SplitTasks({
             </div>
           )}
         </div>
-        <p
-          className="flex items-center gap-2 border-b border-zinc-100 px-3 py-1 text-[11px] text-zinc-500 dark:border-zinc-800"
-          aria-live="polite"
-        >
-          {numTasks.isPending ? (
-            "Counting tasks…"
-          ) : numTasks.isError ? (
-            <span className="text-red-600 dark:text-red-400">Could not count tasks</span>
-          ) : filtering ? (
-            <>
-              {loaded.matches.length.toLocaleString("en-US")} match{loaded.matches.length === 1 ? "" : "es"}{" "}
-              in {loaded.count.toLocaleString("en-US")} loaded of {total.toLocaleString("en-US")} tasks
-            </>
-          ) : (
-            <>
-              {total.toLocaleString("en-US")} task{total === 1 ? "" : "s"} in{" "}
-              <span className="font-mono">{split}</span>
-            </>
-          )}
+        <p className="flex items-center gap-2 border-b border-zinc-100 px-3 py-1 text-[11px] text-zinc-500 dark:border-zinc-800">
+          <span aria-live="polite">
+            {numTasks.isPending ? (
+              "Counting tasks…"
+            ) : numTasks.isError ? (
+              <span className="text-red-600 dark:text-red-400">Could not count tasks</span>
+            ) : filtering ? (
+              <>
+                {loaded.matches.length.toLocaleString("en-US")} match{loaded.matches.length === 1 ? "" : "es"}{" "}
+                in {loaded.count.toLocaleString("en-US")} loaded of {total.toLocaleString("en-US")} tasks
+              </>
+            ) : (
+              <>
+                {total.toLocaleString("en-US")} task{total === 1 ? "" : "s"} in{" "}
+                <span className="font-mono">{split}</span>
+              </>
+            )}
+          </span>
           <span className="ml-auto hidden items-center gap-1 sm:inline-flex">
             <Kbd>↑</Kbd>
             <Kbd>↓</Kbd> move
