@@ -59,6 +59,9 @@ export function LiveList() {
                 {t.env ?? "unknown"} · {t.task_label}
               </Link>
               <span className="font-mono text-zinc-500">{t.server}</span>
+              <span className="font-mono text-zinc-500" title="session id">
+                {t.sid}
+              </span>
               <span>{t.num_steps} steps</span>
               <span className="font-mono">reward {fmtReward(t.total_reward)}</span>
               <span className="text-zinc-500">last activity {fmtTime(t.last_activity_at)}</span>

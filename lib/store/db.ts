@@ -86,7 +86,7 @@ export function migrate(db: Db, migrations: string[] = MIGRATIONS): number {
 
 /** Resolves the data directory: PLAYGROUND_DATA_DIR, default `.data/` under the working dir. */
 export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
-  return path.resolve(env.PLAYGROUND_DATA_DIR || ".data");
+  return path.resolve(/*turbopackIgnore: true*/ env.PLAYGROUND_DATA_DIR || ".data");
 }
 
 /** Opens (creating if needed) and migrates the store file. */

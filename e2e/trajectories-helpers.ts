@@ -1,0 +1,124 @@
+// Helpers of the trajectory e2e specs: a plain ORS client through the relay, trajectory look-ups
+// over the HTTP API, a `next start` process of our own (for the restart test), and a test-only
+// ORS server whose environment behaviour is switched at call time (for the replay-diff test).
+import { type ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { expect } from "@playwright/test";
+import { z } from "zod";
+import { createOrsClient, type OrsClient } from "@/lib/ors/client";
+import { defineEnvironment, defineTool, text } from "@/lib/ors/sdk";
+import { createOrsHandler, serveNode } from "@/lib/ors/server";
+import type { Trajectory } from "@/lib/trajectory/schema";
+
+/** A plain ORS client using the app's relay for `server` as its base URL. */
+export function relayClient(base: string, server: string): OrsClient {
+  return createOrsClient({ baseUrl: `${base}/api/servers/${server}` });
+}
+
+/** The trajectory recorded for a session (polls until the recorder has written it). */
+export async function trajectoryOf(
+  base: string,
+  server: string,
+  sid: string,
+  steps = 0,
+): Promise<Trajectory> {
+  let found: Trajectory | null = null;
+  await expect
+    .poll(
+      async () => {
+        const res = await fetch(`${base}/api/trajectories/by-session/${server}/${sid}`);
+        if (!res.ok) return -1;
+        found = (await res.json()) as Trajectory;
+        return found.steps.filter((s) => s.ok != null).length;
+      },
+      { timeout: 15_000 },
+    )
+    .toBeGreaterThanOrEqual(steps);
+  return found!;
+}
+
+export interface NextProcess {
+  base: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts `next start` (the build in NEXT_DIST_DIR) on a loopback port with its own data dir. */
+export async function startNext(port: number, dataDir: string): Promise<NextProcess> {
+  const child = spawn(
+    process.execPath,
+    ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"],
+    {
+      env: { ...process.env, PLAYGROUND_DATA_DIR: dataDir, ORS_SERVERS: "" },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
+  let stderr = "";
+  child.stderr?.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const base = `http://127.0.0.1:${port}`;
+  await expect
+    .poll(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`next start exited: ${stderr}`);
+        return fetch(`${base}/api/ors/health`).then(
+          (r) => r.status,
+          () => 0,
+        );
+      },
+      { timeout: 60_000, intervals: [250] },
+    )
+    .toBe(200);
+  return {
+    base,
+    child,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((r) => child.once("exit", () => r()));
+      process.kill(child.pid!, "SIGTERM");
+      const timer = setTimeout(() => child.pid && process.kill(child.pid, "SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+export function tempDataDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), "traj-e2e-"));
+}
+
+/**
+ * A test-only ORS server with one environment, `variant`, whose `say` tool behaves according to
+ * `behaviour.version` read at call time: version "a" echoes the text with reward 1, version "b"
+ * shouts it with reward 0.5. `stop` is the same in both. Switching the version between recording
+ * and replay is "the environment changed since it was recorded".
+ */
+export async function startVariantServer(port: number) {
+  const behaviour = { version: "a" as "a" | "b" };
+  const say = defineTool({
+    description: "Say something back",
+    input: z.object({ text: z.string() }),
+    run: ({ text: s }) =>
+      behaviour.version === "a"
+        ? { blocks: [text(`you said ${s}`)], reward: 1 }
+        : { blocks: [text(`you said ${s.toUpperCase()}!`)], reward: 0.5 },
+  });
+  const stop = defineTool({
+    description: "End the episode",
+    run: () => ({ blocks: [text("bye")], reward: 0, finished: true }),
+  });
+  const variant = defineEnvironment({
+    name: "variant",
+    description: "Test-only: behaviour switched at call time",
+    splits: ["train"],
+    listTasks: () => [{ id: 0 }],
+    getPrompt: () => "Say something.",
+    tools: { say, stop },
+  });
+  const handler = createOrsHandler([variant]);
+  const served = await serveNode(handler, { port, host: "127.0.0.1" });
+  return { behaviour, url: served.url, close: () => served.close() };
+}

@@ -1,0 +1,248 @@
+// Trajectories end to end (Chromium): episodes driven by a plain ORS client through the relay are
+// recorded, watched live, kept across a reload and a server restart; fork flags the
+// non-deterministic `dice` steps; replay shows what changed in an environment; compare; export →
+// import round trip.
+import fs from "node:fs";
+import { expect, type Page, test } from "@playwright/test";
+import {
+  relayClient,
+  startNext,
+  startVariantServer,
+  tempDataDir,
+  trajectoryOf,
+} from "./trajectories-helpers";
+
+const RESTART_PORT = Number(process.env.E2E_TRAJ_RESTART_PORT ?? 8560);
+const VARIANT_PORT = Number(process.env.E2E_TRAJ_VARIANT_PORT ?? 8561);
+
+const steps = (page: Page) => page.getByRole("navigation", { name: "Steps" }).getByRole("button");
+
+test("an episode run by an outside client is watched live, and kept after a reload", async ({
+  page,
+  baseURL,
+}) => {
+  const ors = relayClient(baseURL!, "local");
+  const { task } = await ors.task("math", "test", 0);
+  const { sid } = await ors.createSession();
+  await ors.create(sid, { env_name: "math", split: "test", index: 0 });
+  await ors.prompt("math", sid);
+  const t = await trajectoryOf(baseURL!, "local", sid);
+
+  await page.goto("/live");
+  await page
+    .getByRole("listitem")
+    .filter({ hasText: sid })
+    .getByRole("link", { name: "math · test/0" })
+    .click();
+  await expect(page).toHaveURL(new RegExp(`/trajectories/${t.id}`));
+  await expect(page.getByLabel("End reason: Running")).toBeVisible();
+
+  // Steps appear as the outside client makes them, without a reload.
+  await ors.callTool("math", sid, { name: "submit", input: { answer: "-1.5" } });
+  await expect(steps(page)).toHaveCount(1);
+  await ors.callTool("math", sid, { name: "submit", input: { answer: String(task.answer) } });
+  await expect(steps(page)).toHaveCount(2);
+  await expect(page.getByLabel("End reason: Finished")).toBeVisible();
+  await ors.delete(sid);
+
+  await page.reload();
+  await expect(steps(page)).toHaveCount(2);
+  await expect(page.getByLabel("End reason: Finished")).toBeVisible();
+  await expect(page.getByTestId("total-reward")).toHaveText("1");
+
+  // Deep link to a step, then j/k.
+  await page.goto(`/trajectories/${t.id}?step=1`);
+  await expect(page.getByRole("heading", { name: "Step 1: submit" })).toBeVisible();
+  await page.keyboard.press("j");
+  await expect(page.getByRole("heading", { name: "Step 2: submit" })).toBeVisible();
+  await expect(page).toHaveURL(/step=2/);
+  await page.keyboard.press("k");
+  await expect(page.getByRole("heading", { name: "Step 1: submit" })).toBeVisible();
+  await expect(page.getByRole("img", { name: /Reward per step chart: 2 steps/ })).toBeVisible();
+
+  // It is in the list, found by search.
+  await page.goto(`/trajectories?q=${sid}`);
+  await expect(page.getByRole("list", { name: "Trajectories" }).getByRole("listitem")).toHaveCount(1);
+});
+
+test("recorded steps survive a server restart", async ({ page }) => {
+  const dataDir = tempDataDir();
+  let app = await startNext(RESTART_PORT, dataDir);
+  try {
+    const ors = relayClient(app.base, "local");
+    const { sid } = await ors.createSession();
+    await ors.create(sid, { env_name: "dice", split: "train", index: 0 });
+    await ors.prompt("dice", sid);
+    await ors.callTool("dice", sid, { name: "echo", input: { text: "before the restart" } });
+    const t = await trajectoryOf(app.base, "local", sid, 1);
+    await page.goto(`${app.base}/trajectories/${t.id}?step=1`);
+    await expect(page.getByText("echo: before the restart")).toBeVisible();
+
+    await app.stop();
+    app = await startNext(RESTART_PORT, dataDir);
+    await page.reload();
+    await expect(page.getByRole("heading", { name: "Step 1: echo" })).toBeVisible();
+    await expect(page.getByText("echo: before the restart")).toBeVisible();
+  } finally {
+    await app.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test("fork at a step of a dice episode flags the non-deterministic steps", async ({ page, baseURL }) => {
+  const ors = relayClient(baseURL!, "local");
+  const { sid } = await ors.createSession();
+  await ors.create(sid, { env_name: "dice", split: "train", index: 1 });
+  await ors.prompt("dice", sid);
+  await ors.callTool("dice", sid, { name: "roll", input: { sides: 1000 } });
+  await ors.callTool("dice", sid, { name: "echo", input: { text: "same every time" } });
+  await ors.callTool("dice", sid, { name: "roll", input: { sides: 1000 } });
+  const t = await trajectoryOf(baseURL!, "local", sid, 3);
+  await ors.delete(sid);
+
+  await page.goto(`/trajectories/${t.id}?step=2`);
+  await page.getByRole("button", { name: "Fork at step 2" }).click();
+  const result = page.getByRole("status", { name: "Fork result" });
+  await expect(result).toContainText("Replayed steps that differ from the original: 1.");
+  const cont = result.getByRole("link", { name: "Continue in the episode view" });
+  await expect(cont).toHaveAttribute("href", /^\/s\/local\/e\/dice\/episode\/[^/]+$/);
+  const forkSid = (await cont.getAttribute("href"))!.split("/").pop()!;
+
+  await result.getByRole("link", { name: "View the fork" }).click();
+  await expect(page.getByText(/fork of/)).toBeVisible();
+  await expect(steps(page)).toHaveCount(2);
+  await steps(page).first().click();
+  await expect(page.getByText(/differs from original: observation, reward/)).toBeVisible();
+  await page.keyboard.press("j");
+  await expect(page.getByText("replayed, same")).toBeVisible();
+  // The forked session is live: it continues by hand (here: by the client) and is recorded.
+  await relayClient(baseURL!, "local").callTool("dice", forkSid, { name: "stop", input: {} });
+  await expect(steps(page)).toHaveCount(3);
+});
+
+test("replay against a changed environment shows a step-aligned diff", async ({ page, baseURL }) => {
+  const variant = await startVariantServer(VARIANT_PORT);
+  const name = "variant";
+  await fetch(`${baseURL}/api/servers/${name}`, { method: "DELETE" });
+  const added = await fetch(`${baseURL}/api/servers`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ name, url: variant.url }),
+  });
+  expect(added.status, await added.clone().text()).toBeLessThan(300);
+  try {
+    const ors = relayClient(baseURL!, name);
+    const { sid } = await ors.createSession();
+    await ors.create(sid, { env_name: "variant", split: "train", index: 0 });
+    await ors.prompt("variant", sid);
+    await ors.callTool("variant", sid, { name: "say", input: { text: "hello" } });
+    await ors.callTool("variant", sid, { name: "stop", input: {} });
+    const t = await trajectoryOf(baseURL!, name, sid, 2);
+    expect(t.end_reason).toBe("finished");
+
+    variant.behaviour.version = "b"; // the environment changes
+    await page.goto(`/trajectories/${t.id}`);
+    await page.getByRole("button", { name: "Replay and diff" }).click();
+    await expect(page).toHaveURL(/\/trajectories\/compare\?a=.+&b=.+/);
+    await expect(page.getByRole("heading", { name: "Replay diff" })).toBeVisible();
+    await expect(page.getByRole("status", { name: "Diff summary" })).toHaveText(
+      /1 of 2 steps differ; first difference at step 1\./,
+    );
+    const left = page.getByRole("region", { name: "Step 1 left" });
+    const right = page.getByRole("region", { name: "Step 1 right" });
+    await expect(left).toContainText("differs: observation, reward");
+    await expect(left.locator("mark")).toHaveText("hello");
+    await expect(right.locator("mark")).toHaveText("HELLO!");
+    await expect(page.getByRole("region", { name: "Step 2 right" })).not.toContainText("differs");
+  } finally {
+    await fetch(`${baseURL}/api/servers/${name}`, { method: "DELETE" });
+    await variant.close();
+  }
+});
+
+test("compare two trajectories side by side", async ({ page, baseURL }) => {
+  const ors = relayClient(baseURL!, "local");
+  const ids: string[] = [];
+  for (const answer of ["1", "2"]) {
+    const { sid } = await ors.createSession();
+    await ors.create(sid, { env_name: "dice", split: "train", index: 0 });
+    await ors.callTool("dice", sid, { name: "echo", input: { text: `answer ${answer}` } });
+    await ors.callTool("dice", sid, { name: "stop", input: {} });
+    ids.push((await trajectoryOf(baseURL!, "local", sid, 2)).id);
+  }
+  await page.goto(`/trajectories?q=${encodeURIComponent(ids[0])}`);
+  await page.getByRole("checkbox", { name: `Select ${ids[0]} for compare` }).check();
+  await page.goto(`/trajectories/${ids[0]}`);
+  await page.getByLabel("Compare with trajectory id").fill(ids[1]);
+  await page.getByRole("button", { name: "Compare" }).click();
+  await expect(page.getByRole("heading", { name: "Compare trajectories" })).toBeVisible();
+  await expect(page.getByRole("status", { name: "Diff summary" })).toHaveText(
+    /1 of 2 steps differ; first difference at step 1\./,
+  );
+  await expect(page.getByRole("region", { name: "Step 1 left" })).toContainText(
+    "differs: input, observation",
+  );
+  await expect(page.getByRole("region", { name: "Step 1 right" }).locator("mark")).toHaveText("2");
+});
+
+test("export as JSON and JSONL, import back; a bad file imports nothing", async ({ page, baseURL }) => {
+  const ors = relayClient(baseURL!, "local");
+  const { sid } = await ors.createSession();
+  await ors.create(sid, { env_name: "dice", split: "train", index: 1 });
+  await ors.prompt("dice", sid);
+  await ors.callTool("dice", sid, { name: "echo", input: { text: "round trip" } });
+  await ors.delete(sid);
+  const t = await trajectoryOf(baseURL!, "local", sid, 1);
+
+  await page.goto(`/trajectories/${t.id}`);
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByRole("link", { name: "Export JSON" }).click(),
+  ]);
+  const exported = JSON.parse(fs.readFileSync((await download.path())!, "utf8"));
+  expect(exported).toMatchObject({ format: "ors-trajectory/1", id: t.id, end_reason: "user_closed" });
+  expect(JSON.stringify(exported)).not.toMatch(/secrets/i);
+
+  // Delete it, then import the file back through the file picker.
+  expect((await fetch(`${baseURL}/api/trajectories/${t.id}`, { method: "DELETE" })).status).toBe(200);
+  await page.goto("/trajectories");
+  const picker = page.getByLabel("Import trajectories (JSON or JSONL)");
+  await picker.setInputFiles({
+    name: "one.json",
+    mimeType: "application/json",
+    buffer: Buffer.from(JSON.stringify(exported)),
+  });
+  await expect(page.getByRole("status").filter({ hasText: "Imported 1 trajectory" })).toBeVisible();
+  const back = await (await fetch(`${baseURL}/api/trajectories/${t.id}`)).json();
+  expect({ ...back, origin: undefined }).toEqual({ ...exported, origin: undefined });
+
+  // JSONL export of a filtered list, re-imported: everything already there is skipped.
+  await page.goto(`/trajectories?q=${t.id}`);
+  const [jsonl] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByRole("link", { name: "Export JSONL" }).click(),
+  ]);
+  const lines = fs
+    .readFileSync((await jsonl.path())!, "utf8")
+    .trim()
+    .split("\n");
+  expect(lines.map((l) => JSON.parse(l).id)).toEqual([t.id]);
+  await picker.setInputFiles({
+    name: "many.jsonl",
+    mimeType: "application/x-ndjson",
+    buffer: Buffer.from(`${lines.join("\n")}\n`),
+  });
+  await expect(page.getByRole("status").filter({ hasText: "skipped 1 already present" })).toBeVisible();
+
+  // A bad line anywhere: nothing imported, the line named.
+  const fresh = { ...exported, id: `new-${Date.now()}` };
+  const bad = `${JSON.stringify(fresh)}\n{"format":"ors-trajectory/1","id":"x"}\n`;
+  await picker.setInputFiles({
+    name: "bad.jsonl",
+    mimeType: "application/x-ndjson",
+    buffer: Buffer.from(bad),
+  });
+  const alert = page.getByRole("alert").filter({ hasText: "Nothing was imported from bad.jsonl" });
+  await expect(alert).toContainText("line 2:");
+  expect((await fetch(`${baseURL}/api/trajectories/${fresh.id}`)).status).toBe(404);
+});
