@@ -13,7 +13,7 @@ import {
   numTasksRequestSchema,
   toolCallSchema,
 } from "../protocol/schemas";
-import { formatResultEvents, formatSseEvent } from "../protocol/sse";
+import { formatSseEvent, splitIntoChunks } from "../protocol/sse";
 import type { AnyEnvironment, AnyTool } from "../sdk/define";
 import { type OrsHostOptions, resolveHostOptions } from "./options";
 import {
@@ -657,7 +657,7 @@ class Host implements OrsHost {
   }
 
   private finishRun(run: ToolRun, resultJson: string): void {
-    this.runs.complete(run, formatResultEvents(resultJson).join(""), performance.now());
+    this.runs.complete(run, frameResult(resultJson), performance.now());
   }
 
   private execute(s: Session, run: ToolRun, tool: AnyTool, name: string, input: unknown): Promise<void> {
@@ -782,6 +782,18 @@ function endedError(sid: string, reason: CloseReason, o: OrsHostOptions): OrsErr
     default:
       return new OrsError(404, `Session ${quote(sid)} ended: the server shut down`);
   }
+}
+
+/**
+ * The `chunk`...`end` events of a serialized result, as `formatResultEvents` frames them but without
+ * its per-piece line splitting: JSON.stringify output never holds a raw CR or LF (it escapes them).
+ */
+function frameResult(json: string): string {
+  const pieces = splitIntoChunks(json);
+  const last = pieces.length - 1;
+  let out = "";
+  for (let i = 0; i < last; i++) out += `event: chunk\ndata: ${pieces[i]}\n\n`;
+  return `${out}event: end\ndata: ${pieces[last]}\n\n`;
 }
 
 /** Python slice index resolution: negative counts from the end, clamped to [0, n]. */

@@ -55,12 +55,13 @@ function header(req: IncomingMessage, name: string): string | null {
   return Array.isArray(v) ? v.join(", ") : v;
 }
 
-function writeBig(res: ServerResponse, body: string): void {
+function writeBig(res: ServerResponse, text: string): void {
+  const body = Buffer.from(text, "utf8");
   let offset = 0;
   const step = (): void => {
     while (offset < body.length) {
       const end = Math.min(body.length, offset + WRITE_BATCH);
-      const ok = res.write(body.slice(offset, end));
+      const ok = res.write(body.subarray(offset, end));
       offset = end;
       if (!ok && offset < body.length) {
         res.once("drain", step);

@@ -18,7 +18,7 @@ export type OrsReply =
 
 /** Where a live SSE stream writes: `write` returns false when the consumer wants it to wait. */
 export interface SseSink {
-  write(chunk: string): boolean;
+  write(chunk: string | Uint8Array): boolean;
   end(): void;
   /** Calls `cb` once when the consumer can take more after `write` returned false. */
   onDrain(cb: () => void): void;
@@ -29,6 +29,7 @@ export function jsonReply(status: number, body: string, headers?: Record<string,
 }
 
 const PING = formatSseComment("ping");
+const encoder = new TextEncoder();
 /** Pieces larger than this are written separately, each waiting for the consumer to drain. */
 const WRITE_BATCH = 64 * 1024;
 
@@ -85,14 +86,18 @@ export class CallStream {
 
   /** Writes the run's frames in batches, waiting for drain between them, then ends. */
   private flush(): void {
-    const frames = this.run.frames;
+    // A large result is encoded once; its batches are then views of one buffer.
+    const frames: string | Uint8Array =
+      this.run.frames.length > WRITE_BATCH ? encoder.encode(this.run.frames) : this.run.frames;
     let offset = 0;
     const step = (): void => {
       const sink = this.sink;
       if (this.closed || !sink) return;
       while (offset < frames.length) {
         const end = Math.min(frames.length, offset + WRITE_BATCH);
-        const ok = sink.write(frames.slice(offset, end));
+        const ok = sink.write(
+          typeof frames === "string" ? frames.slice(offset, end) : frames.subarray(offset, end),
+        );
         offset = end;
         if (!ok && offset < frames.length) {
           sink.onDrain(step);
@@ -106,8 +111,6 @@ export class CallStream {
     step();
   }
 }
-
-const encoder = new TextEncoder();
 
 /** Turns a reply into a fetch `Response`; a live stream becomes a pull-driven `ReadableStream`. */
 export function replyToResponse(reply: OrsReply, signal?: AbortSignal): Response {
@@ -140,7 +143,7 @@ export function replyToResponse(reply: OrsReply, signal?: AbortSignal): Response
         stream.attach({
           write(chunk) {
             if (ended) return false;
-            controller.enqueue(encoder.encode(chunk));
+            controller.enqueue(typeof chunk === "string" ? encoder.encode(chunk) : chunk);
             return (controller.desiredSize ?? 1) > 0;
           },
           end() {
