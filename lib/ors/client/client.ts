@@ -200,6 +200,7 @@ export function createOrsClient(options: OrsClientOptions): OrsClient {
             break;
           }
         }
+        res.body.cancel().catch(() => {});
         if (o?.signal?.aborted) throw o.signal.reason;
         if (!sid)
           throw new OrsClientError("not-ors", res.status, "the SSE answer carried no session id", path);
@@ -249,6 +250,14 @@ async function httpError(res: Response, path: string): Promise<OrsClientError> {
     // not JSON
   }
   const type = res.headers.get("content-type") ?? "";
+  const location = res.headers.get("location");
+  if (res.status >= 300 && res.status < 400)
+    return new OrsClientError(
+      "http",
+      res.status,
+      `HTTP ${res.status}: redirected${location ? ` to ${location}` : ""} (not followed)`,
+      path,
+    );
   const what = type.includes("html") ? "an HTML page" : text.trim() ? JSON.stringify(text.slice(0, 120)) : "";
   return new OrsClientError(
     "http",
