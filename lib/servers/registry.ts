@@ -152,8 +152,18 @@ export function createServerRegistry(options: ServerRegistryOptions): ServerRegi
     );
   }
 
+  // The relay looks servers up on every request: keep the parsed file for a second (edits by this
+  // process clear it at once; edits by hand show within a second).
+  let cached: { at: number; file: Promise<ServersFile> } | undefined;
+  const CACHE_MS = 1_000;
+  function cachedFile(): Promise<ServersFile> {
+    const now = Date.now();
+    if (!cached || now - cached.at > CACHE_MS) cached = { at: now, file: readFileEntries() };
+    return cached.file;
+  }
+
   async function list(): Promise<ServerEntry[]> {
-    const f = await readFileEntries();
+    const f = await cachedFile();
     const out: ServerEntry[] = [{ name: "local", url: "/api/ors", source: "builtin" }];
     const seen = new Set(["local"]);
     const push = (e: FileEntry, source: ServerSource) => {
@@ -173,6 +183,7 @@ export function createServerRegistry(options: ServerRegistryOptions): ServerRegi
     const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
     await writeFile(tmp, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
     await rename(tmp, file);
+    cached = undefined;
   }
 
   function locked<T>(fn: () => Promise<T>): Promise<T> {
