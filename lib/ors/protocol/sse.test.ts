@@ -85,3 +85,13 @@ describe("readSseFrames", () => {
     expect(events.map((e) => e.data).join("")).toBe(json);
   });
 });
+
+describe("splitIntoChunks whitespace", () => {
+  it("never cuts next to any character the regex \\s matches", () => {
+    const ws = [..." \t\n\v\f\r\u00a0\u1680\u2000\u2005\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"];
+    const s = `${Array.from({ length: 3000 }, (_, i) => `ab${ws[i % ws.length]}`).join("")}z`;
+    const pieces = splitIntoChunks(s, 64);
+    expect(pieces.join("")).toBe(s);
+    for (const p of pieces) expect(p).not.toMatch(/^\s|\s$/);
+  });
+});

@@ -31,7 +31,22 @@ export function formatSseComment(comment: string): string {
   return `: ${comment.replace(/[\r\n]+/g, " ")}\n\n`;
 }
 
-const WHITESPACE = /\s/;
+/** Whether a UTF-16 code unit is whitespace as the regex `\s` defines it (without a regex: hot path). */
+function isWhitespace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0xa0) return false;
+  return (
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
+}
 
 function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
@@ -44,8 +59,9 @@ function isHighSurrogate(code: number): boolean {
  * silently lose such characters.
  */
 function isSafeCut(s: string, i: number): boolean {
-  if (WHITESPACE.test(s[i - 1]!) || WHITESPACE.test(s[i]!)) return false;
-  return !isHighSurrogate(s.charCodeAt(i - 1));
+  const before = s.charCodeAt(i - 1);
+  if (isWhitespace(before) || (i < s.length && isWhitespace(s.charCodeAt(i)))) return false;
+  return !isHighSurrogate(before);
 }
 
 /**
