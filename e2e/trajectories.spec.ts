@@ -22,25 +22,25 @@ test("an episode run by an outside client is watched live, and kept after a relo
   baseURL,
 }) => {
   const ors = relayClient(baseURL!, "local");
-  const { task } = await ors.task("math", "test", 0);
   const { sid } = await ors.createSession();
-  await ors.create(sid, { env_name: "math", split: "test", index: 0 });
-  await ors.prompt("math", sid);
+  await ors.create(sid, { env_name: "dice", split: "train", index: 0 });
+  await ors.prompt("dice", sid);
   const t = await trajectoryOf(baseURL!, "local", sid);
 
   await page.goto("/live");
   await page
     .getByRole("listitem")
     .filter({ hasText: sid })
-    .getByRole("link", { name: "math · test/0" })
+    .getByRole("link", { name: "dice · train/0" })
     .click();
   await expect(page).toHaveURL(new RegExp(`/trajectories/${t.id}`));
   await expect(page.getByLabel("End reason: Running")).toBeVisible();
 
   // Steps appear as the outside client makes them, without a reload.
-  await ors.callTool("math", sid, { name: "submit", input: { answer: "-1.5" } });
+  await ors.callTool("dice", sid, { name: "echo", input: { text: "live one" } });
   await expect(steps(page)).toHaveCount(1);
-  await ors.callTool("math", sid, { name: "submit", input: { answer: String(task.answer) } });
+  await expect(page.getByText("echo: live one")).toBeVisible();
+  await ors.callTool("dice", sid, { name: "stop", input: {} });
   await expect(steps(page)).toHaveCount(2);
   await expect(page.getByLabel("End reason: Finished")).toBeVisible();
   await ors.delete(sid);
@@ -48,16 +48,16 @@ test("an episode run by an outside client is watched live, and kept after a relo
   await page.reload();
   await expect(steps(page)).toHaveCount(2);
   await expect(page.getByLabel("End reason: Finished")).toBeVisible();
-  await expect(page.getByTestId("total-reward")).toHaveText("1");
+  await expect(page.getByTestId("total-reward")).toHaveText("0");
 
   // Deep link to a step, then j/k.
   await page.goto(`/trajectories/${t.id}?step=1`);
-  await expect(page.getByRole("heading", { name: "Step 1: submit" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Step 1: echo" })).toBeVisible();
   await page.keyboard.press("j");
-  await expect(page.getByRole("heading", { name: "Step 2: submit" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Step 2: stop" })).toBeVisible();
   await expect(page).toHaveURL(/step=2/);
   await page.keyboard.press("k");
-  await expect(page.getByRole("heading", { name: "Step 1: submit" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Step 1: echo" })).toBeVisible();
   await expect(page.getByRole("img", { name: /Reward per step chart: 2 steps/ })).toBeVisible();
 
   // It is in the list, found by search.

@@ -198,7 +198,7 @@ function Loaded({ t, initialStep, feed }: { t: Trajectory; initialStep: number |
           </div>
         </details>
       )}
-      <div className="grid gap-4 md:grid-cols-[16rem_1fr]">
+      <div className="grid gap-4 md:grid-cols-[20rem_1fr]">
         <nav aria-label="Steps" className="md:sticky md:top-14 md:self-start">
           <p className="mb-1 text-xs text-zinc-500">
             <Kbd>j</Kbd> / <Kbd>k</Kbd> next / previous step
