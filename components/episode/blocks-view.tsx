@@ -147,16 +147,62 @@ function ImageBlockView({ data, mimeType, index }: { data: string; mimeType: str
   );
 }
 
+export type TextMode = "auto" | "markdown" | "plain";
+
+/**
+ * Whether a text reads better as plain preformatted text than as Markdown: indented lines or
+ * JSON-like lines (Markdown would fold them into one paragraph), and no Markdown fences/headings.
+ */
+export function looksPreformatted(text: string): boolean {
+  if (/^```|^#{1,6}\s/m.test(text)) return false;
+  return /\n[ \t]{2,}\S/.test(text) || /\n[{}[\]]/.test(text);
+}
+
+function TextBlockView({ text, mode }: { text: string; mode: TextMode }) {
+  const [override, setOverride] = useState<"markdown" | "plain" | null>(null);
+  const effective = override ?? (mode === "auto" ? (looksPreformatted(text) ? "plain" : "markdown") : mode);
+  return (
+    <div className="group/text relative">
+      {effective === "plain" ? (
+        <pre className="overflow-x-auto whitespace-pre-wrap break-words font-mono text-[13px] leading-snug text-zinc-800 dark:text-zinc-200">
+          {text}
+        </pre>
+      ) : (
+        <MarkdownText text={text} />
+      )}
+      {text.includes("\n") && (
+        <button
+          type="button"
+          onClick={() => setOverride(effective === "plain" ? "markdown" : "plain")}
+          className="absolute top-0 right-0 rounded bg-white/90 px-1.5 py-0.5 text-[11px] text-zinc-500 opacity-0 ring-1 ring-zinc-200 transition-opacity group-hover/text:opacity-100 focus-visible:opacity-100 dark:bg-zinc-900/90 dark:text-zinc-400 dark:ring-zinc-700"
+        >
+          {effective === "plain" ? "Show as Markdown" : "Show as plain text"}
+        </button>
+      )}
+    </div>
+  );
+}
+
 export interface BlocksViewProps {
   /** The blocks to show (a prompt or a tool output). */
   blocks: readonly Block[];
+  /** How text blocks render: Markdown, plain, or `auto` (plain when the text looks preformatted). Default auto. */
+  textMode?: TextMode;
   /** Shown when `blocks` is empty. */
   emptyText?: string;
   className?: string;
 }
 
-/** Shows ORS blocks in order: text as safe Markdown (or plain text when very large), images as data: URLs. */
-export function BlocksView({ blocks, emptyText = "No blocks.", className }: BlocksViewProps) {
+/**
+ * Shows ORS blocks in order: text as safe Markdown (plain when it looks preformatted or is very
+ * large; a hover toggle switches), images as data: URLs of raster types.
+ */
+export function BlocksView({
+  blocks,
+  emptyText = "No blocks.",
+  className,
+  textMode = "auto",
+}: BlocksViewProps) {
   if (blocks.length === 0) {
     return (
       <p className={`text-sm italic text-zinc-500 dark:text-zinc-400 ${className ?? ""}`}>{emptyText}</p>
@@ -170,7 +216,7 @@ export function BlocksView({ blocks, emptyText = "No blocks.", className }: Bloc
             block.text.length > LARGE_TEXT ? (
               <LargeText text={block.text} />
             ) : (
-              <MarkdownText text={block.text} />
+              <TextBlockView text={block.text} mode={textMode} />
             )
           ) : (
             <ImageBlockView data={block.data} mimeType={block.mimeType} index={i} />

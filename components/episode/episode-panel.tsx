@@ -34,7 +34,7 @@ export function IdleCountdown() {
   const ended = useEpisodeStore((s) => s.end !== null);
   const now = useNow(!ended && last !== null, 1000);
   if (ended || last === null) return null;
-  const left = SESSION_IDLE_MS - (now - last);
+  const left = Math.min(SESSION_IDLE_MS, SESSION_IDLE_MS - (now - last));
   return (
     <div className="flex items-baseline justify-between gap-2 text-xs">
       <span className="text-zinc-500 dark:text-zinc-400">Expires if idle in</span>

@@ -25,6 +25,17 @@ export function formatReward(r: number | null | undefined): string {
   return r > 0 ? `+${s}` : s;
 }
 
+function Metadata({ value }: { value: Record<string, unknown> }) {
+  const text = JSON.stringify(value);
+  if (text.length > 160) return <JsonView value={value} label="Metadata" expandDepth={1} maxHeight="16rem" />;
+  return (
+    <div className="flex items-baseline gap-2 text-xs">
+      <span className="shrink-0 font-medium text-zinc-500 dark:text-zinc-400">metadata</span>
+      <code className="break-all font-mono text-zinc-700 dark:text-zinc-300">{text}</code>
+    </div>
+  );
+}
+
 export const StepCard = memo(function StepCard({
   step,
   number,
@@ -144,7 +155,7 @@ export const StepCard = memo(function StepCard({
           <section aria-label={`Output of step ${number}`} className="flex flex-col gap-2">
             <BlocksView blocks={output.blocks} emptyText="The tool returned no blocks." />
             {output.metadata && Object.keys(output.metadata).length > 0 && (
-              <JsonView value={output.metadata} label="Metadata" expandDepth={1} maxHeight="16rem" />
+              <Metadata value={output.metadata} />
             )}
           </section>
         )}

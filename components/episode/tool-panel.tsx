@@ -113,26 +113,31 @@ export function ToolPanel({ caller }: { caller: ToolCaller }) {
             </span>
             <div role="radiogroup" aria-labelledby="tool-picker-label" className="flex flex-wrap gap-1.5">
               {list.map((t) => (
-                <button
+                <label
                   key={t.name}
-                  type="button"
-                  role="radio"
-                  aria-checked={current?.name === t.name}
-                  onClick={() => setChosen(t.name)}
                   className={cn(
-                    "inline-flex items-center gap-1.5 rounded-md border px-2 py-1 font-mono text-xs",
+                    "relative inline-flex items-center gap-1.5 rounded-md border px-2 py-1 font-mono text-xs has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-offset-2 has-[:focus-visible]:outline-indigo-500",
                     current?.name === t.name
                       ? "border-indigo-400 bg-indigo-50 text-indigo-900 dark:border-indigo-600 dark:bg-indigo-950 dark:text-indigo-100"
                       : "border-zinc-300 text-zinc-700 hover:bg-zinc-50 dark:border-zinc-700 dark:text-zinc-300 dark:hover:bg-zinc-800",
                   )}
                 >
+                  {/* The native radio covers its label (transparent): clicks, keys and roles are the browser's. */}
+                  <input
+                    type="radio"
+                    name="episode-tool"
+                    value={t.name}
+                    checked={current?.name === t.name}
+                    onChange={() => setChosen(t.name)}
+                    className="absolute inset-0 cursor-pointer appearance-none rounded-md opacity-0"
+                  />
                   {t.name}
                   {!hasInput(t) && (
                     <Badge className="font-sans" aria-hidden="true">
                       no input
                     </Badge>
                   )}
-                </button>
+                </label>
               ))}
             </div>
           </div>

@@ -33,9 +33,21 @@ export function withDefaults(schema: JsonObject, value: JsonObject): JsonObject 
   }
 }
 
+/** Shorter, plainer messages than AJV's defaults. */
+export function transformErrors(errors: RJSFValidationError[]): RJSFValidationError[] {
+  return errors.map((e) => {
+    if (e.name === "required") return { ...e, message: "is required" };
+    if (e.name === "pattern")
+      return { ...e, message: `must match ${String(e.params?.pattern ?? "the pattern")}` };
+    if (e.name === "format")
+      return { ...e, message: `must be a valid ${String(e.params?.format ?? "value")}` };
+    return e;
+  });
+}
+
 /** Validates `value` against `schema` with the form's validator; returns readable errors. */
 export function validateInput(schema: JsonObject, value: JsonObject): string[] {
-  const { errors } = validator.validateFormData(value, schema as RJSFSchema);
+  const { errors } = validator.validateFormData(value, schema as RJSFSchema, undefined, transformErrors);
   return errors.map(
     (e) =>
       `${e.property && e.property !== "." ? `${e.property.replace(/^\./, "")}: ` : ""}${e.message ?? "invalid"}`,
@@ -179,6 +191,7 @@ export function ToolForm({
             showErrorList={false}
             liveValidate={attempted ? "onChange" : "onBlur"}
             focusOnFirstError
+            transformErrors={transformErrors}
             onChange={(e) => {
               const next = (e.formData ?? {}) as JsonObject;
               if (!jsonEqual(next, value)) onChange(next);

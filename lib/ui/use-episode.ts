@@ -425,10 +425,14 @@ export function useEpisodePersistence(): boolean {
             lastRequestAt: Math.max(snap.lastRequestAt ?? 0, local?.lastRequestAt ?? 0) || null,
             end: snap.end ?? local?.end ?? null,
           },
-          source: "trajectory" as const,
+          source: snap.steps.length ? ("trajectory" as const) : ("new" as const),
         };
       }
-      if (local) return { snapshot: local, source: "session-storage" as const };
+      if (local)
+        return {
+          snapshot: local,
+          source: local.steps.length ? ("session-storage" as const) : ("new" as const),
+        };
       return { snapshot: null, source: "none" as const };
     },
     staleTime: Number.POSITIVE_INFINITY,

@@ -180,7 +180,14 @@ export function useResumeInFlight(ready: boolean, caller: ToolCaller): void {
       return;
     }
     // A step recorded by the relay for the same task_id is the same call: continue it in place.
-    const same = steps.find((x) => x.taskId === pending.taskId);
+    const same =
+      steps.find((x) => x.taskId === pending.taskId) ??
+      steps.findLast(
+        (x) =>
+          x.status === "interrupted" &&
+          x.tool === pending.tool &&
+          JSON.stringify(x.input) === JSON.stringify(pending.input),
+      );
     void caller.resume({ ...pending, id: same?.id ?? pending.id });
   }, [ready, store, caller]);
 }

@@ -1,0 +1,193 @@
+// UI e2e: running episodes (issue 4 "Run an episode") against the real built-in host through the
+// relay: start from a task, fill a schema-generated nested form, watch the stream, reward and end;
+// a multi-step episode to `finished`; an image observation; a slow tool's pings; validation that
+// blocks a bad call; a reload that reopens the live episode and picks up an in-flight call.
+// Locators by role and label; no fixed sleeps. The Next server runs with ORS_PING_INTERVAL_MS=1000.
+import { expect, type Page, test } from "@playwright/test";
+
+async function startEpisode(page: Page, env: string, split = "train", index = 0) {
+  await page.goto(`/s/local/e/${env}/episode/new?split=${split}&task=${index}`);
+  await expect(page.getByRole("heading", { level: 1, name: "Start an episode" })).toBeVisible();
+  await page.getByRole("button", { name: "Start episode" }).click();
+  await expect(page).toHaveURL(new RegExp(`/s/local/e/${env}/episode/(?!new)[^/?]+$`));
+  await expect(page.getByText("Cumulative reward")).toBeVisible();
+}
+
+function step(page: Page, n: number, tool: string) {
+  return page.getByRole("article", { name: `Step ${n}: ${tool}` });
+}
+
+test.describe("run an episode", () => {
+  test("browse → task → start → nested form → call → streamed result → end", async ({ page }) => {
+    await page.goto("/s/local/e/schemas?tab=tasks&split=train&task=0");
+    await page.getByRole("link", { name: "Start episode", exact: true }).click();
+    await expect(page).toHaveURL(/\/s\/local\/e\/schemas\/episode\/new\?split=train&task=0$/);
+    await expect(page.getByRole("region", { name: "Task train/0" })).toContainText("id");
+    await page.getByRole("button", { name: "Start episode" }).click();
+    await expect(page).toHaveURL(/\/episode\/(?!new)[^/?]+$/);
+    await expect(page.getByText("Fill in the forms of the tools")).toBeVisible();
+
+    await page.getByRole("radio", { name: "nested" }).click();
+    const form = page.getByRole("region", { name: "Call nested" });
+    await form.getByLabel("title").fill("Groceries");
+    await form.getByLabel("name").fill("Ada");
+    await form.getByLabel("email").fill("ada@example.com");
+    await form.getByRole("button", { name: "Add Item" }).click();
+    await form.getByLabel("label").fill("Apples");
+    await form.getByLabel("quantity").fill("3");
+    await form.getByLabel("urgent").check();
+    // The JSON tab shows the same value.
+    await form.getByRole("tab", { name: "JSON" }).click();
+    const json = form.getByLabel("Input JSON of nested");
+    await expect(json).toHaveValue(/"label": "Apples"/);
+    await expect(json).toHaveValue(/"quantity": 3/);
+    await form.getByRole("tab", { name: "Form" }).click();
+    await form.getByRole("button", { name: "Call nested" }).click();
+
+    const s1 = step(page, 1, "nested");
+    await expect(s1.getByText("ok", { exact: true })).toBeVisible();
+    await expect(s1.getByRole("region", { name: "Output of step 1" })).toContainText(
+      "Groceries — owner Ada, 1 item(s), urgent.",
+    );
+    // The stream: task_id then the result in one `end` piece, with sizes.
+    await s1.getByText(/SSE stream · 2 events/).click();
+    const log = s1.getByRole("list", { name: "Stream of step nested" });
+    await expect(log.getByRole("listitem")).toHaveCount(2);
+    await expect(log.getByRole("listitem").first()).toContainText("task_id");
+    await expect(log.getByRole("listitem").nth(1)).toContainText(/end\s*\d+ chars/);
+
+    await page.getByRole("button", { name: "End episode" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Episode ended" })).toBeVisible();
+    await expect(page.getByRole("link", { name: "Restart on the same task" })).toHaveAttribute(
+      "href",
+      "/s/local/e/schemas/episode/new?split=train&task=0",
+    );
+  });
+
+  test("a multi-step episode (guess) runs to finished with rewards", async ({ page }) => {
+    await startEpisode(page, "guess", "train", 3);
+    await page.getByRole("radio", { name: "guess", exact: true }).click();
+    const number = page.getByLabel("number");
+    let lo = 1;
+    let hi = 100;
+    let n = 0;
+    for (; n < 10; n++) {
+      const g = Math.floor((lo + hi) / 2);
+      await number.fill(String(g));
+      await page.keyboard.press("Control+Enter");
+      const card = step(page, n + 1, "guess");
+      const output = card.getByRole("region", { name: `Output of step ${n + 1}` });
+      await expect(output).toHaveText(/higher|lower|correct/i);
+      const text = (await output.innerText()).toLowerCase();
+      if (text.includes("correct")) break;
+      if (text.includes("higher")) lo = g + 1;
+      else hi = g - 1;
+    }
+    await expect(page.getByRole("status").filter({ hasText: "Episode finished" })).toBeVisible();
+    await expect(step(page, n + 1, "guess").getByText("finished", { exact: true })).toBeVisible();
+    const table = page.getByRole("table", { name: "Reward per step" });
+    await expect(table.getByRole("row")).toHaveCount(n + 2);
+    const finalReward = Math.max(0, Math.round((1 - n / 10) * 100) / 100);
+    await expect(table.getByRole("row").last()).toContainText(String(finalReward));
+    await expect(page.getByRole("link", { name: "Restart on the same task" })).toHaveAttribute(
+      "href",
+      "/s/local/e/guess/episode/new?split=train&task=3",
+    );
+  });
+
+  test("an image observation (paint) renders as a data: URL", async ({ page }) => {
+    await startEpisode(page, "paint");
+    const promptImage = page.getByRole("img", { name: /png observation/ }).first();
+    await expect(promptImage).toHaveAttribute("src", /^data:image\/png;base64,/);
+    await page.getByLabel("shape").selectOption({ label: "square" });
+    await page.getByLabel("color").fill("#00aa00");
+    await page.getByRole("button", { name: "Call draw" }).click();
+    const out = step(page, 1, "draw").getByRole("region", { name: "Output of step 1" });
+    const img = out.getByRole("img");
+    await expect(img).toHaveAttribute("src", /^data:image\/png;base64,/);
+    await expect
+      .poll(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth))
+      .toBeGreaterThan(0);
+  });
+
+  test("a slow tool shows keep-alive pings while it runs, then its result", async ({ page }) => {
+    await startEpisode(page, "slow");
+    await page.getByRole("radio", { name: "wait" }).click();
+    await page.getByLabel("seconds").fill("3");
+    await page.getByRole("button", { name: "Call wait" }).click();
+    const card = step(page, 1, "wait");
+    await expect(card.getByText("running", { exact: true })).toBeVisible();
+    await expect(card.getByRole("timer")).toContainText(/running \d/);
+    const log = card.getByRole("list", { name: "Stream of step wait" });
+    await expect(log.getByRole("listitem").filter({ hasText: "ping" }).nth(1)).toContainText(
+      /call running for \d/,
+    );
+    await expect(card.getByText("ok", { exact: true })).toBeVisible({ timeout: 20_000 });
+    await expect(card.getByRole("region", { name: "Output of step 1" })).not.toBeEmpty();
+  });
+
+  test("validation errors block a bad call; invalid JSON never clobbers the form", async ({ page }) => {
+    await startEpisode(page, "paint");
+    let calls = 0;
+    page.on("request", (r) => {
+      if (r.url().endsWith("/paint/call")) calls++;
+    });
+    await page.getByRole("button", { name: "Call draw" }).click();
+    await expect(page.getByText("is required").first()).toBeVisible();
+    await page.getByLabel("shape").selectOption({ label: "circle" });
+    await page.getByLabel("color").fill("red");
+    await page.getByRole("button", { name: "Call draw" }).click();
+    await expect(page.getByText(/must match/).first()).toBeVisible();
+    await expect(page.getByText("No steps yet.")).toBeVisible();
+    // The JSON tab: invalid JSON is reported with its position and leaves the value alone.
+    await page.getByRole("tab", { name: "JSON" }).click();
+    const json = page.getByLabel("Input JSON of draw");
+    await expect(json).toHaveValue(/"color": "red"/);
+    await json.fill('{"shape": "circle", "color": ');
+    await expect(page.getByText(/Invalid JSON: .*line 1, column/)).toBeVisible();
+    await page.getByRole("tab", { name: "Form" }).click();
+    await expect(page.getByLabel("color")).toHaveValue("red");
+    await expect(page.getByText("The JSON tab has invalid JSON")).toBeVisible();
+    expect(calls).toBe(0);
+    // Fixed, the call goes through.
+    await page.getByLabel("color").fill("#ff0000");
+    await page.getByRole("button", { name: "Call draw" }).click();
+    await expect(step(page, 1, "draw").getByText("ok", { exact: true })).toBeVisible();
+    expect(calls).toBe(1);
+  });
+
+  test("a reload reopens the live episode and picks up the in-flight call", async ({ page }) => {
+    await startEpisode(page, "slow");
+    await page.getByRole("radio", { name: "fast" }).click();
+    await page.getByRole("button", { name: "Call fast" }).click();
+    await expect(step(page, 1, "fast").getByText("ok", { exact: true })).toBeVisible();
+
+    await page.getByRole("radio", { name: "wait" }).click();
+    await page.getByLabel("seconds").fill("4");
+    await page.getByRole("button", { name: "Call wait" }).click();
+    const running = step(page, 2, "wait");
+    // Once the server has given the call its task_id, reload in the middle of it.
+    await expect(running.getByRole("list", { name: "Stream of step wait" })).toContainText("task_id");
+    const url = page.url();
+    await page.reload();
+    await expect(page).toHaveURL(url);
+    await expect(step(page, 1, "fast").getByText("ok", { exact: true })).toBeVisible();
+    const resumed = step(page, 2, "wait");
+    await expect(resumed.getByText("picked up after reload")).toBeVisible();
+    await expect(resumed.getByText("ok", { exact: true })).toBeVisible({ timeout: 20_000 });
+    await expect(page.getByText("live", { exact: true })).toBeVisible();
+    // ?step=N deep-links a step.
+    await page.goto(`${url}?step=1`);
+    await expect(step(page, 1, "fast")).toBeInViewport();
+  });
+
+  test("a setup failure (brokensetup) is reported on the start page with try again", async ({ page }) => {
+    await page.goto("/s/local/e/brokensetup/episode/new?split=train&task=0");
+    await page.getByRole("button", { name: "Start episode" }).click();
+    const alert = page.getByRole("alert").filter({ hasText: "The episode could not start" });
+    await expect(alert).toContainText(/setup failed/i);
+    await expect(page).toHaveURL(/\/episode\/new/);
+    await alert.getByRole("button", { name: "Try again" }).click();
+    await expect(alert).toContainText(/setup failed/i);
+  });
+});
