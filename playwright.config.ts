@@ -54,6 +54,8 @@ export default defineConfig({
       env: {
         PLAYGROUND_DATA_DIR: DATA_DIR,
         ORS_SERVERS: `second=http://127.0.0.1:${SECOND_PORT}`,
+        // Short SSE keep-alive pings so the episode e2e sees them within a few seconds.
+        ORS_PING_INTERVAL_MS: "1000",
       },
     },
   ],
