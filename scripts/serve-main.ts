@@ -41,6 +41,8 @@ export async function runServe(argv: string[]): Promise<void> {
       },
     );
   };
+  // An environment's stray promise must not bring the server down.
+  process.on("unhandledRejection", (e) => console.error("[ors-host] unhandled rejection:", e));
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
 }

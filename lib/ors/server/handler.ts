@@ -228,7 +228,7 @@ class Host implements OrsHost {
     if (route.kind === "unknown")
       throw new OrsError(404, `Not found: ${quote(path || "/")} is not an ORS endpoint (${ROOT_LIST})`);
     const expected = ENDPOINT_METHODS[route.endpoint];
-    if (req.method !== expected) {
+    if (req.method !== expected && !(req.method === "HEAD" && expected === "GET")) {
       return jsonReply(
         405,
         JSON.stringify({ detail: `Method ${req.method} not allowed on /${route.endpoint}: use ${expected}` }),

@@ -121,7 +121,15 @@ export function createNodeListener(handler: OrsHandler): (req: IncomingMessage, 
       readBody: (limit) => readNodeBody(req, limit),
     };
     host.dispatch(incoming).then(
-      (reply) => writeReply(reply, res),
+      (reply) => {
+        try {
+          writeReply(reply, res);
+        } catch (e) {
+          host.options.log("node adapter: could not write a reply", e);
+          if (reply.kind === "stream") reply.stream.cancel();
+          res.destroy();
+        }
+      },
       (e) => {
         host.options.log("node adapter: unexpected error", e);
         if (!res.headersSent && !res.destroyed) {
