@@ -3,7 +3,7 @@
 // servers that redirect, serve HTML, never answer, or drop streams. Ports 8410-8429.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinEnvironments } from "@/envs";
-import { type CallEvent, createOrsClient, type OrsClientError } from "@/lib/ors/client";
+import { type CallEvent, createOrsClient, OrsClientError, startKeepAlive } from "@/lib/ors/client";
 import { readSseFrames, type SseFrame } from "@/lib/ors/protocol";
 import { createOrsHandler, type OrsHandler } from "@/lib/ors/server";
 import { type RelayEvent, subscribeRelayEvents } from "@/lib/relay/events";
@@ -264,6 +264,33 @@ describe("relay to a second ORS server process", () => {
       });
       expect(recorded.length).toBe(pings.length);
       await ors.delete(sid);
+    } finally {
+      rec.stop();
+    }
+  });
+
+  it("keeps a session alive through the relay and reports the failed ping once it is gone", async () => {
+    const rec = record();
+    try {
+      const ors = viaRelay("second");
+      const { sid } = await ors.createSession();
+      await ors.create(sid, { env_name: "math", split: "train", index: 0 });
+      let pings = 0;
+      const err = await new Promise<Error>((resolve) => {
+        startKeepAlive(ors, sid, {
+          intervalMs: 40,
+          onPing: () => {
+            if (++pings === 3) void ors.delete(sid);
+          },
+          onError: resolve,
+        });
+      });
+      expect(err).toBeInstanceOf(OrsClientError);
+      expect((err as OrsClientError).status).toBeGreaterThanOrEqual(400);
+      const pingEvents = rec.events.filter((e) => e.type === "ping");
+      expect(pingEvents.filter((e) => e.ok)).toHaveLength(pings);
+      expect(pingEvents.at(-1)).toMatchObject({ ok: false, sid });
+      expect(rec.events.at(-1)).toMatchObject({ type: "request_failed", endpoint: "ping", sid });
     } finally {
       rec.stop();
     }

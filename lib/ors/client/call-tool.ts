@@ -124,6 +124,12 @@ export async function callToolSse(
         throw new OrsClientError("http", res.status, detail, path);
       }
       const type = res.headers.get("content-type") ?? "";
+      if (type.includes("json") && res.body) {
+        // Not the spec's SSE, but a plain JSON RunToolOutput is unambiguous: accept it.
+        const text = await res.text();
+        emit({ type: "end", data: text, size: text.length });
+        return parseResult(text, path);
+      }
       if (!type.includes("text/event-stream") || !res.body) {
         await res.body?.cancel().catch(() => {});
         throw new OrsClientError(
