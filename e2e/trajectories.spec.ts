@@ -65,6 +65,24 @@ test("an episode run by an outside client is watched live, and kept after a relo
   await expect(page.getByRole("list", { name: "Trajectories" }).getByRole("listitem")).toHaveCount(1);
 });
 
+test("a second tab sees an in-flight call's frames, then its result", async ({ page, baseURL }) => {
+  const ors = relayClient(baseURL!, "local");
+  const { sid } = await ors.createSession();
+  await ors.create(sid, { env_name: "slow", split: "train", index: 0 });
+  const t = await trajectoryOf(baseURL!, "local", sid);
+  await page.goto(`/trajectories/${t.id}`);
+  await expect(page.getByLabel("End reason: Running")).toBeVisible();
+  const call = ors.callTool("slow", sid, { name: "wait", input: { seconds: 3 } });
+  // The step shows while the call runs, with the task_id frame already there.
+  await expect(page.getByRole("heading", { name: "Step 1: wait" })).toBeVisible();
+  await expect(page.getByText("Waiting for the result…")).toBeVisible();
+  await expect(page.getByText(/SSE frames \([1-9]\d*\)/)).toBeVisible();
+  await call;
+  await expect(page.getByText(/Waited 3\.\d s\./)).toBeVisible();
+  await ors.delete(sid);
+  await expect(page.getByLabel("End reason: Closed by user")).toBeVisible();
+});
+
 test("recorded steps survive a server restart", async ({ page }) => {
   const dataDir = tempDataDir();
   let app = await startNext(RESTART_PORT, dataDir);

@@ -28,6 +28,7 @@ import {
 } from "@/lib/trajectory/queries";
 import { cumulativeRewards, type Trajectory, taskLabel } from "@/lib/trajectory/schema";
 import { cn } from "@/lib/ui/cn";
+import { draftSpecKey } from "@/lib/ui/use-episode";
 import { END_REASON_LABEL, endReasonTone, fmtMs, fmtReward, fmtTime } from "./format";
 import { RewardChart } from "./reward-chart";
 import { StepDetail, StepStatus } from "./step-detail";
@@ -148,7 +149,23 @@ function Loaded({ t, initialStep, feed }: { t: Trajectory; initialStep: number |
               </Link>
             )}
             {restart && (
-              <Link className={buttonClasses("secondary", "sm")} href={restart}>
+              <Link
+                className={buttonClasses("secondary", "sm")}
+                href={restart}
+                onClick={() => {
+                  // The new-episode page reads a task_spec draft from sessionStorage.
+                  if (t.env && t.task && "task_spec" in t.task) {
+                    try {
+                      sessionStorage.setItem(
+                        draftSpecKey(t.server, t.env),
+                        JSON.stringify(t.task.task_spec, null, 2),
+                      );
+                    } catch {
+                      // no storage: the page opens with an empty spec
+                    }
+                  }
+                }}
+              >
                 <RotateCcw aria-hidden="true" /> Restart on the same task
               </Link>
             )}

@@ -143,7 +143,8 @@ export function restartHref(t: Pick<Trajectory, "server" | "env" | "task">): str
   if (!t.env || !t.task) return null;
   const base = `/s/${encodeURIComponent(t.server)}/e/${encodeURIComponent(t.env)}/episode/new`;
   if ("split" in t.task) return `${base}?split=${encodeURIComponent(t.task.split)}&task=${t.task.index}`;
-  return `${base}?task_spec=${encodeURIComponent(JSON.stringify(t.task.task_spec))}`;
+  // The new-episode page takes a task_spec from sessionStorage (see `rememberSpecForRestart`).
+  return `${base}?spec=1`;
 }
 
 export function episodeHref(server: string, env: string, sid: string): string {

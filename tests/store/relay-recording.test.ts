@@ -82,6 +82,45 @@ describe("episodes through the relay are recorded", () => {
     expect(t.steps[0].blocks[0]).toMatchObject({ type: "text", text: expect.stringMatching(/^You rolled/) });
   });
 
+  it("the live feed of a running trajectory sends a snapshot, then steps and frames as they happen", async () => {
+    const { readSseFrames } = await import("@/lib/ors/protocol");
+    const { GET } = await import("@/app/api/trajectories/[id]/events/route");
+    const { sid } = await ors.createSession();
+    await ors.create(sid, { env_name: "dice", split: "train", index: 0 });
+    const id = store.findBySession("local", sid)!.id;
+    const abort = new AbortController();
+    const res = await GET(new Request(`http://t/api/trajectories/${id}/events`, { signal: abort.signal }), {
+      params: Promise.resolve({ id }),
+    });
+    expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const frames = readSseFrames(res.body!, abort.signal);
+    const next = async () => {
+      for (;;) {
+        const f = (await frames.next()).value;
+        if (f?.kind === "event") return { event: f.event, data: JSON.parse(f.data) };
+      }
+    };
+    expect(await next()).toMatchObject({ event: "snapshot", data: { trajectory: { id, steps: [] } } });
+    const call = ors.callTool("dice", sid, { name: "echo", input: { text: "watched" } });
+    const seen: string[] = [];
+    for (;;) {
+      const e = await next();
+      seen.push(
+        e.event === "frame"
+          ? `frame:${e.data.event.kind === "event" ? e.data.event.event : "comment"}`
+          : e.event,
+      );
+      if (e.event === "step" && e.data.step.ok === true) break;
+    }
+    await call;
+    expect(seen[0]).toBe("step"); // the in-flight step
+    expect(seen).toContain("frame:task_id");
+    expect(seen.at(-1)).toBe("step");
+    await ors.delete(sid);
+    expect(await next()).toMatchObject({ event: "ended", data: { end_reason: "user_closed" } });
+    abort.abort();
+  });
+
   it("a session the server never knew (404) ends the running trajectory as error", async () => {
     const { sid } = await ors.createSession();
     await ors.create(sid, { env_name: "dice", split: "train", index: 1 });
