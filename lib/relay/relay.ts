@@ -28,6 +28,8 @@ export interface Relay {
 
 const FORWARDED_HEADERS = ["x-session-id", "x-api-key", "x-secrets", "accept", "content-type"];
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const HOPS_HEADER = "x-ors-relay-hops";
+const MAX_HOPS = 3;
 
 /** `{detail}` JSON answer (the ORS error body). */
 export function detailResponse(status: number, detail: string, headers?: HeadersInit): Response {
@@ -142,7 +144,11 @@ export function createRelay(options: RelayOptions): Relay {
       exchange.requestBody = body;
     }
 
-    const headers = new Headers();
+    // A server that is this app (or another relay) must not make requests go round in circles.
+    const hops = Number(req.headers.get(HOPS_HEADER) ?? "0") || 0;
+    if (hops >= MAX_HOPS)
+      return fail(508, `refused: the request went through the relay ${hops} times (a loop?)`);
+    const headers = new Headers({ [HOPS_HEADER]: String(hops + 1) });
     for (const h of FORWARDED_HEADERS) {
       const v = req.headers.get(h);
       if (v !== null) headers.set(h, v);

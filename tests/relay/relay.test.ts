@@ -382,6 +382,17 @@ describe("relay to the built-in host (in process)", () => {
 });
 
 describe("relay refusals and broken servers", () => {
+  it("a request that already went through relays three times → 508 (no loops)", async () => {
+    await expectDetail(
+      await relayRequest("/api/servers/local/health", { headers: { "X-ORS-Relay-Hops": "3" } }),
+      508,
+      /went through the relay 3 times/,
+    );
+    expect(
+      (await relayRequest("/api/servers/local/health", { headers: { "X-ORS-Relay-Hops": "2" } })).status,
+    ).toBe(200);
+  });
+
   it("unknown server name → 404", async () => {
     await expectDetail(await relayRequest("/api/servers/nope/health"), 404, /unknown server "nope"/);
   });
