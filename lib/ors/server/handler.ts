@@ -573,9 +573,9 @@ class Host implements OrsHost {
       if (oldest !== undefined) this.tombstones.delete(oldest);
     }
     this.tombstones.set(s.id, { reason, at: performance.now() });
-    const message = endedError(s.id, reason, this.options).detail;
+    const message = endedMessage(s.id, reason, this.options);
     s.abort(message);
-    if (s.running) {
+    if (s.running?.size) {
       const now = performance.now();
       for (const run of [...s.running]) this.runs.complete(run, formatSseEvent("error", message), now);
       s.running = null;
@@ -661,7 +661,7 @@ class Host implements OrsHost {
   }
 
   private execute(s: Session, run: ToolRun, tool: AnyTool, name: string, input: unknown): Promise<void> {
-    let signal: AbortSignal;
+    let signal: AbortSignal | null = null;
     const limit = this.options.callTimeoutMs;
     if (limit > 0) {
       const ac = new AbortController();
@@ -676,13 +676,12 @@ class Host implements OrsHost {
         ac.abort(new Error(message));
       }, limit);
       run.timer.unref?.();
-    } else {
-      signal = s.signal;
     }
     s.busy++;
     if (!s.running) s.running = new Set();
     s.running.add(run);
-    const ctx = new RunContext(s.ctx, signal);
+    // Without a time limit the signal is the session's, created only if the tool reads it.
+    const ctx = new RunContext(s.ctx, signal ?? s);
     let promise: Promise<unknown>;
     try {
       promise = tool.run(input, ctx);
@@ -768,20 +767,22 @@ function setupFailed(s: Session): OrsError {
   return new OrsError(500, `Setup of environment ${s.hosted.name} failed: ${s.setupError}`);
 }
 
-function endedError(sid: string, reason: CloseReason, o: OrsHostOptions): OrsError {
+function endedMessage(sid: string, reason: CloseReason, o: OrsHostOptions): string {
   switch (reason) {
     case "deleted":
-      return new OrsError(410, `Session ${quote(sid)} was deleted`);
+      return `Session ${quote(sid)} was deleted`;
     case "idle":
-      return new OrsError(404, `Session ${quote(sid)} expired: no request for ${seconds(o.idleTimeoutMs)}`);
+      return `Session ${quote(sid)} expired: no request for ${seconds(o.idleTimeoutMs)}`;
     case "max-duration":
-      return new OrsError(
-        404,
-        `Session ${quote(sid)} expired: it reached the maximum session duration of ${seconds(o.maxSessionMs)}`,
-      );
+      return `Session ${quote(sid)} expired: it reached the maximum session duration of ${seconds(o.maxSessionMs)}`;
     default:
-      return new OrsError(404, `Session ${quote(sid)} ended: the server shut down`);
+      return `Session ${quote(sid)} ended: the server shut down`;
   }
+}
+
+/** Deleted sessions are 410 Gone; expired and shut-down ones 404 (spec: timeout → 404). */
+function endedError(sid: string, reason: CloseReason, o: OrsHostOptions): OrsError {
+  return new OrsError(reason === "deleted" ? 410 : 404, endedMessage(sid, reason, o));
 }
 
 /**

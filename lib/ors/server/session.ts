@@ -50,8 +50,13 @@ export class HookContext implements SessionContext<JsonObject, Record<string, un
 export class RunContext implements ToolContext<JsonObject, Record<string, unknown>> {
   constructor(
     private readonly base: HookContext,
-    readonly signal: AbortSignal,
+    /** The run's own signal, or the session whose signal is created on first read. */
+    private readonly source: AbortSignal | { readonly signal: AbortSignal },
   ) {}
+  get signal(): AbortSignal {
+    const src = this.source;
+    return src instanceof AbortSignal ? src : src.signal;
+  }
   get sessionId(): string {
     return this.base.sessionId;
   }
@@ -91,6 +96,7 @@ export class Session {
   hosted!: HostedEnvironment;
   ctx!: HookContext;
   private abortController: AbortController | null = null;
+  private abortReason: string | null = null;
 
   constructor(
     readonly id: string,
@@ -102,11 +108,15 @@ export class Session {
 
   /** Aborted when the session is torn down; created on first use. */
   get signal(): AbortSignal {
-    this.abortController ??= new AbortController();
+    if (!this.abortController) {
+      this.abortController = new AbortController();
+      if (this.abortReason !== null) this.abortController.abort(new Error(this.abortReason));
+    }
     return this.abortController.signal;
   }
 
   abort(reason: string): void {
+    this.abortReason = reason;
     this.abortController?.abort(new Error(reason));
   }
 }
