@@ -13,6 +13,105 @@ export function lineColumnAt(text: string, offset: number): { line: number; colu
   return { line: lines.length, column: lines[lines.length - 1]!.length + 1 };
 }
 
+/**
+ * The offset of the first syntax error in `text` (a small JSON scanner), or -1. Browsers' own
+ * messages do not always give a position (Chromium: `Unexpected token '}', ..."b": }" is not valid JSON`).
+ */
+export function jsonErrorOffset(text: string): number {
+  let i = 0;
+  const ws = () => {
+    while (i < text.length && " \t\n\r".includes(text[i]!)) i++;
+  };
+  const fail = (): never => {
+    throw i;
+  };
+  const str = () => {
+    i++;
+    while (i < text.length) {
+      const ch = text[i]!;
+      if (ch === '"') {
+        i++;
+        return;
+      }
+      if (ch === "\\") {
+        i += 2;
+        continue;
+      }
+      if (ch < " ") fail();
+      i++;
+    }
+    fail();
+  };
+  const literal = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null/y;
+  const value = (): void => {
+    ws();
+    const c = text[i];
+    if (c === "{") {
+      i++;
+      ws();
+      if (text[i] === "}") {
+        i++;
+        return;
+      }
+      for (;;) {
+        ws();
+        if (text[i] !== '"') fail();
+        str();
+        ws();
+        if (text[i] !== ":") fail();
+        i++;
+        value();
+        ws();
+        if (text[i] === ",") {
+          i++;
+          continue;
+        }
+        if (text[i] === "}") {
+          i++;
+          return;
+        }
+        fail();
+      }
+    }
+    if (c === "[") {
+      i++;
+      ws();
+      if (text[i] === "]") {
+        i++;
+        return;
+      }
+      for (;;) {
+        value();
+        ws();
+        if (text[i] === ",") {
+          i++;
+          continue;
+        }
+        if (text[i] === "]") {
+          i++;
+          return;
+        }
+        fail();
+      }
+    }
+    if (c === '"') {
+      str();
+      return;
+    }
+    literal.lastIndex = i;
+    if (!literal.exec(text)) fail();
+    i = literal.lastIndex;
+  };
+  try {
+    value();
+    ws();
+    if (i < text.length) fail();
+    return -1;
+  } catch (at) {
+    return typeof at === "number" ? at : -1;
+  }
+}
+
 /** Parses `text` as a JSON object; errors say what and where (line:column). */
 export function parseJsonObject(text: string): JsonParse {
   if (text.trim() === "") return { ok: false, message: "Empty: expected a JSON object such as {}" };
@@ -23,14 +122,20 @@ export function parseJsonObject(text: string): JsonParse {
     const raw = err instanceof Error ? err.message : String(err);
     const lc = /line (\d+) column (\d+)/.exec(raw);
     const pos = /position (\d+)/.exec(raw);
+    const offset = jsonErrorOffset(text);
     const where = lc
       ? { line: Number(lc[1]), column: Number(lc[2]) }
       : pos
         ? lineColumnAt(text, Number(pos[1]))
-        : /end of JSON input/i.test(raw)
-          ? lineColumnAt(text, text.length)
+        : offset >= 0
+          ? lineColumnAt(text, offset)
           : undefined;
-    const message = raw.replace(/\s*\(line \d+ column \d+\)/, "").replace(/ in JSON at position \d+/, "");
+    let message = raw.replace(/\s*\(line \d+ column \d+\)/, "").replace(/ in JSON at position \d+/, "");
+    // Chromium quotes a snippet and adds "is not valid JSON": name the character instead.
+    if (/is not valid JSON/.test(message) && offset >= 0) {
+      message =
+        offset >= text.length ? "Unexpected end of input" : `Unexpected ${JSON.stringify(text[offset])}`;
+    }
     return {
       ok: false,
       message: where ? `${message} at line ${where.line}, column ${where.column}` : message,

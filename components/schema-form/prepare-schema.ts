@@ -75,9 +75,23 @@ function walk(root: Schema, node: unknown, seen: WeakMap<object, unknown>): unkn
   const out: Schema = {};
   seen.set(node, out);
   for (const [k, v] of Object.entries(node)) out[k] = walk(root, v, seen);
+  // A literal (`const`) is shown but not edited.
+  if (out.const !== undefined && out.readOnly === undefined) out.readOnly = true;
   for (const key of ["anyOf", "oneOf"] as const) {
     const opts = out[key];
     if (!Array.isArray(opts) || !opts.every(isObj)) continue;
+    // A union of literals (zod `z.union([z.literal("a"), ...])`, Pydantic `Literal[...]`) is an enum.
+    const consts = (opts as Schema[]).map((o) => o.const);
+    if (
+      consts.length > 0 &&
+      consts.every((c) => c === null || ["string", "number", "boolean"].includes(typeof c))
+    ) {
+      const types = new Set(consts.map((c) => (c === null ? "null" : typeof c)));
+      delete out[key];
+      out.enum = consts;
+      if (out.type === undefined) out.type = types.size === 1 ? [...types][0] : [...types];
+      continue;
+    }
     const disc = findDiscriminator(root, opts as Schema[], node.discriminator);
     const titles = new Set<string>();
     out[key] = (opts as Schema[]).map((o) => {

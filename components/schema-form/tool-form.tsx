@@ -20,7 +20,11 @@ import { prepareSchema } from "./prepare-schema";
 
 const ThemedForm = withTheme({ ...Theme, widgets: { ...Theme.widgets, SelectWidget: NativeSelectWidget } });
 
-const uiSchema: UiSchema = { "ui:submitButtonOptions": { norender: true } };
+const uiSchema: UiSchema = {
+  "ui:submitButtonOptions": { norender: true },
+  // Optional objects start absent, with an "add" control, instead of half-filled with defaults.
+  "ui:globalOptions": { enableOptionalDataFieldForType: ["object"] },
+};
 
 /** The value with the schema's defaults filled in (what the form shows), so both tabs agree. */
 export function withDefaults(schema: JsonObject, value: JsonObject): JsonObject {
