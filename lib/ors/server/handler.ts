@@ -13,8 +13,9 @@ import {
   numTasksRequestSchema,
   toolCallSchema,
 } from "../protocol/schemas";
-import { formatSseEvent, splitIntoChunks } from "../protocol/sse";
+import { formatSseEvent } from "../protocol/sse";
 import type { AnyEnvironment, AnyTool } from "../sdk/define";
+import { frameResult } from "./frames";
 import { type OrsHostOptions, resolveHostOptions } from "./options";
 import {
   errorMessage,
@@ -632,7 +633,7 @@ class Host implements OrsHost {
               `unknown task_id ${quote(body.task_id)} (results are kept ${seconds(this.options.resultLingerMs)} after completion)`,
             ),
         };
-      if (run.done) return { kind: "sse", body: head + run.frames };
+      if (run.done) return sseReply(head, run.frames);
       return { kind: "stream", stream: new CallStream(run, head, pingMs) };
     }
     const s = await this.readySession(sid, hosted);
@@ -643,16 +644,16 @@ class Host implements OrsHost {
     if (!tool) {
       const names = [...this.sessionTools(s).keys()].join(", ");
       this.finishRun(run, serializeToolError(`Unknown tool ${quote(body.name)}; available: ${names}`));
-      return { kind: "sse", body: head + run.frames };
+      return sseReply(head, run.frames);
     }
     const parsed = tool.parse(body.input);
     if (!parsed.ok) {
       this.finishRun(run, serializeToolError(parsed.error));
-      return { kind: "sse", body: head + run.frames };
+      return sseReply(head, run.frames);
     }
     const done = this.execute(s, run, tool, body.name, parsed.value);
     if (!run.done) await Promise.race([done, nextMacrotask()]);
-    if (run.done) return { kind: "sse", body: head + run.frames };
+    if (run.done) return sseReply(head, run.frames);
     return { kind: "stream", stream: new CallStream(run, head, pingMs) };
   }
 
@@ -750,6 +751,12 @@ class Host implements OrsHost {
   }
 }
 
+function sseReply(head: string, frames: string | Buffer): OrsReply {
+  return typeof frames === "string"
+    ? { kind: "sse", body: head + frames }
+    : { kind: "sse", body: head, tail: frames };
+}
+
 function requireSid(sid: string | null): string {
   if (sid === null || sid === "") throw new OrsError(400, "X-Session-ID header is required");
   return sid;
@@ -783,18 +790,6 @@ function endedMessage(sid: string, reason: CloseReason, o: OrsHostOptions): stri
 /** Deleted sessions are 410 Gone; expired and shut-down ones 404 (spec: timeout → 404). */
 function endedError(sid: string, reason: CloseReason, o: OrsHostOptions): OrsError {
   return new OrsError(reason === "deleted" ? 410 : 404, endedMessage(sid, reason, o));
-}
-
-/**
- * The `chunk`...`end` events of a serialized result, as `formatResultEvents` frames them but without
- * its per-piece line splitting: JSON.stringify output never holds a raw CR or LF (it escapes them).
- */
-function frameResult(json: string): string {
-  const pieces = splitIntoChunks(json);
-  const last = pieces.length - 1;
-  let out = "";
-  for (let i = 0; i < last; i++) out += `event: chunk\ndata: ${pieces[i]}\n\n`;
-  return `${out}event: end\ndata: ${pieces[last]}\n\n`;
 }
 
 /** Python slice index resolution: negative counts from the end, clamped to [0, n]. */

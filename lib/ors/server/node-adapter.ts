@@ -55,8 +55,7 @@ function header(req: IncomingMessage, name: string): string | null {
   return Array.isArray(v) ? v.join(", ") : v;
 }
 
-function writeBig(res: ServerResponse, text: string): void {
-  const body = Buffer.from(text, "utf8");
+function writeBig(res: ServerResponse, body: Uint8Array): void {
   let offset = 0;
   const step = (): void => {
     while (offset < body.length) {
@@ -90,12 +89,19 @@ function writeReply(reply: OrsReply, res: ServerResponse): void {
     return;
   }
   if (reply.kind === "sse") {
-    if (reply.body.length <= WRITE_BATCH) {
+    if (reply.tail) {
+      res.writeHead(200, {
+        ...SSE_HEADERS,
+        "content-length": Buffer.byteLength(reply.body) + reply.tail.length,
+      });
+      res.write(reply.body);
+      writeBig(res, reply.tail);
+    } else if (reply.body.length <= WRITE_BATCH) {
       res.writeHead(200, { ...SSE_HEADERS, "content-length": Buffer.byteLength(reply.body) });
       res.end(reply.body);
     } else {
       res.writeHead(200, SSE_HEADERS);
-      writeBig(res, reply.body);
+      writeBig(res, Buffer.from(reply.body, "utf8"));
     }
     return;
   }

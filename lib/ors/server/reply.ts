@@ -13,7 +13,7 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
 
 export type OrsReply =
   | { kind: "json"; status: number; body: string; headers?: Record<string, string> }
-  | { kind: "sse"; body: string }
+  | { kind: "sse"; body: string; tail?: Uint8Array }
   | { kind: "stream"; stream: CallStream };
 
 /** Where a live SSE stream writes: `write` returns false when the consumer wants it to wait. */
@@ -87,8 +87,9 @@ export class CallStream {
   /** Writes the run's frames in batches, waiting for drain between them, then ends. */
   private flush(): void {
     // A large result is encoded once; its batches are then views of one buffer.
+    const raw = this.run.frames;
     const frames: string | Uint8Array =
-      this.run.frames.length > WRITE_BATCH ? encoder.encode(this.run.frames) : this.run.frames;
+      typeof raw === "string" && raw.length > WRITE_BATCH ? encoder.encode(raw) : raw;
     let offset = 0;
     const step = (): void => {
       const sink = this.sink;
@@ -118,7 +119,10 @@ export function replyToResponse(reply: OrsReply, signal?: AbortSignal): Response
     const headers: Record<string, string> = { "content-type": JSON_CONTENT_TYPE, ...reply.headers };
     return new Response(reply.body, { status: reply.status, headers });
   }
-  if (reply.kind === "sse") return new Response(reply.body, { status: 200, headers: SSE_HEADERS });
+  if (reply.kind === "sse") {
+    const body = reply.tail ? Buffer.concat([Buffer.from(reply.body), reply.tail]) : reply.body;
+    return new Response(body, { status: 200, headers: SSE_HEADERS });
+  }
   const stream = reply.stream;
   let drain: (() => void) | null = null;
   let onAbort: (() => void) | null = null;

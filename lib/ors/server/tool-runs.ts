@@ -11,8 +11,8 @@ export class ToolRun {
   /** The session the run belongs to: a task_id gives nothing to another session. */
   readonly sid: string;
   done = false;
-  /** The SSE frames after `task_id`: `chunk`...`end` events, or one `error` event. */
-  frames = "";
+  /** The SSE frames after `task_id`: `chunk`...`end` events (bytes when large), or one `error` event. */
+  frames: string | Buffer = "";
   completedAt = 0;
   /** Set when the run has a per-call time limit or its own abort controller. */
   timer: ReturnType<typeof setTimeout> | null = null;
@@ -38,7 +38,7 @@ export class ToolRun {
   }
 
   /** Marks the run complete with its frames; returns false if it already was. */
-  settle(frames: string, now: number): boolean {
+  settle(frames: string | Buffer, now: number): boolean {
     if (this.done) return false;
     this.done = true;
     this.frames = frames;
@@ -77,7 +77,7 @@ export class RunRegistry {
   }
 
   /** Completes a run and keeps its result for reconnection within the byte cap. */
-  complete(run: ToolRun, frames: string, now: number): boolean {
+  complete(run: ToolRun, frames: string | Buffer, now: number): boolean {
     if (!run.settle(frames, now)) return false;
     if (!this.runs.has(run.id)) return true;
     this.completed.add(run);
