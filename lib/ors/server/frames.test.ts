@@ -17,7 +17,8 @@ function pieces(b: Buffer): Buffer[] {
 
 async function events(framed: string | Buffer): Promise<SseFrame[]> {
   const out: SseFrame[] = [];
-  for await (const f of readSseFrames(new Response(framed).body!)) out.push(f);
+  const bytes = typeof framed === "string" ? new TextEncoder().encode(framed) : new Uint8Array(framed);
+  for await (const f of readSseFrames(new Response(bytes).body!)) out.push(f);
   return out;
 }
 
