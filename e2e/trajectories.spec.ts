@@ -180,26 +180,40 @@ test("replay against a changed environment shows a step-aligned diff", async ({ 
 
 test("compare two trajectories side by side", async ({ page, baseURL }) => {
   const ors = relayClient(baseURL!, "local");
+  const token = `cmp${Date.now()}`;
   const ids: string[] = [];
   for (const answer of ["1", "2"]) {
     const { sid } = await ors.createSession();
     await ors.create(sid, { env_name: "dice", split: "train", index: 0 });
-    await ors.callTool("dice", sid, { name: "echo", input: { text: `answer ${answer}` } });
+    await ors.callTool("dice", sid, { name: "echo", input: { text: `${token} answer ${answer}` } });
     await ors.callTool("dice", sid, { name: "stop", input: {} });
     ids.push((await trajectoryOf(baseURL!, "local", sid, 2)).id);
   }
-  await page.goto(`/trajectories?q=${encodeURIComponent(ids[0])}`);
+  // Found by search in the list, both selected, compared.
+  await page.goto("/trajectories");
+  await page.getByLabel("Search").fill(token);
+  const rows = page.getByRole("list", { name: "Trajectories" }).getByRole("listitem");
+  await expect(rows).toHaveCount(2);
   await page.getByRole("checkbox", { name: `Select ${ids[0]} for compare` }).check();
-  await page.goto(`/trajectories/${ids[0]}`);
-  await page.getByLabel("Compare with trajectory id").fill(ids[1]);
-  await page.getByRole("button", { name: "Compare" }).click();
+  await page.getByRole("checkbox", { name: `Select ${ids[1]} for compare` }).check();
+  await page.getByRole("link", { name: "Compare selected" }).click();
   await expect(page.getByRole("heading", { name: "Compare trajectories" })).toBeVisible();
   await expect(page.getByRole("status", { name: "Diff summary" })).toHaveText(
     /1 of 2 steps differ; first difference at step 1\./,
   );
+  // A is the first one checked.
   await expect(page.getByRole("region", { name: "Step 1 left" })).toContainText(
     "differs: input, observation",
   );
+  await expect(page.getByRole("region", { name: "Step 1 left" }).locator("mark")).toHaveText("1");
+  await expect(page.getByRole("region", { name: "Step 1 right" }).locator("mark")).toHaveText("2");
+  await expect(page.getByRole("region", { name: "Step 2 right" })).not.toContainText("differs");
+
+  // The same from a trajectory page, by id.
+  await page.goto(`/trajectories/${ids[0]}`);
+  await page.getByLabel("Compare with trajectory id").fill(ids[1]);
+  await page.getByRole("button", { name: "Compare" }).click();
+  await expect(page).toHaveURL(new RegExp(`compare\\?a=${ids[0]}&b=${ids[1]}`));
   await expect(page.getByRole("region", { name: "Step 1 right" }).locator("mark")).toHaveText("2");
 });
 
