@@ -17,13 +17,14 @@ export function RewardChart({
   if (steps.length === 0) return <p className="text-xs text-zinc-500">No steps yet.</p>;
   const cum = cumulativeRewards(steps);
   const values = [...steps.map((s) => s.reward ?? 0), ...cum, 0];
-  const max = Math.max(...values);
   const min = Math.min(...values);
-  const span = max - min || 1;
-  const w = Math.max(steps.length * 28, 200);
+  // All-zero (or constant) rewards still get a readable scale with the zero line at the bottom.
+  const max = Math.max(...values) === min ? min + 1 : Math.max(...values);
+  const span = max - min;
+  const w = Math.max(steps.length * 28, 600);
   const pad = 6;
   const y = (v: number) => pad + ((max - v) / span) * (height - 2 * pad);
-  const bw = w / steps.length;
+  const bw = Math.min(w / steps.length, 48);
   const line = cum.map((c, i) => `${i === 0 ? "M" : "L"}${(i + 0.5) * bw},${y(c)}`).join(" ");
   return (
     <figure className="overflow-x-auto">
@@ -31,11 +32,21 @@ export function RewardChart({
         role="img"
         aria-label={`Reward per step chart: ${steps.length} steps, total ${cum.at(-1)}`}
         viewBox={`0 0 ${w} ${height}`}
-        width={w}
+        preserveAspectRatio="none"
+        width="100%"
         height={height}
+        style={{ minWidth: Math.min(w, steps.length * 12) }}
         className="text-zinc-400"
       >
-        <line x1={0} x2={w} y1={y(0)} y2={y(0)} stroke="currentColor" strokeWidth={0.5} />
+        <line
+          x1={0}
+          x2={w}
+          y1={y(0)}
+          y2={y(0)}
+          stroke="currentColor"
+          strokeWidth={1}
+          vectorEffect="non-scaling-stroke"
+        />
         {steps.map((s, i) => {
           const r = s.reward ?? 0;
           const top = Math.min(y(r), y(0));
@@ -60,7 +71,13 @@ export function RewardChart({
             </g>
           );
         })}
-        <path d={line} fill="none" strokeWidth={1.5} className="stroke-amber-500" />
+        <path
+          d={line}
+          fill="none"
+          strokeWidth={2}
+          vectorEffect="non-scaling-stroke"
+          className="stroke-amber-500"
+        />
       </svg>
       <figcaption className="mt-1 flex gap-3 text-[11px] text-zinc-500">
         <span>
