@@ -37,7 +37,8 @@ export interface OrsClientOptions {
   headers?: Record<string, string>;
   /** A fetch implementation (tests pass one that calls a handler in process). */
   fetch?: typeof fetch;
-  /** Time limit of a non-streaming request, in ms (default 30 s). */
+  /** Time limit of a non-streaming request, in ms (default 75 s: longer than the relay's 60 s, so the
+   *  relay's own "timed out" answer arrives first; /prompt waits for a slow setup). */
   timeoutMs?: number;
   /** Tool calls: reconnections after a dropped stream (default 5). */
   maxRetries?: number;
@@ -81,7 +82,7 @@ export interface OrsClient {
   callTool(env: string, sid: string, call: ToolCall, o?: CallToolOptions): Promise<RunToolOutput>;
 }
 
-const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_TIMEOUT_MS = 75_000;
 
 /**
  * Creates a client for one ORS server.
