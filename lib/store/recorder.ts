@@ -24,9 +24,17 @@ export interface Recorder {
   stop(): void;
 }
 
+/**
+ * How long a running episode may go without any request before it is ended as `timeout`:
+ * PLAYGROUND_IDLE_TIMEOUT_S, else the built-in host's ORS_IDLE_TIMEOUT_MS, else 15 minutes (the
+ * spec's idle limit); plus a minute of grace for clocks and in-flight requests.
+ */
 export function idleTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
-  const s = Number(env.PLAYGROUND_IDLE_TIMEOUT_S ?? env.ORS_IDLE_TIMEOUT_S ?? 900);
-  return (Number.isFinite(s) && s > 0 ? s : 900) * 1000;
+  const s = Number(env.PLAYGROUND_IDLE_TIMEOUT_S);
+  if (env.PLAYGROUND_IDLE_TIMEOUT_S && Number.isFinite(s) && s > 0) return s * 1000;
+  const ms = Number(env.ORS_IDLE_TIMEOUT_MS);
+  const base = env.ORS_IDLE_TIMEOUT_MS && Number.isFinite(ms) && ms > 0 ? ms : 15 * 60_000;
+  return base + 60_000;
 }
 
 /** Creates a recorder writing to `store`; `subscribe` false leaves wiring to the caller (tests). */
@@ -98,8 +106,7 @@ export function createRecorder(
         const t = store.findRunning(e.server, e.sid) ?? store.findBySession(e.server, e.sid);
         const id = t?.id ?? trajectoryFor(e.server, e.sid, e.at, e.env);
         store.setEnv(id, e.env);
-        const full = store.get(id);
-        if (full && full.prompt == null) {
+        if (!store.hasPrompt(id)) {
           store.setPrompt(id, e.blocks, e.at);
           publishLive({ type: "prompt", id, blocks: e.blocks });
         } else store.touch(id, e.at);

@@ -183,6 +183,10 @@ export class TrajectoryStore {
       .run(JSON.stringify(blocks), at, id);
   }
 
+  hasPrompt(id: string): boolean {
+    return !!this.db.prepare("SELECT 1 FROM trajectories WHERE id = ? AND prompt_json IS NOT NULL").get(id);
+  }
+
   setEnv(id: string, env: string): void {
     this.db.prepare("UPDATE trajectories SET env = ? WHERE id = ? AND env IS NULL").run(env, id);
   }

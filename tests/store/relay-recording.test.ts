@@ -121,6 +121,15 @@ describe("episodes through the relay are recorded", () => {
     abort.abort();
   });
 
+  it("a failed setup ends the episode as error, with the server's detail", async () => {
+    const { sid } = await ors.createSession();
+    await ors.create(sid, { env_name: "brokensetup", split: "train", index: 0 });
+    await expect(ors.prompt("brokensetup", sid)).rejects.toThrow(/setup/i);
+    const t = store.findBySession("local", sid)!;
+    expect(t.end_reason).toBe("error");
+    expect(t.error).toMatch(/^setup failed: .*brokensetup/i);
+  });
+
   it("a session the server never knew (404) ends the running trajectory as error", async () => {
     const { sid } = await ors.createSession();
     await ors.create(sid, { env_name: "dice", split: "train", index: 1 });
