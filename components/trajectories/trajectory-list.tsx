@@ -28,6 +28,14 @@ import { ImportPanel } from "./import-panel";
 const LIMIT = 5000;
 const ROW = 40;
 
+/** Distinct non-empty values of a field among the loaded rows (suggestions for the filters). */
+function distinct(
+  items: TrajectorySummary[] | undefined,
+  pick: (t: TrajectorySummary) => string | null,
+): string[] {
+  return [...new Set((items ?? []).map(pick).filter((v): v is string => !!v))].sort();
+}
+
 function filterFromParams(params: URLSearchParams): TrajectoryFilter {
   const raw: Record<string, string> = {};
   for (const [k, v] of params) if (v) raw[k] = v;
@@ -115,8 +123,18 @@ export function TrajectoryList() {
             placeholder="text, tool, id…"
           />
         </div>
-        {field("server", "Server")}
-        {field("env", "Environment")}
+        {field("server", "Server", { list: "f-server-options" })}
+        {field("env", "Environment", { list: "f-env-options" })}
+        <datalist id="f-server-options">
+          {distinct(query.data?.items, (t) => t.server).map((v) => (
+            <option key={v} value={v} />
+          ))}
+        </datalist>
+        <datalist id="f-env-options">
+          {distinct(query.data?.items, (t) => t.env).map((v) => (
+            <option key={v} value={v} />
+          ))}
+        </datalist>
         {field("task", "Task", { placeholder: "train/12" })}
         <div className="space-y-1">
           <Label htmlFor="f-end">End reason</Label>
