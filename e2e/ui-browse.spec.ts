@@ -42,6 +42,7 @@ test.describe("browse", () => {
     await page.goto("/s/local/e/math?tab=tasks&split=train&task=10");
     const row = page.getByRole("button", { name: "Task 10", exact: true });
     await expect(row).toHaveAttribute("aria-current", "true");
+    await expect(page.getByRole("region", { name: "Task 10 JSON" })).toBeVisible();
     await row.focus();
     await page.keyboard.press("ArrowDown");
     await expect(page.getByRole("button", { name: "Task 11", exact: true })).toBeFocused();
@@ -124,6 +125,8 @@ test.describe("browse", () => {
 
   test("theme toggle persists across reloads", async ({ page }) => {
     await page.goto("/");
+    // The toggle shows the saved choice once hydrated (before that a click would be lost).
+    await expect(page.getByRole("button", { name: "System theme" })).toHaveAttribute("aria-pressed", "true");
     await page.getByRole("button", { name: "Dark theme" }).click();
     await expect(page.locator("html")).toHaveClass(/dark/);
     await page.reload();

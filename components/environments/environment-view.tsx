@@ -67,7 +67,7 @@ function NotFoundPanel({ server, env }: { server: string; env: string }) {
 }
 
 export function EnvironmentView({ server, env }: { server: string; env: string }) {
-  const { tab, split, update } = useEnvUrlState();
+  const { tab, split, task, update } = useEnvUrlState();
   const envs = useEnvironments(server);
   const tools = useTools(server, env);
   const splits = useSplits(server, env);
@@ -76,6 +76,9 @@ export function EnvironmentView({ server, env }: { server: string; env: string }
 
   const activeSplit = split ?? splits.data?.[0]?.name;
   const setTab = (t: string) => update({ tab: t as EnvTab }, "push");
+  const startTask = activeSplit
+    ? { split: activeSplit, index: tab === "tasks" && task !== undefined ? task : 0 }
+    : undefined;
 
   return (
     <>
@@ -97,14 +100,10 @@ export function EnvironmentView({ server, env }: { server: string; env: string }
               <FileJson aria-hidden="true" />
               Start with a custom task_spec
             </Link>
-            {activeSplit && (
-              <Link
-                href={newEpisodeHref(server, env, { split: activeSplit, index: 0 })}
-                className={buttonClasses("primary", "sm")}
-                aria-label={`Start episode on ${activeSplit} task 0`}
-              >
+            {startTask && (
+              <Link href={newEpisodeHref(server, env, startTask)} className={buttonClasses("primary", "sm")}>
                 <Play aria-hidden="true" />
-                Start on task 0
+                Start on {startTask.split} #{startTask.index}
               </Link>
             )}
           </>

@@ -52,7 +52,10 @@ export function typeLabel(schema: unknown, root: Schema, seen: Set<string> = new
 function constraints(schema: Schema): string[] {
   const out: string[] = [];
   const add = (key: string, label: string) => {
-    if (schema[key] !== undefined) out.push(`${label} ${JSON.stringify(schema[key])}`);
+    const v = schema[key];
+    // zod's int() bounds are ±MAX_SAFE_INTEGER: noise, not a constraint anyone chose.
+    if (v === undefined || v === Number.MAX_SAFE_INTEGER || v === Number.MIN_SAFE_INTEGER) return;
+    out.push(`${label} ${JSON.stringify(v)}`);
   };
   add("minimum", "≥");
   add("exclusiveMinimum", ">");

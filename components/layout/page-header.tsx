@@ -47,7 +47,9 @@ export function PageHeader({
           <h1 className="truncate text-xl font-semibold tracking-tight text-zinc-900 dark:text-zinc-50">
             {title}
           </h1>
-          {description && <p className="mt-0.5 text-sm text-zinc-500 dark:text-zinc-400">{description}</p>}
+          {description && (
+            <div className="mt-0.5 text-sm text-zinc-500 dark:text-zinc-400">{description}</div>
+          )}
         </div>
         {actions && <div className="flex shrink-0 items-center gap-2">{actions}</div>}
       </div>

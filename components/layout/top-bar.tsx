@@ -23,18 +23,21 @@ export function TopBar() {
   ];
   return (
     <header className="sticky top-0 z-30 border-b border-zinc-200 bg-white/85 backdrop-blur dark:border-zinc-800 dark:bg-zinc-950/85">
-      <div className="flex h-12 items-center gap-3 px-4">
+      <div className="flex min-h-12 flex-wrap items-center gap-x-3 gap-y-1 px-4 py-2 sm:flex-nowrap sm:py-0">
         <Link href="/" className="flex items-center gap-2 rounded text-sm font-semibold tracking-tight">
           <span className="inline-flex size-6 items-center justify-center rounded-md bg-indigo-600 text-white">
             <Boxes aria-hidden="true" className="size-3.5" />
           </span>
           <span className="hidden sm:inline">ORS Playground</span>
         </Link>
-        <span aria-hidden="true" className="text-zinc-300 dark:text-zinc-700">
+        <span aria-hidden="true" className="hidden text-zinc-300 sm:inline dark:text-zinc-700">
           /
         </span>
         <ServerPicker />
-        <nav aria-label="Main" className="ml-2 flex items-center gap-0.5">
+        <nav
+          aria-label="Main"
+          className="order-last flex w-full items-center gap-0.5 sm:order-none sm:ml-2 sm:w-auto"
+        >
           {nav.map((n) => (
             <Link
               key={n.label}

@@ -3,7 +3,7 @@
 "use client";
 
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { orsClientFor } from "./ors";
+import { loadOrsClient } from "./ors-loader";
 import { orsKeys, serverKeys } from "./query-keys";
 import { type AddServerInput, addServer, fetchServers, removeServer } from "./servers-api";
 
@@ -22,28 +22,29 @@ export function serversQuery() {
 export function environmentsQuery(server: string) {
   return queryOptions({
     queryKey: orsKeys.envs(server),
-    queryFn: ({ signal }) => orsClientFor(server).listEnvironments({ signal }),
+    queryFn: async ({ signal }) => (await loadOrsClient(server)).listEnvironments({ signal }),
   });
 }
 
 export function toolsQuery(server: string, env: string) {
   return queryOptions({
     queryKey: orsKeys.tools(server, env),
-    queryFn: async ({ signal }) => (await orsClientFor(server).tools(env, { signal })).tools,
+    queryFn: async ({ signal }) => (await (await loadOrsClient(server)).tools(env, { signal })).tools,
   });
 }
 
 export function splitsQuery(server: string, env: string) {
   return queryOptions({
     queryKey: orsKeys.splits(server, env),
-    queryFn: ({ signal }) => orsClientFor(server).splits(env, { signal }),
+    queryFn: async ({ signal }) => (await loadOrsClient(server)).splits(env, { signal }),
   });
 }
 
 export function numTasksQuery(server: string, env: string, split: string) {
   return queryOptions({
     queryKey: orsKeys.numTasks(server, env, split),
-    queryFn: async ({ signal }) => (await orsClientFor(server).numTasks(env, split, { signal })).num_tasks,
+    queryFn: async ({ signal }) =>
+      (await (await loadOrsClient(server)).numTasks(env, split, { signal })).num_tasks,
   });
 }
 
@@ -52,7 +53,7 @@ export function taskRangeQuery(server: string, env: string, split: string, start
   return queryOptions({
     queryKey: orsKeys.taskRange(server, env, split, start, stop),
     queryFn: async ({ signal }) =>
-      (await orsClientFor(server).taskRange(env, split, start, stop, { signal })).tasks,
+      (await (await loadOrsClient(server)).taskRange(env, split, start, stop, { signal })).tasks,
     staleTime: 5 * 60_000,
   });
 }
@@ -67,7 +68,8 @@ export function taskPageQuery(server: string, env: string, split: string, page: 
 export function taskQuery(server: string, env: string, split: string, index: number) {
   return queryOptions({
     queryKey: orsKeys.task(server, env, split, index),
-    queryFn: async ({ signal }) => (await orsClientFor(server).task(env, split, index, { signal })).task,
+    queryFn: async ({ signal }) =>
+      (await (await loadOrsClient(server)).task(env, split, index, { signal })).task,
   });
 }
 

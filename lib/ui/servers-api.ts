@@ -1,6 +1,6 @@
 // Browser-side calls to the playground's server registry (GET/POST /api/servers,
 // DELETE /api/servers/<name>). Errors carry the registry's `detail` so forms can show it inline.
-import { detailToString } from "@/lib/ors/protocol";
+import { detailToString } from "@/lib/ors/protocol/errors";
 
 export type ServerSource = "builtin" | "env" | "config" | "user";
 

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { EnvironmentList } from "@/components/environments/environment-list";
 import { PageContainer, PageHeader } from "@/components/layout/page-header";
+import { ServerSummary } from "@/components/servers/server-summary";
 import { decodeParam, serverExists } from "@/lib/ui/server-lookup";
 
 type Params = { params: Promise<{ server: string }> };
@@ -19,7 +20,7 @@ export default async function ServerPage({ params }: Params) {
       <PageHeader
         crumbs={[{ href: "/", label: "Servers" }, { label: server }]}
         title={<span className="font-mono">{server}</span>}
-        description="Environments served by this server, with their tools and splits."
+        description={<ServerSummary server={server} />}
       />
       <EnvironmentList server={server} />
     </PageContainer>
