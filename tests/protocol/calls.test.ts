@@ -37,7 +37,7 @@ describe("call frames", () => {
     const h = makeHandler();
     const sid = await newEpisode(h, { env_name: "qa", split: "test", index: 0 });
     const res = await call(h, sid, { name: "submit", input: { answer: "4" } });
-    expect(res.headers.get("cache-control")).toBe("no-cache");
+    expect(res.headers.get("cache-control")).toBe("no-cache, no-transform");
     const text = await res.text();
     const taskId = text.match(/^event: task_id\ndata: ([0-9a-f-]{36})\n\n/)![1]!;
     expect(text).toBe(

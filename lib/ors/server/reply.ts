@@ -7,9 +7,13 @@ import type { ToolRun } from "./tool-runs";
 export const JSON_CONTENT_TYPE = "application/json";
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
   "content-type": "text/event-stream; charset=utf-8",
-  "cache-control": "no-cache",
+  // no-transform: proxies and Next.js's gzip must neither buffer nor re-encode the stream.
+  "cache-control": "no-cache, no-transform",
   "x-accel-buffering": "no",
 };
+
+/** JSON bodies below this size are marked no-transform: gzip costs more CPU than it saves here. */
+const SMALL_JSON = 8 * 1024;
 
 export type OrsReply =
   | { kind: "json"; status: number; body: string; headers?: Record<string, string> }
@@ -117,6 +121,7 @@ export class CallStream {
 export function replyToResponse(reply: OrsReply, signal?: AbortSignal): Response {
   if (reply.kind === "json") {
     const headers: Record<string, string> = { "content-type": JSON_CONTENT_TYPE, ...reply.headers };
+    if (reply.body.length < SMALL_JSON) headers["cache-control"] = "no-transform";
     return new Response(reply.body, { status: reply.status, headers });
   }
   if (reply.kind === "sse") {
