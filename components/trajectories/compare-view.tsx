@@ -10,8 +10,9 @@ import { Badge } from "@/components/ui/badge";
 import { ErrorPanel } from "@/components/ui/error-panel";
 import { SkeletonBlock } from "@/components/ui/skeleton";
 import { diffText, diffTrajectories, type StepDiff, stableStringify } from "@/lib/trajectory/diff";
+import { taskLabel } from "@/lib/trajectory/model";
 import { trajectoryQuery } from "@/lib/trajectory/queries";
-import { type Trajectory, type TrajectoryStep, taskLabel } from "@/lib/trajectory/schema";
+import type { Trajectory, TrajectoryStep } from "@/lib/trajectory/schema";
 import { cn } from "@/lib/ui/cn";
 import { END_REASON_LABEL, endReasonTone, fmtMs, fmtReward } from "./format";
 

@@ -13,14 +13,9 @@ import { buttonClasses } from "@/components/ui/button";
 import { ErrorPanel } from "@/components/ui/error-panel";
 import { Input, inputClasses, Label } from "@/components/ui/input";
 import { SkeletonBlock } from "@/components/ui/skeleton";
+import { END_REASONS, SORT_KEYS } from "@/lib/trajectory/model";
 import { exportUrl, trajectoryListQuery } from "@/lib/trajectory/queries";
-import {
-  END_REASONS,
-  SORT_KEYS,
-  type TrajectoryFilter,
-  type TrajectorySummary,
-  trajectoryFilterSchema,
-} from "@/lib/trajectory/schema";
+import type { TrajectoryFilter, TrajectorySummary } from "@/lib/trajectory/schema";
 import { cn } from "@/lib/ui/cn";
 import { END_REASON_LABEL, endReasonTone, fmtReward, fmtTime } from "./format";
 import { ImportPanel } from "./import-panel";
@@ -36,11 +31,30 @@ function distinct(
   return [...new Set((items ?? []).map(pick).filter((v): v is string => !!v))].sort();
 }
 
+/** The filters in the URL (a hand-written parse: zod stays out of this page's bundle). */
 function filterFromParams(params: URLSearchParams): TrajectoryFilter {
-  const raw: Record<string, string> = {};
-  for (const [k, v] of params) if (v) raw[k] = v;
-  const r = trajectoryFilterSchema.safeParse(raw);
-  return r.success ? r.data : {};
+  const f: TrajectoryFilter = {};
+  const str = (k: "server" | "env" | "task" | "q") => {
+    const v = params.get(k);
+    if (v) f[k] = v;
+  };
+  str("server");
+  str("env");
+  str("task");
+  str("q");
+  const end = params.get("end_reason");
+  if (end === "running" || (END_REASONS as readonly string[]).includes(end ?? "")) {
+    f.end_reason = end as TrajectoryFilter["end_reason"];
+  }
+  for (const k of ["min_reward", "max_reward"] as const) {
+    const v = params.get(k);
+    if (v && Number.isFinite(Number(v))) f[k] = Number(v);
+  }
+  const sort = params.get("sort");
+  if ((SORT_KEYS as readonly string[]).includes(sort ?? "")) f.sort = sort as TrajectoryFilter["sort"];
+  const order = params.get("order");
+  if (order === "asc" || order === "desc") f.order = order;
+  return f;
 }
 
 export function TrajectoryList() {

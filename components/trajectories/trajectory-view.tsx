@@ -17,6 +17,7 @@ import { Input, Label } from "@/components/ui/input";
 import { Kbd } from "@/components/ui/kbd";
 import { SkeletonBlock } from "@/components/ui/skeleton";
 import { markDiffers } from "@/lib/trajectory/diff";
+import { cumulativeRewards, taskLabel } from "@/lib/trajectory/model";
 import {
   downloadUrl,
   episodeHref,
@@ -26,13 +27,20 @@ import {
   restartHref,
   trajectoryKeys,
 } from "@/lib/trajectory/queries";
-import { cumulativeRewards, type Trajectory, taskLabel } from "@/lib/trajectory/schema";
+import type { Trajectory } from "@/lib/trajectory/schema";
 import { cn } from "@/lib/ui/cn";
-import { draftSpecKey } from "@/lib/ui/use-episode";
 import { END_REASON_LABEL, endReasonTone, fmtMs, fmtReward, fmtTime } from "./format";
 import { RewardChart } from "./reward-chart";
 import { StepDetail, StepStatus } from "./step-detail";
 import { useLiveTrajectory } from "./use-live-trajectory";
+
+/**
+ * The new-episode page's sessionStorage key of a task_spec draft (`draftSpecKey` in
+ * lib/ui/use-episode.ts, repeated here so this page does not bundle the episode store).
+ */
+function draftSpecKey(server: string, env: string): string {
+  return `ors-task-spec:${server}:${env}`;
+}
 
 function useStepParam(initial: number | null, count: number) {
   const [step, setStep] = useState<number | null>(initial);

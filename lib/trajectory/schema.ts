@@ -3,12 +3,20 @@
 // unchanged (one object = JSON export, one object per line = JSONL). Documented in FORMAT.md.
 import { z } from "zod";
 import { blocksSchema, jsonObjectSchema } from "@/lib/ors/protocol";
+import { END_REASONS, SORT_KEYS, TRAJECTORY_FORMAT } from "./model";
 
-export const TRAJECTORY_FORMAT = "ors-trajectory/1" as const;
+export {
+  cumulativeRewards,
+  END_REASONS,
+  SORT_KEYS,
+  type SortKey,
+  TRAJECTORY_FORMAT,
+  taskLabel,
+  totalReward,
+} from "./model";
 
-export const endReasonSchema = z.enum(["finished", "user_closed", "timeout", "error"]);
+export const endReasonSchema = z.enum(END_REASONS);
 export type EndReason = z.infer<typeof endReasonSchema>;
-export const END_REASONS = endReasonSchema.options;
 
 export const trajectoryTaskSchema = z.union([
   z.strictObject({ task_spec: jsonObjectSchema }),
@@ -100,31 +108,7 @@ export const trajectorySummarySchema = z.strictObject({
 });
 export type TrajectorySummary = z.infer<typeof trajectorySummarySchema>;
 
-/** A short, stable label of a task, e.g. `train/12` or `spec {"a":1}` (also the `task` filter). */
-export function taskLabel(task: TrajectoryTask | null | undefined): string {
-  if (!task) return "unknown";
-  if ("split" in task) return `${task.split}/${task.index}`;
-  const json = JSON.stringify(task.task_spec);
-  return `spec ${json.length > 80 ? `${json.slice(0, 79)}…` : json}`;
-}
-
-/** Sum of the rewards of the steps (null rewards count as 0). */
-export function totalReward(steps: Pick<TrajectoryStep, "reward">[]): number {
-  return steps.reduce((sum, s) => sum + (s.reward ?? 0), 0);
-}
-
-/** Cumulative reward after each step. */
-export function cumulativeRewards(steps: Pick<TrajectoryStep, "reward">[]): number[] {
-  let sum = 0;
-  return steps.map((s) => {
-    sum += s.reward ?? 0;
-    return sum;
-  });
-}
-
 /** Filters of the list and export endpoints (query parameters). */
-export const SORT_KEYS = ["started_at", "ended_at", "total_reward", "num_steps", "env", "server"] as const;
-export type SortKey = (typeof SORT_KEYS)[number];
 export const trajectoryFilterSchema = z.object({
   server: z.string().optional(),
   env: z.string().optional(),
