@@ -5,7 +5,12 @@ import type Form from "@rjsf/core";
 // the JSON text is kept as typed while it parses to that value (never re-escaped), and invalid
 // JSON shows an error without touching the value. Ctrl/Cmd+Enter calls from either tab.
 import { withTheme } from "@rjsf/core";
-import { Theme } from "@rjsf/shadcn";
+import CheckboxesWidget from "@rjsf/shadcn/lib/CheckboxesWidget/CheckboxesWidget.js";
+import CheckboxWidget from "@rjsf/shadcn/lib/CheckboxWidget/CheckboxWidget.js";
+import RadioWidget from "@rjsf/shadcn/lib/RadioWidget/RadioWidget.js";
+import RangeWidget from "@rjsf/shadcn/lib/RangeWidget/RangeWidget.js";
+import { generateTemplates } from "@rjsf/shadcn/lib/Templates/Templates.js";
+import TextareaWidget from "@rjsf/shadcn/lib/TextareaWidget/TextareaWidget.js";
 import { createSchemaUtils, type RJSFSchema, type RJSFValidationError, type UiSchema } from "@rjsf/utils";
 import validator from "@rjsf/validator-ajv8";
 import { type KeyboardEvent, type ReactNode, useEffect, useId, useMemo, useRef, useState } from "react";
@@ -18,7 +23,19 @@ import { jsonEqual, parseJsonObject } from "./json-text";
 import { NativeSelectWidget } from "./native-select-widget";
 import { prepareSchema } from "./prepare-schema";
 
-const ThemedForm = withTheme({ ...Theme, widgets: { ...Theme.widgets, SelectWidget: NativeSelectWidget } });
+// The shadcn theme, assembled here so its searchable select (cmdk + a dialog, ~40 kB) is not
+// bundled: enums and union variants use a native <select> with a real <label>.
+const ThemedForm = withTheme({
+  templates: generateTemplates(),
+  widgets: {
+    CheckboxWidget,
+    CheckboxesWidget,
+    RadioWidget,
+    RangeWidget,
+    TextareaWidget,
+    SelectWidget: NativeSelectWidget,
+  },
+});
 
 const uiSchema: UiSchema = {
   "ui:submitButtonOptions": { norender: true },
