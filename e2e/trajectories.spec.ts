@@ -101,6 +101,9 @@ test("recorded steps survive a server restart", async ({ page }) => {
     await page.reload();
     await expect(page.getByRole("heading", { name: "Step 1: echo" })).toBeVisible();
     await expect(page.getByText("echo: before the restart")).toBeVisible();
+    // The built-in host's session died with the process: the episode says so.
+    await expect(page.getByLabel("End reason: Error")).toBeVisible();
+    await expect(page.getByText(/built-in host lost the session/)).toBeVisible();
   } finally {
     await app.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -260,6 +260,13 @@ export function ensureRecorder(): Recorder {
   const g = globalThis as typeof globalThis & { [KEY]?: Recorder };
   if (!g[KEY]) {
     const store = getStore();
+    // The built-in host lives in this process: its sessions did not survive a restart.
+    store.endRunningOf(
+      "local",
+      "error",
+      Date.now(),
+      "the server restarted: the built-in host lost the session",
+    );
     g[KEY] = createRecorder(store);
     g[KEY].sweep();
   }

@@ -257,6 +257,16 @@ export class TrajectoryStore {
     return r.changes > 0;
   }
 
+  /** Ends every running trajectory of a server (e.g. `local` after the app restarted). */
+  endRunningOf(server: string, reason: EndReason, at: number, error: string | null): string[] {
+    const ids = (
+      this.db.prepare("SELECT id FROM trajectories WHERE server = ? AND end_reason IS NULL").all(server) as {
+        id: string;
+      }[]
+    ).map((r) => r.id);
+    return ids.filter((id) => this.end(id, reason, at, error));
+  }
+
   /** The running trajectory of a session (the newest, if several), or null. */
   findRunning(server: string, sid: string): TrajectorySummary | null {
     const r = this.db

@@ -153,6 +153,15 @@ describe("store", () => {
     expect(s.summary(id)).toMatchObject({ end_reason: "timeout", ended_at: 6000 });
   });
 
+  it("ends every running trajectory of one server (the built-in host after a restart)", () => {
+    const s = store();
+    const a = s.create({ server: "local", sid: "a", env: "math", task: null, startedAt: 1 });
+    const b = s.create({ server: "py", sid: "b", env: "math", task: null, startedAt: 1 });
+    expect(s.endRunningOf("local", "error", 50, "lost")).toEqual([a]);
+    expect(s.summary(a)).toMatchObject({ end_reason: "error", error: "lost", ended_at: 50 });
+    expect(s.summary(b)?.end_reason).toBeNull();
+  });
+
   it("migrates an older file on reopen and keeps its data", () => {
     const file = path.join(tempDir(), "old.sqlite");
     const v1 = new Database(file);
