@@ -9,6 +9,7 @@ export function liveSseResponse(
   id: string | null,
   first: () => { event: string; data: unknown }[],
   closeOn?: (e: LiveEvent) => boolean,
+  closeAfterFirst = false,
 ): Response {
   const encoder = new TextEncoder();
   let cleanup = () => {};
@@ -43,6 +44,7 @@ export function liveSseResponse(
       };
       req.signal.addEventListener("abort", () => cleanup());
       for (const f of first()) send(f.event, f.data);
+      if (closeAfterFirst) cleanup();
     },
     cancel() {
       cleanup();

@@ -118,6 +118,14 @@ describe("episodes through the relay are recorded", () => {
     expect(seen.at(-1)).toBe("step");
     await ors.delete(sid);
     expect(await next()).toMatchObject({ event: "ended", data: { end_reason: "user_closed" } });
+    expect((await frames.next()).done).toBe(true);
+    // An ended trajectory: the snapshot, then the stream ends.
+    const again = await GET(new Request(`http://t/api/trajectories/${id}/events`), {
+      params: Promise.resolve({ id }),
+    });
+    const all = [];
+    for await (const f of readSseFrames(again.body!)) all.push(f);
+    expect(all).toEqual([expect.objectContaining({ event: "snapshot" })]);
     abort.abort();
   });
 

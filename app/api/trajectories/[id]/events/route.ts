@@ -1,6 +1,6 @@
 // GET /api/trajectories/<id>/events: SSE live feed of one trajectory. First `event: snapshot`
 // (the whole trajectory, in-flight frames included), then `step`, `frame`, `prompt` and `ended`
-// events as they happen. The stream closes after `ended`.
+// events as they happen. The stream closes after `ended` (at once for an ended trajectory).
 import { jsonError, store, withInflight } from "@/lib/store/http";
 import { liveSseResponse } from "@/lib/store/sse-feed";
 
@@ -10,7 +10,8 @@ export const dynamic = "force-dynamic";
 export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }) {
   const { id } = await ctx.params;
   const s = store();
-  if (!s.summary(id)) return jsonError(404, `no trajectory with id "${id}"`);
+  const summary = s.summary(id);
+  if (!summary) return jsonError(404, `no trajectory with id "${id}"`);
   return liveSseResponse(
     req,
     id,
@@ -19,5 +20,6 @@ export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }
       return t ? [{ event: "snapshot", data: { type: "snapshot", id, trajectory: withInflight(t) } }] : [];
     },
     (e) => e.type === "ended",
+    summary.end_reason != null,
   );
 }
