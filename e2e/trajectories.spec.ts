@@ -280,4 +280,19 @@ test("export as JSON and JSONL, import back; a bad file imports nothing", async 
   const alert = page.getByRole("alert").filter({ hasText: "Nothing was imported from bad.jsonl" });
   await expect(alert).toContainText("line 2:");
   expect((await fetch(`${baseURL}/api/trajectories/${fresh.id}`)).status).toBe(404);
+
+  // Dropping a file on the import area works the same way.
+  const dataTransfer = await page.evaluateHandle(
+    (text) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([text], "dropped.jsonl", { type: "application/x-ndjson" }));
+      return dt;
+    },
+    `${JSON.stringify(fresh)}\n`,
+  );
+  await page.getByRole("region", { name: "Import trajectories" }).dispatchEvent("drop", { dataTransfer });
+  await expect(page.getByRole("status").filter({ hasText: "Imported 1 trajectory" })).toContainText(
+    "dropped.jsonl",
+  );
+  expect((await fetch(`${baseURL}/api/trajectories/${fresh.id}`)).status).toBe(200);
 });
