@@ -25,6 +25,8 @@ export function liveSseResponse(
         }
       };
       const unsubscribe = subscribeLive(id, (e) => {
+        // The all-episodes feed carries no frames (chunks can be large; watchers of one episode get them).
+        if (id == null && e.type === "frame") return;
         send(e.type, e);
         if (closeOn?.(e)) cleanup();
       });

@@ -1,4 +1,4 @@
-// GET /api/trajectories/live/events: SSE feed of every recorded episode (started, step, ended;
+// GET /api/trajectories/live/events: SSE feed of every recorded episode (started, prompt, step, ended;
 // frames are left to the per-trajectory feed). First `event: running` with the running episodes.
 import { store } from "@/lib/store/http";
 import { liveSseResponse } from "@/lib/store/sse-feed";
