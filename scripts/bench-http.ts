@@ -26,6 +26,8 @@ export function assertLoopback(url: URL): void {
 
 export class BenchHttp {
   readonly agent: http.Agent;
+  /** TCP connections opened so far. */
+  connections = 0;
   private readonly hostname: string;
   private readonly port: number;
   private readonly prefix: string;
@@ -34,6 +36,15 @@ export class BenchHttp {
   constructor(base: URL, maxSockets: number, apiKey?: string) {
     assertLoopback(base);
     this.agent = new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
+    // Count the TCP connections opened: with keep-alive it should stay at the number of clients; a
+    // server that closes connections shows up here (and in its latency tail).
+    const create = this.agent.createConnection.bind(this.agent) as (...a: unknown[]) => unknown;
+    (this.agent as unknown as { createConnection: (...a: unknown[]) => unknown }).createConnection = (
+      ...a
+    ) => {
+      this.connections++;
+      return create(...a);
+    };
     this.hostname = base.hostname.replace(/^\[|\]$/g, "");
     this.port = Number(base.port || 80);
     this.prefix = base.pathname.replace(/\/+$/, "");

@@ -457,6 +457,7 @@ async function benchEpisodes(target: Target, cfg: Config): Promise<Record<string
     );
   else console.log("  server CPU       n/a (give --pid, or use --spawn)");
   console.log(`  load generator   ${fmt(result.benchCpuCores, 2)} cores busy`);
+  console.log(`  TCP connections  ${target.http.connections} opened in all (keep-alive: ideally = clients)`);
   console.log("  per endpoint:");
   printLatencies(stats);
   return result;
