@@ -176,9 +176,52 @@ test.describe("run an episode", () => {
     await expect(resumed.getByText("picked up after reload")).toBeVisible();
     await expect(resumed.getByText("ok", { exact: true })).toBeVisible({ timeout: 20_000 });
     await expect(page.getByText("live", { exact: true })).toBeVisible();
+    // The wait tool's input is remembered for this task.
+    await page.getByRole("radio", { name: "wait" }).click();
+    await expect(page.getByLabel("seconds")).toHaveValue("4");
     // ?step=N deep-links a step.
     await page.goto(`${url}?step=1`);
     await expect(step(page, 1, "fast")).toBeInViewport();
+  });
+
+  test("a hand-written task_spec: validated as typed, started, finished, restarted with the same spec", async ({
+    page,
+  }) => {
+    await page.goto("/s/local/e/math/episode/new");
+    const editor = page.getByLabel("task_spec (JSON)");
+    await editor.fill('{\n  "question": "What is 2 + 2?",\n  "answer": "4",\n}');
+    await expect(page.getByText(/line 4, column 1/)).toBeVisible();
+    await page.getByRole("button", { name: "Start episode" }).click();
+    await expect(page.getByRole("alert").filter({ hasText: "task_spec:" })).toBeVisible();
+    await expect(page).toHaveURL(/\/episode\/new$/);
+    await editor.fill('{\n  "question": "What is 2 + 2?",\n  "answer": "4"\n}');
+    await expect(page.getByText("Valid JSON object with 2 key(s).")).toBeVisible();
+    await page.getByRole("button", { name: "Start episode" }).click();
+    await expect(page).toHaveURL(/\/episode\/(?!new)[^/?]+$/);
+    await expect(page.getByRole("region", { name: "Prompt" })).toContainText("What is 2 + 2?");
+    await page.getByLabel("answer").fill("4");
+    await page.getByRole("button", { name: "Call submit" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Episode finished" })).toBeVisible();
+    await expect(page.getByRole("table", { name: "Reward per step" })).toContainText("+1");
+    await page.getByRole("link", { name: "Restart on the same task" }).click();
+    await expect(page).toHaveURL(/\/episode\/new\?spec=1$/);
+    await expect(page.getByLabel("task_spec (JSON)")).toHaveValue(/"answer": "4"/);
+  });
+
+  test("an episode on a second server, through the relay", async ({ page }) => {
+    const task = await (
+      await page.request.post("/api/servers/second/math/task", { data: { split: "test", index: 5 } })
+    ).json();
+    await page.goto("/s/second/e/math/episode/new?split=test&task=5");
+    await page.getByRole("button", { name: "Start episode" }).click();
+    await expect(page).toHaveURL(/\/s\/second\/e\/math\/episode\/(?!new)[^/?]+$/);
+    await expect(page.getByRole("region", { name: "Prompt" })).toContainText(task.task.question);
+    await page.getByLabel("answer").fill(task.task.answer);
+    await page.keyboard.press("Control+Enter");
+    await expect(step(page, 1, "submit").getByRole("region", { name: "Output of step 1" })).toContainText(
+      "Correct!",
+    );
+    await expect(page.getByRole("status").filter({ hasText: "Episode finished" })).toBeVisible();
   });
 
   test("a setup failure (brokensetup) is reported on the start page with try again", async ({ page }) => {

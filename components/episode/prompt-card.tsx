@@ -14,7 +14,7 @@ export function PromptCard() {
   return (
     <Card>
       <CardHeader>
-        <CardTitle>Prompt</CardTitle>
+        <CardTitle id="episode-prompt-title">Prompt</CardTitle>
         {task && (
           <span className="font-mono text-xs text-zinc-500 dark:text-zinc-400">
             {"split" in task ? `${task.split} / task ${task.index}` : "custom task_spec"}
@@ -34,7 +34,11 @@ export function PromptCard() {
             </Button>
           </div>
         )}
-        {prompt.data && <BlocksView blocks={prompt.data} emptyText="The prompt is empty." />}
+        {prompt.data && (
+          <section aria-labelledby="episode-prompt-title">
+            <BlocksView blocks={prompt.data} emptyText="The prompt is empty." />
+          </section>
+        )}
         {task && "task_spec" in task && (
           <details>
             <summary className="cursor-pointer text-xs font-medium text-zinc-500 dark:text-zinc-400">

@@ -393,8 +393,11 @@ async function fetchRecordedTrajectory(
       },
     );
     if (!res.ok) return null;
-    const parsed = trajectorySchema.safeParse(await res.json());
-    return parsed.success ? parsed.data : null;
+    // A light shape check (no zod schema in the page bundle): the server wrote it with the schema.
+    const body = (await res.json()) as Partial<Trajectory> | null;
+    return body && body.format === "ors-trajectory/1" && Array.isArray(body.steps)
+      ? (body as Trajectory)
+      : null;
   } catch {
     return null;
   }
