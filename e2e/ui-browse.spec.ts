@@ -114,6 +114,33 @@ test.describe("browse", () => {
     expect(ranges.some((r) => r.stop === 100_000)).toBe(true);
   });
 
+  test("tools: input schemas as readable fields and as raw JSON", async ({ page }) => {
+    await page.goto("/s/local/e/schemas?tab=tools");
+    const tool = page.getByRole("region", { name: "create_order" });
+    await expect(tool.getByRole("heading", { name: "create_order" })).toBeVisible();
+    // Nested object fields, required markers, enum values, array items, union options.
+    const customer = tool
+      .getByRole("listitem")
+      .filter({ has: page.locator("code", { hasText: /^customer$/ }) });
+    await expect(customer.first()).toContainText("required");
+    await expect(customer.first()).toContainText("email");
+    await expect(tool).toContainText('"low"');
+    await expect(tool).toContainText("each item");
+    await expect(tool).toContainText("unitPrice");
+    await tool.getByRole("button", { name: "JSON" }).click();
+    await expect(tool.getByRole("button", { name: "JSON" })).toHaveAttribute("aria-pressed", "true");
+    await expect(tool.locator("pre")).toContainText('"properties"');
+  });
+
+  test("a remote server's unknown environment says so", async ({ page }) => {
+    await page.goto("/s/second/e/no-such-env");
+    await expect(page.getByRole("heading", { name: "Environment not found" })).toBeVisible();
+    await expect(page.getByRole("link", { name: "See second's environments" })).toHaveAttribute(
+      "href",
+      "/s/second",
+    );
+  });
+
   test("an unknown environment or server is a 404 page", async ({ page }) => {
     const res = await page.goto("/s/local/e/no-such-env");
     expect(res?.status()).toBe(404);
