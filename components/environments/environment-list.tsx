@@ -48,7 +48,7 @@ function EnvRow({ server, env }: { server: string; env: string }) {
         ) : splits.isError ? (
           <span className="text-xs text-red-600 dark:text-red-400">splits unavailable</span>
         ) : splits.data.length === 0 ? (
-          <span className="text-xs text-zinc-400">no splits</span>
+          <span className="text-xs text-zinc-500">no splits</span>
         ) : (
           splits.data.map((s) => (
             <Badge

@@ -173,7 +173,7 @@ function Field({
         {required ? (
           <Badge tone="amber">required</Badge>
         ) : (
-          <span className="text-[11px] text-zinc-400">optional</span>
+          <span className="text-[11px] text-zinc-500 dark:text-zinc-400">optional</span>
         )}
         {s.default !== undefined && (
           <span className="font-mono text-[11px] text-zinc-500">default {JSON.stringify(s.default)}</span>
@@ -200,7 +200,7 @@ function Field({
           {nested.map((c, i) => (
             <div key={i} className="ml-1 border-l-2 border-zinc-200 pl-3 dark:border-zinc-800">
               {c.label && (
-                <p className="pt-1 text-[11px] font-medium uppercase tracking-wide text-zinc-400">
+                <p className="pt-1 text-[11px] font-medium uppercase tracking-wide text-zinc-500">
                   {c.label}
                 </p>
               )}
@@ -227,7 +227,7 @@ export function SchemaView({ schema, className }: { schema: Schema | null | unde
         top.map((c, i) => (
           <div key={i}>
             {c.label && (
-              <p className="text-[11px] font-medium uppercase tracking-wide text-zinc-400">{c.label}</p>
+              <p className="text-[11px] font-medium uppercase tracking-wide text-zinc-500">{c.label}</p>
             )}
             <Properties schema={c.schema} root={schema} seen={c.seen} depth={0} />
           </div>

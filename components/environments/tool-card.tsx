@@ -27,7 +27,7 @@ export function ToolCard({ tool }: { tool: ToolSpec }) {
                 {tool.description}
               </p>
             ) : (
-              <p className="mt-0.5 text-xs italic text-zinc-400">No description.</p>
+              <p className="mt-0.5 text-xs italic text-zinc-500">No description.</p>
             )}
           </div>
           <fieldset className="flex shrink-0 rounded-md border border-zinc-200 p-0.5 text-[11px] dark:border-zinc-800">

@@ -102,7 +102,7 @@ export function AddServerForm({
         </div>
         <div className="space-y-1">
           <Label htmlFor={`${id}-apiKey`}>
-            API key <span className="font-normal text-zinc-400">(optional)</span>
+            API key <span className="font-normal text-zinc-500 dark:text-zinc-400">(optional)</span>
           </Label>
           <Input {...field("apiKey")} type="password" autoComplete="off" placeholder="••••••" />
           {errors.apiKey ? (

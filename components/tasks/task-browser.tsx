@@ -394,7 +394,7 @@ function SplitTasks({
                     >
                       <span
                         className={cn(
-                          "w-14 shrink-0 text-right font-mono tabular-nums text-zinc-400",
+                          "w-14 shrink-0 text-right font-mono tabular-nums text-zinc-500 dark:text-zinc-400",
                           isSelected && "font-semibold text-indigo-600 dark:text-indigo-400",
                         )}
                       >

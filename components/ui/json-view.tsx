@@ -10,7 +10,7 @@ import { CopyButton } from "./copy-button";
 const MAX_CHILDREN = 200;
 
 function Primitive({ value }: { value: unknown }) {
-  if (value === null) return <span className="text-zinc-400">null</span>;
+  if (value === null) return <span className="text-zinc-500">null</span>;
   switch (typeof value) {
     case "string":
       return (
