@@ -78,7 +78,7 @@ test.describe("run an episode", () => {
       const card = step(page, n + 1, "guess");
       const output = card.getByRole("region", { name: `Output of step ${n + 1}` });
       await expect(output).toHaveText(/higher|lower|correct/i);
-      const text = (await output.innerText()).toLowerCase();
+      const text = ((await output.textContent()) ?? "").toLowerCase();
       if (text.includes("correct")) break;
       if (text.includes("higher")) lo = g + 1;
       else hi = g - 1;
@@ -222,6 +222,39 @@ test.describe("run an episode", () => {
       "Correct!",
     );
     await expect(page.getByRole("status").filter({ hasText: "Episode finished" })).toBeVisible();
+  });
+
+  test("keep-alive pings only while the page is visible", async ({ page }) => {
+    await page.clock.install();
+    await startEpisode(page, "math");
+    let pings = 0;
+    page.on("request", (r) => {
+      if (r.url().endsWith("/ping")) pings++;
+    });
+    await page.clock.pauseAt(Date.now() + 1000);
+    // Visible: a ping every 10 s.
+    await expect
+      .poll(async () => {
+        await page.clock.runFor(10_000);
+        return pings;
+      })
+      .toBeGreaterThanOrEqual(2);
+    // Hidden: none, so an abandoned episode expires as the spec says.
+    await page.evaluate(() => {
+      Object.defineProperty(document, "visibilityState", { value: "hidden", configurable: true });
+      document.dispatchEvent(new Event("visibilitychange"));
+    });
+    const before = pings;
+    await page.clock.runFor(60_000);
+    await page.clock.runFor(60_000);
+    expect(pings).toBe(before);
+    // Visible again: a ping at once.
+    await page.evaluate(() => {
+      Object.defineProperty(document, "visibilityState", { value: "visible", configurable: true });
+      document.dispatchEvent(new Event("visibilitychange"));
+    });
+    await expect.poll(() => pings).toBeGreaterThan(before);
+    await expect(page.getByText("live", { exact: true })).toBeVisible();
   });
 
   test("a setup failure (brokensetup) is reported on the start page with try again", async ({ page }) => {

@@ -7,7 +7,7 @@ import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/r
 import { useEffect, useRef, useState } from "react";
 import { OrsClientError, startKeepAlive } from "@/lib/ors/client";
 import type { Block, JsonObject, Secrets, ToolSpec } from "@/lib/ors/protocol";
-import { type Trajectory, trajectorySchema } from "@/lib/trajectory/schema";
+import type { Trajectory } from "@/lib/trajectory/schema";
 import {
   type EpisodeEnd,
   type EpisodeEndReason,

@@ -54,11 +54,12 @@ describe("prepareSchema", () => {
       },
       $defs: { Paypal: { type: "object", properties: { method: { const: "paypal" } } } },
     };
-    const out = prepareSchema(schema) as any;
-    expect(out.properties.notes.anyOf.map((o: any) => o.title)).toEqual(["string", "null"]);
+    type S = { title?: string; readOnly?: boolean; properties: Record<string, S>; anyOf: S[]; oneOf: S[] };
+    const out = prepareSchema(schema) as unknown as S;
+    expect(out.properties.notes!.anyOf.map((o) => o.title)).toEqual(["string", "null"]);
     expect(out.properties.mode).toEqual({ type: "string", enum: ["fast", "safe"] });
-    expect(out.properties.pay.oneOf.map((o: any) => o.title)).toEqual(["method = card", "method = paypal"]);
-    expect(out.properties.pay.oneOf[0].properties.method.readOnly).toBe(true);
-    expect((schema.properties.notes.anyOf[0] as any).title).toBeUndefined();
+    expect(out.properties.pay!.oneOf.map((o) => o.title)).toEqual(["method = card", "method = paypal"]);
+    expect(out.properties.pay!.oneOf[0]!.properties.method!.readOnly).toBe(true);
+    expect((schema.properties.notes.anyOf[0] as { title?: string }).title).toBeUndefined();
   });
 });
