@@ -218,7 +218,8 @@ describe("bigoutput", () => {
       expect(t.charCodeAt(size - 1) & 0xfc00, `size ${size}`).not.toBe(0xd800);
     }
     const ascii = resultText(await ok(s.call("dump", { size: 100_000, ascii: true })));
-    expect(ascii).toMatch(/^[\x00-\x7f]{100000}$/);
+    expect(ascii).toHaveLength(100_000);
+    expect([...ascii].every((c) => c.charCodeAt(0) < 128)).toBe(true);
     const tooBig = await s.call("dump", { size: 10 ** 9 });
     expect(tooBig.ok).toBe(false);
     if (!tooBig.ok) expect(tooBig.error).toContain("size:");
