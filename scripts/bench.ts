@@ -181,7 +181,10 @@ class Stats {
     this.errors++;
     if (this.errorSamples.length < 5 && !this.errorSamples.includes(message)) this.errorSamples.push(message);
   }
+  /** Bumped when the warm-up ends: latencies of work started before then are not recorded. */
+  epoch = 0;
   reset(): void {
+    this.epoch++;
     this.episodes = this.toolCalls = this.requests = this.errors = this.wrongRewards = this.bytes = 0;
     this.errorSamples = [];
     this.episode.reset();
@@ -209,11 +212,12 @@ async function timed(
   req: () => Promise<HttpReply>,
   ok: (r: HttpReply) => boolean = (r) => r.status === 200,
 ): Promise<HttpReply> {
+  const epoch = stats.epoch;
   const t0 = performance.now();
   const r = await req();
   const ms = performance.now() - t0;
   stats.requests++;
-  stats.endpoint(name).add(ms);
+  if (epoch === stats.epoch) stats.endpoint(name).add(ms);
   if (!ok(r)) throw new BenchError(`${name}: HTTP ${r.status} ${r.body.slice(0, 200)}`);
   return r;
 }
@@ -270,6 +274,7 @@ async function callTool(
 async function runEpisode(http: BenchHttp, stats: Stats, plan: EpisodePlan, n: number): Promise<void> {
   const index = n % plan.tasks.length;
   const task = plan.tasks[index]!;
+  const epoch = stats.epoch;
   const t0 = performance.now();
   let sid: string | undefined;
   try {
@@ -282,7 +287,7 @@ async function runEpisode(http: BenchHttp, stats: Stats, plan: EpisodePlan, n: n
     sid = undefined;
     await timed(stats, "delete", () => http.request("POST", "/delete", { sid: deleted }));
     stats.episodes++;
-    stats.episode.add(performance.now() - t0);
+    if (epoch === stats.epoch) stats.episode.add(performance.now() - t0);
   } catch (e) {
     stats.error(e instanceof Error ? e.message : String(e));
     if (sid) await http.request("POST", "/delete", { sid }).catch(() => {});
