@@ -18,6 +18,7 @@ import { splitsQuery, taskQuery } from "@/lib/ui/queries";
 import { draftSpecKey, episodeUrl, errorMessage, useStartEpisode } from "@/lib/ui/use-episode";
 import { type SecretRow, SecretsEditor, secretsFromRows } from "./secrets-editor";
 import { TaskSpecEditor } from "./task-spec-editor";
+import { preloadToolForm } from "./tool-panel";
 
 function TaskPicker({
   server,
@@ -108,6 +109,12 @@ export function NewEpisode({
   const [formError, setFormError] = useState<string | null>(null);
   const start = useStartEpisode(server, env);
   const splits = useQuery({ ...splitsQuery(server, env), enabled: mode === "task" && split === "" });
+
+  // The episode page will need the tool form and the Markdown renderer: fetch them while the user decides.
+  useEffect(() => {
+    preloadToolForm();
+    void import("./markdown-text");
+  }, []);
 
   // Restart on the same task_spec: the episode view hands the spec over through sessionStorage.
   useEffect(() => {

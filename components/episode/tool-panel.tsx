@@ -73,7 +73,13 @@ function ToolInput({ tool, caller }: { tool: ToolSpec; caller: ToolCaller }) {
   );
 }
 
+/** Starts loading the form code (rjsf + AJV) early, in parallel with the tools request. */
+export function preloadToolForm(): void {
+  void import("@/components/schema-form/tool-form");
+}
+
 export function ToolPanel({ caller }: { caller: ToolCaller }) {
+  useEffect(preloadToolForm, []);
   const tools = useSessionTools();
   const [chosen, setChosen] = useState<string | null>(null);
   const list = tools.data?.tools ?? [];

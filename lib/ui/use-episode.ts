@@ -364,7 +364,12 @@ export function snapshotFromTrajectory(t: Trajectory): EpisodeSnapshot {
               output: { blocks: s.blocks, reward: s.reward, finished: s.finished, metadata: s.metadata },
             }
           : { ok: false, error: s.error ?? "error" },
-    error: s.ok === false ? (s.error ?? undefined) : undefined,
+    error:
+      s.ok === false
+        ? (s.error ?? undefined)
+        : s.ok === null
+          ? "Not finished when this page opened (still running elsewhere, or abandoned)."
+          : undefined,
     latencyMs: s.latency_ms ?? undefined,
   }));
   const lastAt = Math.max(t.started_at, ...t.steps.map((s) => s.ended_at ?? s.started_at));

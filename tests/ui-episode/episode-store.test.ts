@@ -124,6 +124,7 @@ describe("snapshotFromTrajectory", () => {
     expect(snap.steps[0]!.events.map((e) => e.type)).toEqual(["task_id", "ping", "end"]);
     expect(snap.steps[0]!.received).toBe(11);
     expect(snap.steps[1]!.taskId).toBe("tid2");
+    expect(snap.steps[1]!.error).toMatch(/Not finished/);
     expect(snap.end).toBeNull();
     expect(snap.lastRequestAt).toBe(2000);
   });
