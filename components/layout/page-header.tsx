@@ -30,6 +30,7 @@ export function PageHeader({
                 {c.href ? (
                   <Link
                     href={c.href}
+                    prefetch={false}
                     className="rounded hover:text-zinc-900 hover:underline dark:hover:text-zinc-100"
                   >
                     {c.label}

@@ -1,6 +1,8 @@
 "use client";
 
-// The app's top bar: name, server picker, main navigation, theme toggle.
+// The app's top bar: name, server picker, main navigation, theme toggle. Its links don't prefetch:
+// they are on every page, and prefetching four routes on each load competes with the page's own
+// requests on a busy machine (the server is local, so a click-time fetch is quick).
 import { Boxes } from "lucide-react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
@@ -24,7 +26,11 @@ export function TopBar() {
   return (
     <header className="sticky top-0 z-30 border-b border-zinc-200 bg-white/85 backdrop-blur dark:border-zinc-800 dark:bg-zinc-950/85">
       <div className="flex min-h-12 flex-wrap items-center gap-x-3 gap-y-1 px-4 py-2 sm:flex-nowrap sm:py-0">
-        <Link href="/" className="flex items-center gap-2 rounded text-sm font-semibold tracking-tight">
+        <Link
+          href="/"
+          prefetch={false}
+          className="flex items-center gap-2 rounded text-sm font-semibold tracking-tight"
+        >
           <span className="inline-flex size-6 items-center justify-center rounded-md bg-indigo-600 text-white">
             <Boxes aria-hidden="true" className="size-3.5" />
           </span>
@@ -42,6 +48,7 @@ export function TopBar() {
             <Link
               key={n.label}
               href={n.href}
+              prefetch={false}
               aria-current={n.active ? "page" : undefined}
               className={cn(
                 "rounded-md px-2 py-1 text-xs font-medium text-zinc-600 hover:bg-zinc-100 hover:text-zinc-900 dark:text-zinc-400 dark:hover:bg-zinc-800 dark:hover:text-zinc-100",
