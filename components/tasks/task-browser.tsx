@@ -82,7 +82,7 @@ export function TaskBrowser({ server, env }: { server: string; env: string }) {
   const split = urlSplit ?? splits.data[0]!.name;
   return (
     <SplitTasks
-      key={split}
+      key={`${server}/${env}/${split}`}
       server={server}
       env={env}
       split={split}

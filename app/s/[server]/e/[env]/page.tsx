@@ -22,7 +22,7 @@ export default async function EnvironmentPage({ params }: Params) {
   return (
     <PageContainer>
       <Suspense fallback={<SkeletonBlock label="Loading environment" lines={8} />}>
-        <EnvironmentView server={server} env={env} />
+        <EnvironmentView key={`${server}/${env}`} server={server} env={env} />
       </Suspense>
     </PageContainer>
   );
