@@ -3,7 +3,63 @@
 // a multi-step episode to `finished`; an image observation; a slow tool's pings; validation that
 // blocks a bad call; a reload that reopens the live episode and picks up an in-flight call.
 // Locators by role and label; no fixed sleeps. The Next server runs with ORS_PING_INTERVAL_MS=1000.
+import http from "node:http";
 import { expect, type Page, test } from "@playwright/test";
+
+/** Episode e2e's own loopback port (the task's 8500–8549 range) for a stream-dropping proxy. */
+const DROP_PORT = Number(process.env.E2E_DROP_PORT ?? 8502);
+
+/**
+ * A loopback ORS server in front of the app's `local` relay that cuts the first /call stream
+ * (not a re-post with task_id) right after its task_id: the client must reconnect.
+ */
+async function startDroppingProxy(target: string): Promise<{ close: () => Promise<void> }> {
+  let dropped = false;
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = chunks.length ? Buffer.concat(chunks) : undefined;
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) {
+      if (typeof v === "string" && !["host", "connection", "content-length", "origin"].includes(k))
+        headers[k] = v;
+    }
+    const up = await fetch(target + req.url, {
+      method: req.method,
+      headers,
+      body: req.method === "GET" ? undefined : body,
+    });
+    const out: Record<string, string> = {};
+    up.headers.forEach((v, k) => {
+      if (!["content-length", "content-encoding", "transfer-encoding"].includes(k)) out[k] = v;
+    });
+    res.writeHead(up.status, out);
+    const cut = req.url?.endsWith("/call") && !dropped && !JSON.parse(body?.toString() || "{}").task_id;
+    const reader = up.body!.getReader();
+    let seen = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      res.write(value);
+      seen += Buffer.from(value).toString();
+      if (cut && seen.includes("event: task_id")) {
+        dropped = true;
+        await reader.cancel();
+        res.socket?.destroy();
+        return;
+      }
+    }
+    res.end();
+  });
+  await new Promise<void>((resolve) => server.listen(DROP_PORT, "127.0.0.1", resolve));
+  return {
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
 
 async function startEpisode(page: Page, env: string, split = "train", index = 0) {
   await page.goto(`/s/local/e/${env}/episode/new?split=${split}&task=${index}`);
@@ -255,6 +311,35 @@ test.describe("run an episode", () => {
     });
     await expect.poll(() => pings).toBeGreaterThan(before);
     await expect(page.getByText("live", { exact: true })).toBeVisible();
+  });
+
+  test("a dropped stream shows its reconnection, then the result", async ({ page, baseURL }) => {
+    const proxy = await startDroppingProxy(`${baseURL}/api/servers/local`);
+    const origin = { origin: baseURL! };
+    try {
+      await page.request.delete("/api/servers/dropper", { headers: origin }).catch(() => undefined);
+      const added = await page.request.post("/api/servers", {
+        headers: origin,
+        data: { name: "dropper", url: `http://127.0.0.1:${DROP_PORT}` },
+      });
+      expect(added.ok()).toBe(true);
+      await page.goto("/s/dropper/e/slow/episode/new?split=train&task=0");
+      await page.getByRole("button", { name: "Start episode" }).click();
+      await expect(page).toHaveURL(/\/s\/dropper\/e\/slow\/episode\/(?!new)[^/?]+$/);
+      await page.getByRole("radio", { name: "wait" }).click();
+      await page.getByLabel("seconds").fill("2");
+      await page.getByRole("button", { name: "Call wait" }).click();
+      const card = step(page, 1, "wait");
+      await expect(card.getByText("ok", { exact: true })).toBeVisible({ timeout: 20_000 });
+      await expect(card.getByText(/SSE stream · .* · reconnected/)).toBeVisible();
+      await card.getByText(/SSE stream ·/).click();
+      const log = card.getByRole("list", { name: "Stream of step wait" });
+      await expect(log.getByRole("listitem").filter({ hasText: "reconnect" })).toContainText("attempt 1");
+      await expect(card.getByRole("region", { name: "Output of step 1" })).toContainText("Waited");
+    } finally {
+      await page.request.delete("/api/servers/dropper", { headers: origin }).catch(() => undefined);
+      await proxy.close();
+    }
   });
 
   test("a setup failure (brokensetup) is reported on the start page with try again", async ({ page }) => {

@@ -21,6 +21,7 @@ import {
 } from "@/lib/ui/episode-store";
 import { endHeadline, newEpisodeUrl, stashTaskSpec, useEndEpisode } from "@/lib/ui/use-episode";
 import { formatReward } from "./step-card";
+import { goToStep } from "./step-list";
 import { useNow } from "./stream-log";
 
 function formatClock(ms: number): string {
@@ -159,7 +160,15 @@ export function EpisodePanel() {
                 return (
                   <tr key={s.id} className="border-t border-zinc-100 dark:border-zinc-800">
                     <td>
-                      <a href={`?step=${i + 1}`} className="hover:underline">
+                      <a
+                        href={`?step=${i + 1}`}
+                        onClick={(e) => {
+                          e.preventDefault();
+                          goToStep(i + 1);
+                        }}
+                        className="hover:underline"
+                        aria-label={`Go to step ${i + 1}`}
+                      >
                         {i + 1}
                       </a>
                     </td>

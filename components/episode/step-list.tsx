@@ -6,6 +6,14 @@ import { useCallback, useEffect, useRef } from "react";
 import { selectSteps, stepReward, useEpisodeStore } from "@/lib/ui/episode-store";
 import { StepCard } from "./step-card";
 
+/** Puts `?step=n` in the URL (no navigation) and scrolls that step into view. */
+export function goToStep(n: number): void {
+  const url = new URL(window.location.href);
+  url.searchParams.set("step", String(n));
+  window.history.replaceState(null, "", url);
+  document.getElementById(`step-${n}`)?.scrollIntoView({ block: "start", behavior: "smooth" });
+}
+
 export function StepList({ onAbandon }: { onAbandon: () => void }) {
   const steps = useEpisodeStore(selectSteps);
   const params = useSearchParams();

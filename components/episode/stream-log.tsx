@@ -45,7 +45,7 @@ function describeEvent(ev: StreamEvent, startedAt: number): string {
     case "ping":
       return `keep-alive, call running for ${formatSeconds(ev.at - startedAt)}`;
     case "reconnect":
-      return `stream dropped${ev.data ? ` (${ev.data})` : ""}; re-posting with task_id, attempt ${ev.attempt ?? "?"}`;
+      return `attempt ${ev.attempt ?? "?"}: ${ev.data ?? "stream dropped; re-posting with the task_id"}`;
     case "give-up":
       return `gave up${ev.data ? `: ${ev.data}` : ""}`;
     default:
@@ -97,7 +97,10 @@ export function StreamLog({ step }: { step: Step }) {
             </span>
             <span className={cn("font-semibold", TONE[ev.type])}>{ev.type}</span>
             <span
-              className="truncate text-zinc-700 dark:text-zinc-300"
+              className={cn(
+                "text-zinc-700 dark:text-zinc-300",
+                ev.type === "chunk" || ev.type === "end" || ev.type === "ping" ? "truncate" : "break-words",
+              )}
               title={ev.type === "chunk" || ev.type === "end" ? undefined : ev.data}
             >
               {describeEvent(ev, step.startedAt)}

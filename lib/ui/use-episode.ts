@@ -191,6 +191,8 @@ export interface StartEpisodeInput {
 export function useStartEpisode(server: string, env: string) {
   const qc = useQueryClient();
   return useMutation({
+    // Drop the mutation (its variables hold the secrets) from memory as soon as nothing observes it.
+    gcTime: 0,
     mutationFn: async ({ task, secrets }: StartEpisodeInput) => {
       const client = orsClientFor(server);
       const { sid } = await client.createSession();
