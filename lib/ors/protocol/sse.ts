@@ -53,35 +53,45 @@ function isHighSurrogate(code: number): boolean {
 }
 
 /**
- * Whether a cut before index `i` of `s` is safe: it does not split a surrogate pair, and neither
- * the piece before it nor the piece after it is at a whitespace character at the cut. Clients
- * (the reference Python client, the spec's JavaScript example) strip or trim SSE data, and would
- * silently lose such characters.
+ * Whether a cut before index `i` of `s` is safe. It must never split a surrogate pair, and the next
+ * piece must not begin with whitespace: the reference Python client strips leading whitespace from
+ * SSE data (and the spec's JavaScript example trims it), which would silently lose characters.
+ * `strict` also keeps whitespace off the end of the piece before the cut (for trimming clients);
+ * it is preferred, but text like "x y x y" has no strict cut at all.
  */
-function isSafeCut(s: string, i: number): boolean {
+function isSafeCut(s: string, i: number, strict: boolean): boolean {
   const before = s.charCodeAt(i - 1);
-  if (isWhitespace(before) || (i < s.length && isWhitespace(s.charCodeAt(i)))) return false;
-  return !isHighSurrogate(before);
+  if (isHighSurrogate(before)) return false;
+  if (i < s.length && isWhitespace(s.charCodeAt(i))) return false;
+  return !(strict && isWhitespace(before));
+}
+
+/** The best cut in (floor, ceiling], searching back from the ceiling: strict first, then loose. */
+function findCutBackward(s: string, floor: number, ceiling: number): number {
+  for (const strict of [true, false]) {
+    for (let cut = ceiling; cut > floor; cut--) if (isSafeCut(s, cut, strict)) return cut;
+  }
+  return -1;
 }
 
 /**
- * Splits a serialized result into pieces of about `size` characters for `chunk`...`end` events.
- * The cut moves back (or, in a long run of whitespace, forward) by as few characters as needed so
- * that no piece begins or ends with whitespace and no surrogate pair is split. Concatenating the
- * pieces always gives back `s` exactly.
+ * Splits a serialized result into pieces of at most `size` characters for `chunk`...`end` events.
+ * The cut moves back by as few characters as needed so that no piece begins with whitespace (nor,
+ * where possible, ends with it) and no surrogate pair is split; only inside a run of whitespace
+ * longer than half a piece does a piece grow past `size`. Concatenating the pieces always gives
+ * back `s` exactly.
  */
 export function splitIntoChunks(s: string, size: number = SSE_CHUNK_SIZE): string[] {
   if (s.length <= size) return [s];
   const pieces: string[] = [];
   let start = 0;
   while (s.length - start > size) {
-    let cut = start + size;
     const floor = start + Math.max(1, Math.floor(size / 2));
-    while (cut > floor && !isSafeCut(s, cut)) cut--;
-    if (!isSafeCut(s, cut)) {
-      // Pathological input (e.g. thousands of spaces): search forward instead.
+    let cut = findCutBackward(s, floor, start + size);
+    if (cut < 0) {
+      // A run of whitespace longer than half a piece: search forward for its end instead.
       cut = start + size + 1;
-      while (cut < s.length && !isSafeCut(s, cut)) cut++;
+      while (cut < s.length && !isSafeCut(s, cut, false)) cut++;
     }
     if (cut >= s.length) break;
     pieces.push(s.slice(start, cut));
