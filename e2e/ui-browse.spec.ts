@@ -36,6 +36,13 @@ test.describe("browse", () => {
       "href",
       "/s/local/e/math/episode/new?split=train&task=2",
     );
+
+    // The tab switch is a history entry: Back returns to the tools.
+    await page.goBack();
+    await expect(page).toHaveURL(/\/s\/local\/e\/math$/);
+    await expect(page.getByRole("tab", { name: /Tools/ })).toHaveAttribute("aria-selected", "true");
+    await page.goForward();
+    await expect(page.getByRole("region", { name: "Task 2 JSON" })).toBeVisible();
   });
 
   test("keyboard: arrow keys move the selected task", async ({ page }) => {
