@@ -233,7 +233,10 @@ test.describe("servers", () => {
   test("server picker lists servers with health and switches server", async ({ page }) => {
     await page.goto("/s/local");
     await page.getByRole("button", { name: /Server: local/ }).click();
-    await page.getByRole("link", { name: /second/ }).click();
+    // Other specs may add servers; pick exactly the configured "second" by its name and URL.
+    await page
+      .getByRole("link", { name: new RegExp(`\\bsecond http://127\\.0\\.0\\.1:${SECOND_PORT}$`) })
+      .click();
     await expect(page).toHaveURL(/\/s\/second$/);
     await expect(page.getByRole("list", { name: "Environments of second" })).toContainText("bigsplit");
     await expect(
