@@ -1,7 +1,5 @@
 // queryOptions factories (one per resource) and the hooks pages compose. Every request goes
 // through the relay with the typed client (lib/ui/ors.ts); keys come from lib/ui/query-keys.ts.
-"use client";
-
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { loadOrsClient } from "./ors-loader";
 import { orsKeys, serverKeys } from "./query-keys";
