@@ -5,5 +5,10 @@ export async function register() {
   if (process.env.NEXT_RUNTIME === "nodejs" && process.env.NEXT_PHASE !== "phase-production-build") {
     const { ensureRecorder } = await import("./lib/store/recorder");
     ensureRecorder();
+    // ORS requests skip Next's request pipeline in production (lib/host.ts; ORS_FAST_PATH=0 turns it off).
+    if (process.env.NODE_ENV === "production" && process.env.ORS_FAST_PATH !== "0") {
+      const { installLocalHostFastPath } = await import("./lib/host");
+      installLocalHostFastPath();
+    }
   }
 }
