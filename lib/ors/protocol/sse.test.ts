@@ -81,7 +81,7 @@ describe("readSseFrames", () => {
       ok: true,
       output: { blocks: [{ type: "text", text: "x y ".repeat(3000) }] },
     });
-    const wire = formatSseEvent("task_id", "t1") + ": ping\n\n" + formatResultEvents(json).join("");
+    const wire = `${formatSseEvent("task_id", "t1")}: ping\n\n${formatResultEvents(json).join("")}`;
     const parts: string[] = [];
     for (let i = 0; i < wire.length; i += 777) parts.push(wire.slice(i, i + 777));
     const frames = await collect(streamOf(...parts));
