@@ -35,7 +35,9 @@ function ToolInput({ tool, caller }: { tool: ToolSpec; caller: ToolCaller }) {
   const task = useEpisodeStore(selectTask);
   const busy = useEpisodeStore(selectIsBusy);
   const end = useEpisodeStore(selectEnd);
-  const [value, setValue, loaded] = useRememberedInput(rememberedInputKey(server, env, task, tool.name));
+  const [value, setValue, loaded, saveNow] = useRememberedInput(
+    rememberedInputKey(server, env, task, tool.name),
+  );
   const disabled = busy || (end !== null && end.reason !== "finished");
   const reason = busy ? "A call is in flight." : end ? "The episode has ended." : undefined;
   const abandon = busy ? (
@@ -65,7 +67,10 @@ function ToolInput({ tool, caller }: { tool: ToolSpec; caller: ToolCaller }) {
       schema={tool.input_schema as JsonObject}
       value={value}
       onChange={setValue}
-      onCall={(input) => void caller.call(tool.name, input)}
+      onCall={(input) => {
+        saveNow();
+        void caller.call(tool.name, input);
+      }}
       disabled={disabled}
       disabledReason={reason}
       actions={abandon}

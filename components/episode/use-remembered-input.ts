@@ -40,7 +40,7 @@ function scrub(value: unknown): unknown {
 }
 
 /** `[value, setValue]` of a tool's input, loaded from and saved to localStorage under `key`. */
-export function useRememberedInput(key: string): [JsonObject, (v: JsonObject) => void, boolean] {
+export function useRememberedInput(key: string): [JsonObject, (v: JsonObject) => void, boolean, () => void] {
   const [state, setState] = useState<{ key: string; value: JsonObject; loaded: boolean }>({
     key,
     value: {},
@@ -60,21 +60,39 @@ export function useRememberedInput(key: string): [JsonObject, (v: JsonObject) =>
     setState({ key, value, loaded: true });
   }, [key]);
 
+  const pending = useRef<{ key: string; value: JsonObject } | null>(null);
+  const flush = useCallback(() => {
+    if (timer.current) clearTimeout(timer.current);
+    timer.current = null;
+    const p = pending.current;
+    pending.current = null;
+    if (!p) return;
+    try {
+      localStorage.setItem(p.key, JSON.stringify(scrub(p.value)));
+    } catch {
+      // quota: not remembered
+    }
+  }, []);
+
+  // Typing is saved a moment later; leaving the page or the tool saves at once.
+  useEffect(() => {
+    window.addEventListener("pagehide", flush);
+    return () => {
+      window.removeEventListener("pagehide", flush);
+      flush();
+    };
+  }, [flush]);
+
   const set = useCallback(
     (value: JsonObject) => {
       setState({ key, value, loaded: true });
+      pending.current = { key, value };
       if (timer.current) clearTimeout(timer.current);
-      timer.current = setTimeout(() => {
-        try {
-          localStorage.setItem(key, JSON.stringify(scrub(value)));
-        } catch {
-          // quota: not remembered
-        }
-      }, 300);
+      timer.current = setTimeout(flush, 250);
     },
-    [key],
+    [key, flush],
   );
 
   const current = state.key === key ? state.value : {};
-  return [current, set, state.key === key && state.loaded];
+  return [current, set, state.key === key && state.loaded, flush];
 }

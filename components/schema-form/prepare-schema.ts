@@ -75,6 +75,17 @@ function walk(root: Schema, node: unknown, seen: WeakMap<object, unknown>): unkn
   const out: Schema = {};
   seen.set(node, out);
   for (const [k, v] of Object.entries(node)) out[k] = walk(root, v, seen);
+  // A property with a default is always sent (the form shows the default): required in the form.
+  // With the form's `populateRequiredDefaults`, an optional object then starts absent (with an
+  // "add" control) instead of half-filled with its fields' defaults.
+  if (isObj(out.properties)) {
+    const required = new Set(Array.isArray(out.required) ? (out.required as string[]) : []);
+    for (const [key, prop] of Object.entries(out.properties)) {
+      if (isObj(prop) && prop.default !== undefined && !isObj(prop.default) && !Array.isArray(prop.default))
+        required.add(key);
+    }
+    if (required.size) out.required = [...required];
+  }
   // A literal (`const`) is shown but not edited.
   if (out.const !== undefined && out.readOnly === undefined) out.readOnly = true;
   for (const key of ["anyOf", "oneOf"] as const) {

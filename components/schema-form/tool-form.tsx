@@ -37,6 +37,9 @@ const ThemedForm = withTheme({
   },
 });
 
+/** Defaults of required fields only; prepareSchema makes every primitive with a default required. */
+const DEFAULTS_BEHAVIOR = { emptyObjectFields: "populateRequiredDefaults" } as const;
+
 const uiSchema: UiSchema = {
   "ui:submitButtonOptions": { norender: true },
   // Optional objects start absent, with an "add" control, instead of half-filled with defaults.
@@ -46,8 +49,8 @@ const uiSchema: UiSchema = {
 /** The value with the schema's defaults filled in (what the form shows), so both tabs agree. */
 export function withDefaults(schema: JsonObject, value: JsonObject): JsonObject {
   try {
-    const utils = createSchemaUtils(validator, schema as RJSFSchema);
-    const filled = utils.getDefaultFormState(schema as RJSFSchema, value);
+    const utils = createSchemaUtils(validator, prepareSchema(schema) as RJSFSchema, DEFAULTS_BEHAVIOR);
+    const filled = utils.getDefaultFormState(prepareSchema(schema) as RJSFSchema, value);
     return filled && typeof filled === "object" && !Array.isArray(filled) ? (filled as JsonObject) : value;
   } catch {
     return value;
@@ -209,6 +212,7 @@ export function ToolForm({
             validator={validator}
             idPrefix={`${idBase}-${toolName}`}
             noHtml5Validate
+            experimental_defaultFormStateBehavior={DEFAULTS_BEHAVIOR}
             showErrorList={false}
             liveValidate={attempted ? "onChange" : "onBlur"}
             focusOnFirstError

@@ -63,3 +63,19 @@ describe("prepareSchema", () => {
     expect((schema.properties.notes.anyOf[0] as { title?: string }).title).toBeUndefined();
   });
 });
+
+describe("prepareSchema defaults", () => {
+  it("makes primitives with a default required (always sent), leaving optional objects optional", () => {
+    const out = prepareSchema({
+      type: "object",
+      properties: {
+        n: { type: "integer", default: 2 },
+        home: { type: "object", properties: { country: { type: "string", default: "FR" } } },
+        tags: { type: "array", default: [] },
+      },
+      required: ["x"],
+    }) as { required: string[]; properties: { home: { required: string[] } } };
+    expect(out.required.sort()).toEqual(["n", "x"]);
+    expect(out.properties.home.required).toEqual(["country"]);
+  });
+});
