@@ -11,6 +11,7 @@ import { BlocksView } from "./blocks-view";
 export function PromptCard() {
   const prompt = usePrompt();
   const task = useEpisodeStore(selectTask);
+  const ended = useEpisodeStore((st) => st.end !== null);
   return (
     <Card>
       <CardHeader>
@@ -23,7 +24,12 @@ export function PromptCard() {
       </CardHeader>
       <CardBody className="flex flex-col gap-3">
         {prompt.isPending && <SkeletonBlock label="Loading the prompt" lines={3} />}
-        {prompt.error && (
+        {prompt.error && ended && (
+          <p className="text-sm italic text-zinc-500 dark:text-zinc-400">
+            The session is gone, so the server no longer serves its prompt (the recorded trajectory keeps it).
+          </p>
+        )}
+        {prompt.error && !ended && (
           <div
             role="alert"
             className="flex flex-wrap items-center gap-2 text-sm text-red-700 dark:text-red-400"
