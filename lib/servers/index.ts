@@ -11,6 +11,7 @@ export {
   createServerRegistry,
   type FetchHandler,
   invalidServerName,
+  isServerRegistryError,
   type PublicServer,
   parseServersEnv,
   type ServerEntry,

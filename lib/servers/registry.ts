@@ -50,6 +50,18 @@ export class ServerRegistryError extends Error {
   }
 }
 
+/**
+ * Whether `err` is a ServerRegistryError. Not `instanceof`: Next bundles each route separately, and
+ * the registry singleton (on globalThis) may throw the class of another route's bundle.
+ */
+export function isServerRegistryError(err: unknown): err is ServerRegistryError {
+  return (
+    err instanceof Error &&
+    err.name === "ServerRegistryError" &&
+    typeof (err as Partial<ServerRegistryError>).status === "number"
+  );
+}
+
 const NAME_RE = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 const RESERVED = new Set<string>([...ROOT_ENDPOINTS, ...ENV_ENDPOINTS, "local"]);
 

@@ -1,7 +1,7 @@
 // GET /api/servers: the known servers with their health. POST /api/servers {name, url, apiKey?}:
 // adds a user server (name and address checked; see lib/servers).
 import { detailResponse, refusedOrigin } from "@/lib/relay/relay";
-import { checkServerHealth, ServerRegistryError, toPublicServer } from "@/lib/servers";
+import { checkServerHealth, isServerRegistryError, toPublicServer } from "@/lib/servers";
 import { getServerRegistry } from "@/lib/servers/app-registry";
 
 export const runtime = "nodejs";
@@ -34,7 +34,7 @@ export async function POST(req: Request) {
     const health = await checkServerHealth(registry, entry);
     return Response.json({ ...toPublicServer(entry), health }, { status: 201 });
   } catch (err) {
-    if (err instanceof ServerRegistryError) return detailResponse(err.status, err.detail);
+    if (isServerRegistryError(err)) return detailResponse(err.status, err.detail);
     throw err;
   }
 }

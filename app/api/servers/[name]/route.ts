@@ -1,6 +1,6 @@
 // GET /api/servers/<name>: one server with its health. DELETE: removes a user-added server.
 import { detailResponse, refusedOrigin } from "@/lib/relay/relay";
-import { checkServerHealth, ServerRegistryError, toPublicServer } from "@/lib/servers";
+import { checkServerHealth, isServerRegistryError, toPublicServer } from "@/lib/servers";
 import { getServerRegistry } from "@/lib/servers/app-registry";
 
 export const runtime = "nodejs";
@@ -25,7 +25,7 @@ export async function DELETE(req: Request, ctx: Ctx) {
     await getServerRegistry().remove(name);
     return Response.json({ name, deleted: true });
   } catch (err) {
-    if (err instanceof ServerRegistryError) return detailResponse(err.status, err.detail);
+    if (isServerRegistryError(err)) return detailResponse(err.status, err.detail);
     throw err;
   }
 }
