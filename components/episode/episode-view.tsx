@@ -24,11 +24,12 @@ function EpisodeScreen() {
   useKeepAlive(ready && end === null);
   const source = useEpisodeStore((s) => s.source);
 
-  if (!ready) return <SkeletonBlock label="Opening the episode" lines={6} />;
+  // The prompt, the session's tools and the form's code are requested at once, in parallel with
+  // reopening the episode: only the steps, the panel and the call itself wait for the reopen.
   return (
     <div className="grid gap-5 lg:grid-cols-[minmax(0,1fr)_26rem]">
       <div className="flex min-w-0 flex-col gap-4">
-        <PromptCard />
+        <PromptCard ready={ready} />
         <section aria-labelledby="steps-heading" className="flex flex-col gap-2">
           <div className="flex items-center gap-2">
             <h2 id="steps-heading" className="text-sm font-semibold">
@@ -37,17 +38,21 @@ function EpisodeScreen() {
             {source === "trajectory" && <Badge tone="sky">reopened from the recorded trajectory</Badge>}
             {source === "session-storage" && <Badge>reopened from this tab</Badge>}
           </div>
-          <Suspense>
-            <StepList onAbandon={caller.abandon} />
-          </Suspense>
+          {ready ? (
+            <Suspense>
+              <StepList onAbandon={caller.abandon} />
+            </Suspense>
+          ) : (
+            <SkeletonBlock label="Opening the episode" lines={2} />
+          )}
         </section>
       </div>
       <aside
         className="flex flex-col gap-4 lg:sticky lg:top-16 lg:max-h-[calc(100vh-5rem)] lg:self-start lg:overflow-y-auto"
         aria-label="Episode controls"
       >
-        <EpisodePanel />
-        <ToolPanel caller={caller} />
+        {ready ? <EpisodePanel /> : <SkeletonBlock label="Opening the episode" lines={4} />}
+        <ToolPanel caller={caller} ready={ready} />
       </aside>
     </div>
   );

@@ -14,6 +14,7 @@ import { JsonView } from "@/components/ui/json-view";
 import { SkeletonBlock } from "@/components/ui/skeleton";
 import { TabPanel, Tabs } from "@/components/ui/tabs";
 import type { EpisodeTask } from "@/lib/ui/episode-store";
+import { afterPageLoad } from "@/lib/ui/ors-loader";
 import { splitsQuery, taskQuery } from "@/lib/ui/queries";
 import { draftSpecKey, episodeUrl, errorMessage, useStartEpisode } from "@/lib/ui/use-episode";
 import { type SecretRow, SecretsEditor, secretsFromRows } from "./secrets-editor";
@@ -107,13 +108,17 @@ export function NewEpisode({
   const [specText, setSpecText] = useState("{\n  \n}");
   const [secrets, setSecrets] = useState<SecretRow[]>([]);
   const [formError, setFormError] = useState<string | null>(null);
-  const start = useStartEpisode(server, env);
+  // As soon as the session exists, fetch the episode page (its route code) while /create and the
+  // prompt (which waits for the environment's setup) run.
+  const start = useStartEpisode(server, env, {
+    onSession: (sid) => router.prefetch(episodeUrl(server, env, sid)),
+  });
   const splits = useQuery({ ...splitsQuery(server, env), enabled: mode === "task" && split === "" });
 
   // The episode page will need the tool form and the Markdown renderer: fetch them while the user decides.
   useEffect(() => {
     preloadToolForm();
-    void import("./markdown-text");
+    void afterPageLoad().then(() => import("./markdown-text"));
   }, []);
 
   // Restart on the same task_spec: the episode view hands the spec over through sessionStorage.

@@ -8,7 +8,8 @@ import { selectTask, useEpisodeStore } from "@/lib/ui/episode-store";
 import { errorMessage, usePrompt } from "@/lib/ui/use-episode";
 import { BlocksView } from "./blocks-view";
 
-export function PromptCard() {
+/** `ready`: the episode is reopened (until then an error waits: it may be an ended episode's). */
+export function PromptCard({ ready = true }: { ready?: boolean }) {
   const prompt = usePrompt();
   const task = useEpisodeStore(selectTask);
   const ended = useEpisodeStore((st) => st.end !== null);
@@ -23,13 +24,15 @@ export function PromptCard() {
         )}
       </CardHeader>
       <CardBody className="flex flex-col gap-3">
-        {prompt.isPending && <SkeletonBlock label="Loading the prompt" lines={3} />}
-        {prompt.error && ended && (
+        {(prompt.isPending || (prompt.error && !ready)) && (
+          <SkeletonBlock label="Loading the prompt" lines={3} />
+        )}
+        {prompt.error && ready && ended && (
           <p className="text-sm italic text-zinc-500 dark:text-zinc-400">
             The session is gone, so the server no longer serves its prompt (the recorded trajectory keeps it).
           </p>
         )}
-        {prompt.error && !ended && (
+        {prompt.error && ready && !ended && (
           <div
             role="alert"
             className="flex flex-wrap items-center gap-2 text-sm text-red-700 dark:text-red-400"

@@ -17,6 +17,7 @@ import {
   useEpisodeStore,
   useEpisodeStoreApi,
 } from "@/lib/ui/episode-store";
+import { afterPageLoad } from "@/lib/ui/ors-loader";
 import { errorMessage, useSessionTools } from "@/lib/ui/use-episode";
 import type { ToolCaller } from "@/lib/ui/use-tool-call";
 import { rememberedInputKey, useRememberedInput } from "./use-remembered-input";
@@ -30,7 +31,7 @@ function hasInput(tool: ToolSpec): boolean {
   return tool.input_schema !== null && tool.input_schema !== undefined;
 }
 
-function ToolInput({ tool, caller }: { tool: ToolSpec; caller: ToolCaller }) {
+function ToolInput({ tool, caller, ready }: { tool: ToolSpec; caller: ToolCaller; ready: boolean }) {
   const { server, env } = useEpisodeStoreApi().getState();
   const task = useEpisodeStore(selectTask);
   const busy = useEpisodeStore(selectIsBusy);
@@ -46,6 +47,8 @@ function ToolInput({ tool, caller }: { tool: ToolSpec; caller: ToolCaller }) {
     </Button>
   ) : null;
 
+  // Until the episode is reopened, its task (the remembered input's key) and its end are unknown.
+  if (!ready) return <SkeletonBlock label="Opening the episode" lines={3} />;
   if (!hasInput(tool)) {
     return (
       <div className="flex flex-wrap items-center gap-2">
@@ -78,12 +81,16 @@ function ToolInput({ tool, caller }: { tool: ToolSpec; caller: ToolCaller }) {
   );
 }
 
-/** Starts loading the form code (rjsf + AJV) early, in parallel with the tools request. */
+/**
+ * Starts loading the form code (rjsf + AJV, ~150 kB gzipped) early, in parallel with the tools
+ * request — once the page has loaded, so it never delays the first-load scripts.
+ */
 export function preloadToolForm(): void {
-  void import("@/components/schema-form/tool-form");
+  void afterPageLoad().then(() => import("@/components/schema-form/tool-form"));
 }
 
-export function ToolPanel({ caller }: { caller: ToolCaller }) {
+/** `ready`: the episode is reopened into the store (the form stays a skeleton until then). */
+export function ToolPanel({ caller, ready = true }: { caller: ToolCaller; ready?: boolean }) {
   useEffect(preloadToolForm, []);
   const tools = useSessionTools();
   const [chosen, setChosen] = useState<string | null>(null);
@@ -158,7 +165,7 @@ export function ToolPanel({ caller }: { caller: ToolCaller }) {
             {current.description && (
               <p className="text-sm text-zinc-600 dark:text-zinc-400">{current.description}</p>
             )}
-            <ToolInput key={current.name} tool={current} caller={caller} />
+            <ToolInput key={current.name} tool={current} caller={caller} ready={ready} />
           </section>
         )}
       </CardBody>

@@ -1,9 +1,20 @@
-// Loads the typed ORS client on demand. The client carries the protocol's zod schemas (~30 kB
-// gzipped), so pages that only read through queries fetch it in parallel with their first request
-// instead of in their first-load JS. Same per-server client cache as `orsClientFor`.
+// Loads the typed ORS client on demand. The client carries the protocol's zod schemas (~36 kB
+// gzipped), so no page has it in its first-load JS: it is fetched once the page has loaded (the
+// `load` event; at once on client-side navigations), in parallel with the page's first requests.
+// Same per-server client cache as `orsClientFor`.
 import type { OrsClient } from "@/lib/ors/client";
 
+let loaded: Promise<void> | null = null;
+
+/** Resolves once the document has loaded, so on-demand chunks never compete with the first-load ones. */
+export function afterPageLoad(): Promise<void> {
+  if (typeof window === "undefined" || document.readyState === "complete") return Promise.resolve();
+  loaded ??= new Promise<void>((resolve) => window.addEventListener("load", () => resolve(), { once: true }));
+  return loaded;
+}
+
 export async function loadOrsClient(serverName: string): Promise<OrsClient> {
+  await afterPageLoad();
   const { orsClientFor } = await import("./ors");
   return orsClientFor(serverName);
 }

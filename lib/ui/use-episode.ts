@@ -5,7 +5,10 @@
 
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
-import { OrsClientError, startKeepAlive } from "@/lib/ors/client";
+import type { OrsClient } from "@/lib/ors/client";
+// The error type and keep-alive come without the client (and its zod schemas), which loads on demand.
+import { OrsClientError } from "@/lib/ors/client/errors";
+import { startKeepAlive } from "@/lib/ors/client/keep-alive";
 import type { Block, JsonObject, Secrets, ToolSpec } from "@/lib/ors/protocol";
 import type { Trajectory } from "@/lib/trajectory/schema";
 import {
@@ -19,7 +22,7 @@ import {
   snapshotOf,
   useEpisodeStoreApi,
 } from "./episode-store";
-import { orsClientFor } from "./ors";
+import { loadOrsClient } from "./ors-loader";
 import { orsKeys } from "./query-keys";
 
 /** Keep-alive interval while the page is visible (spec: the reference client pings every 10 s). */
@@ -105,7 +108,7 @@ export function sessionEndFor(err: unknown, lastRequestAt: number | null): Omit<
 export function promptQuery(server: string, env: string, sid: string) {
   return queryOptions({
     queryKey: orsKeys.prompt(server, env, sid),
-    queryFn: ({ signal }) => orsClientFor(server).prompt(env, sid, { signal }),
+    queryFn: async ({ signal }) => (await loadOrsClient(server)).prompt(env, sid, { signal }),
     staleTime: Number.POSITIVE_INFINITY,
     retry: false,
   });
@@ -118,7 +121,7 @@ export function sessionToolsQuery(server: string, env: string, sid: string) {
   return queryOptions({
     queryKey: orsKeys.taskTools(server, env, sid),
     queryFn: async ({ signal }): Promise<SessionTools> => {
-      const client = orsClientFor(server);
+      const client = await loadOrsClient(server);
       try {
         return { tools: (await client.taskTools(env, sid, { signal })).tools, source: "task_tools" };
       } catch (err) {
@@ -186,16 +189,23 @@ export interface StartEpisodeInput {
 /**
  * Starts an episode: /create_session, /create, then /{env}/prompt (which waits for the
  * environment's setup, so a failing setup is reported here, on the start page). The prompt is
- * seeded into the query cache and the episode record into this tab's sessionStorage.
+ * seeded into the query cache and the episode record into this tab's sessionStorage. `onSession`
+ * hears the new session id at once (to prefetch the episode page while /create runs).
  */
-export function useStartEpisode(server: string, env: string) {
+export function useStartEpisode(
+  server: string,
+  env: string,
+  options: { onSession?: (sid: string) => void } = {},
+) {
+  const { onSession } = options;
   const qc = useQueryClient();
   return useMutation({
     // Drop the mutation (its variables hold the secrets) from memory as soon as nothing observes it.
     gcTime: 0,
     mutationFn: async ({ task, secrets }: StartEpisodeInput) => {
-      const client = orsClientFor(server);
+      const client = await loadOrsClient(server);
       const { sid } = await client.createSession();
+      onSession?.(sid);
       const body =
         "split" in task
           ? { env_name: env, split: task.split, index: task.index }
@@ -227,7 +237,7 @@ export function useEndEpisode() {
   return useMutation({
     mutationFn: async () => {
       const { server, sid } = store.getState();
-      await orsClientFor(server).delete(sid);
+      await (await loadOrsClient(server)).delete(sid);
     },
     onSuccess: () => {
       const s = store.getState();
@@ -253,26 +263,25 @@ export function useKeepAlive(active: boolean, intervalMs = KEEP_ALIVE_MS) {
   useEffect(() => {
     if (!active) return;
     let stop: (() => void) | null = null;
+    let client: OrsClient | null = null;
+    let disposed = false;
     const { server, sid } = store.getState();
-    const client = orsClientFor(server);
+    const keepAlive = (c: OrsClient) =>
+      startKeepAlive(c, sid, { intervalMs, onError, onPing: (at) => store.getState().touch(at) });
     const onError = (err: Error) => {
       stop = null;
       const s = store.getState();
       const end = sessionEndFor(err, s.lastRequestAt);
       if (end) s.endEpisode(end.reason, end.detail);
-      else if (document.visibilityState === "visible") {
+      else if (!disposed && client && document.visibilityState === "visible") {
         // A transient failure (network, 5xx): try again on the next interval.
-        stop = startKeepAlive(client, sid, {
-          intervalMs,
-          onError,
-          onPing: (at) => store.getState().touch(at),
-        });
+        stop = keepAlive(client);
       }
     };
     const run = () => {
       stop?.();
       stop = null;
-      if (document.visibilityState !== "visible") return;
+      if (disposed || !client || document.visibilityState !== "visible") return;
       // Coming back after a while: ping at once, so an expired session is noticed immediately.
       const last = store.getState().lastRequestAt;
       if (last === null || Date.now() - last > intervalMs) {
@@ -281,11 +290,18 @@ export function useKeepAlive(active: boolean, intervalMs = KEEP_ALIVE_MS) {
           .then(() => store.getState().touch())
           .catch((err) => onError(err instanceof Error ? err : new Error(String(err))));
       }
-      stop = startKeepAlive(client, sid, { intervalMs, onError, onPing: (at) => store.getState().touch(at) });
+      stop = keepAlive(client);
     };
-    run();
+    loadOrsClient(server).then(
+      (c) => {
+        client = c;
+        run();
+      },
+      (err) => onError(err instanceof Error ? err : new Error(String(err))),
+    );
     document.addEventListener("visibilitychange", run);
     return () => {
+      disposed = true;
       document.removeEventListener("visibilitychange", run);
       stop?.();
     };

@@ -5,10 +5,10 @@
 "use client";
 
 import { useCallback, useEffect, useMemo, useRef } from "react";
-import { isAbortError, OrsClientError } from "@/lib/ors/client";
+import { isAbortError, OrsClientError } from "@/lib/ors/client/errors";
 import type { JsonObject } from "@/lib/ors/protocol";
 import { useEpisodeStoreApi } from "./episode-store";
-import { orsClientFor } from "./ors";
+import { loadOrsClient } from "./ors-loader";
 import { errorMessage, sessionEndFor } from "./use-episode";
 
 export interface InFlight {
@@ -90,7 +90,8 @@ export function useToolCall(): ToolCaller {
       writeInFlight(server, sid, req);
       const t0 = performance.now();
       try {
-        const result = await orsClientFor(server).callTool(
+        const client = await loadOrsClient(server);
+        const result = await client.callTool(
           env,
           sid,
           { name: req.tool, input: req.input, ...(req.taskId ? { task_id: req.taskId } : {}) },
