@@ -2,7 +2,6 @@
 // The session's tools (/{env}/task_tools, falling back to /{env}/tools) and the form of the chosen
 // one. The form (react-jsonschema-form + AJV) loads as its own chunk. A tool without input is one
 // button. The input is remembered per tool and task.
-import dynamic from "next/dynamic";
 import { useEffect, useState } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -22,10 +21,44 @@ import { errorMessage, useSessionTools } from "@/lib/ui/use-episode";
 import type { ToolCaller } from "@/lib/ui/use-tool-call";
 import { rememberedInputKey, useRememberedInput } from "./use-remembered-input";
 
-const ToolForm = dynamic(() => import("@/components/schema-form/tool-form").then((m) => m.ToolForm), {
-  ssr: false,
-  loading: () => <SkeletonBlock label="Loading the form" lines={4} />,
-});
+type ToolFormComponent = typeof import("@/components/schema-form/tool-form").ToolForm;
+
+// The form's code is loaded by hand rather than with next/dynamic (React.lazy): a Suspense boundary
+// revealing its content is throttled by React (up to 300 ms after the last fallback), and the form
+// is what the user waits for. Once loaded, it renders at once.
+let toolFormLoad: Promise<ToolFormComponent> | null = null;
+let loadedToolForm: ToolFormComponent | null = null;
+
+function loadToolForm(): Promise<ToolFormComponent> {
+  toolFormLoad ??= afterPageLoad()
+    .then(() => import("@/components/schema-form/tool-form"))
+    .then((m) => {
+      loadedToolForm = m.ToolForm;
+      return m.ToolForm;
+    })
+    .catch((err: unknown) => {
+      toolFormLoad = null; // a later render tries again
+      throw err;
+    });
+  return toolFormLoad;
+}
+
+function useToolFormComponent(): { ToolForm: ToolFormComponent | null; error: unknown; retry: () => void } {
+  const [ToolForm, setToolForm] = useState<ToolFormComponent | null>(() => loadedToolForm);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    if (ToolForm || error) return;
+    let live = true;
+    loadToolForm().then(
+      (c) => live && setToolForm(() => c),
+      (err: unknown) => live && setError(err ?? new Error("chunk load failed")),
+    );
+    return () => {
+      live = false;
+    };
+  }, [ToolForm, error]);
+  return { ToolForm, error, retry: () => setError(null) };
+}
 
 function hasInput(tool: ToolSpec): boolean {
   return tool.input_schema !== null && tool.input_schema !== undefined;
@@ -39,6 +72,7 @@ function ToolInput({ tool, caller, ready }: { tool: ToolSpec; caller: ToolCaller
   const [value, setValue, loaded, saveNow] = useRememberedInput(
     rememberedInputKey(server, env, task, tool.name),
   );
+  const { ToolForm, error: formError, retry } = useToolFormComponent();
   const disabled = busy || (end !== null && end.reason !== "finished");
   const reason = busy ? "A call is in flight." : end ? "The episode has ended." : undefined;
   const abandon = busy ? (
@@ -62,7 +96,17 @@ function ToolInput({ tool, caller, ready }: { tool: ToolSpec; caller: ToolCaller
       </div>
     );
   }
-  if (!loaded) return <SkeletonBlock label="Loading the form" lines={3} />;
+  if (formError) {
+    return (
+      <div role="alert" className="flex flex-wrap items-center gap-2 text-sm text-red-700 dark:text-red-400">
+        <span>Could not load the form: {errorMessage(formError)}</span>
+        <Button size="xs" onClick={retry}>
+          Try again
+        </Button>
+      </div>
+    );
+  }
+  if (!loaded || !ToolForm) return <SkeletonBlock label="Loading the form" lines={3} />;
   return (
     <ToolForm
       key={tool.name}
@@ -86,7 +130,7 @@ function ToolInput({ tool, caller, ready }: { tool: ToolSpec; caller: ToolCaller
  * request — once the page has loaded, so it never delays the first-load scripts.
  */
 export function preloadToolForm(): void {
-  void afterPageLoad().then(() => import("@/components/schema-form/tool-form"));
+  loadToolForm().catch(() => {});
 }
 
 /** `ready`: the episode is reopened into the store (the form stays a skeleton until then). */
