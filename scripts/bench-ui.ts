@@ -534,7 +534,11 @@ function report(js: JsFigure[], form: FormFigures, scroll: ScrollFigure, port: n
     out,
     "",
   ].join("\n");
-  fs.writeFileSync(path.join(ROOT, "scripts", "BENCH-UI.md"), md);
+  // Hand-written notes (history, analysis) from "## Notes" on are kept across runs.
+  const file = path.join(ROOT, "scripts", "BENCH-UI.md");
+  const previous = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "";
+  const notesAt = previous.indexOf("\n## Notes");
+  fs.writeFileSync(file, notesAt >= 0 ? `${md}${previous.slice(notesAt)}` : md);
   console.log("wrote scripts/BENCH-UI.md");
 }
 

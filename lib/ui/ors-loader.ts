@@ -6,10 +6,19 @@ import type { OrsClient } from "@/lib/ors/client";
 
 let loaded: Promise<void> | null = null;
 
-/** Resolves once the document has loaded, so on-demand chunks never compete with the first-load ones. */
+/** A resource that never finishes (a stalled image) must not hold the page's data back for good. */
+const LOAD_WAIT_LIMIT_MS = 3000;
+
+/**
+ * Resolves once the document has loaded (at most LOAD_WAIT_LIMIT_MS from the first call), so
+ * on-demand chunks never compete with the first-load ones.
+ */
 export function afterPageLoad(): Promise<void> {
   if (typeof window === "undefined" || document.readyState === "complete") return Promise.resolve();
-  loaded ??= new Promise<void>((resolve) => window.addEventListener("load", () => resolve(), { once: true }));
+  loaded ??= new Promise<void>((resolve) => {
+    window.addEventListener("load", () => resolve(), { once: true });
+    setTimeout(resolve, LOAD_WAIT_LIMIT_MS);
+  });
   return loaded;
 }
 
