@@ -457,8 +457,9 @@ export class TrajectoryStore {
   }
 
   /**
-   * Deletes ended trajectories beyond the count cap (oldest first) and those stored longer ago
-   * than the age cap (an import's age counts from its import). Running ones are never deleted.
+   * Deletes ended trajectories beyond the count cap (first stored first; ties within a millisecond
+   * by insertion order) and those stored longer ago than the age cap (an import's age counts from
+   * its import). Running ones are never deleted.
    */
   enforceRetention(now: number): number {
     let removed = 0;
@@ -478,7 +479,7 @@ export class TrajectoryStore {
           .prepare(
             `DELETE FROM trajectories WHERE id IN (
                SELECT id FROM trajectories WHERE end_reason IS NOT NULL
-               ORDER BY COALESCE(stored_at, started_at) ASC, started_at ASC LIMIT ?)`,
+               ORDER BY COALESCE(stored_at, started_at) ASC, rowid ASC LIMIT ?)`,
           )
           .run(n - maxCount).changes;
       }

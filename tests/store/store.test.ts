@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { MIGRATIONS, migrate, openDb, SCHEMA_VERSION, schemaVersion } from "@/lib/store/db";
 import { openStore, type TrajectoryStore } from "@/lib/store/store";
 import { step, tempDir, trajectory } from "./helpers";
@@ -129,15 +129,20 @@ describe("store", () => {
       task: null,
       startedAt: now - 3 * 86_400_000,
     });
+    vi.spyOn(Date, "now").mockReturnValue(now);
     for (let i = 0; i < 5; i++) {
       s.importMany([trajectory(`t${i}`, { started_at: now - (5 - i) * 1000 })]);
     }
+    vi.restoreAllMocks();
     expect(s.list({}).total).toBe(3);
     expect(s.get(running)).not.toBeNull();
     expect(s.get("t0")).toBeNull();
     expect(s.get("t4")).not.toBeNull();
-    // The age cap counts from when a trajectory entered the store (an old import is kept)...
+    // The age cap counts from when a trajectory entered the store (an old import is kept), and the
+    // count cap removes the first stored, even when it entered in the same millisecond as others.
+    const clock = vi.spyOn(Date, "now").mockReturnValue(now);
     s.importMany([trajectory("old", { started_at: now - 2 * 86_400_000 })]);
+    clock.mockRestore();
     expect(s.get("old")).not.toBeNull();
     // ...and removes ended ones a day later, but never the running one.
     expect(s.enforceRetention(now + 86_400_000 + 60_000)).toBe(2);
