@@ -33,7 +33,10 @@ test.describe("relay and servers", () => {
     await expect(page.getByRole("heading", { level: 1, name: "math" })).toBeVisible();
     await expect(page.getByRole("heading", { name: "submit" })).toBeVisible();
 
-    await page.getByRole("link", { name: /Start episode on train task 0/ }).click();
+    await page.getByRole("tab", { name: "Tasks" }).click();
+    await page.getByRole("button", { name: "Task 0", exact: true }).click();
+    await expect(page.getByRole("region", { name: "Task 0 JSON" })).toContainText(String(task.question));
+    await page.getByRole("link", { name: "Start episode", exact: true }).click();
     await expect(page).toHaveURL(new RegExp(`/s/${name}/e/math/episode/new`));
     await page.getByRole("button", { name: "Start episode" }).click();
     await expect(page).toHaveURL(new RegExp(`/s/${name}/e/math/episode/[^/?]+`));
