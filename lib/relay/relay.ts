@@ -1,6 +1,7 @@
 // The recording relay (DESIGN.md "The recording relay", "Security"): plain ORS in at
 // /api/servers/<name>/<ORS path>, forwarded to that known server (in process for `local`), the
 // answer streamed back unbuffered, and what passes published as RelayEvents (./events).
+import { describeNetworkError } from "@/lib/ors/client/errors";
 import "server-only";
 import { parseOrsPath } from "@/lib/ors/protocol";
 import type { ServerEntry, ServerRegistry } from "@/lib/servers";
@@ -68,28 +69,6 @@ export function refusedOrigin(req: Request, allowed: readonly string[] = []): st
   const host = req.headers.get("host") ?? new URL(req.url).host;
   if (o.host === host || allowed.includes(o.origin)) return null;
   return `Origin ${o.origin} is not this app (${host}); the relay only serves the playground's own pages`;
-}
-
-function describeFetchError(err: unknown): string {
-  let e: unknown = err;
-  for (let i = 0; i < 4 && e && typeof e === "object"; i++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string") {
-      const known: Record<string, string> = {
-        ECONNREFUSED: "connection refused",
-        ENOTFOUND: "host not found (DNS)",
-        EAI_AGAIN: "host name lookup failed (DNS)",
-        EHOSTUNREACH: "host unreachable",
-        ENETUNREACH: "network unreachable",
-        ECONNRESET: "connection reset",
-        UND_ERR_SOCKET: "connection closed by the server",
-        UND_ERR_CONNECT_TIMEOUT: "connection timed out",
-      };
-      return known[code] ?? code;
-    }
-    e = (e as { cause?: unknown }).cause;
-  }
-  return err instanceof Error ? err.message : String(err);
 }
 
 function describeServer(entry: ServerEntry): string {
@@ -204,7 +183,7 @@ export function createRelay(options: RelayOptions): Relay {
         console.error(`relay: the built-in host failed on ${orsPath}:`, (err as Error).message);
         return fail(502, `the built-in host failed: ${(err as Error).message}`);
       }
-      return fail(502, `${describeServer(entry)} is unreachable: ${describeFetchError(err)}`);
+      return fail(502, `${describeServer(entry)} is unreachable: ${describeNetworkError(err)}`);
     } finally {
       clearTimeout(timer);
     }

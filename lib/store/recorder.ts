@@ -5,6 +5,7 @@
 import "server-only";
 import type { RunToolOutput } from "@/lib/ors/protocol";
 import { type RelayEvent, subscribeRelayEvents } from "@/lib/relay/events";
+import { pendingStep } from "@/lib/trajectory/model";
 import type { EndReason, StepEvent, TrajectoryStep, TrajectoryTask } from "@/lib/trajectory/schema";
 import { publishLive } from "./live";
 import { getStore, type TrajectoryStore } from "./store";
@@ -134,22 +135,13 @@ export function createRecorder(
         const trajectoryId = trajectoryFor(e.server, e.sid, e.at, e.env);
         store.setEnv(trajectoryId, e.env);
         const summary = store.summary(trajectoryId);
-        const step: TrajectoryStep = {
+        const step = pendingStep({
           index: (summary?.num_steps ?? 0) + 1,
           tool: e.tool,
           input: e.input,
           task_id: e.taskId ?? null,
           started_at: e.at,
-          ended_at: null,
-          latency_ms: null,
-          ok: null,
-          error: null,
-          blocks: [],
-          reward: null,
-          finished: false,
-          metadata: null,
-          events: [],
-        };
+        });
         calls.set(e.callId, { trajectoryId, step });
         if (e.taskId) byTaskId.set(e.taskId, e.callId);
         store.putStep(trajectoryId, step);

@@ -4,6 +4,7 @@
 import "server-only";
 import { type Block, type JsonObject, readSseFrames, runToolOutputSchema } from "@/lib/ors/protocol";
 import { diffTrajectories, markDiffers, replayMark, type TrajectoryDiff } from "@/lib/trajectory/diff";
+import { type ForkResult, pendingStep } from "@/lib/trajectory/model";
 import type { ReplayMark, Trajectory, TrajectoryStep } from "@/lib/trajectory/schema";
 import type { TrajectoryStore } from "./store";
 
@@ -65,18 +66,14 @@ async function open(t: Trajectory, relayBase: string, secrets?: Record<string, s
 async function call(s: Session, original: TrajectoryStep): Promise<TrajectoryStep> {
   const started = Date.now();
   const step: TrajectoryStep = {
-    ...original,
-    task_id: null,
-    started_at: started,
-    ended_at: null,
-    latency_ms: null,
+    ...pendingStep({
+      index: original.index,
+      tool: original.tool,
+      input: original.input,
+      task_id: null,
+      started_at: started,
+    }),
     ok: false,
-    error: null,
-    blocks: [],
-    reward: null,
-    finished: false,
-    metadata: null,
-    events: [],
     replay: null,
   };
   const res = await fetch(`${s.base}/${encodeURIComponent(s.env)}/call`, {
@@ -129,16 +126,6 @@ async function recorded(store: TrajectoryStore, server: string, sid: string, n: 
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-}
-
-export interface ForkResult {
-  server: string;
-  env: string;
-  sid: string;
-  trajectory_id: string;
-  step: number;
-  marks: ReplayMark[];
-  differing: number[];
 }
 
 /** Forks at step `n`: a new live session on the same task with actions 1..n replayed. */

@@ -1,6 +1,6 @@
 // Zod-free constants and helpers of the trajectory format, so client pages can use them without
 // bundling zod (the schemas in schema.ts build on these).
-import type { TrajectoryStep, TrajectoryTask } from "./schema";
+import type { ReplayMark, TrajectoryStep, TrajectoryTask } from "./schema";
 
 export const TRAJECTORY_FORMAT = "ors-trajectory/1" as const;
 export const END_REASONS = ["finished", "user_closed", "timeout", "error"] as const;
@@ -27,4 +27,33 @@ export function cumulativeRewards(steps: Pick<TrajectoryStep, "reward">[]): numb
     sum += s.reward ?? 0;
     return sum;
   });
+}
+
+/** What a fork at step N answers: the new live session, its trajectory, and how the replay went. */
+export interface ForkResult {
+  server: string;
+  env: string;
+  sid: string;
+  trajectory_id: string;
+  step: number;
+  marks: ReplayMark[];
+  differing: number[];
+}
+
+/** A step as it stands when its call starts: nothing received yet. */
+export function pendingStep(
+  fields: Pick<TrajectoryStep, "index" | "tool" | "input" | "task_id" | "started_at">,
+): TrajectoryStep {
+  return {
+    ...fields,
+    ended_at: null,
+    latency_ms: null,
+    ok: null,
+    error: null,
+    blocks: [],
+    reward: null,
+    finished: false,
+    metadata: null,
+    events: [],
+  };
 }

@@ -2,7 +2,8 @@
 // mutations' fetchers. Components never write raw keys or URLs.
 import { queryOptions } from "@tanstack/react-query";
 import type { TrajectoryDiff } from "./diff";
-import type { ReplayMark, Trajectory, TrajectoryFilter, TrajectorySummary } from "./schema";
+import type { ForkResult } from "./model";
+import type { Trajectory, TrajectoryFilter, TrajectorySummary } from "./schema";
 
 export class TrajectoryApiError extends Error {
   constructor(
@@ -84,15 +85,8 @@ export function sessionTrajectoryQuery(server: string, sid: string) {
   });
 }
 
-export interface ForkResponse {
-  server: string;
-  env: string;
-  sid: string;
-  trajectory_id: string;
-  step: number;
-  marks: ReplayMark[];
-  differing: number[];
-}
+/** What `POST /api/trajectories/<id>/fork` answers. */
+export type ForkResponse = ForkResult;
 
 export async function forkTrajectoryRequest(id: string, step: number): Promise<ForkResponse> {
   return json(
