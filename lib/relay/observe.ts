@@ -9,6 +9,7 @@ import {
   type RunToolOutput,
   readSseFrames,
   runToolOutputSchema,
+  SESSION_ENDPOINTS,
 } from "@/lib/ors/protocol";
 import { emitRelayEvent, type RelayTask } from "./events";
 
@@ -23,16 +24,6 @@ export interface Exchange {
   status?: number;
   started?: number;
 }
-
-const SESSION_ENDPOINTS = new Set([
-  "create",
-  "ping",
-  "delete",
-  "delete_session",
-  "prompt",
-  "task_tools",
-  "call",
-]);
 
 // task_id → callId of the latest relayed call with it, so a reconnect can say which call it resumes.
 const TASK_KEY = Symbol.for("ors-playground.relay-task-calls");
