@@ -11,9 +11,21 @@ export { RASTER_MIME_TYPES, safeImageSrc } from "./safe-image";
 /** Text longer than this is shown as plain, collapsed text (Markdown of 100 KB is slow and unreadable). */
 const LARGE_TEXT = 20_000;
 
-// The Markdown renderer (react-markdown + micromark, ~45 kB gzipped) loads on first use; until then
-// the text shows as it is.
-const LazyMarkdown = lazy(() => import("./markdown-text").then((m) => ({ default: m.MarkdownText })));
+/** Resolves when the main thread is idle (at most 1 s later). */
+function whenIdle(): Promise<void> {
+  return new Promise((resolve) => {
+    if (typeof requestIdleCallback === "function") requestIdleCallback(() => resolve(), { timeout: 1000 });
+    else setTimeout(resolve, 50);
+  });
+}
+
+// The Markdown renderer (react-markdown + micromark, ~45 kB gzipped) loads on first use, once the
+// page is idle (so it never competes with the tool form); until then the text shows as it is.
+const LazyMarkdown = lazy(() =>
+  whenIdle()
+    .then(() => import("./markdown-text"))
+    .then((m) => ({ default: m.MarkdownText })),
+);
 
 function MarkdownText({ text }: { text: string }) {
   return (

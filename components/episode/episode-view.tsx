@@ -82,6 +82,7 @@ export function EpisodeView({ server, env, sid }: { server: string; env: string;
               Session <code className="font-mono text-xs">{sid}</code> on{" "}
               <span className="font-mono">{server}</span> /{" "}
               <Link
+                prefetch={false}
                 className="font-mono hover:underline"
                 href={`/s/${encodeURIComponent(server)}/e/${encodeURIComponent(env)}`}
               >
