@@ -4,6 +4,8 @@ import { defineConfig, devices } from "@playwright/test";
 // second, independent ORS server (the standalone host) on another loopback port for the relay.
 const PORT = Number(process.env.E2E_PORT ?? 3100);
 const SECOND_PORT = Number(process.env.E2E_SECOND_PORT ?? 8199);
+// The same build once more with ORS_FAST_PATH=0: /api/ors through Next's route handler and rewrites.
+const ROUTE_PORT = Number(process.env.E2E_ROUTE_PORT ?? PORT + 1);
 const DATA_DIR = process.env.E2E_DATA_DIR ?? `.data/e2e-${PORT}`;
 const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
@@ -57,6 +59,15 @@ export default defineConfig({
         // Short SSE keep-alive pings so the episode e2e sees them within a few seconds.
         ORS_PING_INTERVAL_MS: "1000",
       },
+    },
+    {
+      command: `npx next start -p ${ROUTE_PORT} -H 127.0.0.1`,
+      url: `http://127.0.0.1:${ROUTE_PORT}/api/ors/health`,
+      reuseExistingServer: false,
+      timeout: 120_000,
+      stdout: "ignore",
+      stderr: "pipe",
+      env: { PLAYGROUND_DATA_DIR: `${DATA_DIR}-route`, ORS_FAST_PATH: "0" },
     },
   ],
 });

@@ -5,6 +5,8 @@ import { type APIRequestContext, expect, test } from "@playwright/test";
 import { readSseFrames, type SseFrame } from "../lib/ors/protocol";
 
 const SECOND = `http://127.0.0.1:${Number(process.env.E2E_SECOND_PORT ?? 8199)}`;
+// The same build served with ORS_FAST_PATH=0 (playwright.config.ts): Next's route handler + rewrites.
+const ROUTE_BASE = `http://127.0.0.1:${Number(process.env.E2E_ROUTE_PORT ?? Number(process.env.E2E_PORT ?? 3100) + 1)}`;
 
 async function sseFrames(text: string): Promise<SseFrame[]> {
   const body = new Response(text).body!;
@@ -111,21 +113,26 @@ async function errors(request: APIRequestContext, base: string) {
   expect(never.status()).toBe(404);
 }
 
-for (const [name, prefix] of [
-  ["at /api/ors", "/api/ors"],
-  ["at the root (rewrites)", ""],
+for (const [mode, origin] of [
+  ["fast path", null],
+  ["route handler (ORS_FAST_PATH=0)", ROUTE_BASE],
 ] as const) {
-  test.describe(`ORS host in next start, ${name}`, () => {
-    test("runs a whole episode with exact SSE frames", async ({ request, baseURL }) => {
-      await runEpisode(request, `${baseURL}${prefix}`);
+  for (const [name, prefix] of [
+    ["at /api/ors", "/api/ors"],
+    ["at the root (rewrites)", ""],
+  ] as const) {
+    test.describe(`ORS host in next start, ${mode}, ${name}`, () => {
+      test("runs a whole episode with exact SSE frames", async ({ request, baseURL }) => {
+        await runEpisode(request, `${origin ?? baseURL}${prefix}`);
+      });
+      test("chunks a large result", async ({ request, baseURL }) => {
+        await chunkedCall(request, `${origin ?? baseURL}${prefix}`);
+      });
+      test("answers errors with status and detail", async ({ request, baseURL }) => {
+        await errors(request, `${origin ?? baseURL}${prefix}`);
+      });
     });
-    test("chunks a large result", async ({ request, baseURL }) => {
-      await chunkedCall(request, `${baseURL}${prefix}`);
-    });
-    test("answers errors with status and detail", async ({ request, baseURL }) => {
-      await errors(request, `${baseURL}${prefix}`);
-    });
-  });
+  }
 }
 
 test.describe("standalone host (scripts/serve.ts)", () => {
