@@ -9,6 +9,19 @@ const ROUTE_PORT = Number(process.env.E2E_ROUTE_PORT ?? PORT + 1);
 const DATA_DIR = process.env.E2E_DATA_DIR ?? `.data/e2e-${PORT}`;
 const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
+/** `next start` of the production build on a loopback port, ready when its ORS host answers. */
+function nextStart(port: number, env: Record<string, string>) {
+  return {
+    command: `npx next start -p ${port} -H 127.0.0.1`,
+    url: `http://127.0.0.1:${port}/api/ors/health`,
+    reuseExistingServer: false,
+    timeout: 120_000,
+    stdout: "ignore" as const,
+    stderr: "pipe" as const,
+    env,
+  };
+}
+
 export default defineConfig({
   testDir: "e2e",
   fullyParallel: false,
@@ -46,28 +59,12 @@ export default defineConfig({
       stdout: "ignore",
       stderr: "pipe",
     },
-    {
-      command: `npx next start -p ${PORT} -H 127.0.0.1`,
-      url: `http://127.0.0.1:${PORT}/api/ors/health`,
-      reuseExistingServer: false,
-      timeout: 120_000,
-      stdout: "ignore",
-      stderr: "pipe",
-      env: {
-        PLAYGROUND_DATA_DIR: DATA_DIR,
-        ORS_SERVERS: `second=http://127.0.0.1:${SECOND_PORT}`,
-        // Short SSE keep-alive pings so the episode e2e sees them within a few seconds.
-        ORS_PING_INTERVAL_MS: "1000",
-      },
-    },
-    {
-      command: `npx next start -p ${ROUTE_PORT} -H 127.0.0.1`,
-      url: `http://127.0.0.1:${ROUTE_PORT}/api/ors/health`,
-      reuseExistingServer: false,
-      timeout: 120_000,
-      stdout: "ignore",
-      stderr: "pipe",
-      env: { PLAYGROUND_DATA_DIR: `${DATA_DIR}-route`, ORS_FAST_PATH: "0" },
-    },
+    nextStart(PORT, {
+      PLAYGROUND_DATA_DIR: DATA_DIR,
+      ORS_SERVERS: `second=http://127.0.0.1:${SECOND_PORT}`,
+      // Short SSE keep-alive pings so the episode e2e sees them within a few seconds.
+      ORS_PING_INTERVAL_MS: "1000",
+    }),
+    nextStart(ROUTE_PORT, { PLAYGROUND_DATA_DIR: `${DATA_DIR}-route`, ORS_FAST_PATH: "0" }),
   ],
 });
