@@ -10,7 +10,7 @@ export default defineConfig({
     },
   },
   test: {
-    include: ["lib/**/*.test.ts", "envs/**/*.test.ts", "tests/**/*.test.ts", "scripts/**/*.test.ts"],
+    include: ["tests/**/*.test.ts"],
     environment: "node",
     testTimeout: 30_000,
     hookTimeout: 120_000,

@@ -2,7 +2,7 @@
 // root through the rewrites of next.config.mjs). Kept on globalThis so Next dev HMR reuses it.
 import "server-only";
 import { builtinEnvironments } from "@/envs";
-import { createOrsHandler, hostOptionsFromEnv, installOrsFastPath, type OrsHandler } from "@/lib/ors/server";
+import { createOrsHandler, hostOptionsFromEnv, installOrsFastPath, type OrsHandler } from "@/lib/ors/host";
 
 export const ORS_BASE_PATH = "/api/ors";
 

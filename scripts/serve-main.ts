@@ -1,6 +1,6 @@
 // The body of scripts/serve.ts, loaded after the `server-only` resolve hook is in place.
 import { builtinEnvironments } from "@/envs";
-import { createOrsHandler, hostOptionsFromEnv, serveNode } from "@/lib/ors/server";
+import { createOrsHandler, hostOptionsFromEnv, serveNode } from "@/lib/ors/host";
 
 const USAGE = "usage: npm run serve -- [--port 8080] [--host 127.0.0.1]";
 

@@ -9,10 +9,10 @@ import { PageContainer, PageHeader } from "@/components/layout/page-header";
 import { Badge } from "@/components/ui/badge";
 import { ErrorPanel } from "@/components/ui/error-panel";
 import { SkeletonBlock } from "@/components/ui/skeleton";
-import { diffText, diffTrajectories, type StepDiff, stableStringify } from "@/lib/trajectory/diff";
-import { taskLabel } from "@/lib/trajectory/model";
-import { trajectoryQuery } from "@/lib/trajectory/queries";
-import type { Trajectory, TrajectoryStep } from "@/lib/trajectory/schema";
+import { diffText, diffTrajectories, type StepDiff, stableStringify } from "@/lib/episodes/diff";
+import { taskLabel } from "@/lib/episodes/model";
+import { trajectoryQuery } from "@/lib/episodes/queries";
+import type { Trajectory, TrajectoryStep } from "@/lib/episodes/schema";
 import { cn } from "@/lib/ui/cn";
 import { END_REASON_LABEL, endReasonTone, fmtMs, fmtReward } from "./format";
 

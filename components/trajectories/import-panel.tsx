@@ -4,7 +4,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Upload } from "lucide-react";
 import { useId, useState } from "react";
-import { importTrajectoriesRequest, TrajectoryApiError, trajectoryKeys } from "@/lib/trajectory/queries";
+import { importTrajectoriesRequest, TrajectoryApiError, trajectoryKeys } from "@/lib/episodes/queries";
 import { cn } from "@/lib/ui/cn";
 
 export function ImportPanel() {

@@ -1,8 +1,8 @@
 "use client";
 // Reward per step (bars) and cumulative reward (line), hand-drawn SVG. Clicking a bar selects
 // the step.
-import { cumulativeRewards } from "@/lib/trajectory/model";
-import type { TrajectoryStep } from "@/lib/trajectory/schema";
+import { cumulativeRewards } from "@/lib/episodes/model";
+import type { TrajectoryStep } from "@/lib/episodes/schema";
 
 export function RewardChart({
   steps,

@@ -4,8 +4,8 @@
 import { BlocksView } from "@/components/episode/blocks-view";
 import { Badge } from "@/components/ui/badge";
 import { JsonView } from "@/components/ui/json-view";
-import { markDiffers } from "@/lib/trajectory/diff";
-import type { TrajectoryStep } from "@/lib/trajectory/schema";
+import { markDiffers } from "@/lib/episodes/diff";
+import type { TrajectoryStep } from "@/lib/episodes/schema";
 import { fmtMs, fmtReward } from "./format";
 
 export function StepStatus({ step }: { step: TrajectoryStep }) {

@@ -16,8 +16,8 @@ import { ErrorPanel } from "@/components/ui/error-panel";
 import { Input, Label } from "@/components/ui/input";
 import { Kbd } from "@/components/ui/kbd";
 import { SkeletonBlock } from "@/components/ui/skeleton";
-import { markDiffers } from "@/lib/trajectory/diff";
-import { cumulativeRewards, taskLabel } from "@/lib/trajectory/model";
+import { markDiffers } from "@/lib/episodes/diff";
+import { cumulativeRewards, taskLabel } from "@/lib/episodes/model";
 import {
   downloadUrl,
   episodeHref,
@@ -26,8 +26,8 @@ import {
   replayTrajectoryRequest,
   restartHref,
   trajectoryKeys,
-} from "@/lib/trajectory/queries";
-import type { Trajectory } from "@/lib/trajectory/schema";
+} from "@/lib/episodes/queries";
+import type { Trajectory } from "@/lib/episodes/schema";
 import { cn } from "@/lib/ui/cn";
 import { END_REASON_LABEL, endReasonTone, fmtMs, fmtReward, fmtTime } from "./format";
 import { RewardChart } from "./reward-chart";

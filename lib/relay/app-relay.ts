@@ -1,6 +1,6 @@
 // The app's one relay over the app's server registry, kept on globalThis for Next dev HMR.
 import "server-only";
-import { getServerRegistry } from "@/lib/servers/app-registry";
+import { getServerRegistry } from "@/lib/registry/app-registry";
 import { createRelay, type Relay } from "./relay";
 
 const KEY = Symbol.for("ors-playground.relay");

@@ -4,7 +4,7 @@
 import { describeNetworkError } from "@/lib/ors/client/errors";
 import "server-only";
 import { parseOrsPath } from "@/lib/ors/protocol";
-import type { ServerEntry, ServerRegistry } from "@/lib/servers";
+import type { ServerEntry, ServerRegistry } from "@/lib/registry";
 import { hasRelayListeners } from "./events";
 import { type Exchange, observeExchange } from "./observe";
 

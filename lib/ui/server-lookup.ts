@@ -2,7 +2,7 @@
 // environment answers a real 404 page. Remote servers' environments are checked in the browser
 // (through the relay), where a slow server cannot hold up the page.
 import "server-only";
-import { getServerRegistry } from "@/lib/servers/app-registry";
+import { getServerRegistry } from "@/lib/registry/app-registry";
 
 /** Route params arrive percent-encoded in some cases; decode once, tolerating stray `%`. */
 export function decodeParam(value: string): string {

@@ -5,12 +5,12 @@
 
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
+import type { Trajectory } from "@/lib/episodes/schema";
 import type { OrsClient } from "@/lib/ors/client";
 // The error type and keep-alive come without the client (and its zod schemas), which loads on demand.
 import { OrsClientError } from "@/lib/ors/client/errors";
 import { startKeepAlive } from "@/lib/ors/client/keep-alive";
 import type { Block, JsonObject, Secrets, ToolSpec } from "@/lib/ors/protocol";
-import type { Trajectory } from "@/lib/trajectory/schema";
 import {
   type EpisodeEnd,
   type EpisodeEndReason,

@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { createServerRegistry, type FetchHandler, type ServerRegistry } from "@/lib/registry";
 import { createRelay, orsPathFromUrl, type Relay, type RelayOptions } from "@/lib/relay/relay";
-import { createServerRegistry, type FetchHandler, type ServerRegistry } from "@/lib/servers";
 
 export const REPO_ROOT = path.resolve(__dirname, "../..");
 

@@ -4,10 +4,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinEnvironments } from "@/envs";
 import { type CallEvent, createOrsClient, OrsClientError, startKeepAlive } from "@/lib/ors/client";
+import { createOrsHandler, type OrsHandler } from "@/lib/ors/host";
 import { readSseFrames, type SseFrame } from "@/lib/ors/protocol";
-import { createOrsHandler, type OrsHandler } from "@/lib/ors/server";
+import { checkServerHealth } from "@/lib/registry";
 import { type RelayEvent, subscribeRelayEvents } from "@/lib/relay/events";
-import { checkServerHealth } from "@/lib/servers";
 import {
   makeRelay,
   proxyToHandler,

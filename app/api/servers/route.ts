@@ -1,8 +1,9 @@
 // GET /api/servers: the known servers with their health. POST /api/servers {name, url, apiKey?}:
-// adds a user server (name and address checked; see lib/servers).
+// adds a user server (name and address checked; see lib/registry).
+
+import { checkServerHealth, isServerRegistryError, toPublicServer } from "@/lib/registry";
+import { getServerRegistry } from "@/lib/registry/app-registry";
 import { detailResponse, refusedOrigin } from "@/lib/relay/relay";
-import { checkServerHealth, isServerRegistryError, toPublicServer } from "@/lib/servers";
-import { getServerRegistry } from "@/lib/servers/app-registry";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 // GET /api/trajectories: summaries of recorded trajectories, filtered by query parameters.
-import { noStore, parseFilter, store } from "@/lib/store/http";
+import { noStore, parseFilter, store } from "@/lib/episodes/http";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,7 +1,8 @@
 // GET /api/servers/<name>: one server with its health. DELETE: removes a user-added server.
+
+import { checkServerHealth, isServerRegistryError, toPublicServer } from "@/lib/registry";
+import { getServerRegistry } from "@/lib/registry/app-registry";
 import { detailResponse, refusedOrigin } from "@/lib/relay/relay";
-import { checkServerHealth, isServerRegistryError, toPublicServer } from "@/lib/servers";
-import { getServerRegistry } from "@/lib/servers/app-registry";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

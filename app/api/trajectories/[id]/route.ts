@@ -1,6 +1,6 @@
 // GET /api/trajectories/<id>: one trajectory in the export format (`?download=1` as a file).
 // DELETE removes it.
-import { jsonError, noStore, store, withInflight } from "@/lib/store/http";
+import { jsonError, noStore, store, withInflight } from "@/lib/episodes/http";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 // GET /api/trajectories/export: every trajectory matching the filters as JSONL (one per line),
 // streamed so a large export never sits in memory.
-import { noStore, parseFilter, store } from "@/lib/store/http";
+import { noStore, parseFilter, store } from "@/lib/episodes/http";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,7 +1,7 @@
 // POST /api/trajectories/import: JSON (one trajectory or an array) or JSONL, validated with the
 // trajectory schema; all-or-nothing in one transaction; ids that already exist are skipped.
-import { jsonError, store } from "@/lib/store/http";
-import { parseTrajectories } from "@/lib/trajectory/jsonl";
+import { jsonError, store } from "@/lib/episodes/http";
+import { parseTrajectories } from "@/lib/episodes/jsonl";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

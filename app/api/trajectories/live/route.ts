@@ -1,5 +1,5 @@
 // GET /api/trajectories/live: episodes running now (no end reason yet), newest activity first.
-import { noStore, store } from "@/lib/store/http";
+import { noStore, store } from "@/lib/episodes/http";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,8 +1,8 @@
 // GET /api/trajectories/<id>/events: SSE live feed of one trajectory. First `event: snapshot`
 // (the whole trajectory, in-flight frames included), then `step`, `frame`, `prompt` and `ended`
 // events as they happen. The stream closes after `ended` (at once for an ended trajectory).
-import { jsonError, store, withInflight } from "@/lib/store/http";
-import { liveSseResponse } from "@/lib/store/sse-feed";
+import { jsonError, store, withInflight } from "@/lib/episodes/http";
+import { liveSseResponse } from "@/lib/episodes/live-sse";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

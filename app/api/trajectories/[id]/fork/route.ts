@@ -1,9 +1,9 @@
 // POST /api/trajectories/<id>/fork {step, secrets?}: a new live session on the same task with the
 // recorded actions 1..step replayed through the relay; answers the new sid and the step marks.
 import { z } from "zod";
+import { jsonError, store } from "@/lib/episodes/http";
+import { forkTrajectory, ReplayError } from "@/lib/episodes/replay";
 import { describeZodError, secretsSchema } from "@/lib/ors/protocol";
-import { jsonError, store } from "@/lib/store/http";
-import { forkTrajectory, ReplayError } from "@/lib/store/replay";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

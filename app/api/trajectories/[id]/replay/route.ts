@@ -1,9 +1,9 @@
 // POST /api/trajectories/<id>/replay {secrets?}: re-runs every recorded action against the current
 // environment through the relay; answers the new trajectory's id and the step-aligned diff.
 import { z } from "zod";
+import { jsonError, store } from "@/lib/episodes/http";
+import { ReplayError, replayTrajectory } from "@/lib/episodes/replay";
 import { describeZodError, secretsSchema } from "@/lib/ors/protocol";
-import { jsonError, store } from "@/lib/store/http";
-import { ReplayError, replayTrajectory } from "@/lib/store/replay";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

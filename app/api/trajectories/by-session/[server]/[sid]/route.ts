@@ -1,6 +1,6 @@
 // GET /api/trajectories/by-session/<server>/<sid>: the newest trajectory of a session (the
 // episode view reopens a live episode with it after a reload).
-import { jsonError, noStore, store, withInflight } from "@/lib/store/http";
+import { jsonError, noStore, store, withInflight } from "@/lib/episodes/http";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

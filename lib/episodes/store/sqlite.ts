@@ -1,0 +1,527 @@
+// The trajectory store: CRUD over the SQLite file, step-by-step writes, list filters, import,
+// retention. One instance per process (`getStore()`, a globalThis singleton); tests open their own.
+import "server-only";
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import {
+  type EndReason,
+  type StepEvent,
+  TRAJECTORY_FORMAT,
+  type Trajectory,
+  type TrajectoryFilter,
+  type TrajectoryOrigin,
+  type TrajectoryStep,
+  type TrajectorySummary,
+  type TrajectoryTask,
+  taskLabel,
+} from "@/lib/episodes/schema";
+import type { Block, JsonObject } from "@/lib/ors/protocol";
+import { type Db, dataDir, openDb } from "./db";
+
+export interface RetentionOptions {
+  /** Keep at most this many trajectories (oldest ended ones go first). 0 = no cap. */
+  maxCount: number;
+  /** Delete ended trajectories older than this many days. 0 = no cap. */
+  maxAgeDays: number;
+}
+
+export function retentionFromEnv(env: NodeJS.ProcessEnv = process.env): RetentionOptions {
+  const num = (v: string | undefined, d: number) => {
+    const n = Number(v);
+    return v !== undefined && v !== "" && Number.isFinite(n) && n >= 0 ? n : d;
+  };
+  return {
+    maxCount: num(env.PLAYGROUND_MAX_TRAJECTORIES, 5000),
+    maxAgeDays: num(env.PLAYGROUND_MAX_TRAJECTORY_AGE_DAYS, 30),
+  };
+}
+
+export function newTrajectoryId(): string {
+  return randomBytes(9).toString("base64url");
+}
+
+interface TrajRow {
+  id: string;
+  server: string;
+  env: string | null;
+  sid: string | null;
+  task_json: string | null;
+  task_label: string;
+  prompt_json: string | null;
+  num_steps: number;
+  total_reward: number;
+  started_at: number;
+  ended_at: number | null;
+  last_activity_at: number;
+  end_reason: EndReason | null;
+  error: string | null;
+  origin_json: string | null;
+}
+
+interface StepRow {
+  trajectory_id: string;
+  idx: number;
+  tool: string;
+  input_json: string;
+  task_id: string | null;
+  started_at: number;
+  ended_at: number | null;
+  latency_ms: number | null;
+  ok: number | null;
+  error: string | null;
+  blocks_json: string;
+  reward: number | null;
+  finished: number;
+  metadata_json: string | null;
+  events_json: string;
+  replay_json: string | null;
+}
+
+const parse = <T>(s: string | null): T | null => (s == null ? null : (JSON.parse(s) as T));
+
+function toSummary(r: TrajRow): TrajectorySummary {
+  return {
+    id: r.id,
+    server: r.server,
+    env: r.env,
+    sid: r.sid,
+    task: parse<TrajectoryTask>(r.task_json),
+    task_label: r.task_label,
+    num_steps: r.num_steps,
+    total_reward: r.total_reward,
+    started_at: r.started_at,
+    ended_at: r.ended_at,
+    last_activity_at: r.last_activity_at,
+    end_reason: r.end_reason,
+    error: r.error,
+    origin: parse<TrajectoryOrigin>(r.origin_json),
+  };
+}
+
+function toStep(r: StepRow): TrajectoryStep {
+  return {
+    index: r.idx,
+    tool: r.tool,
+    input: JSON.parse(r.input_json) as JsonObject,
+    task_id: r.task_id,
+    started_at: r.started_at,
+    ended_at: r.ended_at,
+    latency_ms: r.latency_ms,
+    ok: r.ok == null ? null : r.ok === 1,
+    error: r.error,
+    blocks: JSON.parse(r.blocks_json) as Block[],
+    reward: r.reward,
+    finished: r.finished === 1,
+    metadata: parse<JsonObject>(r.metadata_json),
+    events: JSON.parse(r.events_json) as StepEvent[],
+    replay: parse(r.replay_json),
+  };
+}
+
+const SORT_COLUMNS: Record<string, string> = {
+  started_at: "started_at",
+  ended_at: "ended_at",
+  total_reward: "total_reward",
+  num_steps: "num_steps",
+  env: "env",
+  server: "server",
+};
+
+export interface NewTrajectory {
+  id?: string;
+  server: string;
+  sid: string | null;
+  env: string | null;
+  task: TrajectoryTask | null;
+  startedAt: number;
+  origin?: TrajectoryOrigin | null;
+}
+
+export class TrajectoryStore {
+  readonly db: Db;
+  readonly retention: RetentionOptions;
+
+  constructor(db: Db, retention: RetentionOptions = retentionFromEnv()) {
+    this.db = db;
+    this.retention = retention;
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  /** Starts a trajectory (no steps yet); enforces retention. Returns its id. */
+  create(t: NewTrajectory): string {
+    const id = t.id ?? newTrajectoryId();
+    this.db
+      .prepare(
+        `INSERT INTO trajectories (id, server, env, sid, task_json, task_label, started_at, last_activity_at,
+           origin_json, stored_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        id,
+        t.server,
+        t.env,
+        t.sid,
+        t.task ? JSON.stringify(t.task) : null,
+        taskLabel(t.task),
+        t.startedAt,
+        t.startedAt,
+        t.origin ? JSON.stringify(t.origin) : null,
+        Date.now(),
+      );
+    this.enforceRetention(Date.now());
+    return id;
+  }
+
+  setPrompt(id: string, blocks: Block[], at: number): void {
+    this.db
+      .prepare(
+        "UPDATE trajectories SET prompt_json = ?, last_activity_at = MAX(last_activity_at, ?) WHERE id = ?",
+      )
+      .run(JSON.stringify(blocks), at, id);
+  }
+
+  hasPrompt(id: string): boolean {
+    return !!this.db.prepare("SELECT 1 FROM trajectories WHERE id = ? AND prompt_json IS NOT NULL").get(id);
+  }
+
+  setEnv(id: string, env: string): void {
+    this.db.prepare("UPDATE trajectories SET env = ? WHERE id = ? AND env IS NULL").run(env, id);
+  }
+
+  setOrigin(id: string, origin: TrajectoryOrigin): void {
+    this.db.prepare("UPDATE trajectories SET origin_json = ? WHERE id = ?").run(JSON.stringify(origin), id);
+  }
+
+  touch(id: string, at: number): void {
+    this.db
+      .prepare("UPDATE trajectories SET last_activity_at = MAX(last_activity_at, ?) WHERE id = ?")
+      .run(at, id);
+  }
+
+  /** Writes a step (insert or replace) and refreshes the trajectory's counters. */
+  putStep(id: string, step: TrajectoryStep): void {
+    const tx = this.db.transaction(() => {
+      this.db
+        .prepare(
+          `INSERT OR REPLACE INTO steps (trajectory_id, idx, tool, input_json, task_id, started_at, ended_at,
+             latency_ms, ok, error, blocks_json, reward, finished, metadata_json, events_json, replay_json)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          id,
+          step.index,
+          step.tool,
+          JSON.stringify(step.input),
+          step.task_id,
+          step.started_at,
+          step.ended_at,
+          step.latency_ms,
+          step.ok == null ? null : step.ok ? 1 : 0,
+          step.error,
+          JSON.stringify(step.blocks),
+          step.reward,
+          step.finished ? 1 : 0,
+          step.metadata ? JSON.stringify(step.metadata) : null,
+          JSON.stringify(step.events),
+          step.replay ? JSON.stringify(step.replay) : null,
+        );
+      this.db
+        .prepare(
+          `UPDATE trajectories SET
+             num_steps = (SELECT COUNT(*) FROM steps WHERE trajectory_id = @id),
+             total_reward = (SELECT COALESCE(SUM(reward), 0) FROM steps WHERE trajectory_id = @id),
+             last_activity_at = MAX(last_activity_at, @at)
+           WHERE id = @id`,
+        )
+        .run({ id, at: step.ended_at ?? step.started_at });
+    });
+    tx();
+  }
+
+  setStepReplay(id: string, index: number, mark: TrajectoryStep["replay"]): void {
+    this.db
+      .prepare("UPDATE steps SET replay_json = ? WHERE trajectory_id = ? AND idx = ?")
+      .run(mark ? JSON.stringify(mark) : null, id, index);
+  }
+
+  /** Ends a running trajectory. Returns false when it had already ended (nothing changes). */
+  end(id: string, reason: EndReason, at: number, error: string | null = null): boolean {
+    const r = this.db
+      .prepare(
+        "UPDATE trajectories SET end_reason = ?, ended_at = ?, error = ? WHERE id = ? AND end_reason IS NULL",
+      )
+      .run(reason, at, error, id);
+    return r.changes > 0;
+  }
+
+  /** Ends every running trajectory of a server (e.g. `local` after the app restarted). */
+  endRunningOf(server: string, reason: EndReason, at: number, error: string | null): string[] {
+    const ids = (
+      this.db.prepare("SELECT id FROM trajectories WHERE server = ? AND end_reason IS NULL").all(server) as {
+        id: string;
+      }[]
+    ).map((r) => r.id);
+    return ids.filter((id) => this.end(id, reason, at, error));
+  }
+
+  /** The running trajectory of a session (the newest, if several), or null. */
+  findRunning(server: string, sid: string): TrajectorySummary | null {
+    const r = this.db
+      .prepare(
+        "SELECT * FROM trajectories WHERE server = ? AND sid = ? AND end_reason IS NULL ORDER BY started_at DESC LIMIT 1",
+      )
+      .get(server, sid) as TrajRow | undefined;
+    return r ? toSummary(r) : null;
+  }
+
+  /** The newest trajectory of a session, running or ended (imports excluded), or null. */
+  findBySession(server: string, sid: string): TrajectorySummary | null {
+    const r = this.db
+      .prepare(
+        `SELECT * FROM trajectories WHERE server = ? AND sid = ?
+           AND (origin_json IS NULL OR json_extract(origin_json, '$.kind') != 'import')
+         ORDER BY started_at DESC LIMIT 1`,
+      )
+      .get(server, sid) as TrajRow | undefined;
+    return r ? toSummary(r) : null;
+  }
+
+  summary(id: string): TrajectorySummary | null {
+    const r = this.db.prepare("SELECT * FROM trajectories WHERE id = ?").get(id) as TrajRow | undefined;
+    return r ? toSummary(r) : null;
+  }
+
+  /** A whole trajectory in the export format, or null. */
+  get(id: string): Trajectory | null {
+    const r = this.db.prepare("SELECT * FROM trajectories WHERE id = ?").get(id) as TrajRow | undefined;
+    return r ? this.hydrate(r) : null;
+  }
+
+  private hydrate(r: TrajRow): Trajectory {
+    const steps = (
+      this.db.prepare("SELECT * FROM steps WHERE trajectory_id = ? ORDER BY idx").all(r.id) as StepRow[]
+    ).map(toStep);
+    const t: Trajectory = {
+      format: TRAJECTORY_FORMAT,
+      id: r.id,
+      server: r.server,
+      env: r.env,
+      sid: r.sid,
+      task: parse<TrajectoryTask>(r.task_json),
+      prompt: parse<Block[]>(r.prompt_json),
+      steps,
+      total_reward: r.total_reward,
+      started_at: r.started_at,
+      ended_at: r.ended_at,
+      end_reason: r.end_reason,
+      error: r.error,
+    };
+    const origin = parse<TrajectoryOrigin>(r.origin_json);
+    if (origin) t.origin = origin;
+    return t;
+  }
+
+  private where(f: TrajectoryFilter): { sql: string; params: Record<string, unknown> } {
+    const clauses: string[] = [];
+    const params: Record<string, unknown> = {};
+    if (f.server) {
+      clauses.push("server = @server");
+      params.server = f.server;
+    }
+    if (f.env) {
+      clauses.push("env = @env");
+      params.env = f.env;
+    }
+    if (f.task) {
+      clauses.push("(task_label = @task OR task_label LIKE @taskLike ESCAPE '\\')");
+      params.task = f.task;
+      params.taskLike = `%${escapeLike(f.task)}%`;
+    }
+    if (f.end_reason === "running") clauses.push("end_reason IS NULL");
+    else if (f.end_reason) {
+      clauses.push("end_reason = @end_reason");
+      params.end_reason = f.end_reason;
+    }
+    if (f.min_reward != null) {
+      clauses.push("total_reward >= @min_reward");
+      params.min_reward = f.min_reward;
+    }
+    if (f.max_reward != null) {
+      clauses.push("total_reward <= @max_reward");
+      params.max_reward = f.max_reward;
+    }
+    if (f.q) {
+      params.q = `%${escapeLike(f.q)}%`;
+      clauses.push(
+        `(id LIKE @q ESCAPE '\\' OR server LIKE @q ESCAPE '\\' OR env LIKE @q ESCAPE '\\' OR sid LIKE @q ESCAPE '\\'
+          OR task_label LIKE @q ESCAPE '\\' OR error LIKE @q ESCAPE '\\' OR prompt_json LIKE @q ESCAPE '\\'
+          OR EXISTS (SELECT 1 FROM steps s WHERE s.trajectory_id = trajectories.id AND
+            (s.tool LIKE @q ESCAPE '\\' OR s.input_json LIKE @q ESCAPE '\\' OR s.blocks_json LIKE @q ESCAPE '\\')))`,
+      );
+    }
+    return { sql: clauses.length ? `WHERE ${clauses.join(" AND ")}` : "", params };
+  }
+
+  private orderBy(f: TrajectoryFilter): string {
+    const col = SORT_COLUMNS[f.sort ?? "started_at"] ?? "started_at";
+    const dir = (f.order ?? "desc") === "asc" ? "ASC" : "DESC";
+    return `ORDER BY ${col} ${dir}, started_at ${dir}, id ${dir}`;
+  }
+
+  /** Summaries matching the filters, newest first by default, with the total count. */
+  list(f: TrajectoryFilter = {}): { items: TrajectorySummary[]; total: number } {
+    const { sql, params } = this.where(f);
+    const total = (
+      this.db.prepare(`SELECT COUNT(*) AS n FROM trajectories ${sql}`).get(params) as { n: number }
+    ).n;
+    const rows = this.db
+      .prepare(`SELECT * FROM trajectories ${sql} ${this.orderBy(f)} LIMIT @limit OFFSET @offset`)
+      .all({ ...params, limit: f.limit ?? 200, offset: f.offset ?? 0 }) as TrajRow[];
+    return { items: rows.map(toSummary), total };
+  }
+
+  /** Every matching trajectory in the export format, one at a time (for JSONL export). */
+  *iterate(f: TrajectoryFilter = {}): Generator<Trajectory> {
+    const { sql, params } = this.where(f);
+    const ids = this.db
+      .prepare(`SELECT id FROM trajectories ${sql} ${this.orderBy(f)} LIMIT @limit OFFSET @offset`)
+      .all({ ...params, limit: f.limit ?? -1, offset: f.offset ?? 0 }) as { id: string }[];
+    for (const { id } of ids) {
+      const t = this.get(id);
+      if (t) yield t;
+    }
+  }
+
+  /** Running trajectories (no end reason yet), newest activity first. */
+  running(): TrajectorySummary[] {
+    return (
+      this.db
+        .prepare(
+          "SELECT * FROM trajectories WHERE end_reason IS NULL ORDER BY last_activity_at DESC LIMIT 500",
+        )
+        .all() as TrajRow[]
+    ).map(toSummary);
+  }
+
+  /**
+   * Imports trajectories in one transaction: all or nothing. Ids that already exist are skipped
+   * (importing the same file twice is a no-op). Imports are marked `origin.kind = "import"` unless
+   * they carry an origin; a trajectory exported while running is stored as ended with `error`.
+   */
+  importMany(trajectories: Trajectory[]): { imported: string[]; skipped: string[] } {
+    const imported: string[] = [];
+    const skipped: string[] = [];
+    const exists = this.db.prepare("SELECT 1 FROM trajectories WHERE id = ?");
+    const tx = this.db.transaction(() => {
+      for (const t of trajectories) {
+        if (exists.get(t.id)) {
+          skipped.push(t.id);
+          continue;
+        }
+        this.db
+          .prepare(
+            `INSERT INTO trajectories (id, server, env, sid, task_json, task_label, prompt_json, started_at,
+               ended_at, last_activity_at, end_reason, error, origin_json, stored_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          )
+          .run(
+            t.id,
+            t.server,
+            t.env,
+            t.sid,
+            t.task ? JSON.stringify(t.task) : null,
+            taskLabel(t.task),
+            t.prompt ? JSON.stringify(t.prompt) : null,
+            t.started_at,
+            t.ended_at ?? t.steps.at(-1)?.ended_at ?? t.started_at,
+            t.ended_at ?? t.started_at,
+            t.end_reason ?? "error",
+            t.end_reason ? t.error : (t.error ?? "the episode was still running when it was exported"),
+            JSON.stringify(t.origin ?? { kind: "import", from: t.id }),
+            Date.now(),
+          );
+        for (const s of t.steps) this.putStep(t.id, s);
+        imported.push(t.id);
+      }
+    });
+    tx();
+    if (imported.length) this.enforceRetention(Date.now());
+    return { imported, skipped };
+  }
+
+  delete(id: string): boolean {
+    return this.db.prepare("DELETE FROM trajectories WHERE id = ?").run(id).changes > 0;
+  }
+
+  /**
+   * Deletes ended trajectories beyond the count cap (first stored first; ties within a millisecond
+   * by insertion order) and those stored longer ago than the age cap (an import's age counts from
+   * its import). Running ones are never deleted.
+   */
+  enforceRetention(now: number): number {
+    let removed = 0;
+    const { maxAgeDays, maxCount } = this.retention;
+    if (maxAgeDays > 0) {
+      const cutoff = now - maxAgeDays * 86_400_000;
+      removed += this.db
+        .prepare(
+          "DELETE FROM trajectories WHERE end_reason IS NOT NULL AND COALESCE(stored_at, started_at) < ?",
+        )
+        .run(cutoff).changes;
+    }
+    if (maxCount > 0) {
+      const n = (this.db.prepare("SELECT COUNT(*) AS n FROM trajectories").get() as { n: number }).n;
+      if (n > maxCount) {
+        removed += this.db
+          .prepare(
+            `DELETE FROM trajectories WHERE id IN (
+               SELECT id FROM trajectories WHERE end_reason IS NOT NULL
+               ORDER BY COALESCE(stored_at, started_at) ASC, rowid ASC LIMIT ?)`,
+          )
+          .run(n - maxCount).changes;
+      }
+    }
+    return removed;
+  }
+
+  /** Ends as `timeout` every running trajectory with no activity for longer than `idleMs`. */
+  sweepIdle(now: number, idleMs: number): string[] {
+    const rows = this.db
+      .prepare(
+        "SELECT id, last_activity_at FROM trajectories WHERE end_reason IS NULL AND last_activity_at < ?",
+      )
+      .all(now - idleMs) as { id: string; last_activity_at: number }[];
+    const ended: string[] = [];
+    for (const r of rows) {
+      if (
+        this.end(r.id, "timeout", r.last_activity_at + idleMs, "no activity for longer than the idle timeout")
+      )
+        ended.push(r.id);
+    }
+    return ended;
+  }
+}
+
+function escapeLike(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** Opens a store on a file (tests) or in a data directory. */
+export function openStore(
+  opts: { file?: string; dir?: string; retention?: RetentionOptions } = {},
+): TrajectoryStore {
+  const file = opts.file ?? path.join(opts.dir ?? dataDir(), "trajectories.sqlite");
+  return new TrajectoryStore(openDb(file), opts.retention ?? retentionFromEnv());
+}
+
+const KEY = Symbol.for("ors-playground.trajectory-store");
+
+/** The process-wide store on PLAYGROUND_DATA_DIR (a globalThis singleton: survives dev HMR). */
+export function getStore(): TrajectoryStore {
+  const g = globalThis as typeof globalThis & { [KEY]?: TrajectoryStore };
+  if (!g[KEY]) g[KEY] = openStore();
+  return g[KEY];
+}

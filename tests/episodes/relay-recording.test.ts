@@ -1,0 +1,154 @@
+// A plain ORS client (not the UI) runs episodes through the app's relay route handler, in
+// process, and the recorder finds them in the store: steps, frames, rewards, end reasons.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TrajectoryStore } from "@/lib/episodes/store/sqlite";
+import { createOrsClient, type OrsClient } from "@/lib/ors/client";
+import { tempDir } from "./helpers";
+
+type Handler = (
+  req: Request,
+  ctx: { params: Promise<{ name: string; path: string[] }> },
+) => Promise<Response>;
+
+let store: TrajectoryStore;
+let ors: OrsClient;
+
+beforeAll(async () => {
+  process.env.PLAYGROUND_DATA_DIR = tempDir("traj-relay-");
+  const route = (await import("@/app/api/servers/[name]/[...path]/route")) as unknown as Record<
+    string,
+    Handler
+  >;
+  const { ensureRecorder } = await import("@/lib/episodes/recorder");
+  ensureRecorder();
+  ({ store } = { store: (await import("@/lib/episodes/store/sqlite")).getStore() });
+  const relayFetch: typeof fetch = async (input, init) => {
+    const req = new Request(input, init);
+    const parts = new URL(req.url).pathname.split("/").slice(3).map(decodeURIComponent);
+    const [name, ...path] = parts;
+    return route[req.method](req, { params: Promise.resolve({ name, path }) });
+  };
+  ors = createOrsClient({ baseUrl: "http://app.test/api/servers/local", fetch: relayFetch });
+});
+
+afterAll(() => {
+  delete process.env.PLAYGROUND_DATA_DIR;
+});
+
+describe("episodes through the relay are recorded", () => {
+  it("a finished math episode, then a /delete, is in the store step by step", async () => {
+    const { task } = await ors.task("math", "test", 2);
+    const { sid } = await ors.createSession();
+    await ors.create(sid, { env_name: "math", split: "test", index: 2 });
+    const prompt = await ors.prompt("math", sid);
+    // While running it is listed as live.
+    expect(store.running().some((t) => t.sid === sid)).toBe(true);
+    const wrong = await ors.callTool("math", sid, { name: "submit", input: { answer: "not a number" } });
+    const right = await ors.callTool("math", sid, { name: "submit", input: { answer: String(task.answer) } });
+    await ors.delete(sid);
+    const summary = store.findBySession("local", sid);
+    expect(summary).not.toBeNull();
+    const t = store.get(summary!.id)!;
+    expect(t).toMatchObject({
+      server: "local",
+      env: "math",
+      sid,
+      task: { split: "test", index: 2 },
+      end_reason: "finished",
+    });
+    expect(t.prompt).toEqual(prompt);
+    expect(t.steps.map((s) => s.tool)).toEqual(["submit", "submit"]);
+    expect(t.steps[1]).toMatchObject({
+      ok: true,
+      finished: true,
+      reward: right.ok ? right.output.reward : -1,
+    });
+    expect(t.steps[0].ok).toBe(wrong.ok);
+    expect(t.steps[1].events.map((e) => (e.kind === "event" ? e.event : e.kind))).toContain("end");
+    expect(t.steps[1].events[0]).toMatchObject({ kind: "event", event: "task_id" });
+    expect(t.steps[1].latency_ms).toBeGreaterThanOrEqual(0);
+    expect(t.total_reward).toBe((t.steps[0].reward ?? 0) + (t.steps[1].reward ?? 0));
+  });
+
+  it("a /delete before finishing ends it user_closed; a later call on the gone session changes nothing", async () => {
+    const { sid } = await ors.createSession();
+    await ors.create(sid, { env_name: "dice", split: "train", index: 0 });
+    await ors.callTool("dice", sid, { name: "roll", input: { sides: 6 } });
+    await ors.delete(sid);
+    await expect(ors.callTool("dice", sid, { name: "echo", input: { text: "x" } })).rejects.toThrow();
+    const t = store.get(store.findBySession("local", sid)!.id)!;
+    expect(t.end_reason).toBe("user_closed");
+    expect(t.steps).toHaveLength(1);
+    expect(t.steps[0].blocks[0]).toMatchObject({ type: "text", text: expect.stringMatching(/^You rolled/) });
+  });
+
+  it("the live feed of a running trajectory sends a snapshot, then steps and frames as they happen", async () => {
+    const { readSseFrames } = await import("@/lib/ors/protocol");
+    const { GET } = await import("@/app/api/trajectories/[id]/events/route");
+    const { sid } = await ors.createSession();
+    await ors.create(sid, { env_name: "dice", split: "train", index: 0 });
+    const id = store.findBySession("local", sid)!.id;
+    const abort = new AbortController();
+    const res = await GET(new Request(`http://t/api/trajectories/${id}/events`, { signal: abort.signal }), {
+      params: Promise.resolve({ id }),
+    });
+    expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const frames = readSseFrames(res.body!, abort.signal);
+    const next = async () => {
+      for (;;) {
+        const f = (await frames.next()).value;
+        if (f?.kind === "event") return { event: f.event, data: JSON.parse(f.data) };
+      }
+    };
+    expect(await next()).toMatchObject({ event: "snapshot", data: { trajectory: { id, steps: [] } } });
+    const call = ors.callTool("dice", sid, { name: "echo", input: { text: "watched" } });
+    const seen: string[] = [];
+    for (;;) {
+      const e = await next();
+      seen.push(
+        e.event === "frame"
+          ? `frame:${e.data.event.kind === "event" ? e.data.event.event : "comment"}`
+          : e.event,
+      );
+      if (e.event === "step" && e.data.step.ok === true) break;
+    }
+    await call;
+    expect(seen[0]).toBe("step"); // the in-flight step
+    expect(seen).toContain("frame:task_id");
+    expect(seen.at(-1)).toBe("step");
+    await ors.delete(sid);
+    expect(await next()).toMatchObject({ event: "ended", data: { end_reason: "user_closed" } });
+    expect((await frames.next()).done).toBe(true);
+    // An ended trajectory: the snapshot, then the stream ends.
+    const again = await GET(new Request(`http://t/api/trajectories/${id}/events`), {
+      params: Promise.resolve({ id }),
+    });
+    const all = [];
+    for await (const f of readSseFrames(again.body!)) all.push(f);
+    expect(all).toEqual([expect.objectContaining({ event: "snapshot" })]);
+    abort.abort();
+  });
+
+  it("a failed setup ends the episode as error, with the server's detail", async () => {
+    const { sid } = await ors.createSession();
+    await ors.create(sid, { env_name: "brokensetup", split: "train", index: 0 });
+    await expect(ors.prompt("brokensetup", sid)).rejects.toThrow(/setup/i);
+    const t = store.findBySession("local", sid)!;
+    expect(t.end_reason).toBe("error");
+    expect(t.error).toMatch(/^setup failed: .*brokensetup/i);
+  });
+
+  it("a session the server never knew (404) ends the running trajectory as error", async () => {
+    const { sid } = await ors.createSession();
+    await ors.create(sid, { env_name: "dice", split: "train", index: 1 });
+    // Delete it behind the recorder's back (straight to the host, not through the relay)...
+    const { getLocalHost } = await import("@/lib/host");
+    await getLocalHost()(
+      new Request("http://x/api/ors/delete", { method: "POST", headers: { "X-Session-ID": sid } }),
+    );
+    // ...then the next request through the relay is refused and the episode ends.
+    await expect(ors.prompt("dice", sid)).rejects.toThrow();
+    const t = store.findBySession("local", sid)!;
+    expect(["timeout", "error"]).toContain(t.end_reason);
+  });
+});
