@@ -2,17 +2,10 @@
 import "server-only";
 import { type Trajectory, type TrajectoryFilter, trajectoryFilterSchema } from "@/lib/episodes/schema";
 import { describeZodError } from "@/lib/ors/protocol";
-import { ensureRecorder } from "./recorder";
-import { getStore, type TrajectoryStore } from "./store/sqlite";
+import type { Recorder } from "./recorder";
 
 export function jsonError(status: number, detail: string): Response {
   return Response.json({ detail }, { status, headers: { "Cache-Control": "no-store" } });
-}
-
-/** The store, with the recorder started (idempotent). */
-export function store(): TrajectoryStore {
-  ensureRecorder();
-  return getStore();
 }
 
 /** Parses the list/export filters from the query string, or returns a 400 response. */
@@ -28,8 +21,8 @@ export function parseFilter(
 }
 
 /** The trajectory with the in-flight steps (and their frames so far) merged in. */
-export function withInflight(t: Trajectory): Trajectory {
-  const inflight = ensureRecorder().inflight(t.id);
+export function withInflight(t: Trajectory, recorder: Recorder): Trajectory {
+  const inflight = recorder.inflight(t.id);
   if (!inflight.length) return t;
   const steps = t.steps.map((s) => inflight.find((f) => f.index === s.index) ?? s);
   for (const f of inflight) if (!steps.some((s) => s.index === f.index)) steps.push(f);

@@ -2,10 +2,11 @@
 // `: ping` comment every 15 s, and cleanup when the client goes away.
 import "server-only";
 import { formatSseComment, formatSseEvent } from "@/lib/ors/protocol";
-import { type LiveEvent, subscribeLive } from "./live";
+import type { LiveEvent, LiveFeeds } from "./live";
 
 export function liveSseResponse(
   req: Request,
+  live: LiveFeeds,
   id: string | null,
   first: () => { event: string; data: unknown }[],
   closeOn?: (e: LiveEvent) => boolean,
@@ -24,7 +25,7 @@ export function liveSseResponse(
           cleanup();
         }
       };
-      const unsubscribe = subscribeLive(id, (e) => {
+      const unsubscribe = live.subscribe(id, (e) => {
         // The all-episodes feed carries no frames (chunks can be large; watchers of one episode get them).
         if (id == null && e.type === "frame") return;
         send(e.type, e);

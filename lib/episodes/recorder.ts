@@ -6,9 +6,9 @@ import "server-only";
 import { pendingStep } from "@/lib/episodes/model";
 import type { EndReason, StepEvent, TrajectoryStep, TrajectoryTask } from "@/lib/episodes/schema";
 import type { RunToolOutput } from "@/lib/ors/protocol";
-import { type RelayEvent, subscribeRelayEvents } from "@/lib/relay/events";
-import { publishLive } from "./live";
-import { getStore, type TrajectoryStore } from "./store/sqlite";
+import type { RelayEvent, RelayEvents } from "@/lib/relay/events";
+import type { LiveFeeds } from "./live";
+import type { TrajectoryStore } from "./store/sqlite";
 
 interface InflightCall {
   trajectoryId: string;
@@ -38,12 +38,20 @@ export function idleTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
   return base + 60_000;
 }
 
-/** Creates a recorder writing to `store`; `subscribe` false leaves wiring to the caller (tests). */
-export function createRecorder(
-  store: TrajectoryStore,
-  opts: { subscribe?: boolean; idleMs?: number; sweepEveryMs?: number } = {},
-): Recorder {
+export interface RecorderOptions {
+  /** The relay's events to record; without it, events are handed to `handle()` by the caller (tests). */
+  events?: RelayEvents;
+  /** Where recorded changes are published for watchers. */
+  live: LiveFeeds;
+  idleMs?: number;
+  /** How often idle episodes are ended and retention applied (0: never, by itself). */
+  sweepEveryMs?: number;
+}
+
+/** Creates a recorder writing to `store` and publishing on `opts.live`. */
+export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): Recorder {
   const idleMs = opts.idleMs ?? idleTimeoutMs();
+  const publishLive = opts.live.publish;
   const calls = new Map<string, InflightCall>();
   const byTaskId = new Map<string, string>(); // task_id -> callId of the latest call carrying it
 
@@ -223,7 +231,7 @@ export function createRecorder(
     store.enforceRetention(now);
   };
 
-  const unsubscribe = opts.subscribe === false ? () => {} : subscribeRelayEvents(handle);
+  const unsubscribe = opts.events ? opts.events.subscribe(handle) : () => {};
   const timer = opts.sweepEveryMs === 0 ? null : setInterval(() => sweep(), opts.sweepEveryMs ?? 60_000);
   timer?.unref?.();
 
@@ -239,28 +247,4 @@ export function createRecorder(
       if (timer) clearInterval(timer);
     },
   };
-}
-
-const KEY = Symbol.for("ors-playground.trajectory-recorder");
-
-/**
- * Starts the process-wide recorder once (idempotent; a globalThis singleton that survives dev
- * HMR) on the store in PLAYGROUND_DATA_DIR. Called from instrumentation.ts at server start, and
- * by every trajectory route.
- */
-export function ensureRecorder(): Recorder {
-  const g = globalThis as typeof globalThis & { [KEY]?: Recorder };
-  if (!g[KEY]) {
-    const store = getStore();
-    // The built-in host lives in this process: its sessions did not survive a restart.
-    store.endRunningOf(
-      "local",
-      "error",
-      Date.now(),
-      "the server restarted: the built-in host lost the session",
-    );
-    g[KEY] = createRecorder(store);
-    g[KEY].sweep();
-  }
-  return g[KEY];
 }

@@ -38,8 +38,8 @@
 //                                                           "call", "create"; detail: text.
 //
 // Listeners are called synchronously, in order; a listener that throws is isolated (logged once
-// per throw, without the event). The emitter is a globalThis singleton so Next dev HMR does not
-// duplicate it, and `hasRelayListeners()` lets the relay skip all work when nobody listens.
+// per throw, without the event). Each relay has its own bus (`createRelayEvents`), and
+// `hasListeners()` lets the relay skip all work when nobody listens.
 import "server-only";
 import type { Block, JsonObject, RunToolOutput, SseFrame } from "@/lib/ors/protocol";
 
@@ -87,46 +87,40 @@ export type RelayEvent =
 export type RelayEventType = RelayEvent["type"];
 export type RelayListener = (event: RelayEvent) => void;
 
-interface RelayEmitter {
-  listeners: Set<RelayListener>;
+/** The relay's event bus: one per relay, created by the composition root. */
+export interface RelayEvents {
+  /** Subscribes to every event; returns the function that unsubscribes. */
+  subscribe(listener: RelayListener): () => void;
+  /** Whether anyone listens: the relay skips parsing when nobody does. */
+  hasListeners(): boolean;
+  /** Publishes one event to every listener (synchronously; a throwing listener is isolated). */
+  emit(event: RelayEvent): void;
 }
 
-const KEY = Symbol.for("ors-playground.relay-events");
-
-function emitter(): RelayEmitter {
-  const g = globalThis as typeof globalThis & { [KEY]?: RelayEmitter };
-  if (!g[KEY]) g[KEY] = { listeners: new Set() };
-  return g[KEY];
-}
-
-/** Subscribes to every relay event; returns the function that unsubscribes. */
-export function subscribeRelayEvents(listener: RelayListener): () => void {
-  const { listeners } = emitter();
-  // Wrap so the same function can subscribe twice and unsubscribe each independently.
-  const entry: RelayListener = (e) => listener(e);
-  listeners.add(entry);
-  return () => {
-    listeners.delete(entry);
+export function createRelayEvents(): RelayEvents {
+  const listeners = new Set<RelayListener>();
+  return {
+    subscribe(listener) {
+      // Wrap so the same function can subscribe twice and unsubscribe each independently.
+      const entry: RelayListener = (e) => listener(e);
+      listeners.add(entry);
+      return () => {
+        listeners.delete(entry);
+      };
+    },
+    hasListeners: () => listeners.size > 0,
+    emit(event) {
+      if (listeners.size === 0) return;
+      for (const l of [...listeners]) {
+        try {
+          l(event);
+        } catch (err) {
+          console.error(
+            `relay event listener failed on ${event.type}:`,
+            err instanceof Error ? err.message : err,
+          );
+        }
+      }
+    },
   };
-}
-
-/** Whether anyone listens: the relay skips parsing and teeing when nobody does. */
-export function hasRelayListeners(): boolean {
-  return emitter().listeners.size > 0;
-}
-
-/** Publishes one event to every listener (synchronously; a throwing listener is isolated). */
-export function emitRelayEvent(event: RelayEvent): void {
-  const { listeners } = emitter();
-  if (listeners.size === 0) return;
-  for (const l of [...listeners]) {
-    try {
-      l(event);
-    } catch (err) {
-      console.error(
-        `relay event listener failed on ${event.type}:`,
-        err instanceof Error ? err.message : err,
-      );
-    }
-  }
 }

@@ -1,12 +1,11 @@
 // The recording relay (server-only): forwards plain ORS to known servers and publishes what passes.
 export {
-  emitRelayEvent,
-  hasRelayListeners,
+  createRelayEvents,
   type RelayEvent,
+  type RelayEvents,
   type RelayEventType,
   type RelayListener,
   type RelayTask,
-  subscribeRelayEvents,
 } from "./events";
 export {
   createRelay,

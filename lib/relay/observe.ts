@@ -11,7 +11,7 @@ import {
   runToolOutputSchema,
   SESSION_ENDPOINTS,
 } from "@/lib/ors/protocol";
-import { emitRelayEvent, type RelayTask } from "./events";
+import type { RelayEvents, RelayTask } from "./events";
 
 /** What the relay knows about one request while it passes. */
 export interface Exchange {
@@ -23,18 +23,14 @@ export interface Exchange {
   requestBody?: ArrayBuffer;
   status?: number;
   started?: number;
+  events: RelayEvents;
+  tasks: TaskCalls;
 }
 
-// task_id → callId of the latest relayed call with it, so a reconnect can say which call it resumes.
-const TASK_KEY = Symbol.for("ors-playground.relay-task-calls");
 const MAX_TASKS = 10_000;
-function taskCalls(): Map<string, string> {
-  const g = globalThis as typeof globalThis & { [TASK_KEY]?: Map<string, string> };
-  if (!g[TASK_KEY]) g[TASK_KEY] = new Map();
-  return g[TASK_KEY];
-}
-function rememberTask(server: string, sid: string, taskId: string, callId: string) {
-  const m = taskCalls();
+/** task_id → callId of the latest relayed call with it, so a reconnect can say which call it resumes. */
+export type TaskCalls = Map<string, string>;
+function rememberTask(m: TaskCalls, server: string, sid: string, taskId: string, callId: string) {
   const key = `${server}\n${sid}\n${taskId}`;
   m.delete(key); // re-insert: most recent last, so the oldest is evicted first
   m.set(key, callId);
@@ -57,7 +53,7 @@ function requestJson(x: Exchange): Record<string, unknown> | undefined {
 
 function failed(x: Exchange, endpoint: string, status: number, detail: string): void {
   if (!x.listening) return;
-  emitRelayEvent({
+  x.events.emit({
     type: "request_failed",
     server: x.server,
     ...(x.sid ? { sid: x.sid } : {}),
@@ -84,7 +80,7 @@ function json(x: Exchange, text: string | undefined): void {
   const at = Date.now();
   const ok = status >= 200 && status < 300;
   if (ep === "ping" && x.sid) {
-    emitRelayEvent({ type: "ping", server: x.server, sid: x.sid, ok, status, at });
+    x.events.emit({ type: "ping", server: x.server, sid: x.sid, ok, status, at });
     if (ok) return;
   }
   if (!ok) {
@@ -103,7 +99,7 @@ function json(x: Exchange, text: string | undefined): void {
   if (ep === "create_session") {
     try {
       const sid = (JSON.parse(text ?? "") as { sid?: unknown }).sid;
-      if (typeof sid === "string") emitRelayEvent({ type: "session_created", server: x.server, sid, at });
+      if (typeof sid === "string") x.events.emit({ type: "session_created", server: x.server, sid, at });
     } catch {
       // not JSON: nothing to publish
     }
@@ -116,7 +112,7 @@ function json(x: Exchange, text: string | undefined): void {
     else if (typeof body.split === "string" && typeof body.index === "number")
       task = { split: body.split, index: body.index };
     if (!task) return;
-    emitRelayEvent({
+    x.events.emit({
       type: "episode_created",
       server: x.server,
       sid: x.sid,
@@ -128,7 +124,7 @@ function json(x: Exchange, text: string | undefined): void {
     try {
       const blocks = blocksSchema.safeParse(JSON.parse(text ?? ""));
       if (blocks.success)
-        emitRelayEvent({
+        x.events.emit({
           type: "prompt",
           server: x.server,
           sid: x.sid,
@@ -140,7 +136,7 @@ function json(x: Exchange, text: string | undefined): void {
       // not JSON
     }
   } else if ((ep === "delete" || ep === "delete_session") && x.sid) {
-    emitRelayEvent({ type: "session_deleted", server: x.server, sid: x.sid, endpoint: ep, at });
+    x.events.emit({ type: "session_deleted", server: x.server, sid: x.sid, endpoint: ep, at });
   }
 }
 
@@ -159,7 +155,7 @@ async function watchCreateSession(x: Exchange, stream: ReadableStream<Uint8Array
   try {
     for await (const frame of readSseFrames(stream)) {
       if (frame.kind === "event" && frame.event === "task_id") {
-        emitRelayEvent({ type: "session_created", server: x.server, sid: frame.data.trim(), at: Date.now() });
+        x.events.emit({ type: "session_created", server: x.server, sid: frame.data.trim(), at: Date.now() });
         break;
       }
     }
@@ -178,9 +174,9 @@ async function watchCall(x: Exchange, stream: ReadableStream<Uint8Array>): Promi
   const callId = crypto.randomUUID();
   const started = x.started ?? Date.now();
   const reqTaskId = typeof body.task_id === "string" && body.task_id ? body.task_id : undefined;
-  const resumeOf = reqTaskId ? taskCalls().get(`${x.server}\n${sid}\n${reqTaskId}`) : undefined;
+  const resumeOf = reqTaskId ? x.tasks.get(`${x.server}\n${sid}\n${reqTaskId}`) : undefined;
   let taskId = reqTaskId;
-  emitRelayEvent({
+  x.events.emit({
     type: "call_started",
     server: x.server,
     sid,
@@ -200,11 +196,11 @@ async function watchCall(x: Exchange, stream: ReadableStream<Uint8Array>): Promi
   let error: string | undefined;
   try {
     for await (const frame of readSseFrames(stream)) {
-      emitRelayEvent({ type: "call_frame", server: x.server, sid, callId, frame, at: Date.now() });
+      x.events.emit({ type: "call_frame", server: x.server, sid, callId, frame, at: Date.now() });
       if (frame.kind !== "event") continue;
       if (frame.event === "task_id") {
         taskId = frame.data.trim();
-        rememberTask(x.server, sid, taskId, callId);
+        rememberTask(x.tasks, x.server, sid, taskId, callId);
       } else if (frame.event === "chunk") pieces.push(frame.data);
       else if (frame.event === "end") {
         pieces.push(frame.data);
@@ -228,7 +224,7 @@ async function watchCall(x: Exchange, stream: ReadableStream<Uint8Array>): Promi
     // Not awaited: a tee branch's cancel settles only once the other branch is done too.
     stream.cancel().catch(() => {});
   }
-  emitRelayEvent({
+  x.events.emit({
     type: "call_finished",
     server: x.server,
     sid,

@@ -5,8 +5,8 @@ import { describeNetworkError } from "@/lib/ors/client/errors";
 import "server-only";
 import { parseOrsPath } from "@/lib/ors/protocol";
 import type { ServerEntry, ServerRegistry } from "@/lib/registry";
-import { hasRelayListeners } from "./events";
-import { type Exchange, observeExchange } from "./observe";
+import { createRelayEvents, type RelayEvents } from "./events";
+import { type Exchange, observeExchange, type TaskCalls } from "./observe";
 
 export interface RelayOptions {
   registry: ServerRegistry;
@@ -20,11 +20,15 @@ export interface RelayOptions {
   allowedOrigins?: string[];
   /** fetch for remote servers (tests). */
   fetch?: typeof fetch;
+  /** Where what passes is published (default: a bus of its own, `relay.events`). */
+  events?: RelayEvents;
 }
 
 export interface Relay {
   /** Relays one request to server `name`; `orsPath` is the ORS path, e.g. `/math/call`. */
   handle(req: Request, name: string, orsPath: string): Promise<Response>;
+  /** What passes through the relay, as RelayEvents (the recorder subscribes here). */
+  readonly events: RelayEvents;
 }
 
 const FORWARDED_HEADERS = ["x-session-id", "x-api-key", "x-secrets", "accept", "content-type"];
@@ -86,6 +90,8 @@ export function createRelay(options: RelayOptions): Relay {
       .map((s) => s.trim())
       .filter(Boolean);
   const remoteFetch: typeof fetch = options.fetch ?? ((i, init) => globalThis.fetch(i, init));
+  const events = options.events ?? createRelayEvents();
+  const tasks: TaskCalls = new Map();
 
   async function handle(req: Request, name: string, orsPath: string): Promise<Response> {
     const refused = refusedOrigin(req, allowedOrigins);
@@ -99,8 +105,8 @@ export function createRelay(options: RelayOptions): Relay {
     const route = parseOrsPath(orsPath);
     const endpoint = route.kind === "unknown" ? orsPath : route.endpoint;
     const sid = req.headers.get("x-session-id") ?? undefined;
-    const listening = hasRelayListeners();
-    const exchange: Exchange = { server: name, sid, route, orsPath, listening };
+    const listening = events.hasListeners();
+    const exchange: Exchange = { server: name, sid, route, orsPath, listening, events, tasks };
 
     const fail = (status: number, detail: string) => {
       observeExchange.failed(exchange, endpoint, status, detail);
@@ -257,6 +263,7 @@ export function createRelay(options: RelayOptions): Relay {
   }
 
   return {
+    events,
     handle: async (req, name, orsPath) => {
       try {
         return await handle(req, name, orsPath);

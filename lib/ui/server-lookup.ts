@@ -2,7 +2,7 @@
 // environment answers a real 404 page. Remote servers' environments are checked in the browser
 // (through the relay), where a slow server cannot hold up the page.
 import "server-only";
-import { getServerRegistry } from "@/lib/registry/app-registry";
+import { getPlayground } from "@/lib/playground";
 
 /** Route params arrive percent-encoded in some cases; decode once, tolerating stray `%`. */
 export function decodeParam(value: string): string {
@@ -15,7 +15,7 @@ export function decodeParam(value: string): string {
 }
 
 export async function serverExists(name: string): Promise<boolean> {
-  return (await getServerRegistry().get(name)) !== undefined;
+  return (await getPlayground().registry.get(name)) !== undefined;
 }
 
 /**
@@ -23,7 +23,7 @@ export async function serverExists(name: string): Promise<boolean> {
  * can't be known cheaply here (remote servers, or the local host failing to answer).
  */
 export async function envExists(server: string, env: string): Promise<boolean | undefined> {
-  const registry = getServerRegistry();
+  const registry = getPlayground().registry;
   const entry = await registry.get(server);
   if (!entry) return false;
   if (entry.source !== "builtin") return undefined;

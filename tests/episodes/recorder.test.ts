@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { subscribeLive } from "@/lib/episodes/live";
+import { createLiveFeeds } from "@/lib/episodes/live";
 import { createRecorder } from "@/lib/episodes/recorder";
 import { openStore, type TrajectoryStore } from "@/lib/episodes/store/sqlite";
 import type { RelayEvent } from "@/lib/relay/events";
@@ -17,12 +17,13 @@ afterEach(() => {
 function setup(idleMs = 60_000) {
   const dir = tempDir();
   const store = openStore({ dir, retention: { maxCount: 0, maxAgeDays: 0 } });
-  const rec = createRecorder(store, { subscribe: false, idleMs, sweepEveryMs: 0 });
+  const live = createLiveFeeds();
+  const rec = createRecorder(store, { live, idleMs, sweepEveryMs: 0 });
   cleanups.push(() => {
     rec.stop();
     store.close();
   });
-  return { dir, store, rec, h: rec.handle };
+  return { dir, store, rec, live, h: rec.handle };
 }
 
 const result = (reward: number, finished: boolean, text = "ok") => ({
@@ -268,9 +269,9 @@ describe("recorder", () => {
   });
 
   it("publishes live events (step, frame, ended) and serves in-flight frames", () => {
-    const { store, rec, h } = setup();
+    const { store, rec, live, h } = setup();
     const seen: string[] = [];
-    cleanups.push(subscribeLive(null, (e) => seen.push(e.type)));
+    cleanups.push(live.subscribe(null, (e) => seen.push(e.type)));
     episode(h, "l");
     const id = store.findBySession("local", "l")!.id;
     h({

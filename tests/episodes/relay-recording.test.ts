@@ -19,9 +19,7 @@ beforeAll(async () => {
     string,
     Handler
   >;
-  const { ensureRecorder } = await import("@/lib/episodes/recorder");
-  ensureRecorder();
-  ({ store } = { store: (await import("@/lib/episodes/store/sqlite")).getStore() });
+  ({ store } = (await import("@/lib/playground")).getPlayground());
   const relayFetch: typeof fetch = async (input, init) => {
     const req = new Request(input, init);
     const parts = new URL(req.url).pathname.split("/").slice(3).map(decodeURIComponent);
@@ -142,8 +140,8 @@ describe("episodes through the relay are recorded", () => {
     const { sid } = await ors.createSession();
     await ors.create(sid, { env_name: "dice", split: "train", index: 1 });
     // Delete it behind the recorder's back (straight to the host, not through the relay)...
-    const { getLocalHost } = await import("@/lib/host");
-    await getLocalHost()(
+    const { getPlayground } = await import("@/lib/playground");
+    await getPlayground().host(
       new Request("http://x/api/ors/delete", { method: "POST", headers: { "X-Session-ID": sid } }),
     );
     // ...then the next request through the relay is refused and the episode ends.

@@ -7,7 +7,7 @@ import { type CallEvent, createOrsClient, OrsClientError, startKeepAlive } from 
 import { createOrsHandler, type OrsHandler } from "@/lib/ors/host";
 import { readSseFrames, type SseFrame } from "@/lib/ors/protocol";
 import { checkServerHealth } from "@/lib/registry";
-import { type RelayEvent, subscribeRelayEvents } from "@/lib/relay/events";
+import type { RelayEvent } from "@/lib/relay/events";
 import {
   makeRelay,
   proxyToHandler,
@@ -115,7 +115,7 @@ function relayRequest(path: string, init?: RequestInit): Promise<Response> {
 
 function record(): { events: RelayEvent[]; stop: () => void } {
   const events: RelayEvent[] = [];
-  const stop = subscribeRelayEvents((e) => events.push(e));
+  const stop = t.relay.events.subscribe((e) => events.push(e));
   return { events, stop };
 }
 

@@ -1,15 +1,15 @@
 // GET /api/servers: the known servers with their health. POST /api/servers {name, url, apiKey?}:
 // adds a user server (name and address checked; see lib/registry).
 
+import { getPlayground } from "@/lib/playground";
 import { checkServerHealth, isServerRegistryError, toPublicServer } from "@/lib/registry";
-import { getServerRegistry } from "@/lib/registry/app-registry";
 import { detailResponse, refusedOrigin } from "@/lib/relay/relay";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 export async function GET() {
-  const registry = getServerRegistry();
+  const registry = getPlayground().registry;
   const servers = await registry.list();
   const out = await Promise.all(
     servers.map(async (s) => ({ ...toPublicServer(s), health: await checkServerHealth(registry, s) })),
@@ -29,7 +29,7 @@ export async function POST(req: Request) {
   if (!body || typeof body !== "object" || Array.isArray(body))
     return detailResponse(400, "body must be JSON {name, url, apiKey?}");
   const { name, url, apiKey } = body as Record<string, unknown>;
-  const registry = getServerRegistry();
+  const registry = getPlayground().registry;
   try {
     const entry = await registry.add({ name, url, apiKey });
     const health = await checkServerHealth(registry, entry);

@@ -1,5 +1,7 @@
 // GET /api/trajectories: summaries of recorded trajectories, filtered by query parameters.
-import { noStore, parseFilter, store } from "@/lib/episodes/http";
+
+import { noStore, parseFilter } from "@/lib/episodes/http";
+import { getPlayground } from "@/lib/playground";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -7,5 +9,5 @@ export const dynamic = "force-dynamic";
 export function GET(req: Request) {
   const f = parseFilter(new URL(req.url));
   if (!f.ok) return f.response;
-  return Response.json(store().list(f.filter), { headers: noStore });
+  return Response.json(getPlayground().store.list(f.filter), { headers: noStore });
 }

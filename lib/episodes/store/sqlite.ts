@@ -1,5 +1,5 @@
 // The trajectory store: CRUD over the SQLite file, step-by-step writes, list filters, import,
-// retention. One instance per process (`getStore()`, a globalThis singleton); tests open their own.
+// retention. One instance per process (built by lib/playground.ts); tests open their own.
 import "server-only";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
@@ -515,13 +515,4 @@ export function openStore(
 ): TrajectoryStore {
   const file = opts.file ?? path.join(opts.dir ?? dataDir(), "trajectories.sqlite");
   return new TrajectoryStore(openDb(file), opts.retention ?? retentionFromEnv());
-}
-
-const KEY = Symbol.for("ors-playground.trajectory-store");
-
-/** The process-wide store on PLAYGROUND_DATA_DIR (a globalThis singleton: survives dev HMR). */
-export function getStore(): TrajectoryStore {
-  const g = globalThis as typeof globalThis & { [KEY]?: TrajectoryStore };
-  if (!g[KEY]) g[KEY] = openStore();
-  return g[KEY];
 }

@@ -1,7 +1,7 @@
 // GET /api/servers/<name>: one server with its health. DELETE: removes a user-added server.
 
+import { getPlayground } from "@/lib/playground";
 import { checkServerHealth, isServerRegistryError, toPublicServer } from "@/lib/registry";
-import { getServerRegistry } from "@/lib/registry/app-registry";
 import { detailResponse, refusedOrigin } from "@/lib/relay/relay";
 
 export const runtime = "nodejs";
@@ -11,7 +11,7 @@ type Ctx = { params: Promise<{ name: string }> };
 
 export async function GET(_req: Request, ctx: Ctx) {
   const { name } = await ctx.params;
-  const registry = getServerRegistry();
+  const registry = getPlayground().registry;
   const entry = await registry.get(name);
   if (!entry) return detailResponse(404, `unknown server "${name}"`);
   const health = await checkServerHealth(registry, entry);
@@ -23,7 +23,7 @@ export async function DELETE(req: Request, ctx: Ctx) {
   if (refused) return detailResponse(403, `refused: ${refused}`);
   const { name } = await ctx.params;
   try {
-    await getServerRegistry().remove(name);
+    await getPlayground().registry.remove(name);
     return Response.json({ name, deleted: true });
   } catch (err) {
     if (isServerRegistryError(err)) return detailResponse(err.status, err.detail);

@@ -1,25 +1,27 @@
 // GET /api/trajectories/<id>: one trajectory in the export format (`?download=1` as a file).
 // DELETE removes it.
-import { jsonError, noStore, store, withInflight } from "@/lib/episodes/http";
+
+import { jsonError, noStore, withInflight } from "@/lib/episodes/http";
+import { getPlayground } from "@/lib/playground";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }) {
   const { id } = await ctx.params;
-  const t = store().get(id);
+  const t = getPlayground().store.get(id);
   if (!t) return jsonError(404, `no trajectory with id "${id}"`);
   const headers: Record<string, string> = { ...noStore };
   if (new URL(req.url).searchParams.get("download")) {
     headers["Content-Disposition"] = `attachment; filename="trajectory-${id}.json"`;
   }
-  return new Response(JSON.stringify(withInflight(t), null, 2), {
+  return new Response(JSON.stringify(withInflight(t, getPlayground().recorder), null, 2), {
     headers: { ...headers, "Content-Type": "application/json" },
   });
 }
 
 export async function DELETE(_req: Request, ctx: { params: Promise<{ id: string }> }) {
   const { id } = await ctx.params;
-  if (!store().delete(id)) return jsonError(404, `no trajectory with id "${id}"`);
+  if (!getPlayground().store.delete(id)) return jsonError(404, `no trajectory with id "${id}"`);
   return Response.json({ deleted: id });
 }

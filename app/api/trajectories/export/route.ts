@@ -1,6 +1,8 @@
 // GET /api/trajectories/export: every trajectory matching the filters as JSONL (one per line),
 // streamed so a large export never sits in memory.
-import { noStore, parseFilter, store } from "@/lib/episodes/http";
+
+import { noStore, parseFilter } from "@/lib/episodes/http";
+import { getPlayground } from "@/lib/playground";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -8,7 +10,7 @@ export const dynamic = "force-dynamic";
 export function GET(req: Request) {
   const f = parseFilter(new URL(req.url));
   if (!f.ok) return f.response;
-  const it = store().iterate(f.filter);
+  const it = getPlayground().store.iterate(f.filter);
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
     pull(controller) {

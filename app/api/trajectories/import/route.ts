@@ -1,7 +1,9 @@
 // POST /api/trajectories/import: JSON (one trajectory or an array) or JSONL, validated with the
 // trajectory schema; all-or-nothing in one transaction; ids that already exist are skipped.
-import { jsonError, store } from "@/lib/episodes/http";
+
+import { jsonError } from "@/lib/episodes/http";
 import { parseTrajectories } from "@/lib/episodes/jsonl";
+import { getPlayground } from "@/lib/playground";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -21,7 +23,7 @@ export async function POST(req: Request) {
     );
   }
   try {
-    const { imported, skipped } = store().importMany(parsed.trajectories);
+    const { imported, skipped } = getPlayground().store.importMany(parsed.trajectories);
     return Response.json({ imported, skipped });
   } catch (e) {
     return jsonError(500, `nothing imported: ${e instanceof Error ? e.message : String(e)}`);

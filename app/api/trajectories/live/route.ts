@@ -1,9 +1,11 @@
 // GET /api/trajectories/live: episodes running now (no end reason yet), newest activity first.
-import { noStore, store } from "@/lib/episodes/http";
+
+import { noStore } from "@/lib/episodes/http";
+import { getPlayground } from "@/lib/playground";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 export function GET() {
-  return Response.json({ items: store().running() }, { headers: noStore });
+  return Response.json({ items: getPlayground().store.running() }, { headers: noStore });
 }

@@ -1,5 +1,5 @@
 // The recording relay: /api/servers/<name>/<ORS path> → that server's <ORS path> (lib/relay).
-import { getRelay } from "@/lib/relay/app-relay";
+import { getPlayground } from "@/lib/playground";
 import { orsPathFromUrl } from "@/lib/relay/relay";
 
 export const runtime = "nodejs";
@@ -7,7 +7,7 @@ export const dynamic = "force-dynamic";
 
 async function relay(req: Request, ctx: { params: Promise<{ name: string; path: string[] }> }) {
   const { name } = await ctx.params;
-  return getRelay().handle(req, name, orsPathFromUrl(req.url, name));
+  return getPlayground().relay.handle(req, name, orsPathFromUrl(req.url, name));
 }
 
 export {

@@ -1,23 +1,33 @@
 // GET /api/trajectories/<id>/events: SSE live feed of one trajectory. First `event: snapshot`
 // (the whole trajectory, in-flight frames included), then `step`, `frame`, `prompt` and `ended`
 // events as they happen. The stream closes after `ended` (at once for an ended trajectory).
-import { jsonError, store, withInflight } from "@/lib/episodes/http";
+
+import { jsonError, withInflight } from "@/lib/episodes/http";
 import { liveSseResponse } from "@/lib/episodes/live-sse";
+import { getPlayground } from "@/lib/playground";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }) {
   const { id } = await ctx.params;
-  const s = store();
+  const { store: s, live, recorder } = getPlayground();
   const summary = s.summary(id);
   if (!summary) return jsonError(404, `no trajectory with id "${id}"`);
   return liveSseResponse(
     req,
+    live,
     id,
     () => {
       const t = s.get(id);
-      return t ? [{ event: "snapshot", data: { type: "snapshot", id, trajectory: withInflight(t) } }] : [];
+      return t
+        ? [
+            {
+              event: "snapshot",
+              data: { type: "snapshot", id, trajectory: withInflight(t, recorder) },
+            },
+          ]
+        : [];
     },
     (e) => e.type === "ended",
     summary.end_reason != null,

@@ -1,9 +1,11 @@
 // POST /api/trajectories/<id>/fork {step, secrets?}: a new live session on the same task with the
 // recorded actions 1..step replayed through the relay; answers the new sid and the step marks.
+
 import { z } from "zod";
-import { jsonError, store } from "@/lib/episodes/http";
+import { jsonError } from "@/lib/episodes/http";
 import { forkTrajectory, ReplayError } from "@/lib/episodes/replay";
 import { describeZodError, secretsSchema } from "@/lib/ors/protocol";
+import { getPlayground } from "@/lib/playground";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -15,7 +17,7 @@ const bodySchema = z.strictObject({
 
 export async function POST(req: Request, ctx: { params: Promise<{ id: string }> }) {
   const { id } = await ctx.params;
-  const s = store();
+  const s = getPlayground().store;
   const t = s.get(id);
   if (!t) return jsonError(404, `no trajectory with id "${id}"`);
   const body = bodySchema.safeParse(await req.json().catch(() => null));

@@ -1,9 +1,11 @@
 // POST /api/trajectories/<id>/replay {secrets?}: re-runs every recorded action against the current
 // environment through the relay; answers the new trajectory's id and the step-aligned diff.
+
 import { z } from "zod";
-import { jsonError, store } from "@/lib/episodes/http";
+import { jsonError } from "@/lib/episodes/http";
 import { ReplayError, replayTrajectory } from "@/lib/episodes/replay";
 import { describeZodError, secretsSchema } from "@/lib/ors/protocol";
+import { getPlayground } from "@/lib/playground";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -12,7 +14,7 @@ const bodySchema = z.strictObject({ secrets: secretsSchema.optional() });
 
 export async function POST(req: Request, ctx: { params: Promise<{ id: string }> }) {
   const { id } = await ctx.params;
-  const s = store();
+  const s = getPlayground().store;
   const t = s.get(id);
   if (!t) return jsonError(404, `no trajectory with id "${id}"`);
   const text = await req.text();

@@ -1,15 +1,17 @@
 // GET /api/trajectories/by-session/<server>/<sid>: the newest trajectory of a session (the
 // episode view reopens a live episode with it after a reload).
-import { jsonError, noStore, store, withInflight } from "@/lib/episodes/http";
+
+import { jsonError, noStore, withInflight } from "@/lib/episodes/http";
+import { getPlayground } from "@/lib/playground";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 export async function GET(_req: Request, ctx: { params: Promise<{ server: string; sid: string }> }) {
   const { server, sid } = await ctx.params;
-  const s = store();
+  const s = getPlayground().store;
   const summary = s.findBySession(server, sid);
   const t = summary ? s.get(summary.id) : null;
   if (!t) return jsonError(404, `no recorded episode for session "${sid}" on server "${server}"`);
-  return Response.json(withInflight(t), { headers: noStore });
+  return Response.json(withInflight(t, getPlayground().recorder), { headers: noStore });
 }
