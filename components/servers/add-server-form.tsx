@@ -6,8 +6,9 @@ import { Plus } from "lucide-react";
 import { type FormEvent, useId, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { FieldError, FieldHint, Input, Label } from "@/components/ui/input";
+import { ApiError } from "@/lib/ui/api-error";
 import { useAddServer } from "@/lib/ui/queries";
-import { type AddServerInput, ServerRegistryError, validateServerInput } from "@/lib/ui/servers-api";
+import { type AddServerInput, validateServerInput } from "@/lib/ui/servers-api";
 
 type Errors = Partial<Record<keyof AddServerInput | "form", string>>;
 
@@ -48,7 +49,7 @@ export function AddServerForm({
       setErrors({});
       onAdded?.(input.name);
     } catch (err) {
-      const detail = err instanceof ServerRegistryError ? err.detail : (err as Error).message;
+      const detail = err instanceof ApiError ? err.detail : (err as Error).message;
       // Put the registry's answer under the field it is about when it says so.
       const lower = detail.toLowerCase();
       if (lower.includes("name")) setErrors({ name: detail });

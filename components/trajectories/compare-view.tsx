@@ -11,9 +11,9 @@ import { ErrorPanel } from "@/components/ui/error-panel";
 import { SkeletonBlock } from "@/components/ui/skeleton";
 import { diffText, diffTrajectories, type StepDiff, stableStringify } from "@/lib/episodes/diff";
 import { taskLabel } from "@/lib/episodes/model";
-import { trajectoryQuery } from "@/lib/episodes/queries";
 import type { Trajectory, TrajectoryStep } from "@/lib/episodes/schema";
 import { cn } from "@/lib/ui/cn";
+import { trajectoryQuery } from "@/lib/ui/trajectory-queries";
 import { END_REASON_LABEL, endReasonTone, fmtMs, fmtReward } from "./format";
 
 export function CompareView({ a, b }: { a: string; b: string }) {

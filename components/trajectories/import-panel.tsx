@@ -4,8 +4,9 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Upload } from "lucide-react";
 import { useId, useState } from "react";
-import { importTrajectoriesRequest, TrajectoryApiError, trajectoryKeys } from "@/lib/episodes/queries";
+import { ApiError } from "@/lib/ui/api-error";
 import { cn } from "@/lib/ui/cn";
+import { importTrajectoriesRequest, trajectoryKeys } from "@/lib/ui/trajectory-queries";
 
 export function ImportPanel() {
   const qc = useQueryClient();
@@ -21,7 +22,7 @@ export function ImportPanel() {
     setFileName(file.name);
     m.mutate(await file.text());
   };
-  const err = m.error instanceof TrajectoryApiError ? m.error : null;
+  const err = m.error instanceof ApiError ? m.error : null;
   return (
     <section
       aria-label="Import trajectories"

@@ -8,7 +8,7 @@ import { useEffect } from "react";
 import { PageContainer, PageHeader } from "@/components/layout/page-header";
 import { ErrorPanel } from "@/components/ui/error-panel";
 import { SkeletonBlock } from "@/components/ui/skeleton";
-import { liveTrajectoriesQuery, trajectoryKeys } from "@/lib/episodes/queries";
+import { liveTrajectoriesQuery, trajectoryKeys } from "@/lib/ui/trajectory-queries";
 import { fmtReward, fmtTime } from "./format";
 
 export function LiveList() {

@@ -14,9 +14,9 @@ import { ErrorPanel } from "@/components/ui/error-panel";
 import { Input, inputClasses, Label } from "@/components/ui/input";
 import { SkeletonBlock } from "@/components/ui/skeleton";
 import { END_REASONS, SORT_KEYS } from "@/lib/episodes/model";
-import { exportUrl, trajectoryListQuery } from "@/lib/episodes/queries";
 import type { TrajectoryFilter, TrajectorySummary } from "@/lib/episodes/schema";
 import { cn } from "@/lib/ui/cn";
+import { exportUrl, trajectoryListQuery } from "@/lib/ui/trajectory-queries";
 import { END_REASON_LABEL, endReasonTone, fmtReward, fmtTime } from "./format";
 import { ImportPanel } from "./import-panel";
 

@@ -18,6 +18,8 @@ import { Kbd } from "@/components/ui/kbd";
 import { SkeletonBlock } from "@/components/ui/skeleton";
 import { markDiffers } from "@/lib/episodes/diff";
 import { cumulativeRewards, taskLabel } from "@/lib/episodes/model";
+import type { Trajectory } from "@/lib/episodes/schema";
+import { cn } from "@/lib/ui/cn";
 import {
   downloadUrl,
   episodeHref,
@@ -26,9 +28,7 @@ import {
   replayTrajectoryRequest,
   restartHref,
   trajectoryKeys,
-} from "@/lib/episodes/queries";
-import type { Trajectory } from "@/lib/episodes/schema";
-import { cn } from "@/lib/ui/cn";
+} from "@/lib/ui/trajectory-queries";
 import { END_REASON_LABEL, endReasonTone, fmtMs, fmtReward, fmtTime } from "./format";
 import { RewardChart } from "./reward-chart";
 import { StepDetail, StepStatus } from "./step-detail";

@@ -4,8 +4,8 @@
 // any outside client driving the episode through the relay. Stream state stays out of the query cache.
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import { trajectoryKeys, trajectoryQuery } from "@/lib/episodes/queries";
 import type { EndReason, StepEvent, Trajectory, TrajectoryStep } from "@/lib/episodes/schema";
+import { trajectoryKeys, trajectoryQuery } from "@/lib/ui/trajectory-queries";
 
 type FeedEvent =
   | { type: "snapshot"; trajectory: Trajectory }

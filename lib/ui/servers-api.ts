@@ -1,6 +1,6 @@
 // Browser-side calls to the playground's server registry (GET/POST /api/servers,
 // DELETE /api/servers/<name>). Errors carry the registry's `detail` so forms can show it inline.
-import { detailToString } from "@/lib/ors/protocol/errors";
+import { apiError } from "./api-error";
 
 export type ServerSource = "builtin" | "env" | "config" | "user";
 
@@ -10,32 +10,9 @@ export type ServerInfo = { name: string; url: string; source: ServerSource; heal
 
 export type AddServerInput = { name: string; url: string; apiKey?: string };
 
-/** An error answered by /api/servers, with the HTTP status and the server's `detail`. */
-export class ServerRegistryError extends Error {
-  readonly status: number;
-  readonly detail: string;
-  constructor(status: number, detail: string) {
-    super(detail);
-    this.name = "ServerRegistryError";
-    this.status = status;
-    this.detail = detail;
-  }
-}
-
-async function readError(res: Response): Promise<ServerRegistryError> {
-  let detail = `${res.status} ${res.statusText}`.trim();
-  try {
-    const body = (await res.json()) as { detail?: unknown };
-    if (body && body.detail !== undefined) detail = detailToString(body.detail);
-  } catch {
-    // not JSON: keep the status line
-  }
-  return new ServerRegistryError(res.status, detail);
-}
-
 export async function fetchServers(signal?: AbortSignal): Promise<ServerInfo[]> {
   const res = await fetch("/api/servers", { signal, headers: { accept: "application/json" } });
-  if (!res.ok) throw await readError(res);
+  if (!res.ok) throw await apiError(res);
   return (await res.json()) as ServerInfo[];
 }
 
@@ -47,13 +24,13 @@ export async function addServer(input: AddServerInput): Promise<ServerInfo> {
     headers: { "content-type": "application/json", accept: "application/json" },
     body: JSON.stringify(body),
   });
-  if (!res.ok) throw await readError(res);
+  if (!res.ok) throw await apiError(res);
   return (await res.json()) as ServerInfo;
 }
 
 export async function removeServer(name: string): Promise<void> {
   const res = await fetch(`/api/servers/${encodeURIComponent(name)}`, { method: "DELETE" });
-  if (!res.ok) throw await readError(res);
+  if (!res.ok) throw await apiError(res);
 }
 
 /** Client-side checks that mirror the registry's rules, so errors show before a round trip. */

@@ -2,11 +2,14 @@
 // frames as they arrive, reassembles chunk + end, reports every frame, and re-posts with the saved
 // task_id with exponential backoff when the stream drops before `end`, as the reference client does.
 import {
-  detailToString,
   envPath,
+  parseRunToolOutput,
+  ResultAssembler,
+  type ResultOutcome,
+  ResultTooLargeError,
   type RunToolOutput,
+  readErrorDetail,
   readSseFrames,
-  runToolOutputSchema,
   type ToolCall,
 } from "@/lib/ors/protocol";
 import { describeNetworkError, isAbortError, isUnreachableError, OrsClientError } from "./errors";
@@ -41,6 +44,8 @@ export interface CallToolContext {
   idleTimeoutMs: number;
   backoffBaseMs: number;
   backoffMaxMs: number;
+  /** The largest result accepted, in characters. */
+  maxResultChars: number;
 }
 
 class StreamDropped extends Error {}
@@ -112,13 +117,7 @@ export async function callToolSse(
       everConnected = true;
       if (!res.ok) {
         const text = await res.text().catch(() => "");
-        let detail = text;
-        try {
-          const j = JSON.parse(text) as { detail?: unknown };
-          if (j && typeof j === "object" && "detail" in j) detail = detailToString(j.detail);
-        } catch {
-          detail = text.slice(0, 200) || res.statusText;
-        }
+        const detail = readErrorDetail(text) ?? (text.slice(0, 200) || res.statusText);
         // 5xx and 429 are worth another try (as the reference client does); other errors are final.
         if (res.status >= 500 || res.status === 429) throw new StreamDropped(`HTTP ${res.status}: ${detail}`);
         throw new OrsClientError("http", res.status, detail, path);
@@ -128,7 +127,7 @@ export async function callToolSse(
         // Not the spec's SSE, but a plain JSON RunToolOutput is unambiguous: accept it.
         const text = await res.text();
         emit({ type: "end", data: text, size: text.length });
-        return parseResult(text, path);
+        return resultOf(parseRunToolOutput(text), path);
       }
       if (!type.includes("text/event-stream") || !res.body) {
         await res.body?.cancel().catch(() => {});
@@ -139,7 +138,7 @@ export async function callToolSse(
           path,
         );
       }
-      const pieces: string[] = [];
+      const pieces = new ResultAssembler(ctx.maxResultChars);
       for await (const frame of readSseFrames(res.body, attempt.signal)) {
         armIdle();
         if (frame.kind === "comment") {
@@ -151,12 +150,11 @@ export async function callToolSse(
           taskId = data.trim();
           emit({ type: "task_id", data: taskId });
         } else if (event === "chunk") {
-          pieces.push(data);
           emit({ type: "chunk", data, size: data.length });
+          pieces.add(data);
         } else if (event === "end") {
-          pieces.push(data);
           emit({ type: "end", data, size: data.length });
-          return parseResult(pieces.join(""), path);
+          return resultOf(pieces.end(data), path);
         } else if (event === "error") {
           emit({ type: "error", data });
           throw new OrsClientError("stream", res.status, data || "unknown SSE error", path);
@@ -172,6 +170,8 @@ export async function callToolSse(
         throw new OrsClientError("timeout", 0, msg, path, err);
       }
       if (opts.signal?.aborted) throw opts.signal.reason;
+      if (err instanceof ResultTooLargeError)
+        throw new OrsClientError("not-ors", 200, `the server sent ${err.message}`, path, err);
       let reason: string;
       if (err instanceof StreamDropped) reason = err.message;
       else if (err instanceof OrsClientError) throw err;
@@ -200,28 +200,7 @@ export async function callToolSse(
   }
 }
 
-function parseResult(json: string, path: string): RunToolOutput {
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch {
-    throw new OrsClientError(
-      "not-ors",
-      200,
-      `the reassembled result is not JSON: ${json.slice(0, 120)}`,
-      path,
-    );
-  }
-  const parsed = runToolOutputSchema.safeParse(value);
-  if (!parsed.success) {
-    throw new OrsClientError(
-      "not-ors",
-      200,
-      `the result is not a RunToolOutput: ${parsed.error.issues
-        .map((i) => `${i.path.join(".") || "body"}: ${i.message}`)
-        .join("; ")}`,
-      path,
-    );
-  }
-  return parsed.data;
+function resultOf(outcome: ResultOutcome, path: string): RunToolOutput {
+  if (outcome.ok) return outcome.result;
+  throw new OrsClientError("not-ors", 200, outcome.error, path);
 }

@@ -3,22 +3,22 @@
 import type { z } from "zod";
 import {
   type Block,
-  blocksSchema,
+  blocksReadSchema,
   type CreateRequest,
   describeZodError,
-  detailToString,
   envPath,
   healthResponseSchema,
   type JsonObject,
   type ListToolsOutput,
   listEnvironmentsResponseSchema,
-  listToolsOutputSchema,
+  listToolsOutputReadSchema,
   numTasksResponseSchema,
   type RunToolOutput,
+  readErrorDetail,
   readSseFrames,
   type Split,
   sidResponseSchema,
-  splitsSchema,
+  splitsReadSchema,
   statusResponseSchema,
   type ToolCall,
   taskRangeResponseSchema,
@@ -48,6 +48,8 @@ export interface OrsClientOptions {
   backoffBaseMs?: number;
   /** Tool calls: longest reconnection delay (default 10 s). */
   backoffMaxMs?: number;
+  /** Tool calls: the largest result accepted, in characters (default 256 Mi). */
+  maxResultChars?: number;
 }
 
 export interface RequestOptions {
@@ -83,6 +85,7 @@ export interface OrsClient {
 }
 
 const DEFAULT_TIMEOUT_MS = 75_000;
+const DEFAULT_MAX_RESULT_CHARS = 256 * 1024 * 1024;
 
 /**
  * Creates a client for one ORS server.
@@ -164,8 +167,8 @@ export function createOrsClient(options: OrsClientOptions): OrsClient {
     baseUrl: base,
     health: (o) => json(healthResponseSchema, "GET", "/health", o),
     listEnvironments: (o) => json(listEnvironmentsResponseSchema, "GET", "/list_environments", o),
-    tools: (env, o) => json(listToolsOutputSchema, "GET", envPath(env, "tools"), o),
-    splits: (env, o) => json(splitsSchema, "GET", envPath(env, "splits"), o),
+    tools: (env, o) => json(listToolsOutputReadSchema, "GET", envPath(env, "tools"), o),
+    splits: (env, o) => json(splitsReadSchema, "GET", envPath(env, "splits"), o),
     tasks: (env, split, o) =>
       json(tasksResponseSchema, "POST", envPath(env, "tasks"), { ...o, body: { split } }),
     numTasks: (env, split, o) =>
@@ -213,8 +216,9 @@ export function createOrsClient(options: OrsClientOptions): OrsClient {
     ping: (sid, o) => json(statusResponseSchema, "POST", "/ping", { ...o, sid }),
     delete: (sid, o) => json(sidResponseSchema, "POST", "/delete", { ...o, sid }),
     deleteSession: (sid, o) => json(sidResponseSchema, "POST", "/delete_session", { ...o, sid }),
-    prompt: (env, sid, o) => json(blocksSchema, "GET", envPath(env, "prompt"), { ...o, sid }),
-    taskTools: (env, sid, o) => json(listToolsOutputSchema, "GET", envPath(env, "task_tools"), { ...o, sid }),
+    prompt: (env, sid, o) => json(blocksReadSchema, "GET", envPath(env, "prompt"), { ...o, sid }),
+    taskTools: (env, sid, o) =>
+      json(listToolsOutputReadSchema, "GET", envPath(env, "task_tools"), { ...o, sid }),
     callTool: (env, sid, call, o) =>
       callToolSse(
         {
@@ -225,6 +229,7 @@ export function createOrsClient(options: OrsClientOptions): OrsClient {
           idleTimeoutMs: options.idleTimeoutMs ?? 30_000,
           backoffBaseMs: options.backoffBaseMs ?? 500,
           backoffMaxMs: options.backoffMaxMs ?? 10_000,
+          maxResultChars: options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
         },
         env,
         sid,
@@ -238,18 +243,8 @@ export function createOrsClient(options: OrsClientOptions): OrsClient {
 /** Builds the OrsClientError of a non-2xx answer: the server's `detail`, or what it sent instead. */
 async function httpError(res: Response, path: string): Promise<OrsClientError> {
   const text = await res.text().catch(() => "");
-  try {
-    const body = JSON.parse(text) as unknown;
-    if (body && typeof body === "object" && "detail" in body)
-      return new OrsClientError(
-        "http",
-        res.status,
-        detailToString((body as { detail: unknown }).detail),
-        path,
-      );
-  } catch {
-    // not JSON
-  }
+  const detail = readErrorDetail(text);
+  if (detail !== null) return new OrsClientError("http", res.status, detail, path);
   const type = res.headers.get("content-type") ?? "";
   const location = res.headers.get("location");
   if (res.status >= 300 && res.status < 400)

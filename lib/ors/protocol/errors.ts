@@ -41,3 +41,19 @@ export function detailToString(detail: unknown): string {
   }
   return detail === undefined ? "" : JSON.stringify(detail);
 }
+
+/**
+ * The `detail` of an error body as text, or null when the body is not an ORS error body
+ * (`{"detail": ...}`): the one reader of error bodies for the client, the relay and the UI.
+ */
+export function readErrorDetail(body: string): string | null {
+  if (!body) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return null;
+  }
+  if (!value || typeof value !== "object" || Array.isArray(value) || !("detail" in value)) return null;
+  return detailToString((value as { detail: unknown }).detail);
+}

@@ -1,5 +1,5 @@
 // The isomorphic ORS protocol core: wire schemas, SSE framing and parsing, paths, the error type.
-export { detailToString, OrsError } from "./errors";
+export { detailToString, OrsError, readErrorDetail } from "./errors";
 export {
   ENDPOINT_METHODS,
   ENV_ENDPOINTS,
@@ -11,9 +11,12 @@ export {
   type RootEndpoint,
   SESSION_ENDPOINTS,
 } from "./paths";
+export { parseRunToolOutput, ResultAssembler, type ResultOutcome, ResultTooLargeError } from "./result";
 export {
   type Block,
+  blockReadSchema,
   blockSchema,
+  blocksReadSchema,
   blocksSchema,
   type CreateRequest,
   createRequestSchema,
@@ -30,6 +33,7 @@ export {
   type ListToolsOutput,
   listEnvironmentsResponseSchema,
   listTasksRequestSchema,
+  listToolsOutputReadSchema,
   listToolsOutputSchema,
   numTasksRequestSchema,
   numTasksResponseSchema,
@@ -37,6 +41,7 @@ export {
   type RunToolOutput,
   type RunToolSuccess,
   runToolErrorSchema,
+  runToolOutputReadSchema,
   runToolOutputSchema,
   runToolSuccessSchema,
   type Secrets,
@@ -44,7 +49,9 @@ export {
   type SplitType,
   secretsSchema,
   sidResponseSchema,
+  splitReadSchema,
   splitSchema,
+  splitsReadSchema,
   splitsSchema,
   splitTypeSchema,
   statusResponseSchema,
@@ -57,7 +64,9 @@ export {
   tasksResponseSchema,
   textBlockSchema,
   toolCallSchema,
+  toolOutputReadSchema,
   toolOutputSchema,
+  toolSpecReadSchema,
   toolSpecSchema,
 } from "./schemas";
 export {

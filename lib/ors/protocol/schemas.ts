@@ -1,5 +1,7 @@
 // Zod schemas of every ORS wire type (spec: ors-http-api.txt "Data Types"), strict like the
-// reference SDK's `extra="forbid"`. Isomorphic: imported by the host, the client, the UI and tests.
+// reference SDK's `extra="forbid"` for what we accept and serve; lenient `*ReadSchema` variants for
+// answers we read from other servers (unknown fields dropped, unknown block types kept visible).
+// Isomorphic: imported by the host, the client, the relay, the UI and tests.
 import { z } from "zod";
 
 export const jsonObjectSchema = z.record(z.string(), z.unknown());
@@ -107,6 +109,76 @@ export type GetTaskRangeRequest = z.infer<typeof getTaskRangeRequestSchema>;
 
 export const healthResponseSchema = z.object({ status: z.string() });
 export const listEnvironmentsResponseSchema = z.array(z.string());
+
+// ---- Lenient reading of answers ("strict in what we send, lenient in what we read") ----
+// A newer or foreign server may add fields; we drop what we do not know and refuse only what we
+// cannot use. The types are the same as the strict schemas' (unknown keys are stripped).
+
+const textBlockRead = z.object({
+  text: z.string(),
+  detail: jsonObjectSchema.nullable().optional(),
+  type: z.literal("text"),
+});
+const imageBlockRead = z.object({
+  data: z.string(),
+  mimeType: z.string(),
+  detail: jsonObjectSchema.nullable().optional(),
+  type: z.literal("image"),
+});
+
+/**
+ * A block as read from a server. A block of a type this app does not show (audio, a resource ...)
+ * becomes a text block saying so, with the original type in `detail`, instead of failing the
+ * whole answer.
+ */
+export const blockReadSchema: z.ZodType<Block> = z.union([
+  z.discriminatedUnion("type", [textBlockRead, imageBlockRead]),
+  z
+    .object({ type: z.string() })
+    .loose()
+    .refine((b) => b.type !== "text" && b.type !== "image", { message: "malformed text or image block" })
+    .transform(
+      (b): Block => ({
+        type: "text",
+        text: `[a block of type ${JSON.stringify(b.type)}: not shown here (text and image blocks are)]`,
+        detail: { unsupported_block_type: b.type },
+      }),
+    ),
+]);
+export const blocksReadSchema = z.array(blockReadSchema);
+
+export const toolOutputReadSchema = z.object({
+  blocks: blocksReadSchema,
+  metadata: jsonObjectSchema.nullable().optional(),
+  reward: z.number().nullable().optional(),
+  finished: z
+    .boolean()
+    .nullable()
+    .optional()
+    .transform((f) => f ?? false),
+});
+export const runToolOutputReadSchema: z.ZodType<RunToolOutput> = z.discriminatedUnion("ok", [
+  z.object({ ok: z.literal(true), output: toolOutputReadSchema }),
+  z.object({ ok: z.literal(false), error: z.string() }),
+]);
+export const toolSpecReadSchema = z.object({
+  name: z.string(),
+  description: z
+    .string()
+    .nullable()
+    .optional()
+    .transform((d) => d ?? ""),
+  input_schema: jsonObjectSchema.nullable().optional(),
+});
+export const listToolsOutputReadSchema = z.object({ tools: z.array(toolSpecReadSchema) });
+/** Splits as read: a server may use split types beyond the spec's three; they read as `validation`. */
+export const splitReadSchema = z.object({
+  name: z.string(),
+  type: z
+    .string()
+    .transform((t): SplitType => (splitTypeSchema.safeParse(t).success ? (t as SplitType) : "validation")),
+});
+export const splitsReadSchema = z.array(splitReadSchema);
 export const tasksResponseSchema = z.object({ tasks: z.array(jsonObjectSchema), env_name: z.string() });
 export const numTasksResponseSchema = z.object({ num_tasks: z.number().int().nonnegative() });
 export const taskResponseSchema = z.object({ task: jsonObjectSchema });

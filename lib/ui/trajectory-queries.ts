@@ -1,33 +1,10 @@
 // Browser-side access to /api/trajectories: a key factory, queryOptions per resource, and the
 // mutations' fetchers. Components never write raw keys or URLs.
 import { queryOptions } from "@tanstack/react-query";
-import type { TrajectoryDiff } from "./diff";
-import type { ForkResult } from "./model";
-import type { Trajectory, TrajectoryFilter, TrajectorySummary } from "./schema";
-
-export class TrajectoryApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly detail: string,
-    readonly errors: string[] = [],
-  ) {
-    super(detail);
-  }
-}
-
-async function json<T>(res: Response): Promise<T> {
-  if (res.ok) return (await res.json()) as T;
-  let detail = `HTTP ${res.status}`;
-  let errors: string[] = [];
-  try {
-    const body = (await res.json()) as { detail?: unknown; errors?: string[] };
-    if (typeof body.detail === "string") detail = body.detail;
-    if (Array.isArray(body.errors)) errors = body.errors;
-  } catch {
-    // not JSON
-  }
-  throw new TrajectoryApiError(res.status, detail, errors);
-}
+import type { TrajectoryDiff } from "@/lib/episodes/diff";
+import type { ForkResult } from "@/lib/episodes/model";
+import type { Trajectory, TrajectoryFilter, TrajectorySummary } from "@/lib/episodes/schema";
+import { apiJson } from "./api-error";
 
 export function filterToParams(f: TrajectoryFilter): URLSearchParams {
   const p = new URLSearchParams();
@@ -47,7 +24,7 @@ export function trajectoryListQuery(f: TrajectoryFilter) {
   return queryOptions({
     queryKey: trajectoryKeys.list(f),
     queryFn: async ({ signal }) =>
-      json<{ items: TrajectorySummary[]; total: number }>(
+      apiJson<{ items: TrajectorySummary[]; total: number }>(
         await fetch(`/api/trajectories?${filterToParams(f)}`, { signal }),
       ),
     staleTime: 2_000,
@@ -58,7 +35,7 @@ export function liveTrajectoriesQuery() {
   return queryOptions({
     queryKey: trajectoryKeys.live(),
     queryFn: async ({ signal }) =>
-      json<{ items: TrajectorySummary[] }>(await fetch("/api/trajectories/live", { signal })),
+      apiJson<{ items: TrajectorySummary[] }>(await fetch("/api/trajectories/live", { signal })),
     staleTime: 1_000,
   });
 }
@@ -67,7 +44,7 @@ export function trajectoryQuery(id: string) {
   return queryOptions({
     queryKey: trajectoryKeys.one(id),
     queryFn: async ({ signal }) =>
-      json<Trajectory>(await fetch(`/api/trajectories/${encodeURIComponent(id)}`, { signal })),
+      apiJson<Trajectory>(await fetch(`/api/trajectories/${encodeURIComponent(id)}`, { signal })),
     staleTime: 5_000,
   });
 }
@@ -77,7 +54,7 @@ export function sessionTrajectoryQuery(server: string, sid: string) {
   return queryOptions({
     queryKey: trajectoryKeys.bySession(server, sid),
     queryFn: async ({ signal }) =>
-      json<Trajectory>(
+      apiJson<Trajectory>(
         await fetch(`/api/trajectories/by-session/${encodeURIComponent(server)}/${encodeURIComponent(sid)}`, {
           signal,
         }),
@@ -89,7 +66,7 @@ export function sessionTrajectoryQuery(server: string, sid: string) {
 export type ForkResponse = ForkResult;
 
 export async function forkTrajectoryRequest(id: string, step: number): Promise<ForkResponse> {
-  return json(
+  return apiJson(
     await fetch(`/api/trajectories/${encodeURIComponent(id)}/fork`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
@@ -104,7 +81,7 @@ export interface ReplayResponse {
 }
 
 export async function replayTrajectoryRequest(id: string): Promise<ReplayResponse> {
-  return json(
+  return apiJson(
     await fetch(`/api/trajectories/${encodeURIComponent(id)}/replay`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
@@ -116,11 +93,11 @@ export async function replayTrajectoryRequest(id: string): Promise<ReplayRespons
 export async function importTrajectoriesRequest(
   text: string,
 ): Promise<{ imported: string[]; skipped: string[] }> {
-  return json(await fetch("/api/trajectories/import", { method: "POST", body: text }));
+  return apiJson(await fetch("/api/trajectories/import", { method: "POST", body: text }));
 }
 
 export async function deleteTrajectoryRequest(id: string): Promise<void> {
-  await json(await fetch(`/api/trajectories/${encodeURIComponent(id)}`, { method: "DELETE" }));
+  await apiJson(await fetch(`/api/trajectories/${encodeURIComponent(id)}`, { method: "DELETE" }));
 }
 
 export function exportUrl(f: TrajectoryFilter): string {
