@@ -7,10 +7,12 @@ import "server-only";
 import { builtinEnvironments } from "@/envs";
 import { createLiveFeeds, type LiveFeeds } from "@/lib/episodes/live";
 import { createRecorder, type Recorder } from "@/lib/episodes/recorder";
-import { openStore, type TrajectoryStore } from "@/lib/episodes/store/sqlite";
+import { openStore } from "@/lib/episodes/store/sqlite";
+import type { TrajectoryStore } from "@/lib/episodes/store/types";
+import { createOrsClient, type OrsClient } from "@/lib/ors/client";
 import { createOrsHandler, hostOptionsFromEnv, type OrsHandler } from "@/lib/ors/host";
 import { createServerRegistry, type ServerRegistry } from "@/lib/registry";
-import { createRelay, type Relay } from "@/lib/relay";
+import { createRelay, orsPathFromUrl, type Relay } from "@/lib/relay";
 
 /** Where the app mounts its ORS host (it also answers the ORS shapes at the root). */
 export const ORS_BASE_PATH = "/api/ors";
@@ -23,26 +25,51 @@ export interface Playground {
   readonly store: TrajectoryStore;
   readonly live: LiveFeeds;
   readonly recorder: Recorder;
+  /** A typed ORS client for a known server through the relay, in process (recorded like the UI's). */
+  clientFor(server: string): OrsClient;
   /** Stops the recorder, tears the host's sessions down and closes the store. */
   close(): Promise<void>;
 }
 
-/** Builds every part, wired together. Tests may build their own with other options. */
+/** Builds every part, wired together. Tests may build their own with other variables. */
 export function createPlayground(env: Record<string, string | undefined> = process.env): Playground {
   const host = createOrsHandler(builtinEnvironments, { ...hostOptionsFromEnv(env), basePath: ORS_BASE_PATH });
   const registry = createServerRegistry({ env, localHandler: () => host });
   const relay = createRelay({ registry });
   const store = openStore({ dir: registry.dataDir });
   const live = createLiveFeeds();
+  const clients = new Map<string, OrsClient>();
+  const clientFor = (server: string): OrsClient => {
+    let client = clients.get(server);
+    if (!client) {
+      const base = `http://playground.internal/api/servers/${encodeURIComponent(server)}`;
+      client = createOrsClient({
+        baseUrl: base,
+        fetch: async (input, init) => {
+          const req = new Request(input, init);
+          return relay.handle(req, server, orsPathFromUrl(req.url, server));
+        },
+      });
+      clients.set(server, client);
+    }
+    return client;
+  };
+  const recorder = createRecorder(store, {
+    events: relay.events,
+    live,
+    checkLiveness: (server, sid) =>
+      void clientFor(server)
+        .ping(sid)
+        .catch(() => {}),
+    idleLimitOf: async (server) =>
+      server === "local"
+        ? host.host.options.idleTimeoutMs
+        : ((await registry.get(server))?.idleTimeoutMs ?? null),
+  });
   // The built-in host lives in this process: its sessions did not survive a restart.
-  store.endRunningOf(
-    "local",
-    "error",
-    Date.now(),
-    "the server restarted: the built-in host lost the session",
-  );
-  const recorder = createRecorder(store, { events: relay.events, live });
-  recorder.sweep();
+  void store
+    .endRunningOf("local", "error", Date.now(), "the server restarted: the built-in host lost the session")
+    .then(() => recorder.sweep());
   return {
     host,
     registry,
@@ -50,10 +77,12 @@ export function createPlayground(env: Record<string, string | undefined> = proce
     store,
     live,
     recorder,
+    clientFor,
     async close() {
       recorder.stop();
+      await recorder.idle();
       await host.close();
-      store.close();
+      await store.close();
     },
   };
 }

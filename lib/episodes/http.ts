@@ -1,11 +1,57 @@
-// Small helpers shared by the /api/trajectories route handlers (thin adapters over the store).
+// Small helpers shared by the /api/trajectories route handlers (thin adapters over the store):
+// the error body, bounded JSON bodies, list filters, and in-flight steps merged into a snapshot.
 import "server-only";
 import { type Trajectory, type TrajectoryFilter, trajectoryFilterSchema } from "@/lib/episodes/schema";
 import { describeZodError } from "@/lib/ors/protocol";
 import type { Recorder } from "./recorder";
 
+export const noStore = { "Cache-Control": "no-store" };
+
 export function jsonError(status: number, detail: string): Response {
-  return Response.json({ detail }, { status, headers: { "Cache-Control": "no-store" } });
+  return Response.json({ detail }, { status, headers: noStore });
+}
+
+/** Thrown by readBody: the answer to give instead. */
+export class BodyError extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+  ) {
+    super(detail);
+    this.name = "BodyError";
+  }
+}
+
+/** Reads a request body as text, refusing more than `limit` bytes (413) without buffering them. */
+export async function readBody(req: Request, limit: number): Promise<string> {
+  const tooLarge = () => new BodyError(413, `the body is larger than ${Math.round(limit / 1024 / 1024)} MB`);
+  if (Number(req.headers.get("content-length") ?? 0) > limit) throw tooLarge();
+  if (!req.body) return "";
+  const reader = req.body.getReader();
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    parts.push(value);
+  }
+  return Buffer.concat(parts, total).toString("utf8");
+}
+
+/** Reads a small JSON object body (empty means `{}`); a 400 BodyError names what is wrong. */
+export async function readJsonObject(req: Request, limit = 64 * 1024): Promise<unknown> {
+  const text = await readBody(req, limit);
+  if (!text.trim()) return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    throw new BodyError(400, `body: malformed JSON (${e instanceof Error ? e.message : String(e)})`);
+  }
 }
 
 /** Parses the list/export filters from the query string, or returns a 400 response. */
@@ -29,5 +75,3 @@ export function withInflight(t: Trajectory, recorder: Recorder): Trajectory {
   steps.sort((a, b) => a.index - b.index);
   return { ...t, steps };
 }
-
-export const noStore = { "Cache-Control": "no-store" };

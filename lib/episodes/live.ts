@@ -8,8 +8,12 @@ import type { EndReason, StepEvent, TrajectoryStep, TrajectorySummary } from "./
 export type LiveEvent =
   | { type: "started"; id: string; summary: TrajectorySummary }
   | { type: "prompt"; id: string; blocks: Block[] }
+  /** The prompt was requested again (by a client other than the playground). */
+  | { type: "reprompt"; id: string; at: number; same: boolean }
+  /** A step was written: inserted, resumed or completed (replaces the step with its index). */
   | { type: "step"; id: string; step: TrajectoryStep }
-  | { type: "frame"; id: string; index: number; event: StepEvent }
+  /** Frame `n` of step `index`'s events, as it passed (a watcher appends it when it has n frames). */
+  | { type: "frame"; id: string; index: number; n: number; event: StepEvent }
   | { type: "ended"; id: string; end_reason: EndReason; error: string | null; ended_at: number };
 
 export type LiveListener = (e: LiveEvent) => void;

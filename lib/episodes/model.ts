@@ -15,16 +15,18 @@ export function taskLabel(task: TrajectoryTask | null | undefined): string {
   return `spec ${json.length > 80 ? `${json.slice(0, 79)}…` : json}`;
 }
 
-/** Sum of the rewards of the steps (null rewards count as 0). */
-export function totalReward(steps: Pick<TrajectoryStep, "reward">[]): number {
-  return steps.reduce((sum, s) => sum + (s.reward ?? 0), 0);
+type RewardPart = Pick<TrajectoryStep, "reward" | "after_end">;
+
+/** Sum of the rewards of the episode's steps (null rewards count as 0; steps after the end do not count). */
+export function totalReward(steps: RewardPart[]): number {
+  return steps.reduce((sum, s) => (s.after_end ? sum : sum + (s.reward ?? 0)), 0);
 }
 
-/** Cumulative reward after each step. */
-export function cumulativeRewards(steps: Pick<TrajectoryStep, "reward">[]): number[] {
+/** Cumulative reward after each step (a step after the end adds nothing). */
+export function cumulativeRewards(steps: RewardPart[]): number[] {
   let sum = 0;
   return steps.map((s) => {
-    sum += s.reward ?? 0;
+    if (!s.after_end) sum += s.reward ?? 0;
     return sum;
   });
 }
@@ -38,22 +40,4 @@ export interface ForkResult {
   step: number;
   marks: ReplayMark[];
   differing: number[];
-}
-
-/** A step as it stands when its call starts: nothing received yet. */
-export function pendingStep(
-  fields: Pick<TrajectoryStep, "index" | "tool" | "input" | "task_id" | "started_at">,
-): TrajectoryStep {
-  return {
-    ...fields,
-    ended_at: null,
-    latency_ms: null,
-    ok: null,
-    error: null,
-    blocks: [],
-    reward: null,
-    finished: false,
-    metadata: null,
-    events: [],
-  };
 }

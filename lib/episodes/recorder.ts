@@ -1,226 +1,260 @@
-// The trajectory recorder: subscribes to the relay's events (lib/relay/events.ts) and writes every
-// episode that passes through /api/servers/<name>/... into the store, step by step (a step row is
-// written when its call starts and completed when it finishes), and publishes it on the live bus.
-// Secrets never reach it: relay events carry none, and it copies only the fields it names.
+// The trajectory recorder: turns the relay's events (lib/relay/events.ts) into recorded episodes
+// in the store, step by step, and publishes every change on the live feeds. Events are applied in
+// the order the relay saw them, one at a time (the store is asynchronous). It keeps in memory only
+// the calls in flight; secrets never reach it (relay events carry none).
 import "server-only";
-import { pendingStep } from "@/lib/episodes/model";
-import type { EndReason, StepEvent, TrajectoryStep, TrajectoryTask } from "@/lib/episodes/schema";
-import type { RunToolOutput } from "@/lib/ors/protocol";
+import type { Block } from "@/lib/ors/protocol";
 import type { RelayEvent, RelayEvents } from "@/lib/relay/events";
+import { stableStringify } from "./diff";
+import { CHECK_LIVENESS, endForFailure, SPEC_IDLE_LIMIT_MS } from "./end-reason";
 import type { LiveFeeds } from "./live";
-import type { TrajectoryStore } from "./store/sqlite";
-
-interface InflightCall {
-  trajectoryId: string;
-  step: TrajectoryStep;
-}
+import type { EndReason, TrajectoryStep, TrajectoryTask } from "./schema";
+import { completeStep, pendingStep, stepEvent } from "./step";
+import type { TrajectoryStore } from "./store/types";
 
 export interface Recorder {
-  /** Handles one relay event (exposed for tests). */
+  /** Takes one relay event (the relay's bus calls this; tests may too). Applied in order. */
   handle(event: RelayEvent): void;
-  /** In-flight steps of a trajectory, with the frames seen so far (for live snapshots). */
+  /** Steps of a trajectory whose calls are in flight, with the frames seen so far. */
   inflight(trajectoryId: string): TrajectoryStep[];
-  /** Ends idle episodes and applies retention now. */
-  sweep(now?: number): void;
+  /** Resolves once every event taken so far has been written. */
+  idle(): Promise<void>;
+  /** Ends episodes idle past the limit and applies retention now. */
+  sweep(now?: number): Promise<void>;
   stop(): void;
 }
 
+export interface RecorderOptions {
+  /** The relay's events to record; without it, events are handed to `handle()` by the caller. */
+  events?: RelayEvents;
+  /** Where recorded changes are published for watchers. */
+  live: LiveFeeds;
+  /** A server's idle limit when the playground knows it (its own host, a per-server setting). */
+  idleLimitOf?: (server: string) => Promise<number | null> | number | null;
+  /** A running episode without any request for this long is ended as `timeout` (server gone quiet). */
+  idleMs?: number;
+  /** How often idle episodes are ended and retention applied (0: only when `sweep()` is called). */
+  sweepEveryMs?: number;
+  /**
+   * Asks a server whether a session still lives (a `/ping` through the relay, whose own answer is
+   * then recorded): used when a failure does not say whether the session is gone.
+   */
+  checkLiveness?: (server: string, sid: string) => void;
+  /** Where failures to write are reported (default console.error). */
+  log?: (message: string) => void;
+}
+
 /**
- * How long a running episode may go without any request before it is ended as `timeout`:
- * PLAYGROUND_IDLE_TIMEOUT_S, else the built-in host's ORS_IDLE_TIMEOUT_MS, else 15 minutes (the
- * spec's idle limit); plus a minute of grace for clocks and in-flight requests.
+ * How long a running episode may go without any request before the recorder ends it as `timeout`:
+ * PLAYGROUND_IDLE_TIMEOUT_S, else the built-in host's ORS_IDLE_TIMEOUT_MS, else the spec's 15
+ * minutes; plus a minute of grace for clocks and requests in flight.
  */
 export function idleTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
   const s = Number(env.PLAYGROUND_IDLE_TIMEOUT_S);
   if (env.PLAYGROUND_IDLE_TIMEOUT_S && Number.isFinite(s) && s > 0) return s * 1000;
   const ms = Number(env.ORS_IDLE_TIMEOUT_MS);
-  const base = env.ORS_IDLE_TIMEOUT_MS && Number.isFinite(ms) && ms > 0 ? ms : 15 * 60_000;
+  const base = env.ORS_IDLE_TIMEOUT_MS && Number.isFinite(ms) && ms > 0 ? ms : SPEC_IDLE_LIMIT_MS;
   return base + 60_000;
 }
 
-export interface RecorderOptions {
-  /** The relay's events to record; without it, events are handed to `handle()` by the caller (tests). */
-  events?: RelayEvents;
-  /** Where recorded changes are published for watchers. */
-  live: LiveFeeds;
-  idleMs?: number;
-  /** How often idle episodes are ended and retention applied (0: never, by itself). */
-  sweepEveryMs?: number;
+interface Call {
+  trajectoryId: string;
+  step: TrajectoryStep;
 }
 
-/** Creates a recorder writing to `store` and publishing on `opts.live`. */
+/** Recent steps by task_id, so a re-post with a saved task_id continues its step. */
+const MAX_TASKS = 10_000;
+
 export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): Recorder {
   const idleMs = opts.idleMs ?? idleTimeoutMs();
-  const publishLive = opts.live.publish;
-  const calls = new Map<string, InflightCall>();
-  const byTaskId = new Map<string, string>(); // task_id -> callId of the latest call carrying it
+  const live = opts.live;
+  const log = opts.log ?? ((m: string) => console.error(`[recorder] ${m}`));
+  const calls = new Map<string, Call>(); // relay callId → the call's step
+  const byTaskId = new Map<string, Call>(); // server/sid/task_id → the latest step with that task_id
+  let chain: Promise<void> = Promise.resolve();
 
-  const trajectoryFor = (server: string, sid: string, at: number, env: string | null): string => {
-    const running = store.findRunning(server, sid);
-    if (running) return running.id;
-    const last = store.findBySession(server, sid);
-    // Calls after `finished` (the server still accepts them) stay in the same trajectory.
-    if (last && last.end_reason === "finished") return last.id;
-    // First seen mid-episode (e.g. the app restarted while a remote session lived on).
-    const id = store.create({ server, sid, env, task: null, startedAt: at });
-    const summary = store.summary(id);
-    if (summary) publishLive({ type: "started", id, summary });
+  const taskKey = (server: string, sid: string, taskId: string) => `${server}\n${sid}\n${taskId}`;
+  const rememberTask = (key: string, call: Call) => {
+    byTaskId.delete(key);
+    byTaskId.set(key, call);
+    if (byTaskId.size > MAX_TASKS) byTaskId.delete(byTaskId.keys().next().value!);
+  };
+
+  const startTrajectory = async (
+    server: string,
+    sid: string,
+    env: string | null,
+    task: TrajectoryTask | null,
+    at: number,
+  ): Promise<string> => {
+    const id = await store.create({ server, sid, env, task, startedAt: at });
+    const summary = await store.summary(id);
+    if (summary) live.publish({ type: "started", id, summary });
     return id;
   };
 
-  const end = (id: string, reason: EndReason, at: number, error: string | null) => {
-    if (store.end(id, reason, at, error))
-      publishLive({ type: "ended", id, end_reason: reason, error, ended_at: at });
+  const end = async (id: string, reason: EndReason, at: number, error: string | null) => {
+    if (await store.end(id, reason, at, error))
+      live.publish({ type: "ended", id, end_reason: reason, error, ended_at: at });
   };
 
-  const finishStep = (call: InflightCall, e: Extract<RelayEvent, { type: "call_finished" }>) => {
-    const step = call.step;
-    step.ended_at = e.at;
-    step.latency_ms = e.latencyMs;
-    if (e.taskId && !step.task_id) step.task_id = e.taskId;
-    const result: RunToolOutput | undefined = e.result;
-    if (result?.ok) {
-      step.ok = true;
-      step.error = null;
-      step.blocks = result.output.blocks;
-      step.reward = result.output.reward ?? null;
-      step.finished = result.output.finished ?? false;
-      step.metadata = result.output.metadata ?? null;
-    } else {
-      step.ok = false;
-      step.error = result && !result.ok ? result.error : (e.error ?? "the call ended without a result");
-    }
-    store.putStep(call.trajectoryId, step);
-    publishLive({ type: "step", id: call.trajectoryId, step: structuredClone(step) });
-    if (step.finished) end(call.trajectoryId, "finished", e.at, null);
+  /** The trajectory a request of this session belongs to; one is started if it was first seen mid-episode. */
+  const trajectoryOf = async (server: string, sid: string, env: string | null, at: number) => {
+    const running = await store.findRunning(server, sid);
+    if (running) return running;
+    const last = await store.findBySession(server, sid);
+    // Calls after `finished` (the server still takes them) stay with their episode, marked as after it.
+    if (last && last.end_reason === "finished") return last;
+    const id = await startTrajectory(server, sid, env, null, at);
+    return (await store.summary(id))!;
   };
 
-  const handle = (e: RelayEvent): void => {
+  const putStep = async (call: Call) => {
+    await store.putStep(call.trajectoryId, call.step);
+    live.publish({ type: "step", id: call.trajectoryId, step: structuredClone(call.step) });
+  };
+
+  const apply = async (e: RelayEvent): Promise<void> => {
     switch (e.type) {
       case "session_created":
         return;
       case "episode_created": {
-        const previous = store.findRunning(e.server, e.sid);
-        if (previous) end(previous.id, "error", e.at, "the session was created again");
+        const previous = await store.findRunning(e.server, e.sid);
+        if (previous) await end(previous.id, "error", e.at, "the session was created again");
         const task: TrajectoryTask =
           "task_spec" in e.task
             ? { task_spec: e.task.task_spec }
             : { split: e.task.split, index: e.task.index };
-        const id = store.create({ server: e.server, sid: e.sid, env: e.env, task, startedAt: e.at });
-        const summary = store.summary(id);
-        if (summary) publishLive({ type: "started", id, summary });
+        await startTrajectory(e.server, e.sid, e.env, task, e.at);
         return;
       }
       case "prompt": {
-        const t = store.findRunning(e.server, e.sid) ?? store.findBySession(e.server, e.sid);
-        const id = t?.id ?? trajectoryFor(e.server, e.sid, e.at, e.env);
-        store.setEnv(id, e.env);
-        if (!store.hasPrompt(id)) {
-          store.setPrompt(id, e.blocks, e.at);
-          publishLive({ type: "prompt", id, blocks: e.blocks });
-        } else store.touch(id, e.at);
+        const t = await trajectoryOf(e.server, e.sid, e.env, e.at);
+        await store.setEnv(t.id, e.env);
+        if (!(await store.hasPrompt(t.id))) {
+          await store.setPrompt(t.id, e.blocks, e.at);
+          live.publish({ type: "prompt", id: t.id, blocks: e.blocks });
+          return;
+        }
+        // Asked again (by a client other than the playground, which reads the recorded prompt).
+        const first = (await store.get(t.id))?.prompt ?? null;
+        const same = first !== null && stableStringify(first) === stableStringify(e.blocks as Block[]);
+        await store.addReprompt(t.id, e.at, same);
+        live.publish({ type: "reprompt", id: t.id, at: e.at, same });
         return;
       }
       case "call_started": {
-        // A re-post with a saved task_id resumes the same step.
-        const resumedCallId = e.resumeOf ?? (e.taskId ? byTaskId.get(e.taskId) : undefined);
-        const resumed = resumedCallId ? calls.get(resumedCallId) : undefined;
+        const key = e.taskId ? taskKey(e.server, e.sid, e.taskId) : null;
+        const resumed = key ? byTaskId.get(key) : undefined;
         if (resumed) {
-          calls.delete(resumedCallId!);
-          resumed.step.ok = null;
-          resumed.step.error = null;
-          resumed.step.ended_at = null;
-          resumed.step.events.push({
-            t: e.at - resumed.step.started_at,
-            kind: "comment",
-            comment: "relay: resumed",
-          });
+          // A re-post with a saved task_id continues its step (the true latency counts from its start).
           calls.set(e.callId, resumed);
-          store.putStep(resumed.trajectoryId, resumed.step);
-          publishLive({ type: "step", id: resumed.trajectoryId, step: structuredClone(resumed.step) });
+          const step = resumed.step;
+          resumed.step = {
+            ...step,
+            ok: null,
+            error: null,
+            ended_at: null,
+            latency_ms: null,
+            events: [
+              ...step.events,
+              { t: e.at - step.started_at, kind: "comment", comment: "relay: resumed" },
+            ],
+          };
+          await putStep(resumed);
           return;
         }
-        const trajectoryId = trajectoryFor(e.server, e.sid, e.at, e.env);
-        store.setEnv(trajectoryId, e.env);
-        const summary = store.summary(trajectoryId);
+        const t = await trajectoryOf(e.server, e.sid, e.env, e.at);
+        await store.setEnv(t.id, e.env);
         const step = pendingStep({
-          index: (summary?.num_steps ?? 0) + 1,
+          index: t.num_steps + 1,
           tool: e.tool,
           input: e.input,
           task_id: e.taskId ?? null,
           started_at: e.at,
+          after_end: t.end_reason === "finished",
         });
-        calls.set(e.callId, { trajectoryId, step });
-        if (e.taskId) byTaskId.set(e.taskId, e.callId);
-        store.putStep(trajectoryId, step);
-        publishLive({ type: "step", id: trajectoryId, step: structuredClone(step) });
+        const call: Call = { trajectoryId: t.id, step };
+        calls.set(e.callId, call);
+        if (key) rememberTask(key, call);
+        await putStep(call);
         return;
       }
       case "call_frame": {
         const call = calls.get(e.callId);
         if (!call) return;
-        const t = e.at - call.step.started_at;
-        const ev: StepEvent =
-          e.frame.kind === "event"
-            ? { t, kind: "event", event: e.frame.event, data: e.frame.data }
-            : { t, kind: "comment", comment: e.frame.comment };
+        const ev = stepEvent(e.frame, e.at - call.step.started_at);
         call.step.events.push(ev);
         if (e.frame.kind === "event" && e.frame.event === "task_id" && e.frame.data) {
-          call.step.task_id = e.frame.data;
-          byTaskId.set(e.frame.data, e.callId);
+          call.step.task_id = e.frame.data.trim();
+          rememberTask(taskKey(e.server, e.sid, call.step.task_id), call);
         }
-        publishLive({ type: "frame", id: call.trajectoryId, index: call.step.index, event: ev });
+        live.publish({
+          type: "frame",
+          id: call.trajectoryId,
+          index: call.step.index,
+          n: call.step.events.length - 1,
+          event: ev,
+        });
         return;
       }
       case "call_finished": {
         const call = calls.get(e.callId);
         if (!call) return;
-        finishStep(call, e);
-        // Keep a broken call resumable by task_id; drop completed ones.
-        if (e.result) {
-          calls.delete(e.callId);
-          if (call.step.task_id && byTaskId.get(call.step.task_id) === e.callId)
-            byTaskId.delete(call.step.task_id);
-        }
+        calls.delete(e.callId);
+        if (e.taskId && !call.step.task_id) call.step.task_id = e.taskId;
+        const outcome = e.result
+          ? { result: e.result }
+          : { error: e.error ?? "the call ended without a result" };
+        call.step = completeStep(call.step, outcome, e.at);
+        await putStep(call);
+        if (call.step.finished && !call.step.after_end) await end(call.trajectoryId, "finished", e.at, null);
         return;
       }
       case "ping": {
-        if (!e.ok) return; // failures arrive as request_failed too
-        const t = store.findRunning(e.server, e.sid);
-        if (t) store.touch(t.id, e.at);
+        if (!e.ok) return;
+        const t = await store.findRunning(e.server, e.sid);
+        if (t) await store.touch(t.id, e.at);
         return;
       }
       case "session_deleted": {
-        const t = store.findRunning(e.server, e.sid);
-        if (t) end(t.id, "user_closed", e.at, null);
+        const t = await store.findRunning(e.server, e.sid);
+        if (t) await end(t.id, "user_closed", e.at, null);
         return;
       }
       case "request_failed": {
         if (!e.sid) return;
-        const t = store.findRunning(e.server, e.sid);
+        const t = await store.findRunning(e.server, e.sid);
         if (!t) return;
-        const detail = e.detail || `HTTP ${e.status}`;
-        const idle = e.at - t.last_activity_at > idleMs;
-        if (e.status === 410 || /expir|timed? ?out|idle/i.test(detail)) {
-          if (e.status === 410 || e.status === 404 || e.status === 408) end(t.id, "timeout", e.at, detail);
-        } else if (e.status === 404 && /session/i.test(detail)) {
-          if (idle) end(t.id, "timeout", e.at, detail);
-          else end(t.id, "error", e.at, `the server lost the session: ${detail}`);
-        } else if (e.status >= 500 && e.status !== 502 && e.status !== 504 && /setup/i.test(detail)) {
-          end(t.id, "error", e.at, `setup failed: ${detail}`);
-        } else if (e.endpoint === "create") {
-          end(t.id, "error", e.at, detail);
-        }
+        const ended = endForFailure({
+          endpoint: e.endpoint,
+          status: e.status,
+          detail: e.detail,
+          idleForMs: e.at - t.last_activity_at,
+          idleLimitMs: (await opts.idleLimitOf?.(e.server)) ?? null,
+          setupDone: t.num_steps > 0 || (await store.hasPrompt(t.id)),
+        });
+        if (ended === CHECK_LIVENESS) opts.checkLiveness?.(e.server, e.sid);
+        else if (ended) await end(t.id, ended.reason, e.at, ended.error);
         return;
       }
     }
   };
 
-  const sweep = (now = Date.now()) => {
-    for (const id of store.sweepIdle(now, idleMs)) {
-      const s = store.summary(id);
+  const handle = (e: RelayEvent): void => {
+    chain = chain
+      .then(() => apply(e))
+      .catch((err: unknown) => {
+        log(`could not record ${e.type} of ${e.server}: ${err instanceof Error ? err.message : String(err)}`);
+      });
+  };
+
+  const sweep = async (now = Date.now()) => {
+    await chain;
+    for (const id of await store.sweepIdle(now, idleMs)) {
+      const s = await store.summary(id);
       if (s?.end_reason)
-        publishLive({
+        live.publish({
           type: "ended",
           id,
           end_reason: s.end_reason,
@@ -228,19 +262,21 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
           ended_at: s.ended_at ?? now,
         });
     }
-    store.enforceRetention(now);
+    await store.enforceRetention(now);
   };
 
   const unsubscribe = opts.events ? opts.events.subscribe(handle) : () => {};
-  const timer = opts.sweepEveryMs === 0 ? null : setInterval(() => sweep(), opts.sweepEveryMs ?? 60_000);
+  const every = opts.sweepEveryMs ?? 60_000;
+  const timer = every > 0 ? setInterval(() => void sweep().catch(() => {}), every) : null;
   timer?.unref?.();
 
   return {
     handle,
     inflight: (trajectoryId) =>
-      [...calls.values()]
+      [...new Set(calls.values())]
         .filter((c) => c.trajectoryId === trajectoryId && c.step.ok == null)
         .map((c) => structuredClone(c.step)),
+    idle: () => chain,
     sweep,
     stop() {
       unsubscribe();

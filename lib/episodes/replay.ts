@@ -1,200 +1,231 @@
-// Fork and replay of a recorded trajectory, run server-side through the relay (so the new
-// episode is recorded like any other): a new session on the same task, the recorded actions
-// re-sent in order, each replayed step compared with the original (lib/episodes/diff.ts).
-import "server-only";
-import { diffTrajectories, markDiffers, replayMark, type TrajectoryDiff } from "@/lib/episodes/diff";
-import { type ForkResult, pendingStep } from "@/lib/episodes/model";
-import type { ReplayMark, Trajectory, TrajectoryStep } from "@/lib/episodes/schema";
-import { type Block, type JsonObject, readSseFrames, runToolOutputSchema } from "@/lib/ors/protocol";
-import type { TrajectoryStore } from "./store/sqlite";
+// Re-running a recorded episode's actions (fork at step N, "Replay and diff", golden-episode tests):
+// a new session on the same task through the typed ORS client (lib/ors/client) — so it works
+// against any ORS server the client can reach, the reference server's SSE /create_session included
+// — the recorded calls re-sent in order, each replayed step built with the one step model and
+// compared with the original (./diff.ts). The app hands it a client over its relay, so the new
+// episode is recorded like any other; the CLI hands it a client for a server URL.
+import { isOrsClientError, type OrsClient } from "@/lib/ors/client";
+import type { Block, CreateRequest, Secrets } from "@/lib/ors/protocol";
+import { replayMark } from "./diff";
+import { TRAJECTORY_FORMAT, totalReward } from "./model";
+import type { ReplayMark, Trajectory, TrajectoryStep } from "./schema";
+import { type CallOutcome, completeStep, pendingStep, stepEvent } from "./step";
 
+/**
+ * Why a replay could not run, by cause: the server could not be reached, the server answered with
+ * an error of its own, or its answer is not ORS (a protocol mismatch), or the request itself was
+ * wrong (e.g. the trajectory's task is unknown). `status` is the HTTP status to answer with.
+ */
 export class ReplayError extends Error {
   constructor(
+    readonly kind: "unreachable" | "server" | "protocol" | "input",
     readonly status: number,
     message: string,
   ) {
     super(message);
+    this.name = "ReplayError";
   }
 }
 
-interface Session {
-  base: string;
-  sid: string;
-  env: string;
-}
-
-async function detailOf(res: Response): Promise<string> {
-  const text = await res.text().catch(() => "");
-  try {
-    const d = (JSON.parse(text) as { detail?: unknown }).detail;
-    return typeof d === "string" ? d : JSON.stringify(d);
-  } catch {
-    return text.slice(0, 200) || `HTTP ${res.status}`;
-  }
-}
-
-async function post(base: string, path: string, body: unknown, sid?: string): Promise<Response> {
-  const headers: Record<string, string> = { "Content-Type": "application/json", Accept: "application/json" };
-  if (sid) headers["X-Session-ID"] = sid;
-  return fetch(`${base}${path}`, { method: "POST", headers, body: JSON.stringify(body), redirect: "manual" });
-}
-
-/** Opens a session on the trajectory's task through the relay and fetches its prompt. */
-async function open(t: Trajectory, relayBase: string, secrets?: Record<string, string>): Promise<Session> {
-  if (!t.task)
-    throw new ReplayError(400, "the trajectory's task is unknown (recorded mid-episode): cannot re-run it");
-  const base = `${relayBase}/api/servers/${encodeURIComponent(t.server)}`;
-  const cs = await post(base, "/create_session", {});
-  if (!cs.ok) throw new ReplayError(502, `create_session on "${t.server}" failed: ${await detailOf(cs)}`);
-  const { sid } = (await cs.json()) as { sid: string };
-  const body: JsonObject = { ...t.task };
-  if (t.env) body.env_name = t.env;
-  if (secrets && Object.keys(secrets).length) body.secrets = secrets;
-  const cr = await post(base, "/create", body, sid);
-  if (!cr.ok) throw new ReplayError(502, `create on "${t.server}" failed: ${await detailOf(cr)}`);
-  let env = t.env;
-  if (!env) {
-    const envs = await fetch(`${base}/list_environments`).then((r) => r.json() as Promise<string[]>);
-    env = envs[0];
-  }
-  const pr = await fetch(`${base}/${encodeURIComponent(env)}/prompt`, { headers: { "X-Session-ID": sid } });
-  if (!pr.ok) throw new ReplayError(502, `prompt failed: ${await detailOf(pr)}`);
-  return { base, sid, env };
-}
-
-/** Re-sends one recorded action; returns the step as replayed. */
-async function call(s: Session, original: TrajectoryStep): Promise<TrajectoryStep> {
-  const started = Date.now();
-  const step: TrajectoryStep = {
-    ...pendingStep({
-      index: original.index,
-      tool: original.tool,
-      input: original.input,
-      task_id: null,
-      started_at: started,
-    }),
-    ok: false,
-    replay: null,
-  };
-  const res = await fetch(`${s.base}/${encodeURIComponent(s.env)}/call`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "text/event-stream", "X-Session-ID": s.sid },
-    body: JSON.stringify({ name: original.tool, input: original.input }),
-  });
-  if (!res.ok || !res.body) {
-    step.error = `HTTP ${res.status}: ${await detailOf(res)}`;
-  } else {
-    let data = "";
-    for await (const f of readSseFrames(res.body)) {
-      if (f.kind !== "event") continue;
-      if (f.event === "task_id") step.task_id = f.data;
-      else if (f.event === "chunk") data += f.data;
-      else if (f.event === "end") {
-        data += f.data;
-        const r = runToolOutputSchema.safeParse(JSON.parse(data));
-        if (!r.success) step.error = "the server sent an invalid RunToolOutput";
-        else if (r.data.ok) {
-          step.ok = true;
-          step.blocks = r.data.output.blocks as Block[];
-          step.reward = r.data.output.reward ?? null;
-          step.finished = r.data.output.finished ?? false;
-          step.metadata = r.data.output.metadata ?? null;
-        } else step.error = r.data.error;
-        break;
-      } else if (f.event === "error") {
-        step.error = f.data;
-        break;
+/** Turns a client failure at `what` into a ReplayError that names its real cause. */
+function replayErrorOf(err: unknown, what: string, server: string): ReplayError {
+  if (err instanceof ReplayError) return err;
+  if (isOrsClientError(err)) {
+    switch (err.kind) {
+      case "unreachable":
+        return new ReplayError(
+          "unreachable",
+          502,
+          `server "${server}" is unreachable (${what}): ${err.detail}`,
+        );
+      case "timeout":
+        return new ReplayError(
+          "unreachable",
+          504,
+          `server "${server}" did not answer ${what} in time: ${err.detail}`,
+        );
+      case "not-ors":
+        return new ReplayError(
+          "protocol",
+          502,
+          `server "${server}" answered ${what} with something that is not ORS: ${err.detail}`,
+        );
+      default: {
+        const status = err.status >= 400 && err.status < 500 ? 409 : 502;
+        const code = err.status ? ` (HTTP ${err.status})` : "";
+        return new ReplayError("server", status, `server "${server}" refused ${what}${code}: ${err.detail}`);
       }
     }
   }
-  step.ended_at = Date.now();
-  step.latency_ms = step.ended_at - started;
-  return step;
+  return new ReplayError(
+    "server",
+    502,
+    `${what} failed: ${err instanceof Error ? err.message : String(err)}`,
+  );
 }
 
-/** Waits (bounded) until the recorder has written the session's trajectory with `n` completed steps. */
-async function recorded(store: TrajectoryStore, server: string, sid: string, n: number): Promise<string> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const s = store.findBySession(server, sid);
-    if (s) {
-      const t = store.get(s.id);
-      if (t && t.steps.length >= n && t.steps.slice(0, n).every((x) => x.ok != null)) return s.id;
-    }
-    if (Date.now() > deadline) {
-      throw new ReplayError(500, "the replayed episode was not recorded: is the recorder running?");
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
+export interface ReplayOptions {
+  /** Re-send only the first `upTo` actions (fork); default all of the episode's actions. */
+  upTo?: number;
+  /** Leave the new session open (fork) instead of deleting it at the end. */
+  keepOpen?: boolean;
+  /** Passed to /create, never stored. */
+  secrets?: Secrets;
+  signal?: AbortSignal;
+  /** Hears each replayed step as it completes. */
+  onStep?: (step: TrajectoryStep, mark: ReplayMark) => void;
 }
 
-/** Forks at step `n`: a new live session on the same task with actions 1..n replayed. */
-export async function forkTrajectory(
-  store: TrajectoryStore,
-  t: Trajectory,
-  n: number,
-  relayBase: string,
-  secrets?: Record<string, string>,
-): Promise<ForkResult> {
-  if (!Number.isInteger(n) || n < 0 || n > t.steps.length) {
-    throw new ReplayError(400, `step must be an integer between 0 and ${t.steps.length}`);
-  }
-  const s = await open(t, relayBase, secrets);
-  const marks: ReplayMark[] = [];
-  for (const original of t.steps.slice(0, n)) {
-    const replayed = await call(s, original);
-    marks.push(replayMark(original, replayed, t.id));
-    if (!replayed.ok && replayed.error?.startsWith("HTTP")) break;
-  }
-  const id = await recorded(store, t.server, s.sid, marks.length);
-  store.setOrigin(id, { kind: "fork", from: t.id, step: n });
-  marks.forEach((m, i) => {
-    store.setStepReplay(id, i + 1, m);
+export interface ReplayRun {
+  env: string;
+  sid: string;
+  prompt: Block[];
+  /** The replayed steps, numbered as the originals. */
+  steps: TrajectoryStep[];
+  marks: ReplayMark[];
+  startedAt: number;
+  endedAt: number;
+}
+
+/** The actions of an episode: its steps, without calls made after it had finished. */
+export function episodeActions(t: Trajectory): TrajectoryStep[] {
+  return t.steps.filter((s) => !s.after_end);
+}
+
+/** Re-sends one recorded action; returns the step as replayed (a failed call is a step too). */
+async function replayCall(
+  client: OrsClient,
+  server: string,
+  env: string,
+  sid: string,
+  original: TrajectoryStep,
+  signal?: AbortSignal,
+): Promise<{ step: TrajectoryStep; fatal: ReplayError | null }> {
+  const started = Date.now();
+  let step = pendingStep({
+    index: original.index,
+    tool: original.tool,
+    input: original.input,
+    task_id: null,
+    started_at: started,
   });
-  return {
-    server: t.server,
-    env: s.env,
-    sid: s.sid,
-    trajectory_id: id,
-    step: n,
-    marks,
-    differing: marks.filter(markDiffers).map((m) => m.step),
+  const events = step.events;
+  let outcome: CallOutcome;
+  let fatal: ReplayError | null = null;
+  try {
+    const result = await client.callTool(
+      env,
+      sid,
+      { name: original.tool, input: original.input },
+      {
+        signal,
+        onEvent: (e) => {
+          if (e.type === "task_id" && e.data) step.task_id = e.data;
+          if (e.type === "task_id" || e.type === "chunk" || e.type === "end" || e.type === "error")
+            events.push(stepEvent({ kind: "event", event: e.type, data: e.data ?? "" }, e.at - started));
+          else if (e.type === "ping")
+            events.push(stepEvent({ kind: "comment", comment: e.data ?? "ping" }, e.at - started));
+        },
+      },
+    );
+    outcome = { result };
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    // An SSE `event: error` is the step's outcome; any other failure ends the replay.
+    if (isOrsClientError(err) && err.kind === "stream") outcome = { error: err.detail };
+    else {
+      fatal = replayErrorOf(err, `the call of ${original.tool} (step ${original.index})`, server);
+      outcome = { error: fatal.message };
+    }
+  }
+  step = completeStep(step, outcome, Date.now());
+  return { step, fatal };
+}
+
+/**
+ * Opens a new session on the trajectory's task (`/create_session`, `/create`, the prompt once)
+ * and re-sends its actions in order, comparing each replayed step with the original. Stops at
+ * the first call the server cannot answer (session gone, unreachable). Throws ReplayError.
+ */
+export async function replayEpisode(
+  client: OrsClient,
+  t: Trajectory,
+  o: ReplayOptions = {},
+): Promise<ReplayRun> {
+  const server = t.server;
+  if (!t.task)
+    throw new ReplayError(
+      "input",
+      400,
+      "the trajectory's task is unknown (it was recorded mid-episode): it cannot be re-run",
+    );
+  const actions = episodeActions(t);
+  const upTo = o.upTo ?? actions.length;
+  if (!Number.isInteger(upTo) || upTo < 0 || upTo > actions.length)
+    throw new ReplayError("input", 400, `step must be an integer between 0 and ${actions.length}`);
+  const step = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (err) {
+      if (o.signal?.aborted) throw err;
+      throw replayErrorOf(err, what, server);
+    }
   };
-}
-
-export interface ReplayResult {
-  trajectory_id: string;
-  diff: Omit<TrajectoryDiff, "steps"> & { steps: { index: number; fields: string[] }[] };
-}
-
-/** Replays every action against the current environment; closes the session; returns the diff. */
-export async function replayTrajectory(
-  store: TrajectoryStore,
-  t: Trajectory,
-  relayBase: string,
-  secrets?: Record<string, string>,
-): Promise<ReplayResult> {
-  const s = await open(t, relayBase, secrets);
-  let count = 0;
-  const marks: ReplayMark[] = [];
-  for (const original of t.steps) {
-    const replayed = await call(s, original);
-    count++;
-    marks.push(replayMark(original, replayed, t.id));
-    if (!replayed.ok && replayed.error?.startsWith("HTTP")) break;
+  const startedAt = Date.now();
+  const { sid } = await step("/create_session", () => client.createSession({ signal: o.signal }));
+  let open = true;
+  try {
+    const body: CreateRequest = { ...t.task };
+    if (t.env) body.env_name = t.env;
+    if (o.secrets && Object.keys(o.secrets).length) body.secrets = o.secrets;
+    await step("/create", () => client.create(sid, body, { signal: o.signal }));
+    const env =
+      t.env ?? (await step("/list_environments", () => client.listEnvironments({ signal: o.signal })))[0];
+    if (!env) throw new ReplayError("protocol", 502, `server "${server}" lists no environments`);
+    const prompt = await step("the prompt", () => client.prompt(env, sid, { signal: o.signal }));
+    const steps: TrajectoryStep[] = [];
+    const marks: ReplayMark[] = [];
+    for (const original of actions.slice(0, upTo)) {
+      const { step: replayed, fatal } = await replayCall(client, server, env, sid, original, o.signal);
+      const mark = replayMark(original, replayed, t.id);
+      steps.push({ ...replayed, replay: mark });
+      marks.push(mark);
+      o.onStep?.(replayed, mark);
+      if (fatal) {
+        if (fatal.kind !== "server") throw fatal;
+        open = false; // the server no longer takes calls in this session
+        break;
+      }
+    }
+    if (!o.keepOpen && open) {
+      open = false;
+      await client.delete(sid, { signal: o.signal }).catch(() => undefined);
+    }
+    return { env, sid, prompt, steps, marks, startedAt, endedAt: Date.now() };
+  } catch (err) {
+    if (open) await client.delete(sid).catch(() => undefined);
+    throw err;
   }
-  const id = await recorded(store, t.server, s.sid, count);
-  store.setOrigin(id, { kind: "replay", from: t.id });
-  marks.forEach((m, i) => {
-    store.setStepReplay(id, i + 1, m);
-  });
-  // Close the session (a finished episode keeps `finished`).
-  await post(s.base, "/delete", {}, s.sid).catch(() => undefined);
-  const replay = store.get(id);
-  if (!replay) throw new ReplayError(500, "the replayed trajectory vanished");
-  const diff = diffTrajectories(t, replay);
+}
+
+/** A replay run as a trajectory of its own (for diffs when nothing recorded it, e.g. the CLI). */
+export function replayedTrajectory(t: Trajectory, run: ReplayRun): Trajectory {
+  const last = run.steps.at(-1);
+  const finished = !!last?.finished && last.ok === true;
   return {
-    trajectory_id: id,
-    diff: { ...diff, steps: diff.steps.map((d) => ({ index: d.index, fields: d.fields })) },
+    format: TRAJECTORY_FORMAT,
+    id: `${t.id}-replay`,
+    server: t.server,
+    env: run.env,
+    sid: run.sid,
+    task: t.task,
+    prompt: run.prompt,
+    steps: run.steps,
+    total_reward: totalReward(run.steps),
+    started_at: run.startedAt,
+    ended_at: run.endedAt,
+    end_reason: finished ? "finished" : "user_closed",
+    error: null,
+    origin: { kind: "replay", from: t.id },
   };
 }

@@ -24,9 +24,19 @@ export const trajectoryTaskSchema = z.union([
 ]);
 export type TrajectoryTask = z.infer<typeof trajectoryTaskSchema>;
 
-/** One SSE frame of a call as the relay saw it; `t` = ms since the call started. */
+/**
+ * One SSE frame of a call as the relay saw it; `t` = ms since the call started. The data of
+ * `chunk` and `end` frames is kept only as a preview (the result itself is the step's blocks,
+ * reward, ...): `size` is then the data's full length in characters.
+ */
 export const stepEventSchema = z.union([
-  z.strictObject({ t: z.number(), kind: z.literal("event"), event: z.string(), data: z.string() }),
+  z.strictObject({
+    t: z.number(),
+    kind: z.literal("event"),
+    event: z.string(),
+    data: z.string(),
+    size: z.number().int().nonnegative().optional(),
+  }),
   z.strictObject({ t: z.number(), kind: z.literal("comment"), comment: z.string() }),
 ]);
 export type StepEvent = z.infer<typeof stepEventSchema>;
@@ -58,6 +68,11 @@ export const trajectoryStepSchema = z.strictObject({
   metadata: jsonObjectSchema.nullable(),
   events: z.array(stepEventSchema),
   replay: replayMarkSchema.nullable().optional(),
+  /**
+   * A call made after the episode had finished (a tool returned `finished: true` earlier): kept,
+   * but not part of the episode's total reward nor of its end time.
+   */
+  after_end: z.boolean().optional(),
 });
 export type TrajectoryStep = z.infer<typeof trajectoryStepSchema>;
 
@@ -86,6 +101,12 @@ export const trajectorySchema = z.strictObject({
   end_reason: endReasonSchema.nullable(),
   error: z.string().nullable(),
   origin: trajectoryOriginSchema.nullable().optional(),
+  /**
+   * Each time the prompt was requested again after the first time (by a client other than the
+   * playground: reopening an episode never does): when, and whether the blocks were the same.
+   * Environments that build their world in get_prompt may have been reset then.
+   */
+  reprompts: z.array(z.strictObject({ at: z.number(), same: z.boolean() })).optional(),
 });
 export type Trajectory = z.infer<typeof trajectorySchema>;
 

@@ -17,6 +17,8 @@ export interface ServerEntry {
   source: ServerSource;
   /** Sent as `X-API-Key` when a relayed request has none. Never returned to the browser. */
   apiKey?: string;
+  /** The server's session idle limit, when known (a per-server setting): shown as the countdown. */
+  idleTimeoutMs?: number;
 }
 
 /** What the API shows of a server: never its API key. */
@@ -25,6 +27,8 @@ export interface PublicServer {
   url: string;
   source: ServerSource;
   hasApiKey: boolean;
+  /** The server's session idle limit when the playground knows it, else null. */
+  idleTimeoutMs: number | null;
 }
 
 export type FetchHandler = (req: Request) => Promise<Response>;
@@ -84,6 +88,7 @@ interface FileEntry {
   name: string;
   url: string;
   apiKey?: string;
+  idleTimeoutMs?: number;
 }
 interface ServersFile {
   servers?: FileEntry[];
@@ -98,7 +103,12 @@ export interface ServerRegistry {
   list(): Promise<ServerEntry[]>;
   get(name: string): Promise<ServerEntry | undefined>;
   /** Adds a user server after checking its name and address; throws ServerRegistryError. */
-  add(input: { name: unknown; url: unknown; apiKey?: unknown }): Promise<ServerEntry>;
+  add(input: {
+    name: unknown;
+    url: unknown;
+    apiKey?: unknown;
+    idleTimeoutMs?: unknown;
+  }): Promise<ServerEntry>;
   /** Removes a user server; throws ServerRegistryError (404 unknown, 403 not a user server). */
   remove(name: string): Promise<void>;
   /** Checks whether the relay may reach this server now (resolving its host again). */
@@ -133,7 +143,12 @@ export function createServerRegistry(options: ServerRegistryOptions): ServerRegi
   const envServers = parseServersEnv(env.ORS_SERVERS);
   let lock: Promise<unknown> = Promise.resolve();
 
-  const envKey = (name: string) => env[`ORS_SERVER_API_KEY_${name.toUpperCase().replace(/-/g, "_")}`];
+  const envName = (name: string) => name.toUpperCase().replace(/-/g, "_");
+  const envKey = (name: string) => env[`ORS_SERVER_API_KEY_${envName(name)}`];
+  const envIdle = (name: string) => {
+    const raw = env[`ORS_SERVER_IDLE_TIMEOUT_MS_${envName(name)}`];
+    return raw ? Number(raw) : undefined;
+  };
 
   async function readFileEntries(): Promise<ServersFile> {
     let text: string;
@@ -182,7 +197,14 @@ export function createServerRegistry(options: ServerRegistryOptions): ServerRegi
       if (seen.has(e.name)) return;
       seen.add(e.name);
       const apiKey = envKey(e.name) ?? (typeof e.apiKey === "string" && e.apiKey ? e.apiKey : undefined);
-      out.push({ name: e.name, url: e.url.replace(/\/+$/, ""), source, ...(apiKey ? { apiKey } : {}) });
+      const idle = envIdle(e.name) ?? e.idleTimeoutMs;
+      out.push({
+        name: e.name,
+        url: e.url.replace(/\/+$/, ""),
+        source,
+        ...(apiKey ? { apiKey } : {}),
+        ...(isIdleLimit(idle) ? { idleTimeoutMs: idle } : {}),
+      });
     };
     for (const e of envServers) push(e, "env");
     for (const e of validEntries(f.servers)) push(e, "config");
@@ -233,13 +255,17 @@ export function createServerRegistry(options: ServerRegistryOptions): ServerRegi
         if (input.apiKey != null && typeof input.apiKey !== "string")
           throw new ServerRegistryError(400, "apiKey must be a string");
         const apiKey = (input.apiKey as string | undefined)?.trim() || undefined;
+        if (input.idleTimeoutMs != null && !isIdleLimit(input.idleTimeoutMs))
+          throw new ServerRegistryError(400, "idleTimeoutMs must be a positive integer (milliseconds)");
+        const idleTimeoutMs = (input.idleTimeoutMs as number | undefined) ?? undefined;
         if ((await list()).some((s) => s.name === name))
           throw new ServerRegistryError(409, `a server named "${name}" already exists`);
-        const entry: ServerEntry = { name, url, source: "user", ...(apiKey ? { apiKey } : {}) };
+        const extra = { ...(apiKey ? { apiKey } : {}), ...(idleTimeoutMs ? { idleTimeoutMs } : {}) };
+        const entry: ServerEntry = { name, url, source: "user", ...extra };
         const verdict = await checkAddress(entry);
         if (!verdict.ok) throw new ServerRegistryError(403, `refused: ${verdict.reason}`);
         const f = await readFileEntries();
-        f.userServers = [...validEntries(f.userServers), { name, url, ...(apiKey ? { apiKey } : {}) }];
+        f.userServers = [...validEntries(f.userServers), { name, url, ...extra }];
         await writeAtomically(f);
         return entry;
       }),
@@ -260,5 +286,15 @@ export function createServerRegistry(options: ServerRegistryOptions): ServerRegi
 }
 
 export function toPublicServer(s: ServerEntry): PublicServer {
-  return { name: s.name, url: s.url, source: s.source, hasApiKey: !!s.apiKey };
+  return {
+    name: s.name,
+    url: s.url,
+    source: s.source,
+    hasApiKey: !!s.apiKey,
+    idleTimeoutMs: s.idleTimeoutMs ?? null,
+  };
+}
+
+function isIdleLimit(v: unknown): v is number {
+  return typeof v === "number" && Number.isInteger(v) && v > 0;
 }

@@ -40,7 +40,7 @@ describe("parseTrajectories", () => {
 
 describe("POST /api/trajectories/import", () => {
   let POST: (req: Request) => Promise<Response>;
-  let LIST: (req: Request) => Response;
+  let LIST: (req: Request) => Promise<Response>;
   beforeAll(async () => {
     process.env.PLAYGROUND_DATA_DIR = tempDir("traj-import-");
     ({ POST } = await import("@/app/api/trajectories/import/route"));
@@ -52,7 +52,7 @@ describe("POST /api/trajectories/import", () => {
   const post = (body: string) =>
     POST(new Request("http://t/api/trajectories/import", { method: "POST", body }));
   const count = async () =>
-    ((await LIST(new Request("http://t/api/trajectories")).json()) as { total: number }).total;
+    ((await (await LIST(new Request("http://t/api/trajectories"))).json()) as { total: number }).total;
 
   it("imports nothing when any line is bad, everything when all are good, skips existing ids", async () => {
     const before = await count();

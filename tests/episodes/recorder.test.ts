@@ -4,8 +4,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createLiveFeeds } from "@/lib/episodes/live";
-import { createRecorder } from "@/lib/episodes/recorder";
-import { openStore, type TrajectoryStore } from "@/lib/episodes/store/sqlite";
+import { createRecorder, type Recorder } from "@/lib/episodes/recorder";
+import { openStore, type SqliteTrajectoryStore } from "@/lib/episodes/store/sqlite";
 import type { RelayEvent } from "@/lib/relay/events";
 import { tempDir } from "./helpers";
 
@@ -18,12 +18,24 @@ function setup(idleMs = 60_000) {
   const dir = tempDir();
   const store = openStore({ dir, retention: { maxCount: 0, maxAgeDays: 0 } });
   const live = createLiveFeeds();
-  const rec = createRecorder(store, { live, idleMs, sweepEveryMs: 0 });
+  const liveness: string[] = [];
+  const rec = createRecorder(store, {
+    live,
+    idleMs,
+    sweepEveryMs: 0,
+    checkLiveness: (server, sid) => liveness.push(`${server}/${sid}`),
+  });
   cleanups.push(() => {
     rec.stop();
-    store.close();
+    void store.close();
   });
-  return { dir, store, rec, live, h: rec.handle };
+  current = rec;
+  stores.set(rec.handle, store);
+  const session = async (sid: string) => {
+    await rec.idle();
+    return store.findBySession("local", sid);
+  };
+  return { dir, store, rec, live, liveness, session, h: rec.handle };
 }
 
 const result = (reward: number, finished: boolean, text = "ok") => ({
@@ -87,14 +99,18 @@ function call(
   });
 }
 
-const only = (store: TrajectoryStore) => {
-  const { items } = store.list({});
+let current: Recorder | null = null;
+const stores = new WeakMap<(e: RelayEvent) => void, SqliteTrajectoryStore>();
+const store_ = (h: (e: RelayEvent) => void) => stores.get(h)!;
+const only = async (store: SqliteTrajectoryStore) => {
+  await current?.idle();
+  const { items } = await store.list({});
   expect(items).toHaveLength(1);
-  return store.get(items[0].id)!;
+  return (await store.get(items[0]!.id))!;
 };
 
 describe("recorder", () => {
-  it("records an episode step by step and ends it as finished", () => {
+  it("records an episode step by step and ends it as finished", async () => {
     const { store, h } = setup();
     episode(h, "s1");
     h({
@@ -108,7 +124,9 @@ describe("recorder", () => {
       at: 2000,
     });
     // The step exists (in flight) as soon as the call starts.
-    expect(only(store).steps).toMatchObject([{ index: 1, ok: null, tool: "answer", input: { a: 3 } }]);
+    expect((await only(store)).steps).toMatchObject([
+      { index: 1, ok: null, tool: "answer", input: { a: 3 } },
+    ]);
     h({
       type: "call_finished",
       server: "local",
@@ -119,7 +137,7 @@ describe("recorder", () => {
       at: 2005,
     });
     call(h, "s1", "c2", 3000, 1, true);
-    const t = only(store);
+    const t = await only(store);
     expect(t).toMatchObject({
       server: "local",
       env: "math",
@@ -145,71 +163,64 @@ describe("recorder", () => {
     });
     // A /delete after `finished` keeps `finished`.
     h({ type: "session_deleted", server: "local", sid: "s1", endpoint: "delete", at: 4000 });
-    expect(only(store).end_reason).toBe("finished");
+    expect((await only(store)).end_reason).toBe("finished");
   });
 
-  it("user_closed on /delete, timeout on 410, error when the server lost the session", () => {
-    const { store, h } = setup();
+  it("ends by status: user_closed on /delete and on 410, error when /ping says the session is lost, timeout when idle past the limit", async () => {
+    const { h, session, liveness } = setup();
+    const failed = (sid: string, endpoint: string, status: number, detail: string, at = 5000) =>
+      h({ type: "request_failed", server: "local", sid, endpoint, status, detail, at });
     episode(h, "a");
     h({ type: "session_deleted", server: "local", sid: "a", endpoint: "delete", at: 5000 });
     episode(h, "b");
-    h({
-      type: "request_failed",
-      server: "local",
-      sid: "b",
-      endpoint: "call",
-      status: 410,
-      detail: "Session was deleted",
-      at: 5000,
-    });
+    failed("b", "call", 410, "Session was deleted");
+    // A 404 on /call may be an unknown tool or environment: the server is asked (/ping) first.
     episode(h, "c");
+    failed("c", "call", 404, "Tool not found: x");
+    failed("c", "call", 502, "unreachable");
+    expect((await session("c"))?.end_reason).toBeNull();
+    expect(liveness).toEqual(["local/c"]);
+    // ...and its /ping's 404 decides: not idle long, so the server lost it.
+    failed("c", "ping", 404, "Session not found");
+    // Idle past the spec's 15 minutes: expired.
+    episode(h, "d", 1000);
+    failed("d", "ping", 404, "Session not found", 1000 + 16 * 60_000);
+    // A setup failure (a 5xx before any prompt or call succeeded) and a refused /create.
+    h({ type: "session_created", server: "local", sid: "e", at: 1 });
     h({
-      type: "request_failed",
+      type: "episode_created",
       server: "local",
-      sid: "c",
-      endpoint: "call",
-      status: 404,
-      detail: "Session not found",
-      at: 5000,
+      sid: "e",
+      env: "math",
+      task: { task_spec: { x: 1 } },
+      at: 2,
     });
-    episode(h, "d");
-    h({
-      type: "request_failed",
-      server: "local",
-      sid: "d",
-      endpoint: "call",
-      status: 404,
-      detail: "Tool not found: x",
-      at: 5000,
-    });
-    h({
-      type: "request_failed",
-      server: "local",
-      sid: "d",
-      endpoint: "call",
-      status: 502,
-      detail: "unreachable",
-      at: 5000,
-    });
-    const reason = (sid: string) => store.findBySession("local", sid)?.end_reason;
-    expect(reason("a")).toBe("user_closed");
-    expect(reason("b")).toBe("timeout");
-    expect(reason("c")).toBe("error");
-    expect(store.findBySession("local", "c")?.error).toMatch(/lost the session/);
-    expect(reason("d")).toBeNull();
+    failed("e", "prompt", 500, "ValueError: the task_spec has no question");
+    const reason = async (sid: string) => (await session(sid))?.end_reason;
+    expect(await reason("a")).toBe("user_closed");
+    expect(await reason("b")).toBe("user_closed");
+    expect((await session("b"))?.error).toMatch(/deleted elsewhere/);
+    expect(await reason("c")).toBe("error");
+    expect((await session("c"))?.error).toMatch(/lost the session/);
+    expect(await reason("d")).toBe("timeout");
+    expect(await reason("e")).toBe("error");
+    expect((await session("e"))?.error).toBe("setup failed: ValueError: the task_spec has no question");
   });
 
-  it("ends episodes idle longer than the idle timeout (server stopped answering)", () => {
+  it("ends episodes idle longer than the idle timeout (server stopped answering)", async () => {
     const { store, rec, h } = setup(10_000);
     episode(h, "idle", 1000);
     h({ type: "ping", server: "local", sid: "idle", ok: true, at: 4000 });
-    rec.sweep(4000 + 9_000);
-    expect(store.findBySession("local", "idle")?.end_reason).toBeNull();
-    rec.sweep(4000 + 11_000);
-    expect(store.findBySession("local", "idle")).toMatchObject({ end_reason: "timeout", ended_at: 14_000 });
+    await rec.sweep(4000 + 9_000);
+    expect((await store.findBySession("local", "idle"))?.end_reason).toBeNull();
+    await rec.sweep(4000 + 11_000);
+    expect(await store.findBySession("local", "idle")).toMatchObject({
+      end_reason: "timeout",
+      ended_at: 14_000,
+    });
   });
 
-  it("a re-post with the saved task_id continues the same step", () => {
+  it("a re-post with the saved task_id continues the same step", async () => {
     const { store, h } = setup();
     episode(h, "r");
     h({
@@ -240,7 +251,7 @@ describe("recorder", () => {
       latencyMs: 3,
       at: 2003,
     });
-    expect(only(store).steps[0]).toMatchObject({ ok: false, error: "upstream dropped" });
+    expect((await only(store)).steps[0]).toMatchObject({ ok: false, error: "upstream dropped" });
     h({
       type: "call_started",
       server: "local",
@@ -263,17 +274,22 @@ describe("recorder", () => {
       latencyMs: 2,
       at: 2102,
     });
-    const t = only(store);
+    const t = await only(store);
     expect(t.steps).toHaveLength(1);
-    expect(t.steps[0]).toMatchObject({ ok: true, reward: 1, error: null });
+    // The latency is the call's true one, from its first post to the result.
+    expect(t.steps[0]).toMatchObject({ ok: true, reward: 1, error: null, latency_ms: 102, ended_at: 2102 });
+    expect(t.steps[0]!.events.map((e) => (e.kind === "comment" ? e.comment : e.event))).toEqual([
+      "task_id",
+      "relay: resumed",
+    ]);
   });
 
-  it("publishes live events (step, frame, ended) and serves in-flight frames", () => {
-    const { store, rec, live, h } = setup();
+  it("publishes live events (step, frame, ended) and serves in-flight frames", async () => {
+    const { rec, live, h, session } = setup();
     const seen: string[] = [];
     cleanups.push(live.subscribe(null, (e) => seen.push(e.type)));
     episode(h, "l");
-    const id = store.findBySession("local", "l")!.id;
+    const id = (await session("l"))!.id;
     h({
       type: "call_started",
       server: "local",
@@ -292,7 +308,8 @@ describe("recorder", () => {
       frame: { kind: "comment", comment: "ping" },
       at: 2500,
     });
-    expect(rec.inflight(id)[0].events).toEqual([{ t: 500, kind: "comment", comment: "ping" }]);
+    await rec.idle();
+    expect(rec.inflight(id)[0]!.events).toEqual([{ t: 500, kind: "comment", comment: "ping" }]);
     h({
       type: "call_finished",
       server: "local",
@@ -302,18 +319,108 @@ describe("recorder", () => {
       latencyMs: 600,
       at: 2600,
     });
+    await rec.idle();
     expect(rec.inflight(id)).toEqual([]);
     expect(seen).toEqual(["started", "prompt", "step", "frame", "step", "ended"]);
   });
 
-  it("records a session first seen mid-episode with an unknown task", () => {
-    const { store, h } = setup();
-    call(h, "late", "c1", 1000, 0.5, false);
-    expect(only(store)).toMatchObject({ task: null, sid: "late", env: "math", total_reward: 0.5 });
+  it("keeps calls made after finished as steps after the end, out of the total and of ended_at", async () => {
+    const { h } = setup();
+    episode(h, "f");
+    call(h, "f", "c1", 2000, 1, true);
+    call(h, "f", "c2", 3000, 5, false);
+    const t = await only(store_(h));
+    expect(t).toMatchObject({ end_reason: "finished", ended_at: 2009, total_reward: 1 });
+    expect(t.steps.map((x) => [x.index, x.reward, x.after_end ?? false])).toEqual([
+      [1, 1, false],
+      [2, 5, true],
+    ]);
   });
 
-  it("never writes secrets", () => {
-    const { dir, store, h } = setup();
+  it("records a prompt requested again, and whether it was the same", async () => {
+    const { h } = setup();
+    episode(h, "p");
+    h({
+      type: "prompt",
+      server: "local",
+      sid: "p",
+      env: "math",
+      blocks: [{ type: "text", text: "2+2?" }],
+      at: 10,
+    });
+    h({
+      type: "prompt",
+      server: "local",
+      sid: "p",
+      env: "math",
+      blocks: [{ type: "text", text: "new world" }],
+      at: 20,
+    });
+    const t = await only(store_(h));
+    expect(t.prompt).toEqual([{ type: "text", text: "2+2?" }]);
+    expect(t.reprompts).toEqual([
+      { at: 10, same: true },
+      { at: 20, same: false },
+    ]);
+  });
+
+  it("keeps a large result once: its frames are previews with their size", async () => {
+    const { h } = setup();
+    episode(h, "big");
+    const text = "x".repeat(10_000);
+    const json = JSON.stringify(result(1, false, text));
+    h({
+      type: "call_started",
+      server: "local",
+      sid: "big",
+      env: "math",
+      callId: "c",
+      tool: "dump",
+      input: {},
+      at: 5,
+    });
+    h({
+      type: "call_frame",
+      server: "local",
+      sid: "big",
+      callId: "c",
+      frame: { kind: "event", event: "chunk", data: json.slice(0, 4096) },
+      at: 6,
+    });
+    h({
+      type: "call_frame",
+      server: "local",
+      sid: "big",
+      callId: "c",
+      frame: { kind: "event", event: "end", data: json.slice(4096) },
+      at: 7,
+    });
+    h({
+      type: "call_finished",
+      server: "local",
+      sid: "big",
+      callId: "c",
+      result: result(1, false, text),
+      latencyMs: 2,
+      at: 8,
+    });
+    const [s1] = (await only(store_(h))).steps;
+    expect(s1!.blocks).toEqual([{ type: "text", text }]);
+    const sizes = s1!.events.map((e) => (e.kind === "event" ? [e.event, e.data.length, e.size] : []));
+    expect(sizes).toEqual([
+      ["chunk", 240, 4096],
+      ["end", 240, json.length - 4096],
+    ]);
+  });
+
+  it("records a session first seen mid-episode with an unknown task", async () => {
+    const { store, h } = setup();
+    call(h, "late", "c1", 1000, 0.5, false);
+    expect(await only(store)).toMatchObject({ task: null, sid: "late", env: "math", total_reward: 0.5 });
+  });
+
+  it("never writes secrets", async () => {
+    const { dir, store, rec, h } = setup();
     // Even if an event carried more than the contract says, only named fields are copied.
     h({
       type: "episode_created",
@@ -325,10 +432,11 @@ describe("recorder", () => {
       at: 1,
     } as never);
     call(h, "sec", "c", 2, 1, true);
+    await rec.idle();
     store.db.pragma("wal_checkpoint(TRUNCATE)");
     for (const f of fs.readdirSync(dir)) {
       expect(fs.readFileSync(path.join(dir, f)).includes("hunter2-SECRET")).toBe(false);
     }
-    expect(JSON.stringify(only(store))).not.toContain("hunter2");
+    expect(JSON.stringify(await only(store))).not.toContain("hunter2");
   });
 });

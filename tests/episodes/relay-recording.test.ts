@@ -1,7 +1,8 @@
 // A plain ORS client (not the UI) runs episodes through the app's relay route handler, in
 // process, and the recorder finds them in the store: steps, frames, rewards, end reasons.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TrajectoryStore } from "@/lib/episodes/store/sqlite";
+import type { Recorder } from "@/lib/episodes/recorder";
+import type { TrajectoryStore } from "@/lib/episodes/store/types";
 import { createOrsClient, type OrsClient } from "@/lib/ors/client";
 import { tempDir } from "./helpers";
 
@@ -11,6 +12,13 @@ type Handler = (
 ) => Promise<Response>;
 
 let store: TrajectoryStore;
+let recorder: Recorder;
+/** The newest trajectory of a session once the recorder has written what it saw. */
+async function recorded(sid: string) {
+  await recorder.idle();
+  const summary = await store.findBySession("local", sid);
+  return summary ? (await store.get(summary.id))! : null;
+}
 let ors: OrsClient;
 
 beforeAll(async () => {
@@ -19,7 +27,7 @@ beforeAll(async () => {
     string,
     Handler
   >;
-  ({ store } = (await import("@/lib/playground")).getPlayground());
+  ({ store, recorder } = (await import("@/lib/playground")).getPlayground());
   const relayFetch: typeof fetch = async (input, init) => {
     const req = new Request(input, init);
     const parts = new URL(req.url).pathname.split("/").slice(3).map(decodeURIComponent);
@@ -40,13 +48,12 @@ describe("episodes through the relay are recorded", () => {
     await ors.create(sid, { env_name: "math", split: "test", index: 2 });
     const prompt = await ors.prompt("math", sid);
     // While running it is listed as live.
-    expect(store.running().some((t) => t.sid === sid)).toBe(true);
+    await recorder.idle();
+    expect((await store.running()).some((t) => t.sid === sid)).toBe(true);
     const wrong = await ors.callTool("math", sid, { name: "submit", input: { answer: "not a number" } });
     const right = await ors.callTool("math", sid, { name: "submit", input: { answer: String(task.answer) } });
     await ors.delete(sid);
-    const summary = store.findBySession("local", sid);
-    expect(summary).not.toBeNull();
-    const t = store.get(summary!.id)!;
+    const t = (await recorded(sid))!;
     expect(t).toMatchObject({
       server: "local",
       env: "math",
@@ -65,7 +72,10 @@ describe("episodes through the relay are recorded", () => {
     expect(t.steps[1].events.map((e) => (e.kind === "event" ? e.event : e.kind))).toContain("end");
     expect(t.steps[1].events[0]).toMatchObject({ kind: "event", event: "task_id" });
     expect(t.steps[1].latency_ms).toBeGreaterThanOrEqual(0);
-    expect(t.total_reward).toBe((t.steps[0].reward ?? 0) + (t.steps[1].reward ?? 0));
+    // math ends after one answer: the second submit is kept, after the end, and does not count.
+    expect(t.steps.map((x) => x.after_end ?? false)).toEqual([false, true]);
+    expect(t.total_reward).toBe(t.steps[0].reward ?? 0);
+    expect(t.ended_at).toBe(t.steps[0].ended_at);
   });
 
   it("a /delete before finishing ends it user_closed; a later call on the gone session changes nothing", async () => {
@@ -74,7 +84,7 @@ describe("episodes through the relay are recorded", () => {
     await ors.callTool("dice", sid, { name: "roll", input: { sides: 6 } });
     await ors.delete(sid);
     await expect(ors.callTool("dice", sid, { name: "echo", input: { text: "x" } })).rejects.toThrow();
-    const t = store.get(store.findBySession("local", sid)!.id)!;
+    const t = (await recorded(sid))!;
     expect(t.end_reason).toBe("user_closed");
     expect(t.steps).toHaveLength(1);
     expect(t.steps[0].blocks[0]).toMatchObject({ type: "text", text: expect.stringMatching(/^You rolled/) });
@@ -85,7 +95,7 @@ describe("episodes through the relay are recorded", () => {
     const { GET } = await import("@/app/api/trajectories/[id]/events/route");
     const { sid } = await ors.createSession();
     await ors.create(sid, { env_name: "dice", split: "train", index: 0 });
-    const id = store.findBySession("local", sid)!.id;
+    const id = (await recorded(sid))!.id;
     const abort = new AbortController();
     const res = await GET(new Request(`http://t/api/trajectories/${id}/events`, { signal: abort.signal }), {
       params: Promise.resolve({ id }),
@@ -131,22 +141,29 @@ describe("episodes through the relay are recorded", () => {
     const { sid } = await ors.createSession();
     await ors.create(sid, { env_name: "brokensetup", split: "train", index: 0 });
     await expect(ors.prompt("brokensetup", sid)).rejects.toThrow(/setup/i);
-    const t = store.findBySession("local", sid)!;
+    const t = (await recorded(sid))!;
     expect(t.end_reason).toBe("error");
     expect(t.error).toMatch(/^setup failed: .*brokensetup/i);
   });
 
-  it("a session the server never knew (404) ends the running trajectory as error", async () => {
+  it("a 404 that may be an unknown environment is checked with /ping; a session deleted elsewhere (410) ends user_closed", async () => {
     const { sid } = await ors.createSession();
     await ors.create(sid, { env_name: "dice", split: "train", index: 1 });
+    await ors.prompt("dice", sid);
+    // A 404 for an unknown environment does not end the episode: the recorder asks /ping first.
+    await expect(ors.prompt("no-such-env", sid)).rejects.toThrow(/Unknown environment/);
+    await recorder.idle();
+    await new Promise((r) => setTimeout(r, 50)); // the liveness /ping is in flight through the relay
+    expect((await recorded(sid))?.end_reason).toBeNull();
     // Delete it behind the recorder's back (straight to the host, not through the relay)...
     const { getPlayground } = await import("@/lib/playground");
     await getPlayground().host(
       new Request("http://x/api/ors/delete", { method: "POST", headers: { "X-Session-ID": sid } }),
     );
-    // ...then the next request through the relay is refused and the episode ends.
-    await expect(ors.prompt("dice", sid)).rejects.toThrow();
-    const t = store.findBySession("local", sid)!;
-    expect(["timeout", "error"]).toContain(t.end_reason);
+    // ...then the next request through the relay is refused (410) and the episode ends.
+    await expect(ors.callTool("dice", sid, { name: "echo", input: { text: "x" } })).rejects.toThrow();
+    const t = (await recorded(sid))!;
+    expect(t.end_reason).toBe("user_closed");
+    expect(t.error).toMatch(/deleted elsewhere/);
   });
 });

@@ -1,4 +1,4 @@
-// GET /api/servers: the known servers with their health. POST /api/servers {name, url, apiKey?}:
+// GET /api/servers: the known servers with their health. POST /api/servers {name, url, apiKey?, idleTimeoutMs?}:
 // adds a user server (name and address checked; see lib/registry).
 
 import { getPlayground } from "@/lib/playground";
@@ -28,10 +28,10 @@ export async function POST(req: Request) {
   }
   if (!body || typeof body !== "object" || Array.isArray(body))
     return detailResponse(400, "body must be JSON {name, url, apiKey?}");
-  const { name, url, apiKey } = body as Record<string, unknown>;
+  const { name, url, apiKey, idleTimeoutMs } = body as Record<string, unknown>;
   const registry = getPlayground().registry;
   try {
-    const entry = await registry.add({ name, url, apiKey });
+    const entry = await registry.add({ name, url, apiKey, idleTimeoutMs });
     const health = await checkServerHealth(registry, entry);
     return Response.json({ ...toPublicServer(entry), health }, { status: 201 });
   } catch (err) {

@@ -6,8 +6,8 @@ import { getPlayground } from "@/lib/playground";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export function GET(req: Request) {
+export async function GET(req: Request) {
   const f = parseFilter(new URL(req.url));
   if (!f.ok) return f.response;
-  return Response.json(getPlayground().store.list(f.filter), { headers: noStore });
+  return Response.json(await getPlayground().store.list(f.filter), { headers: noStore });
 }

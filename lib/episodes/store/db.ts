@@ -53,6 +53,9 @@ export const MIGRATIONS: string[] = [
   // 3: when a trajectory entered this store (imports are old episodes stored now): the age cap
   // counts from here. Older rows fall back to started_at.
   `ALTER TABLE trajectories ADD COLUMN stored_at INTEGER;`,
+  // 4: steps made after the episode finished (kept, not counted), and prompts requested again.
+  `ALTER TABLE steps ADD COLUMN after_end INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE trajectories ADD COLUMN reprompts_json TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,5 +1,6 @@
-// The trajectory store: CRUD over the SQLite file, step-by-step writes, list filters, import,
-// retention. One instance per process (built by lib/playground.ts); tests open their own.
+// The embedded trajectory store: the TrajectoryStore contract (./types.ts) over one SQLite file —
+// step-by-step writes, list filters, import, retention. better-sqlite3 is synchronous and fast;
+// the methods are async only to honour the contract. One per process (lib/playground.ts).
 import "server-only";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
@@ -17,13 +18,7 @@ import {
 } from "@/lib/episodes/schema";
 import type { Block, JsonObject } from "@/lib/ors/protocol";
 import { type Db, dataDir, openDb } from "./db";
-
-export interface RetentionOptions {
-  /** Keep at most this many trajectories (oldest ended ones go first). 0 = no cap. */
-  maxCount: number;
-  /** Delete ended trajectories older than this many days. 0 = no cap. */
-  maxAgeDays: number;
-}
+import type { NewTrajectory, RetentionOptions, TrajectoryStore } from "./types";
 
 export function retentionFromEnv(env: NodeJS.ProcessEnv = process.env): RetentionOptions {
   const num = (v: string | undefined, d: number) => {
@@ -56,6 +51,7 @@ interface TrajRow {
   end_reason: EndReason | null;
   error: string | null;
   origin_json: string | null;
+  reprompts_json: string | null;
 }
 
 interface StepRow {
@@ -75,6 +71,7 @@ interface StepRow {
   metadata_json: string | null;
   events_json: string;
   replay_json: string | null;
+  after_end: number;
 }
 
 const parse = <T>(s: string | null): T | null => (s == null ? null : (JSON.parse(s) as T));
@@ -115,6 +112,7 @@ function toStep(r: StepRow): TrajectoryStep {
     metadata: parse<JsonObject>(r.metadata_json),
     events: JSON.parse(r.events_json) as StepEvent[],
     replay: parse(r.replay_json),
+    ...(r.after_end ? { after_end: true } : {}),
   };
 }
 
@@ -127,17 +125,7 @@ const SORT_COLUMNS: Record<string, string> = {
   server: "server",
 };
 
-export interface NewTrajectory {
-  id?: string;
-  server: string;
-  sid: string | null;
-  env: string | null;
-  task: TrajectoryTask | null;
-  startedAt: number;
-  origin?: TrajectoryOrigin | null;
-}
-
-export class TrajectoryStore {
+export class SqliteTrajectoryStore implements TrajectoryStore {
   readonly db: Db;
   readonly retention: RetentionOptions;
 
@@ -146,12 +134,12 @@ export class TrajectoryStore {
     this.retention = retention;
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.db.close();
   }
 
   /** Starts a trajectory (no steps yet); enforces retention. Returns its id. */
-  create(t: NewTrajectory): string {
+  async create(t: NewTrajectory): Promise<string> {
     const id = t.id ?? newTrajectoryId();
     this.db
       .prepare(
@@ -171,11 +159,11 @@ export class TrajectoryStore {
         t.origin ? JSON.stringify(t.origin) : null,
         Date.now(),
       );
-    this.enforceRetention(Date.now());
+    this.retain(Date.now());
     return id;
   }
 
-  setPrompt(id: string, blocks: Block[], at: number): void {
+  async setPrompt(id: string, blocks: Block[], at: number): Promise<void> {
     this.db
       .prepare(
         "UPDATE trajectories SET prompt_json = ?, last_activity_at = MAX(last_activity_at, ?) WHERE id = ?",
@@ -183,32 +171,48 @@ export class TrajectoryStore {
       .run(JSON.stringify(blocks), at, id);
   }
 
-  hasPrompt(id: string): boolean {
+  async addReprompt(id: string, at: number, same: boolean): Promise<void> {
+    this.db
+      .prepare(
+        `UPDATE trajectories SET
+           reprompts_json = json_insert(COALESCE(reprompts_json, '[]'), '$[#]', json(?)),
+           last_activity_at = MAX(last_activity_at, ?)
+         WHERE id = ?`,
+      )
+      .run(JSON.stringify({ at, same }), at, id);
+  }
+
+  async hasPrompt(id: string): Promise<boolean> {
     return !!this.db.prepare("SELECT 1 FROM trajectories WHERE id = ? AND prompt_json IS NOT NULL").get(id);
   }
 
-  setEnv(id: string, env: string): void {
+  async setEnv(id: string, env: string): Promise<void> {
     this.db.prepare("UPDATE trajectories SET env = ? WHERE id = ? AND env IS NULL").run(env, id);
   }
 
-  setOrigin(id: string, origin: TrajectoryOrigin): void {
+  async setOrigin(id: string, origin: TrajectoryOrigin): Promise<void> {
     this.db.prepare("UPDATE trajectories SET origin_json = ? WHERE id = ?").run(JSON.stringify(origin), id);
   }
 
-  touch(id: string, at: number): void {
+  async touch(id: string, at: number): Promise<void> {
     this.db
       .prepare("UPDATE trajectories SET last_activity_at = MAX(last_activity_at, ?) WHERE id = ?")
       .run(at, id);
   }
 
   /** Writes a step (insert or replace) and refreshes the trajectory's counters. */
-  putStep(id: string, step: TrajectoryStep): void {
+  async putStep(id: string, step: TrajectoryStep): Promise<void> {
+    this.writeStep(id, step);
+  }
+
+  private writeStep(id: string, step: TrajectoryStep): void {
     const tx = this.db.transaction(() => {
       this.db
         .prepare(
           `INSERT OR REPLACE INTO steps (trajectory_id, idx, tool, input_json, task_id, started_at, ended_at,
-             latency_ms, ok, error, blocks_json, reward, finished, metadata_json, events_json, replay_json)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             latency_ms, ok, error, blocks_json, reward, finished, metadata_json, events_json, replay_json,
+             after_end)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           id,
@@ -227,12 +231,13 @@ export class TrajectoryStore {
           step.metadata ? JSON.stringify(step.metadata) : null,
           JSON.stringify(step.events),
           step.replay ? JSON.stringify(step.replay) : null,
+          step.after_end ? 1 : 0,
         );
       this.db
         .prepare(
           `UPDATE trajectories SET
              num_steps = (SELECT COUNT(*) FROM steps WHERE trajectory_id = @id),
-             total_reward = (SELECT COALESCE(SUM(reward), 0) FROM steps WHERE trajectory_id = @id),
+             total_reward = (SELECT COALESCE(SUM(reward), 0) FROM steps WHERE trajectory_id = @id AND after_end = 0),
              last_activity_at = MAX(last_activity_at, @at)
            WHERE id = @id`,
         )
@@ -241,14 +246,18 @@ export class TrajectoryStore {
     tx();
   }
 
-  setStepReplay(id: string, index: number, mark: TrajectoryStep["replay"]): void {
+  async setStepReplay(id: string, index: number, mark: TrajectoryStep["replay"]): Promise<void> {
     this.db
       .prepare("UPDATE steps SET replay_json = ? WHERE trajectory_id = ? AND idx = ?")
       .run(mark ? JSON.stringify(mark) : null, id, index);
   }
 
   /** Ends a running trajectory. Returns false when it had already ended (nothing changes). */
-  end(id: string, reason: EndReason, at: number, error: string | null = null): boolean {
+  async end(id: string, reason: EndReason, at: number, error: string | null = null): Promise<boolean> {
+    return this.endSync(id, reason, at, error);
+  }
+
+  private endSync(id: string, reason: EndReason, at: number, error: string | null): boolean {
     const r = this.db
       .prepare(
         "UPDATE trajectories SET end_reason = ?, ended_at = ?, error = ? WHERE id = ? AND end_reason IS NULL",
@@ -258,17 +267,17 @@ export class TrajectoryStore {
   }
 
   /** Ends every running trajectory of a server (e.g. `local` after the app restarted). */
-  endRunningOf(server: string, reason: EndReason, at: number, error: string | null): string[] {
+  async endRunningOf(server: string, reason: EndReason, at: number, error: string | null): Promise<string[]> {
     const ids = (
       this.db.prepare("SELECT id FROM trajectories WHERE server = ? AND end_reason IS NULL").all(server) as {
         id: string;
       }[]
     ).map((r) => r.id);
-    return ids.filter((id) => this.end(id, reason, at, error));
+    return ids.filter((id) => this.endSync(id, reason, at, error));
   }
 
   /** The running trajectory of a session (the newest, if several), or null. */
-  findRunning(server: string, sid: string): TrajectorySummary | null {
+  async findRunning(server: string, sid: string): Promise<TrajectorySummary | null> {
     const r = this.db
       .prepare(
         "SELECT * FROM trajectories WHERE server = ? AND sid = ? AND end_reason IS NULL ORDER BY started_at DESC LIMIT 1",
@@ -278,7 +287,7 @@ export class TrajectoryStore {
   }
 
   /** The newest trajectory of a session, running or ended (imports excluded), or null. */
-  findBySession(server: string, sid: string): TrajectorySummary | null {
+  async findBySession(server: string, sid: string): Promise<TrajectorySummary | null> {
     const r = this.db
       .prepare(
         `SELECT * FROM trajectories WHERE server = ? AND sid = ?
@@ -289,13 +298,17 @@ export class TrajectoryStore {
     return r ? toSummary(r) : null;
   }
 
-  summary(id: string): TrajectorySummary | null {
+  async summary(id: string): Promise<TrajectorySummary | null> {
     const r = this.db.prepare("SELECT * FROM trajectories WHERE id = ?").get(id) as TrajRow | undefined;
     return r ? toSummary(r) : null;
   }
 
   /** A whole trajectory in the export format, or null. */
-  get(id: string): Trajectory | null {
+  async get(id: string): Promise<Trajectory | null> {
+    return this.getSync(id);
+  }
+
+  private getSync(id: string): Trajectory | null {
     const r = this.db.prepare("SELECT * FROM trajectories WHERE id = ?").get(id) as TrajRow | undefined;
     return r ? this.hydrate(r) : null;
   }
@@ -321,6 +334,8 @@ export class TrajectoryStore {
     };
     const origin = parse<TrajectoryOrigin>(r.origin_json);
     if (origin) t.origin = origin;
+    const reprompts = parse<NonNullable<Trajectory["reprompts"]>>(r.reprompts_json);
+    if (reprompts?.length) t.reprompts = reprompts;
     return t;
   }
 
@@ -372,7 +387,7 @@ export class TrajectoryStore {
   }
 
   /** Summaries matching the filters, newest first by default, with the total count. */
-  list(f: TrajectoryFilter = {}): { items: TrajectorySummary[]; total: number } {
+  async list(f: TrajectoryFilter = {}): Promise<{ items: TrajectorySummary[]; total: number }> {
     const { sql, params } = this.where(f);
     const total = (
       this.db.prepare(`SELECT COUNT(*) AS n FROM trajectories ${sql}`).get(params) as { n: number }
@@ -384,19 +399,19 @@ export class TrajectoryStore {
   }
 
   /** Every matching trajectory in the export format, one at a time (for JSONL export). */
-  *iterate(f: TrajectoryFilter = {}): Generator<Trajectory> {
+  async *iterate(f: TrajectoryFilter = {}): AsyncGenerator<Trajectory> {
     const { sql, params } = this.where(f);
     const ids = this.db
       .prepare(`SELECT id FROM trajectories ${sql} ${this.orderBy(f)} LIMIT @limit OFFSET @offset`)
       .all({ ...params, limit: f.limit ?? -1, offset: f.offset ?? 0 }) as { id: string }[];
     for (const { id } of ids) {
-      const t = this.get(id);
+      const t = this.getSync(id);
       if (t) yield t;
     }
   }
 
   /** Running trajectories (no end reason yet), newest activity first. */
-  running(): TrajectorySummary[] {
+  async running(): Promise<TrajectorySummary[]> {
     return (
       this.db
         .prepare(
@@ -411,7 +426,7 @@ export class TrajectoryStore {
    * (importing the same file twice is a no-op). Imports are marked `origin.kind = "import"` unless
    * they carry an origin; a trajectory exported while running is stored as ended with `error`.
    */
-  importMany(trajectories: Trajectory[]): { imported: string[]; skipped: string[] } {
+  async importMany(trajectories: Trajectory[]): Promise<{ imported: string[]; skipped: string[] }> {
     const imported: string[] = [];
     const skipped: string[] = [];
     const exists = this.db.prepare("SELECT 1 FROM trajectories WHERE id = ?");
@@ -424,8 +439,8 @@ export class TrajectoryStore {
         this.db
           .prepare(
             `INSERT INTO trajectories (id, server, env, sid, task_json, task_label, prompt_json, started_at,
-               ended_at, last_activity_at, end_reason, error, origin_json, stored_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+               ended_at, last_activity_at, end_reason, error, origin_json, stored_at, reprompts_json)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           )
           .run(
             t.id,
@@ -436,23 +451,24 @@ export class TrajectoryStore {
             taskLabel(t.task),
             t.prompt ? JSON.stringify(t.prompt) : null,
             t.started_at,
-            t.ended_at ?? t.steps.at(-1)?.ended_at ?? t.started_at,
+            t.ended_at ?? t.steps.filter((s) => !s.after_end).at(-1)?.ended_at ?? t.started_at,
             t.ended_at ?? t.started_at,
             t.end_reason ?? "error",
             t.end_reason ? t.error : (t.error ?? "the episode was still running when it was exported"),
             JSON.stringify(t.origin ?? { kind: "import", from: t.id }),
             Date.now(),
+            t.reprompts?.length ? JSON.stringify(t.reprompts) : null,
           );
-        for (const s of t.steps) this.putStep(t.id, s);
+        for (const s of t.steps) this.writeStep(t.id, s);
         imported.push(t.id);
       }
     });
     tx();
-    if (imported.length) this.enforceRetention(Date.now());
+    if (imported.length) this.retain(Date.now());
     return { imported, skipped };
   }
 
-  delete(id: string): boolean {
+  async delete(id: string): Promise<boolean> {
     return this.db.prepare("DELETE FROM trajectories WHERE id = ?").run(id).changes > 0;
   }
 
@@ -461,7 +477,11 @@ export class TrajectoryStore {
    * by insertion order) and those stored longer ago than the age cap (an import's age counts from
    * its import). Running ones are never deleted.
    */
-  enforceRetention(now: number): number {
+  async enforceRetention(now: number): Promise<number> {
+    return this.retain(now);
+  }
+
+  private retain(now: number): number {
     let removed = 0;
     const { maxAgeDays, maxCount } = this.retention;
     if (maxAgeDays > 0) {
@@ -488,7 +508,7 @@ export class TrajectoryStore {
   }
 
   /** Ends as `timeout` every running trajectory with no activity for longer than `idleMs`. */
-  sweepIdle(now: number, idleMs: number): string[] {
+  async sweepIdle(now: number, idleMs: number): Promise<string[]> {
     const rows = this.db
       .prepare(
         "SELECT id, last_activity_at FROM trajectories WHERE end_reason IS NULL AND last_activity_at < ?",
@@ -497,7 +517,12 @@ export class TrajectoryStore {
     const ended: string[] = [];
     for (const r of rows) {
       if (
-        this.end(r.id, "timeout", r.last_activity_at + idleMs, "no activity for longer than the idle timeout")
+        this.endSync(
+          r.id,
+          "timeout",
+          r.last_activity_at + idleMs,
+          "no activity for longer than the idle timeout",
+        )
       )
         ended.push(r.id);
     }
@@ -512,7 +537,7 @@ function escapeLike(s: string): string {
 /** Opens a store on a file (tests) or in a data directory. */
 export function openStore(
   opts: { file?: string; dir?: string; retention?: RetentionOptions } = {},
-): TrajectoryStore {
+): SqliteTrajectoryStore {
   const file = opts.file ?? path.join(opts.dir ?? dataDir(), "trajectories.sqlite");
-  return new TrajectoryStore(openDb(file), opts.retention ?? retentionFromEnv());
+  return new SqliteTrajectoryStore(openDb(file), opts.retention ?? retentionFromEnv());
 }

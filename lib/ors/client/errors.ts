@@ -29,6 +29,19 @@ export class OrsClientError extends Error {
   }
 }
 
+/**
+ * Whether `err` is an OrsClientError. By name and shape, not `instanceof`: Next bundles each route
+ * separately, and a client built by another bundle throws that bundle's class.
+ */
+export function isOrsClientError(err: unknown): err is OrsClientError {
+  return (
+    err instanceof Error &&
+    err.name === "OrsClientError" &&
+    typeof (err as Partial<OrsClientError>).kind === "string" &&
+    typeof (err as Partial<OrsClientError>).status === "number"
+  );
+}
+
 /** Whether an error is the caller's own cancellation (an aborted AbortSignal). */
 export function isAbortError(err: unknown): boolean {
   return (

@@ -2,5 +2,5 @@
 // reconnection, keep-alive pings, and one error type.
 export type { CallEvent, CallToolOptions } from "./call-tool";
 export { createOrsClient, type OrsClient, type OrsClientOptions, type RequestOptions } from "./client";
-export { isAbortError, OrsClientError, type OrsClientErrorKind } from "./errors";
+export { isAbortError, isOrsClientError, OrsClientError, type OrsClientErrorKind } from "./errors";
 export { type KeepAliveOptions, startKeepAlive } from "./keep-alive";

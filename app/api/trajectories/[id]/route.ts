@@ -9,19 +9,20 @@ export const dynamic = "force-dynamic";
 
 export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }) {
   const { id } = await ctx.params;
-  const t = getPlayground().store.get(id);
+  const { store, recorder } = getPlayground();
+  const t = await store.get(id);
   if (!t) return jsonError(404, `no trajectory with id "${id}"`);
   const headers: Record<string, string> = { ...noStore };
   if (new URL(req.url).searchParams.get("download")) {
     headers["Content-Disposition"] = `attachment; filename="trajectory-${id}.json"`;
   }
-  return new Response(JSON.stringify(withInflight(t, getPlayground().recorder), null, 2), {
+  return new Response(JSON.stringify(withInflight(t, recorder), null, 2), {
     headers: { ...headers, "Content-Type": "application/json" },
   });
 }
 
 export async function DELETE(_req: Request, ctx: { params: Promise<{ id: string }> }) {
   const { id } = await ctx.params;
-  if (!getPlayground().store.delete(id)) return jsonError(404, `no trajectory with id "${id}"`);
+  if (!(await getPlayground().store.delete(id))) return jsonError(404, `no trajectory with id "${id}"`);
   return Response.json({ deleted: id });
 }

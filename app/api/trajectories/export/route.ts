@@ -10,16 +10,16 @@ export const dynamic = "force-dynamic";
 export function GET(req: Request) {
   const f = parseFilter(new URL(req.url));
   if (!f.ok) return f.response;
-  const it = getPlayground().store.iterate(f.filter);
+  const it = getPlayground().store.iterate(f.filter)[Symbol.asyncIterator]();
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      const next = it.next();
+    async pull(controller) {
+      const next = await it.next();
       if (next.done) controller.close();
       else controller.enqueue(encoder.encode(`${JSON.stringify(next.value)}\n`));
     },
-    cancel() {
-      it.return(undefined);
+    async cancel() {
+      await it.return?.(undefined);
     },
   });
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");

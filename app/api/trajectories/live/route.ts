@@ -6,6 +6,6 @@ import { getPlayground } from "@/lib/playground";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export function GET() {
-  return Response.json({ items: getPlayground().store.running() }, { headers: noStore });
+export async function GET() {
+  return Response.json({ items: await getPlayground().store.running() }, { headers: noStore });
 }

@@ -12,24 +12,18 @@ export const dynamic = "force-dynamic";
 export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }) {
   const { id } = await ctx.params;
   const { store: s, live, recorder } = getPlayground();
-  const summary = s.summary(id);
+  const summary = await s.summary(id);
   if (!summary) return jsonError(404, `no trajectory with id "${id}"`);
-  return liveSseResponse(
-    req,
-    live,
-    id,
-    () => {
-      const t = s.get(id);
+  return liveSseResponse(req, live, id, {
+    first: async () => {
+      // Changes recorded before the snapshot is read are in it; later ones follow as events.
+      await recorder.idle();
+      const t = await s.get(id);
       return t
-        ? [
-            {
-              event: "snapshot",
-              data: { type: "snapshot", id, trajectory: withInflight(t, recorder) },
-            },
-          ]
+        ? [{ event: "snapshot", data: { type: "snapshot", id, trajectory: withInflight(t, recorder) } }]
         : [];
     },
-    (e) => e.type === "ended",
-    summary.end_reason != null,
-  );
+    closeOn: (e) => e.type === "ended",
+    closeAfterFirst: summary.end_reason != null,
+  });
 }

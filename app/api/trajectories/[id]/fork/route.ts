@@ -1,9 +1,10 @@
 // POST /api/trajectories/<id>/fork {step, secrets?}: a new live session on the same task with the
-// recorded actions 1..step replayed through the relay; answers the new sid and the step marks.
-
+// recorded actions 1..step replayed through the relay (recorded like any episode); answers the new
+// sid and how each replayed step compared with the original.
 import { z } from "zod";
-import { jsonError } from "@/lib/episodes/http";
-import { forkTrajectory, ReplayError } from "@/lib/episodes/replay";
+import { forkTrajectory } from "@/lib/episodes/fork";
+import { BodyError, jsonError, readJsonObject } from "@/lib/episodes/http";
+import { ReplayError } from "@/lib/episodes/replay";
 import { describeZodError, secretsSchema } from "@/lib/ors/protocol";
 import { getPlayground } from "@/lib/playground";
 
@@ -17,17 +18,16 @@ const bodySchema = z.strictObject({
 
 export async function POST(req: Request, ctx: { params: Promise<{ id: string }> }) {
   const { id } = await ctx.params;
-  const s = getPlayground().store;
-  const t = s.get(id);
-  if (!t) return jsonError(404, `no trajectory with id "${id}"`);
-  const body = bodySchema.safeParse(await req.json().catch(() => null));
-  if (!body.success) return jsonError(400, describeZodError(body.error));
+  const playground = getPlayground();
   try {
-    return Response.json(
-      await forkTrajectory(s, t, body.data.step, new URL(req.url).origin, body.data.secrets),
-    );
+    const body = bodySchema.safeParse(await readJsonObject(req));
+    if (!body.success) return jsonError(400, describeZodError(body.error));
+    const t = await playground.store.get(id);
+    if (!t) return jsonError(404, `no trajectory with id "${id}"`);
+    return Response.json(await forkTrajectory(playground, t, body.data.step, body.data.secrets));
   } catch (e) {
-    if (e instanceof ReplayError) return jsonError(e.status, e.message);
-    return jsonError(502, `fork failed: ${e instanceof Error ? e.message : String(e)}`);
+    if (e instanceof BodyError || e instanceof ReplayError)
+      return jsonError(e.status, e instanceof BodyError ? e.detail : e.message);
+    throw e;
   }
 }

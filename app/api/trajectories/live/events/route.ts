@@ -9,7 +9,9 @@ export const dynamic = "force-dynamic";
 
 export function GET(req: Request) {
   const { store: s, live } = getPlayground();
-  return liveSseResponse(req, live, null, () => [
-    { event: "running", data: { type: "running", items: s.running() } },
-  ]);
+  return liveSseResponse(req, live, null, {
+    first: async () => [{ event: "running", data: { type: "running", items: await s.running() } }],
+    // Frames are left to the per-episode feed (chunks can be large).
+    skip: (e) => e.type === "frame",
+  });
 }

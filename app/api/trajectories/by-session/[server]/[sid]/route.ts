@@ -9,9 +9,9 @@ export const dynamic = "force-dynamic";
 
 export async function GET(_req: Request, ctx: { params: Promise<{ server: string; sid: string }> }) {
   const { server, sid } = await ctx.params;
-  const s = getPlayground().store;
-  const summary = s.findBySession(server, sid);
-  const t = summary ? s.get(summary.id) : null;
+  const { store, recorder } = getPlayground();
+  const summary = await store.findBySession(server, sid);
+  const t = summary ? await store.get(summary.id) : null;
   if (!t) return jsonError(404, `no recorded episode for session "${sid}" on server "${server}"`);
-  return Response.json(withInflight(t, getPlayground().recorder), { headers: noStore });
+  return Response.json(withInflight(t, recorder), { headers: noStore });
 }

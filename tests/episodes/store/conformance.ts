@@ -1,0 +1,230 @@
+// The conformance suite of the TrajectoryStore contract (lib/episodes/store/types.ts): every
+// implementation — the embedded SQLite one today, a networked one later — must pass it unchanged.
+// An implementation's test file calls `describeTrajectoryStore(name, open)`.
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { TrajectoryStore } from "@/lib/episodes/store/types";
+import { step, trajectory } from "../helpers";
+
+export interface OpenedStore {
+  store: TrajectoryStore;
+  /** Removes what the store wrote (after close). */
+  cleanup?: () => Promise<void> | void;
+}
+
+export type OpenStore = (retention?: { maxCount: number; maxAgeDays: number }) => Promise<OpenedStore>;
+
+export function describeTrajectoryStore(name: string, openStore: OpenStore): void {
+  describe(`TrajectoryStore contract: ${name}`, () => {
+    const opened: OpenedStore[] = [];
+    const open = async (retention = { maxCount: 0, maxAgeDays: 0 }) => {
+      const o = await openStore(retention);
+      opened.push(o);
+      return o.store;
+    };
+    afterEach(async () => {
+      for (const o of opened.splice(0)) {
+        await o.store.close();
+        await o.cleanup?.();
+      }
+    });
+
+    it("writes a trajectory step by step and reads it back in the export format", async () => {
+      const s = await open();
+      const id = await s.create({
+        server: "local",
+        sid: "s1",
+        env: "math",
+        task: { split: "train", index: 2 },
+        startedAt: 10,
+      });
+      await s.setPrompt(id, [{ type: "text", text: "hi" }], 11);
+      expect(await s.hasPrompt(id)).toBe(true);
+      await s.putStep(id, step(1, { ok: null, ended_at: null, latency_ms: null, reward: null, blocks: [] }));
+      let t = (await s.get(id))!;
+      expect(t.steps).toHaveLength(1);
+      expect(t.steps[0]!.ok).toBeNull();
+      expect(t.end_reason).toBeNull();
+      expect((await s.findRunning("local", "s1"))?.id).toBe(id);
+      await s.putStep(id, step(1, { reward: 0.5 }));
+      await s.putStep(id, step(2, { reward: 1, finished: true }));
+      expect(await s.end(id, "finished", 500)).toBe(true);
+      expect(await s.end(id, "user_closed", 600)).toBe(false);
+      t = (await s.get(id))!;
+      expect(t).toMatchObject({
+        format: "ors-trajectory/1",
+        server: "local",
+        sid: "s1",
+        env: "math",
+        task: { split: "train", index: 2 },
+        prompt: [{ type: "text", text: "hi" }],
+        total_reward: 1.5,
+        end_reason: "finished",
+        ended_at: 500,
+      });
+      expect(t.steps.map((x) => [x.index, x.reward, x.finished, x.ok])).toEqual([
+        [1, 0.5, false, true],
+        [2, 1, true, true],
+      ]);
+      expect(t.steps[0]!.events[0]).toEqual({ t: 1, kind: "event", event: "task_id", data: "task-1" });
+      expect((await s.summary(id))?.num_steps).toBe(2);
+      expect((await s.findBySession("local", "s1"))?.id).toBe(id);
+      expect(await s.findRunning("local", "s1")).toBeNull();
+      expect(await s.delete(id)).toBe(true);
+      expect(await s.delete(id)).toBe(false);
+      expect(await s.get(id)).toBeNull();
+    });
+
+    it("keeps steps after the end out of the total reward; records repeated prompts", async () => {
+      const s = await open();
+      const id = await s.create({
+        server: "py",
+        sid: "e",
+        env: "farm",
+        task: { split: "train", index: 0 },
+        startedAt: 1,
+      });
+      await s.putStep(id, step(1, { reward: 2, finished: true }));
+      await s.end(id, "finished", 200);
+      await s.putStep(id, step(2, { reward: 5, after_end: true, started_at: 300, ended_at: 310 }));
+      await s.addReprompt(id, 400, false);
+      await s.addReprompt(id, 500, true);
+      const t = (await s.get(id))!;
+      expect(t.total_reward).toBe(2);
+      expect(t.ended_at).toBe(200);
+      expect(t.steps.map((x) => x.after_end ?? false)).toEqual([false, true]);
+      expect(t.reprompts).toEqual([
+        { at: 400, same: false },
+        { at: 500, same: true },
+      ]);
+      expect((await s.summary(id))?.total_reward).toBe(2);
+    });
+
+    it("filters, searches, sorts and pages the list; iterates for export", async () => {
+      const s = await open();
+      await s.importMany([
+        trajectory("a1", { env: "math", started_at: 100 }),
+        trajectory("b2", {
+          env: "guess",
+          server: "second",
+          started_at: 200,
+          end_reason: "user_closed",
+          task: { task_spec: { secret: 7 } },
+          steps: [step(1, { reward: 0, blocks: [{ type: "text", text: "too low, banana" }] })],
+        }),
+        trajectory("c3", {
+          env: "math",
+          started_at: 300,
+          end_reason: "timeout",
+          steps: [step(1, { reward: 3 })],
+        }),
+      ]);
+      const ids = async (f: Parameters<TrajectoryStore["list"]>[0]) =>
+        (await s.list(f)).items.map((x) => x.id);
+      expect(await ids({})).toEqual(["c3", "b2", "a1"]);
+      expect(await ids({ order: "asc" })).toEqual(["a1", "b2", "c3"]);
+      expect(await ids({ env: "math" })).toEqual(["c3", "a1"]);
+      expect(await ids({ server: "second" })).toEqual(["b2"]);
+      expect(await ids({ end_reason: "timeout" })).toEqual(["c3"]);
+      expect(await ids({ min_reward: 1, max_reward: 2.5 })).toEqual(["a1"]);
+      expect(await ids({ task: "train/3" })).toEqual(["c3", "a1"]);
+      expect(await ids({ task: "secret" })).toEqual(["b2"]);
+      expect(await ids({ q: "banana" })).toEqual(["b2"]);
+      expect(await ids({ q: "100%" })).toEqual([]);
+      expect(await ids({ sort: "total_reward", order: "desc" })).toEqual(["c3", "a1", "b2"]);
+      expect(await ids({ limit: 1, offset: 1 })).toEqual(["b2"]);
+      expect((await s.list({ limit: 1 })).total).toBe(3);
+      const exported: string[] = [];
+      for await (const t of s.iterate({ env: "math" })) exported.push(t.id);
+      expect(exported).toEqual(["c3", "a1"]);
+    });
+
+    it("imports all or nothing and skips ids that already exist", async () => {
+      const s = await open();
+      expect(await s.importMany([trajectory("x1")])).toEqual({ imported: ["x1"], skipped: [] });
+      expect(await s.importMany([trajectory("x1"), trajectory("x2")])).toEqual({
+        imported: ["x2"],
+        skipped: ["x1"],
+      });
+      // A failure in the middle (a step without its tool) rolls back the whole batch.
+      const bad = trajectory("x4");
+      (bad.steps[1] as { tool: unknown }).tool = null;
+      await expect(s.importMany([trajectory("x3"), bad])).rejects.toThrow();
+      expect(await s.get("x3")).toBeNull();
+      expect(await s.get("x4")).toBeNull();
+      expect((await s.get("x1"))?.origin).toEqual({ kind: "import", from: "x1" });
+      // An episode exported while running is stored as ended.
+      await s.importMany([trajectory("run", { end_reason: null, ended_at: null })]);
+      expect(await s.summary("run")).toMatchObject({ end_reason: "error" });
+    });
+
+    it("retention: a count cap and an age cap, never touching running episodes", async () => {
+      const s = await open({ maxCount: 3, maxAgeDays: 1 });
+      const now = Date.now();
+      const running = await s.create({
+        server: "local",
+        sid: "r",
+        env: "math",
+        task: null,
+        startedAt: now - 3 * 86_400_000,
+      });
+      const clock = vi.spyOn(Date, "now").mockReturnValue(now);
+      try {
+        for (let i = 0; i < 5; i++)
+          await s.importMany([trajectory(`t${i}`, { started_at: now - (5 - i) * 1000 })]);
+      } finally {
+        clock.mockRestore();
+      }
+      expect((await s.list({})).total).toBe(3);
+      expect(await s.get(running)).not.toBeNull();
+      expect(await s.get("t0")).toBeNull();
+      expect(await s.get("t4")).not.toBeNull();
+      // The age cap counts from when a trajectory entered the store (an old import is kept), and the
+      // count cap removes the first stored, even when it entered in the same millisecond as others.
+      const again = vi.spyOn(Date, "now").mockReturnValue(now);
+      try {
+        await s.importMany([trajectory("old", { started_at: now - 2 * 86_400_000 })]);
+      } finally {
+        again.mockRestore();
+      }
+      expect(await s.get("old")).not.toBeNull();
+      // ...and removes ended ones a day later, but never the running one.
+      expect(await s.enforceRetention(now + 86_400_000 + 60_000)).toBe(2);
+      expect((await s.list({})).items.map((x) => x.id)).toEqual([running]);
+    });
+
+    it("sweeps idle running episodes to timeout", async () => {
+      const s = await open();
+      const id = await s.create({ server: "local", sid: "s", env: "math", task: null, startedAt: 1000 });
+      await s.touch(id, 5000);
+      expect(await s.sweepIdle(5000 + 999, 1000)).toEqual([]);
+      expect(await s.sweepIdle(5000 + 1001, 1000)).toEqual([id]);
+      expect(await s.summary(id)).toMatchObject({ end_reason: "timeout", ended_at: 6000 });
+    });
+
+    it("ends every running trajectory of one server (the built-in host after a restart)", async () => {
+      const s = await open();
+      const a = await s.create({ server: "local", sid: "a", env: "math", task: null, startedAt: 1 });
+      const b = await s.create({ server: "py", sid: "b", env: "math", task: null, startedAt: 1 });
+      expect(await s.endRunningOf("local", "error", 50, "lost")).toEqual([a]);
+      expect(await s.summary(a)).toMatchObject({ end_reason: "error", error: "lost", ended_at: 50 });
+      expect((await s.summary(b))?.end_reason).toBeNull();
+      expect((await s.running()).map((x) => x.id)).toEqual([b]);
+    });
+
+    it("sets env once, origin, replay marks; lists a session's newest trajectory", async () => {
+      const s = await open();
+      const id = await s.create({ server: "py", sid: "z", env: null, task: null, startedAt: 1 });
+      await s.setEnv(id, "farm");
+      await s.setEnv(id, "other");
+      await s.putStep(id, step(1));
+      await s.setOrigin(id, { kind: "fork", from: "orig", step: 1 });
+      await s.setStepReplay(id, 1, { of: "orig", step: 1, differs: ["reward"] });
+      const t = (await s.get(id))!;
+      expect(t.env).toBe("farm");
+      expect(t.origin).toEqual({ kind: "fork", from: "orig", step: 1 });
+      expect(t.steps[0]!.replay).toEqual({ of: "orig", step: 1, differs: ["reward"] });
+      const newer = await s.create({ server: "py", sid: "z", env: "farm", task: null, startedAt: 5 });
+      expect((await s.findBySession("py", "z"))?.id).toBe(newer);
+    });
+  });
+}
