@@ -1,17 +1,52 @@
-// Turns relayed exchanges into RelayEvents (./events): /create, /prompt, every /call frame (the SSE
-// stream is teed: one branch goes to the client unbuffered, the other is parsed here), /ping,
-// /delete and failures. Secrets (the /create body's `secrets`, the X-Secrets header) never leave.
+// The relay's recording tap: turns relayed exchanges into RelayEvents (./events) — /create, the
+// prompt, every /call frame, /ping, /delete and failures — with bounded memory whatever the
+// upstream sends. An SSE answer passes to the client chunk by chunk as the client reads it (no
+// tee, no buffering) and is parsed on the way with size limits; when the client goes away in the
+// middle of a call, the tap keeps reading the server's answer so the step is recorded whole (the
+// episode lives on the server). Secrets (the /create body's `secrets`, X-Secrets) never leave.
 import "server-only";
 import {
-  blocksSchema,
-  detailToString,
+  blocksReadSchema,
+  createSseFrameParser,
+  formatSseEvent,
   type OrsRoute,
-  type RunToolOutput,
-  readSseFrames,
-  runToolOutputSchema,
+  ResultAssembler,
+  type ResultOutcome,
+  readErrorDetail,
   SESSION_ENDPOINTS,
+  type SseFrame,
+  SseLimitError,
 } from "@/lib/ors/protocol";
 import type { RelayEvents, RelayTask } from "./events";
+
+/** Size limits on what an upstream may send through the relay (DESIGN: "Bounded memory"). */
+export interface RelayLimits {
+  /** A JSON answer larger than this ends the request with a 502. */
+  maxJsonBytes: number;
+  /** An SSE line without a line break longer than this ends the stream. */
+  maxSseLineChars: number;
+  /** An SSE event (all its data lines) longer than this ends the stream. */
+  maxSseEventChars: number;
+  /** A tool result (all its `chunk`s and the `end`) larger than this ends the stream. */
+  maxResultChars: number;
+  /** After the client went away, a call's answer is still read for this long at most. */
+  drainMaxMs: number;
+  /** ...and given up when the server sends nothing (not even a ping) for this long. */
+  drainIdleMs: number;
+}
+
+export const DEFAULT_RELAY_LIMITS: RelayLimits = {
+  maxJsonBytes: 32 * 1024 * 1024,
+  maxSseLineChars: 8 * 1024 * 1024,
+  maxSseEventChars: 16 * 1024 * 1024,
+  maxResultChars: 64 * 1024 * 1024,
+  drainMaxMs: 15 * 60_000,
+  drainIdleMs: 60_000,
+};
+
+const MAX_TASKS = 10_000;
+/** task_id → callId of the latest relayed call with it, so a reconnect can say which call it resumes. */
+export type TaskCalls = Map<string, string>;
 
 /** What the relay knows about one request while it passes. */
 export interface Exchange {
@@ -20,16 +55,16 @@ export interface Exchange {
   route: OrsRoute;
   orsPath: string;
   listening: boolean;
-  requestBody?: ArrayBuffer;
+  requestBody?: Uint8Array;
   status?: number;
   started?: number;
+  /** The id of this call's step (the browser may name it, so its tab can find its own step). */
+  callId: string;
   events: RelayEvents;
   tasks: TaskCalls;
+  limits: RelayLimits;
 }
 
-const MAX_TASKS = 10_000;
-/** task_id → callId of the latest relayed call with it, so a reconnect can say which call it resumes. */
-export type TaskCalls = Map<string, string>;
 function rememberTask(m: TaskCalls, server: string, sid: string, taskId: string, callId: string) {
   const key = `${server}\n${sid}\n${taskId}`;
   m.delete(key); // re-insert: most recent last, so the oldest is evicted first
@@ -64,16 +99,8 @@ function failed(x: Exchange, endpoint: string, status: number, detail: string): 
   });
 }
 
-/** Whether the relay must read a JSON answer whole to publish it. */
-function wantsJson(x: Exchange): boolean {
-  const ep = endpointOf(x);
-  const ok = (x.status ?? 0) >= 200 && (x.status ?? 0) < 300;
-  if (!ok) return ep !== undefined && (SESSION_ENDPOINTS.has(ep) || ep === "create_session");
-  return ep === "create_session" || ep === "prompt";
-}
-
-/** Publishes a JSON answer (text: the body, when wantsJson said it was needed). */
-function json(x: Exchange, text: string | undefined): void {
+/** Publishes a JSON answer (its whole text; every JSON answer is read whole, within maxJsonBytes). */
+function json(x: Exchange, text: string): void {
   const ep = endpointOf(x);
   if (!ep || !x.listening) return;
   const status = x.status ?? 0;
@@ -84,21 +111,13 @@ function json(x: Exchange, text: string | undefined): void {
     if (ok) return;
   }
   if (!ok) {
-    if (SESSION_ENDPOINTS.has(ep) || ep === "create_session") {
-      let detail = text ?? "";
-      try {
-        const body = JSON.parse(text ?? "") as { detail?: unknown };
-        if (body && typeof body === "object" && "detail" in body) detail = detailToString(body.detail);
-      } catch {
-        // keep the text
-      }
-      failed(x, ep, status, detail);
-    }
+    if (SESSION_ENDPOINTS.has(ep) || ep === "create_session")
+      failed(x, ep, status, readErrorDetail(text) ?? (text.slice(0, 2000) || `HTTP ${status}`));
     return;
   }
   if (ep === "create_session") {
     try {
-      const sid = (JSON.parse(text ?? "") as { sid?: unknown }).sid;
+      const sid = (JSON.parse(text) as { sid?: unknown }).sid;
       if (typeof sid === "string") x.events.emit({ type: "session_created", server: x.server, sid, at });
     } catch {
       // not JSON: nothing to publish
@@ -107,7 +126,7 @@ function json(x: Exchange, text: string | undefined): void {
     const body = requestJson(x);
     if (!body) return;
     let task: RelayTask | undefined;
-    if (body.task_spec && typeof body.task_spec === "object")
+    if (body.task_spec && typeof body.task_spec === "object" && !Array.isArray(body.task_spec))
       task = { task_spec: body.task_spec as Record<string, unknown> };
     else if (typeof body.split === "string" && typeof body.index === "number")
       task = { split: body.split, index: body.index };
@@ -122,7 +141,7 @@ function json(x: Exchange, text: string | undefined): void {
     });
   } else if (ep === "prompt" && x.sid && x.route.kind === "env") {
     try {
-      const blocks = blocksSchema.safeParse(JSON.parse(text ?? ""));
+      const blocks = blocksReadSchema.safeParse(JSON.parse(text));
       if (blocks.success)
         x.events.emit({
           type: "prompt",
@@ -140,42 +159,65 @@ function json(x: Exchange, text: string | undefined): void {
   }
 }
 
-/** Tees an SSE answer: returns the branch for the client, parses the other and publishes it. */
-function sse(x: Exchange, body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
-  const ep = endpointOf(x);
-  const ok = (x.status ?? 0) >= 200 && (x.status ?? 0) < 300;
-  if (!ok || (ep !== "call" && ep !== "create_session")) return body;
-  const [toClient, toObserver] = body.tee();
-  if (ep === "create_session") void watchCreateSession(x, toObserver);
-  else void watchCall(x, toObserver);
-  return toClient;
-}
-
-async function watchCreateSession(x: Exchange, stream: ReadableStream<Uint8Array>): Promise<void> {
-  try {
-    for await (const frame of readSseFrames(stream)) {
-      if (frame.kind === "event" && frame.event === "task_id") {
-        x.events.emit({ type: "session_created", server: x.server, sid: frame.data.trim(), at: Date.now() });
-        break;
-      }
-    }
-  } catch {
-    // the stream broke: no session to publish
-  } finally {
-    // Not awaited: a tee branch's cancel settles only once the other branch is done too.
-    stream.cancel().catch(() => {});
+/** Thrown by readJson when the server stops sending in the middle of an answer. */
+export class BodyStalledError extends Error {
+  constructor(ms: number) {
+    super(`the server stopped sending its answer for ${Math.round(ms / 1000)} s`);
+    this.name = "BodyStalledError";
   }
 }
 
-async function watchCall(x: Exchange, stream: ReadableStream<Uint8Array>): Promise<void> {
+/**
+ * Reads a JSON answer whole, or null when it is larger than the limit (the body is then
+ * cancelled). A body that stalls for `idleMs` throws BodyStalledError.
+ */
+async function readJson(
+  body: ReadableStream<Uint8Array>,
+  limit: number,
+  idleMs = 60_000,
+): Promise<string | null> {
+  const reader = body.getReader();
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stalled = new Promise<"stalled">((resolve) => {
+      timer = setTimeout(() => resolve("stalled"), idleMs);
+    });
+    const r = await Promise.race([reader.read(), stalled]).finally(() => clearTimeout(timer));
+    if (r === "stalled") {
+      reader.cancel().catch(() => {});
+      throw new BodyStalledError(idleMs);
+    }
+    const { done, value } = r;
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      reader.cancel().catch(() => {});
+      return null;
+    }
+    parts.push(value);
+  }
+  return Buffer.concat(parts, total).toString("utf8");
+}
+
+/** What a call's tap tells the recorder: every frame, then once how the call ended. */
+interface CallObserver {
+  frame(frame: SseFrame): void;
+  /** The server's stream ended: `end`'s result, an `event: error`, or why it broke. */
+  finish(outcome: ResultOutcome | { ok: false; error: string; broken: true }): void;
+}
+
+function callObserver(x: Exchange): CallObserver {
   const sid = x.sid ?? "";
   const env = x.route.kind === "env" ? x.route.env : "";
   const body = requestJson(x) ?? {};
-  const callId = crypto.randomUUID();
+  const callId = x.callId;
   const started = x.started ?? Date.now();
   const reqTaskId = typeof body.task_id === "string" && body.task_id ? body.task_id : undefined;
   const resumeOf = reqTaskId ? x.tasks.get(`${x.server}\n${sid}\n${reqTaskId}`) : undefined;
   let taskId = reqTaskId;
+  let done = false;
   x.events.emit({
     type: "call_started",
     server: x.server,
@@ -191,50 +233,170 @@ async function watchCall(x: Exchange, stream: ReadableStream<Uint8Array>): Promi
     ...(resumeOf ? { resumeOf } : {}),
     at: Date.now(),
   });
-  const pieces: string[] = [];
-  let result: RunToolOutput | undefined;
-  let error: string | undefined;
-  try {
-    for await (const frame of readSseFrames(stream)) {
+  return {
+    frame(frame) {
+      if (done) return;
       x.events.emit({ type: "call_frame", server: x.server, sid, callId, frame, at: Date.now() });
-      if (frame.kind !== "event") continue;
-      if (frame.event === "task_id") {
+      if (frame.kind === "event" && frame.event === "task_id") {
         taskId = frame.data.trim();
         rememberTask(x.tasks, x.server, sid, taskId, callId);
-      } else if (frame.event === "chunk") pieces.push(frame.data);
-      else if (frame.event === "end") {
-        pieces.push(frame.data);
-        try {
-          const parsed = runToolOutputSchema.safeParse(JSON.parse(pieces.join("")));
-          if (parsed.success) result = parsed.data;
-          else error = "the reassembled result is not a RunToolOutput";
-        } catch {
-          error = "the reassembled result is not JSON";
-        }
-        break;
-      } else if (frame.event === "error") {
-        error = frame.data || "unknown SSE error";
-        break;
       }
-    }
-    if (!result && !error) error = "the stream ended before `end` (connection dropped or client went away)";
-  } catch (err) {
-    error = `the stream broke before \`end\`: ${(err as Error).message}`;
-  } finally {
-    // Not awaited: a tee branch's cancel settles only once the other branch is done too.
-    stream.cancel().catch(() => {});
-  }
-  x.events.emit({
-    type: "call_finished",
-    server: x.server,
-    sid,
-    callId,
-    ...(taskId ? { taskId } : {}),
-    ...(result ? { result } : {}),
-    ...(error ? { error } : {}),
-    latencyMs: Date.now() - started,
-    at: Date.now(),
-  });
+    },
+    finish(outcome) {
+      if (done) return;
+      done = true;
+      x.events.emit({
+        type: "call_finished",
+        server: x.server,
+        sid,
+        callId,
+        ...(taskId ? { taskId } : {}),
+        ...(outcome.ok ? { result: outcome.result } : { error: outcome.error }),
+        latencyMs: Date.now() - started,
+        at: Date.now(),
+      });
+    },
+  };
 }
 
-export const observeExchange = { failed, wantsJson, json, sse };
+/**
+ * Passes an SSE answer to the client as it reads it, parsing it on the way. For `/call` the
+ * frames and the result are published; for `/create_session` the session id. Past a limit the
+ * client gets an `event: error` saying why and the stream ends. When the client goes away during
+ * a call, the server's answer is still read (bounded in time and size) so the step is recorded.
+ */
+function sse(
+  x: Exchange,
+  body: ReadableStream<Uint8Array>,
+  abortUpstream: () => void,
+): ReadableStream<Uint8Array> {
+  const ep = endpointOf(x);
+  const ok = (x.status ?? 0) >= 200 && (x.status ?? 0) < 300;
+  const isCall = ok && ep === "call";
+  const isSession = ok && ep === "create_session";
+  const observer = isCall ? callObserver(x) : null;
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  const result = new ResultAssembler(x.limits.maxResultChars);
+  let sawSession = false;
+  let finished = false;
+  const onFrame = (frame: SseFrame) => {
+    if (isSession && !sawSession && frame.kind === "event" && frame.event === "task_id") {
+      sawSession = true;
+      x.events.emit({ type: "session_created", server: x.server, sid: frame.data.trim(), at: Date.now() });
+    }
+    if (!observer || finished) return;
+    observer.frame(frame);
+    if (frame.kind !== "event") return;
+    if (frame.event === "chunk") result.add(frame.data);
+    else if (frame.event === "end") {
+      finished = true;
+      observer.finish(result.end(frame.data));
+    } else if (frame.event === "error") {
+      finished = true;
+      observer.finish({ ok: false, error: frame.data || "unknown SSE error" });
+    }
+  };
+  const parser = createSseFrameParser(onFrame, {
+    maxLineChars: x.limits.maxSseLineChars,
+    maxEventChars: x.limits.maxSseEventChars,
+  });
+  /** Parses one piece; returns an error message when the upstream broke a limit. */
+  const parse = (chunk: Uint8Array | null): string | null => {
+    if (!observer && !isSession) return null;
+    try {
+      if (chunk) parser.feed(decoder.decode(chunk, { stream: true }));
+      else {
+        parser.feed(decoder.decode());
+        parser.end();
+      }
+      return null;
+    } catch (err) {
+      if (err instanceof SseLimitError || (err instanceof Error && err.name === "ResultTooLargeError"))
+        return `relay: ${x.server} sent ${err.message}; the stream was ended`;
+      return `relay: could not read the stream: ${err instanceof Error ? err.message : String(err)}`;
+    }
+  };
+  const broken = (why: string) => {
+    if (observer && !finished) {
+      finished = true;
+      observer.finish({ ok: false, error: why, broken: true });
+    }
+  };
+
+  /** The client went away: keep reading a call's answer so its step is recorded, within bounds. */
+  const drain = async () => {
+    if (!observer || finished) {
+      reader.cancel().catch(() => {});
+      abortUpstream();
+      return;
+    }
+    const deadline = Date.now() + x.limits.drainMaxMs;
+    let idle: ReturnType<typeof setTimeout> | undefined;
+    const stop = (why: string) => {
+      broken(why);
+      reader.cancel().catch(() => {});
+      abortUpstream();
+    };
+    try {
+      while (!finished) {
+        const timeLeft = Math.min(x.limits.drainIdleMs, deadline - Date.now());
+        if (timeLeft <= 0)
+          return stop("the client went away and the server's answer took too long; stopped reading");
+        const read = reader.read();
+        const silent = new Promise<"silent">((resolve) => {
+          idle = setTimeout(() => resolve("silent"), timeLeft);
+        });
+        const r = await Promise.race([read, silent]);
+        clearTimeout(idle);
+        if (r === "silent") return stop("the client went away and the server went silent; stopped reading");
+        if (r.done) {
+          parse(null);
+          return broken("the stream ended before `end`");
+        }
+        const limitHit = parse(r.value);
+        if (limitHit) return stop(limitHit);
+      }
+      reader.cancel().catch(() => {});
+    } catch (err) {
+      broken(`the stream broke before \`end\`: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  };
+
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        let r: ReadableStreamReadResult<Uint8Array>;
+        try {
+          r = await reader.read();
+        } catch (err) {
+          broken(`the stream broke before \`end\`: ${err instanceof Error ? err.message : String(err)}`);
+          controller.error(err);
+          return;
+        }
+        if (r.done) {
+          parse(null);
+          broken("the stream ended before `end`");
+          controller.close();
+          return;
+        }
+        const limitHit = parse(r.value);
+        if (limitHit) {
+          broken(limitHit);
+          controller.enqueue(new TextEncoder().encode(formatSseEvent("error", limitHit)));
+          controller.close();
+          reader.cancel().catch(() => {});
+          abortUpstream();
+          return;
+        }
+        controller.enqueue(r.value);
+      },
+      cancel() {
+        void drain();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+export const observeExchange = { failed, json, readJson, sse };

@@ -6,7 +6,13 @@ import "server-only";
 import { parseOrsPath } from "@/lib/ors/protocol";
 import type { ServerEntry, ServerRegistry } from "@/lib/registry";
 import { createRelayEvents, type RelayEvents } from "./events";
-import { type Exchange, observeExchange, type TaskCalls } from "./observe";
+import {
+  DEFAULT_RELAY_LIMITS,
+  type Exchange,
+  observeExchange,
+  type RelayLimits,
+  type TaskCalls,
+} from "./observe";
 
 export interface RelayOptions {
   registry: ServerRegistry;
@@ -22,6 +28,8 @@ export interface RelayOptions {
   fetch?: typeof fetch;
   /** Where what passes is published (default: a bus of its own, `relay.events`). */
   events?: RelayEvents;
+  /** Size limits on upstream answers (defaults: DEFAULT_RELAY_LIMITS). */
+  limits?: Partial<RelayLimits>;
 }
 
 export interface Relay {
@@ -32,6 +40,33 @@ export interface Relay {
 }
 
 const FORWARDED_HEADERS = ["x-session-id", "x-api-key", "x-secrets", "accept", "content-type"];
+/** A browser tab names its call's step with this header (not forwarded), to find it in the live feed. */
+export const CALL_ID_HEADER = "x-playground-call-id";
+const CALL_ID = /^[A-Za-z0-9_-]{8,64}$/;
+
+function callIdOf(header: string | null): string {
+  return header && CALL_ID.test(header) ? header : crypto.randomUUID();
+}
+
+/** Reads a request body, or null when it is larger than `limit` bytes (never buffering more). */
+async function readRequestBody(req: Request, limit: number): Promise<Uint8Array | null> {
+  if (Number(req.headers.get("content-length") ?? "0") > limit) return null;
+  if (!req.body) return new Uint8Array(0);
+  const reader = req.body.getReader();
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      reader.cancel().catch(() => {});
+      return null;
+    }
+    parts.push(value);
+  }
+  return Buffer.concat(parts, total);
+}
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const HOPS_HEADER = "x-ors-relay-hops";
 const MAX_HOPS = 3;
@@ -92,6 +127,7 @@ export function createRelay(options: RelayOptions): Relay {
   const remoteFetch: typeof fetch = options.fetch ?? ((i, init) => globalThis.fetch(i, init));
   const events = options.events ?? createRelayEvents();
   const tasks: TaskCalls = new Map();
+  const limits: RelayLimits = { ...DEFAULT_RELAY_LIMITS, ...options.limits };
 
   async function handle(req: Request, name: string, orsPath: string): Promise<Response> {
     const refused = refusedOrigin(req, allowedOrigins);
@@ -106,7 +142,17 @@ export function createRelay(options: RelayOptions): Relay {
     const endpoint = route.kind === "unknown" ? orsPath : route.endpoint;
     const sid = req.headers.get("x-session-id") ?? undefined;
     const listening = events.hasListeners();
-    const exchange: Exchange = { server: name, sid, route, orsPath, listening, events, tasks };
+    const exchange: Exchange = {
+      server: name,
+      sid,
+      route,
+      orsPath,
+      listening,
+      events,
+      tasks,
+      limits,
+      callId: callIdOf(req.headers.get(CALL_ID_HEADER)),
+    };
 
     const fail = (status: number, detail: string) => {
       observeExchange.failed(exchange, endpoint, status, detail);
@@ -118,14 +164,11 @@ export function createRelay(options: RelayOptions): Relay {
       if (!verdict.ok) return detailResponse(403, `refused: ${describeServer(entry)}: ${verdict.reason}`);
     }
 
-    let body: ArrayBuffer | undefined;
+    let body: Uint8Array | undefined;
     if (req.method !== "GET" && req.method !== "HEAD") {
-      const declared = Number(req.headers.get("content-length") ?? "0");
-      if (declared > maxBodyBytes)
-        return detailResponse(413, `request body larger than ${maxBodyBytes} bytes`);
-      body = await req.arrayBuffer();
-      if (body.byteLength > maxBodyBytes)
-        return detailResponse(413, `request body larger than ${maxBodyBytes} bytes`);
+      const read = await readRequestBody(req, maxBodyBytes);
+      if (read === null) return detailResponse(413, `request body larger than ${maxBodyBytes} bytes`);
+      body = read;
       exchange.requestBody = body;
     }
 
@@ -161,7 +204,7 @@ export function createRelay(options: RelayOptions): Relay {
         const local = new Request(`http://local.invalid${orsPath}${search}`, {
           method: req.method,
           headers,
-          body,
+          body: body as BodyInit | undefined,
           signal: ctrl.signal,
         });
         upstream = await Promise.race([registry.localHandler()(local), timeout]);
@@ -170,7 +213,7 @@ export function createRelay(options: RelayOptions): Relay {
           remoteFetch(`${entry.url}${orsPath}${search}`, {
             method: req.method,
             headers,
-            body,
+            body: body as BodyInit | undefined,
             redirect: "manual",
             signal: ctrl.signal,
           }),
@@ -218,7 +261,7 @@ export function createRelay(options: RelayOptions): Relay {
     const isJson = type.includes("json");
     if (!isSse && !isJson && upstream.body) {
       // Not ORS: an HTML page, or some other body. Errors in plain text keep their status.
-      const text = await upstream.text().catch(() => "");
+      const text = (await observeExchange.readJson(upstream.body, 4096).catch(() => null)) ?? "";
       req.signal.removeEventListener("abort", onClientGone);
       if (type.includes("html") || upstream.ok || !text.trim())
         return fail(
@@ -240,26 +283,40 @@ export function createRelay(options: RelayOptions): Relay {
       outHeaders.set("cache-control", upstream.headers.get("cache-control") ?? "no-store");
     }
 
+    exchange.status = upstream.status;
     if (!upstream.body) {
       req.signal.removeEventListener("abort", onClientGone);
+      if (!isSse) observeExchange.json(exchange, "");
       return new Response(null, { status: upstream.status, headers: outHeaders });
     }
-    if (!isSse) req.signal.removeEventListener("abort", onClientGone);
-
-    if (!listening) return new Response(upstream.body, { status: upstream.status, headers: outHeaders });
-
-    exchange.status = upstream.status;
     if (isSse) {
-      const stream = observeExchange.sse(exchange, upstream.body);
+      // The tap decides what a client going away means: a call's answer is still read and recorded.
+      req.signal.removeEventListener("abort", onClientGone);
+      if (!listening) return new Response(upstream.body, { status: upstream.status, headers: outHeaders });
+      const stream = observeExchange.sse(exchange, upstream.body, () => ctrl.abort());
       return new Response(stream, { status: upstream.status, headers: outHeaders });
     }
-    if (observeExchange.wantsJson(exchange)) {
-      const text = await upstream.text();
-      observeExchange.json(exchange, text);
-      return new Response(text, { status: upstream.status, headers: outHeaders });
+    // JSON answers are read whole, within a limit: a huge or endless body costs bounded memory.
+    let text: string | null;
+    try {
+      text = await observeExchange.readJson(upstream.body, limits.maxJsonBytes, timeoutMs);
+    } catch (err) {
+      req.signal.removeEventListener("abort", onClientGone);
+      if (req.signal.aborted) return detailResponse(499, "the client went away");
+      const why = err instanceof Error ? err.message : String(err);
+      return fail(
+        err instanceof Error && err.name === "BodyStalledError" ? 504 : 502,
+        `${describeServer(entry)}: ${why} (${orsPath})`,
+      );
     }
-    observeExchange.json(exchange, undefined);
-    return new Response(upstream.body, { status: upstream.status, headers: outHeaders });
+    req.signal.removeEventListener("abort", onClientGone);
+    if (text === null)
+      return fail(
+        502,
+        `${describeServer(entry)} sent a JSON answer larger than ${limits.maxJsonBytes} bytes to ${orsPath}; refused`,
+      );
+    observeExchange.json(exchange, text);
+    return new Response(text, { status: upstream.status, headers: outHeaders });
   }
 
   return {

@@ -166,4 +166,35 @@ describe("episodes through the relay are recorded", () => {
     expect(t.end_reason).toBe("user_closed");
     expect(t.error).toMatch(/deleted elsewhere/);
   });
+  it("a call whose client goes away mid-stream is still recorded whole (the relay keeps reading)", async () => {
+    const { sid } = await ors.createSession();
+    await ors.create(sid, { env_name: "slow", split: "train", index: 0 });
+    const leave = new AbortController();
+    let taskId = "";
+    const call = ors.callTool(
+      "slow",
+      sid,
+      { name: "wait", input: { seconds: 0.4 } },
+      {
+        signal: leave.signal,
+        onEvent: (e) => {
+          if (e.type === "task_id") {
+            taskId = e.data ?? "";
+            leave.abort(new DOMException("the tab was closed", "AbortError"));
+          }
+        },
+      },
+    );
+    await expect(call).rejects.toThrow();
+    expect(taskId).not.toBe("");
+    // Nobody is reading any more, yet the step completes with the server's result.
+    let t = await recorded(sid);
+    for (let i = 0; i < 50 && t?.steps[0]?.ok == null; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      t = await recorded(sid);
+    }
+    expect(t!.steps).toHaveLength(1);
+    expect(t!.steps[0]).toMatchObject({ ok: true, task_id: taskId, metadata: { seconds: 0.4 } });
+    expect(t!.steps[0]!.latency_ms).toBeGreaterThanOrEqual(400);
+  });
 });

@@ -10,6 +10,7 @@ import {
   type RunToolOutput,
   readErrorDetail,
   readSseFrames,
+  SseLimitError,
   type ToolCall,
 } from "@/lib/ors/protocol";
 import { describeNetworkError, isAbortError, isUnreachableError, OrsClientError } from "./errors";
@@ -139,7 +140,8 @@ export async function callToolSse(
         );
       }
       const pieces = new ResultAssembler(ctx.maxResultChars);
-      for await (const frame of readSseFrames(res.body, attempt.signal)) {
+      const limits = { maxLineChars: ctx.maxResultChars, maxEventChars: ctx.maxResultChars };
+      for await (const frame of readSseFrames(res.body, attempt.signal, limits)) {
         armIdle();
         if (frame.kind === "comment") {
           emit({ type: "ping", data: frame.comment });
@@ -170,7 +172,7 @@ export async function callToolSse(
         throw new OrsClientError("timeout", 0, msg, path, err);
       }
       if (opts.signal?.aborted) throw opts.signal.reason;
-      if (err instanceof ResultTooLargeError)
+      if (err instanceof ResultTooLargeError || err instanceof SseLimitError)
         throw new OrsClientError("not-ors", 200, `the server sent ${err.message}`, path, err);
       let reason: string;
       if (err instanceof StreamDropped) reason = err.message;

@@ -70,6 +70,7 @@ export {
   toolSpecSchema,
 } from "./schemas";
 export {
+  createSseFrameParser,
   formatResultEvents,
   formatSseComment,
   formatSseEvent,
@@ -78,5 +79,8 @@ export {
   SSE_CHUNK_SIZE,
   SSE_PING_INTERVAL_MS,
   type SseFrame,
+  type SseFrameParser,
+  SseLimitError,
+  type SseParserLimits,
   splitIntoChunks,
 } from "./sse";

@@ -110,19 +110,79 @@ export function formatResultEvents(resultJson: string, size: number = SSE_CHUNK_
   return pieces.map((piece, i) => formatSseEvent(i === pieces.length - 1 ? "end" : "chunk", piece));
 }
 
+/** Thrown (or reported) when an SSE stream breaks a size limit: a line or an event too long. */
+export class SseLimitError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SseLimitError";
+  }
+}
+
+export interface SseParserLimits {
+  /** The longest line (characters) before a line break; beyond it the stream is refused. */
+  maxLineChars?: number;
+  /** The most characters of one event (all its lines) before it is dispatched. */
+  maxEventChars?: number;
+}
+
+export interface SseFrameParser {
+  /** Feeds decoded text; throws SseLimitError past a limit. */
+  feed(text: string): void;
+  /** The stream ended: dispatches what is complete. */
+  end(): void;
+}
+
+/**
+ * A push parser of SSE text into frames (eventsource-parser underneath), bounded: a line without a
+ * line break, or an event, longer than its limit throws SseLimitError instead of growing forever.
+ */
+export function createSseFrameParser(
+  onFrame: (f: SseFrame) => void,
+  limits: SseParserLimits = {},
+): SseFrameParser {
+  const maxLine = limits.maxLineChars ?? Number.POSITIVE_INFINITY;
+  const maxEvent = limits.maxEventChars ?? Number.POSITIVE_INFINITY;
+  let sinceLineBreak = 0;
+  let sinceEvent = 0;
+  const parser = createParser({
+    onEvent: (e) => {
+      sinceEvent = 0;
+      onFrame({ kind: "event", event: e.event ?? "message", data: e.data, id: e.id });
+    },
+    onComment: (comment) => {
+      sinceEvent = 0;
+      onFrame({ kind: "comment", comment: comment.trim() });
+    },
+  });
+  return {
+    feed(text) {
+      if (!text) return;
+      const lastBreak = Math.max(text.lastIndexOf("\n"), text.lastIndexOf("\r"));
+      sinceLineBreak = lastBreak < 0 ? sinceLineBreak + text.length : text.length - lastBreak - 1;
+      if (sinceLineBreak > maxLine)
+        throw new SseLimitError(`an SSE line longer than ${maxLine} characters without a line break`);
+      sinceEvent += text.length;
+      parser.feed(text);
+      if (sinceEvent > maxEvent) throw new SseLimitError(`an SSE event longer than ${maxEvent} characters`);
+    },
+    end() {
+      parser.reset({ consume: true });
+    },
+  };
+}
+
 /**
  * Parses an SSE byte stream into frames, as they arrive. Works on any `ReadableStream` of bytes
- * (fetch bodies in the browser and in Node). Stops reading when `signal` aborts.
+ * (fetch bodies in the browser and in Node). Stops reading when `signal` aborts; past a limit it
+ * throws SseLimitError.
  */
 export async function* readSseFrames(
   body: ReadableStream<Uint8Array>,
   signal?: AbortSignal,
+  limits?: SseParserLimits,
 ): AsyncGenerator<SseFrame> {
   const queue: SseFrame[] = [];
-  const parser = createParser({
-    onEvent: (e) => queue.push({ kind: "event", event: e.event ?? "message", data: e.data, id: e.id }),
-    onComment: (comment) => queue.push({ kind: "comment", comment: comment.trim() }),
-  });
+  const parser = createSseFrameParser((f) => queue.push(f), limits);
   const reader = body.getReader();
   const decoder = new TextDecoder();
   const onAbort = () => {
@@ -135,7 +195,7 @@ export async function* readSseFrames(
       const { done, value } = await reader.read();
       if (done) {
         parser.feed(decoder.decode());
-        parser.reset({ consume: true });
+        parser.end();
         while (queue.length) yield queue.shift()!;
         return;
       }

@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { ResultAssembler, ResultTooLargeError } from "@/lib/ors/protocol/result";
 import {
+  createSseFrameParser,
   formatResultEvents,
   formatSseEvent,
   readSseFrames,
   type SseFrame,
+  SseLimitError,
   splitIntoChunks,
 } from "@/lib/ors/protocol/sse";
 
@@ -110,5 +113,66 @@ describe("splitIntoChunks whitespace", () => {
     const pieces = splitIntoChunks(s, 64);
     expect(pieces.join("")).toBe(s);
     for (const p of pieces) expect(p).not.toMatch(/^\s|\s$/);
+  });
+});
+
+describe("createSseFrameParser limits", () => {
+  it("refuses a line without a line break past its limit, however it is cut", () => {
+    const frames: SseFrame[] = [];
+    const p = createSseFrameParser((f) => frames.push(f), { maxLineChars: 100 });
+    p.feed("event: chunk\ndata: ");
+    for (let i = 0; i < 8; i++) p.feed("x".repeat(10));
+    expect(() => p.feed("x".repeat(30))).toThrow(SseLimitError);
+    expect(frames).toEqual([]);
+  });
+
+  it("refuses an event of many short lines past its limit, and passes normal events", () => {
+    const frames: SseFrame[] = [];
+    const p = createSseFrameParser((f) => frames.push(f), { maxLineChars: 50, maxEventChars: 200 });
+    p.feed("event: end\ndata: ok\n\n: ping\n\n");
+    expect(frames).toEqual([
+      { kind: "event", event: "end", data: "ok", id: undefined },
+      { kind: "comment", comment: "ping" },
+    ]);
+    expect(() => {
+      for (let i = 0; i < 20; i++) p.feed("data: 0123456789\n");
+    }).toThrow(/longer than 200/);
+  });
+});
+
+describe("ResultAssembler", () => {
+  it("reassembles chunk…end pieces leniently and bounds what it keeps", () => {
+    const json = JSON.stringify({
+      ok: true,
+      output: { blocks: [{ type: "text", text: "hi", extra: 1 }], reward: -2, finished: null, newer: true },
+    });
+    const a = new ResultAssembler(1000);
+    a.add(json.slice(0, 10));
+    expect(a.end(json.slice(10))).toEqual({
+      ok: true,
+      result: { ok: true, output: { blocks: [{ type: "text", text: "hi" }], reward: -2, finished: false } },
+    });
+    const small = new ResultAssembler(5);
+    expect(() => small.add("123456")).toThrow(ResultTooLargeError);
+    expect(new ResultAssembler().end("{not json")).toMatchObject({ ok: false, error: /not JSON/ });
+    expect(new ResultAssembler().end('{"ok": true}')).toMatchObject({ ok: false, error: /output/ });
+  });
+
+  it("shows a block of an unknown type as a note instead of failing the whole result", () => {
+    const out = new ResultAssembler().end(
+      JSON.stringify({
+        ok: true,
+        output: {
+          blocks: [
+            { type: "audio", data: "..." },
+            { type: "text", text: "t" },
+          ],
+        },
+      }),
+    );
+    expect(out.ok && out.result.ok && out.result.output.blocks).toEqual([
+      { type: "text", text: expect.stringMatching(/"audio"/), detail: { unsupported_block_type: "audio" } },
+      { type: "text", text: "t" },
+    ]);
   });
 });
