@@ -1,25 +1,34 @@
 "use client";
-// The episode at a glance: status, step count, each step's reward and the cumulative reward, the
-// idle time left before the server expires the session, and the end with what to do next.
+// The episode at a glance, from its record: status, step count, each step's reward and the
+// cumulative reward, the idle time left before the server expires the session (when its limit is
+// known; else the time since the last activity), keep-alive, and how it ended with what to do next.
 import Link from "next/link";
 import { useShallow } from "zustand/react/shallow";
 import { Badge } from "@/components/ui/badge";
 import { Button, buttonClasses } from "@/components/ui/button";
 import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
+import type { EndReason } from "@/lib/episodes/schema";
+import { stepReward } from "@/lib/episodes/step";
 import { cn } from "@/lib/ui/cn";
 import {
-  type EpisodeEnd,
-  SESSION_IDLE_MS,
-  selectCumulativeReward,
-  selectEnd,
-  selectIsBusy,
-  selectLastRequestAt,
+  cumulativeOf,
+  selectBusy,
+  selectEndReason,
+  selectLastActivity,
+  selectSteps,
   selectTask,
-  stepReward,
+  selectTotalReward,
   useEpisodeStore,
   useEpisodeStoreApi,
 } from "@/lib/ui/episode-store";
-import { endHeadline, newEpisodeUrl, stashTaskSpec, useEndEpisode } from "@/lib/ui/use-episode";
+import {
+  endHeadline,
+  errorMessage,
+  type KeepAliveState,
+  newEpisodeUrl,
+  stashTaskSpec,
+  useEndEpisode,
+} from "@/lib/ui/use-episode";
 import { formatReward } from "./step-card";
 import { goToStep } from "./step-list";
 import { useNow } from "./stream-log";
@@ -29,70 +38,96 @@ function formatClock(ms: number): string {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
-/** Time left before the server expires the idle session (15 min since the last request). */
-export function IdleCountdown() {
-  const last = useEpisodeStore(selectLastRequestAt);
-  const ended = useEpisodeStore((s) => s.end !== null);
+/**
+ * The server's idle limit counting down from the session's last request (any tab's, any
+ * client's), or, when the limit is unknown, the time since that request.
+ */
+export function IdleCountdown({ keepAlive }: { keepAlive: KeepAliveState }) {
+  const last = useEpisodeStore(selectLastActivity);
+  const limit = useEpisodeStore((s) => s.idleLimitMs);
+  const ended = useEpisodeStore((s) => selectEndReason(s) !== null);
   const now = useNow(!ended && last !== null, 1000);
   if (ended || last === null) return null;
-  const left = Math.min(SESSION_IDLE_MS, SESSION_IDLE_MS - (now - last));
+  const idle = Math.max(0, now - last);
   return (
-    <div className="flex items-baseline justify-between gap-2 text-xs">
-      <span className="text-zinc-500 dark:text-zinc-400">Expires if idle in</span>
-      <span
-        className={cn(
-          "font-mono tabular-nums",
-          left < 60_000 ? "font-semibold text-red-700 dark:text-red-400" : "text-zinc-800 dark:text-zinc-200",
-        )}
-        title="The server tears the session down after 15 minutes without a request; this page pings it every 10 s while visible."
-      >
-        {formatClock(left)}
-      </span>
+    <div className="flex flex-col gap-1 text-xs">
+      {limit !== null ? (
+        <div className="flex items-baseline justify-between gap-2">
+          <span className="text-zinc-500 dark:text-zinc-400">Expires if idle in</span>
+          <span
+            className={cn(
+              "font-mono tabular-nums",
+              limit - idle < 60_000
+                ? "font-semibold text-red-700 dark:text-red-400"
+                : "text-zinc-800 dark:text-zinc-200",
+            )}
+            title={`The server tears the session down after ${formatClock(limit)} without a request.`}
+          >
+            {formatClock(limit - idle)}
+          </span>
+        </div>
+      ) : (
+        <div className="flex items-baseline justify-between gap-2">
+          <span className="text-zinc-500 dark:text-zinc-400">Idle for (server's limit unknown)</span>
+          <span className="font-mono tabular-nums text-zinc-800 dark:text-zinc-200">{formatClock(idle)}</span>
+        </div>
+      )}
+      {keepAlive.paused && (
+        <div role="status" className="flex flex-wrap items-center gap-2 text-amber-800 dark:text-amber-300">
+          <span>Keep-alive paused: nobody used this tab for a while.</span>
+          <Button size="xs" onClick={keepAlive.resume}>
+            Keep it alive
+          </Button>
+        </div>
+      )}
     </div>
   );
 }
 
-const END_TONE: Record<EpisodeEnd["reason"], string> = {
+const END_TONE: Record<EndReason, string> = {
   finished:
     "border-emerald-300 bg-emerald-50 text-emerald-900 dark:border-emerald-900 dark:bg-emerald-950 dark:text-emerald-100",
-  user: "border-zinc-300 bg-zinc-50 text-zinc-800 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100",
-  expired:
+  user_closed:
+    "border-zinc-300 bg-zinc-50 text-zinc-800 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100",
+  timeout:
     "border-amber-300 bg-amber-50 text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100",
-  lost: "border-red-300 bg-red-50 text-red-900 dark:border-red-900 dark:bg-red-950 dark:text-red-100",
   error: "border-red-300 bg-red-50 text-red-900 dark:border-red-900 dark:bg-red-950 dark:text-red-100",
 };
 
-function endExplanation(end: EpisodeEnd): string {
-  switch (end.reason) {
+function endExplanation(reason: EndReason, error: string | null): string {
+  switch (reason) {
     case "finished":
-      return end.detail ?? "The last tool call returned finished: true.";
-    case "user":
-      return "You ended the episode: the session was deleted on the server.";
-    case "expired":
-      return end.detail ?? "The session was idle for 15 minutes and the server expired it.";
+      return "A tool returned finished: true. The episode is over: no more calls.";
+    case "user_closed":
+      return error ?? "The episode was ended: the session was deleted on the server.";
+    case "timeout":
+      return error ?? "The session was idle past the server's limit and the server expired it.";
     default:
-      return end.detail ?? "The server no longer has this session.";
+      return error ?? "The server no longer has this session.";
   }
 }
 
-/** How the episode ended, with "Restart on the same task". */
+/** How the episode ended, with "Restart on this task". */
 export function EndBanner() {
-  const end = useEpisodeStore(selectEnd);
+  const reason = useEpisodeStore(selectEndReason);
+  const error = useEpisodeStore((s) => s.trajectory?.error ?? null);
   const task = useEpisodeStore(selectTask);
   const { server, env } = useEpisodeStoreApi().getState();
-  if (!end) return null;
+  if (!reason) return null;
   return (
-    <div role="status" className={cn("rounded-lg border px-3 py-3", END_TONE[end.reason])}>
-      <p className="text-sm font-semibold">{endHeadline(end)}</p>
-      <p className="mt-0.5 text-sm opacity-90">{endExplanation(end)}</p>
+    <div role="status" className={cn("rounded-lg border px-3 py-3", END_TONE[reason])}>
+      <p className="text-sm font-semibold">{endHeadline(reason)}</p>
+      <p className="mt-0.5 text-sm opacity-90">{endExplanation(reason, error)}</p>
       <div className="mt-2 flex flex-wrap gap-2">
-        <Link
-          href={newEpisodeUrl(server, env, task)}
-          onClick={() => stashTaskSpec(server, env, task)}
-          className={buttonClasses("primary", "sm")}
-        >
-          Restart on the same task
-        </Link>
+        {task && (
+          <Link
+            href={newEpisodeUrl(server, env, task)}
+            onClick={() => stashTaskSpec(server, env, task)}
+            className={buttonClasses("primary", "sm")}
+          >
+            Restart on this task
+          </Link>
+        )}
         <Link
           href={`/s/${encodeURIComponent(server)}/e/${encodeURIComponent(env)}`}
           className={buttonClasses("secondary", "sm")}
@@ -104,23 +139,24 @@ export function EndBanner() {
   );
 }
 
-export function EpisodePanel() {
-  const { steps, cumulative } = useEpisodeStore(
-    useShallow((s) => ({ steps: s.steps, cumulative: selectCumulativeReward(s) })),
-  );
-  const end = useEpisodeStore(selectEnd);
-  const closed = useEpisodeStore((s) => s.closed);
-  const busy = useEpisodeStore(selectIsBusy);
+export function EpisodePanel({ keepAlive }: { keepAlive: KeepAliveState }) {
+  const steps = useEpisodeStore(selectSteps);
+  const total = useEpisodeStore(selectTotalReward);
+  const reason = useEpisodeStore(selectEndReason);
+  const busy = useEpisodeStore(selectBusy);
+  const feed = useEpisodeStore((s) => s.feed);
+  const reprompts = useEpisodeStore(useShallow((s) => s.trajectory?.reprompts ?? []));
   const endEpisode = useEndEpisode();
-  const rewarded = steps.filter((s) => s.result?.ok);
-  let running = 0;
+  const rewarded = steps.some((s) => s.ok);
+  const cumulative = cumulativeOf(steps);
+  const closed = reason !== null && reason !== "finished";
   return (
     <Card>
       <CardHeader>
         <CardTitle>Episode</CardTitle>
-        {end ? (
-          <Badge tone={end.reason === "finished" ? "green" : end.reason === "user" ? "neutral" : "red"}>
-            {endHeadline(end).toLowerCase()}
+        {reason ? (
+          <Badge tone={reason === "finished" ? "green" : reason === "user_closed" ? "neutral" : "red"}>
+            {endHeadline(reason).toLowerCase()}
           </Badge>
         ) : busy ? (
           <Badge tone="indigo">calling…</Badge>
@@ -139,11 +175,11 @@ export function EpisodePanel() {
               Cumulative reward
             </dt>
             <dd className="font-mono text-lg font-semibold tabular-nums">
-              {formatReward(cumulative).replace(/^\+/, "")}
+              {formatReward(total).replace(/^\+/, "")}
             </dd>
           </div>
         </dl>
-        {rewarded.length > 0 && (
+        {rewarded && (
           <table className="w-full text-xs">
             <caption className="sr-only">Reward per step</caption>
             <thead>
@@ -155,35 +191,52 @@ export function EpisodePanel() {
               </tr>
             </thead>
             <tbody className="font-mono tabular-nums">
-              {steps.map((s, i) => {
-                running += stepReward(s) ?? 0;
-                return (
-                  <tr key={s.id} className="border-t border-zinc-100 dark:border-zinc-800">
-                    <td>
-                      <a
-                        href={`?step=${i + 1}`}
-                        onClick={(e) => {
-                          e.preventDefault();
-                          goToStep(i + 1);
-                        }}
-                        className="hover:underline"
-                        aria-label={`Go to step ${i + 1}`}
-                      >
-                        {i + 1}
-                      </a>
-                    </td>
-                    <td className="truncate">{s.tool}</td>
-                    <td className="text-right">{formatReward(stepReward(s))}</td>
-                    <td className="text-right">{formatReward(running).replace(/^\+/, "")}</td>
-                  </tr>
-                );
-              })}
+              {steps.map((s, i) => (
+                <tr key={s.index} className="border-t border-zinc-100 dark:border-zinc-800">
+                  <td>
+                    <a
+                      href={`?step=${s.index}`}
+                      onClick={(e) => {
+                        e.preventDefault();
+                        goToStep(s.index);
+                      }}
+                      className="hover:underline"
+                      aria-label={`Go to step ${s.index}`}
+                    >
+                      {s.index}
+                    </a>
+                  </td>
+                  <td className="truncate">
+                    {s.tool}
+                    {s.after_end && (
+                      <span className="ml-1 font-sans text-amber-700 dark:text-amber-400">(after end)</span>
+                    )}
+                  </td>
+                  <td className="text-right">{formatReward(stepReward(s))}</td>
+                  <td className="text-right">{formatReward(cumulative[i] ?? 0).replace(/^\+/, "")}</td>
+                </tr>
+              ))}
             </tbody>
           </table>
         )}
-        <IdleCountdown />
+        {reprompts.length > 0 && (
+          <p className="text-xs text-amber-800 dark:text-amber-300">
+            The prompt was requested again {reprompts.length === 1 ? "once" : `${reprompts.length} times`} by
+            another client
+            {reprompts.some((r) => !r.same)
+              ? ", and the environment answered differently (it may have reset)"
+              : ""}
+            .
+          </p>
+        )}
+        {feed === "connecting" && !reason && (
+          <p className="text-xs text-zinc-500 dark:text-zinc-400" role="status">
+            Reconnecting to the live record…
+          </p>
+        )}
+        <IdleCountdown keepAlive={keepAlive} />
         <EndBanner />
-        {!closed && (!end || end.reason === "finished") && (
+        {!closed && !endEpisode.isSuccess && (
           <Button
             variant="danger"
             size="sm"
@@ -191,12 +244,12 @@ export function EpisodePanel() {
             onClick={() => endEpisode.mutate()}
             title="Sends /delete: the server tears the session down"
           >
-            {endEpisode.isPending ? "Ending…" : end ? "Close session" : "End episode"}
+            {endEpisode.isPending ? "Ending…" : reason ? "Close session" : "End episode"}
           </Button>
         )}
-        {endEpisode.error && !end && (
+        {endEpisode.error && (
           <p role="alert" className="text-xs text-red-700 dark:text-red-400">
-            Could not end the episode: {endEpisode.error.message}
+            Could not end the episode: {errorMessage(endEpisode.error)}
           </p>
         )}
       </CardBody>

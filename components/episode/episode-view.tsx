@@ -1,46 +1,51 @@
 "use client";
-// The episode view (/s/<server>/e/<env>/episode/<sid>): composes the per-resource hooks — reopen
-// (recorded trajectory or this tab's copy), prompt, tools, tool calls, keep-alive — around one
-// episode store. Reloading reopens the same live episode and picks up an in-flight call.
+// The episode view (/s/<server>/e/<env>/episode/<sid>): a view of the episode recorded on the
+// server, kept current by its live feed, so every tab, a reload and a second browser show the same
+// steps; composes the per-resource hooks (feed, tools, tool calls, keep-alive) around one store.
 import Link from "next/link";
 import { Suspense } from "react";
 import { PageContainer, PageHeader } from "@/components/layout/page-header";
-import { Badge } from "@/components/ui/badge";
 import { CopyButton } from "@/components/ui/copy-button";
 import { SkeletonBlock } from "@/components/ui/skeleton";
-import { EpisodeStoreProvider, selectEnd, useEpisodeStore } from "@/lib/ui/episode-store";
-import { useEpisodePersistence, useKeepAlive } from "@/lib/ui/use-episode";
-import { useResumeInFlight, useToolCall } from "@/lib/ui/use-tool-call";
+import { EpisodeStoreProvider, selectEndReason, useEpisodeStore } from "@/lib/ui/episode-store";
+import { useEpisodeFeed, useKeepAlive } from "@/lib/ui/use-episode";
+import { useToolCall } from "@/lib/ui/use-tool-call";
 import { EpisodePanel } from "./episode-panel";
 import { PromptCard } from "./prompt-card";
 import { StepList } from "./step-list";
 import { ToolPanel } from "./tool-panel";
 
-function EpisodeScreen() {
-  const ready = useEpisodePersistence();
-  const end = useEpisodeStore(selectEnd);
+function EpisodeScreen({ keepAliveIdleMs }: { keepAliveIdleMs: number }) {
+  useEpisodeFeed();
+  const status = useEpisodeStore((s) => s.status);
+  const missing = useEpisodeStore((s) => s.missingReason);
+  const running = useEpisodeStore((s) => s.status === "ready" && selectEndReason(s) === null);
   const caller = useToolCall();
-  useResumeInFlight(ready, caller);
-  useKeepAlive(ready && end === null);
-  const source = useEpisodeStore((s) => s.source);
+  const keepAlive = useKeepAlive(running, { inactivityMs: keepAliveIdleMs });
 
-  // The prompt, the session's tools and the form's code are requested at once, in parallel with
-  // reopening the episode: only the steps, the panel and the call itself wait for the reopen.
+  if (status === "missing") {
+    return (
+      <div
+        role="alert"
+        className="rounded-lg border border-amber-300 bg-amber-50 px-4 py-3 text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100"
+      >
+        <p className="font-semibold">No recorded episode for this session</p>
+        <p className="mt-1 text-sm">{missing}</p>
+      </div>
+    );
+  }
+  // Prompt, steps, panel and tools are all views of the one record on the server.
   return (
     <div className="grid gap-5 lg:grid-cols-[minmax(0,1fr)_26rem]">
       <div className="flex min-w-0 flex-col gap-4">
-        <PromptCard ready={ready} />
+        <PromptCard />
         <section aria-labelledby="steps-heading" className="flex flex-col gap-2">
-          <div className="flex items-center gap-2">
-            <h2 id="steps-heading" className="text-sm font-semibold">
-              Steps
-            </h2>
-            {source === "trajectory" && <Badge tone="sky">reopened from the recorded trajectory</Badge>}
-            {source === "session-storage" && <Badge>reopened from this tab</Badge>}
-          </div>
-          {ready ? (
+          <h2 id="steps-heading" className="text-sm font-semibold">
+            Steps
+          </h2>
+          {status === "ready" ? (
             <Suspense>
-              <StepList onAbandon={caller.abandon} />
+              <StepList onAbandon={caller.abandon} onPickUp={caller.pickUp} />
             </Suspense>
           ) : (
             <SkeletonBlock label="Opening the episode" lines={2} />
@@ -51,14 +56,32 @@ function EpisodeScreen() {
         className="flex flex-col gap-4 lg:sticky lg:top-16 lg:max-h-[calc(100vh-5rem)] lg:self-start lg:overflow-y-auto"
         aria-label="Episode controls"
       >
-        {ready ? <EpisodePanel /> : <SkeletonBlock label="Opening the episode" lines={4} />}
-        <ToolPanel caller={caller} ready={ready} />
+        {status === "ready" ? (
+          <EpisodePanel keepAlive={keepAlive} />
+        ) : (
+          <SkeletonBlock label="Opening the episode" lines={4} />
+        )}
+        <ToolPanel caller={caller} />
       </aside>
     </div>
   );
 }
 
-export function EpisodeView({ server, env, sid }: { server: string; env: string; sid: string }) {
+export function EpisodeView({
+  server,
+  env,
+  sid,
+  idleLimitMs,
+  keepAliveIdleMs,
+}: {
+  server: string;
+  env: string;
+  sid: string;
+  /** The server's session idle limit when the playground knows it. */
+  idleLimitMs: number | null;
+  /** Keep-alive stops after this long without anyone using the tab. */
+  keepAliveIdleMs: number;
+}) {
   return (
     <PageContainer>
       <PageHeader
@@ -93,8 +116,14 @@ export function EpisodeView({ server, env, sid }: { server: string; env: string;
           </span>
         }
       />
-      <EpisodeStoreProvider key={`${server}/${sid}`} server={server} env={env} sid={sid}>
-        <EpisodeScreen />
+      <EpisodeStoreProvider
+        key={`${server}/${sid}`}
+        server={server}
+        env={env}
+        sid={sid}
+        idleLimitMs={idleLimitMs}
+      >
+        <EpisodeScreen keepAliveIdleMs={keepAliveIdleMs} />
       </EpisodeStoreProvider>
     </PageContainer>
   );

@@ -1,18 +1,21 @@
 "use client";
-// The episode's prompt (/{env}/prompt) as blocks, with the task it runs on.
+// The episode's prompt as recorded when the session started (the environment is asked once; a
+// reopened episode never asks again, since environments may build their world in get_prompt),
+// with the task it runs on.
 import { Button } from "@/components/ui/button";
 import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
 import { JsonView } from "@/components/ui/json-view";
 import { SkeletonBlock } from "@/components/ui/skeleton";
-import { selectTask, useEpisodeStore } from "@/lib/ui/episode-store";
-import { errorMessage, usePrompt } from "@/lib/ui/use-episode";
+import { selectEnded, selectTask, useEpisodeStore } from "@/lib/ui/episode-store";
+import { errorMessage, useRequestPrompt } from "@/lib/ui/use-episode";
 import { BlocksView } from "./blocks-view";
 
-/** `ready`: the episode is reopened (until then an error waits: it may be an ended episode's). */
-export function PromptCard({ ready = true }: { ready?: boolean }) {
-  const prompt = usePrompt();
+export function PromptCard() {
+  const status = useEpisodeStore((s) => s.status);
+  const prompt = useEpisodeStore((s) => s.trajectory?.prompt ?? null);
   const task = useEpisodeStore(selectTask);
-  const ended = useEpisodeStore((st) => st.end !== null);
+  const ended = useEpisodeStore(selectEnded);
+  const request = useRequestPrompt();
   return (
     <Card>
       <CardHeader>
@@ -24,29 +27,36 @@ export function PromptCard({ ready = true }: { ready?: boolean }) {
         )}
       </CardHeader>
       <CardBody className="flex flex-col gap-3">
-        {(prompt.isPending || (prompt.error && !ready)) && (
-          <SkeletonBlock label="Loading the prompt" lines={3} />
+        {status === "loading" && <SkeletonBlock label="Loading the prompt" lines={3} />}
+        {status === "ready" && prompt && (
+          <section aria-labelledby="episode-prompt-title">
+            <BlocksView blocks={prompt} emptyText="The prompt is empty." />
+          </section>
         )}
-        {prompt.error && ready && ended && (
+        {status === "ready" && !prompt && ended && (
           <p className="text-sm italic text-zinc-500 dark:text-zinc-400">
-            The session is gone, so the server no longer serves its prompt (the recorded trajectory keeps it).
+            No prompt was recorded for this episode.
           </p>
         )}
-        {prompt.error && ready && !ended && (
-          <div
-            role="alert"
-            className="flex flex-wrap items-center gap-2 text-sm text-red-700 dark:text-red-400"
-          >
-            <span>Could not load the prompt: {errorMessage(prompt.error)}</span>
-            <Button size="xs" onClick={() => prompt.refetch()}>
-              Try again
-            </Button>
+        {status === "ready" && !prompt && !ended && (
+          <div className="flex flex-col gap-2 text-sm">
+            <p className="text-zinc-600 dark:text-zinc-400">
+              The prompt of this session has not been requested yet (it was started by another client).
+            </p>
+            <div className="flex flex-wrap items-center gap-2">
+              <Button size="sm" disabled={request.isPending} onClick={() => request.mutate()}>
+                {request.isPending ? "Requesting…" : "Request the prompt"}
+              </Button>
+              <span className="text-xs text-zinc-500 dark:text-zinc-400">
+                Asked once and recorded; some environments build their world when asked.
+              </span>
+            </div>
+            {request.error && (
+              <p role="alert" className="text-red-700 dark:text-red-400">
+                Could not get the prompt: {errorMessage(request.error)}
+              </p>
+            )}
           </div>
-        )}
-        {prompt.data && (
-          <section aria-labelledby="episode-prompt-title">
-            <BlocksView blocks={prompt.data} emptyText="The prompt is empty." />
-          </section>
         )}
         {task && "task_spec" in task && (
           <details>

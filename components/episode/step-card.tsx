@@ -1,22 +1,35 @@
 "use client";
-// One step of the episode: the tool and its input, the live stream, then the output blocks,
-// reward, finished flag, metadata and latency (or why the call failed).
+// One step of the episode, as recorded: the tool and its input, the live stream, then the output
+// blocks, reward, finished flag, metadata and latency (or why the call failed). What only this tab
+// knows (it stopped watching the call, its client reconnected) is shown beside the record.
 import { Link2 } from "lucide-react";
 import { memo } from "react";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { JsonView } from "@/components/ui/json-view";
+import type { TrajectoryStep } from "@/lib/episodes/schema";
+import { stepReward } from "@/lib/episodes/step";
 import { cn } from "@/lib/ui/cn";
-import { type Step, type StepStatus, stepReward } from "@/lib/ui/episode-store";
+import type { LocalCall } from "@/lib/ui/episode-store";
 import { BlocksView } from "./blocks-view";
 import { formatSeconds, StreamLog } from "./stream-log";
 
-const STATUS: Record<StepStatus, { label: string; tone: BadgeTone }> = {
+/** How a step stands, for this view: its record, whether its call is still passing, this tab's part. */
+export type StepView = "running" | "unwatched" | "interrupted" | "done" | "error";
+
+export function stepView(step: TrajectoryStep, live: boolean, local?: LocalCall): StepView {
+  if (step.ok === true) return "done";
+  if (step.ok === false) return "error";
+  if (!live) return "interrupted";
+  return local?.abandoned ? "unwatched" : "running";
+}
+
+const STATUS: Record<StepView, { label: string; tone: BadgeTone }> = {
   running: { label: "running", tone: "indigo" },
+  unwatched: { label: "running, not watched", tone: "amber" },
+  interrupted: { label: "interrupted", tone: "amber" },
   done: { label: "ok", tone: "green" },
   error: { label: "error", tone: "red" },
-  abandoned: { label: "abandoned", tone: "amber" },
-  interrupted: { label: "interrupted", tone: "amber" },
 };
 
 export function formatReward(r: number | null | undefined): string {
@@ -38,21 +51,29 @@ function Metadata({ value }: { value: Record<string, unknown> }) {
 
 export const StepCard = memo(function StepCard({
   step,
-  number,
+  live,
+  local,
   cumulative,
   highlighted,
   onLink,
   onAbandon,
+  onPickUp,
 }: {
-  step: Step;
-  number: number;
+  step: TrajectoryStep;
+  /** The step's call is passing through the relay now. */
+  live: boolean;
+  /** This tab's part in the call, if it made it. */
+  local?: LocalCall;
   cumulative: number;
   highlighted: boolean;
   onLink: (n: number) => void;
   onAbandon?: () => void;
+  onPickUp?: (step: TrajectoryStep) => void;
 }) {
-  const status = STATUS[step.status];
-  const output = step.result?.ok ? step.result.output : null;
+  const number = step.index;
+  const view = stepView(step, live, local);
+  const status = STATUS[view];
+  const running = view === "running" || view === "unwatched";
   const reward = stepReward(step);
   const inputText = JSON.stringify(step.input);
   return (
@@ -63,7 +84,9 @@ export const StepCard = memo(function StepCard({
         "scroll-mt-20 rounded-lg border bg-white transition-shadow dark:bg-zinc-900/40",
         highlighted
           ? "border-indigo-400 ring-2 ring-indigo-300 dark:border-indigo-500 dark:ring-indigo-800"
-          : "border-zinc-200 dark:border-zinc-800",
+          : step.after_end
+            ? "border-dashed border-zinc-300 dark:border-zinc-700"
+            : "border-zinc-200 dark:border-zinc-800",
       )}
     >
       <header className="flex flex-wrap items-center gap-2 border-b border-zinc-200 px-3 py-2 dark:border-zinc-800">
@@ -72,10 +95,13 @@ export const StepCard = memo(function StepCard({
         </span>
         <h3 className="font-mono text-sm font-semibold text-zinc-900 dark:text-zinc-100">{step.tool}</h3>
         <Badge tone={status.tone}>{status.label}</Badge>
-        {step.resumed && <Badge tone="sky">picked up after reload</Badge>}
-        {output?.finished && <Badge tone="indigo">finished</Badge>}
+        {step.after_end && <Badge tone="amber">after the end</Badge>}
+        {step.events.some((e) => e.kind === "comment" && e.comment === "relay: resumed") && (
+          <Badge tone="sky">picked up by task_id</Badge>
+        )}
+        {step.ok && step.finished && <Badge tone="indigo">finished</Badge>}
         <span className="ml-auto flex items-center gap-3 text-xs tabular-nums text-zinc-500 dark:text-zinc-400">
-          {output && (
+          {step.ok && (
             <span>
               reward{" "}
               <span
@@ -92,13 +118,15 @@ export const StepCard = memo(function StepCard({
               >
                 {formatReward(reward)}
               </span>
-              <span className="ml-1">(Σ {formatReward(cumulative).replace(/^\+/, "")})</span>
+              {!step.after_end && (
+                <span className="ml-1">(Σ {formatReward(cumulative).replace(/^\+/, "")})</span>
+              )}
             </span>
           )}
-          {step.latencyMs !== undefined && <span>{formatSeconds(step.latencyMs)}</span>}
-          {step.status === "running" && onAbandon && (
+          {step.latency_ms !== null && <span>{formatSeconds(step.latency_ms)}</span>}
+          {view === "running" && local?.watching && onAbandon && (
             <Button size="xs" variant="danger" onClick={onAbandon}>
-              Abandon call
+              Stop watching
             </Button>
           )}
           <Button
@@ -113,6 +141,11 @@ export const StepCard = memo(function StepCard({
         </span>
       </header>
       <div className="flex flex-col gap-3 p-3">
+        {step.after_end && (
+          <p className="text-xs text-amber-800 dark:text-amber-300">
+            Called after the episode had finished: kept in the record, not counted in its total reward.
+          </p>
+        )}
         <div className="flex items-baseline gap-2 text-xs">
           <span className="shrink-0 font-medium text-zinc-500 dark:text-zinc-400">input</span>
           {inputText.length <= 160 ? (
@@ -121,42 +154,49 @@ export const StepCard = memo(function StepCard({
             <JsonView value={step.input} label="Input" expandDepth={1} maxHeight="16rem" className="w-full" />
           )}
         </div>
-        {step.events.length > 0 || step.status === "running" ? (
-          step.status === "running" ? (
-            <StreamLog step={step} />
-          ) : (
-            <details className="group">
-              <summary className="cursor-pointer select-none text-xs font-medium text-zinc-500 hover:text-zinc-800 dark:text-zinc-400 dark:hover:text-zinc-200">
-                SSE stream · {step.events.length} events · {step.received.toLocaleString()} chars
-                {step.events.some((e) => e.type === "reconnect") ? " · reconnected" : ""}
-                {step.taskId ? ` · task_id ${step.taskId}` : ""}
-              </summary>
-              <div className="mt-2">
-                <StreamLog step={step} />
-              </div>
-            </details>
-          )
+        {running ? (
+          <StreamLog step={step} running notes={local?.notes} />
+        ) : step.events.length > 0 ? (
+          <details className="group">
+            <summary className="cursor-pointer select-none text-xs font-medium text-zinc-500 hover:text-zinc-800 dark:text-zinc-400 dark:hover:text-zinc-200">
+              SSE stream · {step.events.length} events
+              {step.task_id ? ` · task_id ${step.task_id}` : ""}
+            </summary>
+            <div className="mt-2">
+              <StreamLog step={step} running={false} notes={local?.notes} />
+            </div>
+          </details>
         ) : null}
-        {step.error && (
-          <p
-            role={step.status === "error" ? "alert" : undefined}
-            className={cn(
-              "rounded-md border px-3 py-2 text-sm",
-              step.status === "error"
-                ? "border-red-300 bg-red-50 text-red-800 dark:border-red-900 dark:bg-red-950 dark:text-red-200"
-                : "border-amber-300 bg-amber-50 text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200",
+        {view === "unwatched" && (
+          <p className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200">
+            You stopped watching this call. The server may still finish it: its result will appear here.
+          </p>
+        )}
+        {view === "interrupted" && (
+          <div className="flex flex-wrap items-center gap-2 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200">
+            <span>
+              The playground lost this call's stream before its result (it restarted while the call ran).
+              {step.task_id ? " The server may still hold the result for a while." : ""}
+            </span>
+            {step.task_id && onPickUp && (
+              <Button size="xs" onClick={() => onPickUp(step)}>
+                Pick up by task_id
+              </Button>
             )}
+          </div>
+        )}
+        {step.ok === false && step.error && (
+          <p
+            role="alert"
+            className="rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950 dark:text-red-200"
           >
-            {step.result && !step.result.ok ? "Tool error: " : ""}
             {step.error}
           </p>
         )}
-        {output && (
+        {step.ok && (
           <section aria-label={`Output of step ${number}`} className="flex flex-col gap-2">
-            <BlocksView blocks={output.blocks} emptyText="The tool returned no blocks." />
-            {output.metadata && Object.keys(output.metadata).length > 0 && (
-              <Metadata value={output.metadata} />
-            )}
+            <BlocksView blocks={step.blocks} emptyText="The tool returned no blocks." />
+            {step.metadata && Object.keys(step.metadata).length > 0 && <Metadata value={step.metadata} />}
           </section>
         )}
       </div>

@@ -1,9 +1,13 @@
 "use client";
-// The episode's steps in order. `?step=N` in the URL scrolls to and highlights step N; a new call
-// scrolls into view as it starts.
+// The episode's steps in order, as recorded (the same in every tab), then the calls this tab has
+// just made that the record does not show yet. `?step=N` in the URL scrolls to and highlights
+// step N; a new call scrolls into view as it starts.
 import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useRef } from "react";
-import { selectSteps, stepReward, useEpisodeStore } from "@/lib/ui/episode-store";
+import { useShallow } from "zustand/react/shallow";
+import { Badge } from "@/components/ui/badge";
+import type { TrajectoryStep } from "@/lib/episodes/schema";
+import { cumulativeOf, selectPendingCalls, selectSteps, useEpisodeStore } from "@/lib/ui/episode-store";
 import { StepCard } from "./step-card";
 
 /** Puts `?step=n` in the URL (no navigation) and scrolls that step into view. */
@@ -14,13 +18,23 @@ export function goToStep(n: number): void {
   document.getElementById(`step-${n}`)?.scrollIntoView({ block: "start", behavior: "smooth" });
 }
 
-export function StepList({ onAbandon }: { onAbandon: () => void }) {
+export function StepList({
+  onAbandon,
+  onPickUp,
+}: {
+  onAbandon: () => void;
+  onPickUp: (s: TrajectoryStep) => void;
+}) {
   const steps = useEpisodeStore(selectSteps);
+  const inflight = useEpisodeStore((s) => s.inflight);
+  const calls = useEpisodeStore((s) => s.calls);
+  const pending = useEpisodeStore(useShallow(selectPendingCalls));
   const params = useSearchParams();
   const stepParam = Number(params.get("step"));
   const highlighted = Number.isInteger(stepParam) && stepParam > 0 ? stepParam : null;
   const scrolledTo = useRef<number | null>(null);
-  const lastCount = useRef(steps.length);
+  const lastCount = useRef(steps.length + pending.length);
+  const count = steps.length + pending.length;
 
   // Deep link: scroll once to ?step=N when that step exists.
   useEffect(() => {
@@ -29,15 +43,14 @@ export function StepList({ onAbandon }: { onAbandon: () => void }) {
     document.getElementById(`step-${highlighted}`)?.scrollIntoView({ block: "start" });
   }, [highlighted, steps.length]);
 
-  // A new step: bring it into view.
+  // A new step or call: bring it into view.
   useEffect(() => {
-    if (steps.length > lastCount.current) {
-      document
-        .getElementById(`step-${steps.length}`)
-        ?.scrollIntoView({ block: "nearest", behavior: "smooth" });
+    if (count > lastCount.current) {
+      const last = document.querySelector("[data-step-list] > li:last-child");
+      last?.scrollIntoView({ block: "nearest", behavior: "smooth" });
     }
-    lastCount.current = steps.length;
-  }, [steps.length]);
+    lastCount.current = count;
+  }, [count]);
 
   const onLink = useCallback((n: number) => {
     const url = new URL(window.location.href);
@@ -47,31 +60,51 @@ export function StepList({ onAbandon }: { onAbandon: () => void }) {
     navigator.clipboard?.writeText(url.toString()).catch(() => {});
   }, []);
 
-  if (steps.length === 0) {
+  if (count === 0) {
     return (
       <p className="rounded-lg border border-dashed border-zinc-300 px-4 py-6 text-center text-sm text-zinc-500 dark:border-zinc-700 dark:text-zinc-400">
         No steps yet. Pick a tool on the right, fill its form and call it.
       </p>
     );
   }
-  let cumulative = 0;
+  const cumulative = cumulativeOf(steps);
   return (
-    <ol className="flex flex-col gap-3" aria-label="Steps">
-      {steps.map((step, i) => {
-        cumulative += stepReward(step) ?? 0;
-        return (
-          <li key={step.id}>
-            <StepCard
-              step={step}
-              number={i + 1}
-              cumulative={cumulative}
-              highlighted={highlighted === i + 1}
-              onLink={onLink}
-              onAbandon={step.status === "running" ? onAbandon : undefined}
-            />
-          </li>
-        );
-      })}
+    <ol className="flex flex-col gap-3" aria-label="Steps" data-step-list>
+      {steps.map((step, i) => (
+        <li key={step.index}>
+          <StepCard
+            step={step}
+            live={inflight.has(step.index)}
+            local={calls.find((c) => c.index === step.index)}
+            cumulative={cumulative[i] ?? 0}
+            highlighted={highlighted === step.index}
+            onLink={onLink}
+            onAbandon={onAbandon}
+            onPickUp={onPickUp}
+          />
+        </li>
+      ))}
+      {pending.map((c) => (
+        <li key={c.callId}>
+          <article
+            aria-label={`Call of ${c.tool}${c.error ? " (refused)" : " (starting)"}`}
+            className="rounded-lg border border-dashed border-zinc-300 bg-white px-3 py-2 dark:border-zinc-700 dark:bg-zinc-900/40"
+          >
+            <div className="flex flex-wrap items-center gap-2">
+              <h3 className="font-mono text-sm font-semibold">{c.tool}</h3>
+              {c.error ? <Badge tone="red">not run</Badge> : <Badge tone="indigo">calling…</Badge>}
+              <code className="truncate font-mono text-xs text-zinc-500 dark:text-zinc-400">
+                {JSON.stringify(c.input)}
+              </code>
+            </div>
+            {c.error && (
+              <p role="alert" className="mt-2 text-sm text-red-700 dark:text-red-400">
+                The call did not reach the environment: {c.error}
+              </p>
+            )}
+          </article>
+        </li>
+      ))}
     </ol>
   );
 }

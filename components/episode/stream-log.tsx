@@ -1,9 +1,12 @@
 "use client";
-// The live SSE log of one tool call: task_id, each chunk with its size, keep-alive pings with the
-// time elapsed, reconnections, then end or error. While the call runs, a timer shows it is alive.
+// The SSE log of one tool call as the relay recorded it: task_id, each result piece with its size,
+// keep-alive pings with the time elapsed, resumes, then end or error — plus what only this tab's
+// client saw (its reconnections). While the call runs, a timer shows it is alive.
 import { useEffect, useState } from "react";
+import type { StepEvent, TrajectoryStep } from "@/lib/episodes/schema";
+import { receivedChars } from "@/lib/episodes/step";
+import type { CallEvent } from "@/lib/ors/client/call-tool";
 import { cn } from "@/lib/ui/cn";
-import type { Step, StreamEvent } from "@/lib/ui/episode-store";
 
 export function formatSeconds(ms: number): string {
   if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
@@ -25,46 +28,79 @@ export function useNow(active: boolean, ms = 250): number {
   return now;
 }
 
-const TONE: Record<StreamEvent["type"], string> = {
+type Row = { t: number; kind: string; text: string; tone: string; full?: string };
+
+const TONE: Record<string, string> = {
   task_id: "text-sky-700 dark:text-sky-400",
   chunk: "text-zinc-700 dark:text-zinc-300",
   end: "text-emerald-700 dark:text-emerald-400",
   error: "text-red-700 dark:text-red-400",
   ping: "text-violet-700 dark:text-violet-400",
+  note: "text-amber-700 dark:text-amber-400",
   reconnect: "text-amber-700 dark:text-amber-400",
   "give-up": "text-red-700 dark:text-red-400",
 };
 
-function describeEvent(ev: StreamEvent, startedAt: number): string {
-  switch (ev.type) {
-    case "task_id":
-      return ev.data ?? "";
-    case "chunk":
-    case "end":
-      return `${(ev.size ?? 0).toLocaleString()} chars${ev.preview ? `  ${ev.preview}${(ev.size ?? 0) > ev.preview.length ? "…" : ""}` : ""}`;
-    case "ping":
-      return `keep-alive, call running for ${formatSeconds(ev.at - startedAt)}`;
-    case "reconnect":
-      return `attempt ${ev.attempt ?? "?"}: ${ev.data ?? "stream dropped; re-posting with the task_id"}`;
-    case "give-up":
-      return `gave up${ev.data ? `: ${ev.data}` : ""}`;
-    default:
-      return ev.data ?? "";
+function rowOf(e: StepEvent): Row {
+  if (e.kind === "comment") {
+    const isPing = e.comment === "ping";
+    return {
+      t: e.t,
+      kind: isPing ? "ping" : "note",
+      text: isPing ? `keep-alive, call running for ${formatSeconds(e.t)}` : e.comment,
+      tone: TONE[isPing ? "ping" : "note"]!,
+    };
   }
+  if (e.event === "chunk" || e.event === "end") {
+    const size = e.size ?? e.data.length;
+    return {
+      t: e.t,
+      kind: e.event,
+      text: `${size.toLocaleString()} chars  ${e.data}${size > e.data.length ? "…" : ""}`,
+      tone: TONE[e.event]!,
+    };
+  }
+  return { t: e.t, kind: e.event, text: e.data, tone: TONE[e.event] ?? TONE.chunk!, full: e.data };
 }
 
-export function StreamLog({ step }: { step: Step }) {
-  const running = step.status === "running";
+function noteRow(n: CallEvent, startedAt: number): Row {
+  return {
+    t: n.at - startedAt,
+    kind: n.type,
+    text:
+      n.type === "reconnect"
+        ? `this tab: attempt ${n.attempt ?? "?"}: ${n.data ?? "stream dropped; re-posting with the task_id"}`
+        : `this tab gave up${n.data ? `: ${n.data}` : ""}`,
+    tone: TONE[n.type] ?? TONE.note!,
+    full: n.data,
+  };
+}
+
+export function StreamLog({
+  step,
+  running,
+  notes = [],
+}: {
+  step: TrajectoryStep;
+  running: boolean;
+  notes?: CallEvent[];
+}) {
   const now = useNow(running);
-  const pings = step.events.filter((e) => e.type === "ping").length;
-  const pieces = step.events.filter((e) => e.type === "chunk" || e.type === "end").length;
-  const lastAt = step.events.length ? step.events[step.events.length - 1]!.at : step.startedAt;
+  const rows = [...step.events.map(rowOf), ...notes.map((n) => noteRow(n, step.started_at))].sort(
+    (a, b) => a.t - b.t,
+  );
+  const pings = step.events.filter((e) => e.kind === "comment" && e.comment === "ping").length;
+  const pieces = step.events.filter(
+    (e) => e.kind === "event" && (e.event === "chunk" || e.event === "end"),
+  ).length;
+  const lastT = step.events.length ? step.events[step.events.length - 1]!.t : 0;
   return (
     <div className="rounded-md border border-zinc-200 bg-zinc-50 dark:border-zinc-800 dark:bg-zinc-950">
       <div className="flex flex-wrap items-center gap-x-3 gap-y-1 border-b border-zinc-200 px-2 py-1 text-[11px] text-zinc-500 dark:border-zinc-800 dark:text-zinc-400">
         <span className="font-medium uppercase tracking-wide">SSE stream</span>
         <span className="tabular-nums">
-          {pieces} piece{pieces === 1 ? "" : "s"} · {step.received.toLocaleString()} chars · {pings} ping
+          {pieces} piece{pieces === 1 ? "" : "s"} · {receivedChars(step).toLocaleString()} chars · {pings}{" "}
+          ping
           {pings === 1 ? "" : "s"}
         </span>
         {running && (
@@ -74,36 +110,34 @@ export function StreamLog({ step }: { step: Step }) {
             aria-live="off"
           >
             <span className="size-2 animate-pulse rounded-full bg-indigo-500" aria-hidden="true" />
-            running {formatSeconds(now - step.startedAt)}
+            running {formatSeconds(now - step.started_at)}
             <span className="font-normal text-zinc-500 dark:text-zinc-400">
-              · last event {formatSeconds(now - lastAt)} ago
+              · last event {formatSeconds(now - step.started_at - lastT)} ago
             </span>
           </span>
         )}
       </div>
       <ol
-        aria-label={`Stream of step ${step.tool}`}
+        aria-label={`Stream of step ${step.index}`}
         className="max-h-64 overflow-auto px-2 py-1 font-mono text-xs leading-5"
       >
-        {step.events.length === 0 && (
+        {rows.length === 0 && (
           <li className="text-zinc-500 dark:text-zinc-400">
             {running ? "waiting for the server…" : "no events"}
           </li>
         )}
-        {step.events.map((ev, i) => (
+        {rows.map((r, i) => (
           <li key={i} className="grid grid-cols-[4.5rem_5.5rem_minmax(0,1fr)] gap-2">
-            <span className="tabular-nums text-zinc-400 dark:text-zinc-500">
-              +{((ev.at - step.startedAt) / 1000).toFixed(3)}
-            </span>
-            <span className={cn("font-semibold", TONE[ev.type])}>{ev.type}</span>
+            <span className="tabular-nums text-zinc-400 dark:text-zinc-500">+{(r.t / 1000).toFixed(3)}</span>
+            <span className={cn("font-semibold", r.tone)}>{r.kind}</span>
             <span
               className={cn(
                 "text-zinc-700 dark:text-zinc-300",
-                ev.type === "chunk" || ev.type === "end" || ev.type === "ping" ? "truncate" : "break-words",
+                r.kind === "chunk" || r.kind === "end" || r.kind === "ping" ? "truncate" : "break-words",
               )}
-              title={ev.type === "chunk" || ev.type === "end" ? undefined : ev.data}
+              title={r.full}
             >
-              {describeEvent(ev, step.startedAt)}
+              {r.text}
             </span>
           </li>
         ))}

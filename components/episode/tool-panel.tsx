@@ -10,8 +10,8 @@ import { SkeletonBlock } from "@/components/ui/skeleton";
 import type { JsonObject, ToolSpec } from "@/lib/ors/protocol";
 import { cn } from "@/lib/ui/cn";
 import {
-  selectEnd,
-  selectIsBusy,
+  selectBusy,
+  selectEndReason,
   selectTask,
   useEpisodeStore,
   useEpisodeStoreApi,
@@ -67,17 +67,25 @@ function hasInput(tool: ToolSpec): boolean {
 function ToolInput({ tool, caller, ready }: { tool: ToolSpec; caller: ToolCaller; ready: boolean }) {
   const { server, env } = useEpisodeStoreApi().getState();
   const task = useEpisodeStore(selectTask);
-  const busy = useEpisodeStore(selectIsBusy);
-  const end = useEpisodeStore(selectEnd);
+  const busy = useEpisodeStore(selectBusy);
+  const end = useEpisodeStore(selectEndReason);
   const [value, setValue, loaded, saveNow] = useRememberedInput(
     rememberedInputKey(server, env, task, tool.name),
   );
   const { ToolForm, error: formError, retry } = useToolFormComponent();
-  const disabled = busy || (end !== null && end.reason !== "finished");
-  const reason = busy ? "A call is in flight." : end ? "The episode has ended." : undefined;
+  // `finished: true` is final: no more calls (an outside client may still make some; they are
+  // kept in the record, marked as after the end).
+  const disabled = busy || end !== null;
+  const reason = busy
+    ? "A call is in flight."
+    : end === "finished"
+      ? "The episode finished: no more calls."
+      : end
+        ? "The episode has ended."
+        : undefined;
   const abandon = busy ? (
     <Button size="sm" variant="danger" onClick={caller.abandon}>
-      Abandon call
+      Stop watching
     </Button>
   ) : null;
 
@@ -133,9 +141,11 @@ export function preloadToolForm(): void {
   loadToolForm().catch(() => {});
 }
 
-/** `ready`: the episode is reopened into the store (the form stays a skeleton until then). */
-export function ToolPanel({ caller, ready = true }: { caller: ToolCaller; ready?: boolean }) {
+/** The session's tools and the chosen one's form; nothing to call once the episode has ended. */
+export function ToolPanel({ caller }: { caller: ToolCaller }) {
   useEffect(preloadToolForm, []);
+  const ready = useEpisodeStore((s) => s.status === "ready");
+  const end = useEpisodeStore(selectEndReason);
   const tools = useSessionTools();
   const [chosen, setChosen] = useState<string | null>(null);
   const list = tools.data?.tools ?? [];
@@ -156,7 +166,14 @@ export function ToolPanel({ caller, ready = true }: { caller: ToolCaller; ready?
         )}
       </CardHeader>
       <CardBody className="flex flex-col gap-3">
-        {tools.isPending && <SkeletonBlock label="Loading tools" lines={3} />}
+        {end !== null && (
+          <p className="text-sm text-zinc-600 dark:text-zinc-400">
+            {end === "finished"
+              ? "The episode finished: a tool returned finished: true, so there is nothing more to call."
+              : "The episode has ended: its session is gone."}
+          </p>
+        )}
+        {end === null && tools.isPending && <SkeletonBlock label="Loading tools" lines={3} />}
         {tools.error && (
           <div role="alert" className="flex flex-col gap-2 text-sm text-red-700 dark:text-red-400">
             <p>Could not load the tools: {errorMessage(tools.error)}</p>

@@ -4,37 +4,9 @@
 // any outside client driving the episode through the relay. Stream state stays out of the query cache.
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import type { EndReason, StepEvent, Trajectory, TrajectoryStep } from "@/lib/episodes/schema";
+import { applyFeedEvent, type FeedEvent, type LiveEvent } from "@/lib/episodes/feed";
+import type { Trajectory } from "@/lib/episodes/schema";
 import { trajectoryKeys, trajectoryQuery } from "@/lib/ui/trajectory-queries";
-
-type FeedEvent =
-  | { type: "snapshot"; trajectory: Trajectory }
-  | { type: "prompt"; blocks: Trajectory["prompt"] }
-  | { type: "step"; step: TrajectoryStep }
-  | { type: "frame"; index: number; event: StepEvent }
-  | { type: "ended"; end_reason: EndReason; error: string | null; ended_at: number };
-
-export function applyFeedEvent(t: Trajectory, e: FeedEvent): Trajectory {
-  switch (e.type) {
-    case "snapshot":
-      return e.trajectory;
-    case "prompt":
-      return { ...t, prompt: e.blocks };
-    case "step": {
-      const steps = t.steps.filter((s) => s.index !== e.step.index);
-      steps.push(e.step);
-      steps.sort((a, b) => a.index - b.index);
-      return { ...t, steps, total_reward: steps.reduce((s, x) => s + (x.reward ?? 0), 0) };
-    }
-    case "frame":
-      return {
-        ...t,
-        steps: t.steps.map((s) => (s.index === e.index ? { ...s, events: [...s.events, e.event] } : s)),
-      };
-    case "ended":
-      return { ...t, end_reason: e.end_reason, error: e.error, ended_at: e.ended_at };
-  }
-}
 
 export type FeedState = "idle" | "connecting" | "live" | "closed" | "error";
 
@@ -55,8 +27,8 @@ export function useLiveTrajectory(id: string) {
       setLive((prev) => {
         const base =
           prev ?? (type === "snapshot" ? null : (qc.getQueryData(trajectoryKeys.one(id)) as Trajectory));
-        if (type === "snapshot") return (e as { trajectory: Trajectory }).trajectory;
-        return base ? applyFeedEvent(base, e) : base;
+        if (e.type === "snapshot") return e.trajectory;
+        return base ? applyFeedEvent(base, e as LiveEvent) : base;
       });
       if (type === "ended") {
         es.close();
@@ -64,7 +36,8 @@ export function useLiveTrajectory(id: string) {
         void qc.invalidateQueries({ queryKey: trajectoryKeys.all });
       }
     };
-    for (const t of ["snapshot", "prompt", "step", "frame", "ended"] as const) es.addEventListener(t, on(t));
+    for (const t of ["snapshot", "prompt", "reprompt", "step", "frame", "ended"] as const)
+      es.addEventListener(t, on(t));
     es.onerror = () => {
       if (es.readyState === EventSource.CLOSED) setFeed("error");
       else setFeed("connecting");

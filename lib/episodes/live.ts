@@ -2,19 +2,9 @@
 // routes `/api/trajectories/<id>/events` and `/api/trajectories/live/events` subscribe to. One per
 // process, built by the composition root (lib/playground.ts).
 import "server-only";
-import type { Block } from "@/lib/ors/protocol";
-import type { EndReason, StepEvent, TrajectoryStep, TrajectorySummary } from "./schema";
+import type { LiveEvent } from "./feed";
 
-export type LiveEvent =
-  | { type: "started"; id: string; summary: TrajectorySummary }
-  | { type: "prompt"; id: string; blocks: Block[] }
-  /** The prompt was requested again (by a client other than the playground). */
-  | { type: "reprompt"; id: string; at: number; same: boolean }
-  /** A step was written: inserted, resumed or completed (replaces the step with its index). */
-  | { type: "step"; id: string; step: TrajectoryStep }
-  /** Frame `n` of step `index`'s events, as it passed (a watcher appends it when it has n frames). */
-  | { type: "frame"; id: string; index: number; n: number; event: StepEvent }
-  | { type: "ended"; id: string; end_reason: EndReason; error: string | null; ended_at: number };
+export type { LiveEvent };
 
 export type LiveListener = (e: LiveEvent) => void;
 

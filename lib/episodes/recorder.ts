@@ -15,7 +15,7 @@ import type { TrajectoryStore } from "./store/types";
 export interface Recorder {
   /** Takes one relay event (the relay's bus calls this; tests may too). Applied in order. */
   handle(event: RelayEvent): void;
-  /** Steps of a trajectory whose calls are in flight, with the frames seen so far. */
+  /** Steps of a trajectory whose calls are passing through the relay now, with their frames so far. */
   inflight(trajectoryId: string): TrajectoryStep[];
   /** Resolves once every event taken so far has been written. */
   idle(): Promise<void>;
@@ -60,6 +60,8 @@ export function idleTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
 interface Call {
   trajectoryId: string;
   step: TrajectoryStep;
+  /** The relay's id of the exchange now carrying the call (a resume brings a new one). */
+  callId: string;
 }
 
 /** Recent steps by task_id, so a re-post with a saved task_id continues its step. */
@@ -111,7 +113,12 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
 
   const putStep = async (call: Call) => {
     await store.putStep(call.trajectoryId, call.step);
-    live.publish({ type: "step", id: call.trajectoryId, step: structuredClone(call.step) });
+    live.publish({
+      type: "step",
+      id: call.trajectoryId,
+      step: structuredClone(call.step),
+      callId: call.callId,
+    });
   };
 
   const apply = async (e: RelayEvent): Promise<void> => {
@@ -149,6 +156,7 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
         if (resumed) {
           // A re-post with a saved task_id continues its step (the true latency counts from its start).
           calls.set(e.callId, resumed);
+          resumed.callId = e.callId;
           const step = resumed.step;
           resumed.step = {
             ...step,
@@ -174,7 +182,7 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
           started_at: e.at,
           after_end: t.end_reason === "finished",
         });
-        const call: Call = { trajectoryId: t.id, step };
+        const call: Call = { trajectoryId: t.id, step, callId: e.callId };
         calls.set(e.callId, call);
         if (key) rememberTask(key, call);
         await putStep(call);
@@ -214,7 +222,9 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
       case "ping": {
         if (!e.ok) return;
         const t = await store.findRunning(e.server, e.sid);
-        if (t) await store.touch(t.id, e.at);
+        if (!t) return;
+        await store.touch(t.id, e.at);
+        live.publish({ type: "activity", id: t.id, at: e.at });
         return;
       }
       case "session_deleted": {

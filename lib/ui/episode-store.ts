@@ -1,232 +1,183 @@
-// The live episode store (zustand, slices): the episode's identity and end, its steps (tool calls)
-// and their live SSE streams. Created per provider (one per episode view), read through selectors;
-// streams stay here, out of the TanStack Query cache (request/response resources live there).
+// The episode page's state: a view of the one recorded episode on the server (its trajectory, kept
+// current by the live feed) plus what only this tab knows — the calls it is making right now until
+// the record shows their steps, the streams it stopped watching, and what its own client saw
+// (reconnections). Nothing about the episode itself lives here alone: a reload or a second tab
+// rebuilds the same steps from the record. One store per provider, read through selectors.
 "use client";
 
 import { createContext, createElement, type ReactNode, useContext, useState } from "react";
-import { useStore } from "zustand";
-import { createStore, type StateCreator } from "zustand/vanilla";
-import type { CallEvent } from "@/lib/ors/client";
-import type { JsonObject, RunToolOutput } from "@/lib/ors/protocol";
+import { createStore, type StateCreator, useStore } from "zustand";
+import { applyFeedEvent, type LiveEvent, lastActivityOf, type SnapshotEvent } from "@/lib/episodes/feed";
+import { cumulativeRewards, totalReward } from "@/lib/episodes/model";
+import type { Trajectory, TrajectoryStep, TrajectoryTask } from "@/lib/episodes/schema";
+import type { CallEvent } from "@/lib/ors/client/call-tool";
+import type { JsonObject } from "@/lib/ors/protocol";
 
-/** The session's idle limit (spec: 15 minutes without a request and the server tears it down). */
-export const SESSION_IDLE_MS = 15 * 60_000;
+export type EpisodeTask = TrajectoryTask;
 
-/** What an episode runs on: a task of a split, or a hand-written task spec. */
-export type EpisodeTask = { split: string; index: number } | { task_spec: JsonObject };
-
-/**
- * How an episode ended: `finished` (a tool said so), `user` (End episode → /delete), `expired`
- * (idle too long), `lost` (404/410: the server restarted or someone else deleted it), `error`.
- */
-export type EpisodeEndReason = "finished" | "user" | "expired" | "lost" | "error";
-export interface EpisodeEnd {
-  reason: EpisodeEndReason;
-  at: number;
-  detail?: string;
-}
-
-/** A stream event as kept for display: chunk data is cut to a preview (sizes are kept). */
-export type StreamEvent = CallEvent & { preview?: string };
-
-export type StepStatus = "running" | "done" | "error" | "abandoned" | "interrupted";
-
-/** One step of the episode: a tool call, live while it streams, then its result. */
-export interface Step {
-  id: string;
+/** A call this tab made: shown at once, then joined to its step when the record has it. */
+export interface LocalCall {
+  /** The tab's id of the call, sent to the relay so the recorded step carries it. */
+  callId: string;
   tool: string;
   input: JsonObject;
   startedAt: number;
-  status: StepStatus;
-  taskId?: string;
-  events: StreamEvent[];
-  /** Bytes (characters) of chunk/end data received so far. */
-  received: number;
-  result?: RunToolOutput;
-  /** Why the call failed (stream error, HTTP error, gave up). */
-  error?: string;
-  latencyMs?: number;
-  /** True when this call was picked up again by its task_id after a reload. */
-  resumed?: boolean;
+  /** The step it became, once the live feed showed it. */
+  index: number | null;
+  /** Why it never became a step (the server or the relay refused it), or why this tab's stream failed. */
+  error: string | null;
+  /** Reconnections and give-ups of this tab's client (only this tab saw them). */
+  notes: CallEvent[];
+  /** This tab stopped watching the call's stream (the server may still finish it; the record will show it). */
+  abandoned: boolean;
+  /** This tab's stream of the call is open. */
+  watching: boolean;
 }
 
-export interface EpisodeSlice {
+export type FeedStatus = "connecting" | "live" | "closed" | "error";
+
+export interface EpisodeState {
   server: string;
   env: string;
   sid: string;
-  task: EpisodeTask | null;
-  startedAt: number | null;
-  /** When the last request of this session reached the server (ping, call, prompt, ...). */
-  lastRequestAt: number | null;
-  end: EpisodeEnd | null;
-  /** The session was deleted (/delete) by this page. */
-  closed: boolean;
-  /** Where the step list came from when the page (re)opened. */
-  source: "new" | "session-storage" | "trajectory" | "none";
-  setTask: (task: EpisodeTask | null) => void;
-  touch: (at?: number) => void;
-  endEpisode: (reason: EpisodeEndReason, detail?: string) => void;
-  markClosed: () => void;
+  /** The server's session idle limit when the playground knows it (else the countdown shows idle time). */
+  idleLimitMs: number | null;
+  /** `loading` until the record is found; `missing` when the session has none. */
+  status: "loading" | "missing" | "ready";
+  missingReason: string | null;
+  trajectory: Trajectory | null;
+  feed: FeedStatus;
+  /** When the session's last request reached the server (from any tab or client). */
+  lastActivityAt: number | null;
+  /** Steps whose call is passing through the relay now (others left in flight were cut off). */
+  inflight: ReadonlySet<number>;
+  calls: LocalCall[];
+  loadSnapshot: (snapshot: SnapshotEvent) => void;
+  applyEvent: (e: LiveEvent) => void;
+  setFeed: (feed: FeedStatus) => void;
+  setMissing: (reason: string) => void;
+  addCall: (call: Pick<LocalCall, "callId" | "tool" | "input">) => void;
+  updateCall: (callId: string, patch: Partial<Omit<LocalCall, "callId">>) => void;
+  touch: (at: number) => void;
 }
 
-export interface StepsSlice {
-  steps: Step[];
-  beginStep: (
-    step: Pick<Step, "id" | "tool" | "input"> & { startedAt?: number; resumed?: boolean; taskId?: string },
-  ) => void;
-  appendEvent: (id: string, event: CallEvent) => void;
-  finishStep: (id: string, result: RunToolOutput, latencyMs: number) => void;
-  failStep: (
-    id: string,
-    status: Exclude<StepStatus, "running" | "done">,
-    error: string,
-    latencyMs?: number,
-  ) => void;
-}
-
-export type EpisodeState = EpisodeSlice &
-  StepsSlice & {
-    /** Replaces the persisted part (used when reopening an episode). */
-    hydrate: (snapshot: EpisodeSnapshot, source: EpisodeSlice["source"]) => void;
-  };
-
-/** What is persisted and reloaded: everything but the actions. */
-export interface EpisodeSnapshot {
-  task: EpisodeTask | null;
-  startedAt: number | null;
-  lastRequestAt: number | null;
-  end: EpisodeEnd | null;
-  steps: Step[];
-  closed?: boolean;
-}
-
-const PREVIEW = 120;
-
-const createEpisodeSlice =
-  (init: { server: string; env: string; sid: string }): StateCreator<EpisodeState, [], [], EpisodeSlice> =>
+const createEpisodeState =
+  (init: {
+    server: string;
+    env: string;
+    sid: string;
+    idleLimitMs: number | null;
+  }): StateCreator<EpisodeState> =>
   (set, get) => ({
     ...init,
-    task: null,
-    startedAt: null,
-    lastRequestAt: null,
-    end: null,
-    closed: false,
-    source: "none",
-    setTask: (task) => set({ task }),
-    touch: (at = Date.now()) => {
-      const prev = get().lastRequestAt;
-      if (prev === null || at > prev) set({ lastRequestAt: at });
+    status: "loading",
+    missingReason: null,
+    trajectory: null,
+    feed: "connecting",
+    lastActivityAt: null,
+    inflight: new Set(),
+    calls: [],
+    loadSnapshot: (snap) =>
+      set((s) => ({
+        status: "ready",
+        trajectory: snap.trajectory,
+        lastActivityAt: Math.max(snap.last_activity_at, s.lastActivityAt ?? 0),
+        inflight: new Set(snap.inflight),
+        calls: joinCalls(s.calls, snap.trajectory, null),
+      })),
+    applyEvent: (e) =>
+      set((s) => {
+        if (!s.trajectory) return {};
+        const trajectory = applyFeedEvent(s.trajectory, e);
+        const patch: Partial<EpisodeState> = { trajectory };
+        if (e.type === "activity") patch.lastActivityAt = Math.max(e.at, s.lastActivityAt ?? 0);
+        if (e.type === "step") {
+          const inflight = new Set(s.inflight);
+          if (e.step.ok === null) inflight.add(e.step.index);
+          else inflight.delete(e.step.index);
+          patch.inflight = inflight;
+          patch.lastActivityAt = Math.max(e.step.ended_at ?? e.step.started_at, s.lastActivityAt ?? 0);
+          if (e.callId)
+            patch.calls = joinCalls(s.calls, trajectory, { callId: e.callId, index: e.step.index });
+        }
+        return patch;
+      }),
+    setFeed: (feed) => set({ feed }),
+    setMissing: (reason) => set({ status: "missing", missingReason: reason }),
+    addCall: (c) =>
+      set((s) => ({
+        calls: [
+          ...s.calls,
+          {
+            ...c,
+            startedAt: Date.now(),
+            index: null,
+            error: null,
+            notes: [],
+            abandoned: false,
+            watching: true,
+          },
+        ],
+      })),
+    updateCall: (callId, patch) =>
+      set((s) => ({ calls: s.calls.map((c) => (c.callId === callId ? { ...c, ...patch } : c)) })),
+    touch: (at) => {
+      if (at > (get().lastActivityAt ?? 0)) set({ lastActivityAt: at });
     },
-    endEpisode: (reason, detail) => {
-      if (get().end) return;
-      set({ end: { reason, at: Date.now(), detail } });
-    },
-    markClosed: () => set({ closed: true }),
   });
 
-function updateStep(steps: Step[], id: string, fn: (s: Step) => Step): Step[] {
-  const i = steps.findIndex((s) => s.id === id);
-  if (i < 0) return steps;
-  const next = steps.slice();
-  next[i] = fn(steps[i]!);
-  return next;
+/** Joins local calls to their recorded steps; forgets calls whose step has ended and that need no note. */
+function joinCalls(
+  calls: LocalCall[],
+  t: Trajectory,
+  joined: { callId: string; index: number } | null,
+): LocalCall[] {
+  return calls
+    .map((c) => (joined && c.callId === joined.callId ? { ...c, index: joined.index } : c))
+    .filter((c) => {
+      if (c.index === null) return true;
+      const step = t.steps.find((s) => s.index === c.index);
+      return !step || step.ok === null || c.watching || c.notes.length > 0;
+    });
 }
-
-const createStepsSlice: StateCreator<EpisodeState, [], [], StepsSlice> = (set) => ({
-  steps: [],
-  beginStep: ({ id, tool, input, startedAt = Date.now(), resumed, taskId }) =>
-    set((s) => {
-      const existing = s.steps.find((x) => x.id === id);
-      if (existing) {
-        // A call picked up again after a reload keeps its place and its earlier events.
-        return {
-          steps: updateStep(s.steps, id, (x) => ({
-            ...x,
-            status: "running",
-            resumed: resumed ?? x.resumed,
-            error: undefined,
-          })),
-        };
-      }
-      return {
-        steps: [
-          ...s.steps,
-          { id, tool, input, startedAt, status: "running", events: [], received: 0, resumed, taskId },
-        ],
-      };
-    }),
-  appendEvent: (id, event) =>
-    set((s) => ({
-      steps: updateStep(s.steps, id, (x) => {
-        const isData = event.type === "chunk" || event.type === "end";
-        const kept: StreamEvent = isData
-          ? {
-              at: event.at,
-              type: event.type,
-              size: event.size ?? event.data?.length ?? 0,
-              preview: event.data?.slice(0, PREVIEW),
-            }
-          : event;
-        return {
-          ...x,
-          taskId: event.type === "task_id" ? event.data : x.taskId,
-          received: x.received + (isData ? (event.size ?? event.data?.length ?? 0) : 0),
-          events: [...x.events, kept],
-        };
-      }),
-    })),
-  finishStep: (id, result, latencyMs) =>
-    set((s) => ({
-      steps: updateStep(s.steps, id, (x) => ({
-        ...x,
-        status: result.ok ? "done" : "error",
-        result,
-        error: result.ok ? undefined : result.error,
-        latencyMs,
-      })),
-    })),
-  failStep: (id, status, error, latencyMs) =>
-    set((s) => ({ steps: updateStep(s.steps, id, (x) => ({ ...x, status, error, latencyMs })) })),
-});
 
 export type EpisodeStore = ReturnType<typeof createEpisodeStore>;
 
 /** Creates one episode's store (one per provider, never a module singleton). */
-export function createEpisodeStore(init: { server: string; env: string; sid: string }) {
-  return createStore<EpisodeState>()((...a) => ({
-    ...createEpisodeSlice(init)(...a),
-    ...createStepsSlice(...a),
-    hydrate: (snapshot, source) => a[0]({ ...snapshot, closed: snapshot.closed ?? false, source }),
-  }));
-}
-
-/** The persisted part of the state. */
-export function snapshotOf(s: EpisodeState): EpisodeSnapshot {
-  return {
-    task: s.task,
-    startedAt: s.startedAt,
-    lastRequestAt: s.lastRequestAt,
-    end: s.end,
-    steps: s.steps,
-    closed: s.closed,
-  };
+export function createEpisodeStore(init: {
+  server: string;
+  env: string;
+  sid: string;
+  idleLimitMs: number | null;
+}) {
+  return createStore<EpisodeState>()(createEpisodeState(init));
 }
 
 // ---- Selectors (components read through these) ----
 
-/** Reward of one step (null when the call gave none or failed). */
-export function stepReward(step: Step): number | null {
-  return step.result?.ok ? (step.result.output.reward ?? null) : null;
-}
+const NO_STEPS: TrajectoryStep[] = [];
+export const selectSteps = (s: EpisodeState) => s.trajectory?.steps ?? NO_STEPS;
+export const selectEndReason = (s: EpisodeState) => s.trajectory?.end_reason ?? null;
+export const selectEnded = (s: EpisodeState) => (s.trajectory?.end_reason ?? null) !== null;
+export const selectTask = (s: EpisodeState) => s.trajectory?.task ?? null;
+export const selectTotalReward = (s: EpisodeState) => (s.trajectory ? totalReward(s.trajectory.steps) : 0);
+/** Calls this tab made that the record does not show yet (or that were refused before becoming steps). */
+export const selectPendingCalls = (s: EpisodeState) => s.calls.filter((c) => c.index === null);
+/** A call is in flight that this tab has not let go of: new calls wait. */
+export const selectBusy = (s: EpisodeState) =>
+  s.calls.some((c) => c.index === null && c.error === null && !c.abandoned && c.watching) ||
+  (s.trajectory?.steps ?? NO_STEPS).some(
+    (st) =>
+      st.ok === null && s.inflight.has(st.index) && !s.calls.some((c) => c.index === st.index && c.abandoned),
+  );
+/** When the episode last showed activity: the session's last request, or its steps. */
+export const selectLastActivity = (s: EpisodeState) =>
+  s.trajectory ? Math.max(s.lastActivityAt ?? 0, lastActivityOf(s.trajectory)) : null;
 
-export const selectSteps = (s: EpisodeState) => s.steps;
-export const selectEnd = (s: EpisodeState) => s.end;
-export const selectRunningStep = (s: EpisodeState) => s.steps.find((x) => x.status === "running") ?? null;
-export const selectIsBusy = (s: EpisodeState) => s.steps.some((x) => x.status === "running");
-export const selectLastRequestAt = (s: EpisodeState) => s.lastRequestAt;
-export const selectTask = (s: EpisodeState) => s.task;
-export const selectCumulativeReward = (s: EpisodeState) =>
-  s.steps.reduce((sum, step) => sum + (stepReward(step) ?? 0), 0);
+/** Cumulative reward after each step (steps after the end add nothing). */
+export function cumulativeOf(steps: TrajectoryStep[]): number[] {
+  return cumulativeRewards(steps);
+}
 
 // ---- Provider and hooks (one store per provider) ----
 
@@ -237,14 +188,16 @@ export function EpisodeStoreProvider({
   server,
   env,
   sid,
+  idleLimitMs,
   children,
 }: {
   server: string;
   env: string;
   sid: string;
+  idleLimitMs: number | null;
   children: ReactNode;
 }) {
-  const [store] = useState(() => createEpisodeStore({ server, env, sid }));
+  const [store] = useState(() => createEpisodeStore({ server, env, sid, idleLimitMs }));
   return createElement(EpisodeStoreContext.Provider, { value: store }, children);
 }
 

@@ -1,62 +1,36 @@
-// Tool calls of the live episode: POST /{env}/call read as SSE by the typed client, every event
-// appended to the episode store as it arrives (streams stay out of the query cache). A call can be
-// abandoned; the in-flight call ({id, tool, input, task_id}) is kept in sessionStorage so a reload
-// picks it up again by re-posting with its task_id.
+// Tool calls from the episode page: POST /{env}/call through the relay with the typed client. The
+// call is shown at once as this tab's own; the relay records it and the live feed brings its step
+// (frames, result) to every view, this tab included, matched by the call id this tab sends. A call
+// can be let go of (the server may still finish it; the record will show the result), and a step
+// left in flight by a restart can be picked up again by its task_id.
 "use client";
 
 import { useCallback, useEffect, useMemo, useRef } from "react";
-import { isAbortError, OrsClientError } from "@/lib/ors/client/errors";
+import type { TrajectoryStep } from "@/lib/episodes/schema";
+import { isAbortError } from "@/lib/ors/client/errors";
 import type { JsonObject } from "@/lib/ors/protocol";
 import { useEpisodeStoreApi } from "./episode-store";
 import { loadOrsClient } from "./ors-loader";
-import { errorMessage, sessionEndFor } from "./use-episode";
+import { errorMessage } from "./use-episode";
 
-export interface InFlight {
-  id: string;
-  tool: string;
-  input: JsonObject;
-  taskId?: string;
-  startedAt: number;
-}
-
-function inFlightKey(server: string, sid: string): string {
-  return `ors-inflight:v1:${server}:${sid}`;
-}
-
-function readInFlight(server: string, sid: string): InFlight | null {
-  try {
-    const raw = sessionStorage.getItem(inFlightKey(server, sid));
-    return raw ? (JSON.parse(raw) as InFlight) : null;
-  } catch {
-    return null;
-  }
-}
-
-function writeInFlight(server: string, sid: string, value: InFlight | null): void {
-  try {
-    if (value) sessionStorage.setItem(inFlightKey(server, sid), JSON.stringify(value));
-    else sessionStorage.removeItem(inFlightKey(server, sid));
-  } catch {
-    // storage unavailable: a reload cannot pick the call up, nothing else changes
-  }
-}
-
+/** The header naming this tab's call to the relay (lib/relay: CALL_ID_HEADER). */
+const CALL_ID_HEADER = "x-playground-call-id";
 const ABANDON = "abandoned";
 const UNMOUNT = "unmounted";
 
-function newId(): string {
+function newCallId(): string {
   return typeof crypto !== "undefined" && "randomUUID" in crypto
     ? crypto.randomUUID()
-    : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+    : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`;
 }
 
 export interface ToolCaller {
-  /** Calls a tool; resolves when the call ends (its outcome is in the store). */
+  /** Calls a tool; resolves when this tab's stream of the call ends. */
   call: (tool: string, input: JsonObject) => Promise<void>;
-  /** Abandons the call in flight (the server may still finish it; its result is dropped). */
+  /** Stops watching the calls this tab streams (the server may still finish them). */
   abandon: () => void;
-  /** Picks up a call by its task_id (after a reload). */
-  resume: (req: InFlight) => Promise<void>;
+  /** Picks up a step left in flight (e.g. the playground restarted) by re-posting its task_id. */
+  pickUp: (step: TrajectoryStep) => Promise<void>;
 }
 
 /** Calls tools of the episode in the nearest EpisodeStoreProvider. */
@@ -73,122 +47,54 @@ export function useToolCall(): ToolCaller {
   }, []);
 
   const run = useCallback(
-    async (req: InFlight, resumed: boolean) => {
+    async (tool: string, input: JsonObject, resume: TrajectoryStep | null) => {
       const { server, env, sid } = store.getState();
+      const callId = newCallId();
       const ctrl = new AbortController();
-      controllers.current.set(req.id, ctrl);
+      controllers.current.set(callId, ctrl);
       const s = store.getState();
-      s.beginStep({
-        id: req.id,
-        tool: req.tool,
-        input: req.input,
-        startedAt: req.startedAt,
-        resumed,
-        taskId: req.taskId,
-      });
-      s.touch();
-      writeInFlight(server, sid, req);
-      const t0 = performance.now();
+      s.addCall({ callId, tool, input });
+      if (resume) s.updateCall(callId, { index: resume.index });
       try {
         const client = await loadOrsClient(server);
-        const result = await client.callTool(
+        await client.callTool(
           env,
           sid,
-          { name: req.tool, input: req.input, ...(req.taskId ? { task_id: req.taskId } : {}) },
+          { name: tool, input, ...(resume?.task_id ? { task_id: resume.task_id } : {}) },
           {
             signal: ctrl.signal,
+            headers: { [CALL_ID_HEADER]: callId },
             onEvent: (ev) => {
-              store.getState().appendEvent(req.id, ev);
-              if (ev.type === "task_id" && ev.data && ev.data !== req.taskId) {
-                req.taskId = ev.data;
-                writeInFlight(server, sid, req);
+              // Reconnections and give-ups happen in this tab only: kept as its notes on the call.
+              if (ev.type === "reconnect" || ev.type === "give-up") {
+                const c = store.getState().calls.find((x) => x.callId === callId);
+                store.getState().updateCall(callId, { notes: [...(c?.notes ?? []), ev] });
               }
             },
           },
         );
-        const st = store.getState();
-        st.finishStep(req.id, result, Math.round(performance.now() - t0));
-        st.touch();
-        if (result.ok && result.output.finished) {
-          st.endEpisode("finished", `${req.tool} returned finished: true.`);
-        }
-        writeInFlight(server, sid, null);
+        store.getState().updateCall(callId, { watching: false });
       } catch (err) {
         const reason = ctrl.signal.reason as unknown;
         const why = reason instanceof DOMException ? reason.message : "";
-        if (why === UNMOUNT) return; // the page went away: a reload picks the call up
-        writeInFlight(server, sid, null);
-        const st = store.getState();
-        const latency = Math.round(performance.now() - t0);
+        if (why === UNMOUNT) return; // the page went away: the relay records the call anyway
         if (why === ABANDON || (ctrl.signal.aborted && isAbortError(err))) {
-          st.failStep(
-            req.id,
-            "abandoned",
-            "Abandoned: the stream was closed by you; the server may still finish the call.",
-            latency,
-          );
+          store.getState().updateCall(callId, { watching: false, abandoned: true });
           return;
         }
-        st.failStep(req.id, "error", errorMessage(err), latency);
-        const end = err instanceof OrsClientError ? sessionEndFor(err, st.lastRequestAt) : null;
-        if (end) st.endEpisode(end.reason, end.detail);
+        store.getState().updateCall(callId, { watching: false, error: errorMessage(err) });
       } finally {
-        controllers.current.delete(req.id);
+        controllers.current.delete(callId);
       }
     },
     [store],
   );
 
-  const call = useCallback(
-    (tool: string, input: JsonObject) => run({ id: newId(), tool, input, startedAt: Date.now() }, false),
-    [run],
-  );
-
+  const call = useCallback((tool: string, input: JsonObject) => run(tool, input, null), [run]);
+  const pickUp = useCallback((step: TrajectoryStep) => run(step.tool, step.input, step), [run]);
   const abandon = useCallback(() => {
     for (const c of controllers.current.values()) c.abort(new DOMException(ABANDON, "AbortError"));
   }, []);
 
-  const resume = useCallback((req: InFlight) => run(req, true), [run]);
-
-  return useMemo(() => ({ call, abandon, resume }), [call, abandon, resume]);
-}
-
-/**
- * After a reload, picks up the call that was in flight: re-posts it with its task_id (the server
- * keeps a finished result for a while and streams a running one on). Without a task_id it cannot
- * be picked up, and its step stays "interrupted". Pass the page's ToolCaller (so Abandon works).
- */
-export function useResumeInFlight(ready: boolean, caller: ToolCaller): void {
-  const store = useEpisodeStoreApi();
-  const done = useRef(false);
-  useEffect(() => {
-    if (!ready || done.current) return;
-    done.current = true;
-    const { server, sid, end, steps } = store.getState();
-    const pending = readInFlight(server, sid);
-    if (!pending) return;
-    if (end || !pending.taskId) {
-      writeInFlight(server, sid, null);
-      if (!pending.taskId && steps.some((x) => x.id === pending.id)) {
-        store
-          .getState()
-          .failStep(
-            pending.id,
-            "interrupted",
-            "The page was reloaded before the server sent a task_id: the call cannot be picked up.",
-          );
-      }
-      return;
-    }
-    // A step recorded by the relay for the same task_id is the same call: continue it in place.
-    const same =
-      steps.find((x) => x.taskId === pending.taskId) ??
-      steps.findLast(
-        (x) =>
-          x.status === "interrupted" &&
-          x.tool === pending.tool &&
-          JSON.stringify(x.input) === JSON.stringify(pending.input),
-      );
-    void caller.resume({ ...pending, id: same?.id ?? pending.id });
-  }, [ready, store, caller]);
+  return useMemo(() => ({ call, abandon, pickUp }), [call, abandon, pickUp]);
 }

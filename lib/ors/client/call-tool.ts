@@ -35,6 +35,8 @@ export interface CallToolOptions {
   maxRetries?: number;
   /** Give up when nothing, not even a ping, arrives for this long (default 30 s). */
   idleTimeoutMs?: number;
+  /** Extra request headers of this call (e.g. the playground's own call id for its relay). */
+  headers?: Record<string, string>;
 }
 
 export interface CallToolContext {
@@ -106,7 +108,11 @@ export async function callToolSse(
       try {
         res = await ctx.fetch(ctx.url(path), {
           method: "POST",
-          headers: ctx.headers(sid, { Accept: "text/event-stream", "Content-Type": "application/json" }),
+          headers: ctx.headers(sid, {
+            ...opts.headers,
+            Accept: "text/event-stream",
+            "Content-Type": "application/json",
+          }),
           body: JSON.stringify(body),
           signal: attempt.signal,
         });

@@ -1,7 +1,9 @@
 // GET /api/trajectories/<id>/events: SSE live feed of one trajectory. First `event: snapshot`
-// (the whole trajectory, in-flight frames included), then `step`, `frame`, `prompt` and `ended`
-// events as they happen. The stream closes after `ended` (at once for an ended trajectory).
+// (the whole trajectory, in-flight frames included, the last activity, which steps are passing
+// through the relay now), then `step`, `frame`, `prompt`, `reprompt`, `activity` and `ended` events
+// as they happen. The stream closes after `ended` (at once for an ended trajectory).
 
+import type { SnapshotEvent } from "@/lib/episodes/feed";
 import { jsonError, withInflight } from "@/lib/episodes/http";
 import { liveSseResponse } from "@/lib/episodes/live-sse";
 import { getPlayground } from "@/lib/playground";
@@ -18,10 +20,16 @@ export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }
     first: async () => {
       // Changes recorded before the snapshot is read are in it; later ones follow as events.
       await recorder.idle();
-      const t = await s.get(id);
-      return t
-        ? [{ event: "snapshot", data: { type: "snapshot", id, trajectory: withInflight(t, recorder) } }]
-        : [];
+      const [t, now] = await Promise.all([s.get(id), s.summary(id)]);
+      if (!t || !now) return [];
+      const snapshot: SnapshotEvent = {
+        type: "snapshot",
+        id,
+        trajectory: withInflight(t, recorder),
+        last_activity_at: now.last_activity_at,
+        inflight: recorder.inflight(id).map((step) => step.index),
+      };
+      return [{ event: "snapshot", data: snapshot }];
     },
     closeOn: (e) => e.type === "ended",
     closeAfterFirst: summary.end_reason != null,

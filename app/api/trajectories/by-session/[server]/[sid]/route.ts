@@ -10,6 +10,7 @@ export const dynamic = "force-dynamic";
 export async function GET(_req: Request, ctx: { params: Promise<{ server: string; sid: string }> }) {
   const { server, sid } = await ctx.params;
   const { store, recorder } = getPlayground();
+  await recorder.idle();
   const summary = await store.findBySession(server, sid);
   const t = summary ? await store.get(summary.id) : null;
   if (!t) return jsonError(404, `no recorded episode for session "${sid}" on server "${server}"`);

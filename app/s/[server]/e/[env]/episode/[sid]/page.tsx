@@ -1,15 +1,39 @@
 import type { Metadata } from "next";
 import { EpisodeView } from "@/components/episode/episode-view";
+import { getPlayground } from "@/lib/playground";
 import { decodeParam } from "@/lib/ui/server-lookup";
 
 type Params = { params: Promise<{ server: string; env: string; sid: string }> };
+
+export const dynamic = "force-dynamic";
 
 export async function generateMetadata({ params }: Params): Promise<Metadata> {
   const { env, sid } = await params;
   return { title: `${decodeParam(env)} episode ${decodeParam(sid).slice(0, 8)}` };
 }
 
+/** Keep-alive stops after this long without anyone using the tab (PLAYGROUND_KEEPALIVE_IDLE_MS). */
+function keepAliveIdleMs(): number {
+  const v = Number(process.env.PLAYGROUND_KEEPALIVE_IDLE_MS);
+  return Number.isFinite(v) && v > 0 ? v : 15 * 60_000;
+}
+
 export default async function EpisodePage({ params }: Params) {
   const p = await params;
-  return <EpisodeView server={decodeParam(p.server)} env={decodeParam(p.env)} sid={decodeParam(p.sid)} />;
+  const server = decodeParam(p.server);
+  const { host, registry } = getPlayground();
+  // The server's idle limit, where the playground knows it: its own host, or a per-server setting.
+  const idleLimitMs =
+    server === "local"
+      ? host.host.options.idleTimeoutMs
+      : ((await registry.get(server))?.idleTimeoutMs ?? null);
+  return (
+    <EpisodeView
+      server={server}
+      env={decodeParam(p.env)}
+      sid={decodeParam(p.sid)}
+      idleLimitMs={idleLimitMs}
+      keepAliveIdleMs={keepAliveIdleMs()}
+    />
+  );
 }
