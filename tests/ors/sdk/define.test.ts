@@ -342,6 +342,18 @@ describe("defineTool with a raw JSON Schema (inputSchema)", () => {
     expect(neither.inputSchema).toBeNull();
   });
 
+  it("redefines a tool whose schema has an $id (a dev hot reload re-runs the module)", () => {
+    const schema = () => ({
+      $id: "https://example.test/move",
+      type: "object",
+      properties: { n: { type: "integer" } },
+    });
+    const first = defineTool({ description: "v1", inputSchema: schema(), run: () => ({ blocks: [] }) });
+    const second = defineTool({ description: "v2", inputSchema: schema(), run: () => ({ blocks: [] }) });
+    expect(first.parse({ n: 1 }).ok).toBe(true);
+    expect(second.parse({ n: "x" })).toEqual({ ok: false, error: "Invalid input: n: must be integer" });
+  });
+
   it("throws at definition, naming the tool, for a schema AJV cannot compile", () => {
     expect(() =>
       defineTool({
