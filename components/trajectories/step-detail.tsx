@@ -1,12 +1,15 @@
 "use client";
 // One step of a trajectory: the action, the observation blocks, reward, finished, metadata,
 // latency, whether a replay found it different, and its raw SSE frames with timings.
+import { useId } from "react";
 import { BlocksView } from "@/components/episode/blocks-view";
+import { MetadataView } from "@/components/episode/metadata-view";
+import { RewardValue } from "@/components/episode/reward-value";
 import { Badge } from "@/components/ui/badge";
 import { JsonView } from "@/components/ui/json-view";
 import { markDiffers } from "@/lib/episodes/diff";
 import type { TrajectoryStep } from "@/lib/episodes/schema";
-import { fmtMs, fmtReward } from "./format";
+import { fmtMs } from "./format";
 
 export function StepStatus({ step }: { step: TrajectoryStep }) {
   if (step.ok == null) return <Badge tone="sky">running</Badge>;
@@ -29,6 +32,8 @@ export function ReplayBadge({ step }: { step: TrajectoryStep }) {
 
 export function StepDetail({ step, cumulative }: { step: TrajectoryStep; cumulative: number }) {
   const elapsed = step.ok == null ? (step.events.at(-1)?.t ?? 0) : step.latency_ms;
+  // Each value is named by its term, so "Reward" and "Cumulative" are found by role and name.
+  const id = useId();
   return (
     <article aria-label={`Step ${step.index}`} className="space-y-3">
       <header className="flex flex-wrap items-center gap-2">
@@ -40,14 +45,20 @@ export function StepDetail({ step, cumulative }: { step: TrajectoryStep; cumulat
       </header>
       <dl className="grid grid-cols-2 gap-x-4 gap-y-1 text-xs sm:grid-cols-4">
         <div>
-          <dt className="text-zinc-500">Reward</dt>
-          <dd className="font-mono" data-testid="step-reward">
-            {fmtReward(step.reward)}
+          <dt id={`${id}-reward`} className="text-zinc-500">
+            Reward
+          </dt>
+          <dd aria-labelledby={`${id}-reward`} className="font-mono" data-testid="step-reward">
+            <RewardValue value={step.reward} signed tone />
           </dd>
         </div>
         <div>
-          <dt className="text-zinc-500">Cumulative</dt>
-          <dd className="font-mono">{fmtReward(cumulative)}</dd>
+          <dt id={`${id}-cumulative`} className="text-zinc-500">
+            Cumulative
+          </dt>
+          <dd aria-labelledby={`${id}-cumulative`} className="font-mono">
+            <RewardValue value={cumulative} />
+          </dd>
         </div>
         <div>
           <dt className="text-zinc-500">Finished</dt>
@@ -73,16 +84,12 @@ export function StepDetail({ step, cumulative }: { step: TrajectoryStep; cumulat
           </p>
         )}
         <BlocksView
+          id={`step:${step.started_at}:${step.index}`}
           blocks={step.blocks}
           emptyText={step.ok == null ? "Waiting for the result…" : "No blocks."}
         />
       </section>
-      {step.metadata && (
-        <section aria-label="Metadata">
-          <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-zinc-500">Metadata</h3>
-          <JsonView value={step.metadata} label="metadata" maxHeight="12rem" />
-        </section>
-      )}
+      <MetadataView value={step.metadata} />
       <details className="text-xs">
         <summary className="cursor-pointer text-zinc-600 dark:text-zinc-400">
           SSE frames ({step.events.length})
