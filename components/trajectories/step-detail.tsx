@@ -1,7 +1,6 @@
 "use client";
 // One step of a trajectory: the action, the observation blocks, reward, finished, metadata,
 // latency, whether a replay found it different, and its raw SSE frames with timings.
-import { useId } from "react";
 import { BlocksView } from "@/components/episode/blocks-view";
 import { MetadataView } from "@/components/episode/metadata-view";
 import { RewardValue } from "@/components/episode/reward-value";
@@ -32,8 +31,6 @@ export function ReplayBadge({ step }: { step: TrajectoryStep }) {
 
 export function StepDetail({ step, cumulative }: { step: TrajectoryStep; cumulative: number }) {
   const elapsed = step.ok == null ? (step.events.at(-1)?.t ?? 0) : step.latency_ms;
-  // Each value is named by its term, so "Reward" and "Cumulative" are found by role and name.
-  const id = useId();
   return (
     <article aria-label={`Step ${step.index}`} className="space-y-3">
       <header className="flex flex-wrap items-center gap-2">
@@ -45,18 +42,14 @@ export function StepDetail({ step, cumulative }: { step: TrajectoryStep; cumulat
       </header>
       <dl className="grid grid-cols-2 gap-x-4 gap-y-1 text-xs sm:grid-cols-4">
         <div>
-          <dt id={`${id}-reward`} className="text-zinc-500">
-            Reward
-          </dt>
-          <dd aria-labelledby={`${id}-reward`} className="font-mono" data-testid="step-reward">
+          <dt className="text-zinc-500">Reward</dt>
+          <dd className="font-mono" data-testid="step-reward">
             <RewardValue value={step.reward} signed tone />
           </dd>
         </div>
         <div>
-          <dt id={`${id}-cumulative`} className="text-zinc-500">
-            Cumulative
-          </dt>
-          <dd aria-labelledby={`${id}-cumulative`} className="font-mono">
+          <dt className="text-zinc-500">Cumulative</dt>
+          <dd className="font-mono">
             <RewardValue value={cumulative} />
           </dd>
         </div>
