@@ -22,7 +22,7 @@ export interface RewardValueProps {
 
 /**
  * Shows a reward: `+1`, `-0.5`, `1.5e+6`, `0`, or `—` (read "no reward") for null. When the shown
- * text is rounded, the exact value is the element's title.
+ * text is rounded or in exponent form, the exact value is the element's title.
  */
 export function RewardValue({
   value,
@@ -41,7 +41,8 @@ export function RewardValue({
     );
   }
   const text = formatReward(value, { signed });
-  const exact = formatReward(value, { signed, digits: 17 });
+  // The exact value in plain digits (String gives the shortest text that reads back the same number).
+  const exact = `${signed && value > 0 ? "+" : ""}${value === 0 ? "0" : String(value)}`;
   return (
     <span
       className={cn("tabular-nums", toneClass, className)}
