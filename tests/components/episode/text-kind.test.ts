@@ -6,6 +6,11 @@ import {
   looksPreformatted,
   markdownSyntaxKinds,
 } from "@/components/episode/text-kind";
+import type { ToolOutput } from "@/tests/fixtures/reference-server/environment";
+import { canvas } from "@/tests/fixtures/reference-server/environments/canvas";
+import { coffeeShop } from "@/tests/fixtures/reference-server/environments/coffee";
+import { farmPlanner } from "@/tests/fixtures/reference-server/environments/farm";
+import { triageDesk } from "@/tests/fixtures/reference-server/environments/triage";
 
 // Outputs as Python ORS environments write them (plain reports, tables, emoji), and Markdown.
 const PLAIN: [string, string][] = [
@@ -123,5 +128,92 @@ describe("couldBeMarkdown", () => {
     expect(couldBeMarkdown("You scored **3** points")).toBe(true);
     expect(couldBeMarkdown("- one item")).toBe(true);
     expect(couldBeMarkdown("# Title")).toBe(true);
+  });
+});
+
+// The outputs of the reference-shaped test server's environments (tests/fixtures/reference-server),
+// produced by their real tool functions: how each must read by default.
+describe("classifyText on the reference-shaped server's outputs", () => {
+  const textOf = async (out: Promise<ToolOutput> | ToolOutput) => {
+    const block = (await out).blocks[0]!;
+    if (block.type !== "text") throw new Error("expected a text block");
+    return block.text;
+  };
+  const opts = { setupMs: 0 };
+
+  it("farmplanner: plain facts, emoji sensors and aligned state are plain; history is Markdown", async () => {
+    const farm = farmPlanner.create(farmPlanner.listTasks("train")[0]!, {}, opts);
+    const prompt = (await farm.getPrompt())[0]!;
+    expect(prompt.type === "text" && classifyText(prompt.text)).toEqual({
+      markdown: false,
+      preformatted: false,
+    });
+    const slot = { crop: "wheat", level: "low" };
+    const plan = await textOf(farm.tools.plan!({ slot_1: slot, slot_2: slot, slot_3: slot, slot_4: slot }));
+    expect(plan).toContain("\nwater left: ");
+    expect(classifyText(plan)).toEqual({ markdown: false, preformatted: false });
+    expect(classifyText(await textOf(farm.tools.read!({})))).toEqual({
+      markdown: false,
+      preformatted: false,
+    });
+    expect(classifyText(await textOf(farm.tools.view_state!({})))).toEqual({
+      markdown: false,
+      preformatted: true,
+    });
+    expect(classifyText(await textOf(farm.tools.history!({ lookback: 3 })))).toEqual({
+      markdown: true,
+      preformatted: false,
+    });
+    const survey = await textOf(farm.tools.observe!({}));
+    expect(survey.length).toBeGreaterThan(4096);
+    expect(classifyText(survey)).toEqual({ markdown: false, preformatted: true });
+  });
+
+  it("coffeeshop: the Markdown prompt and sales are Markdown, a purchase is plain", async () => {
+    const shop = coffeeShop.create(coffeeShop.listTasks("train")[0]!, {}, opts);
+    const prompt = (await shop.getPrompt())[0]!;
+    expect(prompt.type === "text" && isMarkdown(prompt.text)).toBe(true);
+    expect(isMarkdown(await textOf(shop.tools.buy!({ item_id: "espresso", quantity: 10 })))).toBe(false);
+    expect(isMarkdown(await textOf(shop.tools.set_price!({ item_id: "espresso", price: 3 })))).toBe(true);
+  });
+
+  it("triagedesk: a handoff with indented notes is plain", async () => {
+    const desk = triageDesk.create(triageDesk.listTasks("train")[0]!, {}, opts);
+    const out = await textOf(
+      desk.tools.handoff!({ patient_id: "P1", disposition: "admit", notes: "ECG done\n- troponin pending" }),
+    );
+    expect(isMarkdown(out)).toBe(false);
+  });
+
+  it("canvas: key: value lines and aligned tables are plain, the receipt is Markdown, the tree monospace", async () => {
+    const c = canvas.create(canvas.listTasks("train")[0]!, {}, opts);
+    const drawn = await textOf(
+      c.tools.draw!({
+        shape: { kind: "rect", corner: { x: 0, y: 0 }, size: [2, 3] },
+        colour: "red",
+        label: null,
+        anchor: null,
+        level: 1,
+      }),
+    );
+    expect(classifyText(drawn)).toEqual({ markdown: false, preformatted: false });
+    const dispatch = await textOf(c.tools.dispatch!({ units: { gas: 100, wind: 10 } }));
+    expect(classifyText(dispatch)).toEqual({ markdown: false, preformatted: true });
+    const receipt = await textOf(
+      c.tools.order!({ items: [{ sku: "A-1", qty: 2, gift: true }], vip: true, coupon: null, tags: [] }),
+    );
+    expect(isMarkdown(receipt)).toBe(true);
+    const tree = await textOf(
+      c.tools.tree!({
+        root: {
+          name: "root",
+          children: [
+            { name: "a", children: [] },
+            { name: "b", children: [] },
+          ],
+        },
+      }),
+    );
+    expect(classifyText(tree)).toEqual({ markdown: false, preformatted: true });
   });
 });
