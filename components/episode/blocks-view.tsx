@@ -1,39 +1,19 @@
 "use client";
-// Renders ORS content blocks (prompt and tool output). Environment output is untrusted: text is
-// Markdown without raw HTML (dropped, never injected), links open safely, and images render only
-// as data: URLs of raster types (png, jpeg, gif, webp) — never SVG, never a remote URL.
-import { lazy, Suspense, useState } from "react";
+// Renders ORS content blocks (prompt and tool output). Text reads as its author meant it: plain
+// text with its line breaks, Markdown only when it is Markdown (text-kind.ts), a Markdown/Raw
+// switch per block. Environment output is untrusted: Markdown without raw HTML (dropped, never
+// injected), links open safely, and images render only as data: URLs of raster types (png, jpeg,
+// gif, webp) — never SVG, never a remote URL.
+import { useState } from "react";
 import type { Block } from "@/lib/ors/protocol";
 import { safeImageSrc } from "./safe-image";
+import { TextBlock, textFingerprint } from "./text-block";
 
 export { RASTER_MIME_TYPES, safeImageSrc } from "./safe-image";
+export { classifyText, isMarkdown, looksPreformatted } from "./text-kind";
 
 /** Text longer than this is shown as plain, collapsed text (Markdown of 100 KB is slow and unreadable). */
 const LARGE_TEXT = 20_000;
-
-/** Resolves when the main thread is idle (at most 1 s later). */
-function whenIdle(): Promise<void> {
-  return new Promise((resolve) => {
-    if (typeof requestIdleCallback === "function") requestIdleCallback(() => resolve(), { timeout: 1000 });
-    else setTimeout(resolve, 50);
-  });
-}
-
-// The Markdown renderer (react-markdown + micromark, ~45 kB gzipped) loads on first use, once the
-// page is idle (so it never competes with the tool form); until then the text shows as it is.
-const LazyMarkdown = lazy(() =>
-  whenIdle()
-    .then(() => import("./markdown-text"))
-    .then((m) => ({ default: m.MarkdownText })),
-);
-
-function MarkdownText({ text }: { text: string }) {
-  return (
-    <Suspense fallback={<p className="whitespace-pre-wrap break-words text-sm leading-relaxed">{text}</p>}>
-      <LazyMarkdown text={text} />
-    </Suspense>
-  );
-}
 
 function LargeText({ text }: { text: string }) {
   const [expanded, setExpanded] = useState(false);
@@ -88,61 +68,34 @@ function ImageBlockView({ data, mimeType, index }: { data: string; mimeType: str
   );
 }
 
+/** How text blocks first show: detected per block (`auto`), or all as Markdown, or all as plain text. */
 export type TextMode = "auto" | "markdown" | "plain";
-
-/**
- * Whether a text reads better as plain preformatted text than as Markdown: indented lines or
- * JSON-like lines (Markdown would fold them into one paragraph), and no Markdown fences/headings.
- */
-export function looksPreformatted(text: string): boolean {
-  if (/^```|^#{1,6}\s/m.test(text)) return false;
-  return /\n[ \t]{2,}\S/.test(text) || /\n[{}[\]]/.test(text);
-}
-
-function TextBlockView({ text, mode }: { text: string; mode: TextMode }) {
-  const [override, setOverride] = useState<"markdown" | "plain" | null>(null);
-  const effective = override ?? (mode === "auto" ? (looksPreformatted(text) ? "plain" : "markdown") : mode);
-  return (
-    <div className="group/text relative">
-      {effective === "plain" ? (
-        <pre className="overflow-x-auto whitespace-pre-wrap break-words font-mono text-[13px] leading-snug text-zinc-800 dark:text-zinc-200">
-          {text}
-        </pre>
-      ) : (
-        <MarkdownText text={text} />
-      )}
-      {text.includes("\n") && (
-        <button
-          type="button"
-          onClick={() => setOverride(effective === "plain" ? "markdown" : "plain")}
-          className="absolute top-0 right-0 rounded bg-white/90 px-1.5 py-0.5 text-[11px] text-zinc-500 opacity-0 ring-1 ring-zinc-200 transition-opacity group-hover/text:opacity-100 focus-visible:opacity-100 dark:bg-zinc-900/90 dark:text-zinc-400 dark:ring-zinc-700"
-        >
-          {effective === "plain" ? "Show as Markdown" : "Show as plain text"}
-        </button>
-      )}
-    </div>
-  );
-}
 
 export interface BlocksViewProps {
   /** The blocks to show (a prompt or a tool output). */
   blocks: readonly Block[];
-  /** How text blocks render: Markdown, plain, or `auto` (plain when the text looks preformatted). Default auto. */
+  /** How text blocks first show: `auto` (Markdown only when the text is Markdown), `markdown` or `plain`. */
   textMode?: TextMode;
+  /**
+   * A stable id of this list of blocks (e.g. `<trajectory>:<step>`), so the Markdown/Raw choice
+   * of each block is remembered per block while the page lives; without it, per block content.
+   */
+  id?: string;
   /** Shown when `blocks` is empty. */
   emptyText?: string;
   className?: string;
 }
 
 /**
- * Shows ORS blocks in order: text as safe Markdown (plain when it looks preformatted or is very
- * large; a hover toggle switches), images as data: URLs of raster types.
+ * Shows ORS blocks in order: text as plain text or safe Markdown (see text-kind.ts; very large
+ * text always plain) with a Markdown/Raw switch per block, images as data: URLs of raster types.
  */
 export function BlocksView({
   blocks,
   emptyText = "No blocks.",
   className,
   textMode = "auto",
+  id,
 }: BlocksViewProps) {
   if (blocks.length === 0) {
     return (
@@ -151,19 +104,35 @@ export function BlocksView({
   }
   return (
     <div className={`flex flex-col gap-3 ${className ?? ""}`}>
-      {blocks.map((block, i) => (
-        <div key={i} data-block-type={block.type}>
-          {block.type === "text" ? (
-            block.text.length > LARGE_TEXT ? (
+      {blocks.map((block, i) => {
+        if (block.type !== "text") {
+          return (
+            <div key={i} data-block-type={block.type}>
+              <ImageBlockView data={block.data} mimeType={block.mimeType} index={i} />
+            </div>
+          );
+        }
+        if (block.text.length > LARGE_TEXT) {
+          return (
+            <div key={i} data-block-type="text">
               <LargeText text={block.text} />
-            ) : (
-              <TextBlockView text={block.text} mode={textMode} />
-            )
-          ) : (
-            <ImageBlockView data={block.data} mimeType={block.mimeType} index={i} />
-          )}
-        </div>
-      ))}
+            </div>
+          );
+        }
+        // Keyed by content too: a block of other text (another step in the same view) starts from
+        // its own remembered or detected view, never from the previous block's.
+        const key = `${id ?? ""}#${i}#${textFingerprint(block.text)}`;
+        return (
+          <div key={key} data-block-type="text">
+            <TextBlock
+              text={block.text}
+              memoryKey={key}
+              label={blocks.length === 1 ? "Text view" : `Block ${i + 1} view`}
+              initialView={textMode === "auto" ? undefined : textMode === "markdown" ? "markdown" : "raw"}
+            />
+          </div>
+        );
+      })}
     </div>
   );
 }

@@ -1,10 +1,55 @@
 "use client";
 // Markdown of untrusted text blocks (loaded on demand by BlocksView): no raw HTML (dropped),
-// links open safely, images only as raster data: URLs (a remote image is never fetched).
+// links open safely, images only as raster data: URLs (a remote image is never fetched). Line
+// breaks inside a paragraph are kept: environment authors write one fact per line and mean it.
 import { type ComponentProps, memo } from "react";
-import ReactMarkdown, { type Components } from "react-markdown";
+import ReactMarkdown, { type Components, defaultUrlTransform, type UrlTransform } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { safeImageSrc } from "./safe-image";
+
+/** The part of an mdast node this file reads (mdast's own types are not a dependency of ours). */
+interface MdastNode {
+  type: string;
+  value?: string;
+  children?: MdastNode[];
+}
+
+function splitSoftBreaks(node: MdastNode): void {
+  if (!node.children) return;
+  const children: MdastNode[] = [];
+  for (const child of node.children) {
+    if (child.type === "text" && child.value?.includes("\n")) {
+      child.value.split("\n").forEach((part, i) => {
+        if (i > 0) children.push({ type: "break" });
+        if (part) children.push({ type: "text", value: part });
+      });
+    } else {
+      splitSoftBreaks(child);
+      children.push(child);
+    }
+  }
+  node.children = children;
+}
+
+/**
+ * A remark plugin: every line break inside a paragraph is a hard break (`<br>`), as in GitHub
+ * comments, instead of CommonMark's soft break that joins the lines with a space. Code keeps its
+ * own line breaks (its nodes are `code`/`inlineCode`, not `text`).
+ */
+export function remarkKeepLineBreaks() {
+  return (tree: MdastNode) => splitSoftBreaks(tree);
+}
+
+const remarkPlugins = [remarkGfm, remarkKeepLineBreaks];
+
+/**
+ * Links and images keep only safe URLs (react-markdown's default: http(s), mailto, relative),
+ * and an image may also be a raster data: URL, the one way environments send pictures inline.
+ */
+const urlTransform: UrlTransform = (url, key, node) =>
+  key === "src" && node.tagName === "img" && url.startsWith("data:")
+    ? (safeImageSrc(url, "") ?? "")
+    : defaultUrlTransform(url);
 
 function MarkdownImage({ src, alt }: ComponentProps<"img">) {
   const safe = typeof src === "string" && src.startsWith("data:") ? safeImageSrc(src, "") : null;
@@ -62,7 +107,12 @@ const markdownComponents: Components = {
 export const MarkdownText = memo(function MarkdownText({ text }: { text: string }) {
   return (
     <div className="prose-ors break-words text-sm leading-relaxed [&_blockquote]:border-l-4 [&_blockquote]:border-zinc-300 [&_blockquote]:pl-3 [&_blockquote]:text-zinc-600 [&_h1]:mt-3 [&_h1]:text-lg [&_h1]:font-semibold [&_h2]:mt-3 [&_h2]:text-base [&_h2]:font-semibold [&_h3]:mt-2 [&_h3]:font-semibold [&_li]:my-0.5 [&_ol]:my-2 [&_ol]:list-decimal [&_ol]:pl-6 [&_p]:my-2 [&_pre_code]:bg-transparent [&_pre_code]:p-0 [&_ul]:my-2 [&_ul]:list-disc [&_ul]:pl-6 [&>*:first-child]:mt-0 [&>*:last-child]:mb-0">
-      <ReactMarkdown remarkPlugins={[remarkGfm]} skipHtml components={markdownComponents}>
+      <ReactMarkdown
+        remarkPlugins={remarkPlugins}
+        urlTransform={urlTransform}
+        skipHtml
+        components={markdownComponents}
+      >
         {text}
       </ReactMarkdown>
     </div>

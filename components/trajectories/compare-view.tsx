@@ -5,6 +5,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Fragment, useMemo } from "react";
 import { BlocksView } from "@/components/episode/blocks-view";
+import { RewardValue } from "@/components/episode/reward-value";
 import { PageContainer, PageHeader } from "@/components/layout/page-header";
 import { Badge } from "@/components/ui/badge";
 import { ErrorPanel } from "@/components/ui/error-panel";
@@ -14,7 +15,7 @@ import { taskLabel } from "@/lib/episodes/model";
 import type { Trajectory, TrajectoryStep } from "@/lib/episodes/schema";
 import { cn } from "@/lib/ui/cn";
 import { trajectoryQuery } from "@/lib/ui/trajectory-queries";
-import { END_REASON_LABEL, endReasonTone, fmtMs, fmtReward } from "./format";
+import { END_REASON_LABEL, endReasonTone, fmtMs } from "./format";
 
 export function CompareView({ a, b }: { a: string; b: string }) {
   const qa = useQuery({ ...trajectoryQuery(a), enabled: !!a });
@@ -100,7 +101,7 @@ function Side({ t, label }: { t: Trajectory; label: string }) {
       </p>
       <p className="text-zinc-500">
         {t.server} · {t.env ?? "unknown"} · {taskLabel(t.task)} · {t.steps.length} steps · total{" "}
-        <span className="font-mono">{fmtReward(t.total_reward)}</span>{" "}
+        <RewardValue value={t.total_reward} className="font-mono" />{" "}
         <Badge tone={endReasonTone(t.end_reason)}>{END_REASON_LABEL[t.end_reason ?? "running"]}</Badge>
       </p>
     </div>
@@ -175,7 +176,9 @@ function StepCell({
           </span>
         </p>
         <p className="flex flex-wrap gap-3">
-          <span className={mark("reward")}>reward {fmtReward(step.reward)}</span>
+          <span className={mark("reward")}>
+            reward <RewardValue value={step.reward} signed />
+          </span>
           <span className={mark("finished")}>finished {step.finished ? "yes" : "no"}</span>
           <span className={mark("ok")}>{step.ok ? "ok" : step.ok == null ? "running" : "error"}</span>
           <span className="text-zinc-500">{fmtMs(step.latency_ms)}</span>

@@ -15,11 +15,6 @@ export function endReasonTone(r: EndReason | null): BadgeTone {
   return r === "finished" ? "green" : r === "user_closed" ? "neutral" : r === "timeout" ? "amber" : "red";
 }
 
-export function fmtReward(r: number | null | undefined): string {
-  if (r == null) return "—";
-  return Number.isInteger(r) ? String(r) : r.toFixed(3).replace(/0+$/, "");
-}
-
 export function fmtMs(ms: number | null | undefined): string {
   if (ms == null) return "—";
   if (ms < 1000) return `${Math.round(ms)} ms`;

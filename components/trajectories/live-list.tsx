@@ -5,11 +5,12 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { Radio } from "lucide-react";
 import Link from "next/link";
 import { useEffect } from "react";
+import { RewardValue } from "@/components/episode/reward-value";
 import { PageContainer, PageHeader } from "@/components/layout/page-header";
 import { ErrorPanel } from "@/components/ui/error-panel";
 import { SkeletonBlock } from "@/components/ui/skeleton";
 import { liveTrajectoriesQuery, trajectoryKeys } from "@/lib/ui/trajectory-queries";
-import { fmtReward, fmtTime } from "./format";
+import { fmtTime } from "./format";
 
 export function LiveList() {
   const qc = useQueryClient();
@@ -63,7 +64,9 @@ export function LiveList() {
                 {t.sid}
               </span>
               <span>{t.num_steps} steps</span>
-              <span className="font-mono">reward {fmtReward(t.total_reward)}</span>
+              <span className="font-mono">
+                reward <RewardValue value={t.total_reward} />
+              </span>
               <span className="text-zinc-500">last activity {fmtTime(t.last_activity_at)}</span>
             </li>
           ))}

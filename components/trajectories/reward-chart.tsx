@@ -2,6 +2,7 @@
 // Reward per step (bars) and cumulative reward (line), hand-drawn SVG. Clicking a bar selects
 // the step.
 import { cumulativeRewards } from "@/lib/episodes/model";
+import { formatReward, rewardLabel } from "@/lib/episodes/reward";
 import type { TrajectoryStep } from "@/lib/episodes/schema";
 
 export function RewardChart({
@@ -31,7 +32,7 @@ export function RewardChart({
     <figure className="overflow-x-auto">
       <svg
         role="img"
-        aria-label={`Reward per step chart: ${steps.length} steps, total ${cum.at(-1)}`}
+        aria-label={`Reward per step chart: ${steps.length} steps, total ${formatReward(cum.at(-1))}`}
         viewBox={`0 0 ${w} ${height}`}
         preserveAspectRatio="none"
         width="100%"
@@ -55,7 +56,7 @@ export function RewardChart({
           return (
             // biome-ignore lint/a11y/noStaticElementInteractions: a mouse shortcut; j/k and the list are the keyboard path
             <g key={s.index} onClick={() => onSelect?.(s.index)} className="cursor-pointer">
-              <title>{`Step ${s.index}: reward ${s.reward ?? "none"}, cumulative ${cum[i]}`}</title>
+              <title>{`Step ${s.index}: reward ${rewardLabel(s.reward, { signed: true })}, cumulative ${formatReward(cum[i])}`}</title>
               <rect
                 x={i * bw + bw * 0.2}
                 width={bw * 0.6}

@@ -2,11 +2,13 @@
 // One step of a trajectory: the action, the observation blocks, reward, finished, metadata,
 // latency, whether a replay found it different, and its raw SSE frames with timings.
 import { BlocksView } from "@/components/episode/blocks-view";
+import { MetadataView } from "@/components/episode/metadata-view";
+import { RewardValue } from "@/components/episode/reward-value";
 import { Badge } from "@/components/ui/badge";
 import { JsonView } from "@/components/ui/json-view";
 import { markDiffers } from "@/lib/episodes/diff";
 import type { TrajectoryStep } from "@/lib/episodes/schema";
-import { fmtMs, fmtReward } from "./format";
+import { fmtMs } from "./format";
 
 export function StepStatus({ step }: { step: TrajectoryStep }) {
   if (step.ok == null) return <Badge tone="sky">running</Badge>;
@@ -42,12 +44,14 @@ export function StepDetail({ step, cumulative }: { step: TrajectoryStep; cumulat
         <div>
           <dt className="text-zinc-500">Reward</dt>
           <dd className="font-mono" data-testid="step-reward">
-            {fmtReward(step.reward)}
+            <RewardValue value={step.reward} signed tone />
           </dd>
         </div>
         <div>
           <dt className="text-zinc-500">Cumulative</dt>
-          <dd className="font-mono">{fmtReward(cumulative)}</dd>
+          <dd className="font-mono">
+            <RewardValue value={cumulative} />
+          </dd>
         </div>
         <div>
           <dt className="text-zinc-500">Finished</dt>
@@ -73,16 +77,12 @@ export function StepDetail({ step, cumulative }: { step: TrajectoryStep; cumulat
           </p>
         )}
         <BlocksView
+          id={`step:${step.started_at}:${step.index}`}
           blocks={step.blocks}
           emptyText={step.ok == null ? "Waiting for the result…" : "No blocks."}
         />
       </section>
-      {step.metadata && (
-        <section aria-label="Metadata">
-          <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-zinc-500">Metadata</h3>
-          <JsonView value={step.metadata} label="metadata" maxHeight="12rem" />
-        </section>
-      )}
+      <MetadataView value={step.metadata} />
       <details className="text-xs">
         <summary className="cursor-pointer text-zinc-600 dark:text-zinc-400">
           SSE frames ({step.events.length})

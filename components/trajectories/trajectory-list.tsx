@@ -7,6 +7,7 @@ import { Download, GitCompare } from "lucide-react";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
+import { RewardValue } from "@/components/episode/reward-value";
 import { PageContainer, PageHeader } from "@/components/layout/page-header";
 import { Badge } from "@/components/ui/badge";
 import { buttonClasses } from "@/components/ui/button";
@@ -17,7 +18,7 @@ import { END_REASONS, SORT_KEYS } from "@/lib/episodes/model";
 import type { TrajectoryFilter, TrajectorySummary } from "@/lib/episodes/schema";
 import { cn } from "@/lib/ui/cn";
 import { exportUrl, trajectoryListQuery } from "@/lib/ui/trajectory-queries";
-import { END_REASON_LABEL, endReasonTone, fmtReward, fmtTime } from "./format";
+import { END_REASON_LABEL, endReasonTone, fmtTime } from "./format";
 import { ImportPanel } from "./import-panel";
 
 const LIMIT = 5000;
@@ -292,7 +293,7 @@ function Rows({
                     </Badge>
                   </span>
                   <span className="font-mono">{t.num_steps}</span>
-                  <span className="font-mono">{fmtReward(t.total_reward)}</span>
+                  <RewardValue value={t.total_reward} className="font-mono" />
                   <span className="text-zinc-500">{fmtTime(t.started_at)}</span>
                 </li>
               );

@@ -8,6 +8,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { BlocksView } from "@/components/episode/blocks-view";
+import { RewardValue } from "@/components/episode/reward-value";
 import { PageContainer, PageHeader } from "@/components/layout/page-header";
 import { Badge } from "@/components/ui/badge";
 import { Button, buttonClasses } from "@/components/ui/button";
@@ -29,7 +30,7 @@ import {
   restartHref,
   trajectoryKeys,
 } from "@/lib/ui/trajectory-queries";
-import { END_REASON_LABEL, endReasonTone, fmtMs, fmtReward, fmtTime } from "./format";
+import { END_REASON_LABEL, endReasonTone, fmtMs, fmtTime } from "./format";
 import { RewardChart } from "./reward-chart";
 import { StepDetail, StepStatus } from "./step-detail";
 import { useLiveTrajectory } from "./use-live-trajectory";
@@ -197,12 +198,11 @@ function Loaded({ t, initialStep, feed }: { t: Trajectory; initialStep: number |
             <CardTitle>Reward</CardTitle>
             <span className="text-xs text-zinc-500">
               total{" "}
-              <span
+              <RewardValue
+                value={t.total_reward}
                 className="font-mono font-semibold text-zinc-900 dark:text-zinc-100"
                 data-testid="total-reward"
-              >
-                {fmtReward(t.total_reward)}
-              </span>{" "}
+              />{" "}
               · {t.steps.length} steps
             </span>
           </CardHeader>
@@ -219,7 +219,7 @@ function Loaded({ t, initialStep, feed }: { t: Trajectory; initialStep: number |
         >
           <summary className="cursor-pointer text-sm font-semibold">Prompt</summary>
           <div className="mt-2">
-            <BlocksView blocks={t.prompt} />
+            <BlocksView id={`${t.id}:prompt`} blocks={t.prompt} />
           </div>
         </details>
       )}
@@ -250,8 +250,11 @@ function Loaded({ t, initialStep, feed }: { t: Trajectory; initialStep: number |
                   )}
                   <StepStatus step={s} />
                   <span className="font-mono" title="reward / cumulative">
-                    {fmtReward(s.reward)}
-                    <span className="text-zinc-400"> / {fmtReward(cum[i])}</span>
+                    <RewardValue value={s.reward} signed />
+                    <span className="text-zinc-400">
+                      {" / "}
+                      <RewardValue value={cum[i]} />
+                    </span>
                   </span>
                   <span className="w-14 shrink-0 text-right text-zinc-500">{fmtMs(s.latency_ms)}</span>
                 </button>

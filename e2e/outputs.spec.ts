@@ -1,0 +1,220 @@
+// Outputs read as the environment meant them (Chromium): episodes played by a plain ORS client
+// through the relay on the reference-shaped test server (`py`), then read on the trajectory page.
+// Plain text keeps its line breaks and alignment, Markdown (and only Markdown) renders, each
+// block switches between Markdown and Raw by keyboard and keeps that choice, metadata shows, and
+// rewards of every sign and size (and none) read the same everywhere.
+import { expect, type Locator, type Page, test } from "@playwright/test";
+import { relayClient, trajectoryOf } from "./trajectories-helpers";
+
+const steps = (page: Page) => page.getByRole("navigation", { name: "Steps" }).getByRole("button");
+
+/** The step shown in the detail pane. */
+const stepDetail = (page: Page, n: number) => page.getByRole("article", { name: `Step ${n}`, exact: true });
+
+/** The value of a term in a step's facts (Reward, Cumulative, Finished, ...). */
+function fact(step: Locator, term: string): Locator {
+  return step
+    .locator("div")
+    .filter({
+      has: step
+        .page()
+        .getByRole("term")
+        .filter({ hasText: new RegExp(`^${term}$`) }),
+    })
+    .getByRole("definition");
+}
+
+async function openStep(page: Page, n: number) {
+  await steps(page)
+    .nth(n - 1)
+    .click();
+  await expect(stepDetail(page, n)).toBeVisible();
+  return stepDetail(page, n);
+}
+
+const beans = { crop: "beans", level: "high" };
+const fallow = { crop: "fallow", level: "low" };
+
+test("farm outputs: plain lines stay lines, aligned tables monospace, Markdown a table, metadata shown", async ({
+  page,
+  baseURL,
+}) => {
+  const ors = relayClient(baseURL!, "py");
+  const { sid } = await ors.createSession();
+  await ors.create(sid, { env_name: "farmplanner", split: "train", index: 0 });
+  await ors.prompt("farmplanner", sid);
+  const call = (name: string, input: Record<string, unknown>) =>
+    ors.callTool("farmplanner", sid, { name, input });
+  await call("plan", { slot_1: beans, slot_2: beans, slot_3: beans, slot_4: beans }); // reward 2.2
+  await call("read", {}); // emoji lines, no reward, no metadata
+  await call("view_state", {}); // aligned tables
+  await call("history", { lookback: 3 }); // Markdown with a GFM table
+  await call("plan", {
+    slot_1: fallow,
+    slot_2: fallow,
+    slot_3: fallow,
+    slot_4: fallow,
+    extra_action: "buy_pump",
+  }); // -0.6
+  await call("observe", {}); // a survey over 4 KB
+  await ors.delete(sid);
+  const t = await trajectoryOf(baseURL!, "py", sid, 6);
+
+  await page.goto(`/trajectories/${t.id}`);
+  await expect(steps(page)).toHaveCount(6);
+
+  // One fact per line stays one per line; no Markdown, no table; Raw is the view.
+  let step = await openStep(page, 1);
+  let observation = step.getByRole("region", { name: "Observation" });
+  await expect(observation).toContainText("profit: 220");
+  expect(await observation.innerText()).toContain(
+    [
+      "world: 1",
+      "step: 1 of 3",
+      "slot_1: beans (high), yield 18",
+      "slot_2: beans (high), yield 18",
+      "slot_3: beans (high), yield 18",
+      "slot_4: beans (high), yield 18",
+      "water used: 60",
+    ].join("\n"),
+  );
+  await expect(observation.getByRole("radio", { name: "Raw" })).toBeChecked();
+  await expect(observation.getByRole("table")).toHaveCount(0);
+  await expect(fact(step, "Reward")).toHaveText("+2.2");
+  await expect(fact(step, "Cumulative")).toHaveText("2.2");
+  // The plan's metadata holds a list: a JSON tree under "Metadata".
+  await expect(step.getByRole("region", { name: "Metadata", exact: true })).toContainText("6 keys");
+  await expect(step.getByRole("region", { name: "Metadata JSON" })).toContainText("water_left");
+
+  // Emoji lines: separate lines; no reward reads "no reward"; no metadata, no Metadata section.
+  step = await openStep(page, 2);
+  observation = step.getByRole("region", { name: "Observation" });
+  await expect(observation).toContainText("sensor 3 (water tank)");
+  expect(await observation.innerText()).toMatch(
+    /world: 1\n💧 sensor 0 \(soil moisture\): 50%\n🌡️ sensor 1 \(air temperature\): 18 °C\n/,
+  );
+  await expect(fact(step, "Reward")).toContainText("—");
+  await expect(fact(step, "Reward")).toContainText("no reward");
+  await expect(step.getByRole("region", { name: "Metadata", exact: true })).toHaveCount(0);
+
+  // An indented, aligned table keeps its spaces, in a monospace font, and is no HTML table.
+  step = await openStep(page, 3);
+  observation = step.getByRole("region", { name: "Observation" });
+  const pre = observation.locator("pre");
+  await expect(pre).toContainText("Farm state (world 1, step 1 of 3)");
+  expect(await pre.innerText()).toContain(
+    "  slot    crop   level  last yield\n  slot_1  beans  high           18",
+  );
+  await expect(pre).toHaveCSS("font-family", /mono/i);
+  await expect(observation.getByRole("table")).toHaveCount(0);
+
+  // Markdown renders: a real table; the switch goes to Raw and back by keyboard.
+  step = await openStep(page, 4);
+  observation = step.getByRole("region", { name: "Observation" });
+  const markdown = observation.getByRole("radio", { name: "Markdown" });
+  const raw = observation.getByRole("radio", { name: "Raw" });
+  await expect(observation.getByRole("heading", { name: "History (world 1)" })).toBeVisible();
+  await expect(observation.getByRole("table")).toHaveCount(1);
+  await expect(observation.getByRole("columnheader", { name: "slot_1" })).toBeVisible();
+  await expect(observation.getByRole("listitem")).toHaveCount(1);
+  await expect(markdown).toBeChecked();
+  const metadata = step.getByRole("region", { name: "Metadata", exact: true });
+  await expect(metadata).toContainText("2 keys");
+  await expect(metadata.getByRole("term")).toHaveText(["world", "steps"]);
+  await expect(metadata.getByRole("definition")).toHaveText(["1", "1"]);
+  // Reach the switch by keyboard: Shift+Tab from the Metadata summary lands on it.
+  const metadataToggle = metadata.locator("summary");
+  await metadataToggle.focus();
+  await page.keyboard.press("Shift+Tab");
+  await expect(markdown).toBeFocused();
+  await page.keyboard.press("ArrowRight");
+  await expect(raw).toBeChecked();
+  await expect(raw).toBeFocused();
+  await expect(observation.getByRole("table")).toHaveCount(0);
+  await expect(observation.locator("pre")).toContainText(
+    "| step | slot_1 | slot_2 | slot_3 | slot_4 | profit | reward |",
+  );
+  // The choice is kept per block while the page lives: away to step 1 (still Raw there) and back.
+  step = await openStep(page, 1);
+  await expect(step.getByRole("radio", { name: "Raw" })).toBeChecked();
+  step = await openStep(page, 4);
+  observation = step.getByRole("region", { name: "Observation" });
+  await expect(observation.getByRole("radio", { name: "Raw" })).toBeChecked();
+  await expect(observation.getByRole("table")).toHaveCount(0);
+  await observation.getByRole("radio", { name: "Raw" }).focus();
+  await page.keyboard.press("ArrowLeft");
+  await expect(observation.getByRole("radio", { name: "Markdown" })).toBeChecked();
+  await expect(observation.getByRole("table")).toHaveCount(1);
+  // Metadata collapses from the keyboard.
+  await step.getByRole("region", { name: "Metadata", exact: true }).locator("summary").focus();
+  await page.keyboard.press("Enter");
+  await expect(
+    step.getByRole("region", { name: "Metadata", exact: true }).getByRole("term").first(),
+  ).toBeHidden();
+
+  // A negative reward; the cumulative sum without float noise (2.2 - 0.6 is 1.6000000000000003).
+  step = await openStep(page, 5);
+  await expect(fact(step, "Reward")).toHaveText("-0.6");
+  await expect(fact(step, "Cumulative")).toHaveText("1.6");
+  await expect(page.getByTestId("total-reward")).toHaveText("1.6");
+
+  // A result over 4 KB: every row on its own line, monospace; its metadata.
+  step = await openStep(page, 6);
+  observation = step.getByRole("region", { name: "Observation" });
+  await expect(observation.locator("pre")).toContainText("Legend: . dry soil, ~ wet soil");
+  const survey = await observation.locator("pre").innerText();
+  expect(survey.length).toBeGreaterThan(4096);
+  expect(survey.split("\n").filter((l) => /^row \d\d \|/.test(l))).toHaveLength(96);
+  await expect(step.getByRole("region", { name: "Metadata", exact: true })).toContainText("characters");
+});
+
+test("rewards of every sign and size read the same in the step list, the step and the total", async ({
+  page,
+  baseURL,
+}) => {
+  const ors = relayClient(baseURL!, "py");
+  const { sid } = await ors.createSession();
+  await ors.create(sid, { env_name: "canvas", split: "train", index: 0 });
+  await ors.prompt("canvas", sid);
+  const call = (name: string, input: Record<string, unknown>) => ors.callTool("canvas", sid, { name, input });
+  const rect = (w: number, h: number) => ({ shape: { kind: "rect", corner: { x: 0, y: 0 }, size: [w, h] } });
+  await call("draw", rect(2, 5)); // +0.1
+  await call("draw", rect(4, 5)); // +0.2: 0.1 + 0.2 shows 0.3
+  await call("battery", { action: "idle" }); // null
+  await call("dispatch", { units: { gas: 100 } }); // -0.2 (20 MW short): 0.3 - 0.2 shows 0.1
+  await call("battery", { action: "discharge", power_mw: 150_000_000 }); // +1.5e+6
+  await call("order", { items: [{ sku: "A-1", qty: 2, gift: true }], vip: true }); // Markdown, no reward
+  await ors.delete(sid);
+  const t = await trajectoryOf(baseURL!, "py", sid, 6);
+
+  await page.goto(`/trajectories/${t.id}`);
+  await expect(steps(page)).toHaveCount(6);
+  const expected = [
+    ["+0.1", "0.1"],
+    ["+0.2", "0.3"],
+    ["—", "0.3"],
+    ["-0.2", "0.1"],
+    ["+1.5e+6", "1.5e+6"],
+    ["—", "1.5e+6"],
+  ];
+  for (const [i, [reward, cumulative]] of expected.entries()) {
+    // The step list: "reward / cumulative".
+    await expect(steps(page).nth(i)).toContainText(
+      `${reward}${reward === "—" ? "no reward" : ""} / ${cumulative}`,
+    );
+    const step = await openStep(page, i + 1);
+    await expect(fact(step, "Reward")).toContainText(reward!);
+    await expect(fact(step, "Cumulative")).toHaveText(cumulative!);
+  }
+  await expect(page.getByTestId("total-reward")).toHaveText("1.5e+6");
+  // The exact value is one hover away where the text is rounded.
+  await expect(page.getByTestId("total-reward")).toHaveAttribute("title", "1500000.1");
+
+  // The receipt is Markdown: its table renders; the plain steps show none.
+  const order = await openStep(page, 6);
+  await expect(order.getByRole("region", { name: "Observation" }).getByRole("table")).toHaveCount(1);
+  await expect(order.getByRole("heading", { name: "Order receipt 🧾" })).toBeVisible();
+  const draw = await openStep(page, 1);
+  await expect(draw.getByRole("region", { name: "Observation" }).getByRole("table")).toHaveCount(0);
+  await expect(draw.getByRole("region", { name: "Metadata", exact: true })).toContainText("colour");
+});
