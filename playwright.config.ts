@@ -69,7 +69,7 @@ export default defineConfig({
       stdout: "ignore",
       stderr: "pipe",
       // Short keep-alive pings, as for the local host below.
-      env: { REF_PING_MS: "1000" },
+      env: { REF_PING_MS: "1000", REF_EXTRA_FIELDS: "all" },
     },
     nextStart(PORT, {
       PLAYGROUND_DATA_DIR: DATA_DIR,

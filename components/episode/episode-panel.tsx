@@ -29,7 +29,7 @@ import {
   stashTaskSpec,
   useEndEpisode,
 } from "@/lib/ui/use-episode";
-import { formatReward } from "./step-card";
+import { RewardValue } from "./reward-value";
 import { goToStep } from "./step-list";
 import { useNow } from "./stream-log";
 
@@ -175,7 +175,7 @@ export function EpisodePanel({ keepAlive }: { keepAlive: KeepAliveState }) {
               Cumulative reward
             </dt>
             <dd className="font-mono text-lg font-semibold tabular-nums">
-              {formatReward(total).replace(/^\+/, "")}
+              <RewardValue value={total} />
             </dd>
           </div>
         </dl>
@@ -212,8 +212,12 @@ export function EpisodePanel({ keepAlive }: { keepAlive: KeepAliveState }) {
                       <span className="ml-1 font-sans text-amber-700 dark:text-amber-400">(after end)</span>
                     )}
                   </td>
-                  <td className="text-right">{formatReward(stepReward(s))}</td>
-                  <td className="text-right">{formatReward(cumulative[i] ?? 0).replace(/^\+/, "")}</td>
+                  <td className="text-right">
+                    <RewardValue value={stepReward(s)} signed />
+                  </td>
+                  <td className="text-right">
+                    <RewardValue value={cumulative[i] ?? 0} />
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -12,6 +12,8 @@ import { stepReward } from "@/lib/episodes/step";
 import { cn } from "@/lib/ui/cn";
 import type { LocalCall } from "@/lib/ui/episode-store";
 import { BlocksView } from "./blocks-view";
+import { MetadataView } from "./metadata-view";
+import { RewardValue } from "./reward-value";
 import { formatSeconds, StreamLog } from "./stream-log";
 
 /** How a step stands, for this view: its record, whether its call is still passing, this tab's part. */
@@ -32,23 +34,6 @@ const STATUS: Record<StepView, { label: string; tone: BadgeTone }> = {
   error: { label: "error", tone: "red" },
 };
 
-export function formatReward(r: number | null | undefined): string {
-  if (r === null || r === undefined) return "—";
-  const s = Number.isInteger(r) ? String(r) : r.toFixed(3).replace(/0+$/, "");
-  return r > 0 ? `+${s}` : s;
-}
-
-function Metadata({ value }: { value: Record<string, unknown> }) {
-  const text = JSON.stringify(value);
-  if (text.length > 160) return <JsonView value={value} label="Metadata" expandDepth={1} maxHeight="16rem" />;
-  return (
-    <div className="flex items-baseline gap-2 text-xs">
-      <span className="shrink-0 font-medium text-zinc-500 dark:text-zinc-400">metadata</span>
-      <code className="break-all font-mono text-zinc-700 dark:text-zinc-300">{text}</code>
-    </div>
-  );
-}
-
 export const StepCard = memo(function StepCard({
   step,
   live,
@@ -58,7 +43,10 @@ export const StepCard = memo(function StepCard({
   onLink,
   onAbandon,
   onPickUp,
+  blocksId,
 }: {
+  /** Names the step's blocks (their Markdown/Raw choice is remembered by it), e.g. the session id. */
+  blocksId: string;
   step: TrajectoryStep;
   /** The step's call is passing through the relay now. */
   live: boolean;
@@ -103,23 +91,11 @@ export const StepCard = memo(function StepCard({
         <span className="ml-auto flex items-center gap-3 text-xs tabular-nums text-zinc-500 dark:text-zinc-400">
           {step.ok && (
             <span>
-              reward{" "}
-              <span
-                className={cn(
-                  "font-mono font-semibold",
-                  reward === null
-                    ? ""
-                    : reward > 0
-                      ? "text-emerald-700 dark:text-emerald-400"
-                      : reward < 0
-                        ? "text-red-700 dark:text-red-400"
-                        : "text-zinc-700 dark:text-zinc-300",
-                )}
-              >
-                {formatReward(reward)}
-              </span>
+              reward <RewardValue value={reward} signed tone className="font-mono font-semibold" />
               {!step.after_end && (
-                <span className="ml-1">(Σ {formatReward(cumulative).replace(/^\+/, "")})</span>
+                <span className="ml-1">
+                  (Σ <RewardValue value={cumulative} />)
+                </span>
               )}
             </span>
           )}
@@ -195,8 +171,12 @@ export const StepCard = memo(function StepCard({
         )}
         {step.ok && (
           <section aria-label={`Output of step ${number}`} className="flex flex-col gap-2">
-            <BlocksView blocks={step.blocks} emptyText="The tool returned no blocks." />
-            {step.metadata && Object.keys(step.metadata).length > 0 && <Metadata value={step.metadata} />}
+            <BlocksView
+              id={`${blocksId}:${number}`}
+              blocks={step.blocks}
+              emptyText="The tool returned no blocks."
+            />
+            <MetadataView value={step.metadata} />
           </section>
         )}
       </div>

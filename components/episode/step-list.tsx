@@ -29,6 +29,7 @@ export function StepList({
   const inflight = useEpisodeStore((s) => s.inflight);
   const calls = useEpisodeStore((s) => s.calls);
   const pending = useEpisodeStore(useShallow(selectPendingCalls));
+  const sid = useEpisodeStore((s) => s.sid);
   const params = useSearchParams();
   const stepParam = Number(params.get("step"));
   const highlighted = Number.isInteger(stepParam) && stepParam > 0 ? stepParam : null;
@@ -73,6 +74,7 @@ export function StepList({
       {steps.map((step, i) => (
         <li key={step.index}>
           <StepCard
+            blocksId={sid}
             step={step}
             live={inflight.has(step.index)}
             local={calls.find((c) => c.index === step.index)}

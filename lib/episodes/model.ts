@@ -1,5 +1,6 @@
 // Zod-free constants and helpers of the trajectory format, so client pages can use them without
 // bundling zod (the schemas in schema.ts build on these).
+import { runningRewardTotals, sumRewards } from "./reward";
 import type { ReplayMark, TrajectoryStep, TrajectoryTask } from "./schema";
 
 export const TRAJECTORY_FORMAT = "ors-trajectory/1" as const;
@@ -17,18 +18,14 @@ export function taskLabel(task: TrajectoryTask | null | undefined): string {
 
 type RewardPart = Pick<TrajectoryStep, "reward" | "after_end">;
 
-/** Sum of the rewards of the episode's steps (null rewards count as 0; steps after the end do not count). */
+/** Sum of the rewards of the episode's steps (null counts as 0; steps after the end do not count). */
 export function totalReward(steps: RewardPart[]): number {
-  return steps.reduce((sum, s) => (s.after_end ? sum : sum + (s.reward ?? 0)), 0);
+  return sumRewards(steps.map((s) => (s.after_end ? 0 : s.reward)));
 }
 
-/** Cumulative reward after each step (a step after the end adds nothing). */
+/** Cumulative reward after each step (a step after the end adds nothing), without float noise. */
 export function cumulativeRewards(steps: RewardPart[]): number[] {
-  let sum = 0;
-  return steps.map((s) => {
-    if (!s.after_end) sum += s.reward ?? 0;
-    return sum;
-  });
+  return runningRewardTotals(steps.map((s) => (s.after_end ? 0 : s.reward)));
 }
 
 /** What a fork at step N answers: the new live session, its trajectory, and how the replay went. */

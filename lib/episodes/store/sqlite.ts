@@ -17,6 +17,7 @@ import {
   taskLabel,
 } from "@/lib/episodes/schema";
 import type { Block, JsonObject } from "@/lib/ors/protocol";
+import { sumRewards } from "../reward";
 import { type Db, dataDir, openDb } from "./db";
 import type { NewTrajectory, RetentionOptions, TrajectoryStore } from "./types";
 
@@ -233,15 +234,20 @@ export class SqliteTrajectoryStore implements TrajectoryStore {
           step.replay ? JSON.stringify(step.replay) : null,
           step.after_end ? 1 : 0,
         );
+      // The total without float noise (as every view computes it), steps after the end left out.
+      const rewards = this.db
+        .prepare("SELECT reward FROM steps WHERE trajectory_id = ? AND after_end = 0 ORDER BY idx")
+        .pluck()
+        .all(id) as (number | null)[];
       this.db
         .prepare(
           `UPDATE trajectories SET
              num_steps = (SELECT COUNT(*) FROM steps WHERE trajectory_id = @id),
-             total_reward = (SELECT COALESCE(SUM(reward), 0) FROM steps WHERE trajectory_id = @id AND after_end = 0),
+             total_reward = @total,
              last_activity_at = MAX(last_activity_at, @at)
            WHERE id = @id`,
         )
-        .run({ id, at: step.ended_at ?? step.started_at });
+        .run({ id, total: sumRewards(rewards), at: step.ended_at ?? step.started_at });
     });
     tx();
   }
