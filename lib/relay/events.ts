@@ -11,7 +11,7 @@
 //                                                           null when omitted (server's default env).
 //                                                           task: {task_spec} | {split, index}
 //   prompt           {server, sid, env, blocks, at}         2xx /{env}/prompt (env from the path)
-//   call_started     {server, sid, env, callId, tool, input, taskId?, resumeOf?, at}
+//   call_started     {server, sid, env, callId, tool, input, taskId?, resumeOf?, at}  at: when the request left
 //                                                           2xx /{env}/call, emitted when the SSE
 //                                                           answer starts. callId: the relay's own
 //                                                           id of this POST. taskId: the task_id of

@@ -231,7 +231,8 @@ function callObserver(x: Exchange): CallObserver {
         : {},
     ...(reqTaskId ? { taskId: reqTaskId } : {}),
     ...(resumeOf ? { resumeOf } : {}),
-    at: Date.now(),
+    // The call started when its request left the relay, not when the answer began.
+    at: started,
   });
   return {
     frame(frame) {
