@@ -76,6 +76,8 @@ export default defineConfig({
       ORS_SERVERS: `second=http://127.0.0.1:${SECOND_PORT},py=http://127.0.0.1:${REFERENCE_PORT}`,
       // Short SSE keep-alive pings so the episode e2e sees them within a few seconds.
       ORS_PING_INTERVAL_MS: "1000",
+      // A per-server idle limit (the episode's countdown shows it); `py`'s stays unknown.
+      ORS_SERVER_IDLE_TIMEOUT_MS_SECOND: "120000",
     }),
     nextStart(ROUTE_PORT, {
       PLAYGROUND_DATA_DIR: `${DATA_DIR}-route`,

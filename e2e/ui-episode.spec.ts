@@ -8,9 +8,11 @@ import { expect, type Page, test } from "@playwright/test";
 
 /** Episode e2e's own loopback port (the task's 8500–8549 range) for a stream-dropping proxy. */
 const DROP_PORT = Number(process.env.E2E_DROP_PORT ?? 8502);
+/** The second ORS server of the e2e config (the standalone host), behind the dropping proxy. */
+const SECOND_PORT = Number(process.env.E2E_SECOND_PORT ?? 8199);
 
 /**
- * A loopback ORS server in front of the app's `local` relay that cuts the first /call stream
+ * A loopback ORS server in front of the second server that cuts the first /call stream
  * (not a re-post with task_id) right after its task_id: the client must reconnect.
  */
 async function startDroppingProxy(target: string): Promise<{ close: () => Promise<void> }> {
@@ -107,14 +109,14 @@ test.describe("run an episode", () => {
     );
     // The stream: task_id then the result in one `end` piece, with sizes.
     await s1.getByText(/SSE stream · 2 events/).click();
-    const log = s1.getByRole("list", { name: "Stream of step nested" });
+    const log = s1.getByRole("list", { name: "Stream of step 1" });
     await expect(log.getByRole("listitem")).toHaveCount(2);
     await expect(log.getByRole("listitem").first()).toContainText("task_id");
     await expect(log.getByRole("listitem").nth(1)).toContainText(/end\s*\d+ chars/);
 
     await page.getByRole("button", { name: "End episode" }).click();
-    await expect(page.getByRole("status").filter({ hasText: "Episode ended" })).toBeVisible();
-    await expect(page.getByRole("link", { name: "Restart on the same task" })).toHaveAttribute(
+    await expect(page.getByRole("status").filter({ hasText: "Episode closed" })).toBeVisible();
+    await expect(page.getByRole("link", { name: "Restart on this task" })).toHaveAttribute(
       "href",
       "/s/local/e/schemas/episode/new?split=train&task=0",
     );
@@ -145,7 +147,7 @@ test.describe("run an episode", () => {
     await expect(table.getByRole("row")).toHaveCount(n + 2);
     const finalReward = Math.max(0, Math.round((1 - n / 10) * 100) / 100);
     await expect(table.getByRole("row").last()).toContainText(String(finalReward));
-    await expect(page.getByRole("link", { name: "Restart on the same task" })).toHaveAttribute(
+    await expect(page.getByRole("link", { name: "Restart on this task" })).toHaveAttribute(
       "href",
       "/s/local/e/guess/episode/new?split=train&task=3",
     );
@@ -174,7 +176,7 @@ test.describe("run an episode", () => {
     const card = step(page, 1, "wait");
     await expect(card.getByText("running", { exact: true })).toBeVisible();
     await expect(card.getByRole("timer")).toContainText(/running \d/);
-    const log = card.getByRole("list", { name: "Stream of step wait" });
+    const log = card.getByRole("list", { name: "Stream of step 1" });
     await expect(log.getByRole("listitem").filter({ hasText: "ping" }).nth(1)).toContainText(
       /call running for \d/,
     );
@@ -212,7 +214,9 @@ test.describe("run an episode", () => {
     expect(calls).toBe(1);
   });
 
-  test("a reload reopens the live episode and picks up the in-flight call", async ({ page }) => {
+  test("a reload reopens the recorded episode; the call in flight goes on and its result arrives", async ({
+    page,
+  }) => {
     await startEpisode(page, "slow");
     await page.getByRole("radio", { name: "fast" }).click();
     await page.getByRole("button", { name: "Call fast" }).click();
@@ -223,15 +227,24 @@ test.describe("run an episode", () => {
     await page.getByRole("button", { name: "Call wait" }).click();
     const running = step(page, 2, "wait");
     // Once the server has given the call its task_id, reload in the middle of it.
-    await expect(running.getByRole("list", { name: "Stream of step wait" })).toContainText("task_id");
+    await expect(running.getByRole("list", { name: "Stream of step 2" })).toContainText("task_id");
     const url = page.url();
+    let prompts = 0;
+    page.on("request", (r) => {
+      if (r.url().endsWith("/prompt")) prompts++;
+    });
     await page.reload();
     await expect(page).toHaveURL(url);
     await expect(step(page, 1, "fast").getByText("ok", { exact: true })).toBeVisible();
-    const resumed = step(page, 2, "wait");
-    await expect(resumed.getByText("picked up after reload")).toBeVisible();
-    await expect(resumed.getByText("ok", { exact: true })).toBeVisible({ timeout: 20_000 });
+    // The call was never dropped: the relay went on reading it and the record shows it running...
+    const again = step(page, 2, "wait");
+    await expect(again.getByText("running", { exact: true })).toBeVisible();
+    // ...then its result, with the call's true latency (from its start, before the reload).
+    await expect(again.getByText("ok", { exact: true })).toBeVisible({ timeout: 20_000 });
+    await expect(again.getByText(/^4\.\d s$/)).toBeVisible();
     await expect(page.getByText("live", { exact: true })).toBeVisible();
+    // Reopening never asks the environment for the prompt again.
+    expect(prompts).toBe(0);
     // The wait tool's input is remembered for this task.
     await page.getByRole("radio", { name: "wait" }).click();
     await expect(page.getByLabel("seconds")).toHaveValue("4");
@@ -259,7 +272,7 @@ test.describe("run an episode", () => {
     await page.getByRole("button", { name: "Call submit" }).click();
     await expect(page.getByRole("status").filter({ hasText: "Episode finished" })).toBeVisible();
     await expect(page.getByRole("table", { name: "Reward per step" })).toContainText("+1");
-    await page.getByRole("link", { name: "Restart on the same task" }).click();
+    await page.getByRole("link", { name: "Restart on this task" }).click();
     await expect(page).toHaveURL(/\/episode\/new\?spec=1$/);
     await expect(page.getByLabel("task_spec (JSON)")).toHaveValue(/"answer": "4"/);
   });
@@ -314,7 +327,7 @@ test.describe("run an episode", () => {
   });
 
   test("a dropped stream shows its reconnection, then the result", async ({ page, baseURL }) => {
-    const proxy = await startDroppingProxy(`${baseURL}/api/servers/local`);
+    const proxy = await startDroppingProxy(`http://127.0.0.1:${SECOND_PORT}`);
     const origin = { origin: baseURL! };
     try {
       await page.request.delete("/api/servers/dropper", { headers: origin }).catch(() => undefined);
@@ -333,7 +346,7 @@ test.describe("run an episode", () => {
       await expect(card.getByText("ok", { exact: true })).toBeVisible({ timeout: 20_000 });
       await expect(card.getByText(/SSE stream · .* · reconnected/)).toBeVisible();
       await card.getByText(/SSE stream ·/).click();
-      const log = card.getByRole("list", { name: "Stream of step wait" });
+      const log = card.getByRole("list", { name: "Stream of step 1" });
       await expect(log.getByRole("listitem").filter({ hasText: "reconnect" })).toContainText("attempt 1");
       await expect(card.getByRole("region", { name: "Output of step 1" })).toContainText("Waited");
     } finally {

@@ -18,7 +18,7 @@ export function describeError(error: unknown, ctx: ErrorContext = {}): Described
   const detail = e.detail || e.message || String(error);
   const where = ctx.serverUrl ? ` at ${ctx.serverUrl}` : "";
   const server = ctx.server ? `"${ctx.server}"` : "the server";
-  if (e.kind === "unreachable" || e.status === 502) {
+  if (e.kind === "unreachable") {
     return {
       title: "Server unreachable",
       message: detail,
@@ -28,20 +28,27 @@ export function describeError(error: unknown, ctx: ErrorContext = {}): Described
       ],
     };
   }
-  if (e.kind === "timeout" || e.status === 504) {
+  if (e.kind === "timeout" || (e.kind === undefined && e.status === 504)) {
     return {
       title: "The server did not answer in time",
       message: detail,
       hints: [`${server}${where} may be busy or stuck. Retry, or check its logs.`],
     };
   }
-  if (e.kind === "not-ors") {
+  if (e.kind === "not-ors" || e.kind === "protocol") {
     return {
       title: "Not an ORS server",
       message: detail,
       hints: [
         `The URL${where} answered, but not with the ORS protocol. Point the server entry at the ORS base URL.`,
       ],
+    };
+  }
+  if (e.kind === "server" && typeof e.status === "number") {
+    return {
+      title: "The server answered with an error",
+      message: detail,
+      hints: [`${server} is up but refused the request: the detail says why.`],
     };
   }
   if (e.status === 401) {

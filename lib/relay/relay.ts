@@ -3,7 +3,7 @@
 // answer streamed back unbuffered, and what passes published as RelayEvents (./events).
 import { describeNetworkError } from "@/lib/ors/client/errors";
 import "server-only";
-import { parseOrsPath } from "@/lib/ors/protocol";
+import { parseOrsPath, RELAY_FAILURE_HEADER, type RelayFailure } from "@/lib/ors/protocol";
 import type { ServerEntry, ServerRegistry } from "@/lib/registry";
 import { createRelayEvents, type RelayEvents } from "./events";
 import {
@@ -154,14 +154,18 @@ export function createRelay(options: RelayOptions): Relay {
       callId: callIdOf(req.headers.get(CALL_ID_HEADER)),
     };
 
-    const fail = (status: number, detail: string) => {
+    /** An error answer; `failure` marks it as the relay's own (the server could not be used). */
+    const fail = (status: number, detail: string, failure?: RelayFailure) => {
       observeExchange.failed(exchange, endpoint, status, detail);
-      return detailResponse(status, detail);
+      return detailResponse(status, detail, failure ? { [RELAY_FAILURE_HEADER]: failure } : undefined);
     };
 
     if (entry.source !== "builtin") {
       const verdict = await registry.checkAddress(entry);
-      if (!verdict.ok) return detailResponse(403, `refused: ${describeServer(entry)}: ${verdict.reason}`);
+      if (!verdict.ok)
+        return detailResponse(403, `refused: ${describeServer(entry)}: ${verdict.reason}`, {
+          [RELAY_FAILURE_HEADER]: "refused",
+        });
     }
 
     let body: Uint8Array | undefined;
@@ -175,7 +179,7 @@ export function createRelay(options: RelayOptions): Relay {
     // A server that is this app (or another relay) must not make requests go round in circles.
     const hops = Number(req.headers.get(HOPS_HEADER) ?? "0") || 0;
     if (hops >= MAX_HOPS)
-      return fail(508, `refused: the request went through the relay ${hops} times (a loop?)`);
+      return fail(508, `refused: the request went through the relay ${hops} times (a loop?)`, "refused");
     const headers = new Headers({ [HOPS_HEADER]: String(hops + 1) });
     for (const h of FORWARDED_HEADERS) {
       const v = req.headers.get(h);
@@ -226,13 +230,18 @@ export function createRelay(options: RelayOptions): Relay {
         return fail(
           504,
           `${describeServer(entry)} timed out after ${Math.round(timeoutMs / 1000)} s (no answer to ${orsPath})`,
+          "timeout",
         );
       if (req.signal.aborted) return detailResponse(499, "the client went away");
       if (entry.source === "builtin") {
         console.error(`relay: the built-in host failed on ${orsPath}:`, (err as Error).message);
-        return fail(502, `the built-in host failed: ${(err as Error).message}`);
+        return fail(502, `the built-in host failed: ${(err as Error).message}`, "unreachable");
       }
-      return fail(502, `${describeServer(entry)} is unreachable: ${describeNetworkError(err)}`);
+      return fail(
+        502,
+        `${describeServer(entry)} is unreachable: ${describeNetworkError(err)}`,
+        "unreachable",
+      );
     } finally {
       clearTimeout(timer);
     }
@@ -243,12 +252,14 @@ export function createRelay(options: RelayOptions): Relay {
       await upstream.body?.cancel().catch(() => {});
       req.signal.removeEventListener("abort", onClientGone);
       const location = upstream.headers.get("location");
-      if (!location) return fail(502, `${describeServer(entry)} answered a redirect without a Location`);
+      if (!location)
+        return fail(502, `${describeServer(entry)} answered a redirect without a Location`, "not-ors");
       const mapped = mapRedirect(entry, name, orsPath, location);
       if (!mapped)
         return fail(
           502,
           `refused: ${describeServer(entry)} redirected ${orsPath} to ${location}, outside that server; the relay follows no redirects to other places`,
+          "refused",
         );
       return new Response(null, {
         status: upstream.status,
@@ -269,6 +280,7 @@ export function createRelay(options: RelayOptions): Relay {
           `${describeServer(entry)} is not an ORS server: ${orsPath} answered HTTP ${upstream.status} with ${
             type.includes("html") ? "an HTML page" : type ? type : "a body without a content type"
           }, not JSON or SSE`,
+          "not-ors",
         );
       return fail(upstream.status, text.trim().slice(0, 2000));
     }
@@ -307,6 +319,7 @@ export function createRelay(options: RelayOptions): Relay {
       return fail(
         err instanceof Error && err.name === "BodyStalledError" ? 504 : 502,
         `${describeServer(entry)}: ${why} (${orsPath})`,
+        err instanceof Error && err.name === "BodyStalledError" ? "timeout" : "unreachable",
       );
     }
     req.signal.removeEventListener("abort", onClientGone);
@@ -314,6 +327,7 @@ export function createRelay(options: RelayOptions): Relay {
       return fail(
         502,
         `${describeServer(entry)} sent a JSON answer larger than ${limits.maxJsonBytes} bytes to ${orsPath}; refused`,
+        "not-ors",
       );
     observeExchange.json(exchange, text);
     return new Response(text, { status: upstream.status, headers: outHeaders });

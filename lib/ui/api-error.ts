@@ -8,6 +8,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly detail: string,
     readonly errors: string[] = [],
+    /** What kind of failure the API reports, where it says (fork/replay: unreachable, server, protocol). */
+    readonly kind?: string,
   ) {
     super(detail);
     this.name = "ApiError";

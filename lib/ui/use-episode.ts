@@ -368,14 +368,19 @@ export function useKeepAlive(
       const last = store.getState().lastActivityAt;
       return last === null || Date.now() - last > intervalMs;
     };
+    const now = () => {
+      if (timer) clearTimeout(timer);
+      void tick();
+    };
     const onVisible = () => {
-      if (document.visibilityState === "visible" && client && overdue()) schedule(0);
+      if (document.visibilityState === "visible" && client && overdue()) now();
     };
     loadOrsClient(server).then(
       (c) => {
         if (disposed) return;
         client = c;
-        schedule(overdue() ? 0 : intervalMs);
+        if (overdue()) now();
+        else schedule(intervalMs);
       },
       () => {},
     );

@@ -4,6 +4,7 @@
 import {
   envPath,
   parseRunToolOutput,
+  RELAY_FAILURE_HEADER,
   ResultAssembler,
   type ResultOutcome,
   ResultTooLargeError,
@@ -121,7 +122,8 @@ export async function callToolSse(
         if (isUnreachableError(err)) throw new StreamDropped(describeNetworkError(err));
         throw err;
       }
-      everConnected = true;
+      // An error answer of the playground's relay (the server was unreachable) is no connection.
+      if (!res.headers.get(RELAY_FAILURE_HEADER)) everConnected = true;
       if (!res.ok) {
         const text = await res.text().catch(() => "");
         const detail = readErrorDetail(text) ?? (text.slice(0, 200) || res.statusText);

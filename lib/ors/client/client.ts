@@ -13,6 +13,7 @@ import {
   listEnvironmentsResponseSchema,
   listToolsOutputReadSchema,
   numTasksResponseSchema,
+  RELAY_FAILURE_HEADER,
   type RunToolOutput,
   readErrorDetail,
   readSseFrames,
@@ -244,7 +245,10 @@ export function createOrsClient(options: OrsClientOptions): OrsClient {
 async function httpError(res: Response, path: string): Promise<OrsClientError> {
   const text = await res.text().catch(() => "");
   const detail = readErrorDetail(text);
-  if (detail !== null) return new OrsClientError("http", res.status, detail, path);
+  // The playground's relay marks its own failures: the server was unreachable, too slow, not ORS.
+  const failure = res.headers.get(RELAY_FAILURE_HEADER);
+  const kind = failure === "unreachable" || failure === "timeout" || failure === "not-ors" ? failure : "http";
+  if (detail !== null) return new OrsClientError(kind, res.status, detail, path);
   const type = res.headers.get("content-type") ?? "";
   const location = res.headers.get("location");
   if (res.status >= 300 && res.status < 400)

@@ -57,3 +57,11 @@ export function readErrorDetail(body: string): string | null {
   if (!value || typeof value !== "object" || Array.isArray(value) || !("detail" in value)) return null;
   return detailToString((value as { detail: unknown }).detail);
 }
+
+/**
+ * The header with which the playground's relay marks an error answer of its own (not the ORS
+ * server's): why the server could not be used. The client turns it into its error kinds, so a
+ * server that is down is told apart from a server that answered with an error.
+ */
+export const RELAY_FAILURE_HEADER = "x-ors-relay-failure";
+export type RelayFailure = "unreachable" | "timeout" | "not-ors" | "refused";

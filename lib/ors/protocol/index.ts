@@ -1,5 +1,5 @@
 // The isomorphic ORS protocol core: wire schemas, SSE framing and parsing, paths, the error type.
-export { detailToString, OrsError, readErrorDetail } from "./errors";
+export { detailToString, OrsError, RELAY_FAILURE_HEADER, type RelayFailure, readErrorDetail } from "./errors";
 export {
   ENDPOINT_METHODS,
   ENV_ENDPOINTS,

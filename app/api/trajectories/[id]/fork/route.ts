@@ -3,7 +3,7 @@
 // sid and how each replayed step compared with the original.
 import { z } from "zod";
 import { forkTrajectory } from "@/lib/episodes/fork";
-import { BodyError, jsonError, readJsonObject } from "@/lib/episodes/http";
+import { BodyError, jsonError, noStore, readJsonObject } from "@/lib/episodes/http";
 import { ReplayError } from "@/lib/episodes/replay";
 import { describeZodError, secretsSchema } from "@/lib/ors/protocol";
 import { getPlayground } from "@/lib/playground";

@@ -2,7 +2,7 @@
 // it is now (recorded like any episode, session closed at the end), with a step-aligned diff.
 import { z } from "zod";
 import { replayTrajectory } from "@/lib/episodes/fork";
-import { BodyError, jsonError, readJsonObject } from "@/lib/episodes/http";
+import { BodyError, jsonError, noStore, readJsonObject } from "@/lib/episodes/http";
 import { ReplayError } from "@/lib/episodes/replay";
 import { describeZodError, secretsSchema } from "@/lib/ors/protocol";
 import { getPlayground } from "@/lib/playground";
