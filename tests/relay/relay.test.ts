@@ -447,12 +447,18 @@ describe("relay refusals and broken servers", () => {
       const viaClient = await viaRelay("html")
         .health()
         .catch((e: OrsClientError) => e);
-      expect(viaClient).toMatchObject({ kind: "http", status: 502 });
+      // The relay marks its own failures, so the client tells "not ORS" and "unreachable" apart.
+      expect(viaClient).toMatchObject({ kind: "not-ors", status: 502 });
       expect((viaClient as OrsClientError).detail).toMatch(/not an ORS server/);
       const down = await viaRelay("down")
         .createSession()
         .catch((e: OrsClientError) => e);
+      expect(down).toMatchObject({ kind: "unreachable", status: 502 });
       expect((down as OrsClientError).detail).toMatch(/unreachable/);
+      const silent = await viaRelay("silent")
+        .health()
+        .catch((e: OrsClientError) => e);
+      expect(silent).toMatchObject({ kind: "timeout", status: 504 });
       expect(rec.events.filter((e) => e.type === "request_failed").map((e) => e.status)).toEqual([
         502, 504, 502, 502, 502,
       ]);
