@@ -460,7 +460,7 @@ describe("relay refusals and broken servers", () => {
         .catch((e: OrsClientError) => e);
       expect(silent).toMatchObject({ kind: "timeout", status: 504 });
       expect(rec.events.filter((e) => e.type === "request_failed").map((e) => e.status)).toEqual([
-        502, 504, 502, 502, 502,
+        502, 504, 502, 502, 502, 504,
       ]);
     } finally {
       rec.stop();
