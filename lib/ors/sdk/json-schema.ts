@@ -3,8 +3,8 @@
 // filled in, and every failure reported as one readable line naming the offending fields.
 import type { ErrorObject, Options } from "ajv";
 import Ajv07 from "ajv";
-import Ajv2019 from "ajv/dist/2019";
-import Ajv2020 from "ajv/dist/2020";
+import Ajv2019 from "ajv/dist/2019.js";
+import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 
 export type JsonSchemaCheck = { ok: true; value: unknown } | { ok: false; error: string };
