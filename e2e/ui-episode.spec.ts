@@ -344,10 +344,14 @@ test.describe("run an episode", () => {
       await page.getByRole("button", { name: "Call wait" }).click();
       const card = step(page, 1, "wait");
       await expect(card.getByText("ok", { exact: true })).toBeVisible({ timeout: 20_000 });
-      await expect(card.getByText(/SSE stream · .* · reconnected/)).toBeVisible();
+      // The relay continued the same step when this tab's client re-posted with the task_id...
+      await expect(card.getByText("picked up by task_id")).toBeVisible();
       await card.getByText(/SSE stream ·/).click();
       const log = card.getByRole("list", { name: "Stream of step 1" });
-      await expect(log.getByRole("listitem").filter({ hasText: "reconnect" })).toContainText("attempt 1");
+      // ...and this tab shows what its own client saw.
+      await expect(log.getByRole("listitem").filter({ hasText: "reconnect" })).toContainText(
+        "this tab: attempt 1",
+      );
       await expect(card.getByRole("region", { name: "Output of step 1" })).toContainText("Waited");
     } finally {
       await page.request.delete("/api/servers/dropper", { headers: origin }).catch(() => undefined);

@@ -36,13 +36,13 @@ function replayErrorOf(err: unknown, what: string, server: string): ReplayError 
         return new ReplayError(
           "unreachable",
           502,
-          `server "${server}" is unreachable (${what}): ${err.detail}`,
+          `${what} failed: the server is unreachable: ${err.detail}`,
         );
       case "timeout":
         return new ReplayError(
           "unreachable",
           504,
-          `server "${server}" did not answer ${what} in time: ${err.detail}`,
+          `${what} failed: the server did not answer in time: ${err.detail}`,
         );
       case "not-ors":
         return new ReplayError(

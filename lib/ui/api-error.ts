@@ -20,13 +20,20 @@ export class ApiError extends Error {
 export async function apiError(res: Response): Promise<ApiError> {
   const text = await res.text().catch(() => "");
   let errors: string[] = [];
+  let kind: string | undefined;
   try {
-    const body = JSON.parse(text) as { errors?: unknown };
+    const body = JSON.parse(text) as { errors?: unknown; kind?: unknown };
     if (Array.isArray(body?.errors)) errors = body.errors.map(String);
+    if (typeof body?.kind === "string") kind = body.kind;
   } catch {
     // not JSON
   }
-  return new ApiError(res.status, readErrorDetail(text) ?? `${res.status} ${res.statusText}`.trim(), errors);
+  return new ApiError(
+    res.status,
+    readErrorDetail(text) ?? `${res.status} ${res.statusText}`.trim(),
+    errors,
+    kind,
+  );
 }
 
 /** The JSON body of a 2xx answer, or the ApiError of any other. */

@@ -89,7 +89,10 @@ export function describeNetworkError(err: unknown): string {
     UND_ERR_CONNECT_TIMEOUT: "connection timed out",
   };
   if (code && reasons[code]) return reasons[code];
-  const msg = err instanceof Error ? err.message : String(err);
+  let msg = err instanceof Error ? err.message : String(err);
+  // undici's "fetch failed" says why only in its cause (e.g. "bad port").
+  const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : "";
+  if (cause && cause !== msg) msg = `${msg}: ${cause}`;
   return code ? `${msg} (${code})` : msg;
 }
 
