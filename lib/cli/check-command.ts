@@ -44,6 +44,8 @@ options:
   --api-key KEY           sent as X-API-Key (default: $ORS_API_KEY)
   --timeout MS            time limit of one request (default ${DEFAULT_REQUEST_TIMEOUT_MS / 1000}s)
   --max-time MS           time limit of the whole check (default ${DEFAULT_MAX_TIME_MS / 60_000}m)
+  --ping-time MS          how long a slow tool found for the ping check runs (default 12s,
+                          just over the spec's 10 s ping interval; 0 calls none)
   -h, --help              this help
 
 Durations are milliseconds, or with a unit: 30s, 2m.
@@ -111,6 +113,7 @@ export function parseCheckArgs(
       "--api-key",
       "--timeout",
       "--max-time",
+      "--ping-time",
     ],
     booleans: ["--json", "--help"],
     aliases: { "-h": "--help" },
@@ -139,6 +142,9 @@ export function parseCheckArgs(
     options.idleTimeoutMs = parseDuration(v("--idle-timeout")!, "--idle-timeout");
   if (v("--timeout") !== undefined) options.requestTimeoutMs = parseDuration(v("--timeout")!, "--timeout");
   if (v("--max-time") !== undefined) options.maxTimeMs = parseDuration(v("--max-time")!, "--max-time");
+  if (v("--ping-time") !== undefined)
+    options.slowToolSeconds =
+      v("--ping-time")!.trim() === "0" ? 0 : parseDuration(v("--ping-time")!, "--ping-time") / 1000;
   const apiKey = v("--api-key") ?? env.ORS_API_KEY;
   if (apiKey) options.apiKey = apiKey;
   return { options, json: args.booleans.has("--json") };

@@ -74,12 +74,11 @@ function isValidationList(answer: ProbeAnswer): boolean {
  */
 export function expectStatus(answer: ProbeAnswer, expected: number, what: string): Verdict {
   if (answer.status === expected) return pass(`${what}: ${describeAnswer(answer, 80)}`);
-  const said = `the spec says ${expected}`;
-  if (answer.status === 422)
+  if (answer.status === 422 && isValidationList(answer))
     return differs(
-      `${what}: HTTP 422${isValidationList(answer) ? " with a validation list" : ""} (${said}): ${describeAnswer(answer, 100)}`,
+      `${what}: ${describeAnswer(answer, 90)}: a validation list where the spec says ${expected}`,
     );
   if (answer.status >= 300 && answer.status < 400)
-    return differs(`${what}: a redirect instead of ${expected}: ${describeAnswer(answer, 0)}`);
-  return differs(`${what}: ${describeAnswer(answer, 100)} (${said})`);
+    return differs(`${what}: ${describeAnswer(answer, 0)}: a redirect where the spec says ${expected}`);
+  return differs(`${what}: ${describeAnswer(answer, 90)}; the spec says ${expected}`);
 }

@@ -81,8 +81,11 @@ function stringIn(s: Schema): Generated {
   const max = typeof s.maxLength === "number" ? s.maxLength : Number.POSITIVE_INFINITY;
   const candidates: string[] = [];
   if (typeof s.format === "string" && FORMAT_EXAMPLES[s.format]) candidates.push(FORMAT_EXAMPLES[s.format]!);
-  candidates.push("a".repeat(min), "x".repeat(Math.max(min, 1)), "0".repeat(Math.max(min, 1)));
-  candidates.push("A".repeat(Math.max(min, 1)), "aaa-000", "AAA-000");
+  candidates.push("a".repeat(min));
+  // Short runs of one character class satisfy simple patterns (`^[0-9]{5}$`, `^[A-Z]{3}$`).
+  for (let n = Math.max(min, 1); n <= Math.max(min, 8); n++)
+    candidates.push("a".repeat(n), "0".repeat(n), "A".repeat(n), `#${"0".repeat(n)}`);
+  candidates.push("aaa-000", "AAA-000", "a@example.com");
   let pattern: RegExp | null = null;
   if (typeof s.pattern === "string") {
     try {
@@ -239,7 +242,7 @@ export function invalidInput(inputSchema: unknown): { value: JsonInput; why: str
     if (types.length && !types.includes("object") && !p.anyOf && !p.oneOf)
       return {
         value: { [name]: { conformance_check: "not a valid value" } },
-        why: `with an object for ${JSON.stringify(name)} (a ${types.join(" or ")})`,
+        why: `with an object for ${JSON.stringify(name)} (of type ${types.join(" or ")})`,
       };
   }
   return null;

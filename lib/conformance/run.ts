@@ -11,6 +11,7 @@ import {
   listEnvironmentsResponseSchema,
   listToolsOutputSchema,
   numTasksResponseSchema,
+  SSE_CHUNK_SIZE,
   type SseFrame,
   sidResponseSchema,
   splitsSchema,
@@ -23,6 +24,7 @@ import {
 import {
   analyzeCall,
   type CallAnalysis,
+  codePoints,
   describeEvents,
   describeResult,
   judgeChunking,
@@ -40,7 +42,15 @@ import {
   pass,
   type Verdict,
 } from "./findings";
-import { invalidInput, looksLarge, looksSlow, minimalInput, rankToolsForCall, slowInput } from "./inputs";
+import {
+  invalidInput,
+  looksLarge,
+  looksSlow,
+  minimalInput,
+  rankToolsForCall,
+  slowInput,
+  takesNoInput,
+} from "./inputs";
 import {
   describeAnswer,
   formatMs,
@@ -84,7 +94,8 @@ export interface ConformanceOptions {
   requestTimeoutMs?: number;
   /** Time limit of the whole check. Default 5 min. */
   maxTimeMs?: number;
-  /** How long a slow tool found for the ping check is asked to run. Default 12 s. */
+  /** How long a slow tool found for the ping check is asked to run, in seconds (default 12: just
+   *  over the spec's 10 s ping interval); 0 calls none. */
   slowToolSeconds?: number;
   /** Bytes read of one answer at most. Default 32 MiB. */
   maxBodyBytes?: number;
@@ -101,6 +112,8 @@ const CLEANUP_TIMEOUT_MS = 5_000;
 const MAX_ENVS_LISTED = 20;
 const MAX_SPLITS = 10;
 const MAX_RANGE_ALL = 1_000;
+/** Tool calls at most when looking for a large result. */
+const MAX_LARGE_TRIES = 8;
 const TOOL_HINT = "Name a tool that runs longer with --tool NAME --input JSON.";
 const LARGE_HINT = "Name a tool whose result is larger with --tool NAME --input JSON.";
 
@@ -186,6 +199,10 @@ class CheckRun {
   private sessionTools: ToolSpec[] | null = null;
   private main: CheckTool | null = null;
   private readonly calls: ObservedCall[] = [];
+  /** Work running beside the main sequence; settled before the sessions are cleaned up. */
+  readonly background: Promise<unknown>[] = [];
+  /** Why the run broke off, when something outside every check threw. */
+  crashed: string | null = null;
 
   constructor(o: ConformanceOptions, signal: AbortSignal, overallMs: number) {
     this.o = o;
@@ -288,18 +305,24 @@ class CheckRun {
 
   /** POST /create; a 2xx answer makes the session one to delete at the end. */
   private async create(sid: string, body: unknown, env: string | null): Promise<ProbeAnswer> {
+    // Held before sending: a request cut off by a stop may still have made the session.
+    this.live.set(sid, env ?? this.envs[0] ?? "");
     const a = await this.post("/create", body, sid);
-    if (a.status >= 200 && a.status < 300) this.live.set(sid, env ?? this.envs[0] ?? "");
+    if (a.status < 200 || a.status >= 300) this.live.delete(sid);
     return a;
   }
 
   private async remove(sid: string): Promise<ProbeAnswer> {
     const a = await this.post("/delete", undefined, sid);
-    this.live.delete(sid);
+    if (a.status < 500) this.live.delete(sid);
     return a;
   }
 
-  /** A session on `env` with its first task (split + index), or null when none could be made. */
+  /**
+   * A session on `env` with its first task (split + index) and its prompt asked for, as the
+   * reference client does before any call (some environments build their world there); null
+   * when none could be made.
+   */
   private async sessionOn(
     env: string,
   ): Promise<{ sid: string; problem: null } | { sid: null; problem: string }> {
@@ -308,6 +331,11 @@ class CheckRun {
     const sid = await this.newSid();
     const a = await this.create(sid, { env_name: env, split: task.split, index: task.index }, env);
     if (a.status !== 200) return { sid: null, problem: `POST /create on ${env}: ${describeAnswer(a, 80)}` };
+    const p = await this.get(envPath(env, "prompt"), sid);
+    if (p.status !== 200) {
+      await this.remove(sid).catch(() => {});
+      return { sid: null, problem: `GET /${env}/prompt: ${describeAnswer(p, 80)}` };
+    }
     return { sid, problem: null };
   }
 
@@ -358,6 +386,7 @@ class CheckRun {
     // Slow parts run beside the rest: a slow tool for the pings, a session left idle.
     const slow = this.slowCall().catch(() => {});
     const idle = this.check("idle-timeout", () => this.idleTimeout());
+    this.background.push(slow, idle);
 
     await this.check("create-session-sse", () => this.createSessionSse());
     await this.check("create-session-json", () => this.createSessionJson());
@@ -391,8 +420,12 @@ class CheckRun {
     }
     if (a.status >= 500) return failed(describeAnswer(a));
     const body = parseJson(a);
-    if (a.status === 200 && body.ok && same(body.value, { status: "ok" }))
-      return pass(`HTTP 200 {"status": "ok"} in ${formatMs(a.ms)}`);
+    if (a.status === 200 && body.ok && isObject(body.value) && body.value.status === "ok") {
+      const extra = Object.keys(body.value).filter((k) => k !== "status");
+      return pass(
+        `HTTP 200 {"status": "ok"${extra.length ? `, plus ${list(extra.map((k) => JSON.stringify(k)))}` : ""}} in ${formatMs(a.ms)}`,
+      );
+    }
     if (a.status === 401) return differs(`${describeAnswer(a)}: /health asks for an API key`);
     return differs(`${describeAnswer(a)} (the spec: 200 {"status": "ok"})`);
   }
@@ -480,7 +513,7 @@ class CheckRun {
   private async pickTarget(): Promise<void> {
     if (this.o.env) {
       this.env = this.o.env;
-      this.task = this.o.task ?? null;
+      this.task = this.o.task ?? (this.envProblem ? null : await this.firstTask(this.o.env));
       return;
     }
     for (const env of this.envs.slice(0, 8)) {
@@ -1292,47 +1325,60 @@ class CheckRun {
 
   // ---- calls: large results, slow tools ----
 
+  /**
+   * Looks for a result over 4096 characters: among the calls made so far, else by calling tools
+   * that look large or take no input (in throwaway sessions, one per environment, after /prompt).
+   */
   private async chunking(): Promise<Verdict> {
-    const tried: string[] = [];
-    const big = this.calls.find((c) => c.analysis.json !== null && c.analysis.json.length > 4096);
+    const isBig = (c: ObservedCall) =>
+      c.analysis.json !== null && codePoints(c.analysis.json) > SSE_CHUNK_SIZE;
+    const big = this.calls.find(isBig);
     if (big) return judgeChunking(big.analysis, big.label);
-    for (const c of this.calls)
-      if (c.analysis.json !== null) tried.push(`${c.label} (${c.analysis.json.length} characters)`);
+    const tried = this.calls
+      .filter((c) => c.analysis.json !== null)
+      .map((c) => `${c.label} (${c.analysis.json!.length} characters)`);
+    const called = new Set(this.calls.map((c) => c.label.split(" ")[0]));
     const envs = this.env ? [this.env, ...this.envs.filter((e) => e !== this.env)] : this.envs;
-    let budget = 3;
-    for (const env of envs) {
+    const candidates: { env: string; tool: ToolSpec; input: Record<string, unknown>; rank: number }[] = [];
+    for (const env of envs)
       for (const tool of this.toolsByEnv.get(env) ?? []) {
-        if (budget <= 0) break;
-        if (!looksLarge(tool) || looksSlow(tool)) continue;
+        if (looksSlow(tool) || called.has(`${env}/${tool.name}`)) continue;
+        const large = looksLarge(tool);
+        if (!large && !takesNoInput(tool)) continue;
         const input = minimalInput(tool.input_schema);
-        if (!input.ok) continue;
-        budget--;
-        const session = await this.sessionOn(env);
-        if (!session.sid) {
-          tried.push(`${env}/${tool.name} (${session.problem})`);
-          continue;
-        }
-        try {
-          const a = await this.call(env, session.sid, { name: tool.name, input: input.value });
-          const analysis = this.observe(`${env}/${tool.name}`, a);
-          if (analysis.json !== null && analysis.json.length > 4096)
-            return judgeChunking(analysis, `${env}/${tool.name} ${JSON.stringify(input.value)}`);
-          tried.push(
-            `${env}/${tool.name} (${analysis.json !== null ? `${analysis.json.length} characters` : describeEvents(analysis)})`,
-          );
-        } finally {
-          await this.remove(session.sid).catch(() => {});
-        }
+        if (input.ok) candidates.push({ env, tool, input: input.value, rank: large ? 0 : 1 });
       }
+    candidates.sort((a, b) => a.rank - b.rank);
+    const sessions = new Map<string, string | null>();
+    try {
+      for (const { env, tool, input } of candidates.slice(0, MAX_LARGE_TRIES)) {
+        if (!sessions.has(env)) {
+          const s = await this.sessionOn(env);
+          sessions.set(env, s.sid);
+          if (!s.sid) tried.push(`${env} (${s.problem})`);
+        }
+        const sid = sessions.get(env);
+        if (!sid) continue;
+        const a = await this.call(env, sid, { name: tool.name, input });
+        const label = `${env}/${tool.name} ${JSON.stringify(input)}`;
+        const analysis = this.observe(label, a);
+        if (isBig({ label, analysis })) return judgeChunking(analysis, label);
+        tried.push(
+          `${env}/${tool.name} (${analysis.json !== null ? `${analysis.json.length} characters` : describeEvents(analysis)})`,
+        );
+      }
+    } finally {
+      for (const sid of sessions.values()) if (sid) await this.remove(sid).catch(() => {});
     }
     return notExercised(
-      `no result over 4096 characters${tried.length ? `: tried ${list(tried, 4)}` : ""}. ${LARGE_HINT}`,
+      `no result over ${SSE_CHUNK_SIZE} characters${tried.length ? `: tried ${list(tried, 5)}` : ""}. ${LARGE_HINT}`,
     );
   }
 
   /** Calls a tool that looks slow (with a duration input) so its stream shows keep-alive pings. */
   private async slowCall(): Promise<void> {
     const seconds = this.o.slowToolSeconds ?? 12;
+    if (seconds <= 0) return;
     const envs = this.env ? [this.env, ...this.envs.filter((e) => e !== this.env)] : this.envs;
     for (const env of envs) {
       for (const tool of this.toolsByEnv.get(env) ?? []) {
@@ -1412,12 +1458,18 @@ class CheckRun {
   }
 
   finish(): ConformanceReport {
-    const reason = this.stopReason
-      ? `not reached: ${this.stopReason}`
-      : this.signal.aborted
-        ? `not reached: ${(this.signal.reason as Error)?.message ?? "stopped"}`
-        : "not reached";
-    for (const c of CHECKS) if (!this.results.has(c.id)) this.record(c.id, notExercised(reason), 0);
+    // Out of time is a failure of the check (exit code 1); stopped by the caller is not.
+    const reason = (this.signal.reason as Error | undefined)?.message ?? "stopped";
+    const unreached = this.stopReason
+      ? notExercised(`not reached: ${this.stopReason}`)
+      : this.crashed && !this.signal.aborted
+        ? failed(`not reached: the check broke off (${this.crashed})`)
+        : this.signal.aborted
+          ? (this.signal.reason as Error | undefined)?.name === "TimeoutError"
+            ? failed(`not reached: ${reason}`)
+            : notExercised(`not reached: ${reason}`)
+          : notExercised("not reached");
+    for (const c of CHECKS) if (!this.results.has(c.id)) this.record(c.id, unreached, 0);
     const results = CHECKS.map((c) => this.results.get(c.id)!);
     const counts = countOutcomes(results);
     const ok = counts["breaks-reference-client"] === 0 && counts.error === 0;
@@ -1458,7 +1510,11 @@ export async function runConformanceCheck(options: ConformanceOptions): Promise<
   const run = new CheckRun(options, signal, maxTimeMs);
   try {
     await run.execute();
+  } catch (err) {
+    // Checks never throw; this is a stop (or a bug) between them: the rest is reported unreached.
+    run.crashed = (err as Error)?.message ?? String(err);
   } finally {
+    await Promise.allSettled(run.background);
     clearTimeout(timer);
     await run.cleanup();
   }
