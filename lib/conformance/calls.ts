@@ -3,7 +3,8 @@
 // character chunks and its keep-alive pings.
 import { describeZodError, runToolOutputSchema, SSE_CHUNK_SIZE } from "@/lib/ors/protocol";
 import { breaks, Findings, failed, notExercised, type Verdict } from "./findings";
-import { describeAnswer, formatMs, isSse, type ProbeAnswer, snippet, type TimedFrame } from "./probe";
+import { formatMs } from "./labels";
+import { describeAnswer, isSse, type ProbeAnswer, snippet, type TimedFrame } from "./probe";
 import {
   type ReferenceCallResult,
   readSseAsReferenceClient,

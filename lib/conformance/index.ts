@@ -1,7 +1,8 @@
 // The ORS conformance check: run it against any server (any `fetch`), and report the results as
 // text or JSON. Isomorphic; the CLI (lib/cli/check-command.ts) and the UI's check route use it.
 export { CHECKS, type CheckId } from "./catalogue";
-export { formatReportJson, formatReportText, OUTCOME_TITLES, specLabel, summaryLine } from "./report";
+export { formatMs, OUTCOME_TITLES, specLabel, summaryLine } from "./labels";
+export { formatReportJson, formatReportText } from "./report";
 export {
   type ConformanceOptions,
   DEFAULT_MAX_TIME_MS,

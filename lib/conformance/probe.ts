@@ -2,6 +2,7 @@
 // limit, no redirect followed, bounded reading, and SSE bodies kept both raw (for the reference
 // client's reading) and parsed by the protocol's SSE reader (lib/ors/protocol), each frame timed.
 import { readSseFrames, type SseFrame } from "@/lib/ors/protocol";
+import { formatMs } from "./labels";
 
 export interface ProbeOptions {
   /** The server's base URL, without a trailing slash. */
@@ -189,10 +190,6 @@ function failure(
   if (timer.aborted || isTimeout(timer))
     return new ProbeError("timeout", `${label}: no complete answer within ${formatMs(limit)}`);
   return new ProbeError("unreachable", `${label}: ${networkFailure(err)}`);
-}
-
-export function formatMs(ms: number): string {
-  return ms >= 1000 ? `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)} s` : `${Math.round(ms)} ms`;
 }
 
 async function readAnswer(

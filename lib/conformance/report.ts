@@ -1,6 +1,6 @@
 // The conformance report for people (text grouped by outcome, worst first, with a summary line) and
 // for machines (`ors-conformance/1` JSON, documented in README.md "Check a server"). Isomorphic.
-import { formatMs } from "./probe";
+import { formatMs, OUTCOME_TITLES, specLabel, summaryLine } from "./labels";
 import {
   CHECK_OUTCOMES,
   type CheckOutcome,
@@ -8,14 +8,6 @@ import {
   type ConformanceReport,
   type OutcomeCounts,
 } from "./types";
-
-export const OUTCOME_TITLES: Record<CheckOutcome, string> = {
-  "breaks-reference-client": "Breaks the reference Python client",
-  error: "Errors",
-  "differs-from-spec": "Differs from the spec",
-  "not-exercised": "Not exercised",
-  pass: "Passed",
-};
 
 const MARKS: Record<CheckOutcome, string> = {
   "breaks-reference-client": "✗",
@@ -39,24 +31,6 @@ const RESET = "\x1b[0m";
 export interface TextOptions {
   /** ANSI colours (for a terminal). */
   color?: boolean;
-}
-
-/** `ors-http-api.txt "GET /health"` */
-export function specLabel(result: Pick<CheckResult, "spec">): string {
-  return `${result.spec.file} "${result.spec.section}"`;
-}
-
-/** `1 breaks the reference client, 2 differ from the spec, 0 errors, 3 not exercised, 30 pass` */
-export function summaryLine(counts: OutcomeCounts): string {
-  const b = counts["breaks-reference-client"];
-  const d = counts["differs-from-spec"];
-  return [
-    `${b} ${b === 1 ? "breaks" : "break"} the reference client`,
-    `${d} ${d === 1 ? "differs" : "differ"} from the spec`,
-    `${counts.error} ${counts.error === 1 ? "error" : "errors"}`,
-    `${counts["not-exercised"]} not exercised`,
-    `${counts.pass} pass`,
-  ].join(", ");
 }
 
 /** The report as text: a header, the results grouped by outcome (worst first), a summary line. */

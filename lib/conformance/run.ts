@@ -51,9 +51,9 @@ import {
   slowInput,
   takesNoInput,
 } from "./inputs";
+import { formatMs } from "./labels";
 import {
   describeAnswer,
-  formatMs,
   isRedirect,
   isSse,
   Probe,
