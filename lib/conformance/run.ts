@@ -1,8 +1,6 @@
-// The ORS conformance check (isomorphic: any `fetch`, in Node or a browser-like runtime): walks
-// every endpoint and behaviour of the spec against one server — discovery, sessions, setup waiting,
-// calls and their SSE framing, chunks, pings, reconnection, errors, isolation, idle limits — and
-// reports each check of ./catalogue.ts as it completes. It deletes the sessions it creates and
-// stops at its time limits.
+// The ORS conformance check (isomorphic, any `fetch`): walks every endpoint and behaviour of the
+// spec against one server and reports each check of ./catalogue.ts as it is decided, deleting the
+// sessions it creates and stopping at its time limits.
 import {
   blocksSchema,
   describeZodError,

@@ -193,7 +193,8 @@ describe("check command: runs", () => {
   it("Ctrl-C stops the script with exit 130 after deleting the sessions it made", async () => {
     const { child, done } = run([broken.url, "--idle-timeout", "60s"]);
     // The idle check holds a session open for a minute: interrupt once the check has sessions.
-    while (host.host.sessionCount === 0 && child.exitCode === null) await new Promise((r) => setImmediate(r));
+    while (host.host.sessionCount === 0 && child.exitCode === null)
+      await new Promise((r) => setTimeout(r, 25));
     child.kill("SIGINT");
     const { code } = await done;
     expect(code).toBe(130);
