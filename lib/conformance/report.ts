@@ -1,13 +1,7 @@
 // The conformance report for people (text grouped by outcome, worst first, with a summary line) and
 // for machines (`ors-conformance/1` JSON, documented in README.md "Check a server"). Isomorphic.
 import { formatMs, OUTCOME_TITLES, specLabel, summaryLine } from "./labels";
-import {
-  CHECK_OUTCOMES,
-  type CheckOutcome,
-  type CheckResult,
-  type ConformanceReport,
-  type OutcomeCounts,
-} from "./types";
+import { CHECK_OUTCOMES, type CheckOutcome, type ConformanceReport } from "./types";
 
 const MARKS: Record<CheckOutcome, string> = {
   "breaks-reference-client": "✗",
