@@ -371,7 +371,7 @@ class CheckRun {
     await this.check("list-environments", () => this.listEnvironments());
     await this.check("base-url", () => this.baseUrl());
     await this.check("tools", () => this.tools());
-    await this.pickTarget().catch(() => {});
+    if (!this.stopReason) await this.pickTarget().catch(() => {});
     await this.check("splits", () => this.splits());
     await this.check("num-tasks", () => this.numTasksCheck());
     await this.check("tasks", () => this.tasksCheck());
@@ -430,8 +430,13 @@ class CheckRun {
 
   private async listEnvironments(): Promise<Verdict> {
     const a = await this.get("/list_environments");
-    if (a.status === 401)
-      return failed(`${describeAnswer(a)}: the server wants an API key (give it with --api-key)`);
+    if (a.status === 401) {
+      // Every other request would be refused the same way.
+      this.stopReason = `the server wants an API key (HTTP 401 on /list_environments)`;
+      return failed(
+        `${describeAnswer(a)}: the server wants an API key (${this.o.apiKey ? "not the one given" : "give one with --api-key"})`,
+      );
+    }
     if (a.status >= 500) return failed(describeAnswer(a));
     const body = parseJson(a);
     const parsed = body.ok ? listEnvironmentsResponseSchema.safeParse(body.value) : null;
@@ -816,8 +821,8 @@ class CheckRun {
       "isolation-delete",
       "deleted-session",
     ];
-    if (none || !env) return skip(dependent, none ?? notExercised("no environment"));
     if (this.stopReason || this.signal.aborted) return;
+    if (none || !env) return skip(dependent, none ?? notExercised("no environment"));
     const task = this.task!;
 
     // S1: split + index, as the reference client creates sessions.
@@ -1376,7 +1381,7 @@ class CheckRun {
   /** Calls a tool that looks slow (with a duration input) so its stream shows keep-alive pings. */
   private async slowCall(): Promise<void> {
     const seconds = this.o.slowToolSeconds ?? 12;
-    if (seconds <= 0) return;
+    if (seconds <= 0 || this.stopReason) return;
     const envs = this.env ? [this.env, ...this.envs.filter((e) => e !== this.env)] : this.envs;
     for (const env of envs) {
       for (const tool of this.toolsByEnv.get(env) ?? []) {

@@ -63,6 +63,42 @@ describe("conformance check of our host, in process", () => {
   });
 });
 
+describe("conformance check of our host with API keys", () => {
+  let handler: OrsHandler;
+  beforeAll(() => {
+    handler = createOrsHandler(builtinEnvironments, { apiKeys: ["sesame"], pingIntervalMs: 300 });
+  });
+  afterAll(() => handler.close());
+
+  it("without the key: one error that says so, the rest not reached", async () => {
+    const report = await runConformanceCheck({
+      baseUrl: "http://local.invalid",
+      fetch: handlerFetch(handler),
+    });
+    expect(result(report, "list-environments")).toMatchObject({
+      outcome: "error",
+      observed: expect.stringMatching(/HTTP 401 .*wants an API key \(give one with --api-key\)/),
+    });
+    expect(result(report, "prompt").observed).toMatch(/^not reached: the server wants an API key/);
+    expect(report.summary.counts).toMatchObject({ error: 1, "breaks-reference-client": 0 });
+    expect(report.summary.ok).toBe(false);
+  });
+
+  it("with the key (sent as X-API-Key on every request): clean", async () => {
+    const report = await runConformanceCheck({
+      baseUrl: "http://local.invalid",
+      fetch: handlerFetch(handler),
+      apiKey: "sesame",
+      slowToolSeconds: 0,
+    });
+    expect(problems(report)).toEqual([
+      expect.stringMatching(/^call-pings: not-exercised/),
+      expect.stringMatching(/^idle-timeout: not-exercised/),
+    ]);
+    expect(handler.host.sessionCount).toBe(0);
+  });
+});
+
 describe("conformance check of our host, a real scripts/serve.ts process", () => {
   let server: SpawnedServer;
   beforeAll(async () => {
