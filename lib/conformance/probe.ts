@@ -31,6 +31,11 @@ export interface ProbeRequest {
   timeoutMs?: number;
   /** Stops reading at the first SSE event this returns true for (the rest is cancelled). */
   stopAt?: (frame: SseFrame) => boolean;
+  /**
+   * Runs to its answer even when the probe's signal aborts (only its own time limit applies): for
+   * /create, so a stop never leaves a session the server made after the check stopped looking.
+   */
+  detached?: boolean;
 }
 
 export type TimedFrame = SseFrame & {
@@ -117,11 +122,11 @@ export class Probe {
 
   /** Like `send`, to an absolute URL (the base URL's origin, for the `base-url` check). */
   async sendTo(url: string, req: ProbeRequest): Promise<ProbeAnswer> {
-    const { signal: overall } = this.options;
+    const overall = this.options.signal;
     if (overall.aborted) throw new ProbeError("aborted", abortText(overall));
     const limit = req.timeoutMs ?? this.options.requestTimeoutMs;
     const timer = AbortSignal.timeout(limit);
-    const signal = AbortSignal.any([overall, timer]);
+    const signal = req.detached ? timer : AbortSignal.any([overall, timer]);
     const headers = new Headers();
     if (this.options.apiKey) headers.set("x-api-key", this.options.apiKey);
     if (req.sid !== undefined) headers.set("x-session-id", req.sid);

@@ -303,9 +303,10 @@ class CheckRun {
 
   /** POST /create; a 2xx answer makes the session one to delete at the end. */
   private async create(sid: string, body: unknown, env: string | null): Promise<ProbeAnswer> {
-    // Held before sending: a request cut off by a stop may still have made the session.
+    // Held before sending, and sent to its answer even if the check stops meanwhile: the cleanup
+    // then deletes whatever the server made.
     this.live.set(sid, env ?? this.envs[0] ?? "");
-    const a = await this.post("/create", body, sid);
+    const a = await this.send({ method: "POST", path: "/create", json: body, sid, detached: true });
     if (a.status < 200 || a.status >= 300) this.live.delete(sid);
     return a;
   }
