@@ -88,4 +88,41 @@ test.describe("check this server", () => {
     await expect(page.getByLabel("Tool input (JSON)")).toHaveAttribute("aria-invalid", "true");
     await expect(page.getByRole("progressbar", { name: "Checks done" })).toHaveCount(0);
   });
+
+  test("POST /api/servers/<name>/check: NDJSON start, results, report; refusals say why", async ({
+    request,
+  }) => {
+    const res = await request.post("/api/servers/local/check", {
+      data: { env: "guess", task: "train:0", tool: "hint" },
+    });
+    expect(res.status()).toBe(200);
+    expect(res.headers()["content-type"]).toContain("application/x-ndjson");
+    const lines = (await res.text())
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines[0]).toMatchObject({ type: "start", server: "local" });
+    const total = lines[0].checks.length;
+    expect(lines.filter((l) => l.type === "result")).toHaveLength(total);
+    const report = lines.at(-1);
+    expect(report.type).toBe("report");
+    expect(report.report.target).toMatchObject({ environment: "guess", task: { split: "train", index: 0 } });
+    expect(report.report.target.tool.name).toBe("hint");
+    expect(report.report.summary.ok).toBe(true);
+
+    const text = await request.post("/api/servers/local/check", {
+      headers: { "content-type": "text/plain" },
+      data: "{}",
+    });
+    expect(text.status()).toBe(415);
+    const bad = await request.post("/api/servers/local/check", { data: { task: "train", extra: 1 } });
+    expect(bad.status()).toBe(400);
+    expect((await bad.json()).detail).toMatch(/task: expected split:index/);
+    expect((await request.post("/api/servers/nope/check", { data: {} })).status()).toBe(404);
+    const crossSite = await request.post("/api/servers/local/check", {
+      headers: { origin: "https://evil.example" },
+      data: {},
+    });
+    expect(crossSite.status()).toBe(403);
+  });
 });

@@ -54,14 +54,18 @@ export function parseArgs(argv: readonly string[], spec: FlagSpec): ParsedArgs {
   return out;
 }
 
-/** Milliseconds from `1500`, `1500ms`, `30s` or `2m`; a UsageError naming `flag` otherwise. */
-export function parseDuration(value: string, flag: string): number {
+/**
+ * Milliseconds from `1500`, `1500ms`, `30s` or `2m`; a UsageError naming `flag` otherwise (also for
+ * 0, unless `allowZero`).
+ */
+export function parseDuration(value: string, flag: string, options: { allowZero?: boolean } = {}): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(value.trim());
   if (!m)
     throw new UsageError(
       `${flag}: expected milliseconds (e.g. 30000) or 30s / 2m, got ${JSON.stringify(value)}`,
     );
-  const n = Number(m[1]) * (m[2] === "m" ? 60_000 : m[2] === "s" ? 1000 : 1);
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${flag}: must be more than 0`);
-  return Math.round(n);
+  const n = Math.round(Number(m[1]) * (m[2] === "m" ? 60_000 : m[2] === "s" ? 1000 : 1));
+  if (!Number.isFinite(n) || (n === 0 && !options.allowZero))
+    throw new UsageError(`${flag}: must be more than 0`);
+  return n;
 }

@@ -143,8 +143,7 @@ export function parseCheckArgs(
   if (v("--timeout") !== undefined) options.requestTimeoutMs = parseDuration(v("--timeout")!, "--timeout");
   if (v("--max-time") !== undefined) options.maxTimeMs = parseDuration(v("--max-time")!, "--max-time");
   if (v("--ping-time") !== undefined)
-    options.slowToolSeconds =
-      v("--ping-time")!.trim() === "0" ? 0 : parseDuration(v("--ping-time")!, "--ping-time") / 1000;
+    options.slowToolSeconds = parseDuration(v("--ping-time")!, "--ping-time", { allowZero: true }) / 1000;
   const apiKey = v("--api-key") ?? env.ORS_API_KEY;
   if (apiKey) options.apiKey = apiKey;
   return { options, json: args.booleans.has("--json") };

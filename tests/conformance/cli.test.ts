@@ -68,6 +68,8 @@ describe("check command: options", () => {
       "k",
     );
     expect(parseCheckArgs(["--help"])).toBeNull();
+    expect(parseCheckArgs(["http://h:1", "--ping-time", "0s"])?.options.slowToolSeconds).toBe(0);
+    expect(parseCheckArgs(["http://h:1", "--ping-time", "1.5s"])?.options.slowToolSeconds).toBe(1.5);
   });
 
   it.each([
@@ -84,6 +86,7 @@ describe("check command: options", () => {
     [["http://h:1", "--tool", "t", "--input", "[1]"], /--input: expected a JSON object/],
     [["http://h:1", "--tool", "t", "--input", "{nope"], /--input: not JSON/],
     [["http://h:1", "--timeout", "soon"], /--timeout: expected milliseconds/],
+    [["http://h:1", "--timeout", "0"], /--timeout: must be more than 0/],
     [["http://h:1", "--json=yes"], /--json takes no value/],
   ])("%j is a usage error: exit 2 with the reason and the usage", async (argv, reason) => {
     const { out, io } = capture();
