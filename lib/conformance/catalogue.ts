@@ -224,8 +224,3 @@ const byId = new Map<string, CheckInfo>(CHECKS.map((c) => [c.id, c]));
 export function checkInfo(id: CheckId): CheckInfo {
   return byId.get(id)!;
 }
-
-/** Catalogue position of a check (report order). */
-export function checkIndex(id: string): number {
-  return CHECKS.findIndex((c) => c.id === id);
-}
