@@ -1,8 +1,11 @@
+import { ShieldCheck } from "lucide-react";
 import type { Metadata } from "next";
+import Link from "next/link";
 import { notFound } from "next/navigation";
 import { EnvironmentList } from "@/components/environments/environment-list";
 import { PageContainer, PageHeader } from "@/components/layout/page-header";
 import { ServerSummary } from "@/components/servers/server-summary";
+import { buttonClasses } from "@/components/ui/button";
 import { decodeParam, serverExists } from "@/lib/ui/server-lookup";
 
 type Params = { params: Promise<{ server: string }> };
@@ -21,6 +24,11 @@ export default async function ServerPage({ params }: Params) {
         crumbs={[{ href: "/", label: "Servers" }, { label: server }]}
         title={<span className="font-mono">{server}</span>}
         description={<ServerSummary server={server} />}
+        actions={
+          <Link href={`/s/${encodeURIComponent(server)}/check`} prefetch={false} className={buttonClasses()}>
+            <ShieldCheck aria-hidden="true" /> Check this server
+          </Link>
+        }
       />
       <EnvironmentList server={server} />
     </PageContainer>

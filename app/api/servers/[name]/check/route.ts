@@ -1,0 +1,136 @@
+// POST /api/servers/<name>/check: runs the ORS conformance check (lib/conformance) on a known
+// server, server-side, and streams it as NDJSON, one JSON object a line:
+//   {"type":"start","server":..,"baseUrl":..,"checks":[{id,group,title,spec}...]}
+//   {"type":"result","result":{...CheckResult}}          one per check, as each is decided
+//   {"type":"report","report":{...ConformanceReport}}    at the end
+// Body (application/json, every field optional): {env, task: "split:index", tool, input, idleTimeoutMs}.
+// `local` is checked in process; other servers at their URL after the registry's address check,
+// with no redirect followed. A client that goes away stops the check (its sessions are deleted).
+import { z } from "zod";
+import { CHECKS, type ConformanceOptions, runConformanceCheck } from "@/lib/conformance";
+import { getPlayground } from "@/lib/playground";
+import { detailResponse, refusedOrigin } from "@/lib/relay/relay";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+type Ctx = { params: Promise<{ name: string }> };
+
+const bodySchema = z.strictObject({
+  env: z.string().trim().min(1).max(200).optional(),
+  task: z
+    .string()
+    .trim()
+    .regex(/^.+:\d+$/, "expected split:index, e.g. train:0")
+    .optional(),
+  tool: z.string().trim().min(1).max(200).optional(),
+  input: z.record(z.string(), z.unknown()).optional(),
+  idleTimeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .max(30 * 60_000)
+    .optional(),
+});
+
+/** Checks running in this process; each holds a few sessions on its server for up to minutes. */
+const MAX_RUNNING = 4;
+let running = 0;
+
+export async function POST(req: Request, ctx: Ctx) {
+  const refused = refusedOrigin(req);
+  if (refused) return detailResponse(403, `refused: ${refused}`);
+  if (!(req.headers.get("content-type") ?? "").includes("application/json"))
+    return detailResponse(415, "send the check's options as application/json ({} for none)");
+  let raw: unknown;
+  try {
+    const text = await req.text();
+    raw = text.trim() ? JSON.parse(text) : {};
+  } catch {
+    return detailResponse(400, "the body is not JSON");
+  }
+  const parsed = bodySchema.safeParse(raw);
+  if (!parsed.success)
+    return detailResponse(
+      400,
+      parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; "),
+    );
+  const body = parsed.data;
+  if (body.input && !body.tool) return detailResponse(400, "input: give the tool it is for");
+
+  const { name } = await ctx.params;
+  const { registry, host } = getPlayground();
+  const entry = await registry.get(name);
+  if (!entry) return detailResponse(404, `unknown server "${name}"`);
+
+  const options: ConformanceOptions = { baseUrl: "" };
+  if (entry.source === "builtin") {
+    options.baseUrl = "http://local.invalid";
+    options.fetch = (input, init) => host(new Request(input, init));
+    // Long enough for one keep-alive ping of this host's configured interval.
+    options.slowToolSeconds = Math.max(1.5, (host.host.options.pingIntervalMs * 1.2) / 1000);
+  } else {
+    const verdict = await registry.checkAddress(entry);
+    if (!verdict.ok)
+      return detailResponse(403, `refused: server "${name}" (${entry.url}): ${verdict.reason}`);
+    options.baseUrl = entry.url;
+    if (entry.apiKey) options.apiKey = entry.apiKey;
+  }
+  if (body.env) options.env = body.env;
+  if (body.task) {
+    const at = body.task.lastIndexOf(":");
+    options.task = { split: body.task.slice(0, at), index: Number(body.task.slice(at + 1)) };
+  }
+  if (body.tool) options.tool = { name: body.tool, input: body.input };
+  if (body.idleTimeoutMs) options.idleTimeoutMs = body.idleTimeoutMs;
+
+  if (running >= MAX_RUNNING)
+    return detailResponse(429, `${running} checks are running; wait for one to finish`);
+  running++;
+  const stop = new AbortController();
+  const onGone = () => stop.abort(new Error("the page went away"));
+  req.signal.addEventListener("abort", onGone, { once: true });
+  const encoder = new TextEncoder();
+  const stream = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      const send = (value: unknown) => {
+        if (stop.signal.aborted) return;
+        try {
+          controller.enqueue(encoder.encode(`${JSON.stringify(value)}\n`));
+        } catch {
+          // The reader is gone; the abort below stops the check.
+        }
+      };
+      send({ type: "start", server: name, baseUrl: entry.url, checks: CHECKS });
+      try {
+        const report = await runConformanceCheck({
+          ...options,
+          signal: stop.signal,
+          onResult: (result) => send({ type: "result", result }),
+        });
+        send({ type: "report", report });
+      } catch (err) {
+        send({ type: "error", detail: `the check failed: ${(err as Error).message}` });
+      } finally {
+        running--;
+        req.signal.removeEventListener("abort", onGone);
+        try {
+          controller.close();
+        } catch {
+          // already cancelled
+        }
+      }
+    },
+    cancel() {
+      stop.abort(new Error("the page went away"));
+    },
+  });
+  return new Response(stream, {
+    headers: {
+      "content-type": "application/x-ndjson; charset=utf-8",
+      // no-transform: keeps compression from holding the lines back.
+      "cache-control": "no-store, no-transform",
+      "x-accel-buffering": "no",
+    },
+  });
+}

@@ -1,0 +1,128 @@
+// UI e2e: "Check this server" (issue 11): from a server's page to its conformance check, results
+// streaming in grouped by outcome, the built-in host clean, the reference-shaped server `py` with
+// its deviations, and the report downloaded as JSON. Locators by role and label.
+import { readFile } from "node:fs/promises";
+import { expect, test } from "@playwright/test";
+
+test.describe("check this server", () => {
+  test("local: from the server page, run by keyboard, results by outcome, clean, Download JSON", async ({
+    page,
+  }) => {
+    test.setTimeout(120_000);
+    await page.goto("/s/local");
+    await page.getByRole("link", { name: "Check this server" }).click();
+    await expect(page).toHaveURL(/\/s\/local\/check$/);
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("Conformance check of local");
+
+    const run = page.getByRole("button", { name: "Run check" });
+    await run.focus();
+    await page.keyboard.press("Enter");
+    const progress = page.getByRole("progressbar", { name: "Checks done" });
+    await expect(progress).toBeVisible();
+    await expect(page.getByRole("button", { name: "Stop" })).toBeVisible();
+
+    const summary = page.getByRole("status").filter({ hasText: /checks in/ });
+    await expect(summary).toContainText("Clean.", { timeout: 90_000 });
+    await expect(summary).toContainText("0 break the reference client, 0 differ from the spec, 0 errors");
+    const total = Number(await progress.getAttribute("aria-valuemax"));
+    expect(total).toBeGreaterThan(30);
+    await expect(progress).toHaveAttribute("aria-valuenow", String(total));
+
+    // Grouped by outcome: no breaks, no differences; the idle limit (not given) is not exercised.
+    await expect(page.getByRole("heading", { name: /Breaks the reference Python client/ })).toHaveCount(0);
+    await expect(page.getByRole("heading", { name: /Differs from the spec/ })).toHaveCount(0);
+    const notExercised = page.getByRole("list", { name: /Not exercised/ });
+    await expect(notExercised.getByRole("listitem")).toHaveCount(1);
+    await expect(notExercised).toContainText("idle-timeout");
+    // Passes are folded; open them with the keyboard.
+    const show = page.getByRole("button", { name: "Show passed checks" });
+    await expect(show).toHaveAttribute("aria-expanded", "false");
+    await show.focus();
+    await page.keyboard.press("Enter");
+    await expect(page.getByRole("button", { name: "Hide passed checks" })).toHaveAttribute(
+      "aria-expanded",
+      "true",
+    );
+    const passes = page.getByRole("list", { name: /Passed/ });
+    await expect(passes.getByRole("listitem")).toHaveCount(total - 1);
+    const chunking = passes.getByRole("listitem").filter({ hasText: "call-chunking" });
+    await expect(chunking).toContainText("none starts with whitespace");
+    await expect(chunking).toContainText('ors-sse.txt "Chunking"');
+
+    const downloading = page.waitForEvent("download");
+    await page.getByRole("button", { name: "Download JSON" }).click();
+    const file = await downloading;
+    expect(file.suggestedFilename()).toMatch(/^ors-check-local-.*\.json$/);
+    const report = JSON.parse(await readFile((await file.path())!, "utf8"));
+    expect(report.format).toBe("ors-conformance/1");
+    expect(report.summary.clean).toBe(true);
+    expect(report.results).toHaveLength(total);
+  });
+
+  test("py, the reference-shaped server: its chunks break the reference client, its 422s differ", async ({
+    page,
+  }) => {
+    test.setTimeout(120_000);
+    await page.goto("/s/py/check");
+    await page.getByRole("button", { name: "Run check" }).click();
+    const summary = page.getByRole("status").filter({ hasText: /checks in/ });
+    await expect(summary).toContainText("Not usable as is by the reference client.", { timeout: 90_000 });
+
+    const breaks = page.getByRole("list", { name: /Breaks the reference Python client/ });
+    const chunking = breaks.getByRole("listitem").filter({ hasText: "call-chunking" });
+    await expect(chunking).toContainText("start with whitespace");
+    await expect(chunking).toContainText('ors-sse.txt "Chunking"');
+    const differs = page.getByRole("list", { name: /Differs from the spec/ });
+    await expect(differs.getByRole("listitem").filter({ hasText: "invalid-body" })).toContainText("HTTP 422");
+    await expect(differs.getByRole("listitem").filter({ hasText: "unknown-path" })).toContainText("HTTP 308");
+  });
+
+  test("bad options are named next to their field, and nothing runs", async ({ page }) => {
+    await page.goto("/s/local/check");
+    await page.getByText("Options").click();
+    await page.getByLabel("Task").fill("train");
+    await page.getByLabel("Tool input (JSON)").fill("{nope");
+    await page.getByRole("button", { name: "Run check" }).click();
+    await expect(page.getByLabel("Task")).toHaveAttribute("aria-invalid", "true");
+    await expect(page.getByRole("alert").filter({ hasText: "split:index" })).toBeVisible();
+    await expect(page.getByLabel("Tool input (JSON)")).toHaveAttribute("aria-invalid", "true");
+    await expect(page.getByRole("progressbar", { name: "Checks done" })).toHaveCount(0);
+  });
+
+  test("POST /api/servers/<name>/check: NDJSON start, results, report; refusals say why", async ({
+    request,
+  }) => {
+    const res = await request.post("/api/servers/local/check", {
+      data: { env: "guess", task: "train:0", tool: "hint" },
+    });
+    expect(res.status()).toBe(200);
+    expect(res.headers()["content-type"]).toContain("application/x-ndjson");
+    const lines = (await res.text())
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines[0]).toMatchObject({ type: "start", server: "local" });
+    const total = lines[0].checks.length;
+    expect(lines.filter((l) => l.type === "result")).toHaveLength(total);
+    const report = lines.at(-1);
+    expect(report.type).toBe("report");
+    expect(report.report.target).toMatchObject({ environment: "guess", task: { split: "train", index: 0 } });
+    expect(report.report.target.tool.name).toBe("hint");
+    expect(report.report.summary.ok).toBe(true);
+
+    const text = await request.post("/api/servers/local/check", {
+      headers: { "content-type": "text/plain" },
+      data: "{}",
+    });
+    expect(text.status()).toBe(415);
+    const bad = await request.post("/api/servers/local/check", { data: { task: "train", extra: 1 } });
+    expect(bad.status()).toBe(400);
+    expect((await bad.json()).detail).toMatch(/task: expected split:index/);
+    expect((await request.post("/api/servers/nope/check", { data: {} })).status()).toBe(404);
+    const crossSite = await request.post("/api/servers/local/check", {
+      headers: { origin: "https://evil.example" },
+      data: {},
+    });
+    expect(crossSite.status()).toBe(403);
+  });
+});

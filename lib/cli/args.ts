@@ -1,0 +1,71 @@
+// Small helpers for the command-line tools: flag parsing with `--flag value` and `--flag=value`,
+// durations (`30000`, `30s`, `2m`), and the usage error every command reports with exit code 2.
+
+/** A mistake in the command line: the command prints it with its usage and exits 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+export interface FlagSpec {
+  /** Flags that take a value, e.g. `--env`. */
+  values: readonly string[];
+  /** Flags that take none, e.g. `--json`. */
+  booleans: readonly string[];
+  /** Short aliases, e.g. `{ "-h": "--help" }`. */
+  aliases?: Readonly<Record<string, string>>;
+}
+
+export interface ParsedArgs {
+  positionals: string[];
+  values: Map<string, string>;
+  booleans: Set<string>;
+}
+
+/** Parses argv by `spec`; an unknown flag, a missing value or a repeated flag is a UsageError. */
+export function parseArgs(argv: readonly string[], spec: FlagSpec): ParsedArgs {
+  const out: ParsedArgs = { positionals: [], values: new Map(), booleans: new Set() };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--") {
+      out.positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith("-") || arg === "-") {
+      out.positionals.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf("=");
+    let flag = eq > 0 ? arg.slice(0, eq) : arg;
+    flag = spec.aliases?.[flag] ?? flag;
+    if (spec.booleans.includes(flag)) {
+      if (eq > 0) throw new UsageError(`${flag} takes no value`);
+      out.booleans.add(flag);
+      continue;
+    }
+    if (!spec.values.includes(flag)) throw new UsageError(`unknown option ${flag}`);
+    const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
+    if (value === undefined) throw new UsageError(`${flag} needs a value`);
+    if (out.values.has(flag)) throw new UsageError(`${flag} is given twice`);
+    out.values.set(flag, value);
+  }
+  return out;
+}
+
+/**
+ * Milliseconds from `1500`, `1500ms`, `30s` or `2m`; a UsageError naming `flag` otherwise (also for
+ * 0, unless `allowZero`).
+ */
+export function parseDuration(value: string, flag: string, options: { allowZero?: boolean } = {}): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(value.trim());
+  if (!m)
+    throw new UsageError(
+      `${flag}: expected milliseconds (e.g. 30000) or 30s / 2m, got ${JSON.stringify(value)}`,
+    );
+  const n = Math.round(Number(m[1]) * (m[2] === "m" ? 60_000 : m[2] === "s" ? 1000 : 1));
+  if (!Number.isFinite(n) || (n === 0 && !options.allowZero))
+    throw new UsageError(`${flag}: must be more than 0`);
+  return n;
+}

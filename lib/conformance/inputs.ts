@@ -1,0 +1,310 @@
+// Tool inputs for the conformance check, from each tool's `input_schema` (JSON Schema as zod or
+// Pydantic 2 emit it: $defs/$ref, anyOf with null, const, enum, defaults, prefixItems, formats):
+// a minimal valid input, an input that must be refused, and which tools suit which check.
+import type { ToolSpec } from "@/lib/ors/protocol";
+
+type Schema = Record<string, unknown>;
+export type JsonInput = Record<string, unknown>;
+
+export type Generated = { ok: true; value: unknown } | { ok: false; reason: string };
+
+const MAX_DEPTH = 10;
+
+function isSchema(v: unknown): v is Schema {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Follows a local `$ref` (`#/$defs/X`, `#/definitions/X`, any JSON pointer into the root). */
+function resolve(schema: Schema, root: Schema): Schema {
+  let s = schema;
+  for (let i = 0; i < 16 && typeof s.$ref === "string"; i++) {
+    const ref = s.$ref as string;
+    if (!ref.startsWith("#")) return {};
+    let target: unknown = root;
+    for (const raw of ref.slice(1).split("/").filter(Boolean)) {
+      const key = decodeURIComponent(raw.replace(/~1/g, "/").replace(/~0/g, "~"));
+      target = isSchema(target) ? target[key] : undefined;
+    }
+    if (!isSchema(target)) return {};
+    // Keywords beside $ref (Pydantic puts `default`/`description` there) win over the target's.
+    const { $ref: _ref, ...rest } = s;
+    s = { ...target, ...rest };
+  }
+  return s;
+}
+
+function typesOf(s: Schema): string[] {
+  if (typeof s.type === "string") return [s.type];
+  if (Array.isArray(s.type)) return s.type.filter((t): t is string => typeof t === "string");
+  if (isSchema(s.properties) || Array.isArray(s.required)) return ["object"];
+  if (s.items !== undefined || Array.isArray(s.prefixItems)) return ["array"];
+  return [];
+}
+
+function numberIn(s: Schema, integer: boolean): Generated {
+  const num = (k: string) => (typeof s[k] === "number" ? (s[k] as number) : undefined);
+  let lo = num("minimum") ?? Number.NEGATIVE_INFINITY;
+  let hi = num("maximum") ?? Number.POSITIVE_INFINITY;
+  const exLo = num("exclusiveMinimum");
+  const exHi = num("exclusiveMaximum");
+  const step = integer ? 1 : 0.5;
+  if (exLo !== undefined) lo = Math.max(lo, integer ? Math.floor(exLo) + 1 : exLo + step);
+  if (exHi !== undefined) hi = Math.min(hi, integer ? Math.ceil(exHi) - 1 : exHi - step);
+  let v = lo <= 0 && hi >= 0 ? 0 : lo > 0 ? lo : hi;
+  if (integer) v = Math.ceil(v);
+  const multipleOf = num("multipleOf");
+  if (multipleOf && multipleOf > 0) v = Math.ceil(v / multipleOf) * multipleOf;
+  if (!(v >= lo && v <= hi) || !Number.isFinite(v))
+    return { ok: false, reason: "no number satisfies its bounds" };
+  return { ok: true, value: v };
+}
+
+const FORMAT_EXAMPLES: Record<string, string> = {
+  email: "a@example.com",
+  "idn-email": "a@example.com",
+  uri: "https://example.com/",
+  "uri-reference": "https://example.com/",
+  iri: "https://example.com/",
+  url: "https://example.com/",
+  hostname: "example.com",
+  ipv4: "127.0.0.1",
+  ipv6: "::1",
+  date: "2024-01-01",
+  "date-time": "2024-01-01T00:00:00Z",
+  time: "00:00:00Z",
+  duration: "P1D",
+  uuid: "00000000-0000-4000-8000-000000000000",
+};
+
+function stringIn(s: Schema): Generated {
+  const min = typeof s.minLength === "number" ? s.minLength : 0;
+  const max = typeof s.maxLength === "number" ? s.maxLength : Number.POSITIVE_INFINITY;
+  const candidates: string[] = [];
+  if (typeof s.format === "string" && FORMAT_EXAMPLES[s.format]) candidates.push(FORMAT_EXAMPLES[s.format]!);
+  candidates.push("a".repeat(min));
+  // Short runs of one character class satisfy simple patterns (`^[0-9]{5}$`, `^[A-Z]{3}$`).
+  for (let n = Math.max(min, 1); n <= Math.max(min, 8); n++)
+    candidates.push("a".repeat(n), "0".repeat(n), "A".repeat(n), `#${"0".repeat(n)}`);
+  candidates.push("aaa-000", "AAA-000", "a@example.com");
+  let pattern: RegExp | null = null;
+  if (typeof s.pattern === "string") {
+    try {
+      pattern = new RegExp(s.pattern, "u");
+    } catch {
+      return { ok: false, reason: `its pattern ${JSON.stringify(s.pattern)} is not a regular expression` };
+    }
+  }
+  for (const c of candidates)
+    if (c.length >= min && c.length <= max && (!pattern || pattern.test(c))) return { ok: true, value: c };
+  return {
+    ok: false,
+    reason: `no simple string matches ${pattern ? `the pattern ${pattern.source}` : "its length"}`,
+  };
+}
+
+function generate(schema: unknown, root: Schema, depth: number): Generated {
+  if (schema === true || schema === undefined) return { ok: true, value: null };
+  if (schema === false) return { ok: false, reason: "the schema accepts nothing" };
+  if (!isSchema(schema)) return { ok: true, value: null };
+  if (depth > MAX_DEPTH) return { ok: false, reason: "the schema nests too deep" };
+  const s = resolve(schema, root);
+  if ("const" in s) return { ok: true, value: s.const };
+  if (Array.isArray(s.enum) && s.enum.length) return { ok: true, value: s.enum[0] };
+  if ("default" in s) return { ok: true, value: s.default };
+  if (Array.isArray(s.examples) && s.examples.length) return { ok: true, value: s.examples[0] };
+  for (const key of ["anyOf", "oneOf"] as const) {
+    const options = s[key];
+    if (!Array.isArray(options)) continue;
+    // Optional[...]: null is the smallest valid value.
+    if (options.some((o) => isSchema(o) && resolve(o, root).type === "null"))
+      return { ok: true, value: null };
+    let last: Generated = { ok: false, reason: `no branch of its ${key} can be generated` };
+    for (const o of options) {
+      last = generate(o, root, depth + 1);
+      if (last.ok) return last;
+    }
+    return last;
+  }
+  if (Array.isArray(s.allOf)) {
+    const merged: Schema = {};
+    const required: string[] = [];
+    const properties: Schema = {};
+    for (const part of s.allOf) {
+      if (!isSchema(part)) continue;
+      const p = resolve(part, root);
+      Object.assign(merged, p);
+      if (isSchema(p.properties)) Object.assign(properties, p.properties);
+      if (Array.isArray(p.required)) required.push(...(p.required as string[]));
+    }
+    const { allOf: _allOf, ...rest } = s;
+    return generate({ ...merged, ...rest, properties, required }, root, depth + 1);
+  }
+  const types = typesOf(s);
+  const type = types.includes("null") ? "null" : (types[0] ?? "any");
+  switch (type) {
+    case "null":
+    case "any":
+      return { ok: true, value: null };
+    case "boolean":
+      return { ok: true, value: false };
+    case "integer":
+      return numberIn(s, true);
+    case "number":
+      return numberIn(s, false);
+    case "string":
+      return stringIn(s);
+    case "array":
+      return arrayIn(s, root, depth);
+    case "object":
+      return objectIn(s, root, depth);
+    default:
+      return { ok: false, reason: `unknown type ${JSON.stringify(type)}` };
+  }
+}
+
+function arrayIn(s: Schema, root: Schema, depth: number): Generated {
+  const min = typeof s.minItems === "number" ? s.minItems : 0;
+  const out: unknown[] = [];
+  const prefix = Array.isArray(s.prefixItems) ? s.prefixItems : [];
+  for (const p of prefix) {
+    const g = generate(p, root, depth + 1);
+    if (!g.ok) return g;
+    out.push(g.value);
+  }
+  if (out.length >= min) return { ok: true, value: out };
+  const items = s.items;
+  for (let i = out.length; i < min; i++) {
+    const g = generate(items, root, depth + 1);
+    if (!g.ok) return g;
+    let v = g.value;
+    // uniqueItems: vary simple values.
+    if (s.uniqueItems === true && out.some((o) => JSON.stringify(o) === JSON.stringify(v))) {
+      if (typeof v === "number") v = v + i;
+      else if (typeof v === "string") v = `${v}${i}`;
+      else return { ok: false, reason: "cannot make its items unique" };
+    }
+    out.push(v);
+  }
+  return { ok: true, value: out };
+}
+
+function objectIn(s: Schema, root: Schema, depth: number): Generated {
+  const properties = isSchema(s.properties) ? s.properties : {};
+  const required = Array.isArray(s.required)
+    ? (s.required as unknown[]).filter((r) => typeof r === "string")
+    : [];
+  const out: Record<string, unknown> = {};
+  for (const name of required as string[]) {
+    const g = generate(properties[name], root, depth + 1);
+    if (!g.ok) return { ok: false, reason: `${name}: ${g.reason}` };
+    out[name] = g.value;
+  }
+  return { ok: true, value: out };
+}
+
+/** A minimal valid input for a tool: required fields only, defaults and examples where given. */
+export function minimalInput(
+  inputSchema: unknown,
+): { ok: true; value: JsonInput } | { ok: false; reason: string } {
+  if (inputSchema === null || inputSchema === undefined) return { ok: true, value: {} };
+  if (!isSchema(inputSchema)) return { ok: false, reason: "its input_schema is not an object" };
+  const s = resolve(inputSchema, inputSchema);
+  // The root is the input object itself: its own default/examples do not replace generation.
+  const g = objectIn(s, inputSchema, 0);
+  if (!g.ok) return g;
+  return { ok: true, value: g.value as JsonInput };
+}
+
+/** Whether a tool can be called with `{}` (no schema, or nothing required). */
+export function takesNoInput(tool: ToolSpec): boolean {
+  const schema = tool.input_schema;
+  if (schema === null || schema === undefined) return true;
+  const s = resolve(schema, schema);
+  return !Array.isArray(s.required) || s.required.length === 0;
+}
+
+/**
+ * An input the tool must refuse, derived from its schema: a required field left out, or a typed
+ * field given an object. Null when the schema accepts every object.
+ */
+export function invalidInput(inputSchema: unknown): { value: JsonInput; why: string } | null {
+  if (!isSchema(inputSchema)) return null;
+  const s = resolve(inputSchema, inputSchema);
+  const required = Array.isArray(s.required)
+    ? (s.required as unknown[]).filter((r) => typeof r === "string")
+    : [];
+  if (required.length) return { value: {}, why: `without the required ${JSON.stringify(required[0])}` };
+  const properties = isSchema(s.properties) ? s.properties : {};
+  for (const [name, raw] of Object.entries(properties)) {
+    if (!isSchema(raw)) continue;
+    const p = resolve(raw, inputSchema);
+    const types = typesOf(p);
+    if (types.length && !types.includes("object") && !p.anyOf && !p.oneOf)
+      return {
+        value: { [name]: { conformance_check: "not a valid value" } },
+        why: `with an object for ${JSON.stringify(name)} (of type ${types.join(" or ")})`,
+      };
+  }
+  return null;
+}
+
+const LARGE_WORDS = /\b(large|big|huge|long|dump|bulk|chunk(ed|s|ing)?|mb|kb|bytes)\b/i;
+const SLOW_WORDS = /\b(slow|wait|sleep|delay|long[- ]running|seconds|ping(s)?)\b/i;
+const DURATION_PROPERTY =
+  /^(seconds?|secs?|duration|delay|sleep|wait|time|timeout)(_?(s|sec|secs|seconds|ms|millis|milliseconds))?$/i;
+
+function words(tool: ToolSpec): string {
+  return `${tool.name.replace(/[_-]/g, " ")} ${tool.description}`;
+}
+
+/** Tools whose name or description suggests a large result (for the chunking check). */
+export function looksLarge(tool: ToolSpec): boolean {
+  return LARGE_WORDS.test(words(tool));
+}
+
+/** Tools whose name or description suggests they take a while (for the keep-alive ping check). */
+export function looksSlow(tool: ToolSpec): boolean {
+  return SLOW_WORDS.test(words(tool));
+}
+
+/**
+ * An input that makes a slow-looking tool run about `seconds`, when its schema has a duration field
+ * (`seconds`, `delay_ms`, ...) whose bounds allow it; null otherwise.
+ */
+export function slowInput(tool: ToolSpec, seconds: number): JsonInput | null {
+  const schema = tool.input_schema;
+  if (!isSchema(schema)) return null;
+  const s = resolve(schema, schema);
+  const properties = isSchema(s.properties) ? s.properties : {};
+  for (const [name, raw] of Object.entries(properties)) {
+    if (!DURATION_PROPERTY.test(name) || !isSchema(raw)) continue;
+    const p = resolve(raw, schema);
+    const types = typesOf(p);
+    if (!types.includes("number") && !types.includes("integer")) continue;
+    const ms = /ms|milli/i.test(name);
+    let value = ms ? seconds * 1000 : seconds;
+    if (typeof p.maximum === "number") value = Math.min(value, p.maximum);
+    if (typeof p.minimum === "number" && value < p.minimum) continue;
+    const base = minimalInput(schema);
+    if (!base.ok) return null;
+    return { ...base.value, [name]: value };
+  }
+  return null;
+}
+
+/**
+ * Tools in the order they suit a plain call: those taking no input first, then those whose input
+ * can be generated; tools that look slow or large last (they would make the check slow).
+ */
+export function rankToolsForCall(tools: readonly ToolSpec[]): { tool: ToolSpec; input: JsonInput }[] {
+  const out: { tool: ToolSpec; input: JsonInput; rank: number; i: number }[] = [];
+  tools.forEach((tool, i) => {
+    const input = minimalInput(tool.input_schema);
+    if (!input.ok) return;
+    let rank = takesNoInput(tool) ? 0 : 1;
+    if (looksSlow(tool) || looksLarge(tool)) rank += 2;
+    out.push({ tool, input: input.value, rank, i });
+  });
+  out.sort((a, b) => a.rank - b.rank || a.i - b.i);
+  return out.map(({ tool, input }) => ({ tool, input }));
+}

@@ -1,0 +1,39 @@
+// The conformance check's layering: lib/conformance runs on any `fetch` (no Node modules, no server
+// parts), and the check page's components load only its light, isomorphic modules.
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+
+const ROOT = path.resolve(__dirname, "../..");
+
+function imports(dir: string): { file: string; spec: string }[] {
+  const out: { file: string; spec: string }[] = [];
+  for (const name of readdirSync(path.join(ROOT, dir))) {
+    if (!/\.tsx?$/.test(name)) continue;
+    const text = readFileSync(path.join(ROOT, dir, name), "utf8");
+    for (const m of text.matchAll(/^(?:import|export)[^;]*?from\s+"([^"]+)"/gm))
+      out.push({ file: `${dir}/${name}`, spec: m[1]! });
+    for (const m of text.matchAll(/^import\s+"([^"]+)"/gm)) out.push({ file: `${dir}/${name}`, spec: m[1]! });
+  }
+  return out;
+}
+
+describe("conformance boundaries", () => {
+  it("lib/conformance imports no Node module and no server part", () => {
+    const found = imports("lib/conformance");
+    expect(found.length).toBeGreaterThan(10);
+    const bad = found.filter(({ spec }) =>
+      /^(node:|server-only$|@\/lib\/(playground|registry|relay|episodes|ors\/host|ors\/sdk)|@\/envs)/.test(
+        spec,
+      ),
+    );
+    expect(bad).toEqual([]);
+  });
+
+  it("the check page's components use only the catalogue's light modules, no runner", () => {
+    const found = imports("components/conformance").filter(({ spec }) => spec.startsWith("@/lib/"));
+    expect(found.length).toBeGreaterThan(0);
+    const allowed = /^@\/lib\/(conformance\/(labels|types)|ui\/.+|ors\/protocol\/errors)$/;
+    expect(found.filter(({ spec }) => !allowed.test(spec))).toEqual([]);
+  });
+});

@@ -1,0 +1,144 @@
+// Test helpers for the conformance check: a deliberately broken ORS server (our real host with
+// chosen faults, served on loopback), the report's JSON shape, and views of a report's outcomes.
+import { z } from "zod";
+import {
+  CHECK_GROUPS,
+  CHECK_OUTCOMES,
+  CHECKS,
+  type CheckOutcome,
+  type ConformanceReport,
+} from "@/lib/conformance";
+import { formatSseEvent, parseOrsPath, readSseFrames } from "@/lib/ors/protocol";
+import type { FetchHandler } from "@/lib/registry";
+
+/** The documented `ors-conformance/1` shape (README.md "Check a server"), strict. */
+export const reportShape = z.strictObject({
+  format: z.literal("ors-conformance/1"),
+  baseUrl: z.string().url(),
+  startedAt: z.iso.datetime(),
+  finishedAt: z.iso.datetime(),
+  durationMs: z.number().int().nonnegative(),
+  target: z.strictObject({
+    environment: z.string().nullable(),
+    task: z.strictObject({ split: z.string(), index: z.number().int() }).nullable(),
+    tool: z.strictObject({ name: z.string(), input: z.record(z.string(), z.unknown()) }).nullable(),
+  }),
+  summary: z.strictObject({
+    total: z.number().int(),
+    counts: z.strictObject(Object.fromEntries(CHECK_OUTCOMES.map((o) => [o, z.number().int()]))),
+    ok: z.boolean(),
+    clean: z.boolean(),
+  }),
+  results: z.array(
+    z.strictObject({
+      id: z.string(),
+      group: z.enum(CHECK_GROUPS),
+      title: z.string().min(1),
+      outcome: z.enum(CHECK_OUTCOMES),
+      observed: z.string().min(1),
+      spec: z.strictObject({
+        file: z.enum(["ors-http-api.txt", "ors-sse.txt", "ors-sessions-episodes.txt"]),
+        section: z.string().min(1),
+      }),
+      durationMs: z.number().nonnegative(),
+    }),
+  ),
+});
+
+/** The outcome of every check that did not pass, by id. */
+export function notPassing(report: ConformanceReport): Record<string, CheckOutcome> {
+  return Object.fromEntries(report.results.filter((r) => r.outcome !== "pass").map((r) => [r.id, r.outcome]));
+}
+
+/** The results that did not pass, readable in a failed assertion. */
+export function problems(report: ConformanceReport): string[] {
+  return report.results
+    .filter((r) => r.outcome !== "pass")
+    .map((r) => `${r.id}: ${r.outcome}: ${r.observed}`);
+}
+
+export function result(report: ConformanceReport, id: string) {
+  const r = report.results.find((x) => x.id === id);
+  if (!r) throw new Error(`no result ${id}`);
+  return r;
+}
+
+export const CHECK_IDS = CHECKS.map((c) => c.id);
+
+function fastapi422(type: string, loc: (string | number)[], msg: string): Response {
+  return Response.json({ detail: [{ type, loc, msg, input: {} }] }, { status: 422 });
+}
+
+/** Re-frames a /call stream with the result cut every 4096 characters wherever the cut falls. */
+function recut(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const enc = new TextEncoder();
+  return new ReadableStream<Uint8Array>({
+    async start(controller) {
+      let pieces = "";
+      for await (const frame of readSseFrames(body)) {
+        if (frame.kind === "comment") controller.enqueue(enc.encode(`: ${frame.comment}\n\n`));
+        else if (frame.event === "chunk") pieces += frame.data;
+        else if (frame.event === "end") {
+          const json = pieces + frame.data;
+          for (let i = 0; i < json.length; i += 4096) {
+            const last = i + 4096 >= json.length;
+            controller.enqueue(enc.encode(formatSseEvent(last ? "end" : "chunk", json.slice(i, i + 4096))));
+          }
+        } else controller.enqueue(enc.encode(formatSseEvent(frame.event, frame.data)));
+      }
+      controller.close();
+    },
+  });
+}
+
+/**
+ * Our host with faults a server might have: `/create_session` always JSON, FastAPI's 422 for a
+ * body that is not JSON or misses `input`/`index`, 308 for unknown paths, 200 for deleting an
+ * unknown session, results cut every 4096 characters regardless of whitespace, and a `title` in
+ * each tool of `guess`.
+ */
+export function brokenHandler(host: FetchHandler): FetchHandler {
+  return async (incoming) => {
+    let req = incoming;
+    const path = new URL(req.url).pathname;
+    if (path === "/create_session") return Response.json({ sid: crypto.randomUUID() });
+    if (
+      req.method === "POST" &&
+      (path === "/create" || /^\/[^/]+\/(call|tasks|task|num_tasks|task_range)$/.test(path))
+    ) {
+      const text = await req.text();
+      let body: Record<string, unknown> | undefined;
+      try {
+        body = text ? (JSON.parse(text) as Record<string, unknown>) : undefined;
+      } catch {
+        return fastapi422("json_invalid", ["body", 9], "JSON decode error");
+      }
+      if (path.endsWith("/call") && body && !("input" in body))
+        return fastapi422("missing", ["body", "input"], "Field required");
+      if (path.endsWith("/task") && body && !("index" in body))
+        return fastapi422("missing", ["body", "index"], "Field required");
+      req = new Request(req.url, {
+        method: req.method,
+        headers: req.headers,
+        body: text,
+        signal: req.signal,
+      });
+    }
+    if (parseOrsPath(path).kind === "unknown")
+      return new Response(null, { status: 308, headers: { location: `/math${path}` } });
+    const res = await host(req);
+    if (path === "/delete" && res.status === 404)
+      return Response.json({ sid: req.headers.get("x-session-id") });
+    if (path === "/guess/tools") {
+      const value = (await res.json()) as { tools: Record<string, unknown>[] };
+      return Response.json({ tools: value.tools.map((t) => ({ ...t, title: t.name })) });
+    }
+    if (
+      path.endsWith("/call") &&
+      res.body &&
+      (res.headers.get("content-type") ?? "").includes("event-stream")
+    )
+      return new Response(recut(res.body), { status: res.status, headers: res.headers });
+    return res;
+  };
+}
