@@ -22,8 +22,10 @@ export async function POST(req: Request, ctx: { params: Promise<{ id: string }> 
     if (!t) return jsonError(404, `no trajectory with id "${id}"`);
     return Response.json(await replayTrajectory(playground, t, body.data.secrets));
   } catch (e) {
-    if (e instanceof BodyError || e instanceof ReplayError)
-      return jsonError(e.status, e instanceof BodyError ? e.detail : e.message);
+    if (e instanceof BodyError) return jsonError(e.status, e.detail);
+    // The kind says what failed: the server unreachable, its own error, or a protocol mismatch.
+    if (e instanceof ReplayError)
+      return Response.json({ detail: e.message, kind: e.kind }, { status: e.status, headers: noStore });
     throw e;
   }
 }
