@@ -46,6 +46,8 @@ async function startDroppingProxy(target: string): Promise<{ close: () => Promis
       seen += Buffer.from(value).toString();
       if (cut && seen.includes("event: task_id")) {
         dropped = true;
+        // Mid-stream: the task_id has reached the client before the connection breaks.
+        await new Promise((r) => setTimeout(r, 300));
         await reader.cancel();
         res.socket?.destroy();
         return;

@@ -372,7 +372,9 @@ function sse(
           r = await reader.read();
         } catch (err) {
           broken(`the stream broke before \`end\`: ${err instanceof Error ? err.message : String(err)}`);
-          controller.error(err);
+          // Closed, not errored: what was already passed on (the task_id) still reaches the client,
+          // which then re-posts with it instead of starting the call again.
+          controller.close();
           return;
         }
         if (r.done) {

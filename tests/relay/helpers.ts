@@ -138,13 +138,14 @@ export function readBody(req: IncomingMessage): Promise<Buffer> {
 
 /**
  * Proxies a node request to a fetch handler (the real host, in process) and streams its answer.
- * `onChunk` sees each piece written and may return "drop" to destroy the socket there.
+ * `onChunk` sees each piece and may return "drop" to destroy the socket before writing it, or
+ * "drop-after" to write it and then destroy the socket.
  */
 export async function proxyToHandler(
   handler: FetchHandler,
   req: IncomingMessage,
   res: ServerResponse,
-  onChunk?: (text: string) => "drop" | undefined,
+  onChunk?: (text: string) => "drop" | "drop-after" | undefined,
   preRead?: Buffer,
 ): Promise<void> {
   const body = req.method === "GET" || req.method === "HEAD" ? undefined : (preRead ?? (await readBody(req)));
@@ -173,8 +174,12 @@ export async function proxyToHandler(
     const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }));
     if (done || !value) break;
     const text = dec.decode(value, { stream: true });
-    if (onChunk?.(text) === "drop") {
+    const verdict = onChunk?.(text);
+    if (verdict === "drop-after") res.write(value);
+    if (verdict) {
       reader.cancel().catch(() => {});
+      // Let the written piece leave before the connection is cut.
+      if (verdict === "drop-after") await new Promise((r) => setTimeout(r, 20));
       res.socket?.destroy();
       return;
     }

@@ -1,0 +1,86 @@
+// A call whose stream drops between the relay and the server: the client re-posts its task_id
+// through the relay, and the recorder continues the same step (one step, its true latency, a
+// "relay: resumed" mark), as the episode page then shows it.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { builtinEnvironments } from "@/envs";
+import { createLiveFeeds } from "@/lib/episodes/live";
+import { createRecorder, type Recorder } from "@/lib/episodes/recorder";
+import { openStore, type SqliteTrajectoryStore } from "@/lib/episodes/store/sqlite";
+import { createOrsClient } from "@/lib/ors/client";
+import { createOrsHandler, type OrsHandler } from "@/lib/ors/host";
+import { tempDir } from "../episodes/helpers";
+import { makeRelay, proxyToHandler, readBody, relayFetch, startHttpServer, type TestRelay } from "./helpers";
+
+const PORT = 8530;
+let host: OrsHandler;
+let proxy: Awaited<ReturnType<typeof startHttpServer>>;
+let t: TestRelay;
+let store: SqliteTrajectoryStore;
+let recorder: Recorder;
+let drops = 0;
+
+beforeAll(async () => {
+  host = createOrsHandler(builtinEnvironments);
+  // In front of the host: the first /call stream (no task_id) is cut right after its task_id.
+  proxy = await startHttpServer(PORT, async (req, res) => {
+    const body = await readBody(req);
+    const isFirstCall = req.url?.endsWith("/call") && !JSON.parse(body.toString() || "{}").task_id && drops === 0;
+    let seen = "";
+    await proxyToHandler(
+      host,
+      req,
+      res,
+      (text) => {
+        seen += text;
+        if (isFirstCall && seen.includes("event: task_id")) {
+          drops++;
+          return "drop-after";
+        }
+        return undefined;
+      },
+      body,
+    );
+  });
+  t = makeRelay(host, { flaky: proxy.url });
+  store = openStore({ dir: tempDir(), retention: { maxCount: 0, maxAgeDays: 0 } });
+  recorder = createRecorder(store, { events: t.relay.events, live: createLiveFeeds(), sweepEveryMs: 0 });
+});
+
+afterAll(async () => {
+  recorder.stop();
+  await store.close();
+  await proxy.close();
+  await host.close();
+  t.cleanup();
+});
+
+describe("a dropped call through the relay", () => {
+  it("is continued in the same step when the client re-posts its task_id", async () => {
+    const ors = createOrsClient({
+      baseUrl: "http://app.test/api/servers/flaky",
+      fetch: relayFetch(t.relay),
+      backoffBaseMs: 50,
+    });
+    const { sid } = await ors.createSession();
+    await ors.create(sid, { env_name: "slow", split: "train", index: 0 });
+    await ors.prompt("slow", sid);
+    const kinds: string[] = [];
+    const out = await ors.callTool(
+      "slow",
+      sid,
+      { name: "wait", input: { seconds: 0.3 } },
+      { onEvent: (e) => kinds.push(e.type) },
+    );
+    expect(drops).toBe(1);
+    expect(kinds).toContain("reconnect");
+    expect(out.ok).toBe(true);
+    await recorder.idle();
+    const summary = (await store.findBySession("flaky", sid))!;
+    const rec = (await store.get(summary.id))!;
+    expect(rec.steps).toHaveLength(1);
+    const [s] = rec.steps;
+    expect(s).toMatchObject({ ok: true, tool: "wait", metadata: { seconds: 0.3 } });
+    expect(s!.events.some((e) => e.kind === "comment" && e.comment === "relay: resumed")).toBe(true);
+    expect(s!.latency_ms).toBeGreaterThanOrEqual(300);
+  });
+});
