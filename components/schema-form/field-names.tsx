@@ -48,6 +48,8 @@ export function FieldName({ path, className }: { path: FieldPathList; className?
 export interface FieldInfo {
   path: FieldPathList;
   option: boolean;
+  /** Whether the field is required (a union's selector shows it; rjsf does not tell it). */
+  required: boolean;
 }
 
 export const FieldContext = createContext<FieldInfo | null>(null);

@@ -149,8 +149,8 @@ function typeDetail(root: Schema, s: unknown): string {
   return [...types].join(" | ");
 }
 
-/** Value suggestions for the schemas of a value: enum members, constants, booleans, null. */
-function valueOptions(root: Schema, schemas: Schema[], raw: unknown): Completion[] {
+/** Value suggestions for the schemas a value may have: enum members, constants, booleans, null, defaults. */
+function valueOptions(root: Schema, raws: unknown[]): Completion[] {
   const seen = new Set<string>();
   const out: Completion[] = [];
   const add = (v: unknown, detail: string, info?: string) => {
@@ -159,7 +159,7 @@ function valueOptions(root: Schema, schemas: Schema[], raw: unknown): Completion
     seen.add(label);
     out.push({ label, detail, info, type: typeof v === "string" ? "enum" : "constant" });
   };
-  for (const s of schemas) {
+  for (const s of raws.flatMap((r) => expand(root, r))) {
     if (Array.isArray(s.enum)) for (const v of s.enum) add(v, "enum", describe(s));
     if (s.const !== undefined) add(s.const, "const", describe(s));
     if (s.type === "boolean") {
@@ -167,10 +167,10 @@ function valueOptions(root: Schema, schemas: Schema[], raw: unknown): Completion
       add(false, "boolean");
     }
   }
-  for (const o of isObj(raw) ? [deref(root, raw)] : []) {
+  for (const o of raws.filter(isObj).map((r) => deref(root, r))) {
     const opts = (o.anyOf ?? o.oneOf) as unknown;
     if (Array.isArray(opts) && opts.some((x) => isObj(x) && x.type === "null")) add(null, "null");
-    if (o.default !== undefined && !seen.has(JSON.stringify(o.default))) add(o.default, "default");
+    if (o.default !== undefined) add(o.default, "default");
   }
   return out;
 }
@@ -245,27 +245,24 @@ export function jsonSchemaCompletion(schema: Schema): CompletionSource {
       return options.length ? { from, to, options, validFor: /^"?[\w$.-]*"?$/ } : null;
     }
 
-    let raw: unknown;
+    // The schemas the value at the cursor may have (one per union option that defines it).
+    let seg: Segment;
     if (container.name === "Object" && prev === ":") {
       const name = /"((?:[^"\\]|\\.)*)"\s*:\s*$/.exec(before);
       if (!name) return null;
-      const key = unquote(`"${name[1]}"`);
-      raw = schemasAt(schema, path, literalsAt)
-        .map((s) => child(s, key))
-        .find((c) => c !== undefined);
+      seg = unquote(`"${name[1]}"`);
     } else if (container.name === "Array" && (prev === "[" || prev === ",")) {
-      const { from: cFrom } = container;
       let index = 0;
-      for (let c = container.firstChild; c && c.to <= from && c.from >= cFrom; c = c.nextSibling)
+      for (let c = container.firstChild; c && c.to <= from; c = c.nextSibling)
         if (VALUE_NODES.has(c.name)) index++;
-      raw = schemasAt(schema, path, literalsAt)
-        .map((s) => child(s, index))
-        .find((c) => c !== undefined);
+      seg = index;
     } else {
       return null;
     }
-    if (raw === undefined) return null;
-    const options = valueOptions(schema, expand(schema, raw), raw);
+    const raws = schemasAt(schema, path, literalsAt)
+      .map((s) => child(s, seg))
+      .filter((c) => c !== undefined);
+    const options = valueOptions(schema, raws);
     return options.length ? { from, to, options, validFor: /^"?[\w$.-]*"?$/ } : null;
   };
 }

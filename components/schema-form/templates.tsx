@@ -79,7 +79,7 @@ export function FieldTemplate(props: FieldTemplateProps) {
   const typed = useRef(false);
   const path = fieldPathId.path;
   const option = parent !== null && samePath(parent.path, path);
-  const info = { path, option };
+  const info = { path, option, required: !!required };
 
   // A union's tag is set by the union's option selector (tag = value), not typed.
   if ((schema as Schema)[DISCRIMINATOR_MARK] === true) return null;

@@ -161,7 +161,7 @@ export function CheckboxWidget({
         className="cursor-pointer font-mono text-xs font-medium text-zinc-800 dark:text-zinc-200"
       >
         <FieldName path={path} />
-        {required && (
+        {field?.required && (
           <span aria-hidden="true" className="ml-0.5 text-red-600 dark:text-red-400">
             *
           </span>
@@ -250,7 +250,7 @@ export function NativeSelectWidget({
     <div className="flex flex-col gap-1">
       <label htmlFor={id} className="font-mono text-xs font-medium text-zinc-800 dark:text-zinc-200">
         <FieldName path={field?.path ?? [id]} />
-        {required && (
+        {field?.required && (
           <span aria-hidden="true" className="ml-0.5 text-red-600 dark:text-red-400">
             *
           </span>
@@ -265,15 +265,7 @@ export function NativeSelectWidget({
  * The choice between none and a value for an optional model (`anyOf [$ref, null]`): two radio
  * buttons, "none" (the field is not sent, or null) and "set" (its fields appear below).
  */
-export function NullableChoiceWidget({
-  id,
-  options,
-  value,
-  onChange,
-  disabled,
-  readonly,
-  required,
-}: WidgetProps) {
+export function NullableChoiceWidget({ id, options, value, onChange, disabled, readonly }: WidgetProps) {
   const field = useField();
   const path = field?.path ?? [id];
   const enumOptions = options.enumOptions ?? [];
@@ -305,12 +297,14 @@ export function NullableChoiceWidget({
   return (
     <fieldset className="flex flex-wrap items-center gap-x-3 gap-y-1">
       <legend className="float-left mr-3 font-mono text-xs font-medium text-zinc-800 dark:text-zinc-200">
-        <FieldName path={path} />
-        {required && (
-          <span aria-hidden="true" className="ml-0.5 text-red-600 dark:text-red-400">
-            *
-          </span>
-        )}
+        <span id={`${id}__name`}>
+          <FieldName path={path} />
+          {field?.required && (
+            <span aria-hidden="true" className="ml-0.5 text-red-600 dark:text-red-400">
+              *
+            </span>
+          )}
+        </span>
       </legend>
       {choice(nullIndex, "none")}
       {choice(setIndex, "set", setTitle && setTitle !== "null" ? setTitle : undefined)}
