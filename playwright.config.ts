@@ -4,6 +4,8 @@ import { defineConfig, devices } from "@playwright/test";
 // second, independent ORS server (the standalone host) on another loopback port for the relay.
 const PORT = Number(process.env.E2E_PORT ?? 3100);
 const SECOND_PORT = Number(process.env.E2E_SECOND_PORT ?? 8199);
+// The reference-shaped test server (tests/fixtures/reference-server), known to the app as `py`.
+const REFERENCE_PORT = Number(process.env.E2E_REFERENCE_PORT ?? 8198);
 // The same build once more with ORS_FAST_PATH=0: /api/ors through Next's route handler and rewrites.
 const ROUTE_PORT = Number(process.env.E2E_ROUTE_PORT ?? PORT + 1);
 const DATA_DIR = process.env.E2E_DATA_DIR ?? `.data/e2e-${PORT}`;
@@ -59,12 +61,26 @@ export default defineConfig({
       stdout: "ignore",
       stderr: "pipe",
     },
+    {
+      command: `node --import tsx tests/fixtures/reference-server/main.ts --port ${REFERENCE_PORT} --host 127.0.0.1`,
+      url: `http://127.0.0.1:${REFERENCE_PORT}/health`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      stdout: "ignore",
+      stderr: "pipe",
+      // Short keep-alive pings, as for the local host below.
+      env: { REF_PING_MS: "1000" },
+    },
     nextStart(PORT, {
       PLAYGROUND_DATA_DIR: DATA_DIR,
-      ORS_SERVERS: `second=http://127.0.0.1:${SECOND_PORT}`,
+      ORS_SERVERS: `second=http://127.0.0.1:${SECOND_PORT},py=http://127.0.0.1:${REFERENCE_PORT}`,
       // Short SSE keep-alive pings so the episode e2e sees them within a few seconds.
       ORS_PING_INTERVAL_MS: "1000",
     }),
-    nextStart(ROUTE_PORT, { PLAYGROUND_DATA_DIR: `${DATA_DIR}-route`, ORS_FAST_PATH: "0" }),
+    nextStart(ROUTE_PORT, {
+      PLAYGROUND_DATA_DIR: `${DATA_DIR}-route`,
+      ORS_FAST_PATH: "0",
+      ORS_SERVERS: `py=http://127.0.0.1:${REFERENCE_PORT}`,
+    }),
   ],
 });

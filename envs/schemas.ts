@@ -1,6 +1,7 @@
 // `schemas`: a showcase of tool input schemas for the generated forms — strings with limits and
 // patterns, numbers, integers, booleans, enums, literals, nested objects, arrays of objects,
-// optional/nullable fields, defaults, descriptions, discriminated unions and a recursive schema.
+// optional/nullable fields, defaults, descriptions, discriminated unions, a recursive schema, and a
+// tuple declared with a raw JSON Schema.
 import { z } from "zod";
 import { defineEnvironment, defineTool, text } from "@/lib/ors/sdk";
 
@@ -178,14 +179,59 @@ const tree = defineTool({
   run: (input) => received("tree", input, `${countNodes(input.root)} categories.`),
 });
 
+// A raw JSON Schema, served verbatim and validated with AJV: a heterogeneous tuple (`prefixItems`,
+// which zod's JSON Schema cannot emit), a set of tags (`uniqueItems`) and a default.
+type Place = { position: [number, number, "back" | "front"]; tags: string[]; note?: string };
+
+const place = defineTool<Place>({
+  description:
+    "Place a sticker at a position given as a tuple [x, y, layer] (JSON Schema `prefixItems`, which " +
+    "zod cannot emit), with a set of distinct tags. Declared with a raw JSON Schema.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      position: {
+        type: "array",
+        description: "[x, y, layer]: two coordinates from 0 to 100 and a layer",
+        prefixItems: [
+          { type: "number", title: "x", minimum: 0, maximum: 100 },
+          { type: "number", title: "y", minimum: 0, maximum: 100 },
+          { type: "string", title: "layer", enum: ["back", "front"] },
+        ],
+        items: false,
+        minItems: 3,
+      },
+      tags: {
+        type: "array",
+        description: "Distinct labels",
+        items: { type: "string", minLength: 1 },
+        uniqueItems: true,
+        default: [],
+      },
+      note: { type: "string", maxLength: 200, description: "An optional note" },
+    },
+    required: ["position"],
+    additionalProperties: false,
+  },
+  run: (input) => {
+    const [x, y, layer] = input.position;
+    return received(
+      "place",
+      input,
+      `Sticker at (${x}, ${y}) on the ${layer} layer, ${input.tags.length} tag(s).`,
+    );
+  },
+});
+
 export const schemas = defineEnvironment({
   name: "schemas",
   description:
     "A showcase of tool input schemas for generated forms: `create_order` (arrays of objects, a " +
     "discriminated union), `configure` (bounds, enums, literals, defaults, nullable), `nested` and " +
-    "`tree` (recursive $ref). Every tool echoes what it received.",
+    "`tree` (recursive $ref), `place` (a raw JSON Schema with a `prefixItems` tuple). Every tool echoes " +
+    "what it received.",
   splits: ["train"],
   listTasks: () => [{ id: 0 }],
   getPrompt: () => "Fill in the forms of the tools; each one answers with a summary of what it received.",
-  tools: { create_order: createOrder, configure, nested, tree },
+  tools: { create_order: createOrder, configure, nested, tree, place },
 });

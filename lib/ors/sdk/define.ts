@@ -1,8 +1,9 @@
 // The environment authoring API: defineEnvironment / defineTool and the block helpers.
-// Registration fails fast (no tools, no splits, bad names, two task sources) with a message that
-// names the environment and the problem, so a broken environment never reaches a request.
+// Registration fails fast (no tools, no splits, bad names, two task sources, a schema that does not
+// compile) with a message that names the environment or tool, so a broken one never reaches a request.
 import { z } from "zod";
 import type { Block, ImageBlock, JsonObject, Split, SplitType, TextBlock } from "../protocol/schemas";
+import { compileJsonSchema } from "./json-schema";
 
 /** What a tool run returns. `finished` defaults to false, `reward` and `metadata` to null. */
 export interface ToolResult {
@@ -30,12 +31,33 @@ export interface ToolContext<Task = JsonObject, State = Record<string, unknown>>
   readonly signal: AbortSignal;
 }
 
-export interface ToolDefinition<Input = unknown, Task = JsonObject, State = Record<string, unknown>> {
+/** A JSON Schema object, as a tool's `inputSchema` (served verbatim as `input_schema`). */
+export type JsonSchema = JsonObject;
+
+/**
+ * A tool: a description, a `run` function and at most one input schema, either `input` (zod,
+ * served as JSON Schema) or `inputSchema` (a JSON Schema object, served verbatim and validated with
+ * AJV: for what zod cannot express, such as `prefixItems` tuples). Neither: the tool takes no input.
+ */
+export type ToolDefinition<Input = unknown, Task = JsonObject, State = Record<string, unknown>> = {
   description: string;
-  /** A zod schema of the input; served as JSON Schema. Omit for a tool that takes no input. */
-  input?: z.ZodType<Input>;
   run: (input: Input, ctx: ToolContext<Task, State>) => ToolResult | Promise<ToolResult>;
-}
+} & (
+  | {
+      /** A zod schema of the input; served as JSON Schema. */
+      input?: z.ZodType<Input>;
+      inputSchema?: never;
+    }
+  | {
+      /**
+       * A JSON Schema of the input (draft 2020-12 unless its `$schema` says draft-07 or 2019-09),
+       * served verbatim as `input_schema`. `run` gets the input with schema defaults filled in,
+       * typed as the `Input` type parameter (`unknown` unless given).
+       */
+      inputSchema: JsonSchema;
+      input?: never;
+    }
+);
 
 /** A defined tool: its definition plus its JSON Schema, computed once at definition time. */
 export interface Tool<Task = JsonObject, State = Record<string, unknown>> {
@@ -51,7 +73,8 @@ export interface Tool<Task = JsonObject, State = Record<string, unknown>> {
 export type AnyTool = Tool<any, any>;
 
 /**
- * Defines a tool.
+ * Defines a tool. Throws at once, naming the tool by its description, when both `input` and
+ * `inputSchema` are given or when `inputSchema` does not compile.
  *
  * @example
  * const submit = defineTool({
@@ -59,12 +82,27 @@ export type AnyTool = Tool<any, any>;
  *   input: z.object({ answer: z.string() }),
  *   run: ({ answer }, { task }) => ({ blocks: [text(answer === task.answer ? "Correct!" : "Wrong")], reward: answer === task.answer ? 1 : 0, finished: true }),
  * });
+ *
+ * // A raw JSON Schema (a tuple zod cannot emit), validated with AJV:
+ * const move = defineTool<{ to: [number, number] }>({
+ *   description: "Move to [x, y]",
+ *   inputSchema: {
+ *     type: "object",
+ *     properties: { to: { type: "array", prefixItems: [{ type: "number" }, { type: "number" }], items: false, minItems: 2 } },
+ *     required: ["to"],
+ *   },
+ *   run: ({ to: [x, y] }) => ({ blocks: [text(`at ${x}, ${y}`)] }),
+ * });
  */
-export function defineTool<Input, Task = JsonObject, State = Record<string, unknown>>(
+export function defineTool<Input = unknown, Task = JsonObject, State = Record<string, unknown>>(
   def: ToolDefinition<Input, Task, State>,
 ): Tool<Task, State> {
   if (typeof def.description !== "string") throw new Error("defineTool: description must be a string");
-  if (typeof def.run !== "function") throw new Error("defineTool: run must be a function");
+  const where = `defineTool ${JSON.stringify(def.description.length > 60 ? `${def.description.slice(0, 57)}...` : def.description)}`;
+  if (typeof def.run !== "function") throw new Error(`${where}: run must be a function`);
+  if (def.input !== undefined && def.inputSchema !== undefined)
+    throw new Error(`${where}: give either input (a zod schema) or inputSchema (a JSON Schema), not both`);
+  if (def.inputSchema !== undefined) return rawSchemaTool(def, def.inputSchema, where);
   const schema = def.input;
   let inputSchema: JsonObject | null = null;
   if (schema) {
@@ -88,6 +126,36 @@ export function defineTool<Input, Task = JsonObject, State = Record<string, unkn
         .map((i) => `${i.path.length ? i.path.map(String).join(".") : "input"}: ${i.message}`)
         .join("; ");
       return { ok: false, error: `Invalid input: ${fields}` };
+    },
+    async run(input, ctx) {
+      return def.run(input as Input, ctx);
+    },
+  };
+}
+
+/** A tool declared with a raw JSON Schema: served verbatim, validated by AJV (compiled here, once). */
+function rawSchemaTool<Input, Task, State>(
+  def: ToolDefinition<Input, Task, State>,
+  inputSchema: JsonObject,
+  where: string,
+): Tool<Task, State> {
+  if (inputSchema === null || typeof inputSchema !== "object" || Array.isArray(inputSchema))
+    throw new Error(`${where}: inputSchema must be a JSON Schema object`);
+  let validate: ReturnType<typeof compileJsonSchema>;
+  try {
+    validate = compileJsonSchema(inputSchema);
+  } catch (err) {
+    throw new Error(
+      `${where}: inputSchema does not compile: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+  return {
+    kind: "ors-tool",
+    description: def.description,
+    inputSchema,
+    parse(raw) {
+      const result = validate(raw);
+      return result.ok ? result : { ok: false, error: `Invalid input: ${result.error}` };
     },
     async run(input, ctx) {
       return def.run(input as Input, ctx);

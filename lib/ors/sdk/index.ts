@@ -8,6 +8,7 @@ export {
   type Environment,
   type EnvironmentDefinition,
   image,
+  type JsonSchema,
   type SessionContext,
   type TaskSource,
   type Tool,
