@@ -2,14 +2,16 @@
 // expected (those of the object's schema that are not there yet), and enum values, constants,
 // booleans and null where a value is expected. `$ref`s are followed and unions expanded; a union's
 // options are narrowed by the tag the object already has (`"kind": "circle"`).
-import type {
-  Completion,
-  CompletionContext,
-  CompletionResult,
-  CompletionSource,
+import {
+  type Completion,
+  type CompletionContext,
+  type CompletionResult,
+  type CompletionSource,
+  insertCompletionText,
 } from "@codemirror/autocomplete";
 import { syntaxTree } from "@codemirror/language";
 import type { EditorState } from "@codemirror/state";
+import type { EditorView } from "@codemirror/view";
 import type { SyntaxNode } from "@lezer/common";
 import { dedent, deref, isObj, type Schema, tagValue } from "./schema-utils";
 
@@ -128,7 +130,7 @@ function segmentTo(state: EditorState, outer: SyntaxNode, inner: SyntaxNode): Se
     return i;
   }
   let n: SyntaxNode | null = inner;
-  while (n && n.parent && n.parent !== outer) n = n.parent;
+  while (n?.parent && n.parent !== outer) n = n.parent;
   const name = n?.name === "Property" ? n.getChild("PropertyName") : null;
   return name ? unquote(state.sliceDoc(name.from, name.to)) : null;
 }
@@ -157,7 +159,13 @@ function valueOptions(root: Schema, raws: unknown[]): Completion[] {
     const label = JSON.stringify(v);
     if (seen.has(label)) return;
     seen.add(label);
-    out.push({ label, detail, info, type: typeof v === "string" ? "enum" : "constant" });
+    out.push({
+      label,
+      apply: replaceToken(label, false),
+      detail,
+      info,
+      type: typeof v === "string" ? "enum" : "constant",
+    });
   };
   for (const s of raws.flatMap((r) => expand(root, r))) {
     if (Array.isArray(s.enum)) for (const v of s.enum) add(v, "enum", describe(s));
@@ -176,21 +184,44 @@ function valueOptions(root: Schema, raws: unknown[]): Completion[] {
 }
 
 /**
- * The token the cursor is in or right after: a whole string (or property name) when inside one, an
- * opened string being typed (`"sl`), or a bare word (`tru`, `12`).
+ * The token the cursor is in or right after: a string (or property name) the cursor is inside, an
+ * opened string being typed (`"sl`), or a bare word (`tru`, `12`). `end` is where the token ends
+ * (after the cursor: the rest of a string and its closing quote).
  */
-function tokenBefore(ctx: CompletionContext, node: SyntaxNode): { from: number; to: number } | null {
+function tokenAt(ctx: CompletionContext, node: SyntaxNode): { from: number; end: number } | null {
   const { pos, state } = ctx;
   if ((node.name === "String" || node.name === "PropertyName") && node.from < pos && pos <= node.to) {
-    return { from: node.from, to: node.to };
+    return { from: node.from, end: node.to };
   }
   const open = ctx.matchBefore(/"[^"\n\\]*$/);
   if (open && /[{[,:]\s*$|^\s*$/.test(state.sliceDoc(Math.max(0, open.from - 200), open.from))) {
-    const closing = state.sliceDoc(pos, pos + 1) === '"' ? 1 : 0;
-    return { from: open.from, to: pos + closing };
+    return { from: open.from, end: tokenEnd(state, pos, true) };
   }
   const word = ctx.matchBefore(/[\w$.-]+$/);
-  return word ? { from: word.from, to: pos } : null;
+  return word ? { from: word.from, end: tokenEnd(state, pos, false) } : null;
+}
+
+/** Where the token the cursor is in ends: after the rest of a string, or of a bare word. */
+function tokenEnd(state: EditorState, pos: number, quoted: boolean): number {
+  const rest = state.sliceDoc(pos, pos + 500);
+  const m = quoted ? /^[^"\n]*"/.exec(rest) : /^[\w$.-]*/.exec(rest);
+  return pos + (m ? m[0].length : 0);
+}
+
+/**
+ * Applies a completion over the whole token (the text typed so far filters the options; the rest
+ * of the token, a closing quote say, is replaced too). A key gets its colon unless one follows.
+ */
+function replaceToken(text: string, isKey: boolean): Completion["apply"] {
+  return (view: EditorView, _completion: Completion, from: number, to: number) => {
+    const quoted = view.state.sliceDoc(from, from + 1) === '"';
+    const end = tokenEnd(view.state, to, quoted);
+    const colon = isKey && !/^\s*:/.test(view.state.sliceDoc(end, end + 50)) ? ": " : "";
+    view.dispatch({
+      ...insertCompletionText(view.state, text + colon, from, end),
+      userEvent: "input.complete",
+    });
+  };
 }
 
 /** A completion source for the JSON text of a value of `schema`. */
@@ -198,7 +229,7 @@ export function jsonSchemaCompletion(schema: Schema): CompletionSource {
   return (ctx: CompletionContext): CompletionResult | null => {
     const { state, pos } = ctx;
     const tree = syntaxTree(state);
-    const token = tokenBefore(ctx, tree.resolveInner(pos, -1));
+    const token = tokenAt(ctx, tree.resolveInner(pos, -1));
     const from = token ? token.from : pos;
     if (!token && !ctx.explicit) return null;
     const before = state.sliceDoc(Math.max(0, from - 2000), from);
@@ -216,15 +247,12 @@ export function jsonSchemaCompletion(schema: Schema): CompletionSource {
     const literalsAt = (depth: number) =>
       chain[depth]?.name === "Object" ? objectInfo(state, chain[depth]!).literals : undefined;
 
-    const to = token ? token.to : pos;
-
     if (container.name === "Object" && (prev === "{" || prev === ",")) {
       const schemas = schemasAt(schema, path, literalsAt);
       const { keys } = objectInfo(state, container);
-      const current = token ? unquote(state.sliceDoc(token.from, token.to)) : "";
+      const current = token ? unquote(state.sliceDoc(token.from, token.end)) : "";
       const options: Completion[] = [];
       const named = new Set<string>();
-      const nextIsColon = /^\s*:/.test(state.sliceDoc(to, to + 50));
       for (const s of schemas) {
         if (!isObj(s.properties)) continue;
         const required = new Set(Array.isArray(s.required) ? (s.required as string[]) : []);
@@ -234,7 +262,7 @@ export function jsonSchemaCompletion(schema: Schema): CompletionSource {
           const label = JSON.stringify(key);
           options.push({
             label,
-            apply: nextIsColon ? label : `${label}: `,
+            apply: replaceToken(label, true),
             detail: `${typeDetail(schema, prop)}${required.has(key) ? " · required" : ""}`,
             info: isObj(prop) ? describe(deref(schema, prop)) : undefined,
             type: "property",
@@ -242,7 +270,7 @@ export function jsonSchemaCompletion(schema: Schema): CompletionSource {
           });
         }
       }
-      return options.length ? { from, to, options, validFor: /^"?[\w$.-]*"?$/ } : null;
+      return options.length ? { from, options, validFor: /^"?[\w$.-]*"?$/ } : null;
     }
 
     // The schemas the value at the cursor may have (one per union option that defines it).
@@ -263,6 +291,6 @@ export function jsonSchemaCompletion(schema: Schema): CompletionSource {
       .map((s) => child(s, seg))
       .filter((c) => c !== undefined);
     const options = valueOptions(schema, raws);
-    return options.length ? { from, to, options, validFor: /^"?[\w$.-]*"?$/ } : null;
+    return options.length ? { from, options, validFor: /^"?[\w$.-]*"?$/ } : null;
   };
 }

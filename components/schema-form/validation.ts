@@ -3,6 +3,7 @@
 // error after an attempt to call. The errors are recomputed on every change, so a shown error
 // clears as soon as the value is valid.
 import type { ErrorSchema, FieldPathList, RJSFSchema, RJSFValidationError } from "@rjsf/utils";
+import { getByPath, toErrorSchema, toPath } from "@rjsf/utils";
 import { customizeValidator } from "@rjsf/validator-ajv8";
 import { createContext } from "react";
 import type { JsonObject } from "@/lib/ors/protocol";
@@ -12,22 +13,27 @@ export const validator = customizeValidator({ ajvOptionsOverrides: { discriminat
 
 /** Shorter, plainer messages than AJV's defaults. */
 export function transformErrors(errors: RJSFValidationError[]): RJSFValidationError[] {
-  return errors
-    .filter((e) => e.name !== "oneOf" && e.name !== "anyOf" && e.name !== "if")
-    .map((e) => {
-      if (e.name === "required") return { ...e, message: "is required" };
-      if (e.name === "pattern")
-        return { ...e, message: `must match ${String(e.params?.pattern ?? "the pattern")}` };
-      if (e.name === "format")
-        return { ...e, message: `must be a valid ${String(e.params?.format ?? "value")}` };
-      if (e.name === "uniqueItems") return { ...e, message: "must not contain the same value twice" };
-      if (e.name === "additionalProperties")
-        return {
-          ...e,
-          message: `has an unknown property ${String(e.params?.additionalProperty ?? "")}`.trim(),
-        };
-      return e;
-    });
+  return (
+    errors
+      // The union's own verdict, and the null option's "must be null" when another option is chosen,
+      // say nothing the chosen option's errors do not say better.
+      .filter((e) => e.name !== "oneOf" && e.name !== "anyOf" && e.name !== "if")
+      .filter((e) => !(e.name === "type" && e.params?.type === "null"))
+      .map((e) => {
+        if (e.name === "required") return { ...e, message: "is required" };
+        if (e.name === "pattern")
+          return { ...e, message: `must match ${String(e.params?.pattern ?? "the pattern")}` };
+        if (e.name === "format")
+          return { ...e, message: `must be a valid ${String(e.params?.format ?? "value")}` };
+        if (e.name === "uniqueItems") return { ...e, message: "must not contain the same value twice" };
+        if (e.name === "additionalProperties")
+          return {
+            ...e,
+            message: `has an unknown property ${String(e.params?.additionalProperty ?? "")}`.trim(),
+          };
+        return e;
+      })
+  );
 }
 
 export interface Validation {
@@ -37,8 +43,17 @@ export interface Validation {
 
 /** Validates `value` against a prepared schema. */
 export function validate(schema: RJSFSchema, value: JsonObject): Validation {
-  const { errors, errorSchema } = validator.validateFormData(value, schema, undefined, transformErrors);
-  return { errors, errorSchema };
+  const result = validator.validateFormData(value, schema, undefined, transformErrors);
+  // A position the form holds empty (a tuple's, a new list item's) "must be number": it is missing.
+  let changed = false;
+  const errors = result.errors.map((e) => {
+    if (e.name !== "type" || !e.property) return e;
+    const v = getByPath(value, toPath(e.property));
+    if (v !== null && v !== undefined) return e;
+    changed = true;
+    return { ...e, message: "is required", stack: `${e.property} is required` };
+  });
+  return changed ? { errors, errorSchema: toErrorSchema(errors) } : result;
 }
 
 /** Readable lines (`slot_1.crop: is required`) for a list of errors. */

@@ -133,7 +133,6 @@ export function CheckboxWidget({
   onFocus,
   schema,
   rawErrors = [],
-  required,
 }: WidgetProps) {
   const field = useField();
   const path = field?.path ?? [id];
@@ -169,7 +168,9 @@ export function CheckboxWidget({
       </label>
       {hint && <span className="text-[11px] text-zinc-500 dark:text-zinc-400">{hint}</span>}
       {typeof value !== "boolean" && schema.default !== undefined && (
-        <span className="text-[11px] text-zinc-500 dark:text-zinc-400">default</span>
+        <span className="text-[11px] text-zinc-500 dark:text-zinc-400">
+          default {showDefault(schema.default)}
+        </span>
       )}
     </div>
   );

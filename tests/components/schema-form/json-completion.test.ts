@@ -3,7 +3,7 @@
 import { CompletionContext, type CompletionResult } from "@codemirror/autocomplete";
 import { json } from "@codemirror/lang-json";
 import { ensureSyntaxTree } from "@codemirror/language";
-import { EditorState } from "@codemirror/state";
+import { EditorState, type TransactionSpec } from "@codemirror/state";
 import { describe, expect, it } from "vitest";
 import { jsonSchemaCompletion, schemasAt } from "@/components/schema-form/json-completion";
 import { jsonDiagnostics } from "@/components/schema-form/json-editor";
@@ -13,19 +13,22 @@ import fixture from "../../fixtures/pydantic-tool-schemas.json";
 const schemaOf = (name: string) => fixture.tools.find((t) => t.name === name)!.input_schema as Schema;
 
 /** Completion at the `|` in `doc`, as Ctrl+Space asks for it. */
-function complete(
-  tool: string,
-  doc: string,
-  explicit = true,
-): { labels: string[]; result: CompletionResult | null; text: string } {
+function complete(tool: string, doc: string, explicit = true) {
   const pos = doc.indexOf("|");
   const text = doc.replace("|", "");
   const state = EditorState.create({ doc: text, extensions: [json()] });
   ensureSyntaxTree(state, state.doc.length, 5000);
-  const result = jsonSchemaCompletion(schemaOf(tool))(
-    new CompletionContext(state, pos, explicit),
-  ) as CompletionResult | null;
-  return { labels: result ? result.options.map((o) => o.label) : [], result, text };
+  const source = jsonSchemaCompletion(schemaOf(tool));
+  const result = source(new CompletionContext(state, pos, explicit)) as CompletionResult | null;
+  /** The document once the option labelled `label` is applied, as the editor applies it. */
+  const apply = (label: string): string => {
+    const option = result!.options.find((o) => o.label === label)!;
+    let next = state;
+    const view = { state, dispatch: (spec: TransactionSpec) => (next = state.update(spec).state) };
+    (option.apply as (...args: unknown[]) => void)(view, option, result!.from, result!.to ?? pos);
+    return next.doc.toString();
+  };
+  return { labels: result ? result.options.map((o) => o.label) : [], result, apply };
 }
 
 describe("property names", () => {
@@ -50,17 +53,19 @@ describe("property names", () => {
     });
   });
 
-  it("replaces a key being typed, and inserts the colon only when none follows", () => {
+  it("completes over the whole token (a closing quote too), with a colon unless one follows", () => {
     const typed = complete("plan", '{ "sl|');
     expect(typed.result!.from).toBe(2);
-    expect(typed.labels).toContain('"slot_1"');
-    expect(typed.result!.options[0]!.apply).toMatch(/: $/);
-    const existing = complete("plan", '{ "sl|ot_9": 1 }');
-    expect(existing.result!.from).toBe(2);
-    expect(existing.result!.to).toBe(10);
-    expect(existing.result!.options.every((o) => o.apply === o.label)).toBe(true);
+    expect(typed.apply('"slot_1"')).toBe('{ "slot_1": ');
+    expect(complete("plan", '{ "sl|ot_9": 1 }').apply('"slot_1"')).toBe('{ "slot_1": 1 }');
+    // A quote typed with its closing twin (the editor closes brackets and quotes).
+    const closed = complete("plan", '{ "|" }');
+    expect(closed.labels).toContain('"extra_action"');
+    expect(closed.apply('"extra_action"')).toBe('{ "extra_action":  }');
     // Typing without a quote: a bare word still completes.
-    expect(complete("plan", "{ sl|", false).labels).toContain('"slot_1"');
+    expect(complete("plan", "{ sl|", false).apply('"slot_2"')).toBe('{ "slot_2": ');
+    expect(complete("draw", '{"colour": "g|"}').apply('"green"')).toBe('{"colour": "green"}');
+    expect(complete("order", '{"vip": t|}', false).apply("true")).toBe('{"vip": true}');
   });
 
   it("narrows a discriminated union by the tag already there, and goes through arrays, tuples and recursion", () => {
@@ -84,7 +89,6 @@ describe("property names", () => {
 describe("values", () => {
   it("offers enum values (by $ref too), Literal numbers, booleans, null for nullable fields, constants", () => {
     expect(complete("draw", '{"colour": |}').labels).toEqual(['"red"', '"green"', '"blue"']);
-    expect(complete("draw", '{"colour": "g|"}').result).toMatchObject({ from: 11, to: 14 });
     expect(complete("draw", '{"level": |}').labels).toEqual(["1", "2", "3"]);
     expect(complete("handoff", '{"disposition": "|').labels).toEqual([
       '"admit"',

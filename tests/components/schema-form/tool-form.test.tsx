@@ -171,6 +171,29 @@ describe("constructs build inputs the schema accepts", () => {
     expectAccepted("draw", calls[1]);
   });
 
+  it("an optional model set but empty: its fields' errors, not the null option's", async () => {
+    const { user, calls, call } = renderForm("draw");
+    await user.click(screen.getByRole("radio", { name: "anchor set (Point)" }));
+    await call();
+    expect(calls).toHaveLength(0);
+    expect(spinbutton("anchor x").getAttribute("aria-invalid")).toBe("true");
+    expect(screen.queryByText("must be null")).toBeNull();
+    expect(screen.queryByText(/must match/)).toBeNull();
+  });
+
+  it("an empty tuple position or new list item reads 'is required'", async () => {
+    const { user, calls, call } = renderForm("draw");
+    await user.selectOptions(screen.getByRole("combobox", { name: "shape" }), "kind = rect");
+    await user.type(spinbutton("shape size #1"), "3");
+    await call();
+    expect(calls).toHaveLength(0);
+    const size2 = spinbutton("shape size #2");
+    expect(document.getElementById(size2.getAttribute("aria-describedby")!.split(" ")[0]!)!.textContent).toBe(
+      "is required",
+    );
+    expect(screen.queryByText("must be number")).toBeNull();
+  });
+
   it("a circle: the other variant's fields", async () => {
     const { user, calls, call } = renderForm("draw");
     await user.type(spinbutton("shape center x"), "0");
