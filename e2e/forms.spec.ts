@@ -354,6 +354,10 @@ test.describe("the JSON editor", () => {
         .evaluate((el) => getComputedStyle(el).color);
     expect(await colour('"shape"')).not.toBe(await colour('"circle"'));
 
+    // Bracket matching: the cursor beside a brace marks its pair.
+    await editor.press("Control+Home");
+    await expect(form.locator(".cm-matchingBracket")).toHaveCount(2);
+
     // A parse error is marked at the offending character, and its line and column are said.
     await editor.fill('{\n  "shape": {"kind": "circle"},\n  "colour": ]\n}');
     await expect(form.locator(".cm-lintRange-error")).toHaveText("]");

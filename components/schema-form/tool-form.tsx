@@ -10,7 +10,6 @@
 // having typed something, or after an attempt to call, and clear as soon as the value is valid; an
 // error that appears while a pointer is pressed waits for its release, so the layout does not move
 // under a click (on Call, say).
-import type Form from "@rjsf/core";
 import { withTheme } from "@rjsf/core";
 import CheckboxesWidget from "@rjsf/shadcn/lib/CheckboxesWidget/CheckboxesWidget.js";
 import RadioWidget from "@rjsf/shadcn/lib/RadioWidget/RadioWidget.js";
@@ -174,7 +173,6 @@ export function ToolForm({
   const [jsonText, setJsonText] = useState(() => JSON.stringify(value, null, 2));
   const [jsonErrors, setJsonErrors] = useState<string[]>([]);
   const [focusError, setFocusError] = useState(0);
-  const formRef = useRef<Form>(null);
   const formBox = useRef<HTMLDivElement>(null);
   const { Editor, failed: editorFailed } = useJsonEditor(tab === "json");
 
@@ -322,7 +320,6 @@ export function ToolForm({
           <div ref={formBox}>
             <FormUiContext.Provider value={formUi}>
               <ThemedForm
-                ref={formRef}
                 schema={prepared}
                 uiSchema={uiSchema}
                 formData={value}
