@@ -257,7 +257,12 @@ export function ObjectFieldTemplate({
     const prop = isObj(schema.properties) ? schema.properties[name] : undefined;
     return !isObj(prop) || ADDITIONAL_PROPERTY_FLAG in prop;
   };
-  const fixed = properties.filter((p) => !isEntry(p.name));
+  // A union's tag is not a field of its own (the option selector sets it).
+  const isTag = (name: string) => {
+    const prop = isObj(schema.properties) ? schema.properties[name] : undefined;
+    return isObj(prop) && prop[DISCRIMINATOR_MARK] === true;
+  };
+  const fixed = properties.filter((p) => !isEntry(p.name) && !isTag(p.name));
   const entries = properties.filter((p) => isEntry(p.name));
   const expandable = canExpand(schema, uiSchema, formData);
   const isMap = entries.length > 0 || expandable;
