@@ -1,49 +1,47 @@
-// A readable view of a tool's JSON Schema: each field with its type, required marker, description,
-// enum values, constraints and defaults; nested objects, arrays of objects, $ref/$defs and
-// anyOf/oneOf (Pydantic's nullable `anyOf [T, null]` reads as "T | null") are shown indented.
+// A readable view of a tool's input schema: each field with its type, required or optional, its
+// default, description, enum values and constraints; nested objects, array items, `$ref`s and
+// union options indented below it. It reads the schema as the tool's form does (prepareSchema), so
+// both agree on what is required, what has a default and how a union's options are named
+// (`kind = circle`); generators' internal names (zod's `__schema0`) are never shown.
+import { prepareSchema } from "@/components/schema-form/prepare-schema";
+import { deref, isObj, refName, type Schema, takesNoInput } from "@/components/schema-form/schema-utils";
 import { Badge } from "@/components/ui/badge";
+import type { JsonObject } from "@/lib/ors/protocol";
 import { cn } from "@/lib/ui/cn";
-
-type Schema = Record<string, unknown>;
 
 const MAX_DEPTH = 8;
 
-function isObj(v: unknown): v is Schema {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
+/** Union options with `null` last (`Point | null`). */
+function unionOptions(schema: Schema): Schema[] | null {
+  const opts = (schema.anyOf ?? schema.oneOf) as unknown;
+  if (!Array.isArray(opts)) return null;
+  const list = opts.filter(isObj);
+  return [...list.filter((o) => o.type !== "null"), ...list.filter((o) => o.type === "null")];
 }
 
-function resolveRef(root: Schema, ref: string): Schema | undefined {
-  if (!ref.startsWith("#/")) return undefined;
-  let cur: unknown = root;
-  for (const part of ref.slice(2).split("/")) {
-    const key = part.replace(/~1/g, "/").replace(/~0/g, "~");
-    if (!isObj(cur)) return undefined;
-    cur = cur[key];
-  }
-  return isObj(cur) ? cur : undefined;
-}
-
-function refName(ref: string): string {
-  return ref.split("/").pop() ?? ref;
-}
-
-/** A one-line type for a schema: `string`, `integer`, `"a" | "b"`, `Address`, `array<Item>`, `string | null`. */
-export function typeLabel(schema: unknown, root: Schema, seen: Set<string> = new Set()): string {
+/**
+ * A one-line type: `string`, `integer`, `"a" | "b"`, `Slot`, `array<Item>`, `[number, number]`,
+ * `map<number>`, `string | null`, `kind = circle | kind = rect`.
+ */
+export function typeLabel(schema: unknown, root: Schema): string {
   if (schema === true || schema === undefined) return "any";
   if (schema === false) return "never";
   if (!isObj(schema)) return "any";
-  if (typeof schema.$ref === "string") return refName(schema.$ref);
+  if (typeof schema.$ref === "string") return refName(root, schema.$ref);
   if ("const" in schema) return JSON.stringify(schema.const);
   if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(" | ");
-  const union = (schema.anyOf ?? schema.oneOf) as unknown;
-  if (Array.isArray(union)) return union.map((s) => typeLabel(s, root, seen)).join(" | ");
-  if (Array.isArray(schema.allOf) && schema.allOf.length === 1) return typeLabel(schema.allOf[0], root, seen);
+  const union = unionOptions(schema);
+  if (union)
+    return union.map((s) => (typeof s.title === "string" ? s.title : typeLabel(s, root))).join(" | ");
+  if (Array.isArray(schema.allOf) && schema.allOf.length === 1) return typeLabel(schema.allOf[0], root);
   const t = schema.type;
   if (Array.isArray(t)) return t.join(" | ");
   if (t === "array") {
-    const items = schema.items;
-    return `array<${items ? typeLabel(items, root, seen) : "any"}>`;
+    if (Array.isArray(schema.items)) return `[${schema.items.map((i) => typeLabel(i, root)).join(", ")}]`;
+    return `array<${schema.items ? typeLabel(schema.items, root) : "any"}>`;
   }
+  if ((t === "object" || t === undefined) && isObj(schema.additionalProperties) && !isObj(schema.properties))
+    return `map<${typeLabel(schema.additionalProperties, root)}>`;
   if (typeof t === "string") return schema.format ? `${t} (${schema.format})` : t;
   if (isObj(schema.properties)) return "object";
   return "any";
@@ -64,41 +62,51 @@ function constraints(schema: Schema): string[] {
   add("minLength", "min length");
   add("maxLength", "max length");
   add("pattern", "pattern");
-  add("minItems", "min items");
-  add("maxItems", "max items");
+  if (!Array.isArray(schema.items)) {
+    add("minItems", "min items");
+    add("maxItems", "max items");
+  }
   add("multipleOf", "multiple of");
   if (schema.uniqueItems === true) out.push("unique items");
   return out;
 }
 
-/** The sub-schemas worth expanding below a field: object properties, array items, union members. */
-function children(
-  schema: Schema,
-  root: Schema,
-  seen: Set<string>,
-): { label?: string; schema: Schema; seen: Set<string> }[] {
+type Nested = { label?: string; schema: Schema; seen: Set<string> };
+
+/** The sub-schemas worth expanding below a field: object properties, items, map values, union options. */
+function children(schema: Schema, root: Schema, seen: Set<string>): Nested[] {
   if (typeof schema.$ref === "string") {
     if (seen.has(schema.$ref)) return [];
-    const target = resolveRef(root, schema.$ref);
-    if (!target) return [];
-    const next = new Set(seen).add(schema.$ref);
-    return [{ schema: target, seen: next }];
+    const target = deref(root, { $ref: schema.$ref });
+    return children(target, root, new Set(seen).add(schema.$ref));
   }
-  if (isObj(schema.properties)) return [{ schema, seen }];
+  if (isObj(schema.properties) && Object.keys(schema.properties).length) return [{ schema, seen }];
+  if (schema.type === "array" && Array.isArray(schema.items)) {
+    return schema.items
+      .filter(isObj)
+      .flatMap((item, i) =>
+        children(item, root, seen).map((c) => ({ ...c, label: c.label ?? `item ${i + 1}` })),
+      );
+  }
   if (schema.type === "array" && isObj(schema.items)) {
-    const items = schema.items;
-    const inner = children(items, root, seen);
-    return inner.length ? inner.map((c) => ({ ...c, label: c.label ?? "each item" })) : [];
+    return children(schema.items, root, seen).map((c) => ({ ...c, label: c.label ?? "each item" }));
   }
-  const union = (schema.anyOf ?? schema.oneOf) as unknown;
-  if (Array.isArray(union)) {
-    const members = union.filter((s) => isObj(s) && s.type !== "null") as Schema[];
-    const out: { label?: string; schema: Schema; seen: Set<string> }[] = [];
-    for (const m of members) {
-      for (const c of children(m, root, seen))
-        out.push({ ...c, label: members.length > 1 ? `option ${typeLabel(m, root)}` : c.label });
-    }
-    return out;
+  if (isObj(schema.additionalProperties)) {
+    return children(schema.additionalProperties, root, seen).map((c) => ({
+      ...c,
+      label: c.label ?? "each value",
+    }));
+  }
+  const union = unionOptions(schema);
+  if (union) {
+    const members = union.filter((s) => s.type !== "null");
+    return members.flatMap((m) =>
+      children(m, root, seen).map((c) => ({
+        ...c,
+        label:
+          members.length > 1 ? `when ${typeof m.title === "string" ? m.title : typeLabel(m, root)}` : c.label,
+      })),
+    );
   }
   if (Array.isArray(schema.allOf)) {
     return (schema.allOf as unknown[]).filter(isObj).flatMap((s) => children(s, root, seen));
@@ -156,11 +164,9 @@ function Field({
   depth: number;
 }) {
   const s = isObj(schema) ? schema : {};
-  const target = typeof s.$ref === "string" ? (resolveRef(root, s.$ref) ?? {}) : {};
-  const description = (s.description ?? s.title ?? target.description) as string | undefined;
-  const enumValues = (Array.isArray(s.enum) ? s.enum : Array.isArray(target.enum) ? target.enum : null) as
-    | unknown[]
-    | null;
+  const target = typeof s.$ref === "string" ? deref(root, s) : s;
+  const description = (s.description ?? target.description) as string | undefined;
+  const enumValues = (Array.isArray(target.enum) ? target.enum : null) as unknown[] | null;
   const nested = depth < MAX_DEPTH ? children(s, root, seen) : [];
   const cons = constraints(s);
   return (
@@ -184,26 +190,26 @@ function Field({
           </span>
         ))}
       </div>
-      {description && <p className="mt-0.5 text-xs text-zinc-600 dark:text-zinc-400">{description}</p>}
-      {enumValues && enumValues.length > 0 && !Array.isArray(s.anyOf) && (
+      {description && (
+        <p className="mt-0.5 whitespace-pre-line text-xs text-zinc-600 dark:text-zinc-400">{description}</p>
+      )}
+      {enumValues && enumValues.length > 1 && (
         <div className="mt-1 flex flex-wrap gap-1">
           <span className="sr-only">Allowed values:</span>
-          {enumValues.map((v) => (
-            <Badge key={JSON.stringify(v)} className="font-mono">
-              {JSON.stringify(v)}
-            </Badge>
-          ))}
+          {enumValues
+            .filter((v) => v !== null || !Array.isArray(s.type))
+            .map((v) => (
+              <Badge key={JSON.stringify(v)} className="font-mono">
+                {JSON.stringify(v)}
+              </Badge>
+            ))}
         </div>
       )}
       {nested.length > 0 && (
         <div className="mt-1 space-y-1">
           {nested.map((c, i) => (
             <div key={i} className="ml-1 border-l-2 border-zinc-200 pl-3 dark:border-zinc-800">
-              {c.label && (
-                <p className="pt-1 text-[11px] font-medium uppercase tracking-wide text-zinc-500">
-                  {c.label}
-                </p>
-              )}
+              {c.label && <p className="pt-1 font-mono text-[11px] font-medium text-zinc-500">{c.label}</p>}
               <Properties schema={c.schema} root={root} seen={c.seen} depth={depth + 1} />
             </div>
           ))}
@@ -213,23 +219,27 @@ function Field({
   );
 }
 
-/** The readable view of one tool's `input_schema` (null/absent → "no input"). */
+/** The readable view of one tool's `input_schema` ("takes no input" when it has none). */
 export function SchemaView({ schema, className }: { schema: Schema | null | undefined; className?: string }) {
-  if (!schema || (isObj(schema.properties) && Object.keys(schema.properties).length === 0 && !schema.$ref)) {
+  if (takesNoInput(schema)) {
     return <p className={cn("text-xs italic text-zinc-500", className)}>This tool takes no input.</p>;
   }
-  const top = children(schema, schema, new Set());
+  const prepared = prepareSchema(schema as JsonObject) as Schema;
+  const top = children(prepared, prepared, new Set());
   return (
     <div className={className}>
+      {typeof prepared.description === "string" && (
+        <p className="mb-1 whitespace-pre-line text-xs text-zinc-600 dark:text-zinc-400">
+          {prepared.description}
+        </p>
+      )}
       {top.length === 0 ? (
-        <p className="font-mono text-xs text-zinc-600 dark:text-zinc-400">{typeLabel(schema, schema)}</p>
+        <p className="font-mono text-xs text-zinc-600 dark:text-zinc-400">{typeLabel(prepared, prepared)}</p>
       ) : (
         top.map((c, i) => (
           <div key={i}>
-            {c.label && (
-              <p className="text-[11px] font-medium uppercase tracking-wide text-zinc-500">{c.label}</p>
-            )}
-            <Properties schema={c.schema} root={schema} seen={c.seen} depth={0} />
+            {c.label && <p className="font-mono text-[11px] font-medium text-zinc-500">{c.label}</p>}
+            <Properties schema={c.schema} root={prepared} seen={c.seen} depth={0} />
           </div>
         ))
       )}

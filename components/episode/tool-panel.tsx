@@ -3,6 +3,7 @@
 // one. The form (react-jsonschema-form + AJV) loads as its own chunk. A tool without input is one
 // button. The input is remembered per tool and task.
 import { useEffect, useState } from "react";
+import { dedent, takesNoInput } from "@/components/schema-form/schema-utils";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
@@ -60,8 +61,9 @@ function useToolFormComponent(): { ToolForm: ToolFormComponent | null; error: un
   return { ToolForm, error, retry: () => setError(null) };
 }
 
+/** Null, empty-object and `additionalProperties: false` empty schemas all take no input (one button). */
 function hasInput(tool: ToolSpec): boolean {
-  return tool.input_schema !== null && tool.input_schema !== undefined;
+  return !takesNoInput(tool.input_schema);
 }
 
 function ToolInput({ tool, caller, ready }: { tool: ToolSpec; caller: ToolCaller; ready: boolean }) {
@@ -224,7 +226,9 @@ export function ToolPanel({ caller }: { caller: ToolCaller }) {
         {current && (
           <section aria-label={`Call ${current.name}`} className="flex flex-col gap-3">
             {current.description && (
-              <p className="text-sm text-zinc-600 dark:text-zinc-400">{current.description}</p>
+              <p className="whitespace-pre-line text-sm text-zinc-600 dark:text-zinc-400">
+                {dedent(current.description)}
+              </p>
             )}
             <ToolInput key={current.name} tool={current} caller={caller} ready={ready} />
           </section>

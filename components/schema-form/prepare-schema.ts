@@ -1,93 +1,140 @@
-// Prepares a tool's input_schema for the generated form: every anyOf/oneOf option gets a readable
-// title (rjsf would show "Option 1"), e.g. "null" for Pydantic's nullable `anyOf [T, null]`,
-// `method = card` for a discriminated union, the `$defs` name for a `$ref`.
+// Prepares a tool's input_schema (Pydantic 2 or zod output, JSON Schema 2020-12 or draft 7) for
+// react-jsonschema-form and its draft-7 AJV validator. The value it accepts is the same; only the
+// spelling changes where rjsf or AJV 8's draft-7 mode would not understand it:
+// - tuples: `prefixItems` becomes draft 7's `items: [...]` (rjsf renders one field per position);
+// - a `const` property (a union's tag, a literal) is required with itself as default, so choosing a
+//   union option sets it, and read-only;
+// - an optional nullable scalar (`anyOf [string, null]`, default null) is the scalar's field
+//   (`type: ["string", "null"]`): left blank it is not sent and the server fills its default;
+//   an optional nullable model lists null first, so an absent value reads as "none";
+// - unions of literals become enums; other union options get readable titles (`kind = circle`);
+// - a `discriminator` keeps only what AJV's draft-7 mode accepts (no `mapping`);
+// - descriptions are dedented (Python docstrings keep their indentation).
+// A field with a `default` stays optional: the server fills it when absent.
 import type { JsonObject } from "@/lib/ors/protocol";
+import {
+  dedent,
+  deref,
+  findDiscriminator,
+  isObj,
+  isPrimitive,
+  nullableOption,
+  optionTitle,
+  resolveRef,
+  type Schema,
+  tagValue,
+} from "./schema-utils";
 
-type Schema = Record<string, unknown>;
+/** Marks the tag property of a discriminated union's options: the option selector shows it. */
+export const DISCRIMINATOR_MARK = "x-ors-discriminator";
 
-function isObj(v: unknown): v is Schema {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
+/** The original object schema behind a union option (its `$ref` chain followed), or null. */
+function optionTarget(root: Schema, option: Schema): Schema | null {
+  let cur: Schema | null = option;
+  const seen = new Set<string>();
+  while (cur && typeof cur.$ref === "string" && !seen.has(cur.$ref)) {
+    seen.add(cur.$ref);
+    cur = resolveRef(root, cur.$ref);
+  }
+  return cur;
 }
 
-function resolveRef(root: Schema, ref: string): Schema | null {
-  if (!ref.startsWith("#/")) return null;
-  let cur: unknown = root;
-  for (const part of ref.slice(2).split("/")) {
-    const key = decodeURIComponent(part.replace(/~1/g, "/").replace(/~0/g, "~"));
-    if (!isObj(cur)) return null;
-    cur = cur[key];
-  }
-  return isObj(cur) ? cur : null;
-}
-
-/** A short title of one union option. */
-export function optionTitle(root: Schema, option: Schema, discriminator?: string): string {
-  if (typeof option.title === "string" && option.title) return option.title;
-  let target = option;
-  if (typeof option.$ref === "string") {
-    const resolved = resolveRef(root, option.$ref);
-    const name = option.$ref.split("/").pop() ?? "ref";
-    if (resolved && typeof resolved.title === "string") return resolved.title;
-    if (!resolved) return name;
-    target = resolved;
-    if (!discriminator) return name;
-  }
-  const props = isObj(target.properties) ? target.properties : null;
-  const keys = discriminator ? [discriminator] : props ? Object.keys(props) : [];
-  for (const key of keys) {
-    const p = props?.[key];
-    if (isObj(p) && p.const !== undefined) return `${key} = ${String(p.const)}`;
-    if (isObj(p) && Array.isArray(p.enum) && p.enum.length === 1) return `${key} = ${String(p.enum[0])}`;
-  }
-  if (target.const !== undefined) return JSON.stringify(target.const);
-  if (target.type === "null") return "null";
-  if (typeof target.type === "string") {
-    if (target.type === "array" && isObj(target.items) && typeof target.items.type === "string") {
-      return `array of ${target.items.type}`;
+/** The object schemas that are options of a discriminated union, each with its tag property. */
+function collectTags(root: Schema): Map<Schema, string> {
+  const tags = new Map<Schema, string>();
+  const visited = new Set<object>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const n of node) visit(n);
+      return;
     }
-    return target.type;
-  }
-  if (Array.isArray(target.type)) return target.type.join(" | ");
-  return "option";
+    if (!isObj(node) || visited.has(node)) return;
+    visited.add(node);
+    for (const key of ["anyOf", "oneOf"]) {
+      const opts = node[key];
+      if (!Array.isArray(opts) || !opts.every(isObj)) continue;
+      const disc = findDiscriminator(root, opts, node.discriminator);
+      if (!disc) continue;
+      for (const o of opts as Schema[]) {
+        const target = optionTarget(root, o);
+        if (target && isObj(target.properties) && isObj(target.properties[disc])) tags.set(target, disc);
+      }
+    }
+    for (const v of Object.values(node)) visit(v);
+  };
+  visit(root);
+  return tags;
 }
 
-/** A discriminator property shared by all options (each with a distinct const), if any. */
-function findDiscriminator(root: Schema, options: Schema[], hint: unknown): string | undefined {
-  if (isObj(hint) && typeof hint.propertyName === "string") return hint.propertyName;
-  const resolved = options.map((o) => (typeof o.$ref === "string" ? resolveRef(root, o.$ref) : o));
-  if (resolved.some((o) => !o || !isObj(o.properties))) return undefined;
-  const first = resolved[0]!.properties as Schema;
-  for (const key of Object.keys(first)) {
-    const consts = resolved.map((o) => {
-      const p = (o!.properties as Schema)[key];
-      return isObj(p) ? p.const : undefined;
-    });
-    if (consts.every((c) => c !== undefined) && new Set(consts.map(String)).size === consts.length)
-      return key;
-  }
-  return undefined;
+interface Walk {
+  root: Schema;
+  tags: Map<Schema, string>;
+  seen: WeakMap<object, unknown>;
 }
 
-function walk(root: Schema, node: unknown, seen: WeakMap<object, unknown>): unknown {
-  if (Array.isArray(node)) return node.map((n) => walk(root, n, seen));
-  if (!isObj(node)) return node;
-  if (seen.has(node)) return seen.get(node);
+/** Properties of an object: const ones required, optional nullable scalars collapsed, tags marked. */
+function prepareProperties(w: Walk, node: Schema): Schema {
+  const props = node.properties as Schema;
+  const required = new Set(Array.isArray(node.required) ? (node.required as string[]) : []);
+  const tag = w.tags.get(node);
   const out: Schema = {};
-  seen.set(node, out);
-  for (const [k, v] of Object.entries(node)) out[k] = walk(root, v, seen);
-  // A property with a default is always sent (the form shows the default): required in the form.
-  // With the form's `populateRequiredDefaults`, an optional object then starts absent (with an
-  // "add" control) instead of half-filled with its fields' defaults.
-  if (isObj(out.properties)) {
-    const required = new Set(Array.isArray(out.required) ? (out.required as string[]) : []);
-    for (const [key, prop] of Object.entries(out.properties)) {
-      if (isObj(prop) && prop.default !== undefined && !isObj(prop.default) && !Array.isArray(prop.default))
-        required.add(key);
+  for (const [key, raw] of Object.entries(props)) {
+    if (!isObj(raw)) {
+      out[key] = raw;
+      continue;
     }
-    if (required.size) out.required = [...required];
+    let prop: Schema = raw;
+    {
+      const inner = nullableOption(prop);
+      const scalar = inner ? deref(w.root, inner) : null;
+      if (!required.has(key) && scalar && !Array.isArray(prop.oneOf) && isPrimitive(scalar)) {
+        // The scalar's own field, still accepting null (`type: [T, "null"]` renders as T).
+        const { anyOf: _anyOf, ...rest } = prop;
+        const { title: _title, ...own } = scalar;
+        prop = { ...own, ...rest } as Schema;
+        if (typeof own.type === "string") prop.type = [own.type, "null"];
+        if (Array.isArray(own.enum) && !own.enum.includes(null)) prop.enum = [...own.enum, null];
+      } else if (!required.has(key) && inner && Array.isArray(prop.anyOf)) {
+        // An optional model: "none" first, so an absent value reads as none rather than as an empty model.
+        prop = { ...prop, anyOf: [(prop.anyOf as unknown[]).find((o) => o !== inner), inner] };
+      }
+      if (prop.const !== undefined) {
+        required.add(key);
+        if (prop.default === undefined) prop = { ...prop, default: prop.const };
+      }
+      if (key === tag) {
+        // A discriminated union needs its tag in the input (Pydantic cannot pick the model without it).
+        required.add(key);
+        prop = { ...prop, [DISCRIMINATOR_MARK]: true };
+        if (prop.default === undefined) prop.default = tagValue(prop);
+      }
+    }
+    out[key] = prop;
   }
-  // A literal (`const`) is shown but not edited.
+  return { ...node, properties: out, ...(required.size ? { required: [...required] } : {}) };
+}
+
+function walk(w: Walk, node: unknown): unknown {
+  if (Array.isArray(node)) return node.map((n) => walk(w, n));
+  if (!isObj(node)) return node;
+  if (w.seen.has(node)) return w.seen.get(node);
+  const src = isObj(node.properties) ? prepareProperties(w, node) : node;
+  const out: Schema = {};
+  w.seen.set(node, out);
+  for (const [k, v] of Object.entries(src)) out[k] = walk(w, v);
+
+  if (typeof out.description === "string") out.description = dedent(out.description);
+  if (Array.isArray(out.prefixItems)) {
+    const positions = out.prefixItems;
+    delete out.prefixItems;
+    // 2020-12's `items` after `prefixItems` is the schema of the rest: draft 7's `additionalItems`.
+    if (out.items !== undefined) out.additionalItems = out.items;
+    else if (typeof out.maxItems === "number" && out.maxItems <= positions.length)
+      out.additionalItems = false;
+    out.items = positions;
+  }
   if (out.const !== undefined && out.readOnly === undefined) out.readOnly = true;
+
   for (const key of ["anyOf", "oneOf"] as const) {
     const opts = out[key];
     if (!Array.isArray(opts) || !opts.every(isObj)) continue;
@@ -103,11 +150,24 @@ function walk(root: Schema, node: unknown, seen: WeakMap<object, unknown>): unkn
       if (out.type === undefined) out.type = types.size === 1 ? [...types][0] : [...types];
       continue;
     }
-    const disc = findDiscriminator(root, opts as Schema[], node.discriminator);
+    const disc = findDiscriminator(w.root, opts, node.discriminator);
+    if (isObj(out.discriminator)) {
+      // AJV validates only the option the tag names (so errors are about that option), given a
+      // `oneOf` whose options all fix the tag, and no `mapping`; rjsf reads `propertyName` too.
+      const usable =
+        key === "oneOf" &&
+        disc !== undefined &&
+        disc === out.discriminator.propertyName &&
+        opts.every((o) => {
+          const t = deref(w.root, o as Schema);
+          return isObj(t.properties) && tagValue(t.properties[disc]) !== undefined;
+        });
+      if (usable) out.discriminator = { propertyName: disc };
+      else delete out.discriminator;
+    }
     const titles = new Set<string>();
     out[key] = (opts as Schema[]).map((o) => {
-      if (typeof o.title === "string" && o.title) return o;
-      let title = optionTitle(root, o, disc);
+      let title = optionTitle(w.root, o, disc);
       while (titles.has(title)) title = `${title}′`;
       titles.add(title);
       return { ...o, title };
@@ -116,7 +176,7 @@ function walk(root: Schema, node: unknown, seen: WeakMap<object, unknown>): unkn
   return out;
 }
 
-/** A copy of `schema` with titled union options (the original is not modified). */
+/** A copy of `schema` ready for the form (the original is not modified). */
 export function prepareSchema(schema: JsonObject): JsonObject {
-  return walk(schema, schema, new WeakMap()) as JsonObject;
+  return walk({ root: schema, tags: collectTags(schema), seen: new WeakMap() }, schema) as JsonObject;
 }

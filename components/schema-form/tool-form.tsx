@@ -1,80 +1,144 @@
 "use client";
-import type Form from "@rjsf/core";
 // The form of one tool, generated from its input_schema by react-jsonschema-form (shadcn theme,
 // AJV 8 validator), with a JSON tab that edits the same value: the parent holds the one value;
 // the JSON text is kept as typed while it parses to that value (never re-escaped), and invalid
-// JSON shows an error without touching the value. Ctrl/Cmd+Enter calls from either tab.
+// JSON shows an error without touching the value. The JSON tab's editor (CodeMirror) loads as its
+// own chunk when the tab is first opened.
+//
+// Keys: Enter in a field never calls the tool (free text gets a new line); Ctrl/Cmd+Enter calls
+// from any field and from the JSON editor. Errors show under a field once the user has left it
+// having typed something, or after an attempt to call, and clear as soon as the value is valid; an
+// error that appears while a pointer is pressed waits for its release, so the layout does not move
+// under a click (on Call, say).
 import { withTheme } from "@rjsf/core";
 import CheckboxesWidget from "@rjsf/shadcn/lib/CheckboxesWidget/CheckboxesWidget.js";
-import CheckboxWidget from "@rjsf/shadcn/lib/CheckboxWidget/CheckboxWidget.js";
 import RadioWidget from "@rjsf/shadcn/lib/RadioWidget/RadioWidget.js";
 import RangeWidget from "@rjsf/shadcn/lib/RangeWidget/RangeWidget.js";
 import { generateTemplates } from "@rjsf/shadcn/lib/Templates/Templates.js";
-import TextareaWidget from "@rjsf/shadcn/lib/TextareaWidget/TextareaWidget.js";
-import { createSchemaUtils, type RJSFSchema, type RJSFValidationError, type UiSchema } from "@rjsf/utils";
-import validator from "@rjsf/validator-ajv8";
-import { type KeyboardEvent, type ReactNode, useEffect, useId, useMemo, useRef, useState } from "react";
+import type { ErrorSchema, FieldPathList, RJSFSchema, UiSchema } from "@rjsf/utils";
+import {
+  type KeyboardEvent,
+  type ReactNode,
+  useCallback,
+  useEffect,
+  useId,
+  useMemo,
+  useRef,
+  useState,
+} from "react";
 import { Button } from "@/components/ui/button";
 import { Kbd } from "@/components/ui/kbd";
 import { TabPanel, Tabs } from "@/components/ui/tabs";
 import type { JsonObject } from "@/lib/ors/protocol";
-import { cn } from "@/lib/ui/cn";
 import { jsonEqual, parseJsonObject } from "./json-text";
-import { NativeSelectWidget } from "./native-select-widget";
 import { prepareSchema } from "./prepare-schema";
+import {
+  AnyOfField,
+  ArrayFieldItemButtonsTemplate,
+  ArrayFieldItemTemplate,
+  ArrayFieldTemplate,
+  FieldErrorTemplate,
+  FieldTemplate,
+  MultiSchemaFieldTemplate,
+  ObjectFieldTemplate,
+  OneOfField,
+  OptionalDataControlsTemplate,
+  WrapIfAdditionalTemplate,
+} from "./templates";
+import { errorLines, FormUiContext, pathKey, validate, validator, visibleErrors } from "./validation";
+import { BaseInputTemplate, CheckboxWidget, NativeSelectWidget, TextareaWidget, TextWidget } from "./widgets";
 
-// The shadcn theme, assembled here so its searchable select (cmdk + a dialog, ~40 kB) is not
-// bundled: enums and union variants use a native <select> with a real <label>.
+// The shadcn theme with the templates and widgets above. Its searchable select (cmdk + a dialog)
+// is not bundled: enums and union options use a native <select> with a real <label>.
 const ThemedForm = withTheme({
-  templates: generateTemplates(),
+  templates: {
+    ...generateTemplates(),
+    FieldTemplate,
+    ObjectFieldTemplate,
+    ArrayFieldTemplate,
+    ArrayFieldItemTemplate,
+    ArrayFieldItemButtonsTemplate,
+    FieldErrorTemplate,
+    MultiSchemaFieldTemplate,
+    OptionalDataControlsTemplate,
+    WrapIfAdditionalTemplate,
+    BaseInputTemplate,
+  },
   widgets: {
     CheckboxWidget,
     CheckboxesWidget,
     RadioWidget,
     RangeWidget,
     TextareaWidget,
+    TextWidget,
     SelectWidget: NativeSelectWidget,
   },
+  fields: { AnyOfField, OneOfField },
 });
 
-/** Defaults of required fields only; prepareSchema makes every primitive with a default required. */
-const DEFAULTS_BEHAVIOR = { emptyObjectFields: "populateRequiredDefaults" } as const;
+/**
+ * What the form fills in by itself: the skeleton of required objects, required arrays' minimum
+ * items, and union tags. A field with a default is left out (the server fills it; the form shows
+ * it as a placeholder).
+ */
+const DEFAULTS_BEHAVIOR = {
+  emptyObjectFields: "populateRequiredDefaults",
+  arrayMinItems: { populate: "requiredOnly" },
+} as const;
 
 const uiSchema: UiSchema = {
   "ui:submitButtonOptions": { norender: true },
-  // Optional objects start absent, with an "add" control, instead of half-filled with defaults.
+  // Optional objects start absent, with a "set" control, instead of half-filled.
   "ui:globalOptions": { enableOptionalDataFieldForType: ["object"] },
 };
 
-/** The value with the schema's defaults filled in (what the form shows), so both tabs agree. */
-export function withDefaults(schema: JsonObject, value: JsonObject): JsonObject {
-  try {
-    const utils = createSchemaUtils(validator, prepareSchema(schema) as RJSFSchema, DEFAULTS_BEHAVIOR);
-    const filled = utils.getDefaultFormState(prepareSchema(schema) as RJSFSchema, value);
-    return filled && typeof filled === "object" && !Array.isArray(filled) ? (filled as JsonObject) : value;
-  } catch {
-    return value;
-  }
+type JsonEditorComponent = typeof import("./json-editor").JsonEditor;
+let jsonEditorLoad: Promise<JsonEditorComponent> | null = null;
+let loadedJsonEditor: JsonEditorComponent | null = null;
+
+/** Loads the JSON editor's chunk (CodeMirror) once; a failed load is retried on the next call. */
+function loadJsonEditor(): Promise<JsonEditorComponent> {
+  jsonEditorLoad ??= import("./json-editor")
+    .then((m) => {
+      loadedJsonEditor = m.JsonEditor;
+      return m.JsonEditor;
+    })
+    .catch((err: unknown) => {
+      jsonEditorLoad = null;
+      throw err;
+    });
+  return jsonEditorLoad;
 }
 
-/** Shorter, plainer messages than AJV's defaults. */
-export function transformErrors(errors: RJSFValidationError[]): RJSFValidationError[] {
-  return errors.map((e) => {
-    if (e.name === "required") return { ...e, message: "is required" };
-    if (e.name === "pattern")
-      return { ...e, message: `must match ${String(e.params?.pattern ?? "the pattern")}` };
-    if (e.name === "format")
-      return { ...e, message: `must be a valid ${String(e.params?.format ?? "value")}` };
-    return e;
-  });
+function useJsonEditor(wanted: boolean): { Editor: JsonEditorComponent | null; failed: boolean } {
+  const [Editor, setEditor] = useState<JsonEditorComponent | null>(() => loadedJsonEditor);
+  const [failed, setFailed] = useState(false);
+  useEffect(() => {
+    if (!wanted || Editor) return;
+    let live = true;
+    setFailed(false);
+    loadJsonEditor().then(
+      (c) => live && setEditor(() => c),
+      () => live && setFailed(true),
+    );
+    return () => {
+      live = false;
+    };
+  }, [wanted, Editor]);
+  return { Editor, failed };
 }
 
-/** Validates `value` against `schema` with the form's validator; returns readable errors. */
-export function validateInput(schema: JsonObject, value: JsonObject): string[] {
-  const { errors } = validator.validateFormData(value, schema as RJSFSchema, undefined, transformErrors);
-  return errors.map(
-    (e) =>
-      `${e.property && e.property !== "." ? `${e.property.replace(/^\./, "")}: ` : ""}${e.message ?? "invalid"}`,
+/** The paths `path` is under, itself included: leaving a field touches its containers too. */
+function withAncestors(path: FieldPathList): string[] {
+  return path.map((_, i) => pathKey(path.slice(0, i + 1)));
+}
+
+/** Whether a keydown is Enter in a one-line input, which would submit the form. */
+function isImplicitSubmit(e: KeyboardEvent): boolean {
+  if (e.key !== "Enter" || e.ctrlKey || e.metaKey || e.altKey || e.shiftKey) return false;
+  const t = e.target as HTMLElement;
+  return (
+    t.tagName === "INPUT" && !["checkbox", "radio", "button", "submit"].includes((t as HTMLInputElement).type)
   );
 }
 
@@ -105,23 +169,62 @@ export function ToolForm({
   const prepared = useMemo(() => prepareSchema(schema) as RJSFSchema, [schema]);
   const [tab, setTab] = useState<"form" | "json">("form");
   const [attempted, setAttempted] = useState(false);
+  const [touched, setTouched] = useState<ReadonlySet<string>>(() => new Set());
   const [jsonText, setJsonText] = useState(() => JSON.stringify(value, null, 2));
   const [jsonErrors, setJsonErrors] = useState<string[]>([]);
-  const formRef = useRef<Form>(null);
+  const [focusError, setFocusError] = useState(0);
+  const formBox = useRef<HTMLDivElement>(null);
+  const { Editor, failed: editorFailed } = useJsonEditor(tab === "json");
 
   const parsed = useMemo(() => parseJsonObject(jsonText), [jsonText]);
+  const validation = useMemo(() => validate(prepared, value), [prepared, value]);
+  const extraErrors = useMemo<ErrorSchema>(
+    () => visibleErrors(validation.errorSchema, (p) => attempted || touched.has(pathKey(p))),
+    [validation, attempted, touched],
+  );
 
-  // Fill the schema's defaults into the value once, so the form and the JSON tab show the same thing.
-  const filledOnce = useRef(false);
+  // Touches wait while a pointer is pressed: the error they show must not move a button under it.
+  const pointerDown = useRef(false);
+  const pending = useRef<string[]>([]);
+  const flush = useCallback(() => {
+    const keys = pending.current;
+    pending.current = [];
+    if (keys.length)
+      setTouched((prev) => (keys.every((k) => prev.has(k)) ? prev : new Set([...prev, ...keys])));
+  }, []);
   useEffect(() => {
-    if (filledOnce.current) return;
-    filledOnce.current = true;
-    const filled = withDefaults(schema, value);
-    if (!jsonEqual(filled, value)) {
-      onChange(filled);
-      setJsonText(JSON.stringify(filled, null, 2));
-    }
-  }, [schema, value, onChange]);
+    const down = () => {
+      pointerDown.current = true;
+    };
+    // After the click that follows the release has been dispatched.
+    const up = () => {
+      pointerDown.current = false;
+      setTimeout(flush, 0);
+    };
+    document.addEventListener("pointerdown", down, true);
+    document.addEventListener("pointerup", up, true);
+    document.addEventListener("pointercancel", up, true);
+    return () => {
+      document.removeEventListener("pointerdown", down, true);
+      document.removeEventListener("pointerup", up, true);
+      document.removeEventListener("pointercancel", up, true);
+    };
+  }, [flush]);
+  const formUi = useMemo(
+    () => ({
+      touch(path: FieldPathList) {
+        pending.current.push(...withAncestors(path));
+        if (!pointerDown.current) flush();
+      },
+    }),
+    [flush],
+  );
+
+  // After a refused call, focus the first field showing an error.
+  useEffect(() => {
+    if (!focusError) return;
+    formBox.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [focusError]);
 
   const switchTab = (next: string) => {
     if (next === "json") {
@@ -146,32 +249,40 @@ export function ToolForm({
       setJsonErrors([`Invalid JSON: ${parsed.message}`]);
       return;
     }
-    const errors = validateInput(schema, parsed.value);
+    const errors = errorLines(validate(prepared, parsed.value).errors);
     setJsonErrors(errors);
     if (errors.length === 0) onCall(parsed.value);
+  };
+
+  const callFromForm = () => {
+    setAttempted(true);
+    if (validation.errors.length > 0) {
+      setFocusError((n) => n + 1);
+      return;
+    }
+    // As sent: fields the form cleared (undefined) are absent.
+    onCall(JSON.parse(JSON.stringify(value)) as JsonObject);
   };
 
   const callNow = () => {
     if (disabled) return;
     if (tab === "json") callFromJson();
-    else formRef.current?.submit();
+    else callFromForm();
   };
 
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    if (e.defaultPrevented) return;
     if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
       e.preventDefault();
       callNow();
+    } else if (isImplicitSubmit(e)) {
+      e.preventDefault();
     }
   };
 
   const callButton = (
     <div className="flex flex-wrap items-center gap-2 pt-1">
-      <Button
-        type="submit"
-        variant="primary"
-        disabled={disabled}
-        onClick={tab === "json" ? callFromJson : undefined}
-      >
+      <Button variant="primary" disabled={disabled} onClick={callNow}>
         Call {toolName}
       </Button>
       <span className="text-xs text-zinc-500 dark:text-zinc-400">
@@ -184,6 +295,8 @@ export function ToolForm({
     </div>
   );
 
+  const jsonStatusId = `${idBase}-json-status`;
+  const jsonLabelId = `${idBase}-json-label`;
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: Ctrl/Cmd+Enter from any field of the form
     <div onKeyDown={onKeyDown} className="flex flex-col gap-3">
@@ -204,51 +317,58 @@ export function ToolForm({
               The JSON tab has invalid JSON; the form shows the last valid value.
             </p>
           )}
-          <ThemedForm
-            ref={formRef}
-            schema={prepared}
-            uiSchema={uiSchema}
-            formData={value}
-            validator={validator}
-            idPrefix={`${idBase}-${toolName}`}
-            noHtml5Validate
-            experimental_defaultFormStateBehavior={DEFAULTS_BEHAVIOR}
-            showErrorList={false}
-            liveValidate={attempted ? "onChange" : "onBlur"}
-            focusOnFirstError
-            transformErrors={transformErrors}
-            onChange={(e) => {
-              const next = (e.formData ?? {}) as JsonObject;
-              if (!jsonEqual(next, value)) onChange(next);
-            }}
-            onError={(_errors: RJSFValidationError[]) => setAttempted(true)}
-            onSubmit={(e) => {
-              setAttempted(true);
-              if (!disabled) onCall((e.formData ?? {}) as JsonObject);
-            }}
-          >
-            {callButton}
-          </ThemedForm>
+          <div ref={formBox}>
+            <FormUiContext.Provider value={formUi}>
+              <ThemedForm
+                schema={prepared}
+                uiSchema={uiSchema}
+                formData={value}
+                validator={validator}
+                idPrefix={`${idBase}-${toolName}`}
+                noHtml5Validate
+                experimental_defaultFormStateBehavior={DEFAULTS_BEHAVIOR}
+                showErrorList={false}
+                extraErrors={extraErrors}
+                onChange={(e) => {
+                  const next = (e.formData ?? {}) as JsonObject;
+                  if (!jsonEqual(next, value)) onChange(next);
+                }}
+                // Only Call submits (Enter in a field is not a call).
+                onSubmit={() => {}}
+              >
+                {callButton}
+              </ThemedForm>
+            </FormUiContext.Provider>
+          </div>
         </TabPanel>
       ) : (
         <TabPanel idBase={idBase} value="json" className="flex flex-col gap-2">
-          <label htmlFor={`${idBase}-json`} className="text-xs font-medium text-zinc-700 dark:text-zinc-300">
+          <span id={jsonLabelId} className="text-xs font-medium text-zinc-700 dark:text-zinc-300">
             Input JSON of {toolName}
-          </label>
-          <textarea
-            id={`${idBase}-json`}
-            value={jsonText}
-            onChange={(e) => onJsonChange(e.target.value)}
-            spellCheck={false}
-            rows={Math.min(24, Math.max(6, jsonText.split("\n").length + 1))}
-            aria-invalid={!parsed.ok || jsonErrors.length > 0 || undefined}
-            aria-describedby={`${idBase}-json-status`}
-            className={cn(
-              "w-full rounded-md border bg-white p-2 font-mono text-[13px] leading-5 text-zinc-900 shadow-xs dark:bg-zinc-900 dark:text-zinc-100",
-              parsed.ok ? "border-zinc-300 dark:border-zinc-700" : "border-red-500",
-            )}
-          />
-          <div id={`${idBase}-json-status`} className="text-xs" aria-live="polite">
+          </span>
+          {Editor ? (
+            <Editor
+              value={jsonText}
+              onChange={onJsonChange}
+              onSubmit={callNow}
+              schema={schema}
+              labelledBy={jsonLabelId}
+              describedBy={jsonStatusId}
+              invalid={!parsed.ok || jsonErrors.length > 0}
+            />
+          ) : editorFailed ? (
+            <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+              Could not load the JSON editor. Switch tabs to try again.
+            </p>
+          ) : (
+            <div
+              role="status"
+              className="h-40 animate-pulse rounded-md border border-zinc-200 bg-zinc-50 dark:border-zinc-800 dark:bg-zinc-900"
+            >
+              <span className="sr-only">Loading the JSON editor</span>
+            </div>
+          )}
+          <div id={jsonStatusId} className="text-xs" aria-live="polite">
             {!parsed.ok ? (
               <p className="text-red-600 dark:text-red-400">Invalid JSON: {parsed.message}</p>
             ) : jsonErrors.length ? (

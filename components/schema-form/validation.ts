@@ -1,0 +1,96 @@
+// Validation of a tool's input with the form's AJV 8 validator, and which errors the form shows:
+// a field's errors once the user has left it having typed something (it is "touched"), or every
+// error after an attempt to call. The errors are recomputed on every change, so a shown error
+// clears as soon as the value is valid.
+import type { ErrorSchema, FieldPathList, RJSFSchema, RJSFValidationError } from "@rjsf/utils";
+import { getByPath, toErrorSchema, toPath } from "@rjsf/utils";
+import { customizeValidator } from "@rjsf/validator-ajv8";
+import { createContext } from "react";
+import type { JsonObject } from "@/lib/ors/protocol";
+
+/** AJV 8 (draft 7), with `discriminator` on: a tagged union is checked against the tagged option only. */
+export const validator = customizeValidator({ ajvOptionsOverrides: { discriminator: true } });
+
+/** Shorter, plainer messages than AJV's defaults. */
+export function transformErrors(errors: RJSFValidationError[]): RJSFValidationError[] {
+  return (
+    errors
+      // The union's own verdict, and the null option's "must be null" when another option is chosen,
+      // say nothing the chosen option's errors do not say better.
+      .filter((e) => e.name !== "oneOf" && e.name !== "anyOf" && e.name !== "if")
+      .filter((e) => !(e.name === "type" && e.params?.type === "null"))
+      .map((e) => {
+        if (e.name === "required") return { ...e, message: "is required" };
+        if (e.name === "pattern")
+          return { ...e, message: `must match ${String(e.params?.pattern ?? "the pattern")}` };
+        if (e.name === "format")
+          return { ...e, message: `must be a valid ${String(e.params?.format ?? "value")}` };
+        if (e.name === "uniqueItems") return { ...e, message: "must not contain the same value twice" };
+        if (e.name === "additionalProperties")
+          return {
+            ...e,
+            message: `has an unknown property ${String(e.params?.additionalProperty ?? "")}`.trim(),
+          };
+        return e;
+      })
+  );
+}
+
+export interface Validation {
+  errors: RJSFValidationError[];
+  errorSchema: ErrorSchema;
+}
+
+/** Validates `value` against a prepared schema. */
+export function validate(schema: RJSFSchema, value: JsonObject): Validation {
+  const result = validator.validateFormData(value, schema, undefined, transformErrors);
+  // A position the form holds empty (a tuple's, a new list item's) "must be number": it is missing.
+  let changed = false;
+  const errors = result.errors.map((e) => {
+    if (e.name !== "type" || !e.property) return e;
+    const v = getByPath(value, toPath(e.property));
+    if (v !== null && v !== undefined) return e;
+    changed = true;
+    return { ...e, message: "is required", stack: `${e.property} is required` };
+  });
+  return changed ? { errors, errorSchema: toErrorSchema(errors) } : result;
+}
+
+/** Readable lines (`slot_1.crop: is required`) for a list of errors. */
+export function errorLines(errors: RJSFValidationError[]): string[] {
+  return errors.map(
+    (e) =>
+      `${e.property && e.property !== "." ? `${e.property.replace(/^\./, "")}: ` : ""}${e.message ?? "invalid"}`,
+  );
+}
+
+/** A key of a field path (array positions and property names alike as strings). */
+export function pathKey(path: readonly (string | number)[]): string {
+  return JSON.stringify(path.map(String));
+}
+
+/** The part of `errorSchema` whose paths `show` accepts (the rest of the tree is dropped). */
+export function visibleErrors(errorSchema: ErrorSchema, show: (path: string[]) => boolean): ErrorSchema {
+  const walk = (node: unknown, path: string[]): Record<string, unknown> | undefined => {
+    if (typeof node !== "object" || node === null) return undefined;
+    const out: Record<string, unknown> = {};
+    for (const [key, child] of Object.entries(node)) {
+      if (key === "__errors") {
+        if (Array.isArray(child) && child.length && show(path)) out.__errors = child;
+        continue;
+      }
+      const sub = walk(child, [...path, key]);
+      if (sub) out[key] = sub;
+    }
+    return Object.keys(out).length ? out : undefined;
+  };
+  return (walk(errorSchema, []) ?? {}) as ErrorSchema;
+}
+
+/** What fields tell the form about the user's progress through them. */
+export interface FormUi {
+  /** The user left the field at `path` having typed something: its errors show from now on. */
+  touch(path: FieldPathList): void;
+}
+
+export const FormUiContext = createContext<FormUi>({ touch: () => {} });

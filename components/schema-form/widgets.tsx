@@ -1,0 +1,314 @@
+"use client";
+// The input widgets of generated forms, in the app's look (zinc/indigo, light and dark): one-line
+// inputs for short values, auto-growing text areas for free text (Enter types a new line; only
+// Ctrl/Cmd+Enter calls), native checkboxes and selects with real labels, and a none/set choice for
+// an optional model (`Optional[Point]`). A field with a default shows it as its placeholder.
+import type { BaseInputTemplateProps, WidgetProps } from "@rjsf/utils";
+import {
+  ariaDescribedByIds,
+  enumOptionsIndexForValue,
+  enumOptionsValueForIndex,
+  getInputProps,
+  getSchemaType,
+} from "@rjsf/utils";
+import type { ChangeEvent, FocusEvent } from "react";
+import { cn } from "@/lib/ui/cn";
+import { FieldName, ownName, pathName, useField } from "./field-names";
+import { isFreeText, showDefault, titleHint } from "./schema-utils";
+
+export const inputClasses =
+  "w-full rounded-md border border-zinc-300 bg-white px-2.5 text-sm text-zinc-900 shadow-xs placeholder:text-zinc-400 focus-visible:border-indigo-500 disabled:cursor-not-allowed disabled:opacity-50 read-only:bg-zinc-50 read-only:text-zinc-600 aria-[invalid=true]:border-red-500 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:placeholder:text-zinc-500 dark:read-only:bg-zinc-800/60 dark:read-only:text-zinc-400 dark:aria-[invalid=true]:border-red-400";
+
+/** The placeholder of an empty field: the default the server fills in, else the schema's example. */
+export function placeholderOf(schema: Record<string, unknown>, placeholder?: string): string | undefined {
+  if (placeholder) return placeholder;
+  if (schema.default !== undefined) return showDefault(schema.default);
+  if (Array.isArray(schema.examples) && schema.examples.length) return showDefault(schema.examples[0]);
+  return undefined;
+}
+
+/** The one-line `<input>` of text, number, e-mail, URL, date… fields. */
+export function BaseInputTemplate({
+  id,
+  htmlName,
+  placeholder,
+  required,
+  readonly,
+  disabled,
+  type,
+  value,
+  onChange,
+  onChangeOverride,
+  onBlur,
+  onFocus,
+  autofocus,
+  options,
+  schema,
+  rawErrors = [],
+  extraProps,
+  className,
+}: BaseInputTemplateProps) {
+  const inputProps = { ...extraProps, ...getInputProps(schema, type, options) };
+  const handleChange = ({ target }: ChangeEvent<HTMLInputElement>) =>
+    onChange(target.value === "" ? options.emptyValue : target.value);
+  return (
+    <input
+      id={id}
+      name={htmlName || id}
+      placeholder={placeholderOf(schema, placeholder)}
+      // biome-ignore lint/a11y/noAutofocus: only when the uiSchema asks for it
+      autoFocus={autofocus}
+      required={required}
+      disabled={disabled}
+      readOnly={readonly}
+      {...inputProps}
+      value={value || value === 0 ? value : ""}
+      onChange={onChangeOverride || handleChange}
+      onBlur={({ target }: FocusEvent<HTMLInputElement>) => onBlur(id, target.value)}
+      onFocus={({ target }: FocusEvent<HTMLInputElement>) => onFocus(id, target.value)}
+      aria-invalid={rawErrors.length > 0 || undefined}
+      aria-describedby={ariaDescribedByIds(id, !!schema.examples)}
+      className={cn(inputClasses, "h-9", className)}
+    />
+  );
+}
+
+/** A text area that grows with its text, starting one line high. */
+export function TextareaWidget({
+  id,
+  htmlName,
+  placeholder,
+  value,
+  required,
+  disabled,
+  readonly,
+  autofocus,
+  onChange,
+  onBlur,
+  onFocus,
+  options,
+  schema,
+  rawErrors = [],
+}: WidgetProps) {
+  return (
+    <textarea
+      id={id}
+      name={htmlName || id}
+      placeholder={placeholderOf(schema, placeholder)}
+      value={value ?? ""}
+      required={required}
+      disabled={disabled}
+      readOnly={readonly}
+      // biome-ignore lint/a11y/noAutofocus: only when the uiSchema asks for it
+      autoFocus={autofocus}
+      rows={typeof options.rows === "number" ? options.rows : 1}
+      maxLength={typeof schema.maxLength === "number" ? schema.maxLength : undefined}
+      onChange={({ target }) => onChange(target.value === "" ? options.emptyValue : target.value)}
+      onBlur={({ target }) => onBlur(id, target.value)}
+      onFocus={({ target }) => onFocus(id, target.value)}
+      aria-invalid={rawErrors.length > 0 || undefined}
+      aria-describedby={ariaDescribedByIds(id)}
+      className={cn(inputClasses, "field-sizing-content block min-h-9 max-h-72 resize-y py-1.5 leading-5")}
+    />
+  );
+}
+
+/** Text fields: a text area for free text, a one-line input for short or constrained values. */
+export function TextWidget(props: WidgetProps) {
+  const type = getSchemaType(props.schema);
+  if (type === "string" && isFreeText({ ...props.schema, type })) return <TextareaWidget {...props} />;
+  return <BaseInputTemplate {...(props as BaseInputTemplateProps)} />;
+}
+
+/** A native checkbox (its label beside it); unset, it shows the default the server applies. */
+export function CheckboxWidget({
+  id,
+  htmlName,
+  value,
+  disabled,
+  readonly,
+  autofocus,
+  onChange,
+  onBlur,
+  onFocus,
+  schema,
+  rawErrors = [],
+}: WidgetProps) {
+  const field = useField();
+  const path = field?.path ?? [id];
+  const checked = typeof value === "boolean" ? value : schema.default === true;
+  const hint = titleHint(ownName(path), schema.title);
+  return (
+    <div className="flex items-center gap-2 py-0.5">
+      <input
+        type="checkbox"
+        id={id}
+        name={htmlName || id}
+        checked={checked}
+        disabled={disabled || readonly}
+        // biome-ignore lint/a11y/noAutofocus: only when the uiSchema asks for it
+        autoFocus={autofocus}
+        onChange={(e) => onChange(e.target.checked)}
+        onBlur={(e) => onBlur(id, e.target.checked)}
+        onFocus={(e) => onFocus(id, e.target.checked)}
+        aria-invalid={rawErrors.length > 0 || undefined}
+        aria-describedby={ariaDescribedByIds(id)}
+        className="size-4 shrink-0 cursor-pointer rounded border-zinc-300 accent-indigo-600 disabled:cursor-not-allowed dark:accent-indigo-400"
+      />
+      <label
+        htmlFor={id}
+        className="cursor-pointer font-mono text-xs font-medium text-zinc-800 dark:text-zinc-200"
+      >
+        <FieldName path={path} />
+        {field?.required && (
+          <span aria-hidden="true" className="ml-0.5 text-red-600 dark:text-red-400">
+            *
+          </span>
+        )}
+      </label>
+      {hint && <span className="text-[11px] text-zinc-500 dark:text-zinc-400">{hint}</span>}
+      {typeof value !== "boolean" && schema.default !== undefined && (
+        <span className="text-[11px] text-zinc-500 dark:text-zinc-400">
+          default {showDefault(schema.default)}
+        </span>
+      )}
+    </div>
+  );
+}
+
+const selectClasses =
+  "h-9 w-full rounded-md border border-zinc-300 bg-white px-2 text-sm text-zinc-900 shadow-xs focus-visible:border-indigo-500 disabled:opacity-50 aria-[invalid=true]:border-red-500 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100";
+
+/**
+ * A native <select> for enums and union options: a real <label> works with it, the keyboard and
+ * screen readers know it, and it costs no extra JavaScript. An optional enum offers an empty
+ * choice that reads as the default the server applies.
+ */
+export function NativeSelectWidget({
+  id,
+  options,
+  value,
+  required,
+  disabled,
+  readonly,
+  multiple,
+  autofocus,
+  onChange,
+  onBlur,
+  onFocus,
+  placeholder,
+  rawErrors = [],
+  schema,
+}: WidgetProps) {
+  const field = useField();
+  const { enumOptions = [], enumDisabled, emptyValue } = options;
+  const isUnionSelector = /__(any|one)of_select$/.test(id);
+  const selected = enumOptionsIndexForValue(value, enumOptions, multiple);
+  const toValue = (v: string | string[]) => enumOptionsValueForIndex(v, enumOptions, emptyValue);
+  const handleChange = (e: ChangeEvent<HTMLSelectElement>) => {
+    if (multiple) onChange(toValue(Array.from(e.target.selectedOptions, (o) => o.value)));
+    else onChange(e.target.value === "" ? emptyValue : toValue(e.target.value));
+  };
+  const hasDefault = !isUnionSelector && schema.default !== undefined;
+  const showEmpty = !multiple && !isUnionSelector && (!required || selected === undefined);
+  const emptyLabel = placeholder || (hasDefault ? `${showDefault(schema.default)} (default)` : "choose…");
+  const select = (
+    <select
+      id={id}
+      name={id}
+      multiple={multiple}
+      value={multiple ? ((selected as string[] | undefined) ?? []) : ((selected as string | undefined) ?? "")}
+      required={required}
+      disabled={disabled || readonly}
+      // biome-ignore lint/a11y/noAutofocus: only when the uiSchema asks for it
+      autoFocus={autofocus}
+      aria-invalid={rawErrors.length > 0 || undefined}
+      aria-describedby={ariaDescribedByIds(id)}
+      onChange={handleChange}
+      onBlur={(e: FocusEvent<HTMLSelectElement>) => onBlur(id, toValue(e.target.value))}
+      onFocus={(e: FocusEvent<HTMLSelectElement>) => onFocus(id, toValue(e.target.value))}
+      className={cn(
+        selectClasses,
+        multiple && "h-auto min-h-20 py-1",
+        isUnionSelector && "font-mono text-[13px]",
+      )}
+    >
+      {showEmpty && <option value="">{emptyLabel}</option>}
+      {enumOptions.map((opt, i) => (
+        <option
+          key={String(i)}
+          value={String(i)}
+          disabled={Array.isArray(enumDisabled) && enumDisabled.includes(opt.value)}
+        >
+          {opt.label}
+        </option>
+      ))}
+    </select>
+  );
+  if (!isUnionSelector) return select;
+  // The selector of a union's option names the union's field (its label is not rendered elsewhere).
+  return (
+    <div className="flex flex-col gap-1">
+      <label htmlFor={id} className="font-mono text-xs font-medium text-zinc-800 dark:text-zinc-200">
+        <FieldName path={field?.path ?? [id]} />
+        {field?.required && (
+          <span aria-hidden="true" className="ml-0.5 text-red-600 dark:text-red-400">
+            *
+          </span>
+        )}
+      </label>
+      {select}
+    </div>
+  );
+}
+
+/**
+ * The choice between none and a value for an optional model (`anyOf [$ref, null]`): two radio
+ * buttons, "none" (the field is not sent, or null) and "set" (its fields appear below).
+ */
+export function NullableChoiceWidget({ id, options, value, onChange, disabled, readonly }: WidgetProps) {
+  const field = useField();
+  const path = field?.path ?? [id];
+  const enumOptions = options.enumOptions ?? [];
+  const nullIndex = typeof options.nullIndex === "number" ? options.nullIndex : enumOptions.length - 1;
+  const setIndex = nullIndex === 0 ? 1 : 0;
+  const setTitle = enumOptions[setIndex]?.label;
+  const current = typeof value === "number" ? value : nullIndex;
+  const prefix = pathName(path);
+  const choice = (index: number, text: string, hint?: string) => (
+    <label className="inline-flex cursor-pointer items-center gap-1.5 text-xs text-zinc-700 dark:text-zinc-300">
+      <input
+        type="radio"
+        name={id}
+        id={`${id}-${index}`}
+        checked={current === index}
+        disabled={disabled || readonly}
+        onChange={() => onChange(index)}
+        className="size-3.5 accent-indigo-600 dark:accent-indigo-400"
+      />
+      <span className="sr-only">{prefix}</span> {text}
+      {hint && (
+        <>
+          {" "}
+          <span className="font-mono text-[11px] text-zinc-500 dark:text-zinc-400">({hint})</span>
+        </>
+      )}
+    </label>
+  );
+  return (
+    <fieldset className="flex flex-wrap items-center gap-x-3 gap-y-1">
+      <legend className="float-left mr-3 font-mono text-xs font-medium text-zinc-800 dark:text-zinc-200">
+        <span id={`${id}__name`}>
+          <FieldName path={path} />
+          {field?.required && (
+            <span aria-hidden="true" className="ml-0.5 text-red-600 dark:text-red-400">
+              *
+            </span>
+          )}
+        </span>
+      </legend>
+      {choice(nullIndex, "none")}
+      {choice(setIndex, "set", setTitle && setTitle !== "null" ? setTitle : undefined)}
+    </fieldset>
+  );
+}

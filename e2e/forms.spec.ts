@@ -1,0 +1,422 @@
+// Forms e2e (issue 8, "Forms that fit every one of those schemas"): tool forms generated from
+// Pydantic 2's schemas, on the reference-shaped test server (tests/fixtures/reference-server, the
+// app's `py` server), which validates every input as Pydantic would and answers with what it did.
+// Each tricky tool is filled by role and label and called, and the step's output shows that the
+// server accepted the input; then validation timing, the checkbox, keys, the JSON editor, and one
+// whole episode played through forms only. No test ids for form fields, no fixed sleeps.
+import { expect, type Locator, type Page, test } from "@playwright/test";
+
+async function startEpisode(page: Page, env: string, split = "train", index = 0) {
+  await page.goto(`/s/py/e/${env}/episode/new?split=${split}&task=${index}`);
+  await page.getByRole("button", { name: "Start episode" }).click();
+  await expect(page).toHaveURL(new RegExp(`/s/py/e/${env}/episode/(?!new)[^/?]+$`));
+  await expect(page.getByRole("region", { name: "Prompt" })).not.toBeEmpty();
+}
+
+/** Picks a tool; returns its panel once its form (or its single button) is there. */
+async function pickTool(page: Page, tool: string): Promise<Locator> {
+  await page.getByRole("radio", { name: tool, exact: true }).click();
+  const panel = page.getByRole("region", { name: `Call ${tool}` });
+  await expect(panel.getByRole("button", { name: `Call ${tool}` })).toBeVisible();
+  return panel;
+}
+
+function step(page: Page, n: number, tool: string) {
+  return page.getByRole("article", { name: `Step ${n}: ${tool}` });
+}
+
+/** The output of step n, once the server answered it with a result (not an error). */
+async function accepted(page: Page, n: number, tool: string): Promise<Locator> {
+  const card = step(page, n, tool);
+  await expect(card.getByText("ok", { exact: true })).toBeVisible();
+  const output = card.getByRole("region", { name: `Output of step ${n}` });
+  await expect(output).not.toContainText("validation error");
+  return output;
+}
+
+/** Runs `act` (a click or a key that calls `tool`) and returns the input the page sent to the server. */
+async function sentInput(
+  page: Page,
+  tool: string,
+  act: () => Promise<void>,
+): Promise<Record<string, unknown>> {
+  const request = page.waitForRequest(
+    (r) => r.method() === "POST" && r.url().endsWith("/call") && r.postDataJSON()?.name === tool,
+  );
+  await act();
+  return (await request).postDataJSON().input;
+}
+
+const combo = (scope: Locator, name: string) => scope.getByRole("combobox", { name, exact: true });
+
+test.describe("forms for Pydantic schemas", () => {
+  test("plan: a $ref model's fields named slot_1 crop…; a default left blank is not sent", async ({
+    page,
+  }) => {
+    await startEpisode(page, "farmplanner");
+    const form = await pickTool(page, "plan");
+    // Labelled by property name; the model's title only a hint; one element per path name.
+    await expect(form.getByRole("group", { name: "slot_1", exact: true })).toContainText("Slot");
+    await expect(form.getByLabel("slot_1 crop")).toHaveCount(1);
+    await expect(form.getByText("Crop", { exact: true })).toHaveCount(0);
+    const extra = form.getByLabel("extra_action");
+    await expect(extra).toHaveAttribute("placeholder", "none");
+    await expect(extra).not.toHaveAttribute("required", /.*/);
+    for (const slot of ["slot_1", "slot_2", "slot_3", "slot_4"]) {
+      await form.getByLabel(`${slot} crop`).fill("wheat");
+      await form.getByLabel(`${slot} level`).fill("medium");
+    }
+    const input = await sentInput(page, "plan", () =>
+      form.getByRole("button", { name: "Call plan" }).click(),
+    );
+    expect(input.slot_4).toEqual({ crop: "wheat", level: "medium" });
+    expect(input).not.toHaveProperty("extra_action");
+    const out = await accepted(page, 1, "plan");
+    await expect(out).toContainText("step: 1 of 3");
+    await expect(out).toContainText("slot_4: wheat (medium)");
+  });
+
+  test("draw: a discriminated union sets its tag, a tuple, an enum by $ref, Literal numbers, Optional[Model]", async ({
+    page,
+  }) => {
+    await startEpisode(page, "canvas");
+    const form = await pickTool(page, "draw");
+    await combo(form, "shape").selectOption({ label: "kind = rect" });
+    await form.getByLabel("shape corner x").fill("1");
+    await form.getByLabel("shape corner y").fill("2");
+    await form.getByLabel("shape size #1").fill("3");
+    await form.getByLabel("shape size #2").fill("4");
+    await combo(form, "colour").selectOption("blue");
+    await combo(form, "level").selectOption("3");
+    await form.getByRole("radio", { name: "anchor set" }).check();
+    await form.getByLabel("anchor x").fill("5");
+    await form.getByLabel("anchor y").fill("6");
+    await form.getByRole("button", { name: "Call draw" }).click();
+    const out = await accepted(page, 1, "draw");
+    await expect(out).toContainText("shape: rect");
+    await expect(out).toContainText("size: 3 × 4");
+    await expect(out).toContainText("colour: blue");
+    await expect(out).toContainText("level: 3");
+    await expect(out).toContainText("anchor: (5, 6)");
+
+    // The other option: its own fields; the anchor back to none is not sent.
+    await combo(form, "shape").selectOption({ label: "kind = circle" });
+    await form.getByLabel("shape center x").fill("0");
+    await form.getByLabel("shape center y").fill("0");
+    await form.getByLabel("shape radius").fill("10");
+    await form.getByRole("radio", { name: "anchor none" }).check();
+    await form.getByLabel("label").fill("a circle");
+    await form.getByRole("button", { name: "Call draw" }).click();
+    const out2 = await accepted(page, 2, "draw");
+    await expect(out2).toContainText("shape: circle");
+    await expect(out2).toContainText("label: a circle");
+    await expect(out2).toContainText("anchor: None");
+    await expect(step(page, 2, "draw")).toContainText("+3.14");
+  });
+
+  test("order: an array of models, a set, an optional pattern string", async ({ page }) => {
+    await startEpisode(page, "canvas");
+    const form = await pickTool(page, "order");
+    await form.getByLabel("items #1 sku").fill("A-1");
+    await form.getByLabel("items #1 qty").fill("2");
+    await form.getByLabel("items #1 gift").check();
+    await form.getByRole("button", { name: "Add item to items" }).click();
+    await form.getByLabel("items #2 sku").fill("B-2");
+    await form.getByLabel("items #2 qty").fill("1");
+    await form.getByRole("button", { name: "Add item to tags" }).click();
+    await form.getByLabel("tags #1").fill("fragile");
+    await form.getByRole("button", { name: "Add item to tags" }).click();
+    await form.getByLabel("tags #2").fill("fragile");
+    await form.getByLabel("coupon").fill("bad");
+    await form.getByRole("button", { name: "Call order" }).click();
+    // Refused before it is sent: a set holds each value once; the coupon has a pattern.
+    await expect(form.getByText("must not contain the same value twice")).toBeVisible();
+    await expect(form.getByText("must match ^[A-Z0-9]{4,10}$")).toBeVisible();
+    await expect(page.getByText("No steps yet.")).toBeVisible();
+    await form.getByLabel("tags #2").fill("express");
+    await form.getByLabel("coupon").fill("SAVE10");
+    await expect(form.getByText("must match ^[A-Z0-9]{4,10}$")).toHaveCount(0);
+    await form.getByRole("button", { name: "Call order" }).click();
+    const out = await accepted(page, 1, "order");
+    await expect(out.getByRole("table")).toContainText("A-1");
+    await expect(out.getByRole("table")).toContainText("B-2");
+    await expect(out).toContainText("Coupon: SAVE10");
+    await expect(out).toContainText("Tags: fragile, express");
+  });
+
+  test("dispatch: a map as key/value rows", async ({ page }) => {
+    await startEpisode(page, "canvas");
+    const form = await pickTool(page, "dispatch");
+    await form.getByRole("button", { name: "Add entry to units" }).click();
+    await form.getByLabel("units #1 key").fill("g1");
+    await form.getByLabel("units #1 value").fill("100");
+    await form.getByRole("button", { name: "Add entry to units" }).click();
+    await form.getByLabel("units #2 key").fill("g2");
+    await form.getByLabel("units #2 value").fill("20");
+    await form.getByRole("button", { name: "Add entry to units" }).click();
+    await form.getByRole("button", { name: "Remove units #3" }).click();
+    await expect(form.getByLabel("units #3 key")).toHaveCount(0);
+    const input = await sentInput(page, "dispatch", () =>
+      form.getByRole("button", { name: "Call dispatch" }).click(),
+    );
+    expect(input).toEqual({ units: { g1: 100, g2: 20 } });
+    const out = await accepted(page, 1, "dispatch");
+    await expect(out).toContainText("g1");
+    await expect(out).toContainText("g2");
+  });
+
+  test("tree: a recursive model", async ({ page }) => {
+    await startEpisode(page, "canvas");
+    const form = await pickTool(page, "tree");
+    await form.getByLabel("root name").fill("top");
+    await form.getByRole("button", { name: "Add item to root children" }).click();
+    await form.getByLabel("root children #1 name").fill("kid");
+    await form.getByRole("button", { name: "Add item to root children #1 children" }).click();
+    await form.getByLabel("root children #1 children #1 name").fill("grandkid");
+    await form.getByRole("button", { name: "Call tree" }).click();
+    const out = await accepted(page, 1, "tree");
+    await expect(out).toContainText("3 nodes");
+    await expect(out).toContainText("└── grandkid");
+  });
+
+  test("empty and null schemas take no input: one Call button, in the picker, the panel and the Tools tab", async ({
+    page,
+  }) => {
+    await startEpisode(page, "farmplanner");
+    for (const tool of ["view_state", "observe"]) {
+      await expect(page.getByRole("radio", { name: tool, exact: true }).locator("..")).toContainText(
+        "no input",
+      );
+      const panel = await pickTool(page, tool);
+      await expect(panel).toContainText("This tool takes no input.");
+      await expect(panel.getByRole("tab")).toHaveCount(0);
+    }
+    await page.getByRole("button", { name: "Call observe" }).click();
+    await accepted(page, 1, "observe");
+    await page.goto("/s/py/e/canvas?tab=tools");
+    await expect(page.getByRole("region", { name: "null_input" })).toContainText("This tool takes no input.");
+    await page.goto("/s/py/e/farmplanner?tab=tools");
+    await expect(page.getByRole("region", { name: "observe" })).toContainText("This tool takes no input.");
+    // The Tools tab and the form agree: a default is optional there too; a docstring reads dedented.
+    const plan = page.getByRole("region", { name: "plan" });
+    const extra = plan
+      .getByRole("listitem")
+      .filter({ has: page.locator("code", { hasText: /^extra_action$/ }) });
+    await expect(extra).toContainText("optional");
+    await expect(extra).toContainText('default "none"');
+    await expect(plan.getByText(/^Submit the plan for every slot\.\nReturns/)).toBeVisible();
+  });
+});
+
+test.describe("form behaviour", () => {
+  test("errors: after leaving a typed field or a call attempt, only where reached, cleared when valid", async ({
+    page,
+  }) => {
+    await startEpisode(page, "coffeeshop");
+    const form = await pickTool(page, "buy");
+    const item = form.getByLabel("item_id");
+    const qty = form.getByLabel("quantity");
+    await item.click();
+    await qty.click(); // left item_id without typing: nothing
+    await expect(form.getByText("is required")).toHaveCount(0);
+    await qty.fill("500");
+    await expect(form.getByText("must be <= 100")).toHaveCount(0); // not while typing
+    await qty.press("Tab");
+    await expect(form.getByText("must be <= 100")).toBeVisible();
+    await expect(qty).toHaveAttribute("aria-invalid", "true");
+    await expect(form.getByText("is required")).toHaveCount(0); // item_id not reached
+    await qty.fill("30");
+    await expect(form.getByText("must be <= 100")).toHaveCount(0); // cleared at once
+    await form.getByRole("button", { name: "Call buy" }).click();
+    await expect(form.getByText("is required")).toBeVisible(); // after a call attempt
+    await expect(item).toBeFocused();
+    await item.fill("espresso");
+    await expect(form.getByText("is required")).toHaveCount(0);
+    await form.getByRole("button", { name: "Call buy" }).click();
+    await accepted(page, 1, "buy");
+  });
+
+  test("an error that appears on leaving a field does not move a button away from the click", async ({
+    page,
+  }) => {
+    await startEpisode(page, "canvas");
+    const form = await pickTool(page, "order");
+    await form.getByLabel("items #1 qty").fill("0");
+    // The click blurs qty (its error "must be >= 1" appears above the button) and still lands.
+    await form.getByRole("button", { name: "Add item to tags" }).click();
+    await expect(form.getByLabel("tags #1")).toBeVisible();
+    await expect(form.getByText("must be >= 1")).toBeVisible();
+    // Likewise on Call: the click is a call attempt (refused: the first error is focused).
+    await form.getByLabel("items #1 sku").fill("A");
+    await form.getByLabel("tags #1").fill("x");
+    await form.getByLabel("items #1 qty").fill("-1");
+    await form.getByRole("button", { name: "Call order" }).click();
+    await expect(form.getByLabel("items #1 qty")).toBeFocused();
+    await form.getByLabel("items #1 qty").fill("1");
+    await form.getByRole("button", { name: "Call order" }).click();
+    await accepted(page, 1, "order");
+  });
+
+  test("a checkbox click is never lost after a Form/JSON switch and sibling edits", async ({ page }) => {
+    await startEpisode(page, "canvas");
+    const form = await pickTool(page, "order");
+    await form.getByLabel("items #1 sku").fill("A");
+    await form.getByLabel("items #1 qty").fill("1");
+    await form.getByLabel("vip").check();
+    await form.getByRole("tab", { name: "JSON" }).click();
+    const editor = form.getByLabel("Input JSON of order");
+    await expect(editor).toContainText('"vip": true');
+    await form.getByRole("tab", { name: "Form" }).click();
+    await form.getByLabel("items #1 sku").fill("B");
+    const vip = form.getByLabel("vip");
+    await expect(vip).toBeChecked();
+    await vip.click();
+    await expect(vip).not.toBeChecked();
+    await form.getByLabel("items #1 gift").click();
+    await form.getByLabel("coupon").fill("SAVE10");
+    await vip.click();
+    await expect(vip).toBeChecked();
+    await form.getByRole("tab", { name: "JSON" }).click();
+    await expect(editor).toContainText('"vip": true');
+    await expect(editor).toContainText('"gift": true');
+    await form.getByRole("tab", { name: "Form" }).click();
+    await form.getByRole("button", { name: "Call order" }).click();
+    const out = await accepted(page, 1, "order");
+    await expect(out).toContainText("VIP: yes");
+  });
+
+  test("Enter never calls (a new line in free text); Ctrl+Enter calls from a field and from the JSON editor", async ({
+    page,
+  }) => {
+    await startEpisode(page, "triagedesk");
+    const form = await pickTool(page, "handoff");
+    await form.getByLabel("patient_id").fill("P1");
+    await combo(form, "disposition").selectOption("admit");
+    const notes = form.getByLabel("notes");
+    await notes.click();
+    await page.keyboard.type("stable");
+    await page.keyboard.press("Enter");
+    await page.keyboard.type("no allergies");
+    await expect(notes).toHaveValue("stable\nno allergies");
+    await expect(page.getByText("No steps yet.")).toBeVisible();
+    const input = await sentInput(page, "handoff", () => page.keyboard.press("Control+Enter"));
+    expect(input).toEqual({ patient_id: "P1", disposition: "admit", notes: "stable\nno allergies" });
+    await accepted(page, 1, "handoff");
+    // From the JSON editor.
+    await form.getByRole("tab", { name: "JSON" }).click();
+    const editor = form.getByLabel("Input JSON of handoff");
+    await editor.fill('{"patient_id": "P2", "disposition": "discharge", "notes": "ok"}');
+    await editor.press("Control+Enter");
+    const out = await accepted(page, 2, "handoff");
+    await expect(out).toContainText("P2");
+  });
+
+  test("one-line fields: Enter does nothing", async ({ page }) => {
+    await startEpisode(page, "coffeeshop");
+    const form = await pickTool(page, "buy");
+    await form.getByLabel("item_id").fill("espresso");
+    await form.getByLabel("quantity").fill("3");
+    await form.getByLabel("quantity").press("Enter");
+    await expect(page.getByText("No steps yet.")).toBeVisible();
+    await expect(form.getByLabel("quantity")).toHaveValue("3");
+    await form.getByLabel("quantity").press("Control+Enter");
+    await accepted(page, 1, "buy");
+  });
+});
+
+test.describe("the JSON editor", () => {
+  test("is its own chunk, loaded when the tab opens; highlights, places parse errors, completes from the schema", async ({
+    page,
+  }) => {
+    const scripts: { url: string; body: Promise<string> }[] = [];
+    page.on("response", (r) => {
+      if (r.request().resourceType() === "script")
+        scripts.push({ url: r.url(), body: r.text().catch(() => "") });
+    });
+    const hasEditor = async () =>
+      (await Promise.all(scripts.map((s) => s.body))).some((b) => b.includes("cm-lintRange"));
+    await startEpisode(page, "canvas");
+    const form = await pickTool(page, "draw");
+    expect(await hasEditor()).toBe(false); // not in the page's scripts, nor in the form's
+    const before = scripts.length;
+    await form.getByRole("tab", { name: "JSON" }).click();
+    const editor = form.getByLabel("Input JSON of draw");
+    await expect(editor).toBeVisible();
+    await expect.poll(hasEditor).toBe(true);
+    expect(scripts.length).toBeGreaterThan(before);
+
+    // Syntax highlighting: a property name and a string are coloured differently.
+    await expect(editor).toContainText('"shape"');
+    const colour = (text: string) =>
+      editor
+        .locator("span", { hasText: new RegExp(`^${text}$`) })
+        .first()
+        .evaluate((el) => getComputedStyle(el).color);
+    expect(await colour('"shape"')).not.toBe(await colour('"circle"'));
+
+    // Bracket matching: the cursor beside a brace marks its pair.
+    await editor.press("Control+Home");
+    await expect(form.locator(".cm-matchingBracket")).toHaveCount(2);
+
+    // A parse error is marked at the offending character, and its line and column are said.
+    await editor.fill('{\n  "shape": {"kind": "circle"},\n  "colour": ]\n}');
+    await expect(form.locator(".cm-lintRange-error")).toHaveText("]");
+    await expect(form.getByText(/Invalid JSON: .* at line 3, column 13/)).toBeVisible();
+    await form.getByRole("tab", { name: "Form" }).click();
+    await expect(form.getByText("The JSON tab has invalid JSON")).toBeVisible(); // the value is untouched
+    await expect(combo(form, "shape")).toHaveValue("0");
+
+    // Completion: an enum value by its $ref, then a property name of the tagged union's option.
+    await form.getByRole("tab", { name: "JSON" }).click();
+    await editor.fill('{\n  "shape": {"kind": "rect", },\n  "colour": \n}');
+    await editor.press("Control+Home");
+    await editor.press("ArrowDown");
+    await editor.press("ArrowDown");
+    await editor.press("End");
+    await editor.press("Control+Space");
+    const options = page.getByRole("listbox");
+    await expect(options.getByRole("option")).toHaveCount(3);
+    for (const v of ['"red"', '"green"', '"blue"']) await expect(options).toContainText(v);
+    await options.getByRole("option", { name: /"blue"/ }).click();
+    await expect(editor).toContainText('"colour": "blue"');
+    await editor.press("ArrowUp");
+    await editor.press("End");
+    for (let i = 0; i < 2; i++) await editor.press("ArrowLeft"); // inside `{"kind": "rect", |}`
+    await editor.press("Control+Space");
+    await expect(options.getByRole("option")).toHaveCount(2);
+    await expect(options.getByRole("option").first()).toContainText('"corner"');
+    await expect(options.getByRole("option").last()).toContainText('"size"');
+    await editor.press("Enter");
+    await expect(editor).toContainText('"kind": "rect", "corner": ');
+    // Keyboard: Tab leaves the editor (it does not trap focus).
+    await editor.press("Escape");
+    await editor.press("Tab");
+    await expect(editor).not.toBeFocused();
+  });
+});
+
+test("a whole episode through forms only: farmplanner train/0 to finished, with its rewards", async ({
+  page,
+}) => {
+  await startEpisode(page, "farmplanner");
+  const form = await pickTool(page, "plan");
+  for (let n = 1; n <= 3; n++) {
+    for (const slot of ["slot_1", "slot_2", "slot_3", "slot_4"]) {
+      // The input is remembered between calls: fill only what is empty.
+      const crop = form.getByLabel(`${slot} crop`);
+      if ((await crop.inputValue()) === "") {
+        await crop.fill("wheat");
+        await form.getByLabel(`${slot} level`).fill("medium");
+      }
+    }
+    await form.getByRole("button", { name: "Call plan" }).click();
+    const out = await accepted(page, n, "plan");
+    await expect(out).toContainText(`step: ${n} of 3`);
+    await expect(step(page, n, "plan")).toContainText("+1.6");
+  }
+  await expect(step(page, 3, "plan").getByText("finished", { exact: true })).toBeVisible();
+  await expect(page.getByRole("status").filter({ hasText: "Episode finished" })).toBeVisible();
+  const table = page.getByRole("table", { name: "Reward per step" });
+  await expect(table.getByRole("row")).toHaveCount(4);
+  await expect(table).toContainText("4.8");
+});
