@@ -24,7 +24,8 @@ beforeAll(async () => {
   // In front of the host: the first /call stream (no task_id) is cut right after its task_id.
   proxy = await startHttpServer(PORT, async (req, res) => {
     const body = await readBody(req);
-    const isFirstCall = req.url?.endsWith("/call") && !JSON.parse(body.toString() || "{}").task_id && drops === 0;
+    const isFirstCall =
+      req.url?.endsWith("/call") && !JSON.parse(body.toString() || "{}").task_id && drops === 0;
     let seen = "";
     await proxyToHandler(
       host,
