@@ -29,6 +29,9 @@ export interface RelayLimits {
   maxSseEventChars: number;
   /** A tool result (all its `chunk`s and the `end`) larger than this ends the stream. */
   maxResultChars: number;
+  /** An SSE answer that sends nothing (not even a `: ping`; servers ping every 10-15 s) for this
+   *  long is ended with an `event: error`. */
+  streamIdleMs: number;
   /** After the client went away, a call's answer is still read for this long at most. */
   drainMaxMs: number;
   /** ...and given up when the server sends nothing (not even a ping) for this long. */
@@ -40,11 +43,17 @@ export const DEFAULT_RELAY_LIMITS: RelayLimits = {
   maxSseLineChars: 8 * 1024 * 1024,
   maxSseEventChars: 16 * 1024 * 1024,
   maxResultChars: 64 * 1024 * 1024,
+  streamIdleMs: 60_000,
   drainMaxMs: 15 * 60_000,
   drainIdleMs: 60_000,
 };
 
 const MAX_TASKS = 10_000;
+
+/** A duration as a message says it: `60 s`, `0.3 s`. */
+function seconds(ms: number): string {
+  return ms >= 10_000 ? `${Math.round(ms / 1000)} s` : `${Number((ms / 1000).toFixed(1))} s`;
+}
 /** task_id → callId of the latest relayed call with it, so a reconnect can say which call it resumes. */
 export type TaskCalls = Map<string, string>;
 
@@ -272,8 +281,8 @@ function sse(
 ): ReadableStream<Uint8Array> {
   const ep = endpointOf(x);
   const ok = (x.status ?? 0) >= 200 && (x.status ?? 0) < 300;
-  const isCall = ok && ep === "call";
-  const isSession = ok && ep === "create_session";
+  const isCall = x.listening && ok && ep === "call";
+  const isSession = x.listening && ok && ep === "create_session";
   const observer = isCall ? callObserver(x) : null;
   const reader = body.getReader();
   const decoder = new TextDecoder();
@@ -366,12 +375,27 @@ function sse(
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        let r: ReadableStreamReadResult<Uint8Array>;
+        let r: ReadableStreamReadResult<Uint8Array> | "silent";
+        let idle: ReturnType<typeof setTimeout> | undefined;
         try {
-          r = await reader.read();
+          const silent = new Promise<"silent">((resolve) => {
+            idle = setTimeout(() => resolve("silent"), x.limits.streamIdleMs);
+          });
+          r = await Promise.race([reader.read(), silent]);
         } catch (err) {
           broken(`the stream broke before \`end\`: ${err instanceof Error ? err.message : String(err)}`);
           controller.error(err);
+          return;
+        } finally {
+          clearTimeout(idle);
+        }
+        if (r === "silent") {
+          const why = `relay: ${x.server} sent nothing for ${seconds(x.limits.streamIdleMs)} (not even a ping); the stream was ended`;
+          broken(why);
+          controller.enqueue(new TextEncoder().encode(formatSseEvent("error", why)));
+          controller.close();
+          reader.cancel().catch(() => {});
+          abortUpstream();
           return;
         }
         if (r.done) {

@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createServerRegistry, type FetchHandler, type ServerRegistry } from "@/lib/registry";
+import type { Resolver } from "@/lib/registry/address-policy";
 import { createRelay, orsPathFromUrl, type Relay, type RelayOptions } from "@/lib/relay/relay";
 
 export const REPO_ROOT = path.resolve(__dirname, "../..");
@@ -38,7 +39,7 @@ export interface TestRelay {
 export function makeRelay(
   local: FetchHandler,
   servers: Record<string, string>,
-  opts: Partial<RelayOptions> & { env?: Record<string, string> } = {},
+  opts: Partial<RelayOptions> & { env?: Record<string, string>; resolve?: Resolver } = {},
 ): TestRelay {
   const dataDir = mkdtempSync(path.join(tmpdir(), "relay-test-"));
   const registry = createServerRegistry({
@@ -50,6 +51,7 @@ export function makeRelay(
       ...opts.env,
     },
     localHandler: () => local,
+    resolve: opts.resolve,
   });
   const relay = createRelay({ registry, ...opts });
   return { registry, relay, dataDir, cleanup: () => rmSync(dataDir, { recursive: true, force: true }) };
@@ -105,18 +107,19 @@ export async function spawnOrsServer(port: number, env: Record<string, string> =
   throw new Error(`ORS server on ${port} did not come up: ${err}`);
 }
 
-/** A tiny node:http server on a loopback port. */
+/** A tiny node:http server on a loopback port (127.0.0.1 unless another loopback address is given). */
 export async function startHttpServer(
   port: number,
   handle: (req: IncomingMessage, res: ServerResponse) => void,
+  address = "127.0.0.1",
 ): Promise<{ url: string; server: Server; close(): Promise<void> }> {
   const server = createServer(handle);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, "127.0.0.1", () => resolve());
+    server.listen(port, address, () => resolve());
   });
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${address}:${port}`,
     server,
     close: () =>
       new Promise<void>((r) => {
