@@ -9,7 +9,16 @@ import { stableStringify } from "./diff";
 import { CHECK_LIVENESS, endForFailure, SPEC_IDLE_LIMIT_MS } from "./end-reason";
 import type { LiveFeeds } from "./live";
 import type { EndReason, TrajectoryStep, TrajectoryTask } from "./schema";
-import { completeStep, pendingStep, stepEvent } from "./step";
+import {
+  capStep,
+  completeStep,
+  type FrameBudget,
+  frameBudget,
+  keepFrame,
+  maxStepBytesFrom,
+  pendingStep,
+  stepEvent,
+} from "./step";
 import type { TrajectoryStore } from "./store/types";
 
 export interface Recorder {
@@ -42,6 +51,8 @@ export interface RecorderOptions {
   checkLiveness?: (server: string, sid: string) => void;
   /** Where failures to write are reported (default console.error). */
   log?: (message: string) => void;
+  /** The step-size cap in bytes (default PLAYGROUND_MAX_STEP_BYTES, else 4 MiB; see capStep). */
+  maxStepBytes?: number;
 }
 
 /**
@@ -60,6 +71,8 @@ export function idleTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
 interface Call {
   trajectoryId: string;
   step: TrajectoryStep;
+  /** Step-size cap: the frames kept so far and those left out. */
+  frames: FrameBudget;
 }
 
 /** Recent steps by task_id, so a re-post with a saved task_id continues its step. */
@@ -69,6 +82,7 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
   const idleMs = opts.idleMs ?? idleTimeoutMs();
   const live = opts.live;
   const log = opts.log ?? ((m: string) => console.error(`[recorder] ${m}`));
+  const maxStepBytes = opts.maxStepBytes ?? maxStepBytesFrom(process.env);
   const calls = new Map<string, Call>(); // relay callId → the call's step
   const byTaskId = new Map<string, Call>(); // server/sid/task_id → the latest step with that task_id
   let chain: Promise<void> = Promise.resolve();
@@ -174,7 +188,7 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
           started_at: e.at,
           after_end: t.end_reason === "finished",
         });
-        const call: Call = { trajectoryId: t.id, step };
+        const call: Call = { trajectoryId: t.id, step, frames: frameBudget() };
         calls.set(e.callId, call);
         if (key) rememberTask(key, call);
         await putStep(call);
@@ -184,6 +198,7 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
         const call = calls.get(e.callId);
         if (!call) return;
         const ev = stepEvent(e.frame, e.at - call.step.started_at);
+        if (!keepFrame(call.frames, ev, maxStepBytes)) return; // step-size cap
         call.step.events.push(ev);
         if (e.frame.kind === "event" && e.frame.event === "task_id" && e.frame.data) {
           call.step.task_id = e.frame.data.trim();
@@ -206,7 +221,7 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
         const outcome = e.result
           ? { result: e.result }
           : { error: e.error ?? "the call ended without a result" };
-        call.step = completeStep(call.step, outcome, e.at);
+        call.step = capStep(completeStep(call.step, outcome, e.at), maxStepBytes, call.frames);
         await putStep(call);
         if (call.step.finished && !call.step.after_end) await end(call.trajectoryId, "finished", e.at, null);
         return;

@@ -29,6 +29,9 @@ export interface RelayLimits {
   maxSseEventChars: number;
   /** A tool result (all its `chunk`s and the `end`) larger than this ends the stream. */
   maxResultChars: number;
+  /** A call's frames that are not result pieces (comments, unknown events, ...) beyond this many
+   *  characters end the stream: a server sending them forever is not running a tool. */
+  maxCallOtherChars: number;
   /** An SSE answer that sends nothing (not even a `: ping`; servers ping every 10-15 s) for this
    *  long is ended with an `event: error`. */
   streamIdleMs: number;
@@ -43,6 +46,7 @@ export const DEFAULT_RELAY_LIMITS: RelayLimits = {
   maxSseLineChars: 8 * 1024 * 1024,
   maxSseEventChars: 16 * 1024 * 1024,
   maxResultChars: 64 * 1024 * 1024,
+  maxCallOtherChars: 16 * 1024 * 1024,
   streamIdleMs: 60_000,
   drainMaxMs: 15 * 60_000,
   drainIdleMs: 60_000,
@@ -289,12 +293,21 @@ function sse(
   const result = new ResultAssembler(x.limits.maxResultChars);
   let sawSession = false;
   let finished = false;
+  let otherChars = 0;
   const onFrame = (frame: SseFrame) => {
     if (isSession && !sawSession && frame.kind === "event" && frame.event === "task_id") {
       sawSession = true;
       x.events.emit({ type: "session_created", server: x.server, sid: frame.data.trim(), at: Date.now() });
     }
     if (!observer || finished) return;
+    if (frame.kind === "comment" || (frame.event !== "chunk" && frame.event !== "end")) {
+      otherChars +=
+        frame.kind === "comment" ? frame.comment.length + 4 : frame.event.length + frame.data.length + 16;
+      if (otherChars > x.limits.maxCallOtherChars)
+        throw new SseLimitError(
+          `more than ${x.limits.maxCallOtherChars} characters of frames that are not part of a result`,
+        );
+    }
     observer.frame(frame);
     if (frame.kind !== "event") return;
     if (frame.event === "chunk") result.add(frame.data);

@@ -171,17 +171,62 @@ export async function proxyToHandler(
   res.flushHeaders();
   if (!answer.body) return void res.end();
   const reader = answer.body.getReader();
+  // The client going away cancels the answer (as Next does), and writes wait for the socket.
+  res.on("close", () => void reader.cancel().catch(() => {}));
   const dec = new TextDecoder();
   while (true) {
-    const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }));
-    if (done || !value) break;
-    const text = dec.decode(value, { stream: true });
-    if (onChunk?.(text) === "drop") {
+    const r = await reader.read().catch(() => null);
+    if (!r) return void res.destroy();
+    if (r.done) break;
+    if (onChunk?.(dec.decode(r.value, { stream: true })) === "drop") {
       reader.cancel().catch(() => {});
       res.socket?.destroy();
       return;
     }
-    res.write(value);
+    if (!res.write(r.value) && !res.destroyed)
+      await new Promise((resolve) => res.once("drain", resolve).once("close", resolve));
+    if (res.destroyed) return;
   }
   res.end();
+}
+
+/** Serves a fetch handler over real HTTP on a loopback port (the shape of the app's routes). */
+export function serveFetchHandler(port: number, handler: FetchHandler) {
+  return startHttpServer(port, (req, res) => {
+    void proxyToHandler(handler, req, res).catch(() => res.destroy());
+  });
+}
+
+/** Starts the hostile test server (tests/fixtures/hostile-server) on a loopback port. */
+export async function spawnHostileServer(
+  port: number,
+  env: Record<string, string> = {},
+): Promise<SpawnedServer> {
+  const child = spawn(
+    process.execPath,
+    [path.join(REPO_ROOT, "tests/fixtures/hostile-server/server.mjs"), "--port", String(port)],
+    {
+      env: { ...process.env, ...env },
+      stdio: ["pipe", "pipe", "pipe"],
+    },
+  );
+  let err = "";
+  child.stderr?.on("data", (d: Buffer) => {
+    err += d.toString();
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.once("data", () => resolve());
+    child.once("exit", (code) => reject(new Error(`hostile server exited (${code}): ${err}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    child,
+    stderr: () => err,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((r) => child.once("exit", () => r()));
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
 }
