@@ -7,6 +7,11 @@ import type { StepEvent, TrajectoryStep } from "./schema";
 /** `chunk`/`end` data is kept as a preview of this many characters (the result is the step itself). */
 export const FRAME_PREVIEW_CHARS = 240;
 
+/** A copy of a string that does not reference the string it was cut from. */
+function ownCopy(s: string): string {
+  return JSON.parse(JSON.stringify(s)) as string;
+}
+
 /** A step as it stands when its call starts: nothing received yet. */
 export function pendingStep(
   fields: Pick<TrajectoryStep, "index" | "tool" | "input" | "task_id" | "started_at"> & {
@@ -34,7 +39,8 @@ export function stepEvent(frame: SseFrame, t: number): StepEvent {
   if (frame.kind === "comment") return { t, kind: "comment", comment: frame.comment };
   const { event, data } = frame;
   if ((event === "chunk" || event === "end") && data.length > FRAME_PREVIEW_CHARS)
-    return { t, kind: "event", event, data: data.slice(0, FRAME_PREVIEW_CHARS), size: data.length };
+    // A copy, not a slice: a slice would keep the whole piece (and the result) in memory.
+    return { t, kind: "event", event, data: ownCopy(data.slice(0, FRAME_PREVIEW_CHARS)), size: data.length };
   return { t, kind: "event", event, data };
 }
 
@@ -143,7 +149,7 @@ export function cutText(s: string, maxBytes: number): string {
     if (pair) i++;
   }
   if (i >= s.length) return s;
-  return JSON.parse(JSON.stringify(s.slice(0, i))) as string;
+  return ownCopy(s.slice(0, i));
 }
 
 /** What was cut from a step to fit the cap (the `truncated` field of the format). */

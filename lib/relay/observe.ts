@@ -54,6 +54,26 @@ export const DEFAULT_RELAY_LIMITS: RelayLimits = {
 
 const MAX_TASKS = 10_000;
 
+/**
+ * A copy of `s` that holds no reference to the text it was cut from. The SSE parser hands out
+ * slices of the decoded network chunk (up to megabytes); a slice kept (a task id in a map, a
+ * frame in a step) would keep the whole chunk in memory.
+ */
+export function detach(s: string): string {
+  return s.length < 13 ? s : (JSON.parse(JSON.stringify(s)) as string);
+}
+
+/** A frame whose strings are copies (see `detach`): what the tap publishes and keeps. */
+function detachFrame(f: SseFrame): SseFrame {
+  if (f.kind === "comment") return { kind: "comment", comment: detach(f.comment) };
+  return {
+    kind: "event",
+    event: detach(f.event),
+    data: detach(f.data),
+    ...(f.id ? { id: detach(f.id) } : {}),
+  };
+}
+
 /** A duration as a message says it: `60 s`, `0.3 s`. */
 function seconds(ms: number): string {
   return ms >= 10_000 ? `${Math.round(ms / 1000)} s` : `${Number((ms / 1000).toFixed(1))} s`;
@@ -244,7 +264,8 @@ function callObserver(x: Exchange): CallObserver {
         : {},
     ...(reqTaskId ? { taskId: reqTaskId } : {}),
     ...(resumeOf ? { resumeOf } : {}),
-    at: Date.now(),
+    // When the call was sent, not when its answer started: a step's latency is the caller's.
+    at: started,
   });
   return {
     frame(frame) {
@@ -294,7 +315,9 @@ function sse(
   let sawSession = false;
   let finished = false;
   let otherChars = 0;
-  const onFrame = (frame: SseFrame) => {
+  const onFrame = (parsed: SseFrame) => {
+    if (!isSession && (!observer || finished)) return;
+    const frame = detachFrame(parsed);
     if (isSession && !sawSession && frame.kind === "event" && frame.event === "task_id") {
       sawSession = true;
       x.events.emit({ type: "session_created", server: x.server, sid: frame.data.trim(), at: Date.now() });

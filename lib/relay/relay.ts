@@ -18,8 +18,9 @@ import { checkRelayRequest } from "./request-shape";
 
 export interface RelayOptions {
   registry: ServerRegistry;
-  /** Time limit for a server's answer to start (headers), in ms. Default 60 s
-   *  (`PLAYGROUND_RELAY_TIMEOUT_MS`). A streaming answer then runs as long as it streams. */
+  /** Time limit for a server's answer to start (headers), and for a started answer to send
+   *  something more (a JSON body, or an SSE stream: `: ping`s count), in ms. Default 60 s
+   *  (`PLAYGROUND_RELAY_TIMEOUT_MS`). A stream that keeps sending runs as long as it streams. */
   timeoutMs?: number;
   /** Largest request body relayed (default 16 MiB). */
   maxBodyBytes?: number;
@@ -150,7 +151,8 @@ export function createRelay(options: RelayOptions): Relay {
   const loopMark = options.loopMark ?? randomBytes(18).toString("base64url");
   const events = options.events ?? createRelayEvents();
   const tasks: TaskCalls = new Map();
-  const limits: RelayLimits = { ...DEFAULT_RELAY_LIMITS, ...options.limits };
+  // A stream that goes silent for as long as an answer may take to start is ended too.
+  const limits: RelayLimits = { ...DEFAULT_RELAY_LIMITS, streamIdleMs: timeoutMs, ...options.limits };
 
   async function handle(req: Request, name: string, orsPath: string): Promise<Response> {
     const refused = refusedOrigin(req, allowedOrigins);
