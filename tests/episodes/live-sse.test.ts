@@ -108,7 +108,7 @@ describe("live feeds drop subscribers that do not read", () => {
 
   it("over HTTP, a client socket that never reads is dropped and memory stays bounded", async () => {
     const live = countedFeeds();
-    const server = await serveFetchHandler(PORT, (req) =>
+    const server = await serveFetchHandler(PORT, async (req) =>
       liveSseResponse(req, live, null, { first: async () => [], queueLimitBytes: 4 * 1024 * KB }),
     );
     closers.push(server.close);
