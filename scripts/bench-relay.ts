@@ -152,7 +152,8 @@ interface LoadFigures {
   failures: number;
   mbPerS: number;
   peakMb: number;
-  at30Mb: number;
+  /** RSS growth over the last 30 s of load: the least-squares slope of the samples × 30 s. */
+  growth30Mb: number;
   atEndMb: number;
   afterIdleMb: number;
   dbMb: number;
@@ -218,7 +219,12 @@ async function runLoad(
   if (lastError) console.log(`  last failure: ${lastError}`);
 
   const during = samples.filter((s) => s.t <= cfg.duration + 0.5);
-  const near = (t: number) => during.reduce((a, b) => (Math.abs(b.t - t) < Math.abs(a.t - t) ? b : a));
+  // A slope, not two points: RSS saws up and down with every collection.
+  const last = during.filter((s) => s.t >= during.at(-1)!.t - 30);
+  const mt = last.reduce((a, s) => a + s.t, 0) / last.length;
+  const mr = last.reduce((a, s) => a + s.rssMb, 0) / last.length;
+  const varT = last.reduce((a, s) => a + (s.t - mt) ** 2, 0);
+  const slope = varT ? last.reduce((a, s) => a + (s.t - mt) * (s.rssMb - mr), 0) / varT : 0;
   const db = path.join(dataDir, "trajectories.sqlite");
   const dbBytes = ["", "-wal"].reduce(
     (n, ext) => n + (fs.existsSync(db + ext) ? fs.statSync(db + ext).size : 0),
@@ -230,7 +236,7 @@ async function runLoad(
     failures,
     mbPerS: bytes / MB / loadSeconds,
     peakMb: Math.max(...samples.map((s) => s.rssMb)),
-    at30Mb: near(Math.max(0, cfg.duration - 30)).rssMb,
+    growth30Mb: slope * 30,
     atEndMb: during.at(-1)!.rssMb,
     afterIdleMb: samples.at(-1)!.rssMb,
     dbMb: dbBytes / MB,
@@ -430,10 +436,10 @@ async function main() {
     if (cfg.part !== "hostile") {
       const f = await runLoad(cfg, app, cfg.server, dataDir);
       result.load = f;
-      const growth = f.atEndMb - f.at30Mb;
+      const growth = f.growth30Mb;
       console.log(
         `load: ${f.calls} results (${f.failures} failed), ${f.mbPerS.toFixed(1)} MB/s; RSS peak ${f.peakMb.toFixed(0)} MB, ` +
-          `${f.at30Mb.toFixed(0)} MB 30 s before the end, ${f.atEndMb.toFixed(0)} MB at the end (${growth >= 0 ? "+" : ""}${growth.toFixed(0)} MB), ` +
+          `${f.atEndMb.toFixed(0)} MB at the end, trend over the last 30 s ${growth >= 0 ? "+" : ""}${growth.toFixed(0)} MB, ` +
           `${f.afterIdleMb.toFixed(0)} MB after ${cfg.idle} s idle; SQLite ${f.dbMb.toFixed(0)} MB`,
       );
       console.log(

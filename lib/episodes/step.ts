@@ -123,15 +123,44 @@ function jsonUnitBytes(s: string, i: number): number {
   return 3;
 }
 
-/** The size of a value as UTF-8 JSON, in bytes. */
-export function jsonBytes(value: unknown): number {
-  const s = JSON.stringify(value) ?? "";
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    n += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c <= 0xdfff ? 2 : 3;
-  }
+/** The bytes of a string as a UTF-8 JSON string, quotes included. */
+function stringJsonBytes(s: string): number {
+  let n = 2;
+  for (let i = 0; i < s.length; i++) n += jsonUnitBytes(s, i);
   return n;
+}
+
+/**
+ * The size of a JSON value as UTF-8 JSON (`JSON.stringify`'s output), in bytes, without building
+ * that text: a step's megabytes of text are only counted.
+ */
+export function jsonBytes(value: unknown): number {
+  if (value === null) return 4;
+  switch (typeof value) {
+    case "string":
+      return stringJsonBytes(value);
+    case "number":
+      return Number.isFinite(value) ? String(value).length : 4;
+    case "boolean":
+      return value ? 4 : 5;
+    case "object": {
+      if (Array.isArray(value)) {
+        let n = 2 + Math.max(0, value.length - 1);
+        for (const v of value) n += v === undefined || typeof v === "function" ? 4 : jsonBytes(v);
+        return n;
+      }
+      let n = 2;
+      let first = true;
+      for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+        if (v === undefined || typeof v === "function") continue;
+        n += (first ? 0 : 1) + stringJsonBytes(k) + 1 + jsonBytes(v);
+        first = false;
+      }
+      return n;
+    }
+    default:
+      return 0;
+  }
 }
 
 /**
@@ -260,8 +289,6 @@ export function capStep(
   frames: Pick<FrameBudget, "droppedFrames" | "droppedBytes"> = { droppedFrames: 0, droppedBytes: 0 },
 ): TrajectoryStep {
   const { truncated: _previous, ...rest } = step;
-  // Cheap test first: a JSON string takes at most 3 bytes per UTF-16 unit.
-  if (frames.droppedFrames === 0 && JSON.stringify(rest).length * 3 <= maxBytes) return step;
   const size = jsonBytes(rest);
   if (size <= maxBytes && frames.droppedFrames === 0) return step;
   const truncated: StepTruncation = { original_bytes: size + frames.droppedBytes, kept_bytes: 0 };

@@ -63,9 +63,13 @@ export function detach(s: string): string {
   return s.length < 13 ? s : (JSON.parse(JSON.stringify(s)) as string);
 }
 
-/** A frame whose strings are copies (see `detach`): what the tap publishes and keeps. */
+/**
+ * A frame whose strings are copies (see `detach`), but for result pieces: those are joined into
+ * a new string at `end` (and steps keep copied previews), so they hold their chunk only meanwhile.
+ */
 function detachFrame(f: SseFrame): SseFrame {
   if (f.kind === "comment") return { kind: "comment", comment: detach(f.comment) };
+  if (f.event === "chunk" || f.event === "end") return f;
   return {
     kind: "event",
     event: detach(f.event),

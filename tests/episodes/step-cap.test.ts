@@ -29,6 +29,12 @@ describe("jsonBytes and cutText", () => {
     ])
       expect(jsonBytes(v), JSON.stringify(v)).toBe(utf8(v));
     expect(jsonBytes({ a: [1, "😀"] })).toBe(utf8({ a: [1, "😀"] }));
+    const nested = {
+      a: [1, -2.5, 1e21, 0.1, null, true, false, "x", [], {}],
+      b: { c: undefined, d: 'é"q', "k\n": [{ z: 0 }] },
+      e: Number.NaN,
+    };
+    expect(jsonBytes(nested)).toBe(utf8(nested));
   });
 
   it("cuts text to a byte budget without splitting a pair, and leaves short text alone", () => {
