@@ -9,7 +9,16 @@ import { stableStringify } from "./diff";
 import { CHECK_LIVENESS, endForFailure, SPEC_IDLE_LIMIT_MS } from "./end-reason";
 import type { LiveFeeds } from "./live";
 import type { EndReason, TrajectoryStep, TrajectoryTask } from "./schema";
-import { completeStep, pendingStep, stepEvent } from "./step";
+import {
+  capStep,
+  completeStep,
+  type FrameBudget,
+  frameBudget,
+  keepFrame,
+  maxStepBytesFrom,
+  pendingStep,
+  stepEvent,
+} from "./step";
 import type { TrajectoryStore } from "./store/types";
 
 export interface Recorder {
@@ -42,6 +51,8 @@ export interface RecorderOptions {
   checkLiveness?: (server: string, sid: string) => void;
   /** Where failures to write are reported (default console.error). */
   log?: (message: string) => void;
+  /** The step-size cap in bytes (default PLAYGROUND_MAX_STEP_BYTES, else 4 MiB; see capStep). */
+  maxStepBytes?: number;
 }
 
 /**
@@ -62,6 +73,8 @@ interface Call {
   step: TrajectoryStep;
   /** The relay's id of the exchange now carrying the call (a resume brings a new one). */
   callId: string;
+  /** Step-size cap: the frames kept so far and those left out. */
+  frames: FrameBudget;
 }
 
 /** Recent steps by task_id, so a re-post with a saved task_id continues its step. */
@@ -71,14 +84,17 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
   const idleMs = opts.idleMs ?? idleTimeoutMs();
   const live = opts.live;
   const log = opts.log ?? ((m: string) => console.error(`[recorder] ${m}`));
+  const maxStepBytes = opts.maxStepBytes ?? maxStepBytesFrom(process.env);
   const calls = new Map<string, Call>(); // relay callId → the call's step
-  const byTaskId = new Map<string, Call>(); // server/sid/task_id → the latest step with that task_id
+  // server/sid/task_id → the step of the latest call with that task_id. Only where the step is: a
+  // finished call's step (its result, possibly megabytes) is not kept in memory for a resume.
+  const byTaskId = new Map<string, { trajectoryId: string; index: number }>();
   let chain: Promise<void> = Promise.resolve();
 
   const taskKey = (server: string, sid: string, taskId: string) => `${server}\n${sid}\n${taskId}`;
   const rememberTask = (key: string, call: Call) => {
     byTaskId.delete(key);
-    byTaskId.set(key, call);
+    byTaskId.set(key, { trajectoryId: call.trajectoryId, index: call.step.index });
     if (byTaskId.size > MAX_TASKS) byTaskId.delete(byTaskId.keys().next().value!);
   };
 
@@ -109,6 +125,17 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
     if (last && last.end_reason === "finished") return last;
     const id = await startTrajectory(server, sid, env, null, at);
     return (await store.summary(id))!;
+  };
+
+  /** The call of a remembered step: still in flight, or read back from the store. */
+  const callOf = async (
+    ref: { trajectoryId: string; index: number } | undefined,
+  ): Promise<Call | undefined> => {
+    if (!ref) return undefined;
+    for (const c of calls.values())
+      if (c.trajectoryId === ref.trajectoryId && c.step.index === ref.index) return c;
+    const step = (await store.get(ref.trajectoryId))?.steps.find((x) => x.index === ref.index);
+    return step ? { trajectoryId: ref.trajectoryId, step, callId: "", frames: frameBudget() } : undefined;
   };
 
   const putStep = async (call: Call) => {
@@ -152,7 +179,7 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
       }
       case "call_started": {
         const key = e.taskId ? taskKey(e.server, e.sid, e.taskId) : null;
-        const resumed = key ? byTaskId.get(key) : undefined;
+        const resumed = key ? await callOf(byTaskId.get(key)) : undefined;
         if (resumed) {
           // A re-post with a saved task_id continues its step (the true latency counts from its start).
           calls.set(e.callId, resumed);
@@ -182,7 +209,7 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
           started_at: e.at,
           after_end: t.end_reason === "finished",
         });
-        const call: Call = { trajectoryId: t.id, step, callId: e.callId };
+        const call: Call = { trajectoryId: t.id, step, callId: e.callId, frames: frameBudget() };
         calls.set(e.callId, call);
         if (key) rememberTask(key, call);
         await putStep(call);
@@ -192,6 +219,7 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
         const call = calls.get(e.callId);
         if (!call) return;
         const ev = stepEvent(e.frame, e.at - call.step.started_at);
+        if (!keepFrame(call.frames, ev, maxStepBytes)) return; // step-size cap
         call.step.events.push(ev);
         if (e.frame.kind === "event" && e.frame.event === "task_id" && e.frame.data) {
           call.step.task_id = e.frame.data.trim();
@@ -214,7 +242,7 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
         const outcome = e.result
           ? { result: e.result }
           : { error: e.error ?? "the call ended without a result" };
-        call.step = completeStep(call.step, outcome, e.at);
+        call.step = capStep(completeStep(call.step, outcome, e.at), maxStepBytes, call.frames);
         await putStep(call);
         if (call.step.finished && !call.step.after_end) await end(call.trajectoryId, "finished", e.at, null);
         return;

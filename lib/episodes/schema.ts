@@ -73,6 +73,24 @@ export const trajectoryStepSchema = z.strictObject({
    * but not part of the episode's total reward nor of its end time.
    */
   after_end: z.boolean().optional(),
+  /**
+   * The step was larger than the step-size cap (PLAYGROUND_MAX_STEP_BYTES) and was cut to fit:
+   * its size before (bytes of JSON) and after, and what was cut. Absent when nothing was cut.
+   */
+  truncated: z
+    .strictObject({
+      original_bytes: z.number().int().nonnegative(),
+      kept_bytes: z.number().int().nonnegative(),
+      /** Text blocks shortened. */
+      blocks_cut: z.number().int().positive().optional(),
+      /** Blocks left out (images, and every block after the cap was reached). */
+      blocks_dropped: z.number().int().positive().optional(),
+      /** SSE frames left out of `events`. */
+      frames_dropped: z.number().int().positive().optional(),
+      metadata_dropped: z.literal(true).optional(),
+      error_cut: z.literal(true).optional(),
+    })
+    .optional(),
 });
 export type TrajectoryStep = z.infer<typeof trajectoryStepSchema>;
 

@@ -1,6 +1,7 @@
 // Which server addresses the relay may reach (DESIGN.md "Security"): never link-local or cloud
 // metadata addresses; user-added servers only on loopback unless remote servers are allowed.
-// Host names are resolved and every resolved address is checked too.
+// Host names are resolved and every resolved address is checked too; the relay then connects to
+// those addresses only (lib/relay/pinned-fetch.ts), never resolving the name a second time.
 import "server-only";
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
@@ -133,7 +134,8 @@ export async function checkServerUrl(rawUrl: string, policy: AddressPolicy): Pro
   if (METADATA_HOSTS.has(host)) return { ok: false, reason: `${host} is a cloud metadata host` };
   let addresses: string[];
   if (isIP(host)) addresses = [host];
-  else if (host === "localhost" || host.endsWith(".localhost")) addresses = ["127.0.0.1"];
+  // localhost is loopback whatever a resolver says (RFC 6761); either family may be listening.
+  else if (host === "localhost" || host.endsWith(".localhost")) addresses = ["127.0.0.1", "::1"];
   else {
     try {
       addresses = await (policy.resolve ?? defaultResolver)(host);

@@ -1,6 +1,7 @@
 // Health of a known server: GET /health with a short time limit, as shown by GET /api/servers.
 import "server-only";
 import { healthResponseSchema } from "@/lib/ors/protocol";
+import { createPinnedFetch } from "@/lib/relay/pinned-fetch";
 import type { ServerEntry, ServerRegistry } from "./registry";
 
 export interface ServerHealth {
@@ -11,6 +12,9 @@ export interface ServerHealth {
   detail?: string;
   latencyMs: number;
 }
+
+/** Connects only to the addresses just checked (no second DNS lookup), as the relay does. */
+const pinnedFetch = createPinnedFetch({ maxPools: 8 });
 
 /** Checks one server's /health within `timeoutMs` (default 2 s). Never throws. */
 export async function checkServerHealth(
@@ -33,7 +37,11 @@ export async function checkServerHealth(
       if (!verdict.ok) return done({ ok: false, detail: `refused: ${verdict.reason}` });
       const headers = new Headers({ Accept: "application/json" });
       if (entry.apiKey) headers.set("X-API-Key", entry.apiKey);
-      res = await fetch(`${entry.url}/health`, { headers, signal, redirect: "manual" });
+      res = await pinnedFetch(
+        `${entry.url}/health`,
+        { headers, signal, redirect: "manual" },
+        verdict.addresses,
+      );
     }
     const text = await res.text();
     if (!res.ok)

@@ -29,6 +29,12 @@ export interface RelayLimits {
   maxSseEventChars: number;
   /** A tool result (all its `chunk`s and the `end`) larger than this ends the stream. */
   maxResultChars: number;
+  /** A call's frames that are not result pieces (comments, unknown events, ...) beyond this many
+   *  characters end the stream: a server sending them forever is not running a tool. */
+  maxCallOtherChars: number;
+  /** An SSE answer that sends nothing (not even a `: ping`; servers ping every 10-15 s) for this
+   *  long is ended with an `event: error`. */
+  streamIdleMs: number;
   /** After the client went away, a call's answer is still read for this long at most. */
   drainMaxMs: number;
   /** ...and given up when the server sends nothing (not even a ping) for this long. */
@@ -40,11 +46,42 @@ export const DEFAULT_RELAY_LIMITS: RelayLimits = {
   maxSseLineChars: 8 * 1024 * 1024,
   maxSseEventChars: 16 * 1024 * 1024,
   maxResultChars: 64 * 1024 * 1024,
+  maxCallOtherChars: 16 * 1024 * 1024,
+  streamIdleMs: 60_000,
   drainMaxMs: 15 * 60_000,
   drainIdleMs: 60_000,
 };
 
 const MAX_TASKS = 10_000;
+
+/**
+ * A copy of `s` that holds no reference to the text it was cut from. The SSE parser hands out
+ * slices of the decoded network chunk (up to megabytes); a slice kept (a task id in a map, a
+ * frame in a step) would keep the whole chunk in memory.
+ */
+export function detach(s: string): string {
+  return s.length < 13 ? s : (JSON.parse(JSON.stringify(s)) as string);
+}
+
+/**
+ * A frame whose strings are copies (see `detach`), but for result pieces: those are joined into
+ * a new string at `end` (and steps keep copied previews), so they hold their chunk only meanwhile.
+ */
+function detachFrame(f: SseFrame): SseFrame {
+  if (f.kind === "comment") return { kind: "comment", comment: detach(f.comment) };
+  if (f.event === "chunk" || f.event === "end") return f;
+  return {
+    kind: "event",
+    event: detach(f.event),
+    data: detach(f.data),
+    ...(f.id ? { id: detach(f.id) } : {}),
+  };
+}
+
+/** A duration as a message says it: `60 s`, `0.3 s`. */
+function seconds(ms: number): string {
+  return ms >= 10_000 ? `${Math.round(ms / 1000)} s` : `${Number((ms / 1000).toFixed(1))} s`;
+}
 /** task_id → callId of the latest relayed call with it, so a reconnect can say which call it resumes. */
 export type TaskCalls = Map<string, string>;
 
@@ -231,7 +268,7 @@ function callObserver(x: Exchange): CallObserver {
         : {},
     ...(reqTaskId ? { taskId: reqTaskId } : {}),
     ...(resumeOf ? { resumeOf } : {}),
-    // The call started when its request left the relay, not when the answer began.
+    // When the call was sent, not when its answer started: a step's latency is the caller's.
     at: started,
   });
   return {
@@ -273,20 +310,31 @@ function sse(
 ): ReadableStream<Uint8Array> {
   const ep = endpointOf(x);
   const ok = (x.status ?? 0) >= 200 && (x.status ?? 0) < 300;
-  const isCall = ok && ep === "call";
-  const isSession = ok && ep === "create_session";
+  const isCall = x.listening && ok && ep === "call";
+  const isSession = x.listening && ok && ep === "create_session";
   const observer = isCall ? callObserver(x) : null;
   const reader = body.getReader();
   const decoder = new TextDecoder();
   const result = new ResultAssembler(x.limits.maxResultChars);
   let sawSession = false;
   let finished = false;
-  const onFrame = (frame: SseFrame) => {
+  let otherChars = 0;
+  const onFrame = (parsed: SseFrame) => {
+    if (!isSession && (!observer || finished)) return;
+    const frame = detachFrame(parsed);
     if (isSession && !sawSession && frame.kind === "event" && frame.event === "task_id") {
       sawSession = true;
       x.events.emit({ type: "session_created", server: x.server, sid: frame.data.trim(), at: Date.now() });
     }
     if (!observer || finished) return;
+    if (frame.kind === "comment" || (frame.event !== "chunk" && frame.event !== "end")) {
+      otherChars +=
+        frame.kind === "comment" ? frame.comment.length + 4 : frame.event.length + frame.data.length + 16;
+      if (otherChars > x.limits.maxCallOtherChars)
+        throw new SseLimitError(
+          `more than ${x.limits.maxCallOtherChars} characters of frames that are not part of a result`,
+        );
+    }
     observer.frame(frame);
     if (frame.kind !== "event") return;
     if (frame.event === "chunk") result.add(frame.data);
@@ -367,14 +415,29 @@ function sse(
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        let r: ReadableStreamReadResult<Uint8Array>;
+        let r: ReadableStreamReadResult<Uint8Array> | "silent";
+        let idle: ReturnType<typeof setTimeout> | undefined;
         try {
-          r = await reader.read();
+          const silent = new Promise<"silent">((resolve) => {
+            idle = setTimeout(() => resolve("silent"), x.limits.streamIdleMs);
+          });
+          r = await Promise.race([reader.read(), silent]);
         } catch (err) {
           broken(`the stream broke before \`end\`: ${err instanceof Error ? err.message : String(err)}`);
           // Closed, not errored: what was already passed on (the task_id) still reaches the client,
           // which then re-posts with it instead of starting the call again.
           controller.close();
+          return;
+        } finally {
+          clearTimeout(idle);
+        }
+        if (r === "silent") {
+          const why = `relay: ${x.server} sent nothing for ${seconds(x.limits.streamIdleMs)} (not even a ping); the stream was ended`;
+          broken(why);
+          controller.enqueue(new TextEncoder().encode(formatSseEvent("error", why)));
+          controller.close();
+          reader.cancel().catch(() => {});
+          abortUpstream();
           return;
         }
         if (r.done) {

@@ -3,7 +3,8 @@
 // answer streamed back unbuffered, and what passes published as RelayEvents (./events).
 import { describeNetworkError } from "@/lib/ors/client/errors";
 import "server-only";
-import { parseOrsPath, RELAY_FAILURE_HEADER, type RelayFailure } from "@/lib/ors/protocol";
+import { randomBytes } from "node:crypto";
+import { RELAY_FAILURE_HEADER, type RelayFailure } from "@/lib/ors/protocol";
 import type { ServerEntry, ServerRegistry } from "@/lib/registry";
 import { createRelayEvents, type RelayEvents } from "./events";
 import {
@@ -13,19 +14,25 @@ import {
   type RelayLimits,
   type TaskCalls,
 } from "./observe";
+import { createPinnedFetch, type PinnedFetch } from "./pinned-fetch";
+import { checkRelayRequest } from "./request-shape";
 
 export interface RelayOptions {
   registry: ServerRegistry;
-  /** Time limit for a server's answer to start (headers), in ms. Default 60 s
-   *  (`PLAYGROUND_RELAY_TIMEOUT_MS`). A streaming answer then runs as long as it streams. */
+  /** Time limit for a server's answer to start (headers), and for a started answer to send
+   *  something more (a JSON body, or an SSE stream: `: ping`s count), in ms. Default 60 s
+   *  (`PLAYGROUND_RELAY_TIMEOUT_MS`). A stream that keeps sending runs as long as it streams. */
   timeoutMs?: number;
   /** Largest request body relayed (default 16 MiB). */
   maxBodyBytes?: number;
   /** Extra origins (besides the app's own host) whose browser requests are accepted
    *  (`PLAYGROUND_ALLOWED_ORIGINS`, comma-separated). */
   allowedOrigins?: string[];
-  /** fetch for remote servers (tests). */
-  fetch?: typeof fetch;
+  /** How remote servers are fetched: connecting only to the addresses the policy checked
+   *  (default: a pinned fetch of its own, ./pinned-fetch). */
+  pinnedFetch?: PinnedFetch;
+  /** This relay's mark on the requests it sends, to recognise them coming back (default: random). */
+  loopMark?: string;
   /** Where what passes is published (default: a bus of its own, `relay.events`). */
   events?: RelayEvents;
   /** Size limits on upstream answers (defaults: DEFAULT_RELAY_LIMITS). */
@@ -68,8 +75,25 @@ async function readRequestBody(req: Request, limit: number): Promise<Uint8Array 
   return Buffer.concat(parts, total);
 }
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-const HOPS_HEADER = "x-ors-relay-hops";
-const MAX_HOPS = 3;
+
+/**
+ * Loop detection: every relay sends the marks of the relays a request went through, its own last.
+ * A mark is a random per-process value, so a client cannot forge this relay's mark: a request
+ * carrying it came back from a server that leads here (a loop). Marks of other relays are passed
+ * on (the last few), so a loop through several apps is caught where it closes.
+ */
+export const LOOP_HEADER = "x-ors-relay-via";
+const MARK = /^[A-Za-z0-9_-]{16,64}$/;
+const MAX_MARKS = 8;
+
+function marksOf(header: string | null): string[] {
+  if (!header) return [];
+  return header
+    .split(",")
+    .map((m) => m.trim())
+    .filter((m) => MARK.test(m))
+    .slice(-MAX_MARKS);
+}
 
 /** `{detail}` JSON answer (the ORS error body). */
 export function detailResponse(status: number, detail: string, headers?: HeadersInit): Response {
@@ -124,22 +148,38 @@ export function createRelay(options: RelayOptions): Relay {
       .split(",")
       .map((s) => s.trim())
       .filter(Boolean);
-  const remoteFetch: typeof fetch = options.fetch ?? ((i, init) => globalThis.fetch(i, init));
+  const remoteFetch: PinnedFetch = options.pinnedFetch ?? createPinnedFetch();
+  const loopMark = options.loopMark ?? randomBytes(18).toString("base64url");
   const events = options.events ?? createRelayEvents();
   const tasks: TaskCalls = new Map();
-  const limits: RelayLimits = { ...DEFAULT_RELAY_LIMITS, ...options.limits };
+  // A stream that goes silent for as long as an answer may take to start is ended too.
+  const limits: RelayLimits = { ...DEFAULT_RELAY_LIMITS, streamIdleMs: timeoutMs, ...options.limits };
 
   async function handle(req: Request, name: string, orsPath: string): Promise<Response> {
     const refused = refusedOrigin(req, allowedOrigins);
     if (refused) return detailResponse(403, `refused: ${refused}`);
+    // ORS shapes and methods only, checked before anything is contacted.
+    const target = checkRelayRequest(req.method, orsPath, new URL(req.url).search);
+    if (!target.ok)
+      return detailResponse(target.status, target.detail, {
+        [RELAY_FAILURE_HEADER]: "refused",
+        ...(target.allow ? { allow: target.allow } : {}),
+      });
+    const { route } = target;
+    const endpoint = route.endpoint;
+    const marks = marksOf(req.headers.get(LOOP_HEADER));
+    if (marks.includes(loopMark))
+      return detailResponse(
+        508,
+        `refused: this request came back to the relay that sent it (server "${name}" leads back to this app: a loop)`,
+        { [RELAY_FAILURE_HEADER]: "refused" },
+      );
 
     const entry = await registry.get(name);
     if (!entry) {
       const known = (await registry.list()).map((s) => s.name).join(", ");
       return detailResponse(404, `unknown server "${name}" (known: ${known})`);
     }
-    const route = parseOrsPath(orsPath);
-    const endpoint = route.kind === "unknown" ? orsPath : route.endpoint;
     const sid = req.headers.get("x-session-id") ?? undefined;
     const listening = events.hasListeners();
     const exchange: Exchange = {
@@ -160,12 +200,15 @@ export function createRelay(options: RelayOptions): Relay {
       return detailResponse(status, detail, failure ? { [RELAY_FAILURE_HEADER]: failure } : undefined);
     };
 
+    // The addresses checked here are the only ones connected to (no second DNS lookup).
+    let addresses: string[] = [];
     if (entry.source !== "builtin") {
       const verdict = await registry.checkAddress(entry);
       if (!verdict.ok)
         return detailResponse(403, `refused: ${describeServer(entry)}: ${verdict.reason}`, {
           [RELAY_FAILURE_HEADER]: "refused",
         });
+      addresses = verdict.addresses;
     }
 
     let body: Uint8Array | undefined;
@@ -176,18 +219,13 @@ export function createRelay(options: RelayOptions): Relay {
       exchange.requestBody = body;
     }
 
-    // A server that is this app (or another relay) must not make requests go round in circles.
-    const hops = Number(req.headers.get(HOPS_HEADER) ?? "0") || 0;
-    if (hops >= MAX_HOPS)
-      return fail(508, `refused: the request went through the relay ${hops} times (a loop?)`, "refused");
-    const headers = new Headers({ [HOPS_HEADER]: String(hops + 1) });
+    const headers = new Headers({ [LOOP_HEADER]: [...marks.slice(-(MAX_MARKS - 1)), loopMark].join(",") });
     for (const h of FORWARDED_HEADERS) {
       const v = req.headers.get(h);
       if (v !== null) headers.set(h, v);
     }
     if (!headers.has("x-api-key") && entry.apiKey) headers.set("x-api-key", entry.apiKey);
 
-    const search = new URL(req.url).search;
     const ctrl = new AbortController();
     const onClientGone = () => ctrl.abort(req.signal.reason);
     if (req.signal.aborted) ctrl.abort(req.signal.reason);
@@ -205,7 +243,7 @@ export function createRelay(options: RelayOptions): Relay {
     let upstream: Response;
     try {
       if (entry.source === "builtin") {
-        const local = new Request(`http://local.invalid${orsPath}${search}`, {
+        const local = new Request(`http://local.invalid${target.path}`, {
           method: req.method,
           headers,
           body: body as BodyInit | undefined,
@@ -214,13 +252,17 @@ export function createRelay(options: RelayOptions): Relay {
         upstream = await Promise.race([registry.localHandler()(local), timeout]);
       } else {
         upstream = await Promise.race([
-          remoteFetch(`${entry.url}${orsPath}${search}`, {
-            method: req.method,
-            headers,
-            body: body as BodyInit | undefined,
-            redirect: "manual",
-            signal: ctrl.signal,
-          }),
+          remoteFetch(
+            `${entry.url}${target.path}`,
+            {
+              method: req.method,
+              headers,
+              body: body as BodyInit | undefined,
+              redirect: "manual",
+              signal: ctrl.signal,
+            },
+            addresses,
+          ),
           timeout,
         ]);
       }
@@ -303,8 +345,8 @@ export function createRelay(options: RelayOptions): Relay {
     }
     if (isSse) {
       // The tap decides what a client going away means: a call's answer is still read and recorded.
+      // Every SSE answer passes the tap, recorded or not: it ends streams that go silent.
       req.signal.removeEventListener("abort", onClientGone);
-      if (!listening) return new Response(upstream.body, { status: upstream.status, headers: outHeaders });
       const stream = observeExchange.sse(exchange, upstream.body, () => ctrl.abort());
       return new Response(stream, { status: upstream.status, headers: outHeaders });
     }

@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createServerRegistry, type FetchHandler, type ServerRegistry } from "@/lib/registry";
+import type { Resolver } from "@/lib/registry/address-policy";
 import { createRelay, orsPathFromUrl, type Relay, type RelayOptions } from "@/lib/relay/relay";
 
 export const REPO_ROOT = path.resolve(__dirname, "../..");
@@ -38,7 +39,7 @@ export interface TestRelay {
 export function makeRelay(
   local: FetchHandler,
   servers: Record<string, string>,
-  opts: Partial<RelayOptions> & { env?: Record<string, string> } = {},
+  opts: Partial<RelayOptions> & { env?: Record<string, string>; resolve?: Resolver } = {},
 ): TestRelay {
   const dataDir = mkdtempSync(path.join(tmpdir(), "relay-test-"));
   const registry = createServerRegistry({
@@ -50,6 +51,7 @@ export function makeRelay(
       ...opts.env,
     },
     localHandler: () => local,
+    resolve: opts.resolve,
   });
   const relay = createRelay({ registry, ...opts });
   return { registry, relay, dataDir, cleanup: () => rmSync(dataDir, { recursive: true, force: true }) };
@@ -105,18 +107,19 @@ export async function spawnOrsServer(port: number, env: Record<string, string> =
   throw new Error(`ORS server on ${port} did not come up: ${err}`);
 }
 
-/** A tiny node:http server on a loopback port. */
+/** A tiny node:http server on a loopback port (127.0.0.1 unless another loopback address is given). */
 export async function startHttpServer(
   port: number,
   handle: (req: IncomingMessage, res: ServerResponse) => void,
+  address = "127.0.0.1",
 ): Promise<{ url: string; server: Server; close(): Promise<void> }> {
   const server = createServer(handle);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, "127.0.0.1", () => resolve());
+    server.listen(port, address, () => resolve());
   });
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${address}:${port}`,
     server,
     close: () =>
       new Promise<void>((r) => {
@@ -169,13 +172,15 @@ export async function proxyToHandler(
   res.flushHeaders();
   if (!answer.body) return void res.end();
   const reader = answer.body.getReader();
+  // The client going away cancels the answer (as Next does), and writes wait for the socket.
+  res.on("close", () => void reader.cancel().catch(() => {}));
   const dec = new TextDecoder();
   while (true) {
-    const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }));
-    if (done || !value) break;
-    const text = dec.decode(value, { stream: true });
-    const verdict = onChunk?.(text);
-    if (verdict === "drop-after") res.write(value);
+    const r = await reader.read().catch(() => null);
+    if (!r) return void res.destroy();
+    if (r.done) break;
+    const verdict = onChunk?.(dec.decode(r.value, { stream: true }));
+    if (verdict === "drop-after") res.write(r.value);
     if (verdict) {
       reader.cancel().catch(() => {});
       // Let the written piece leave before the connection is cut.
@@ -183,7 +188,50 @@ export async function proxyToHandler(
       res.socket?.destroy();
       return;
     }
-    res.write(value);
+    if (!res.write(r.value) && !res.destroyed)
+      await new Promise((resolve) => res.once("drain", resolve).once("close", resolve));
+    if (res.destroyed) return;
   }
   res.end();
+}
+
+/** Serves a fetch handler over real HTTP on a loopback port (the shape of the app's routes). */
+export function serveFetchHandler(port: number, handler: FetchHandler) {
+  return startHttpServer(port, (req, res) => {
+    void proxyToHandler(handler, req, res).catch(() => res.destroy());
+  });
+}
+
+/** Starts the hostile test server (tests/fixtures/hostile-server) on a loopback port. */
+export async function spawnHostileServer(
+  port: number,
+  env: Record<string, string> = {},
+): Promise<SpawnedServer> {
+  const child = spawn(
+    process.execPath,
+    [path.join(REPO_ROOT, "tests/fixtures/hostile-server/server.mjs"), "--port", String(port)],
+    {
+      env: { ...process.env, ...env },
+      stdio: ["pipe", "pipe", "pipe"],
+    },
+  );
+  let err = "";
+  child.stderr?.on("data", (d: Buffer) => {
+    err += d.toString();
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.once("data", () => resolve());
+    child.once("exit", (code) => reject(new Error(`hostile server exited (${code}): ${err}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    child,
+    stderr: () => err,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((r) => child.once("exit", () => r()));
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
 }

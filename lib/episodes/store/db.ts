@@ -56,6 +56,8 @@ export const MIGRATIONS: string[] = [
   // 4: steps made after the episode finished (kept, not counted), and prompts requested again.
   `ALTER TABLE steps ADD COLUMN after_end INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE trajectories ADD COLUMN reprompts_json TEXT;`,
+  // 5: what the step-size cap cut from a step (PLAYGROUND_MAX_STEP_BYTES), when it cut something.
+  `ALTER TABLE steps ADD COLUMN truncated_json TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -73,6 +73,7 @@ interface StepRow {
   events_json: string;
   replay_json: string | null;
   after_end: number;
+  truncated_json: string | null;
 }
 
 const parse = <T>(s: string | null): T | null => (s == null ? null : (JSON.parse(s) as T));
@@ -114,6 +115,7 @@ function toStep(r: StepRow): TrajectoryStep {
     events: JSON.parse(r.events_json) as StepEvent[],
     replay: parse(r.replay_json),
     ...(r.after_end ? { after_end: true } : {}),
+    ...(r.truncated_json ? { truncated: JSON.parse(r.truncated_json) as TrajectoryStep["truncated"] } : {}),
   };
 }
 
@@ -212,8 +214,8 @@ export class SqliteTrajectoryStore implements TrajectoryStore {
         .prepare(
           `INSERT OR REPLACE INTO steps (trajectory_id, idx, tool, input_json, task_id, started_at, ended_at,
              latency_ms, ok, error, blocks_json, reward, finished, metadata_json, events_json, replay_json,
-             after_end)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             after_end, truncated_json)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           id,
@@ -233,6 +235,7 @@ export class SqliteTrajectoryStore implements TrajectoryStore {
           JSON.stringify(step.events),
           step.replay ? JSON.stringify(step.replay) : null,
           step.after_end ? 1 : 0,
+          step.truncated ? JSON.stringify(step.truncated) : null,
         );
       // The total without float noise (as every view computes it), steps after the end left out.
       const rewards = this.db

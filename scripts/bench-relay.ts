@@ -1,0 +1,460 @@
+// `npm run bench:relay`: what the recording relay of a built app (`next start`) costs in memory.
+//   load:    N clients call bigoutput `dump` for 1 MB results through /api/servers/<server>/ for a
+//            while; the app's RSS is printed every few seconds, then while it idles.
+//            Targets: RSS below 600 MB, no growth over the last 30 s of load, lower after idling.
+//   hostile: each case of the hostile test server (tests/fixtures/hostile-server) once through the
+//            relay: what the client got, what was recorded, and the app's peak RSS added.
+//            Target: each case adds under 200 MB at its peak.
+// Loopback only. It starts the app and the servers it needs and stops them (by process id).
+// Figures are printed, not asserted (DESIGN.md "Measuring performance").
+import { type ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { BenchHttp, reassembleCall } from "./bench-http";
+import { freeLoopbackPort, type SpawnedServer, spawnServer, treeRssBytes } from "./bench-proc";
+
+const USAGE = `Usage: npm run bench:relay -- [options]
+  --part <p>            all (default) | load | hostile
+  --server <s>          load: local (default: the built-in host, in the app's process) or
+                        standalone (scripts/serve.ts, a second process reached over HTTP)
+  --clients <n>         load: concurrent clients (default 4)
+  --duration <s>        load: seconds of load (default 60)
+  --idle <s>            load: seconds watched after the load (default 30)
+  --size <chars>        load: result size (default 1048576)
+  --every <s>           load: print RSS every this many seconds (default 5)
+  --timeout-ms <ms>     the app's PLAYGROUND_RELAY_TIMEOUT_MS for the hostile part (default 5000)
+  --next-dist-dir <d>   the build directory (default $NEXT_DIST_DIR or .next); run npm run build first
+  --json                print the figures as one JSON line too`;
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const PORTS: [number, number] = [8740, 8749];
+const MB = 1024 * 1024;
+
+interface Config {
+  part: "all" | "load" | "hostile";
+  server: "local" | "standalone";
+  clients: number;
+  duration: number;
+  idle: number;
+  size: number;
+  every: number;
+  timeoutMs: number;
+  nextDistDir: string;
+  json: boolean;
+}
+
+function parseConfig(argv: string[]): Config {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      part: { type: "string", default: "all" },
+      server: { type: "string", default: "local" },
+      clients: { type: "string", default: "4" },
+      duration: { type: "string", default: "60" },
+      idle: { type: "string", default: "30" },
+      size: { type: "string", default: String(MB) },
+      every: { type: "string", default: "5" },
+      "timeout-ms": { type: "string", default: "5000" },
+      "next-dist-dir": { type: "string", default: process.env.NEXT_DIST_DIR || ".next" },
+      json: { type: "boolean", default: false },
+      help: { type: "boolean", default: false },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const part = values.part as Config["part"];
+  const server = values.server as Config["server"];
+  if (!["all", "load", "hostile"].includes(part)) throw new Error(`--part: ${part}?`);
+  if (!["local", "standalone"].includes(server)) throw new Error(`--server: ${server}?`);
+  return {
+    part,
+    server,
+    clients: Number(values.clients),
+    duration: Number(values.duration),
+    idle: Number(values.idle),
+    size: Number(values.size),
+    every: Number(values.every),
+    timeoutMs: Number(values["timeout-ms"]),
+    nextDistDir: values["next-dist-dir"]!,
+    json: values.json!,
+  };
+}
+
+const mb = (bytes: number) => `${(bytes / MB).toFixed(0)} MB`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A helper process of the benchmark (hostile or standalone server), stopped by its id. */
+async function startHelper(label: string, args: string[], env: Record<string, string>, ready: RegExp) {
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let out = "";
+  await new Promise<void>((resolve, reject) => {
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      if (ready.test(out)) resolve();
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`${label} exited (${code}): ${out}`)));
+    setTimeout(() => reject(new Error(`${label} did not start: ${out}`)), 60_000).unref();
+  });
+  return {
+    pid: child.pid!,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((r) => child.once("exit", () => r()));
+      process.kill(child.pid!, "SIGTERM");
+      const t = setTimeout(() => process.kill(child.pid!, "SIGKILL"), 5_000);
+      await exited;
+      clearTimeout(t);
+    },
+  };
+}
+
+async function startApp(cfg: Config, env: Record<string, string>): Promise<SpawnedServer> {
+  const buildId = path.join(ROOT, cfg.nextDistDir, "BUILD_ID");
+  if (!fs.existsSync(buildId)) throw new Error(`no build in ${cfg.nextDistDir}: run npm run build first`);
+  const port = await freeLoopbackPort(...PORTS);
+  const base = `http://127.0.0.1:${port}`;
+  return spawnServer({
+    command: process.execPath,
+    args: [
+      path.join(ROOT, "node_modules/next/dist/bin/next"),
+      "start",
+      "-p",
+      String(port),
+      "-H",
+      "127.0.0.1",
+    ],
+    env: { NODE_ENV: "production", NEXT_DIST_DIR: cfg.nextDistDir, ...env },
+    cwd: ROOT,
+    baseUrl: base,
+    healthUrl: `${base}/api/servers/local/health`,
+    timeoutMs: 90_000,
+    label: "relay-app",
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load: 1 MB results through the relay.
+
+interface LoadFigures {
+  samples: Array<{ t: number; rssMb: number; calls: number }>;
+  calls: number;
+  failures: number;
+  mbPerS: number;
+  peakMb: number;
+  /** RSS growth over the last 30 s of load: the least-squares slope of the samples × 30 s. */
+  growth30Mb: number;
+  atEndMb: number;
+  afterIdleMb: number;
+  dbMb: number;
+}
+
+async function runLoad(
+  cfg: Config,
+  app: SpawnedServer,
+  server: string,
+  dataDir: string,
+): Promise<LoadFigures> {
+  console.log(
+    `\nload: ${cfg.clients} clients, ${cfg.size} -character results from "${server}" through the relay, ${cfg.duration} s, then ${cfg.idle} s idle`,
+  );
+  const http = new BenchHttp(new URL(`${app.baseUrl}/api/servers/${server}`), cfg.clients);
+  let calls = 0;
+  let failures = 0;
+  let bytes = 0;
+  let lastError = "";
+  const start = performance.now();
+  const deadline = start + cfg.duration * 1000;
+  const client = async () => {
+    const created = await http.request("POST", "/create_session");
+    const sid = (JSON.parse(created.body) as { sid: string }).sid;
+    await http.request("POST", "/create", { sid, json: { env_name: "bigoutput", split: "train", index: 0 } });
+    while (performance.now() < deadline) {
+      try {
+        const res = await http.request("POST", "/bigoutput/call", {
+          sid,
+          json: { name: "dump", input: { size: cfg.size } },
+          accept: "text/event-stream",
+          timeoutMs: 60_000,
+        });
+        bytes += res.bytes;
+        const r = reassembleCall(res.body);
+        if (res.status === 200 && r.json && r.json.length > cfg.size) calls++;
+        else {
+          failures++;
+          lastError = `HTTP ${res.status} ${r.error ?? res.body.slice(0, 200)}`;
+        }
+      } catch (err) {
+        failures++;
+        lastError = (err as Error).message;
+      }
+    }
+    await http.request("POST", "/delete", { sid }).catch(() => {});
+  };
+  const samples: LoadFigures["samples"] = [];
+  const sample = () => {
+    const t = (performance.now() - start) / 1000;
+    const rssMb = treeRssBytes(app.pid) / MB;
+    samples.push({ t, rssMb, calls });
+    console.log(`  t=${t.toFixed(0).padStart(3)} s  rss ${rssMb.toFixed(0).padStart(5)} MB  calls ${calls}`);
+  };
+  sample();
+  const timer = setInterval(sample, cfg.every * 1000);
+  await Promise.all(Array.from({ length: cfg.clients }, client));
+  const loadSeconds = (performance.now() - start) / 1000;
+  await sleep(cfg.idle * 1000);
+  clearInterval(timer);
+  sample();
+  http.close();
+  if (lastError) console.log(`  last failure: ${lastError}`);
+
+  const during = samples.filter((s) => s.t <= cfg.duration + 0.5);
+  // A slope, not two points: RSS saws up and down with every collection.
+  const last = during.filter((s) => s.t >= during.at(-1)!.t - 30);
+  const mt = last.reduce((a, s) => a + s.t, 0) / last.length;
+  const mr = last.reduce((a, s) => a + s.rssMb, 0) / last.length;
+  const varT = last.reduce((a, s) => a + (s.t - mt) ** 2, 0);
+  const slope = varT ? last.reduce((a, s) => a + (s.t - mt) * (s.rssMb - mr), 0) / varT : 0;
+  const db = path.join(dataDir, "trajectories.sqlite");
+  const dbBytes = ["", "-wal"].reduce(
+    (n, ext) => n + (fs.existsSync(db + ext) ? fs.statSync(db + ext).size : 0),
+    0,
+  );
+  return {
+    samples,
+    calls,
+    failures,
+    mbPerS: bytes / MB / loadSeconds,
+    peakMb: Math.max(...samples.map((s) => s.rssMb)),
+    growth30Mb: slope * 30,
+    atEndMb: during.at(-1)!.rssMb,
+    afterIdleMb: samples.at(-1)!.rssMb,
+    dbMb: dbBytes / MB,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hostile upstream cases.
+
+interface HostileFigures {
+  name: string;
+  status: number;
+  got: string;
+  recorded: string;
+  seconds: number;
+  addedMb: number;
+}
+
+const CASES: Array<{
+  name: string;
+  mode: string;
+  endpoint: "call" | "tasks" | "tools";
+  leaveAfter?: number;
+}> = [
+  { name: "huge JSON (512 MB, chunked)", mode: "huge-json", endpoint: "tasks" },
+  { name: "endless SSE chunks", mode: "endless-sse", endpoint: "call" },
+  { name: "endless unknown frames", mode: "endless-frames", endpoint: "call" },
+  { name: "client leaves endless frames", mode: "endless-frames", endpoint: "call", leaveAfter: MB },
+  { name: "SSE line without newline", mode: "no-newline", endpoint: "call" },
+  { name: "garbage frames", mode: "garbage", endpoint: "call" },
+  { name: "mid-stream close", mode: "mid-close", endpoint: "call" },
+  { name: "never answers", mode: "hang", endpoint: "call" },
+  { name: "headers then hang (JSON)", mode: "headers-hang", endpoint: "tools" },
+  { name: "headers then hang (SSE)", mode: "headers-hang", endpoint: "call" },
+];
+
+/** Reads an answer to its end without keeping it: its status, size and last few hundred characters. */
+async function drainAnswer(res: Response, leaveAfter = Number.POSITIVE_INFINITY) {
+  const reader = res.body!.getReader();
+  const dec = new TextDecoder();
+  let tail = "";
+  let bytes = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      bytes += value.byteLength;
+      tail = (tail + dec.decode(value, { stream: true })).slice(-400);
+      if (bytes > leaveAfter) {
+        await reader.cancel();
+        return { tail: `(left after ${mb(bytes)})`, bytes };
+      }
+    }
+  } catch (err) {
+    return { tail: `${tail.slice(-80)} … broken: ${(err as Error).message}`, bytes };
+  }
+  return { tail, bytes };
+}
+
+function summarize(tail: string): string {
+  const err = /event: error\ndata: ([^\n]*)/.exec(tail);
+  if (err) return `event: error: ${err[1]!.slice(0, 110)}`;
+  try {
+    const { detail } = JSON.parse(tail) as { detail?: unknown };
+    if (typeof detail === "string") return detail.slice(0, 140);
+  } catch {
+    // not a {detail} body
+  }
+  return tail.replace(/\s+/g, " ").slice(-120);
+}
+
+async function runHostile(app: SpawnedServer): Promise<HostileFigures[]> {
+  console.log("\nhostile upstream cases (each once, through the relay of the running app):");
+  const base = `${app.baseUrl}/api/servers/hostile`;
+  const session = await fetch(`${base}/create_session`, { method: "POST" });
+  const sid = ((await session.json()) as { sid: string }).sid;
+  const out: HostileFigures[] = [];
+  for (const c of CASES) {
+    await sleep(1_500); // let the previous case's garbage go
+    const baseRss = treeRssBytes(app.pid);
+    let peak = baseRss;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, treeRssBytes(app.pid));
+    }, 50);
+    const t0 = performance.now();
+    let status = 0;
+    let got = "";
+    try {
+      const res = await fetch(`${base}/${c.mode}/${c.endpoint}`, {
+        method: c.endpoint === "tools" ? "GET" : "POST",
+        headers: { "content-type": "application/json", "x-session-id": sid, accept: "text/event-stream" },
+        body:
+          c.endpoint === "tools"
+            ? undefined
+            : JSON.stringify(
+                c.endpoint === "call" ? { name: "go", input: { case: c.name } } : { split: "train" },
+              ),
+      });
+      status = res.status;
+      const { tail, bytes } = await drainAnswer(res, c.leaveAfter);
+      got = `${summarize(tail)} [${mb(bytes)}]`;
+    } catch (err) {
+      got = `request failed: ${(err as Error).message}`;
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    // A call's step is recorded after its answer ends (the app reads on after a client leaves).
+    let recorded = "";
+    if (c.endpoint === "call" && status !== 200) recorded = "no step: the answer never started";
+    else if (c.endpoint === "call") {
+      const until = Date.now() + 20_000;
+      while (Date.now() < until && !recorded) {
+        const r = await fetch(`${app.baseUrl}/api/trajectories/by-session/hostile/${sid}`);
+        if (r.ok) {
+          const t = (await r.json()) as {
+            steps: Array<{
+              input: { case?: string };
+              ok: boolean | null;
+              error: string | null;
+              truncated?: unknown;
+            }>;
+          };
+          const step = t.steps.filter((s) => s.input.case === c.name).at(-1);
+          if (step && step.ok !== null)
+            recorded = `${step.ok ? "ok" : `error: ${step.error?.slice(0, 100)}`}${step.truncated ? ` truncated ${JSON.stringify(step.truncated)}` : ""}`;
+        }
+        if (!recorded) await sleep(250);
+      }
+      recorded ||= "(no finished step within 20 s)";
+    }
+    await sleep(500);
+    clearInterval(sampler);
+    const added = (peak - baseRss) / MB;
+    out.push({ name: c.name, status, got, recorded, seconds, addedMb: added });
+    console.log(
+      `  ${c.name.padEnd(30)} HTTP ${status}  ${seconds.toFixed(1).padStart(5)} s  peak +${added.toFixed(0).padStart(3)} MB  ${added < 200 ? "ok" : "OVER 200 MB"}`,
+    );
+    console.log(`      client: ${got}`);
+    if (recorded) console.log(`      step:   ${recorded}`);
+  }
+  // And the app still answers.
+  const health = await fetch(`${app.baseUrl}/api/servers/local/health`);
+  console.log(
+    `  afterwards: /api/servers/local/health → HTTP ${health.status}; app RSS ${mb(treeRssBytes(app.pid))}`,
+  );
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  const cfg = parseConfig(process.argv.slice(2));
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-relay-"));
+  const stops: Array<() => Promise<void>> = [];
+  const result: Record<string, unknown> = { config: cfg };
+  try {
+    const servers: string[] = [];
+    if (cfg.part !== "load") {
+      const port = await freeLoopbackPort(...PORTS);
+      const hostile = await startHelper(
+        "hostile server",
+        [path.join(ROOT, "tests/fixtures/hostile-server/server.mjs"), "--port", String(port)],
+        {},
+        /listening/,
+      );
+      stops.push(hostile.stop);
+      servers.push(`hostile=http://127.0.0.1:${port}`);
+    }
+    if (cfg.part !== "hostile" && cfg.server === "standalone") {
+      const port = await freeLoopbackPort(...PORTS);
+      const standalone = await startHelper(
+        "standalone server",
+        [
+          "--import",
+          "tsx",
+          path.join(ROOT, "scripts/serve.ts"),
+          "--port",
+          String(port),
+          "--host",
+          "127.0.0.1",
+        ],
+        {},
+        /listening|http:\/\//i,
+      );
+      stops.push(standalone.stop);
+      servers.push(`standalone=http://127.0.0.1:${port}`);
+    }
+    const app = await startApp(cfg, {
+      PLAYGROUND_DATA_DIR: dataDir,
+      ORS_SERVERS: servers.join(","),
+      PLAYGROUND_RELAY_TIMEOUT_MS: String(cfg.timeoutMs),
+    });
+    stops.unshift(app.stop);
+    console.log(
+      `app: next start (pid ${app.pid}) at ${app.baseUrl}, data in ${dataDir}; RSS ${mb(treeRssBytes(app.pid))}`,
+    );
+
+    if (cfg.part !== "hostile") {
+      const f = await runLoad(cfg, app, cfg.server, dataDir);
+      result.load = f;
+      const growth = f.growth30Mb;
+      console.log(
+        `load: ${f.calls} results (${f.failures} failed), ${f.mbPerS.toFixed(1)} MB/s; RSS peak ${f.peakMb.toFixed(0)} MB, ` +
+          `${f.atEndMb.toFixed(0)} MB at the end, trend over the last 30 s ${growth >= 0 ? "+" : ""}${growth.toFixed(0)} MB, ` +
+          `${f.afterIdleMb.toFixed(0)} MB after ${cfg.idle} s idle; SQLite ${f.dbMb.toFixed(0)} MB`,
+      );
+      console.log(
+        `  targets: below 600 MB ${f.peakMb < 600 ? "yes" : "NO"}; no growth over the last 30 s ${growth < 25 ? "yes" : "NO"}; lower after idling ${f.afterIdleMb < f.peakMb ? "yes" : "NO"}`,
+      );
+    }
+    if (cfg.part !== "load") result.hostile = await runHostile(app);
+  } finally {
+    for (const stop of stops) await stop().catch(() => {});
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+  if (cfg.json) console.log(JSON.stringify(result));
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
