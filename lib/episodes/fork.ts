@@ -6,10 +6,9 @@ import "server-only";
 import type { OrsClient } from "@/lib/ors/client";
 import type { Secrets } from "@/lib/ors/protocol";
 import { diffTrajectories, markDiffers, type TrajectoryDiff } from "./diff";
-import type { ForkResult } from "./model";
 import type { Recorder } from "./recorder";
 import { episodeActions, ReplayError, type ReplayRun, replayEpisode } from "./replay";
-import type { Trajectory } from "./schema";
+import type { ForkResult, Trajectory } from "./schema";
 import type { TrajectoryStore } from "./store/types";
 
 export interface ForkDeps {

@@ -1,7 +1,6 @@
 // Zod-free constants and helpers of the trajectory format, so client pages can use them without
 // bundling zod (the schemas in schema.ts build on these).
 import { runningRewardTotals, sumRewards } from "./reward";
-import type { ReplayMark, TrajectoryStep, TrajectoryTask } from "./schema";
 
 export const TRAJECTORY_FORMAT = "ors-trajectory/1" as const;
 export const END_REASONS = ["finished", "user_closed", "timeout", "error"] as const;
@@ -9,14 +8,17 @@ export const SORT_KEYS = ["started_at", "ended_at", "total_reward", "num_steps",
 export type SortKey = (typeof SORT_KEYS)[number];
 
 /** A short, stable label of a task, e.g. `train/12` or `spec {"a":1}` (also the `task` filter). */
-export function taskLabel(task: TrajectoryTask | null | undefined): string {
+export function taskLabel(
+  task: { task_spec: Record<string, unknown> } | { split: string; index: number } | null | undefined,
+): string {
   if (!task) return "unknown";
   if ("split" in task) return `${task.split}/${task.index}`;
   const json = JSON.stringify(task.task_spec);
   return `spec ${json.length > 80 ? `${json.slice(0, 79)}…` : json}`;
 }
 
-type RewardPart = Pick<TrajectoryStep, "reward" | "after_end">;
+/** What the totals read of a step (the format's TrajectoryStep has these fields). */
+type RewardPart = { reward: number | null; after_end?: boolean };
 
 /** Sum of the rewards of the episode's steps (null counts as 0; steps after the end do not count). */
 export function totalReward(steps: RewardPart[]): number {
@@ -26,15 +28,4 @@ export function totalReward(steps: RewardPart[]): number {
 /** Cumulative reward after each step (a step after the end adds nothing), without float noise. */
 export function cumulativeRewards(steps: RewardPart[]): number[] {
   return runningRewardTotals(steps.map((s) => (s.after_end ? 0 : s.reward)));
-}
-
-/** What a fork at step N answers: the new live session, its trajectory, and how the replay went. */
-export interface ForkResult {
-  server: string;
-  env: string;
-  sid: string;
-  trajectory_id: string;
-  step: number;
-  marks: ReplayMark[];
-  differing: number[];
 }

@@ -162,3 +162,14 @@ export const trajectoryFilterSchema = z.object({
   offset: z.coerce.number().int().min(0).optional(),
 });
 export type TrajectoryFilter = z.infer<typeof trajectoryFilterSchema>;
+
+/** What a fork at step N answers: the new live session, its trajectory, and how the replay went. */
+export interface ForkResult {
+  server: string;
+  env: string;
+  sid: string;
+  trajectory_id: string;
+  step: number;
+  marks: ReplayMark[];
+  differing: number[];
+}

@@ -2,8 +2,7 @@
 // mutations' fetchers. Components never write raw keys or URLs.
 import { queryOptions } from "@tanstack/react-query";
 import type { TrajectoryDiff } from "@/lib/episodes/diff";
-import type { ForkResult } from "@/lib/episodes/model";
-import type { Trajectory, TrajectoryFilter, TrajectorySummary } from "@/lib/episodes/schema";
+import type { ForkResult, Trajectory, TrajectoryFilter, TrajectorySummary } from "@/lib/episodes/schema";
 import { apiJson } from "./api-error";
 
 export function filterToParams(f: TrajectoryFilter): URLSearchParams {
