@@ -1,5 +1,5 @@
 // Next.js configuration. The ORS endpoint shapes are rewritten at the root onto the ORS host
-// (see DESIGN.md "Protocol compatibility"): the reference Python client drops any path in its
+// (see docs/architecture.md "Protocol compatibility"): the reference Python client drops any path in its
 // base URL, so http://HOST:PORT must itself be an ORS base URL.
 const ENV_ENDPOINTS = "tools|splits|tasks|num_tasks|task|task_range|prompt|task_tools|call";
 const ROOT_ENDPOINTS = [

@@ -1,4 +1,4 @@
-// UI e2e: "Check this server" (issue 11): from a server's page to its conformance check, results
+// UI e2e: "Check this server": from a server's page to its conformance check, results
 // streaming in grouped by outcome, the built-in host clean, the reference-shaped server `py` with
 // its deviations, and the report downloaded as JSON. Locators by role and label.
 import { readFile } from "node:fs/promises";

@@ -1,4 +1,4 @@
-// Forms e2e (issue 8, "Forms that fit every one of those schemas"): tool forms generated from
+// Forms e2e: tool forms generated from
 // Pydantic 2's schemas, on the reference-shaped test server (tests/fixtures/reference-server, the
 // app's `py` server), which validates every input as Pydantic would and answers with what it did.
 // Each tricky tool is filled by role and label and called, and the step's output shows that the

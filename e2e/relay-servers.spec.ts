@@ -1,4 +1,4 @@
-// Relay e2e (issue 3): add a server in the UI, browse its environments, run an episode through the
+// Relay e2e: add a server in the UI, browse its environments, run an episode through the
 // relay; and the same API from outside: /api/servers, the relay as an ORS base URL under
 // `next start` (SSE pings streamed through unbuffered), and the relay's refusals.
 import { type APIRequestContext, expect, test } from "@playwright/test";

@@ -1,4 +1,4 @@
-// UI e2e: browsing servers, environments, tools and tasks (issue 4 "Browse"), against the real
+// UI e2e: browsing servers, environments, tools and tasks, against the real
 // built-in host and a second ORS server process reached through the relay. Locators by role/label.
 import { expect, type Page, test } from "@playwright/test";
 

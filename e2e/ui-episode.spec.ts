@@ -1,4 +1,4 @@
-// UI e2e: running episodes (issue 4 "Run an episode") against the real built-in host through the
+// UI e2e: running episodes against the real built-in host through the
 // relay: start from a task, fill a schema-generated nested form, watch the stream, reward and end;
 // a multi-step episode to `finished`; an image observation; a slow tool's pings; validation that
 // blocks a bad call; a reload that reopens the live episode and picks up an in-flight call.

@@ -1,5 +1,5 @@
 // The benchmark's process side: CPU time (utime + stime) and RSS of a server's whole process tree
-// read from /proc (DESIGN.md "Measuring performance"), and starting/stopping a server to measure.
+// read from /proc (docs/architecture.md "Measuring performance"), and starting/stopping a server to measure.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";

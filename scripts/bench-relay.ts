@@ -6,7 +6,7 @@
 //            relay: what the client got, what was recorded, and the app's peak RSS added.
 //            Target: each case adds under 200 MB at its peak.
 // Loopback only. It starts the app and the servers it needs and stops them (by process id).
-// Figures are printed, not asserted (DESIGN.md "Measuring performance").
+// Figures are printed, not asserted (docs/architecture.md "Measuring performance").
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";

@@ -1,4 +1,5 @@
-// `npm run bench:ui`: the UI's budgets (issue 4 "Quality"), measured on a production build served by
+// `npm run bench:ui`: the UI's budgets (first-load JS, time to an interactive tool form, task ranges
+// fetched), measured on a production build served by
 // `next start` on a free loopback port (started and stopped here by PID), with headless Chromium:
 //   1. first-load JS per page: every script Chromium downloads before the page's load event, as
 //      transferred (gzip, as `next start` serves it) — ≤ 200 kB each;

@@ -3,7 +3,7 @@
 //   large:              N clients call bigoutput `dump` for 1 MB results, reassembling the SSE (MB/s)
 //   idle:               open 10,000 sessions and report the server's RSS before/after
 // Besides throughput and latency it reports the server's own CPU time per episode from /proc (the
-// figure that is stable from run to run on a shared 2-core machine; DESIGN.md "Measuring performance").
+// figure that is stable from run to run on a shared 2-core machine; docs/architecture.md "Measuring performance").
 
 import os from "node:os";
 import path from "node:path";

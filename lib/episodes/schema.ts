@@ -1,4 +1,4 @@
-// The trajectory format: one recorded ORS episode (DESIGN.md "Episodes and trajectories").
+// The trajectory format: one recorded ORS episode (docs/architecture.md "Episodes and trajectories").
 // Isomorphic: the store writes it, `GET /api/trajectories/<id>` serves it, export/import use it
 // unchanged (one object = JSON export, one object per line = JSONL). Documented in FORMAT.md.
 import { z } from "zod";

@@ -1,4 +1,4 @@
-// The recorder seam of the relay (DESIGN.md "The recording relay"): every session, call and SSE
+// The recorder seam of the relay (docs/architecture.md "The recording relay"): every session, call and SSE
 // frame that passes through /api/servers/<name>/... is published here as a RelayEvent.
 //
 // EVENT CONTRACT (stable; the trajectory recorder builds on it). Every event has `type`, `server`

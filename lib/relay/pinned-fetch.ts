@@ -1,5 +1,5 @@
 // fetch for remote ORS servers that connects only to addresses already checked by the address
-// policy (DESIGN.md "Security": the address that was checked is the address connected to). A
+// policy (docs/architecture.md "Security": the address that was checked is the address connected to). A
 // second DNS lookup between the check and the connection would let a name rebind to, say, a
 // metadata address; here the connection's lookup answers with the checked addresses instead. The
 // URL is unchanged, so `Host` and TLS SNI/certificate checks still use the server's name.

@@ -1,4 +1,4 @@
-// The recording relay (DESIGN.md "The recording relay", "Security"): plain ORS in at
+// The recording relay (docs/architecture.md "The recording relay", "Security"): plain ORS in at
 // /api/servers/<name>/<ORS path>, forwarded to that known server (in process for `local`), the
 // answer streamed back unbuffered, and what passes published as RelayEvents (./events).
 import { describeNetworkError } from "@/lib/ors/client/errors";

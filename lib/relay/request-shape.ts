@@ -1,4 +1,4 @@
-// What the relay lets through (DESIGN.md "Security": the relay carries ORS and nothing else): only
+// What the relay lets through (docs/architecture.md "Security": the relay carries ORS and nothing else): only
 // the ORS endpoint shapes of the spec (ors-http-api.txt) with their methods, HEAD for the GET
 // ones. Everything else is refused before any server is contacted.
 import {

@@ -1,4 +1,4 @@
-// The node:http adapter of the ORS host (issue 2: `npm run serve`, training-scale loads). Same
+// The node:http adapter of the ORS host (`npm run serve`, training-scale loads). Same
 // handler, no web streams on the hot path: JSON bodies are written whole, SSE streams are written
 // as they come with backpressure (waits for 'drain'), and a closed connection cancels the stream.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";

@@ -1,4 +1,4 @@
-// Host limits and timeouts (DESIGN.md "Host-side limits"; spec: session timeout, SSE pings, result
+// Host limits and timeouts (docs/architecture.md "Host-side limits"; spec: session timeout, SSE pings, result
 // linger) and how they are read from `ORS_*` environment variables.
 import { SSE_PING_INTERVAL_MS } from "../protocol/sse";
 

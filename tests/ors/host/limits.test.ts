@@ -1,4 +1,4 @@
-// Request-level limits (DESIGN.md "Host-side limits", issue 2): body size (413), optional API keys
+// Request-level limits (docs/architecture.md "Host-side limits"): body size (413), optional API keys
 // (401 everywhere but /health), and the ORS_* variables read by hostOptionsFromEnv.
 import { afterEach, describe, expect, it } from "vitest";
 import { hostOptionsFromEnv } from "@/lib/ors/host";
