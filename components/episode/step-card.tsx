@@ -11,7 +11,7 @@ import type { TrajectoryStep } from "@/lib/episodes/schema";
 import { stepReward } from "@/lib/episodes/step";
 import { cn } from "@/lib/ui/cn";
 import type { LocalCall } from "@/lib/ui/episode-store";
-import { BlocksView } from "./blocks-view";
+import { BlocksView, formatBytes } from "./blocks-view";
 import { MetadataView } from "./metadata-view";
 import { RewardValue } from "./reward-value";
 import { formatSeconds, StreamLog } from "./stream-log";
@@ -33,6 +33,29 @@ const STATUS: Record<StepView, { label: string; tone: BadgeTone }> = {
   done: { label: "ok", tone: "green" },
   error: { label: "error", tone: "red" },
 };
+
+/** A step cut to the stored size cap: what was kept of it (the caller itself got the whole result). */
+export function TruncatedNote({ truncated }: { truncated: NonNullable<TrajectoryStep["truncated"]> }) {
+  const cut = [
+    truncated.blocks_cut
+      ? `${truncated.blocks_cut} block${truncated.blocks_cut === 1 ? "" : "s"} shortened`
+      : "",
+    truncated.blocks_dropped ? `${truncated.blocks_dropped} left out` : "",
+    truncated.frames_dropped ? `${truncated.frames_dropped} stream frames left out` : "",
+    truncated.metadata_dropped ? "metadata left out" : "",
+    truncated.error_cut ? "error shortened" : "",
+  ].filter(Boolean);
+  return (
+    <p
+      role="note"
+      className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-xs text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200"
+    >
+      Stored truncated: {formatBytes(truncated.original_bytes)} → {formatBytes(truncated.kept_bytes)} (the
+      step-size cap)
+      {cut.length ? `: ${cut.join(", ")}` : ""}. The client of the call received it whole.
+    </p>
+  );
+}
 
 export const StepCard = memo(function StepCard({
   step,
@@ -169,6 +192,7 @@ export const StepCard = memo(function StepCard({
             {step.error}
           </p>
         )}
+        {step.truncated && <TruncatedNote truncated={step.truncated} />}
         {step.ok && (
           <section aria-label={`Output of step ${number}`} className="flex flex-col gap-2">
             <BlocksView

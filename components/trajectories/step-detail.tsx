@@ -4,6 +4,7 @@
 import { BlocksView } from "@/components/episode/blocks-view";
 import { MetadataView } from "@/components/episode/metadata-view";
 import { RewardValue } from "@/components/episode/reward-value";
+import { TruncatedNote } from "@/components/episode/step-card";
 import { Badge } from "@/components/ui/badge";
 import { JsonView } from "@/components/ui/json-view";
 import { markDiffers } from "@/lib/episodes/diff";
@@ -74,6 +75,12 @@ export function StepDetail({ step, cumulative }: { step: TrajectoryStep; cumulat
             className="mb-2 rounded bg-red-50 p-2 font-mono text-xs text-red-800 dark:bg-red-950 dark:text-red-200"
           >
             {step.error}
+          </p>
+        )}
+        {step.truncated && <TruncatedNote truncated={step.truncated} />}
+        {step.after_end && (
+          <p className="mb-2 text-xs text-amber-800 dark:text-amber-300">
+            Called after the episode had finished: kept in the record, not counted in its total reward.
           </p>
         )}
         <BlocksView
