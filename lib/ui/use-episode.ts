@@ -150,7 +150,9 @@ export function useEpisodeFeed(): void {
         ),
         inflight: [],
       });
-      if (found.end_reason) {
+      // A finished episode is followed on: an outside client may still make calls (after the end).
+      const over = (reason: string | null) => reason !== null && reason !== "finished";
+      if (over(found.end_reason)) {
         store.getState().setFeed("closed");
         return;
       }
@@ -161,9 +163,12 @@ export function useEpisodeFeed(): void {
         const s = store.getState();
         if (e.type === "snapshot") {
           s.loadSnapshot(e as SnapshotEvent);
-          s.setFeed(e.trajectory.end_reason ? "closed" : "live");
+          s.setFeed(over(e.trajectory.end_reason) ? "closed" : "live");
         } else s.applyEvent(e as LiveEvent);
-        if (e.type === "ended" || (e.type === "snapshot" && e.trajectory.end_reason)) {
+        if (
+          (e.type === "ended" && over(e.end_reason)) ||
+          (e.type === "snapshot" && over(e.trajectory.end_reason))
+        ) {
           source.close();
           s.setFeed("closed");
         }
@@ -219,12 +224,15 @@ export function sessionToolsQuery(server: string, env: string, sid: string) {
   });
 }
 
-/** The tools of a running episode (not asked for once it has ended). */
+/**
+ * The tools of the episode's session: asked for while it runs, and after it finished (the session
+ * still exists; they are shown, not callable), not once its session is gone.
+ */
 export function useSessionTools() {
   const { server, env, sid } = useEpisodeStoreApi().getState();
   const ready = useEpisodeStore((s) => s.status === "ready");
-  const ended = useEpisodeStore(selectEnded);
-  return useQuery({ ...sessionToolsQuery(server, env, sid), enabled: ready && !ended });
+  const gone = useEpisodeStore((s) => selectEnded(s) && s.trajectory?.end_reason !== "finished");
+  return useQuery({ ...sessionToolsQuery(server, env, sid), enabled: ready && !gone });
 }
 
 // ---- Start, prompt, end ----

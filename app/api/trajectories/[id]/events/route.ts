@@ -1,7 +1,8 @@
 // GET /api/trajectories/<id>/events: SSE live feed of one trajectory. First `event: snapshot`
 // (the whole trajectory, in-flight frames included, the last activity, which steps are passing
 // through the relay now), then `step`, `frame`, `prompt`, `reprompt`, `activity` and `ended` events
-// as they happen. The stream closes after `ended` (at once for an ended trajectory).
+// as they happen. The stream closes after `ended` (at once for an ended trajectory), except for a
+// finished one, whose session may still take calls (recorded as after the end).
 
 import type { SnapshotEvent } from "@/lib/episodes/feed";
 import { jsonError, withInflight } from "@/lib/episodes/http";
@@ -31,7 +32,8 @@ export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }
       };
       return [{ event: "snapshot", data: snapshot }];
     },
-    closeOn: (e) => e.type === "ended",
-    closeAfterFirst: summary.end_reason != null,
+    // A finished episode's session lives on: calls made after the end are still recorded and sent.
+    closeOn: (e) => e.type === "ended" && e.end_reason !== "finished",
+    closeAfterFirst: summary.end_reason != null && summary.end_reason !== "finished",
   });
 }
