@@ -3,6 +3,7 @@
 import "server-only";
 import { type Trajectory, type TrajectoryFilter, trajectoryFilterSchema } from "@/lib/episodes/schema";
 import { describeZodError } from "@/lib/ors/protocol";
+import { readWithin } from "@/lib/ors/protocol/body";
 import type { Recorder } from "./recorder";
 
 export const noStore = { "Cache-Control": "no-store" };
@@ -24,23 +25,10 @@ export class BodyError extends Error {
 
 /** Reads a request body as text, refusing more than `limit` bytes (413) without buffering them. */
 export async function readBody(req: Request, limit: number): Promise<string> {
-  const tooLarge = () => new BodyError(413, `the body is larger than ${Math.round(limit / 1024 / 1024)} MB`);
-  if (Number(req.headers.get("content-length") ?? 0) > limit) throw tooLarge();
-  if (!req.body) return "";
-  const reader = req.body.getReader();
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    parts.push(value);
-  }
-  return Buffer.concat(parts, total).toString("utf8");
+  const bytes = await readWithin(req.body, limit, { declaredLength: req.headers.get("content-length") });
+  if (bytes === null)
+    throw new BodyError(413, `the body is larger than ${Math.round(limit / 1024 / 1024)} MB`);
+  return new TextDecoder().decode(bytes);
 }
 
 /** Reads a small JSON object body (empty means `{}`); a 400 BodyError names what is wrong. */

@@ -17,6 +17,7 @@ import {
   type SseFrame,
   SseLimitError,
 } from "@/lib/ors/protocol";
+import { readWithin } from "@/lib/ors/protocol/body";
 import type { RelayEvents, RelayTask } from "./events";
 
 /** Size limits on what an upstream may send through the relay (DESIGN: "Bounded memory"). */
@@ -196,46 +197,17 @@ function json(x: Exchange, text: string): void {
   }
 }
 
-/** Thrown by readJson when the server stops sending in the middle of an answer. */
-export class BodyStalledError extends Error {
-  constructor(ms: number) {
-    super(`the server stopped sending its answer for ${Math.round(ms / 1000)} s`);
-    this.name = "BodyStalledError";
-  }
-}
-
 /**
  * Reads a JSON answer whole, or null when it is larger than the limit (the body is then
- * cancelled). A body that stalls for `idleMs` throws BodyStalledError.
+ * cancelled). A body that stalls for `idleMs` throws BodyStalledError (lib/ors/protocol/body.ts).
  */
 async function readJson(
   body: ReadableStream<Uint8Array>,
   limit: number,
   idleMs = 60_000,
 ): Promise<string | null> {
-  const reader = body.getReader();
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const stalled = new Promise<"stalled">((resolve) => {
-      timer = setTimeout(() => resolve("stalled"), idleMs);
-    });
-    const r = await Promise.race([reader.read(), stalled]).finally(() => clearTimeout(timer));
-    if (r === "stalled") {
-      reader.cancel().catch(() => {});
-      throw new BodyStalledError(idleMs);
-    }
-    const { done, value } = r;
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      reader.cancel().catch(() => {});
-      return null;
-    }
-    parts.push(value);
-  }
-  return Buffer.concat(parts, total).toString("utf8");
+  const bytes = await readWithin(body, limit, { idleMs });
+  return bytes === null ? null : new TextDecoder().decode(bytes);
 }
 
 /** What a call's tap tells the recorder: every frame, then once how the call ended. */

@@ -5,6 +5,7 @@ import { describeNetworkError } from "@/lib/ors/client/errors";
 import "server-only";
 import { randomBytes } from "node:crypto";
 import { RELAY_FAILURE_HEADER, type RelayFailure } from "@/lib/ors/protocol";
+import { readWithin } from "@/lib/ors/protocol/body";
 import type { ServerEntry, ServerRegistry } from "@/lib/registry";
 import { createRelayEvents, type RelayEvents } from "./events";
 import {
@@ -55,25 +56,6 @@ function callIdOf(header: string | null): string {
   return header && CALL_ID.test(header) ? header : crypto.randomUUID();
 }
 
-/** Reads a request body, or null when it is larger than `limit` bytes (never buffering more). */
-async function readRequestBody(req: Request, limit: number): Promise<Uint8Array | null> {
-  if (Number(req.headers.get("content-length") ?? "0") > limit) return null;
-  if (!req.body) return new Uint8Array(0);
-  const reader = req.body.getReader();
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      reader.cancel().catch(() => {});
-      return null;
-    }
-    parts.push(value);
-  }
-  return Buffer.concat(parts, total);
-}
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /**
@@ -213,7 +195,9 @@ export function createRelay(options: RelayOptions): Relay {
 
     let body: Uint8Array | undefined;
     if (req.method !== "GET" && req.method !== "HEAD") {
-      const read = await readRequestBody(req, maxBodyBytes);
+      const read = await readWithin(req.body, maxBodyBytes, {
+        declaredLength: req.headers.get("content-length"),
+      });
       if (read === null) return detailResponse(413, `request body larger than ${maxBodyBytes} bytes`);
       body = read;
       exchange.requestBody = body;

@@ -1,6 +1,7 @@
 // The ORS host as a fetch handler (spec: ors-http-api.txt, every endpoint; ors-sse.txt for /call;
 // ors-sessions-episodes.txt for the session lifecycle). No framework imports: the Next.js route and
 // the node:http adapter both forward to it, and tests call it with plain `Request`s.
+import { readWithin } from "../protocol/body";
 import { OrsError } from "../protocol/errors";
 import { ENDPOINT_METHODS, type EnvEndpoint, parseOrsPath, type RootEndpoint } from "../protocol/paths";
 import {
@@ -804,24 +805,9 @@ function nextMacrotask(): Promise<void> {
 
 /** Reads a fetch Request body as text, refusing more than `limit` bytes with a 413. */
 async function readRequestBody(req: Request, limit: number): Promise<string> {
-  const declared = req.headers.get("content-length");
-  if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
-  if (!req.body) return "";
-  const reader = req.body.getReader();
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  while (true) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      reader.cancel().catch(() => {});
-      throw tooLarge(limit);
-    }
-    parts.push(value);
-  }
-  if (parts.length === 1) return Buffer.from(parts[0]!.buffer, parts[0]!.byteOffset, total).toString("utf8");
-  return Buffer.concat(parts, total).toString("utf8");
+  const bytes = await readWithin(req.body, limit, { declaredLength: req.headers.get("content-length") });
+  if (bytes === null) throw tooLarge(limit);
+  return new TextDecoder().decode(bytes);
 }
 
 export function tooLarge(limit: number): OrsError {

@@ -1,4 +1,5 @@
 // The isomorphic ORS protocol core: wire schemas, SSE framing and parsing, paths, the error type.
+export { BodyStalledError, type ReadWithinOptions, readWithin } from "./body";
 export { detailToString, OrsError, RELAY_FAILURE_HEADER, type RelayFailure, readErrorDetail } from "./errors";
 export {
   ENDPOINT_METHODS,
