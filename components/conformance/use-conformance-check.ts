@@ -1,12 +1,12 @@
 "use client";
 
+import { useCallback, useEffect, useReducer, useRef } from "react";
+import type { CheckInfo, CheckResult, ConformanceReport } from "@/lib/conformance/types";
 // Runs the conformance check of one server through POST /api/servers/<name>/check and follows its
 // NDJSON stream: the catalogue first, each result as it is decided, the report at the end. A stream,
 // so it stays out of the query cache; Stop (or leaving the page) aborts it and the server deletes
 // the sessions the check made.
-import { useCallback, useEffect, useReducer, useRef } from "react";
-import type { CheckInfo, CheckResult, ConformanceReport } from "@/lib/conformance/types";
-import { detailToString } from "@/lib/ors/protocol/errors";
+import { apiError } from "@/lib/ui/api-error";
 
 export type CheckStatus = "idle" | "running" | "done" | "failed" | "stopped";
 
@@ -67,16 +67,6 @@ function reducer(state: CheckRunState, action: Action): CheckRunState {
   }
 }
 
-async function errorOf(res: Response): Promise<string> {
-  try {
-    const body = (await res.json()) as { detail?: unknown };
-    if (body?.detail !== undefined) return detailToString(body.detail);
-  } catch {
-    // not JSON
-  }
-  return `HTTP ${res.status}`;
-}
-
 export function useConformanceCheck(server: string) {
   const [state, dispatch] = useReducer(reducer, initial);
   const current = useRef<AbortController | null>(null);
@@ -95,7 +85,7 @@ export function useConformanceCheck(server: string) {
           signal: ac.signal,
         });
         if (!res.ok || !res.body) {
-          dispatch({ type: "fail", error: await errorOf(res) });
+          dispatch({ type: "fail", error: (await apiError(res)).detail });
           return;
         }
         const reader = res.body.getReader();

@@ -21,7 +21,7 @@ export function AddServerForm({
 }) {
   const id = useId();
   const add = useAddServer();
-  const [values, setValues] = useState<AddServerInput>({ name: "", url: "", apiKey: "" });
+  const [values, setValues] = useState<AddServerInput>({ name: "", url: "", apiKey: "", idleMinutes: "" });
   const [errors, setErrors] = useState<Errors>({});
 
   const set = (k: keyof AddServerInput) => (e: React.ChangeEvent<HTMLInputElement>) => {
@@ -35,17 +35,18 @@ export function AddServerForm({
       name: values.name.trim(),
       url: values.url.trim(),
       apiKey: values.apiKey?.trim() || undefined,
+      idleMinutes: values.idleMinutes?.trim() || undefined,
     };
     const found = validateServerInput(input, existing);
     if (Object.keys(found).length > 0) {
       setErrors(found);
-      const first = (["name", "url", "apiKey"] as const).find((k) => found[k]);
+      const first = (["name", "url", "apiKey", "idleMinutes"] as const).find((k) => found[k]);
       if (first) document.getElementById(`${id}-${first}`)?.focus();
       return;
     }
     try {
       await add.mutateAsync(input);
-      setValues({ name: "", url: "", apiKey: "" });
+      setValues({ name: "", url: "", apiKey: "", idleMinutes: "" });
       setErrors({});
       onAdded?.(input.name);
     } catch (err) {
@@ -69,7 +70,7 @@ export function AddServerForm({
 
   return (
     <form noValidate onSubmit={onSubmit} aria-label="Add server" className="space-y-3">
-      <div className="grid gap-3 sm:grid-cols-[10rem_1fr_12rem]">
+      <div className="grid gap-3 sm:grid-cols-[10rem_1fr_12rem_9rem]">
         <div className="space-y-1">
           <Label htmlFor={`${id}-name`}>Name</Label>
           <Input
@@ -110,6 +111,17 @@ export function AddServerForm({
             <FieldError id={`${id}-apiKey-error`}>{errors.apiKey}</FieldError>
           ) : (
             <FieldHint id={`${id}-apiKey-hint`}>Sent only to this server as X-API-Key</FieldHint>
+          )}
+        </div>
+        <div className="space-y-1">
+          <Label htmlFor={`${id}-idleMinutes`}>
+            Idle limit <span className="font-normal text-zinc-500 dark:text-zinc-400">(min, optional)</span>
+          </Label>
+          <Input {...field("idleMinutes")} inputMode="decimal" placeholder="15" autoComplete="off" />
+          {errors.idleMinutes ? (
+            <FieldError id={`${id}-idleMinutes-error`}>{errors.idleMinutes}</FieldError>
+          ) : (
+            <FieldHint id={`${id}-idleMinutes-hint`}>Its sessions' limit, for the countdown</FieldHint>
           )}
         </div>
       </div>

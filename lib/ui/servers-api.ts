@@ -8,7 +8,8 @@ export type ServerHealth = { ok: boolean; status?: number; detail?: string; late
 
 export type ServerInfo = { name: string; url: string; source: ServerSource; health: ServerHealth };
 
-export type AddServerInput = { name: string; url: string; apiKey?: string };
+/** `idleMinutes`: the server's session idle limit, if the user knows it (the episode countdown shows it). */
+export type AddServerInput = { name: string; url: string; apiKey?: string; idleMinutes?: string };
 
 export async function fetchServers(signal?: AbortSignal): Promise<ServerInfo[]> {
   const res = await fetch("/api/servers", { signal, headers: { accept: "application/json" } });
@@ -17,8 +18,12 @@ export async function fetchServers(signal?: AbortSignal): Promise<ServerInfo[]> 
 }
 
 export async function addServer(input: AddServerInput): Promise<ServerInfo> {
-  const body: AddServerInput = { name: input.name, url: input.url };
+  const body: { name: string; url: string; apiKey?: string; idleTimeoutMs?: number } = {
+    name: input.name,
+    url: input.url,
+  };
   if (input.apiKey) body.apiKey = input.apiKey;
+  if (input.idleMinutes) body.idleTimeoutMs = Math.round(Number(input.idleMinutes) * 60_000);
   const res = await fetch("/api/servers", {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json" },
@@ -57,5 +62,8 @@ export function validateServerInput(
       errors.url = "Not a valid URL; try http://127.0.0.1:8080";
     }
   }
+  const idle = input.idleMinutes?.trim();
+  if (idle && !(Number(idle) > 0 && Number(idle) <= 7 * 24 * 60))
+    errors.idleMinutes = "A number of minutes, e.g. 15 (leave it empty if you do not know)";
   return errors;
 }
