@@ -19,6 +19,20 @@ const nextConfig = {
   serverExternalPackages: ["better-sqlite3"],
   poweredByHeader: false,
   reactStrictMode: true,
+  // No page of the app may be framed by another site, and no answer is sniffed into another type.
+  async headers() {
+    return [
+      {
+        source: "/:path*",
+        headers: [
+          { key: "X-Frame-Options", value: "DENY" },
+          { key: "Content-Security-Policy", value: "frame-ancestors 'none'" },
+          { key: "X-Content-Type-Options", value: "nosniff" },
+          { key: "Referrer-Policy", value: "same-origin" },
+        ],
+      },
+    ];
+  },
   async rewrites() {
     return {
       beforeFiles: [
