@@ -128,12 +128,19 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
 
   const listening = await listenHttp(onRequest, { host, port: options.port ?? 3000 });
   // Next hooks protocol upgrades (dev's hot-reload socket) onto `httpServer`: give it a server that
-  // never listens and sees only the upgrades the policy let through.
+  // never listens and sees only the upgrades the policy let through. The production app has no
+  // sockets to upgrade to: those are refused with a 400.
   const upgrades = createServer();
-  guardServer(listening.server, policy, (req, socket, head) => {
-    if (upgrades.listenerCount("upgrade") > 0) upgrades.emit("upgrade", req, socket, head);
-    else socket.destroy();
-  });
+  guardServer(
+    listening.server,
+    policy,
+    dev
+      ? (req, socket, head) => {
+          if (upgrades.listenerCount("upgrade") > 0) upgrades.emit("upgrade", req, socket, head);
+          else socket.destroy();
+        }
+      : undefined,
+  );
 
   const app = next({
     dev,

@@ -31,25 +31,32 @@ export function checkNodeRequest(req: IncomingMessage, policy: RequestPolicy): P
   );
 }
 
-function hasBody(req: IncomingMessage): boolean {
-  const length = req.headers["content-length"];
-  return (length !== undefined && length !== "0") || req.headers["transfer-encoding"] !== undefined;
-}
+/** Request bodies up to this size are read and dropped after a refusal; larger ones end the connection. */
+const DRAIN_LIMIT = 16 * 1024 * 1024;
 
-/** Writes a policy answer. An unread body is not waited for: the connection closes after it. */
+/**
+ * Writes a policy answer. The request's body was not read: a small one is read and dropped so the
+ * connection stays usable (closing with unread data would reset it, losing the answer); a large or
+ * unsized one is not waited for, the connection closes after the answer.
+ */
 export function writeAnswer(req: IncomingMessage, res: ServerResponse, answer: PolicyAnswer): void {
   const headers: Record<string, string | number> = {
     ...answer.headers,
     "content-length": Buffer.byteLength(answer.body),
   };
-  if (hasBody(req)) headers.connection = "close";
+  const declared = Number(req.headers["content-length"] ?? 0);
+  if (req.headers["transfer-encoding"] !== undefined || !(declared <= DRAIN_LIMIT))
+    headers.connection = "close";
   res.writeHead(answer.status, headers);
   res.end(answer.body);
-  if (hasBody(req)) req.resume();
+  req.resume();
 }
 
-/** An answer written straight to a socket (CONNECT, refused upgrades, malformed HTTP), then closed. */
-export function writeRawAnswer(socket: Duplex, answer: PolicyAnswer): void {
+/**
+ * An answer written straight to a socket (CONNECT, refused upgrades, malformed HTTP), then closed.
+ * `head`: the request was a HEAD, whose answer has no body.
+ */
+export function writeRawAnswer(socket: Duplex, answer: PolicyAnswer, head = false): void {
   socket.on("error", () => {});
   if (!socket.writable) {
     socket.destroy();
@@ -58,7 +65,7 @@ export function writeRawAnswer(socket: Duplex, answer: PolicyAnswer): void {
   const lines = [`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ""}`];
   for (const [k, v] of Object.entries(answer.headers)) lines.push(`${k}: ${v}`);
   lines.push(`content-length: ${Buffer.byteLength(answer.body)}`, "connection: close", "", "");
-  socket.end(lines.join("\r\n") + answer.body);
+  socket.end(lines.join("\r\n") + (head ? "" : answer.body));
 }
 
 function detail(status: number, text: string): PolicyAnswer {
@@ -91,15 +98,17 @@ export function guardServer(
   server.on("connect", (_req: IncomingMessage, socket: Duplex) => {
     writeRawAnswer(socket, detail(405, "CONNECT is not allowed: this server is not a proxy"));
   });
-  server.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => {
+  server.on("clientError", (err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) => {
     if (err.code === "ECONNRESET" || !socket.writable) {
       socket.destroy();
       return;
     }
-    if (err.code === "HPE_HEADER_OVERFLOW") writeRawAnswer(socket, detail(431, "request headers too large"));
+    const head = err.rawPacket?.subarray(0, 5).toString("latin1") === "HEAD ";
+    if (err.code === "HPE_HEADER_OVERFLOW")
+      writeRawAnswer(socket, detail(431, "request headers too large"), head);
     else if (err.code === "ERR_HTTP_REQUEST_TIMEOUT")
-      writeRawAnswer(socket, detail(408, "the request was not received in time"));
-    else writeRawAnswer(socket, detail(400, `malformed HTTP request (${err.code ?? "parse error"})`));
+      writeRawAnswer(socket, detail(408, "the request was not received in time"), head);
+    else writeRawAnswer(socket, detail(400, `malformed HTTP request (${err.code ?? "parse error"})`), head);
   });
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const refused = checkNodeRequest(req, policy());

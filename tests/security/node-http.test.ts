@@ -88,6 +88,9 @@ describe("guarded node:http server", () => {
     expect(bodyOf(bad).detail).toMatch(/malformed HTTP request/);
     const big = await raw(`GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${"a".repeat(100_000)}\r\n\r\n`);
     expect(big).toMatch(/^HTTP\/1\.1 431 /);
+    // The answer to a HEAD has no body, or the client would read it as the next answer.
+    const head = await raw(`HEAD / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`);
+    expect(head).toMatch(/^HTTP\/1\.1 431 [^]*\r\n\r\n$/);
   });
 
   it("applies the policy to upgrades before handing them on", async () => {
@@ -107,7 +110,7 @@ describe("guarded node:http server", () => {
     expect(upgraded).toEqual(["/_next/hmr"]);
   });
 
-  it("a refused request with a body gets its answer and the connection closes", async () => {
+  it("a refused request with a large body gets its answer and the connection closes", async () => {
     const res = await new Promise<{ status: number; connection: string | undefined; body: string }>(
       (resolve, reject) => {
         const req = request(
@@ -137,5 +140,16 @@ describe("guarded node:http server", () => {
     expect(res.status).toBe(403);
     expect(res.connection).toBe("close");
     expect(JSON.parse(res.body).detail).toMatch(/not this app/);
+  });
+
+  it("a refused request with a small body is drained: the connection serves the next request", async () => {
+    const out = await raw(
+      `POST /api/servers HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nOrigin: http://evil.example\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello` +
+        `GET /trajectories HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`,
+    );
+    const [refused, served] = out.split(/(?=HTTP\/1\.1 )/);
+    expect(refused).toMatch(/^HTTP\/1\.1 403 /);
+    expect(refused).not.toMatch(/connection: close/i);
+    expect(served).toMatch(/^HTTP\/1\.1 200 [^]*\r\n\r\nok$/);
   });
 });
