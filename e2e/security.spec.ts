@@ -256,7 +256,7 @@ test.describe("a page on another origin", () => {
     });
   }
 
-  test("the app's own pages still write (same origin, JSON)", async ({ page, request }) => {
+  test("the app's own pages still write (same origin, JSON)", async ({ page }) => {
     await page.goto("/");
     const result = await page.evaluate(async () => {
       const r = await fetch("/api/servers/e2e-counter/create_session", {
