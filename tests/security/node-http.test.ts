@@ -122,7 +122,7 @@ describe("guarded node:http server", () => {
             headers: {
               origin: "http://evil.example",
               "content-type": "text/plain",
-              "content-length": "5000000",
+              "content-length": "20000000",
             },
           },
           (r) => {
