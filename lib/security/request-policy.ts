@@ -163,6 +163,9 @@ function presentedToken(req: PolicyRequest, kind: PathKind, host: string): strin
   return null;
 }
 
+/** The last Host accepted, and under which policy: nearly every request repeats it (the fast path). */
+let lastAcceptedHost: { host: string; policy: RequestPolicy | null } = { host: "", policy: null };
+
 /**
  * Applies the policy: null when the request may go on, else the answer to send instead.
  * In order: method (405), target (400), `Host` allow-list (403), browser origin and fetch metadata
@@ -192,14 +195,17 @@ export function checkRequest(req: PolicyRequest, policy: RequestPolicy): PolicyA
 
   const host = req.header("host");
   if (host === null || host.trim() === "") return json(400, "the request has no Host header");
-  const name = hostNameOf(host);
-  if (name === null) return json(400, `the Host header ${JSON.stringify(host.slice(0, 100))} is malformed`);
-  if (!isLoopbackName(name) && !policy.allowedHosts.has(name))
-    return json(
-      403,
-      `refused: Host ${JSON.stringify(name.slice(0, 100))} is not one of this app's names (loopback names, ` +
-        "the address it listens on, PLAYGROUND_ALLOWED_HOSTS)",
-    );
+  if (!(host === lastAcceptedHost.host && policy === lastAcceptedHost.policy)) {
+    const name = hostNameOf(host);
+    if (name === null) return json(400, `the Host header ${JSON.stringify(host.slice(0, 100))} is malformed`);
+    if (!isLoopbackName(name) && !policy.allowedHosts.has(name))
+      return json(
+        403,
+        `refused: Host ${JSON.stringify(name.slice(0, 100))} is not one of this app's names (loopback names, ` +
+          "the address it listens on, PLAYGROUND_ALLOWED_HOSTS)",
+      );
+    lastAcceptedHost = { host, policy };
+  }
 
   const origin = req.header("origin");
   if (origin !== null && !isOwnOrigin(origin, host, policy))
