@@ -1,15 +1,30 @@
 // The app's server entry (lib/app-server) on the production build: the ORS fast path is what serves
 // ORS requests (a header only it sets), ORS_FAST_PATH=0 hands them to Next's route handler, and
-// `npm start` honours PORT.
+// `npm start` honours PORT. And `npm run dev`, the same entry in Next's development mode, refuses
+// what production refuses.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { request } from "node:http";
 import { expect, test } from "@playwright/test";
 import { tempDataDir } from "./trajectories-helpers";
 
 const PORT = Number(process.env.E2E_PORT ?? 3100);
 const ROUTE_PORT = Number(process.env.E2E_ROUTE_PORT ?? PORT + 1);
 const NPM_START_PORT = Number(process.env.E2E_NPM_START_PORT ?? 8678);
+const DEV_PORT = Number(process.env.E2E_DEV_PORT ?? 8680);
 const FAST_PATH_HEADER = "x-ors-fast-path";
+
+/** The status of a GET sent with this `Host` header (fetch cannot set one). */
+function statusWithHost(port: number, path: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, path, headers: { host } }, (res) => {
+      res.resume();
+      resolve(res.statusCode!);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
 
 /** A whole episode on the app's ORS host at `base`; the fast-path header of every answer. */
 async function episodeHeaders(base: string): Promise<(string | null)[]> {
@@ -73,6 +88,47 @@ test("`npm start` listens on PORT, on loopback", async () => {
   } finally {
     const exited = once(child, "exit");
     // npm runs the entry in a child: stop the whole process group this test started.
+    process.kill(-child.pid!, "SIGTERM");
+    await exited;
+  }
+});
+
+test("`npm run dev` applies the same request policy", async () => {
+  test.setTimeout(180_000);
+  const child: ChildProcess = spawn("npm", ["run", "dev", "--", "--port", String(DEV_PORT)], {
+    env: { ...process.env, PLAYGROUND_DATA_DIR: tempDataDir() },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  const base = `http://127.0.0.1:${DEV_PORT}`;
+  try {
+    let out = "";
+    child.stdout!.on("data", (d) => {
+      out += d;
+    });
+    await expect.poll(() => out, { timeout: 120_000 }).toContain(`(development mode) on ${base}`);
+    // Refused before Next compiles anything.
+    for (const path of ["/", "/api/ors/health", "/api/trajectories", "/_next/webpack-hmr"])
+      expect(await statusWithHost(DEV_PORT, path, "rebind.attacker.example"), path).toBe(403);
+    const crossOrigin = await fetch(`${base}/api/servers`, {
+      method: "POST",
+      headers: { origin: "http://localhost:9999", "content-type": "application/json" },
+      body: JSON.stringify({ name: "evil", url: "http://127.0.0.1:9" }),
+    });
+    expect(crossOrigin.status).toBe(403);
+    const plain = await fetch(`${base}/api/trajectories/import`, {
+      method: "POST",
+      headers: { origin: base, "content-type": "text/plain" },
+      body: "{}",
+    });
+    expect(plain.status).toBe(415);
+    expect((await fetch(`${base}/%zz`)).status).toBe(400);
+    // In dev the route handler serves the ORS host (so edited environments reload): no fast path.
+    const health = await fetch(`${base}/api/ors/health`);
+    expect(health.status).toBe(200);
+    expect(health.headers.get(FAST_PATH_HEADER)).toBeNull();
+  } finally {
+    const exited = once(child, "exit");
     process.kill(-child.pid!, "SIGTERM");
     await exited;
   }
