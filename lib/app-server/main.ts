@@ -1,15 +1,9 @@
 // The app's server entry as a command (`npm start`, `npm run dev`): parses the arguments, starts
 // lib/app-server/app-server.ts and prints where to open it (with the access token when one is
 // required). Run under plain node with tsx: `node --import tsx lib/app-server/main.ts [--dev]`.
-import { register } from "node:module";
+import { allowServerOnlyUnderNode } from "./server-only-hook";
 
-// Under plain node `import "server-only"` would throw (it is meant for React server bundles): make it
-// the empty module it is on the server, as Next's react-server condition does.
-const SERVER_ONLY_HOOK = `export async function resolve(specifier, context, next) {
-  if (specifier === "server-only") return { url: "data:text/javascript,export{}", shortCircuit: true };
-  return next(specifier, context);
-}`;
-register(`data:text/javascript,${encodeURIComponent(SERVER_ONLY_HOOK)}`);
+await allowServerOnlyUnderNode();
 
 const { APP_SERVER_USAGE, parseAppServerArgs } = await import("./args");
 let args: ReturnType<typeof parseAppServerArgs>;
