@@ -45,11 +45,11 @@ export interface NextProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `next start` (the build in NEXT_DIST_DIR) on a loopback port with its own data dir. */
+/** Starts the app (its server entry, the build in NEXT_DIST_DIR) on a loopback port with its own data dir. */
 export async function startNext(port: number, dataDir: string): Promise<NextProcess> {
   const child = spawn(
     process.execPath,
-    ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"],
+    ["--import", "tsx", "lib/app-server/main.ts", "--port", String(port), "--host", "127.0.0.1"],
     {
       env: { ...process.env, PLAYGROUND_DATA_DIR: dataDir, ORS_SERVERS: "" },
       stdio: ["ignore", "ignore", "pipe"],

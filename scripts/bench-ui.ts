@@ -72,15 +72,18 @@ function run(cmd: string, cmdArgs: string[], env: NodeJS.ProcessEnv): Promise<vo
   });
 }
 
-/** Starts `next start` in its own process group so the whole tree stops with one signal. */
+/** Starts the app's server entry (as `npm start`) in its own process group so the whole tree stops with one signal. */
 function startNext(port: number, env: NodeJS.ProcessEnv): ChildProcess {
-  const bin = path.join(ROOT, "node_modules", ".bin", "next");
-  return spawn(bin, ["start", "-p", String(port), "-H", "127.0.0.1"], {
-    cwd: ROOT,
-    env,
-    detached: true,
-    stdio: ["ignore", "ignore", "inherit"],
-  });
+  return spawn(
+    process.execPath,
+    ["--import", "tsx", "lib/app-server/main.ts", "--port", String(port), "--host", "127.0.0.1"],
+    {
+      cwd: ROOT,
+      env,
+      detached: true,
+      stdio: ["ignore", "ignore", "inherit"],
+    },
+  );
 }
 
 function stopGroup(child: ChildProcess): Promise<void> {

@@ -14,5 +14,4 @@ export {
   orsPathFromUrl,
   type Relay,
   type RelayOptions,
-  refusedOrigin,
 } from "./relay";

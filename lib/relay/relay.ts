@@ -26,9 +26,6 @@ export interface RelayOptions {
   timeoutMs?: number;
   /** Largest request body relayed (default 16 MiB). */
   maxBodyBytes?: number;
-  /** Extra origins (besides the app's own host) whose browser requests are accepted
-   *  (`PLAYGROUND_ALLOWED_ORIGINS`, comma-separated). */
-  allowedOrigins?: string[];
   /** How remote servers are fetched: connecting only to the addresses the policy checked
    *  (default: a pinned fetch of its own, ./pinned-fetch). */
   pinnedFetch?: PinnedFetch;
@@ -97,25 +94,6 @@ export function orsPathFromUrl(url: string, name: string): string {
   return i >= 0 ? pathname.slice(i) : "/";
 }
 
-/** Why a browser request's Origin is refused, or null. Non-browser clients send no Origin. */
-export function refusedOrigin(req: Request, allowed: readonly string[] = []): string | null {
-  const origin = req.headers.get("origin");
-  if (!origin) {
-    return req.headers.get("sec-fetch-site") === "cross-site"
-      ? "cross-site requests are not relayed (no Origin)"
-      : null;
-  }
-  let o: URL;
-  try {
-    o = new URL(origin);
-  } catch {
-    return `Origin ${JSON.stringify(origin)} is not allowed`;
-  }
-  const host = req.headers.get("host") ?? new URL(req.url).host;
-  if (o.host === host || allowed.includes(o.origin)) return null;
-  return `Origin ${o.origin} is not this app (${host}); the relay only serves the playground's own pages`;
-}
-
 function describeServer(entry: ServerEntry): string {
   return entry.source === "builtin" ? `server "${entry.name}"` : `server "${entry.name}" (${entry.url})`;
 }
@@ -124,12 +102,6 @@ export function createRelay(options: RelayOptions): Relay {
   const { registry } = options;
   const timeoutMs = options.timeoutMs ?? (Number(process.env.PLAYGROUND_RELAY_TIMEOUT_MS) || 60_000);
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
-  const allowedOrigins =
-    options.allowedOrigins ??
-    (process.env.PLAYGROUND_ALLOWED_ORIGINS ?? "")
-      .split(",")
-      .map((s) => s.trim())
-      .filter(Boolean);
   const remoteFetch: PinnedFetch = options.pinnedFetch ?? createPinnedFetch();
   const loopMark = options.loopMark ?? randomBytes(18).toString("base64url");
   const events = options.events ?? createRelayEvents();
@@ -138,8 +110,8 @@ export function createRelay(options: RelayOptions): Relay {
   const limits: RelayLimits = { ...DEFAULT_RELAY_LIMITS, streamIdleMs: timeoutMs, ...options.limits };
 
   async function handle(req: Request, name: string, orsPath: string): Promise<Response> {
-    const refused = refusedOrigin(req, allowedOrigins);
-    if (refused) return detailResponse(403, `refused: ${refused}`);
+    // Which browsers may use the relay at all (same-origin writes, allowed Hosts, the access token)
+    // is the request policy's, applied to every request by the app's server entry (lib/security).
     // ORS shapes and methods only, checked before anything is contacted.
     const target = checkRelayRequest(req.method, orsPath, new URL(req.url).search);
     if (!target.ok)
