@@ -1,4 +1,4 @@
-// The app's security promises (DESIGN.md "Security") against the production build, in Chromium:
+// The app's security promises (docs/architecture.md "Security") against the production build, in Chromium:
 // a page on another origin (another site, and another port of the same site) tries every write and
 // every read and nothing happens; a foreign Host is refused on every kind of path; TRACE, CONNECT
 // and bad escapes get 4xx; off loopback the app asks for its access token (the printed URL sets a

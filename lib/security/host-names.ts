@@ -1,4 +1,4 @@
-// Host names as the request policy compares them (DESIGN.md "Security", host allow-list): the name
+// Host names as the request policy compares them (docs/architecture.md "Security", host allow-list): the name
 // in a `Host` header or a configured entry, without port or brackets, and which names are loopback.
 // Pure and isomorphic (Next's proxy.ts bundles it too).
 

@@ -1,4 +1,4 @@
-// Where a server listens and what that asks of it (DESIGN.md "Security", loopback by default):
+// Where a server listens and what that asks of it (docs/architecture.md "Security", loopback by default):
 // whether a listen address is loopback, which names clients may use for it (the Host allow-list),
 // and fresh secrets for access tokens and API keys.
 import "server-only";

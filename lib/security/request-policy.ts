@@ -1,4 +1,4 @@
-// The request policy (DESIGN.md "Security"): whether a request is answered at all, decided from its
+// The request policy (docs/architecture.md "Security"): whether a request is answered at all, decided from its
 // method, target and headers only. One set of rules for every way in: the server entry
 // (lib/app-server) applies it before its ORS fast path and Next, Next's proxy.ts before everything
 // Next serves (also under `next dev`), and the standalone host (scripts/serve-main.ts) before its

@@ -96,7 +96,7 @@ export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
 
 /** Opens (creating if needed) and migrates the store file. */
 export function openDb(file: string, migrations: string[] = MIGRATIONS): Db {
-  // Owner-only (DESIGN.md "Security"): a new data folder 0700, the file 0600 before SQLite opens it,
+  // Owner-only (docs/architecture.md "Security"): a new data folder 0700, the file 0600 before SQLite opens it,
   // so the -wal and -shm files SQLite creates take that mode too; older files are narrowed.
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   fs.closeSync(fs.openSync(file, "a", 0o600));
