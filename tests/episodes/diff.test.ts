@@ -107,7 +107,7 @@ describe("comparison options (golden tests)", () => {
       step(1, {
         blocks: [
           { type: "text", text: "same" },
-          { type: "image", data, mimeType: "image/png", ...(detail ? { detail } : {}) },
+          { type: "image", data, mimeType: "image/png", ...(detail ? { detail: { hint: detail } } : {}) },
         ],
       });
     expect(compareSteps(img("AAAA"), img("BBBB"), { ignore: ["observation.1.data"] })).toEqual([]);
