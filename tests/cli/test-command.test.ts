@@ -445,6 +445,25 @@ describe("test: golden episodes replayed on a real server process", () => {
     expect(await openSessions()).toBe(0);
   });
 
+  it("--timeout: a request without an answer in time ends that episode as an error", async () => {
+    // In process, over a fetch that never answers (until the client gives up on it).
+    const silent: typeof fetch = (_input, init) =>
+      new Promise((_resolve, reject) => {
+        init?.signal?.addEventListener("abort", () => reject(init.signal!.reason), { once: true });
+      });
+    const { out, io } = capture();
+    const started = Date.now();
+    const code = await testCommand([files.variant, "--server", "http://silent.test", "--timeout", "200ms"], {
+      ...io,
+      fetch: silent,
+    });
+    expect(code).toBe(1);
+    expect(out.stdout).toMatch(
+      /^ {4}unreachable: \/create_session failed: the server did not answer in time: no answer within 0\.2 s$/m,
+    );
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
   it("against the reference-shaped server: a FarmPlanner season replays clean", async () => {
     const junit = path.join(dir, "farm.xml");
     const { code, stdout } = await run([files.farm, "--server", `py=${REFERENCE_URL}`, "--junit", junit])
