@@ -12,13 +12,46 @@ const ROOT_ENDPOINTS = [
   "delete_session",
 ];
 
+/**
+ * Host names of PLAYGROUND_ALLOWED_HOSTS and of the server entry's listen address
+ * (PLAYGROUND_LISTEN_HOSTS, lib/security/policy-config.ts): `next dev` serves its dev resources to
+ * pages from these names too (loopback names always).
+ */
+const devOrigins = [process.env.PLAYGROUND_ALLOWED_HOSTS, process.env.PLAYGROUND_LISTEN_HOSTS]
+  .join(",")
+  .split(",")
+  .map(hostNameOnly)
+  .filter(Boolean);
+
+/** `name:port` → `name`, `[v6]:port` → `v6`; a bare IPv6 address stays as it is. */
+function hostNameOnly(entry) {
+  const h = entry.trim();
+  if (h.startsWith("[")) return h.slice(1, h.indexOf("]"));
+  return h.split(":").length === 2 ? h.slice(0, h.indexOf(":")) : h;
+}
+
 /** @type {import('next').NextConfig} */
 const nextConfig = {
+  allowedDevOrigins: devOrigins,
   // A separate build folder lets tests build without clobbering a running dev server.
   distDir: process.env.NEXT_DIST_DIR || ".next",
   serverExternalPackages: ["better-sqlite3"],
   poweredByHeader: false,
   reactStrictMode: true,
+  // No page of the app may be framed by another site, and no answer is sniffed into another type.
+  async headers() {
+    return [
+      {
+        source: "/:path*",
+        headers: [
+          { key: "X-Frame-Options", value: "DENY" },
+          { key: "Content-Security-Policy", value: "frame-ancestors 'none'" },
+          { key: "X-Content-Type-Options", value: "nosniff" },
+          { key: "Referrer-Policy", value: "same-origin" },
+        ],
+      },
+    ];
+  },
   async rewrites() {
     return {
       beforeFiles: [

@@ -1,6 +1,7 @@
 import { defineConfig, devices } from "@playwright/test";
 
-// e2e runs against a production build (`npm run build` first) served by `next start`, plus a
+// e2e runs against a production build (`npm run build` first) served by the app's server entry as
+// `npm start` runs it (lib/app-server/main.ts: Next behind the request policy, ORS fast path), plus a
 // second, independent ORS server (the standalone host) on another loopback port for the relay.
 const PORT = Number(process.env.E2E_PORT ?? 3100);
 const SECOND_PORT = Number(process.env.E2E_SECOND_PORT ?? 8199);
@@ -11,10 +12,10 @@ const ROUTE_PORT = Number(process.env.E2E_ROUTE_PORT ?? PORT + 1);
 const DATA_DIR = process.env.E2E_DATA_DIR ?? `.data/e2e-${PORT}`;
 const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
-/** `next start` of the production build on a loopback port, ready when its ORS host answers. */
+/** `npm start` (the server entry) of the production build on a loopback port, ready when its ORS host answers. */
 function nextStart(port: number, env: Record<string, string>) {
   return {
-    command: `npx next start -p ${port} -H 127.0.0.1`,
+    command: `node --import tsx lib/app-server/main.ts --port ${port} --host 127.0.0.1`,
     url: `http://127.0.0.1:${port}/api/ors/health`,
     reuseExistingServer: false,
     timeout: 120_000,

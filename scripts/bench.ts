@@ -22,7 +22,8 @@ import {
 const USAGE = `Usage: npm run bench -- [options]
   --url <base>          ORS base URL on loopback (e.g. http://127.0.0.1:8080 or http://127.0.0.1:3000/api/ors)
   --spawn <kind>        start the server to measure instead: standalone (scripts/serve.ts) or next
-                        (next start, needs a prior build; targets /api/ors); it is stopped afterwards
+                        (the app's server entry as npm start runs it, lib/app-server/main.ts; needs a
+                        prior build; targets /api/ors); it is stopped afterwards
   --pid <pid>           the server's process id, for CPU/RSS figures when using --url
   --mode <m>            episodes (default) | large | idle
   --clients <n>         concurrent clients (default 64)
@@ -38,6 +39,7 @@ const USAGE = `Usage: npm run bench -- [options]
   --sessions <n>        idle mode: sessions to open (default 10000)
   --api-key <key>       sent as X-API-Key
   --next-dist-dir <d>   --spawn next: the build directory (default $NEXT_DIST_DIR or .next)
+  --port <n>            --spawn: the spawned server's port (default: a free one in 8350-8399)
   --cpu-prof <dir>      spawned server runs with node --cpu-prof, profiles written to <dir>
   --json                print the figures as one JSON line too`;
 
@@ -61,6 +63,7 @@ interface Config {
   sessions: number;
   apiKey?: string;
   nextDistDir: string;
+  port?: number;
   cpuProf?: string;
   json: boolean;
   ascii: boolean;
@@ -86,6 +89,7 @@ function parseConfig(argv: string[]): Config {
       sessions: { type: "string", default: "10000" },
       "api-key": { type: "string" },
       "next-dist-dir": { type: "string" },
+      port: { type: "string" },
       "cpu-prof": { type: "string" },
       json: { type: "boolean", default: false },
       ascii: { type: "boolean", default: false },
@@ -126,6 +130,7 @@ function parseConfig(argv: string[]): Config {
     sessions: Math.floor(num("sessions", values.sessions, 1)),
     apiKey: values["api-key"],
     nextDistDir: values["next-dist-dir"] ?? process.env.NEXT_DIST_DIR ?? ".next",
+    port: values.port ? num("port", values.port, 1) : undefined,
     cpuProf: values["cpu-prof"],
     json: values.json!,
     ascii: values.ascii!,
@@ -625,7 +630,7 @@ async function benchIdle(target: Target, cfg: Config): Promise<Record<string, un
 // Main
 
 async function startServer(cfg: Config): Promise<SpawnedServer> {
-  const port = await freeLoopbackPort(...PORT_RANGE);
+  const port = cfg.port ?? (await freeLoopbackPort(...PORT_RANGE));
   const nodeFlags = cfg.cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(cfg.cpuProf)}`] : [];
   const env: Record<string, string> = {
     NODE_ENV: "production",
@@ -654,7 +659,16 @@ async function startServer(cfg: Config): Promise<SpawnedServer> {
   return spawnServer({
     label: "next",
     command: process.execPath,
-    args: [...nodeFlags, "node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"],
+    args: [
+      ...nodeFlags,
+      "--import",
+      "tsx",
+      "lib/app-server/main.ts",
+      "--port",
+      String(port),
+      "--host",
+      "127.0.0.1",
+    ],
     cwd: ROOT,
     env: {
       ...env,

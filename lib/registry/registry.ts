@@ -213,7 +213,7 @@ export function createServerRegistry(options: ServerRegistryOptions): ServerRegi
   }
 
   async function writeAtomically(data: ServersFile): Promise<void> {
-    await mkdir(dataDir, { recursive: true });
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
     const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
     await writeFile(tmp, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
     await rename(tmp, file);

@@ -93,7 +93,14 @@ export async function replayTrajectoryRequest(id: string): Promise<ReplayRespons
 export async function importTrajectoriesRequest(
   text: string,
 ): Promise<{ imported: string[]; skipped: string[] }> {
-  return apiJson(await fetch("/api/trajectories/import", { method: "POST", body: text }));
+  // Typed as JSON (the route reads JSON and JSONL alike): the app refuses untyped browser bodies.
+  return apiJson(
+    await fetch("/api/trajectories/import", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: text,
+    }),
+  );
 }
 
 export async function deleteTrajectoryRequest(id: string): Promise<void> {

@@ -3,7 +3,7 @@
 
 import { getPlayground } from "@/lib/playground";
 import { checkServerHealth, isServerRegistryError, toPublicServer } from "@/lib/registry";
-import { detailResponse, refusedOrigin } from "@/lib/relay/relay";
+import { detailResponse } from "@/lib/relay/relay";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -18,8 +18,6 @@ export async function GET() {
 }
 
 export async function POST(req: Request) {
-  const refused = refusedOrigin(req);
-  if (refused) return detailResponse(403, `refused: ${refused}`);
   let body: unknown;
   try {
     body = await req.json();

@@ -96,7 +96,17 @@ export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
 
 /** Opens (creating if needed) and migrates the store file. */
 export function openDb(file: string, migrations: string[] = MIGRATIONS): Db {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  // Owner-only (DESIGN.md "Security"): a new data folder 0700, the file 0600 before SQLite opens it,
+  // so the -wal and -shm files SQLite creates take that mode too; older files are narrowed.
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  fs.closeSync(fs.openSync(file, "a", 0o600));
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      fs.chmodSync(f, 0o600);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    }
+  }
   const db = new Database(file);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");

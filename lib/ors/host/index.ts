@@ -1,7 +1,7 @@
 // The ORS host (spec: ors-http-api.txt, ors-sse.txt, ors-sessions-episodes.txt) as a fetch handler,
 // plus its options and the node:http adapter. No Next.js imports: runs under plain node too.
 
-export { installOrsFastPath, isOrsRequestPath, type OrsFastPathOptions } from "./fast-path";
+export { isOrsRequestPath } from "./fast-path";
 export {
   createOrsHandler,
   type IncomingOrsRequest,

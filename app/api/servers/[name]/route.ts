@@ -2,7 +2,7 @@
 
 import { getPlayground } from "@/lib/playground";
 import { checkServerHealth, isServerRegistryError, toPublicServer } from "@/lib/registry";
-import { detailResponse, refusedOrigin } from "@/lib/relay/relay";
+import { detailResponse } from "@/lib/relay/relay";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -18,9 +18,7 @@ export async function GET(_req: Request, ctx: Ctx) {
   return Response.json({ ...toPublicServer(entry), health }, { headers: { "cache-control": "no-store" } });
 }
 
-export async function DELETE(req: Request, ctx: Ctx) {
-  const refused = refusedOrigin(req);
-  if (refused) return detailResponse(403, `refused: ${refused}`);
+export async function DELETE(_req: Request, ctx: Ctx) {
   const { name } = await ctx.params;
   try {
     await getPlayground().registry.remove(name);

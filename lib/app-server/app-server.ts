@@ -1,0 +1,190 @@
+// The app's HTTP server: one node:http server in front of Next's documented custom-server API
+// (`next({ dev, dir, hostname, port })` + `getRequestHandler()`). Every request passes the request
+// policy (lib/security) first; then, in production, ORS-shaped paths go straight to the host's
+// node:http adapter (the fast path: Next's pipeline costs more CPU per episode than the whole host),
+// and everything else goes to Next. The one module that starts Next as a server.
+import "server-only";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import next from "next";
+import { createNodeListener } from "@/lib/ors/host/node-adapter";
+import type { Playground } from "@/lib/playground";
+import {
+  DEFAULT_LISTEN_HOST,
+  isLoopbackAddress,
+  listenHostNames,
+  newSecret,
+  reachableAddress,
+} from "@/lib/security/listen";
+import { appPolicyFromEnv, LISTEN_HOSTS_VAR } from "@/lib/security/policy-config";
+import type { RequestPolicy } from "@/lib/security/request-policy";
+import { checkNodeRequest, guardServer, listenHttp, writeAnswer } from "./node-http";
+
+export interface AppServerOptions {
+  /** Listen address (default 127.0.0.1). Any other than loopback requires an access token. */
+  host?: string;
+  /** Port (default 3000; 0 picks a free one). */
+  port?: number;
+  /** Next's development mode (compiles on demand, hot reload) instead of the production build. */
+  dev?: boolean;
+  /** The Next.js project folder (default: this repository). */
+  dir?: string;
+  /** The access token (default `PLAYGROUND_TOKEN`; generated when the address is not loopback). */
+  token?: string;
+  /** ORS paths straight to the host (default: in production unless `ORS_FAST_PATH=0`; never in dev,
+   *  where the route handler serves them so environment edits reload). */
+  fastPath?: boolean;
+}
+
+export interface AppServer {
+  /** The base URL (`http://127.0.0.1:3000`). */
+  readonly url: string;
+  /** The URL to open in a browser: with `?token=` when a token is required. */
+  readonly openUrl: string;
+  /** The access token pages and APIs require, or null. */
+  readonly token: string | null;
+  /** Whether the token was generated here (then it must be shown to the user). */
+  readonly tokenGenerated: boolean;
+  readonly dev: boolean;
+  readonly fastPath: boolean;
+  readonly server: Server;
+  /** Stops listening, then closes Next and the playground's parts (store, sessions). */
+  close(): Promise<void>;
+}
+
+/** Response header set only by the fast path (tests and benchmarks check which path served). */
+export const FAST_PATH_HEADER = "x-ors-fast-path";
+
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+/**
+ * Starts the playground: the policy on every request, the ORS fast path, Next for the rest.
+ * One per process: Next and the playground's parts are process-wide, and the policy settings go
+ * through `process.env` so that Next's proxy.ts, in this process, applies the very same ones.
+ */
+export async function startAppServer(options: AppServerOptions = {}): Promise<AppServer> {
+  const dev = options.dev ?? false;
+  const host = options.host ?? DEFAULT_LISTEN_HOST;
+  const env = process.env as Record<string, string | undefined>;
+  env.NODE_ENV ??= dev ? "development" : "production";
+  const fastPath = options.fastPath ?? (!dev && env.ORS_FAST_PATH !== "0");
+
+  // The token: given, from PLAYGROUND_TOKEN, or generated for a non-loopback address.
+  let token = options.token?.trim() || env.PLAYGROUND_TOKEN?.trim() || null;
+  const tokenGenerated = token === null && !isLoopbackAddress(host);
+  if (tokenGenerated) token = newSecret();
+  if (token) env.PLAYGROUND_TOKEN = token;
+  env[LISTEN_HOSTS_VAR] = listenHostNames(host).join(",");
+  // Read once (malformed PLAYGROUND_ALLOWED_HOSTS / _ORIGINS fail here, at startup). The path kind
+  // is remembered for the one path just classified: the fast path asks again right after the policy.
+  const settings = appPolicyFromEnv(env);
+  let lastPath = "";
+  let lastKind = settings.kindOf("/");
+  const kindOf = (p: string) => {
+    if (p !== lastPath) {
+      lastKind = settings.kindOf(p);
+      lastPath = p;
+    }
+    return lastKind;
+  };
+  const fixed: RequestPolicy = { ...settings, kindOf };
+  const policy = () => fixed;
+
+  // In production the parts are built here, before Next: its bundles find them on globalThis
+  // (lib/playground.ts). In dev Next builds them itself, so edited environments reload.
+  let playground: Playground | null = null;
+  if (!dev) playground = (await import("@/lib/playground")).getPlayground();
+  const ors = fastPath && playground ? createNodeListener(playground.host) : null;
+
+  type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  let handleNext: Handler | null = null;
+  let nextReady!: (h: Handler) => void;
+  let nextFailed!: (e: unknown) => void;
+  // Requests that arrive while Next prepares wait for it (the fast path does not).
+  const whenNext = new Promise<Handler>((resolve, reject) => {
+    nextReady = resolve;
+    nextFailed = reject;
+  });
+  whenNext.catch(() => {});
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    const refused = checkNodeRequest(req, policy());
+    if (refused) return writeAnswer(req, res, refused);
+    if (ors) {
+      const kind = kindOf(pathOf(req.url ?? "/"));
+      if (kind === "ors" || kind === "health") {
+        res.setHeader(FAST_PATH_HEADER, "1");
+        return ors(req, res);
+      }
+    }
+    (handleNext ? handleNext(req, res) : whenNext.then((h) => h(req, res))).catch((err: unknown) => {
+      console.error(`[app-server] ${req.method} ${(req.url ?? "").slice(0, 200)} failed:`, err);
+      if (!res.headersSent) {
+        res.writeHead(500, { "content-type": "application/json" });
+        res.end('{"detail":"Internal server error"}');
+      } else res.destroy();
+    });
+  };
+
+  const listening = await listenHttp(onRequest, { host, port: options.port ?? 3000 });
+  // Next hooks protocol upgrades (dev's hot-reload socket) onto `httpServer`: give it a server that
+  // never listens and sees only the upgrades the policy let through. The production app has no
+  // sockets to upgrade to: those are refused with a 400.
+  const upgrades = createServer();
+  guardServer(
+    listening.server,
+    policy,
+    dev
+      ? (req, socket, head) => {
+          if (upgrades.listenerCount("upgrade") > 0) upgrades.emit("upgrade", req, socket, head);
+          else socket.destroy();
+        }
+      : undefined,
+  );
+
+  const app = next({
+    dev,
+    dir: options.dir ?? REPO_ROOT,
+    hostname: isLoopbackAddress(host) ? host : reachableAddress(host),
+    port: listening.port,
+    httpServer: upgrades,
+  });
+  try {
+    await app.prepare();
+    handleNext = app.getRequestHandler();
+    nextReady(handleNext);
+  } catch (err) {
+    nextFailed(err);
+    await listening.close(0);
+    await playground?.close();
+    throw err;
+  }
+
+  const shownHost = reachableAddress(host);
+  const url = isLoopbackAddress(host)
+    ? listening.url
+    : `http://${shownHost.includes(":") ? `[${shownHost}]` : shownHost}:${listening.port}`;
+  let closing: Promise<void> | null = null;
+  return {
+    url,
+    openUrl: token ? `${url}/?token=${encodeURIComponent(token)}` : url,
+    token,
+    tokenGenerated,
+    dev,
+    fastPath: ors !== null,
+    server: listening.server,
+    close() {
+      closing ??= (async () => {
+        await listening.close();
+        await app.close();
+        await playground?.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+function pathOf(target: string): string {
+  const q = target.indexOf("?");
+  return q < 0 ? target : target.slice(0, q);
+}

@@ -1,0 +1,59 @@
+// The app's server entry as a command (`npm start`, `npm run dev`): parses the arguments, starts
+// lib/app-server/app-server.ts and prints where to open it (with the access token when one is
+// required). Run under plain node with tsx: `node --import tsx lib/app-server/main.ts [--dev]`.
+import { allowServerOnlyUnderNode } from "./server-only-hook";
+
+await allowServerOnlyUnderNode();
+
+const { APP_SERVER_USAGE, parseAppServerArgs } = await import("./args");
+let args: ReturnType<typeof parseAppServerArgs>;
+try {
+  args = parseAppServerArgs(process.argv.slice(2));
+} catch (err) {
+  console.error((err as Error).message);
+  process.exit(2);
+}
+if (args.help) {
+  console.log(APP_SERVER_USAGE);
+  process.exit(0);
+}
+// Before Next and React load: they pick their builds by NODE_ENV.
+(process.env as Record<string, string>).NODE_ENV = args.dev ? "development" : "production";
+
+const { startAppServer } = await import("./app-server");
+// An environment's stray promise must not bring the playground down.
+process.on("unhandledRejection", (e) => console.error("[app-server] unhandled rejection:", e));
+
+const app = await startAppServer({ host: args.host, port: args.port, dev: args.dev }).catch((err: Error) => {
+  console.error(`could not start the playground: ${err.message}`);
+  process.exit(1);
+});
+
+const mode = app.dev ? "development mode" : "production build";
+console.log(`ORS Playground (${mode}) on ${app.url}`);
+console.log(`  ORS host for ORS clients: ${app.url}/api/ors (and at the root: ${app.url})`);
+if (app.token) {
+  console.log(`  Listening on ${args.host}: pages and APIs need the access token.`);
+  console.log(`  Open: ${app.openUrl}`);
+  if (app.tokenGenerated)
+    console.log(
+      "  Scripts send `Authorization: Bearer <token>`; ORS clients send it as X-API-Key unless ORS_API_KEYS is set.\n" +
+        "  (Generated at startup; set PLAYGROUND_TOKEN to choose it.)",
+    );
+}
+
+let stopping = false;
+const stop = (signal: string) => {
+  if (stopping) process.exit(1);
+  stopping = true;
+  console.log(`${signal}: stopping`);
+  app.close().then(
+    () => process.exit(0),
+    (e) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+};
+process.on("SIGTERM", () => stop("SIGTERM"));
+process.on("SIGINT", () => stop("SIGINT"));

@@ -1,0 +1,112 @@
+// The request policy's settings, read from the environment (README "Configuration"), and what each
+// path of the app is. Pure and isomorphic: the server entry and Next's proxy.ts read the same
+// variables, so they enforce the same rules in one process.
+import { isOrsRequestPath } from "@/lib/ors/host/fast-path";
+import { hostNameOf } from "./host-names";
+import type { PathKind, RequestPolicy } from "./request-policy";
+
+/** Where the app mounts its ORS host (lib/playground.ts's ORS_BASE_PATH; a test keeps them equal). */
+export const APP_ORS_BASE_PATH = "/api/ors";
+
+/**
+ * Set by the server entry (lib/app-server) to the names it listens on besides the loopback ones
+ * (the bound address; for 0.0.0.0 or :: every interface's address and the machine's name), so that
+ * Next's proxy.ts, in the same process, accepts them too. Not meant to be set by hand.
+ */
+export const LISTEN_HOSTS_VAR = "PLAYGROUND_LISTEN_HOSTS";
+
+type Env = Record<string, string | undefined>;
+
+function list(value: string | undefined): string[] {
+  return (value ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/** The app's paths: its ORS host (`/api/ors/...` and the root shapes), its APIs, its pages. */
+export function appPathKind(path: string): PathKind {
+  if (isOrsRequestPath(path, APP_ORS_BASE_PATH, true))
+    return path === "/health" || path === `${APP_ORS_BASE_PATH}/health` ? "health" : "ors";
+  return path === "/api" || path.startsWith("/api/") ? "api" : "page";
+}
+
+/** The standalone host's paths (scripts/serve.ts): all ORS, `/health` open. */
+export function hostPathKind(path: string): PathKind {
+  return path === "/health" ? "health" : "ors";
+}
+
+/** Host names from a comma-separated list (ports and brackets dropped); malformed entries throw. */
+export function parseHostList(value: string | undefined, what: string): string[] {
+  return list(value).map((entry) => {
+    const name = hostNameOf(entry);
+    if (name === null) throw new Error(`${what}: ${JSON.stringify(entry)} is not a host name or address`);
+    return name;
+  });
+}
+
+/** Origins from a comma-separated list, as browsers send them (`http://host:port`, lower case). */
+export function parseOriginList(value: string | undefined, what: string): string[] {
+  return list(value).map((entry) => {
+    let u: URL;
+    try {
+      u = new URL(entry);
+    } catch {
+      throw new Error(`${what}: ${JSON.stringify(entry)} is not an origin like http://host:port`);
+    }
+    if (u.protocol !== "http:" && u.protocol !== "https:")
+      throw new Error(`${what}: ${JSON.stringify(entry)} is not an http(s) origin`);
+    return u.origin.toLowerCase();
+  });
+}
+
+export interface PolicySettings {
+  /** Extra host names (besides loopback ones). */
+  hosts: string[];
+  /** Extra browser origins. */
+  origins: string[];
+  token: string | null;
+  orsKeys: boolean;
+  kindOf: (path: string) => PathKind;
+}
+
+export function createRequestPolicy(s: PolicySettings): RequestPolicy {
+  return {
+    allowedHosts: new Set(s.hosts),
+    allowedOrigins: new Set(s.origins),
+    token: s.token,
+    orsKeys: s.orsKeys,
+    kindOf: s.kindOf,
+  };
+}
+
+let cached: { key: string; policy: RequestPolicy } | null = null;
+
+/**
+ * The app's policy from `PLAYGROUND_ALLOWED_HOSTS`, `PLAYGROUND_LISTEN_HOSTS`,
+ * `PLAYGROUND_ALLOWED_ORIGINS`, `PLAYGROUND_TOKEN` and `ORS_API_KEYS`. Cheap to call per request:
+ * it is rebuilt only when one of them changes.
+ */
+export function appPolicyFromEnv(env: Env = process.env): RequestPolicy {
+  const values = [
+    env.PLAYGROUND_ALLOWED_HOSTS,
+    env[LISTEN_HOSTS_VAR],
+    env.PLAYGROUND_ALLOWED_ORIGINS,
+    env.PLAYGROUND_TOKEN,
+    env.ORS_API_KEYS,
+  ];
+  const key = JSON.stringify(values);
+  if (cached?.key === key) return cached.policy;
+  const policy = createRequestPolicy({
+    hosts: [
+      ...parseHostList(env.PLAYGROUND_ALLOWED_HOSTS, "PLAYGROUND_ALLOWED_HOSTS"),
+      ...parseHostList(env[LISTEN_HOSTS_VAR], LISTEN_HOSTS_VAR),
+    ],
+    origins: parseOriginList(env.PLAYGROUND_ALLOWED_ORIGINS, "PLAYGROUND_ALLOWED_ORIGINS"),
+    token: env.PLAYGROUND_TOKEN?.trim() || null,
+    orsKeys: list(env.ORS_API_KEYS).length > 0,
+    kindOf: appPathKind,
+  });
+  cached = { key, policy };
+  return policy;
+}

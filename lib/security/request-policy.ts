@@ -1,0 +1,268 @@
+// The request policy (DESIGN.md "Security"): whether a request is answered at all, decided from its
+// method, target and headers only. One set of rules for every way in: the server entry
+// (lib/app-server) applies it before its ORS fast path and Next, Next's proxy.ts before everything
+// Next serves (also under `next dev`), and the standalone host (scripts/serve-main.ts) before its
+// host. Pure and isomorphic.
+import { hostNameOf, hostPortOf, isLoopbackName } from "./host-names";
+
+/**
+ * What a path is, for the policy: the ORS host's endpoints (`health` is the one that needs no key),
+ * the app's own APIs, or pages (everything else, static files included).
+ */
+export type PathKind = "ors" | "health" | "api" | "page";
+
+export interface RequestPolicy {
+  /** Host names accepted besides the loopback ones (as `hostNameOf` gives them). */
+  readonly allowedHosts: ReadonlySet<string>;
+  /** Browser origins accepted besides the app's own (`scheme://host[:port]`, lower case). */
+  readonly allowedOrigins: ReadonlySet<string>;
+  /** The access token pages and APIs require; null when none is required. */
+  readonly token: string | null;
+  /** The ORS endpoints check keys of their own (`ORS_API_KEYS`), so they need no token. */
+  readonly orsKeys: boolean;
+  kindOf(path: string): PathKind;
+}
+
+export interface PolicyRequest {
+  readonly method: string;
+  /** The request target as received: path and query, still percent-encoded. */
+  readonly target: string;
+  /** A header by lower-case name, or null. */
+  header(name: string): string | null;
+}
+
+/** A refusal (or the token redirect), ready to write: the same bytes whoever applies the policy. */
+export interface PolicyAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Methods the app answers; anything else (TRACE, CONNECT, WebDAV, ...) is refused up front. */
+export const ALLOWED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+const METHODS = new Set<string>(ALLOWED_METHODS);
+const READS = new Set(["GET", "HEAD"]);
+/** Fetch-metadata sites that are this origin itself (or no site at all: typed URL, bookmark). */
+const OWN_SITES = new Set(["same-origin", "none"]);
+/** Body types browsers cannot send across origins without a CORS preflight (which never succeeds). */
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+json|json|jsonl|x-ndjson)\s*(?:;|$)/i;
+
+/** The cookie that carries the access token after `?token=`: one per port, as cookies ignore ports. */
+export function tokenCookieName(host: string | null): string {
+  return `ors_playground_token_${hostPortOf(host ?? "") || "default"}`;
+}
+
+const TOKEN_COOKIE_MAX_AGE_S = 7 * 24 * 3600;
+
+function json(status: number, detail: string, headers: Record<string, string> = {}): PolicyAnswer {
+  return {
+    status,
+    headers: {
+      "content-type": "application/json",
+      "cache-control": "no-store",
+      "x-content-type-options": "nosniff",
+      ...headers,
+    },
+    body: JSON.stringify({ detail }),
+  };
+}
+
+const TOKEN_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>ORS Playground: access token needed</title></head>
+<body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 4rem auto; line-height: 1.5">
+<h1>Access token needed</h1>
+<p>This ORS Playground listens on a network address, so it asks for its access token.</p>
+<p>Open the URL it printed when it started (it ends in <code>?token=…</code>), or ask whoever started it.
+The token is then kept in a cookie for this browser.</p>
+</body></html>
+`;
+
+function unauthorized(kind: PathKind, detail: string): PolicyAnswer {
+  if (kind !== "page") return json(401, detail, { "www-authenticate": 'Bearer realm="ors-playground"' });
+  return {
+    status: 401,
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      "cache-control": "no-store",
+      "x-content-type-options": "nosniff",
+      "www-authenticate": 'Bearer realm="ors-playground"',
+    },
+    body: TOKEN_PAGE,
+  };
+}
+
+/** Constant-time comparison: how long it takes says nothing about how much of the token matched. */
+function sameSecret(given: string, token: string): boolean {
+  if (given.length !== token.length) return false;
+  let diff = 0;
+  for (let i = 0; i < token.length; i++) diff |= given.charCodeAt(i) ^ token.charCodeAt(i);
+  return diff === 0;
+}
+
+function cookieValue(cookies: string | null, name: string): string | null {
+  if (!cookies) return null;
+  for (const part of cookies.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq <= 0 || part.slice(0, eq).trim() !== name) continue;
+    try {
+      return decodeURIComponent(part.slice(eq + 1).trim());
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
+
+function queryParam(query: string, name: string): string | null {
+  for (const pair of query.split("&")) {
+    const eq = pair.indexOf("=");
+    if ((eq < 0 ? pair : pair.slice(0, eq)) !== name) continue;
+    try {
+      return decodeURIComponent((eq < 0 ? "" : pair.slice(eq + 1)).replace(/\+/g, " "));
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
+
+function withoutParam(path: string, query: string, name: string): string {
+  const rest = query.split("&").filter((p) => p !== "" && (p.split("=", 1)[0] ?? "") !== name);
+  return rest.length ? `${path}?${rest.join("&")}` : path;
+}
+
+/** Whether `origin` is the app's own origin (as the browser sees it: scheme + this `Host`) or allowed. */
+function isOwnOrigin(origin: string, host: string, policy: RequestPolicy): boolean {
+  if (policy.allowedOrigins.has(origin.toLowerCase())) return true;
+  let u: URL;
+  try {
+    u = new URL(origin);
+  } catch {
+    return false; // "null" (sandboxed frames, file: pages) and garbage
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") return false;
+  let h = host.trim().toLowerCase();
+  if (u.protocol === "http:" && h.endsWith(":80")) h = h.slice(0, -3);
+  if (u.protocol === "https:" && h.endsWith(":443")) h = h.slice(0, -4);
+  return u.host === h;
+}
+
+function hasBody(req: PolicyRequest): boolean {
+  const length = req.header("content-length");
+  if (length !== null && length.trim() !== "0") return true;
+  return req.header("transfer-encoding") !== null;
+}
+
+function presentedToken(req: PolicyRequest, kind: PathKind, host: string): string | null {
+  const auth = req.header("authorization");
+  if (auth && /^bearer\s+/i.test(auth)) return auth.replace(/^bearer\s+/i, "").trim();
+  const cookie = cookieValue(req.header("cookie"), tokenCookieName(host));
+  if (cookie !== null) return cookie;
+  // ORS clients (the reference Python one) can only send X-API-Key: the token works there too.
+  if (kind === "ors") return req.header("x-api-key")?.trim() ?? null;
+  return null;
+}
+
+/** The last Host accepted, and under which policy: nearly every request repeats it (the fast path). */
+let lastAcceptedHost: { host: string; policy: RequestPolicy | null } = { host: "", policy: null };
+
+/**
+ * Applies the policy: null when the request may go on, else the answer to send instead.
+ * In order: method (405), target (400), `Host` allow-list (403), browser origin and fetch metadata
+ * (403), access token (401, or a redirect that turns `?token=` into a cookie), body type of browser
+ * writes (415). Requests without `Origin` and `Sec-Fetch-*` (curl, scripts, training loops) are not
+ * browsers and pass the browser checks.
+ */
+export function checkRequest(req: PolicyRequest, policy: RequestPolicy): PolicyAnswer | null {
+  const method = req.method;
+  if (!METHODS.has(method))
+    return json(405, `Method ${JSON.stringify(method.slice(0, 32))} is not allowed here`, {
+      allow: ALLOWED_METHODS.join(", "),
+    });
+
+  const target = req.target;
+  if (!target.startsWith("/"))
+    return json(400, "the request target must be a path starting with / (no absolute URLs, no *)");
+  const q = target.indexOf("?");
+  const path = q < 0 ? target : target.slice(0, q);
+  const query = q < 0 ? "" : target.slice(q + 1);
+  try {
+    decodeURIComponent(path);
+  } catch {
+    return json(400, "the path has a malformed percent-escape (like %zz or a lone %)");
+  }
+  const kind = policy.kindOf(path);
+
+  const host = req.header("host");
+  if (host === null || host.trim() === "") return json(400, "the request has no Host header");
+  if (!(host === lastAcceptedHost.host && policy === lastAcceptedHost.policy)) {
+    const name = hostNameOf(host);
+    if (name === null) return json(400, `the Host header ${JSON.stringify(host.slice(0, 100))} is malformed`);
+    if (!isLoopbackName(name) && !policy.allowedHosts.has(name))
+      return json(
+        403,
+        `refused: Host ${JSON.stringify(name.slice(0, 100))} is not one of this app's names (loopback names, ` +
+          "the address it listens on, PLAYGROUND_ALLOWED_HOSTS)",
+      );
+    lastAcceptedHost = { host, policy };
+  }
+
+  const origin = req.header("origin");
+  if (origin !== null && !isOwnOrigin(origin, host, policy))
+    return json(
+      403,
+      `refused: a browser request from ${JSON.stringify(origin.slice(0, 200))}, which is not this app ` +
+        "(only the playground's own pages may use it; PLAYGROUND_ALLOWED_ORIGINS adds origins)",
+    );
+  const site = req.header("sec-fetch-site");
+  if (site !== null && !OWN_SITES.has(site)) {
+    // Following a link to a page from elsewhere is fine; anything else cross-site is not.
+    const dest = req.header("sec-fetch-dest");
+    const navigation =
+      READS.has(method) &&
+      kind === "page" &&
+      req.header("sec-fetch-mode") === "navigate" &&
+      (dest === null || dest === "document");
+    if (!navigation)
+      return json(
+        403,
+        `refused: a ${site} browser request (Sec-Fetch-Site); only the playground's own pages may use it`,
+      );
+  }
+
+  if (policy.token !== null && kind !== "health" && !(kind === "ors" && policy.orsKeys)) {
+    const fromQuery = READS.has(method) ? queryParam(query, "token") : null;
+    if (fromQuery !== null && sameSecret(fromQuery, policy.token)) {
+      const cookie = `${tokenCookieName(host)}=${encodeURIComponent(policy.token)}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${TOKEN_COOKIE_MAX_AGE_S}`;
+      return {
+        status: 303,
+        headers: {
+          location: withoutParam(path, query, "token"),
+          "set-cookie": cookie,
+          "cache-control": "no-store",
+          "referrer-policy": "no-referrer",
+        },
+        body: "",
+      };
+    }
+    const given = presentedToken(req, kind, host);
+    if (given === null || !sameSecret(given, policy.token))
+      return unauthorized(
+        kind,
+        given === null
+          ? "this playground requires its access token (Authorization: Bearer <token>, or open the URL it printed with ?token=)"
+          : "the access token is not valid",
+      );
+  }
+
+  const browser = origin !== null || site !== null;
+  if (browser && !READS.has(method) && hasBody(req)) {
+    const type = req.header("content-type") ?? "";
+    if (!JSON_TYPE.test(type))
+      return json(
+        415,
+        `a browser request body must be application/json, not ${type ? JSON.stringify(type.slice(0, 100)) : "untyped"}`,
+      );
+  }
+  return null;
+}
