@@ -3,12 +3,22 @@
 // server code as TypeScript: this registers tsx (with the package's own tsconfig, whatever folder the
 // command runs in) and the `server-only` resolve hook, then runs lib/cli/main.ts. Ctrl-C / SIGTERM
 // ask the running command to stop; a second one exits at once.
+import { register } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 process.env.TSX_TSCONFIG_PATH = path.join(root, "tsconfig.json");
 await import("tsx");
+// The package's own `@/...` imports (tsconfig "paths"): tsx maps them only outside node_modules, and
+// an installed package is inside it. Registered after tsx, so tsx still finds the file's extension.
+const rootUrl = pathToFileURL(`${root}/`).href;
+const pathsHook = `const ROOT = ${JSON.stringify(rootUrl)};
+export async function resolve(specifier, context, next) {
+  if (specifier.startsWith("@/") && (context.parentURL ?? "").startsWith(ROOT)) return next(ROOT + specifier.slice(2), context);
+  return next(specifier, context);
+}`;
+register(`data:text/javascript,${encodeURIComponent(pathsHook)}`);
 const { allowServerOnlyUnderNode } = await import(
   pathToFileURL(path.join(root, "lib/app-server/server-only-hook.ts")).href
 );

@@ -13,6 +13,7 @@ import { invalidServerName } from "@/lib/registry/registry";
 import { DEFAULT_LISTEN_HOST } from "@/lib/security/listen";
 import { parseArgs, UsageError } from "./args";
 import { type CommandIo, untilAborted } from "./io";
+import { linkNextExternals } from "./next-externals";
 
 const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -188,6 +189,14 @@ export async function startCommand(
   if (!existsSync(path.join(distDir, "BUILD_ID"))) {
     io.stderr(
       `ors-playground: no production build in ${distDir}. In a clone of the repository, run \`npm run build\` first.\n`,
+    );
+    return 1;
+  }
+  try {
+    linkNextExternals(distDir, PACKAGE_ROOT);
+  } catch (e) {
+    io.stderr(
+      `ors-playground: could not link the build's external packages in ${distDir}: ${(e as Error).message}\n`,
     );
     return 1;
   }

@@ -19,12 +19,18 @@ export interface Proc {
   stop(): Promise<number | null>;
 }
 
-/** Starts `node <args>` in `cwd` with extra variables; stdout/stderr collected. */
-export function start(args: string[], opts: { cwd: string; env?: Record<string, string> }): Proc {
+/**
+ * Starts `node <args>` (or `opts.command <args>`) in `cwd` with extra variables, in a process group
+ * of its own; stdout/stderr collected.
+ */
+export function start(
+  args: string[],
+  opts: { cwd: string; env?: Record<string, string>; command?: string },
+): Proc {
   // The test runner's NODE_ENV=test must not reach the app (Next picks its build by it).
   const env: Record<string, string | undefined> = { ...process.env, ORS_API_KEYS: "", ...opts.env };
   delete env.NODE_ENV;
-  const child = spawn(process.execPath, args, {
+  const child = spawn(opts.command ?? process.execPath, args, {
     cwd: opts.cwd,
     env: env as NodeJS.ProcessEnv,
     stdio: ["ignore", "pipe", "pipe"],
@@ -59,7 +65,9 @@ export function start(args: string[], opts: { cwd: string; env?: Record<string, 
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       const exited = once(child, "exit");
-      child.kill("SIGTERM");
+      // The group, by the PID we started: `npx` runs the command in a child of its own.
+      if (opts.command && child.pid) process.kill(-child.pid, "SIGTERM");
+      else child.kill("SIGTERM");
       const timer = setTimeout(() => {
         // Its whole group (tsx may have a child), by the PID we started.
         if (child.pid) process.kill(-child.pid, "SIGKILL");
