@@ -68,7 +68,7 @@ describe("npm pack → install → npx ors-playground", () => {
       ])
         expect(files, needed).toContain(needed);
       const unwanted = files.filter((f) =>
-        /^(\.data|tests|e2e|\.git|node_modules|test-results|playwright-report|scripts|app|components)\/|^\.next\/(cache|dev|types|diagnostics)\/|\.map$|\.tsbuildinfo$/.test(
+        /^(\.data|tests|e2e|\.git|node_modules|test-results|playwright-report|scripts|app|components)\/|^\.next\/(cache|dev|types|diagnostics)\/|^\.next\/.*\.map$|\.tsbuildinfo$/.test(
           f,
         ),
       );
@@ -122,8 +122,19 @@ describe("npm pack → install → npx ors-playground", () => {
         );
       });
 
+      const py = "http://127.0.0.1:8769";
       const cli = start(
-        ["ors-playground", "--port", String(PORT), "--env", "./envs.ts", "--data-dir", "./data"],
+        [
+          "ors-playground",
+          "--port",
+          String(PORT),
+          "--env",
+          "./envs.ts",
+          "--server",
+          `py=${py}`,
+          "--data-dir",
+          "./data",
+        ],
         {
           cwd: app,
           command: "npx",
@@ -136,6 +147,12 @@ describe("npm pack → install → npx ors-playground", () => {
           /Hosted here {3}capitals {2}\(from \.\/envs\.ts, reloaded when you save it\)/,
         );
         expect(cli.out()).toContain(`Data          ${path.join(app, "data")}`);
+        expect(cli.out()).toContain(`Servers       py       ${py}`);
+        const servers = (await (await fetch(`${base}/api/servers`)).json()) as {
+          name: string;
+          url: string;
+        }[];
+        expect(servers.find((s) => s.name === "py")).toMatchObject({ url: py });
         const page = await fetch(`${base}/`);
         expect(page.status).toBe(200);
         expect(await page.text()).toContain("<title>ORS Playground");
