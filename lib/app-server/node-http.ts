@@ -13,22 +13,34 @@ import {
 } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import { checkRequest, type PolicyAnswer, type RequestPolicy } from "@/lib/security/request-policy";
+import {
+  checkRequest,
+  type PolicyAnswer,
+  type PolicyRequest,
+  type RequestPolicy,
+} from "@/lib/security/request-policy";
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
-function header(req: IncomingMessage, name: string): string | null {
-  const v = req.headers[name];
-  if (v === undefined) return null;
-  return Array.isArray(v) ? v.join(", ") : v;
+/** A node:http request as the policy reads it (a class: no closure per request on the fast path). */
+class NodePolicyRequest implements PolicyRequest {
+  constructor(private readonly req: IncomingMessage) {}
+  get method(): string {
+    return this.req.method ?? "GET";
+  }
+  get target(): string {
+    return this.req.url ?? "/";
+  }
+  header(name: string): string | null {
+    const v = this.req.headers[name];
+    if (v === undefined) return null;
+    return Array.isArray(v) ? v.join(", ") : v;
+  }
 }
 
 /** Applies the policy to a node:http request: null when it may go on, else the answer to write. */
 export function checkNodeRequest(req: IncomingMessage, policy: RequestPolicy): PolicyAnswer | null {
-  return checkRequest(
-    { method: req.method ?? "GET", target: req.url ?? "/", header: (name) => header(req, name) },
-    policy,
-  );
+  return checkRequest(new NodePolicyRequest(req), policy);
 }
 
 /** Request bodies up to this size are read and dropped after a refusal; larger ones end the connection. */
