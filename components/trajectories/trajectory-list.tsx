@@ -1,9 +1,10 @@
 "use client";
-// The trajectories list (/trajectories): filters, sort and search kept in the URL, a virtualized
-// table of summaries, two-row selection for compare, export (JSONL, current filters) and import.
+// The trajectories list (/trajectories): filters (golden ones only, too), sort and search kept in
+// the URL, a virtualized table of summaries, two-row selection for compare, export (JSONL, current
+// filters; every golden one) and import.
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { Download, GitCompare } from "lucide-react";
+import { Download, GitCompare, Star } from "lucide-react";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
@@ -17,7 +18,7 @@ import { SkeletonBlock } from "@/components/ui/skeleton";
 import { END_REASONS, SORT_KEYS } from "@/lib/episodes/model";
 import type { TrajectoryFilter, TrajectorySummary } from "@/lib/episodes/schema";
 import { cn } from "@/lib/ui/cn";
-import { exportUrl, trajectoryListQuery } from "@/lib/ui/trajectory-queries";
+import { exportGoldenUrl, exportUrl, trajectoryListQuery } from "@/lib/ui/trajectory-queries";
 import { END_REASON_LABEL, endReasonTone, fmtTime } from "./format";
 import { ImportPanel } from "./import-panel";
 
@@ -55,6 +56,9 @@ function filterFromParams(params: URLSearchParams): TrajectoryFilter {
   if ((SORT_KEYS as readonly string[]).includes(sort ?? "")) f.sort = sort as TrajectoryFilter["sort"];
   const order = params.get("order");
   if (order === "asc" || order === "desc") f.order = order;
+  const golden = params.get("golden");
+  if (golden === "1" || golden === "true") f.golden = true;
+  else if (golden === "0" || golden === "false") f.golden = false;
   return f;
 }
 
@@ -120,12 +124,20 @@ export function TrajectoryList() {
             <a className={buttonClasses("secondary", "sm")} href={exportUrl(filter)} download>
               <Download aria-hidden="true" /> Export JSONL
             </a>
+            <a
+              className={buttonClasses("secondary", "sm")}
+              href={exportGoldenUrl()}
+              download
+              title="Every golden trajectory as JSONL, for npm run test:golden"
+            >
+              <Star aria-hidden="true" /> Export golden
+            </a>
           </>
         }
       />
       <form
         aria-label="Filters"
-        className="mb-3 grid grid-cols-2 gap-2 sm:grid-cols-4 lg:grid-cols-9"
+        className="mb-3 grid grid-cols-2 gap-2 sm:grid-cols-4 lg:grid-cols-10"
         onSubmit={(e) => e.preventDefault()}
       >
         <div className="col-span-2 space-y-1">
@@ -189,6 +201,18 @@ export function TrajectoryList() {
               )),
             )}
           </select>
+        </div>
+        <div className="flex items-end pb-1.5">
+          <label className="flex items-center gap-1.5 text-xs font-medium text-zinc-700 dark:text-zinc-300">
+            {/* Uncontrolled (the URL follows a moment later), re-keyed when the URL changes it. */}
+            <input
+              type="checkbox"
+              key={`golden-${filter.golden === true}`}
+              defaultChecked={filter.golden === true}
+              onChange={(e) => setParam({ golden: e.target.checked ? "1" : undefined })}
+            />
+            Golden only
+          </label>
         </div>
       </form>
       <div className="mb-3">
@@ -282,6 +306,12 @@ function Rows({
                       {t.env ?? "unknown"}
                     </Link>
                     {t.origin && <span className="ml-1 text-zinc-500">({t.origin.kind})</span>}
+                    {t.golden && (
+                      <span className="ml-1 text-amber-500" title="Golden">
+                        <Star aria-hidden="true" className="inline size-3 fill-current" />
+                        <span className="sr-only"> (golden)</span>
+                      </span>
+                    )}
                   </span>
                   <span className="truncate font-mono" title={t.task_label}>
                     {t.task_label}

@@ -1,9 +1,10 @@
 "use client";
 // The trajectory view (/trajectories/<id>?step=N): header with end reason and reward, actions
-// (restart, fork at the selected step, replay with diff, export, compare), the prompt, the
-// reward chart, and the step timeline with j/k navigation. Live episodes update as they run.
-import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { GitBranch, GitCompare, Play, Radio, RotateCcw } from "lucide-react";
+// (restart, mark golden, export as JSON or as a Playwright test, fork at the selected step, replay
+// with diff, compare), the prompt, the reward chart, and the step timeline with j/k navigation.
+// Live episodes update as they run.
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { FileCode, GitBranch, GitCompare, Play, Radio, RotateCcw, Star } from "lucide-react";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
@@ -26,9 +27,12 @@ import {
   episodeHref,
   type ForkResponse,
   forkTrajectoryRequest,
+  playwrightUrl,
   replayTrajectoryRequest,
   restartHref,
+  setGoldenRequest,
   trajectoryKeys,
+  trajectoryQuery,
 } from "@/lib/ui/trajectory-queries";
 import { END_REASON_LABEL, endReasonTone, fmtMs, fmtTime } from "./format";
 import { RewardChart } from "./reward-chart";
@@ -113,6 +117,10 @@ function Loaded({ t, initialStep, feed }: { t: Trajectory; initialStep: number |
 
   const running = t.end_reason == null;
   const restart = restartHref(t);
+  // The golden mark as stored (a live view's copy of the trajectory does not follow it).
+  const stored = useQuery({ ...trajectoryQuery(t.id), select: (d) => d.golden === true });
+  const golden = stored.data ?? t.golden === true;
+  const testable = t.env != null && t.task != null;
   return (
     <PageContainer>
       <PageHeader
@@ -130,6 +138,12 @@ function Loaded({ t, initialStep, feed }: { t: Trajectory; initialStep: number |
               {running && <Radio aria-hidden="true" className="size-3 animate-pulse" />}
               {END_REASON_LABEL[t.end_reason ?? "running"]}
             </Badge>
+            {golden && (
+              <Badge tone="amber">
+                <Star aria-hidden="true" className="size-3 fill-current" />
+                Golden
+              </Badge>
+            )}
           </span>
         }
         description={
@@ -178,9 +192,24 @@ function Loaded({ t, initialStep, feed }: { t: Trajectory; initialStep: number |
                 <RotateCcw aria-hidden="true" /> Restart on the same task
               </Link>
             )}
+            <GoldenToggle t={t} golden={golden} />
             <a className={buttonClasses("secondary", "sm")} href={downloadUrl(t.id)} download>
               Export JSON
             </a>
+            {testable ? (
+              <a
+                className={buttonClasses("secondary", "sm")}
+                href={playwrightUrl(t.id)}
+                download
+                title="A Playwright spec that drives the playground through the same steps and checks the recorded rewards"
+              >
+                <FileCode aria-hidden="true" /> Export as Playwright test
+              </a>
+            ) : (
+              <Button size="sm" disabled title="Needs a known environment and task">
+                <FileCode aria-hidden="true" /> Export as Playwright test
+              </Button>
+            )}
           </>
         }
       />
@@ -268,6 +297,55 @@ function Loaded({ t, initialStep, feed }: { t: Trajectory; initialStep: number |
         </div>
       </div>
     </PageContainer>
+  );
+}
+
+/**
+ * Marks the trajectory golden (a reference that `npm run test:golden` replays as a regression test)
+ * or unmarks it: a toggle button (aria-pressed), so its name stays the same either way.
+ */
+function GoldenToggle({ t, golden }: { t: Trajectory; golden: boolean }) {
+  const qc = useQueryClient();
+  const key = trajectoryKeys.one(t.id);
+  const m = useMutation({
+    mutationFn: (next: boolean) => setGoldenRequest(t.id, next),
+    onMutate: async (next) => {
+      await qc.cancelQueries({ queryKey: key });
+      const before = qc.getQueryData<Trajectory>(key);
+      if (before) qc.setQueryData<Trajectory>(key, { ...before, golden: next });
+      return { before };
+    },
+    onError: (_err, _next, ctx) => {
+      if (ctx?.before) qc.setQueryData(key, ctx.before);
+    },
+    onSettled: () => qc.invalidateQueries({ queryKey: trajectoryKeys.all }),
+  });
+  const running = t.end_reason == null;
+  return (
+    <>
+      <Button
+        size="sm"
+        aria-pressed={golden}
+        disabled={running || m.isPending}
+        onClick={() => m.mutate(!golden)}
+        title={
+          running
+            ? "An episode can be marked golden once it has ended"
+            : golden
+              ? "Golden: replayed as a regression test by npm run test:golden. Press to unmark."
+              : "Mark golden: npm run test:golden replays golden episodes as regression tests"
+        }
+        className={cn(golden && "border-amber-400 bg-amber-50 dark:border-amber-700 dark:bg-amber-950")}
+      >
+        <Star aria-hidden="true" className={cn(golden && "fill-amber-400 text-amber-500")} />
+        Golden
+      </Button>
+      {m.error && (
+        <span role="alert" className="text-xs text-red-700 dark:text-red-400">
+          Could not {m.variables ? "mark" : "unmark"} it: {m.error.message}
+        </span>
+      )}
+    </>
   );
 }
 

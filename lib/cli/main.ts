@@ -1,6 +1,7 @@
 // The `ors-playground` command (bin/ors-playground.mjs): picks the command — `start` (the default),
-// `serve`, `check`, `test` — and hands it the arguments. Answers `--help` and `--version`, and exit
-// code 2 with a clear message for an unknown command.
+// `serve`, `check` (lib/cli/check-command.ts), `test` (lib/cli/test-command.ts) — and hands it the
+// arguments. Answers `--help` and `--version`, and exit code 2 with a clear message for an unknown
+// command.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -8,7 +9,7 @@ import { CHECK_USAGE, checkCommand } from "./check-command";
 import type { CommandIo } from "./io";
 import { SERVE_USAGE, serveCommand } from "./serve-command";
 import { START_USAGE, startCommand } from "./start-command";
-import { TEST_UNAVAILABLE, testCommand } from "./test-command-slot";
+import { TEST_USAGE, testCommand } from "./test-command";
 
 const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -29,7 +30,8 @@ commands:
                      ors-playground --env ./envs.ts
   serve            an ORS server of your module, without the UI:  ors-playground serve --env ./envs.ts
   check URL        a conformance check of any ORS server (exit code 1 when something breaks)
-  test FILE        replays golden episodes against a server as regression tests
+  test FILE...     replays golden episodes on a server as regression tests (exit code 1 on a
+                   difference), e.g. ors-playground test golden.jsonl --server http://127.0.0.1:8080
   help [command]   the options of a command
 
 options:
@@ -48,7 +50,7 @@ function usageOf(command: string): string | null {
     case "check":
       return CHECK_USAGE;
     case "test":
-      return testCommand ? null : `${TEST_UNAVAILABLE}\n`;
+      return TEST_USAGE;
     default:
       return null;
   }
@@ -75,10 +77,6 @@ export async function runCli(argv: readonly string[], io: CommandIo): Promise<nu
     case "check":
       return checkCommand(rest, io);
     case "test":
-      if (!testCommand) {
-        io.stderr(`${TEST_UNAVAILABLE}\n`);
-        return 2;
-      }
       return testCommand(rest, io);
     case "help": {
       const topic = rest[0];
@@ -87,7 +85,6 @@ export async function runCli(argv: readonly string[], io: CommandIo): Promise<nu
         return 0;
       }
       const usage = usageOf(topic);
-      if (usage === null && topic === "test" && testCommand) return testCommand(["--help"], io);
       if (usage === null) {
         io.stderr(`ors-playground: no command ${JSON.stringify(topic)} (commands: ${COMMANDS.join(", ")})\n`);
         return 2;

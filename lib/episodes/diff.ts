@@ -1,5 +1,7 @@
-// Step-aligned comparison of two trajectories (compare view, fork marks, replay diff).
-// Steps are aligned by their step number; a step present on one side only is "missing".
+// Step-aligned comparison of two trajectories (compare view, fork marks, replay diff, golden tests).
+// Steps are aligned by their step number; a step present on one side only is "missing". The UI
+// compares exactly; golden tests may loosen the comparison (CompareOptions: ignored fields and
+// paths, a reward tolerance, whitespace and masks for texts), since some environments are random.
 // Isomorphic and pure: the server uses it for fork/replay marks, the UI for highlighting.
 import type { Block } from "@/lib/ors/protocol";
 import type { ReplayMark, Trajectory, TrajectoryStep } from "./schema";
@@ -47,26 +49,182 @@ export function sameJson(a: unknown, b: unknown): boolean {
   return stableStringify(a ?? null) === stableStringify(b ?? null);
 }
 
-/** Normalizes blocks for comparison (drops a null/absent `detail`). */
-function normBlocks(blocks: Block[]): unknown {
+/**
+ * How loosely two trajectories are compared. The default (no options) is exact, as the UI's compare
+ * view, fork marks and "Replay and diff" show; golden tests pass the user's options.
+ */
+export interface CompareOptions {
+  /**
+   * What to leave out of the comparison: step fields (`tool`, `input`, `observation`, `reward`,
+   * `finished`, `ok`, `error`, `metadata`), the trajectory's `prompt`, or JSON paths inside a
+   * step's `metadata`, `observation` (its blocks), `input`, or the `prompt`: `metadata.seed`,
+   * `observation.0.text`, `observation.*.detail`, `metadata.stats[2]` (`*`: every key or item).
+   * See parseIgnore.
+   */
+  ignore?: readonly string[];
+  /** Rewards that differ by at most this much (absolute) are the same. Default 0: exactly equal. */
+  rewardTolerance?: number;
+  /** Texts (text blocks, errors, the prompt) compared with runs of whitespace as one space, trimmed. */
+  normalizeWhitespace?: boolean;
+  /** Regular expressions: what they match in texts reads "…" on both sides (ids, times, random numbers). */
+  masks?: readonly RegExp[];
+}
+
+/** What `ignore` may name besides paths: the step fields, and the trajectory's prompt. */
+export const IGNORABLE = [
+  "tool",
+  "input",
+  "observation",
+  "reward",
+  "finished",
+  "ok",
+  "error",
+  "metadata",
+  "prompt",
+] as const;
+/** The roots a JSON path may start from (`blocks` reads as `observation`). */
+const PATH_ROOTS = new Set(["input", "observation", "metadata", "prompt"]);
+
+export type IgnoreRule = { field: (typeof IGNORABLE)[number] } | { root: string; path: string[] };
+
+/**
+ * Parses an `ignore` entry: a field name, or a JSON path from `input`, `observation` (alias
+ * `blocks`), `metadata` or `prompt`, dot-separated with `[n]` also accepted for items. Throws an
+ * Error that names what is wrong.
+ *
+ * @example parseIgnore("metadata.seed") // { root: "metadata", path: ["seed"] }
+ * @example parseIgnore("observation[0].text") // { root: "observation", path: ["0", "text"] }
+ */
+export function parseIgnore(entry: string): IgnoreRule {
+  const text = entry.trim().replace(/\[(\d+|\*)\]/g, ".$1");
+  const parts = text.split(".");
+  const root = parts[0] === "blocks" ? "observation" : parts[0]!;
+  if (parts.length === 1) {
+    if ((IGNORABLE as readonly string[]).includes(root)) return { field: root as (typeof IGNORABLE)[number] };
+    throw new Error(
+      `cannot ignore ${JSON.stringify(entry)}: expected one of ${IGNORABLE.join(", ")}, or a path such as metadata.seed`,
+    );
+  }
+  if (!PATH_ROOTS.has(root))
+    throw new Error(
+      `cannot ignore ${JSON.stringify(entry)}: a path starts with input, observation, metadata or prompt`,
+    );
+  const path = parts.slice(1);
+  if (path.some((p) => p === ""))
+    throw new Error(`cannot ignore ${JSON.stringify(entry)}: an empty step in the path`);
+  return { root, path };
+}
+
+/** CompareOptions made ready to use once per comparison. */
+interface Comparer {
+  fields: Set<string>;
+  paths: Map<string, string[][]>;
+  tolerance: number;
+  text: ((s: string) => string) | null;
+}
+
+const EXACT: Comparer = { fields: new Set(), paths: new Map(), tolerance: 0, text: null };
+
+function comparer(o: CompareOptions | undefined): Comparer {
+  if (!o) return EXACT;
+  const fields = new Set<string>();
+  const paths = new Map<string, string[][]>();
+  for (const entry of o.ignore ?? []) {
+    const rule = parseIgnore(entry);
+    if ("field" in rule) fields.add(rule.field);
+    else paths.set(rule.root, [...(paths.get(rule.root) ?? []), rule.path]);
+  }
+  const masks = (o.masks ?? []).map(
+    (m) => new RegExp(m.source, m.flags.includes("g") ? m.flags : `${m.flags}g`),
+  );
+  const text =
+    masks.length || o.normalizeWhitespace
+      ? (s: string) => {
+          let out = s;
+          for (const m of masks) out = out.replace(m, "…");
+          return o.normalizeWhitespace ? out.replace(/\s+/g, " ").trim() : out;
+        }
+      : null;
+  return { fields, paths, tolerance: Math.max(0, o.rewardTolerance ?? 0), text };
+}
+
+/** `value` without what `path` points at (`*`: every key or item); never changes `value`. */
+function omitPath(value: unknown, path: readonly string[]): unknown {
+  if (path.length === 0 || value === null || typeof value !== "object") return value;
+  const [head, ...rest] = path as [string, ...string[]];
+  if (Array.isArray(value)) {
+    const hit = (i: number) => head === "*" || head === String(i);
+    if (rest.length === 0) return value.filter((_, i) => !hit(i));
+    return value.map((item, i) => (hit(i) ? omitPath(item, rest) : item));
+  }
+  const obj = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(obj)) {
+    if (head !== "*" && head !== k) out[k] = v;
+    else if (rest.length) out[k] = omitPath(v, rest);
+  }
+  return out;
+}
+
+function withoutPaths(c: Comparer, root: string, value: unknown): unknown {
+  let v = value;
+  for (const p of c.paths.get(root) ?? []) v = omitPath(v, p);
+  return v;
+}
+
+/** Normalizes blocks for comparison (drops a null/absent `detail`; texts as the options say). */
+function normBlocks(blocks: Block[], c: Comparer = EXACT): unknown {
   return blocks.map((b) => {
     const { detail, ...rest } = b;
-    return detail == null ? rest : { ...rest, detail };
+    const block = detail == null ? rest : { ...rest, detail };
+    return c.text && block.type === "text" ? { ...block, text: c.text(block.text) } : block;
   });
 }
 
-/** The fields in which two steps differ. */
-export function compareSteps(a: TrajectoryStep, b: TrajectoryStep): StepField[] {
+function sameReward(a: number | null | undefined, b: number | null | undefined, tolerance: number): boolean {
+  if (a == null || b == null) return (a ?? null) === (b ?? null);
+  if (a === b) return true;
+  // Inclusive, without float noise: 0.5 and 0.49 are within 0.01.
+  return tolerance > 0 && Math.abs(a - b) <= tolerance + 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+}
+
+function sameText(a: string | null | undefined, b: string | null | undefined, c: Comparer): boolean {
+  if (a == null || b == null || !c.text) return (a ?? null) === (b ?? null);
+  return c.text(a) === c.text(b);
+}
+
+function stepFields(a: TrajectoryStep, b: TrajectoryStep, c: Comparer): StepField[] {
   const fields: StepField[] = [];
-  if (a.tool !== b.tool) fields.push("tool");
-  if (!sameJson(a.input, b.input)) fields.push("input");
-  if (!sameJson(normBlocks(a.blocks), normBlocks(b.blocks))) fields.push("observation");
-  if ((a.reward ?? null) !== (b.reward ?? null)) fields.push("reward");
-  if (a.finished !== b.finished) fields.push("finished");
-  if (a.ok !== b.ok) fields.push("ok");
-  if ((a.error ?? null) !== (b.error ?? null)) fields.push("error");
-  if (!sameJson(a.metadata, b.metadata)) fields.push("metadata");
+  const on = (f: StepField) => !c.fields.has(f);
+  if (on("tool") && a.tool !== b.tool) fields.push("tool");
+  if (on("input") && !sameJson(withoutPaths(c, "input", a.input), withoutPaths(c, "input", b.input)))
+    fields.push("input");
+  if (
+    on("observation") &&
+    !sameJson(
+      withoutPaths(c, "observation", normBlocks(a.blocks, c)),
+      withoutPaths(c, "observation", normBlocks(b.blocks, c)),
+    )
+  )
+    fields.push("observation");
+  if (on("reward") && !sameReward(a.reward, b.reward, c.tolerance)) fields.push("reward");
+  if (on("finished") && a.finished !== b.finished) fields.push("finished");
+  if (on("ok") && a.ok !== b.ok) fields.push("ok");
+  if (on("error") && !sameText(a.error, b.error, c)) fields.push("error");
+  if (
+    on("metadata") &&
+    !sameJson(withoutPaths(c, "metadata", a.metadata), withoutPaths(c, "metadata", b.metadata))
+  )
+    fields.push("metadata");
   return fields;
+}
+
+/**
+ * The fields in which two steps differ: exactly by default, or as loosely as `options` say (an
+ * ignored field is never listed). Throws on an `ignore` entry parseIgnore refuses.
+ */
+export function compareSteps(a: TrajectoryStep, b: TrajectoryStep, options?: CompareOptions): StepField[] {
+  return stepFields(a, b, comparer(options));
 }
 
 const ALL_FIELDS: StepField[] = [
@@ -80,8 +238,13 @@ const ALL_FIELDS: StepField[] = [
   "metadata",
 ];
 
-/** Aligns two trajectories step by step and lists what differs. */
-export function diffTrajectories(a: Trajectory, b: Trajectory): TrajectoryDiff {
+/**
+ * Aligns two trajectories step by step and lists what differs: exactly by default (the UI), or as
+ * loosely as `options` say (golden tests). A step missing on one side always differs in every
+ * field. With a reward tolerance, the totals may differ by it once per step.
+ */
+export function diffTrajectories(a: Trajectory, b: Trajectory, options?: CompareOptions): TrajectoryDiff {
+  const c = comparer(options);
   const n = Math.max(a.steps.length, b.steps.length);
   const steps: StepDiff[] = [];
   let differing = 0;
@@ -89,7 +252,7 @@ export function diffTrajectories(a: Trajectory, b: Trajectory): TrajectoryDiff {
   for (let i = 0; i < n; i++) {
     const sa = a.steps[i] ?? null;
     const sb = b.steps[i] ?? null;
-    const fields = sa && sb ? compareSteps(sa, sb) : [...ALL_FIELDS];
+    const fields = sa && sb ? stepFields(sa, sb, c) : [...ALL_FIELDS];
     if (fields.length) {
       differing++;
       firstDifference ??= i + 1;
@@ -99,9 +262,20 @@ export function diffTrajectories(a: Trajectory, b: Trajectory): TrajectoryDiff {
   const header: string[] = [];
   if (a.env !== b.env) header.push("env");
   if (!sameJson(a.task, b.task)) header.push("task");
-  if (!sameJson(a.prompt, b.prompt)) header.push("prompt");
+  if (
+    !c.fields.has("prompt") &&
+    !sameJson(
+      withoutPaths(c, "prompt", a.prompt && normBlocks(a.prompt, c)),
+      withoutPaths(c, "prompt", b.prompt && normBlocks(b.prompt, c)),
+    )
+  )
+    header.push("prompt");
   if (a.end_reason !== b.end_reason) header.push("end_reason");
-  if (a.total_reward !== b.total_reward) header.push("total_reward");
+  if (
+    !c.fields.has("reward") &&
+    !sameReward(a.total_reward, b.total_reward, c.tolerance * Math.max(1, a.steps.length, b.steps.length))
+  )
+    header.push("total_reward");
   if (a.steps.length !== b.steps.length) header.push("num_steps");
   return { steps, header, differing, firstDifference };
 }

@@ -125,6 +125,11 @@ export const trajectorySchema = z.strictObject({
    * Environments that build their world in get_prompt may have been reset then.
    */
   reprompts: z.array(z.strictObject({ at: z.number(), same: z.boolean() })).optional(),
+  /**
+   * Marked golden: a reference episode that `test` replays as a regression test (README "Golden
+   * episodes"). Present (true) only on golden trajectories.
+   */
+  golden: z.boolean().optional(),
 });
 export type Trajectory = z.infer<typeof trajectorySchema>;
 
@@ -144,6 +149,8 @@ export const trajectorySummarySchema = z.strictObject({
   end_reason: endReasonSchema.nullable(),
   error: z.string().nullable(),
   origin: trajectoryOriginSchema.nullable().optional(),
+  /** Present (true) only on golden trajectories. */
+  golden: z.boolean().optional(),
 });
 export type TrajectorySummary = z.infer<typeof trajectorySummarySchema>;
 
@@ -155,6 +162,11 @@ export const trajectoryFilterSchema = z.object({
   end_reason: z.union([endReasonSchema, z.literal("running")]).optional(),
   min_reward: z.coerce.number().optional(),
   max_reward: z.coerce.number().optional(),
+  /** `1`/`true`: golden trajectories only; `0`/`false`: the others only. */
+  golden: z
+    .union([z.boolean(), z.enum(["1", "0", "true", "false"])])
+    .transform((v) => v === true || v === "1" || v === "true")
+    .optional(),
   q: z.string().optional(),
   sort: z.enum(SORT_KEYS).optional(),
   order: z.enum(["asc", "desc"]).optional(),

@@ -8,7 +8,10 @@ import { apiJson } from "./api-error";
 
 export function filterToParams(f: TrajectoryFilter): URLSearchParams {
   const p = new URLSearchParams();
-  for (const [k, v] of Object.entries(f)) if (v !== undefined && v !== "" && v !== null) p.set(k, String(v));
+  for (const [k, v] of Object.entries(f)) {
+    if (v === undefined || v === "" || v === null) continue;
+    p.set(k, typeof v === "boolean" ? (v ? "1" : "0") : String(v));
+  }
   return p;
 }
 
@@ -90,6 +93,20 @@ export async function replayTrajectoryRequest(id: string): Promise<ReplayRespons
   );
 }
 
+/** Marks a trajectory golden (a reference `test` replays as a regression test) or unmarks it. */
+export async function setGoldenRequest(
+  id: string,
+  golden: boolean,
+): Promise<{ id: string; golden: boolean }> {
+  return apiJson(
+    await fetch(`/api/trajectories/${encodeURIComponent(id)}/golden`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ golden }),
+    }),
+  );
+}
+
 export async function importTrajectoriesRequest(
   text: string,
 ): Promise<{ imported: string[]; skipped: string[] }> {
@@ -114,6 +131,16 @@ export function exportUrl(f: TrajectoryFilter): string {
 
 export function downloadUrl(id: string): string {
   return `/api/trajectories/${encodeURIComponent(id)}?download=1`;
+}
+
+/** Every golden trajectory as JSONL: the file `npm run test:golden` replays. */
+export function exportGoldenUrl(): string {
+  return exportUrl({ golden: true });
+}
+
+/** The trajectory as a Playwright spec (a download). */
+export function playwrightUrl(id: string): string {
+  return `/api/trajectories/${encodeURIComponent(id)}/playwright`;
 }
 
 /** The episode page's "new episode" URL on the same task (restart). */

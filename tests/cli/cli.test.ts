@@ -55,10 +55,14 @@ describe("ors-playground", () => {
     );
   });
 
-  it("hands check its arguments (its own usage errors, exit code 2)", async () => {
+  it("hands check and test their arguments (their own usage and errors, exit code 2)", async () => {
     const r = await cli("check");
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/give the server's URL, e\.g\. check http:\/\/127\.0\.0\.1:8080/);
+    expect((await cli("test", "--help")).out).toMatch(/^usage: test <GOLDEN\.jsonl>\.\.\. --server URL/);
+    const t = await cli("test", "golden.jsonl");
+    expect(t.code).toBe(2);
+    expect(t.err).toMatch(/^test: /);
   });
 
   it("says clearly when there is no production build to start", async () => {

@@ -58,6 +58,9 @@ export const MIGRATIONS: string[] = [
    ALTER TABLE trajectories ADD COLUMN reprompts_json TEXT;`,
   // 5: what the step-size cap cut from a step (PLAYGROUND_MAX_STEP_BYTES), when it cut something.
   `ALTER TABLE steps ADD COLUMN truncated_json TEXT;`,
+  // 6: golden trajectories (regression tests' references): listed by a filter, kept by retention.
+  `ALTER TABLE trajectories ADD COLUMN golden INTEGER NOT NULL DEFAULT 0;
+   CREATE INDEX trajectories_golden ON trajectories(golden) WHERE golden = 1;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

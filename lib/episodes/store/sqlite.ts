@@ -53,6 +53,7 @@ interface TrajRow {
   error: string | null;
   origin_json: string | null;
   reprompts_json: string | null;
+  golden: number;
 }
 
 interface StepRow {
@@ -94,6 +95,7 @@ function toSummary(r: TrajRow): TrajectorySummary {
     end_reason: r.end_reason,
     error: r.error,
     origin: parse<TrajectoryOrigin>(r.origin_json),
+    ...(r.golden ? { golden: true } : {}),
   };
 }
 
@@ -195,6 +197,12 @@ export class SqliteTrajectoryStore implements TrajectoryStore {
 
   async setOrigin(id: string, origin: TrajectoryOrigin): Promise<void> {
     this.db.prepare("UPDATE trajectories SET origin_json = ? WHERE id = ?").run(JSON.stringify(origin), id);
+  }
+
+  async setGolden(id: string, golden: boolean): Promise<boolean> {
+    return (
+      this.db.prepare("UPDATE trajectories SET golden = ? WHERE id = ?").run(golden ? 1 : 0, id).changes > 0
+    );
   }
 
   async touch(id: string, at: number): Promise<void> {
@@ -345,6 +353,7 @@ export class SqliteTrajectoryStore implements TrajectoryStore {
     if (origin) t.origin = origin;
     const reprompts = parse<NonNullable<Trajectory["reprompts"]>>(r.reprompts_json);
     if (reprompts?.length) t.reprompts = reprompts;
+    if (r.golden) t.golden = true;
     return t;
   }
 
@@ -369,6 +378,7 @@ export class SqliteTrajectoryStore implements TrajectoryStore {
       clauses.push("end_reason = @end_reason");
       params.end_reason = f.end_reason;
     }
+    if (f.golden !== undefined) clauses.push(f.golden ? "golden = 1" : "golden = 0");
     if (f.min_reward != null) {
       clauses.push("total_reward >= @min_reward");
       params.min_reward = f.min_reward;
@@ -448,8 +458,8 @@ export class SqliteTrajectoryStore implements TrajectoryStore {
         this.db
           .prepare(
             `INSERT INTO trajectories (id, server, env, sid, task_json, task_label, prompt_json, started_at,
-               ended_at, last_activity_at, end_reason, error, origin_json, stored_at, reprompts_json)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+               ended_at, last_activity_at, end_reason, error, origin_json, stored_at, reprompts_json, golden)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           )
           .run(
             t.id,
@@ -467,6 +477,7 @@ export class SqliteTrajectoryStore implements TrajectoryStore {
             JSON.stringify(t.origin ?? { kind: "import", from: t.id }),
             Date.now(),
             t.reprompts?.length ? JSON.stringify(t.reprompts) : null,
+            t.golden ? 1 : 0,
           );
         for (const s of t.steps) this.writeStep(t.id, s);
         imported.push(t.id);
@@ -484,7 +495,8 @@ export class SqliteTrajectoryStore implements TrajectoryStore {
   /**
    * Deletes ended trajectories beyond the count cap (first stored first; ties within a millisecond
    * by insertion order) and those stored longer ago than the age cap (an import's age counts from
-   * its import). Running ones are never deleted.
+   * its import). Running ones are never deleted, nor golden ones (they are regression tests'
+   * references, kept until unmarked); they count towards the cap all the same.
    */
   async enforceRetention(now: number): Promise<number> {
     return this.retain(now);
@@ -497,7 +509,7 @@ export class SqliteTrajectoryStore implements TrajectoryStore {
       const cutoff = now - maxAgeDays * 86_400_000;
       removed += this.db
         .prepare(
-          "DELETE FROM trajectories WHERE end_reason IS NOT NULL AND COALESCE(stored_at, started_at) < ?",
+          "DELETE FROM trajectories WHERE end_reason IS NOT NULL AND golden = 0 AND COALESCE(stored_at, started_at) < ?",
         )
         .run(cutoff).changes;
     }
@@ -507,7 +519,7 @@ export class SqliteTrajectoryStore implements TrajectoryStore {
         removed += this.db
           .prepare(
             `DELETE FROM trajectories WHERE id IN (
-               SELECT id FROM trajectories WHERE end_reason IS NOT NULL
+               SELECT id FROM trajectories WHERE end_reason IS NOT NULL AND golden = 0
                ORDER BY COALESCE(stored_at, started_at) ASC, rowid ASC LIMIT ?)`,
           )
           .run(n - maxCount).changes;

@@ -41,6 +41,11 @@ export interface TrajectoryStore {
   /** Sets the environment name when it was unknown. */
   setEnv(id: string, env: string): Promise<void>;
   setOrigin(id: string, origin: TrajectoryOrigin): Promise<void>;
+  /**
+   * Marks a trajectory golden (a regression test's reference) or not; false when there is no such
+   * trajectory. Retention never removes a golden trajectory.
+   */
+  setGolden(id: string, golden: boolean): Promise<boolean>;
   /** Marks activity (a request of the session) at `at`. */
   touch(id: string, at: number): Promise<void>;
   /** Writes a step (insert or replace by index) and refreshes the counters. */
@@ -63,10 +68,10 @@ export interface TrajectoryStore {
   iterate(filter?: TrajectoryFilter): AsyncIterable<Trajectory>;
   /** Running trajectories, newest activity first. */
   running(): Promise<TrajectorySummary[]>;
-  /** Imports all or nothing; existing ids are skipped. */
+  /** Imports all or nothing (a trajectory's `golden` mark included); existing ids are skipped. */
   importMany(trajectories: Trajectory[]): Promise<{ imported: string[]; skipped: string[] }>;
   delete(id: string): Promise<boolean>;
-  /** Applies retention now; returns how many trajectories were removed. */
+  /** Applies retention now (running and golden trajectories are kept); returns how many were removed. */
   enforceRetention(now: number): Promise<number>;
   /** Ends as `timeout` every running trajectory idle for longer than `idleMs`; returns their ids. */
   sweepIdle(now: number, idleMs: number): Promise<string[]>;

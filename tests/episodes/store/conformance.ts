@@ -2,6 +2,7 @@
 // implementation — the embedded SQLite one today, a networked one later — must pass it unchanged.
 // An implementation's test file calls `describeTrajectoryStore(name, open)`.
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { Trajectory } from "@/lib/episodes/schema";
 import type { TrajectoryStore } from "@/lib/episodes/store/types";
 import { step, trajectory } from "../helpers";
 
@@ -190,6 +191,63 @@ export function describeTrajectoryStore(name: string, openStore: OpenStore): voi
       // ...and removes ended ones a day later, but never the running one.
       expect(await s.enforceRetention(now + 86_400_000 + 60_000)).toBe(2);
       expect((await s.list({})).items.map((x) => x.id)).toEqual([running]);
+    });
+
+    it("marks golden and unmarks; filters by it; imports keep it; exports carry it", async () => {
+      const s = await open();
+      await s.importMany([
+        trajectory("g1", { started_at: 100 }),
+        trajectory("g2", { started_at: 200, golden: true }),
+        trajectory("g3", { started_at: 300 }),
+      ]);
+      const ids = async (golden?: boolean) => (await s.list({ golden })).items.map((x) => x.id);
+      expect(await ids(true)).toEqual(["g2"]);
+      expect((await s.get("g2"))?.golden).toBe(true);
+      expect((await s.summary("g2"))?.golden).toBe(true);
+      // Not golden: the field is absent (exports of ordinary trajectories are unchanged).
+      expect(await s.get("g1")).not.toHaveProperty("golden");
+      expect(await s.summary("g1")).not.toHaveProperty("golden");
+
+      expect(await s.setGolden("g1", true)).toBe(true);
+      expect(await s.setGolden("g1", true)).toBe(true); // idempotent
+      expect(await ids(true)).toEqual(["g2", "g1"]);
+      expect(await ids(false)).toEqual(["g3"]);
+      expect(await ids(undefined)).toEqual(["g3", "g2", "g1"]);
+      expect(await s.setGolden("g2", false)).toBe(true);
+      expect(await ids(true)).toEqual(["g1"]);
+      expect(await s.get("g2")).not.toHaveProperty("golden");
+      expect(await s.setGolden("nope", true)).toBe(false);
+
+      const exported: Trajectory[] = [];
+      for await (const t of s.iterate({ golden: true })) exported.push(t);
+      expect(exported.map((t) => [t.id, t.golden])).toEqual([["g1", true]]);
+      // A new episode is never golden; marking one that is still running works.
+      const live = await s.create({ server: "local", sid: "lv", env: "math", task: null, startedAt: 1 });
+      expect((await s.summary(live))?.golden).toBeUndefined();
+      expect(await s.setGolden(live, true)).toBe(true);
+      expect((await s.summary(live))?.golden).toBe(true);
+    });
+
+    it("retention never removes a golden trajectory", async () => {
+      const s = await open({ maxCount: 2, maxAgeDays: 1 });
+      const now = Date.now();
+      const clock = vi.spyOn(Date, "now").mockReturnValue(now);
+      try {
+        await s.importMany([trajectory("keep", { started_at: now - 10_000, golden: true })]);
+        for (let i = 0; i < 3; i++)
+          await s.importMany([trajectory(`t${i}`, { started_at: now - (5 - i) * 1000 })]);
+      } finally {
+        clock.mockRestore();
+      }
+      // The count cap removed the first stored ordinary ones, not the older golden one.
+      expect((await s.list({})).items.map((x) => x.id).sort()).toEqual(["keep", "t2"]);
+      // The age cap: a day later every ordinary one is gone, the golden one stays...
+      expect(await s.enforceRetention(now + 86_400_000 + 60_000)).toBe(1);
+      expect((await s.list({})).items.map((x) => x.id)).toEqual(["keep"]);
+      // ...until it is unmarked.
+      await s.setGolden("keep", false);
+      expect(await s.enforceRetention(now + 86_400_000 + 60_000)).toBe(1);
+      expect((await s.list({})).total).toBe(0);
     });
 
     it("sweeps idle running episodes to timeout", async () => {

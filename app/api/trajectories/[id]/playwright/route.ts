@@ -1,0 +1,33 @@
+// GET /api/trajectories/<id>/playwright: the trajectory as a Playwright spec that drives the
+// playground UI through the same steps (lib/episodes/playwright-export.ts), as a download.
+import { jsonError, noStore } from "@/lib/episodes/http";
+import {
+  playwrightExportProblem,
+  playwrightSpec,
+  playwrightSpecFileName,
+} from "@/lib/episodes/playwright-export";
+import { getPlayground } from "@/lib/playground";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }) {
+  const { id } = await ctx.params;
+  const t = await getPlayground().store.get(id);
+  if (!t) return jsonError(404, `no trajectory with id "${id}"`);
+  const problem = playwrightExportProblem(t);
+  if (problem) return jsonError(422, `cannot export it as a Playwright test: ${problem}`);
+  // The address the user reached the app at (its Host header: `req.url` may name another
+  // spelling of it), for the spec's header and its default base URL; only ever text in the spec.
+  const url = new URL(req.url);
+  const origin = `${url.protocol}//${req.headers.get("host") ?? url.host}`;
+  const spec = playwrightSpec(t, { origin, exportedAt: Date.now() });
+  return new Response(spec, {
+    headers: {
+      ...noStore,
+      "Content-Type": "text/plain; charset=utf-8",
+      "Content-Disposition": `attachment; filename="${playwrightSpecFileName(t)}"`,
+      "X-Content-Type-Options": "nosniff",
+    },
+  });
+}

@@ -1,0 +1,191 @@
+// "Export as Playwright test": a recorded trajectory as a Playwright spec that drives the
+// playground UI by role and label through the same steps (start an episode on the same task, call
+// each tool with the recorded input in its JSON tab) and asserts each step's recorded outcome,
+// reward and finished flag. Pure and isomorphic: GET /api/trajectories/<id>/playwright serves it.
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: it writes template literals of the spec
+
+import { taskLabel } from "./model";
+import { episodeActions } from "./replay";
+import { formatReward } from "./reward";
+import type { Trajectory, TrajectoryStep } from "./schema";
+
+export interface PlaywrightExportOptions {
+  /** The playground it was exported from (e.g. `http://127.0.0.1:3000`): named in the header. */
+  origin?: string;
+  /** When it was exported (ms since the epoch), for the header. */
+  exportedAt?: number;
+}
+
+/** Why a trajectory cannot be exported as a test, or null when it can. */
+export function playwrightExportProblem(t: Trajectory): string | null {
+  if (!t.env) return "the trajectory's environment is unknown";
+  if (!t.task) return "the trajectory's task is unknown (it was recorded mid-episode)";
+  return null;
+}
+
+/** The file name of the spec: `trajectory-<id>.spec.ts`. */
+export function playwrightSpecFileName(t: Pick<Trajectory, "id">): string {
+  return `trajectory-${t.id}.spec.ts`;
+}
+
+/** A value as TypeScript source (JSON is valid TS; U+2028/9 escaped so nothing ends a line). */
+function literal(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+}
+
+/** Text for a `//` comment: one line, whatever the text holds. */
+function commentText(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is dropped
+  return text.replace(/[\r\n\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
+}
+
+function regexSource(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+}
+
+/** The steps a spec can re-run: the episode's actions, up to one still in flight when exported. */
+function completedActions(t: Trajectory): TrajectoryStep[] {
+  const actions = episodeActions(t);
+  const open = actions.findIndex((s) => s.ok === null);
+  return open < 0 ? actions : actions.slice(0, open);
+}
+
+/** What the spec checks of one step, as the episode view shows it. */
+function stepChecks(s: TrajectoryStep, n: number): string[] {
+  const card = `step${n}`;
+  const lines = [
+    `  // Step ${n}: ${commentText(s.tool)}`,
+    `  await callTool(page, ${literal(s.tool)}, ${literal(s.input)});`,
+    `  const ${card} = page.getByRole("article", { name: ${literal(`Step ${n}: ${s.tool}`)} });`,
+  ];
+  if (s.ok) {
+    const reward =
+      s.reward === null
+        ? "reward\\s*—"
+        : `reward\\s*${regexSource(formatReward(s.reward, { signed: true }))}(?![\\d.e])`;
+    lines.push(
+      `  await expect(${card}.getByText("ok", { exact: true })).toBeVisible({ timeout: STEP_TIMEOUT });`,
+      `  await expect(${card}).toContainText(/${reward}/); // recorded reward: ${s.reward ?? "none"}`,
+      s.finished
+        ? `  await expect(${card}.getByText("finished", { exact: true })).toBeVisible();`
+        : `  await expect(${card}.getByText("finished", { exact: true })).toHaveCount(0);`,
+    );
+  } else {
+    lines.push(
+      `  await expect(${card}.getByText("error", { exact: true })).toBeVisible({ timeout: STEP_TIMEOUT });`,
+    );
+    const first = (s.error ?? "").split("\n")[0]!.trim().slice(0, 200);
+    if (first) lines.push(`  await expect(${card}.getByRole("alert")).toContainText(${literal(first)});`);
+  }
+  return lines;
+}
+
+/**
+ * The trajectory as a Playwright spec (TypeScript source). Throws when it cannot be exported
+ * (playwrightExportProblem says why).
+ *
+ * @example
+ * fs.writeFileSync(playwrightSpecFileName(t), playwrightSpec(t, { origin: "http://127.0.0.1:3000" }));
+ */
+export function playwrightSpec(t: Trajectory, o: PlaywrightExportOptions = {}): string {
+  const problem = playwrightExportProblem(t);
+  if (problem) throw new Error(`cannot export trajectory ${t.id} as a Playwright test: ${problem}`);
+  const env = t.env!;
+  const task = t.task!;
+  const steps = completedActions(t);
+  const last = steps.at(-1);
+  const finished = !!last?.ok && last.finished;
+  const origin = o.origin?.replace(/\/+$/, "");
+  const recorded = new Date(t.started_at).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const latency = steps.reduce((sum, s) => sum + Math.max(0, s.latency_ms ?? 0), 0);
+  const stepTimeout = Math.max(
+    30_000,
+    Math.ceil((3 * Math.max(0, ...steps.map((s) => s.latency_ms ?? 0))) / 1000) * 1000,
+  );
+  const timeout = 60_000 + steps.length * 5_000 + Math.ceil((3 * latency) / 1000) * 1000;
+  const skipped = episodeActions(t).length - steps.length;
+
+  const header = [
+    `// Playwright test generated by ORS Playground ("Export as Playwright test") from trajectory ${t.id}:`,
+    `// server ${commentText(literal(t.server))}, environment ${commentText(literal(env))}, task ${commentText(taskLabel(task))}, recorded ${recorded};`,
+    `// ${steps.length} step${steps.length === 1 ? "" : "s"}, total reward ${formatReward(t.total_reward)}, ended: ${t.end_reason ?? "still running"}.`,
+    ...(origin
+      ? [
+          `// Exported from ${commentText(origin)}/trajectories/${t.id}${o.exportedAt ? ` on ${new Date(o.exportedAt).toISOString().replace(/\.\d{3}Z$/, "Z")}` : ""}.`,
+        ]
+      : []),
+    ...(skipped
+      ? [
+          `// The last ${skipped} step${skipped === 1 ? " was" : "s were"} still running when it was exported: left out.`,
+        ]
+      : []),
+    "//",
+    "// It drives the playground UI by role and label through the same steps: it starts an episode on",
+    "// the same task, calls each tool with the recorded input (in the tool's JSON tab), and checks",
+    "// each step's outcome, reward and finished flag as recorded.",
+    "//",
+    "// Run it while the playground runs (and reaches the server):",
+    `//   npx playwright test ${playwrightSpecFileName(t)}`,
+    `// PLAYGROUND_URL: the playground's address (default: the config's baseURL, else ${commentText(origin ?? "http://127.0.0.1:3000")});`,
+    `// PLAYGROUND_SERVER: the server's name in the playground (default ${commentText(literal(t.server))}).`,
+  ];
+
+  const start =
+    "split" in task
+      ? [
+          `  await page.goto(playgroundUrl(\`\${episodesPath}/new?split=\${encodeURIComponent(${literal(task.split)})}&task=${task.index}\`, baseURL));`,
+          '  await expect(page.getByRole("heading", { level: 1, name: "Start an episode" })).toBeVisible();',
+        ]
+      : [
+          "  await page.goto(playgroundUrl(`${episodesPath}/new?spec=1`, baseURL));",
+          '  await expect(page.getByRole("heading", { level: 1, name: "Start an episode" })).toBeVisible();',
+          `  await page.getByLabel("task_spec (JSON)").fill(${literal(JSON.stringify(task.task_spec, null, 2))});`,
+        ];
+
+  const end = finished
+    ? ['  await expect(page.getByRole("status").filter({ hasText: "Episode finished" })).toBeVisible();']
+    : [
+        "  // The recording did not finish: end the episode (the session is deleted on the server).",
+        '  await page.getByRole("button", { name: "End episode" }).click();',
+        '  await expect(page.getByRole("status").filter({ hasText: "Episode closed" })).toBeVisible();',
+      ];
+
+  return `${[
+    ...header,
+    'import { expect, type Page, test } from "@playwright/test";',
+    "",
+    `const SERVER = process.env.PLAYGROUND_SERVER ?? ${literal(t.server)};`,
+    `const ENV = ${literal(env)};`,
+    `/** How long one step may take (three times the slowest recorded one, at least 30 s). */`,
+    `const STEP_TIMEOUT = ${stepTimeout};`,
+    "",
+    "function playgroundUrl(path: string, baseURL: string | undefined): string {",
+    `  return new URL(path, process.env.PLAYGROUND_URL ?? baseURL ?? ${literal(origin ?? "http://127.0.0.1:3000")}).href;`,
+    "}",
+    "",
+    "/** On the episode page: picks the tool, enters the input in its JSON tab (if it takes one), calls it. */",
+    "async function callTool(page: Page, tool: string, input: Record<string, unknown>): Promise<void> {",
+    '  await page.getByRole("radio", { name: tool, exact: true }).check();',
+    '  const form = page.getByRole("region", { name: `Call ${tool}` });',
+    '  const call = form.getByRole("button", { name: `Call ${tool}`, exact: true });',
+    "  await expect(call).toBeEnabled({ timeout: STEP_TIMEOUT });",
+    '  const json = form.getByRole("tab", { name: "JSON" });',
+    "  if ((await json.count()) > 0) {",
+    "    await json.click();",
+    "    await form.getByLabel(`Input JSON of ${tool}`).fill(JSON.stringify(input, null, 2));",
+    "  }",
+    "  await call.click();",
+    "}",
+    "",
+    `test(${literal(`trajectory ${t.id}: ${env} · ${taskLabel(task)} replays in the playground`)}, async ({ page, baseURL }) => {`,
+    `  test.setTimeout(${timeout});`,
+    "  const episodesPath = `/s/${encodeURIComponent(SERVER)}/e/${encodeURIComponent(ENV)}/episode`;",
+    ...start,
+    '  await page.getByRole("button", { name: "Start episode" }).click();',
+    "  await expect(page).toHaveURL(/\\/episode\\/(?!new)[^/?]+$/);",
+    ...steps.flatMap((s, i) => ["", ...stepChecks(s, i + 1)]),
+    "",
+    ...end,
+    "});",
+  ].join("\n")}\n`;
+}
