@@ -86,16 +86,21 @@ export function createPlayground(
   // A reload: the host serves the new code at once; sessions on replaced code end (the host answers
   // their requests 404 "reloaded"), and so do their recorded episodes, with the reason, for every view.
   environments.onReload(async ({ set, changed }) => {
+    // Throws (and the source keeps the old code) only if the host refuses the new environments.
     const ended = await host.host.replaceEnvironments([...set.environments]);
     if (ended.length === 0) return;
-    await recorder.idle();
-    const at = Date.now();
-    for (const sid of ended) {
-      const t = await store.findRunning("local", sid);
-      if (!t) continue;
-      const error = environmentReloadedError(t.env ?? "the environment", changed);
-      if (await store.end(t.id, "error", at, error))
-        live.publish({ type: "ended", id: t.id, end_reason: "error", error, ended_at: at });
+    try {
+      await recorder.idle();
+      const at = Date.now();
+      for (const sid of ended) {
+        const t = await store.findRunning("local", sid);
+        if (!t) continue;
+        const error = environmentReloadedError(t.env ?? "the environment", changed);
+        if (await store.end(t.id, "error", at, error))
+          live.publish({ type: "ended", id: t.id, end_reason: "error", error, ended_at: at });
+      }
+    } catch (e) {
+      console.error("[playground] could not record the episodes ended by the reload:", e);
     }
   });
   // The built-in host lives in this process: its sessions did not survive a restart.
