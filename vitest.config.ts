@@ -1,5 +1,9 @@
 import { fileURLToPath } from "node:url";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
+
+// The packed-tarball test (npm pack + install + start: minutes) runs on its own: npm run test:pack.
+const PACK_TEST = "tests/cli/pack.test.ts";
+const packOnly = process.env.ORS_PACK_TEST === "1";
 
 export default defineConfig({
   resolve: {
@@ -10,7 +14,8 @@ export default defineConfig({
     },
   },
   test: {
-    include: ["tests/**/*.test.{ts,tsx}"],
+    include: packOnly ? [PACK_TEST] : ["tests/**/*.test.{ts,tsx}"],
+    exclude: packOnly ? configDefaults.exclude : [...configDefaults.exclude, PACK_TEST],
     environment: "node",
     testTimeout: 30_000,
     hookTimeout: 120_000,

@@ -1,10 +1,13 @@
 // The composition root (server-only): builds the app's long-lived parts once per process — the ORS
-// host with the built-in environments, the server registry, the relay, the trajectory store, the
-// live feeds and the recorder — and hands them out. Nothing else starts a part, and this is the one
-// module that keeps them on globalThis: Next bundles each route separately and dev HMR re-evaluates
-// modules, and both must find the same parts.
+// host with the environments of an environment source, the server registry, the relay, the
+// trajectory store, the live feeds and the recorder — and hands them out. Nothing else starts a
+// part, and this is the one module that keeps them on globalThis: Next bundles each route separately
+// and dev HMR re-evaluates modules, and both must find the same parts. When the source reloads (an
+// edited environment), the host swaps its environments in place and the episodes of the old code end.
 import "server-only";
 import { builtinEnvironments } from "@/envs";
+import { environmentReloadedError } from "@/lib/environments/reload-notice";
+import { type EnvironmentSource, staticEnvironmentSource } from "@/lib/environments/source";
 import { createLiveFeeds, type LiveFeeds } from "@/lib/episodes/live";
 import { createRecorder, type Recorder } from "@/lib/episodes/recorder";
 import { openStore } from "@/lib/episodes/store/sqlite";
@@ -25,15 +28,29 @@ export interface Playground {
   readonly store: TrajectoryStore;
   readonly live: LiveFeeds;
   readonly recorder: Recorder;
+  /** What the host serves, and where it comes from (reloads swap the host's environments). */
+  readonly environments: EnvironmentSource;
   /** A typed ORS client for a known server through the relay, in process (recorded like the UI's). */
   clientFor(server: string): OrsClient;
-  /** Stops the recorder, tears the host's sessions down and closes the store. */
+  /** Stops watching environments and the recorder, tears the host's sessions down, closes the store. */
   close(): Promise<void>;
 }
 
+export interface PlaygroundOptions {
+  /** The environments to host (default: the built-ins, never reloaded). */
+  environments?: EnvironmentSource;
+}
+
 /** Builds every part, wired together. Tests may build their own with other variables. */
-export function createPlayground(env: Record<string, string | undefined> = process.env): Playground {
-  const host = createOrsHandler(builtinEnvironments, { ...hostOptionsFromEnv(env), basePath: ORS_BASE_PATH });
+export function createPlayground(
+  env: Record<string, string | undefined> = process.env,
+  options: PlaygroundOptions = {},
+): Playground {
+  const environments = options.environments ?? staticEnvironmentSource(builtinEnvironments);
+  const host = createOrsHandler([...environments.current().environments], {
+    ...hostOptionsFromEnv(env),
+    basePath: ORS_BASE_PATH,
+  });
   const registry = createServerRegistry({ env, localHandler: () => host });
   const relay = createRelay({ registry });
   const store = openStore({ dir: registry.dataDir });
@@ -66,6 +83,26 @@ export function createPlayground(env: Record<string, string | undefined> = proce
         ? host.host.options.idleTimeoutMs
         : ((await registry.get(server))?.idleTimeoutMs ?? null),
   });
+  // A reload: the host serves the new code at once; sessions on replaced code end (the host answers
+  // their requests 404 "reloaded"), and so do their recorded episodes, with the reason, for every view.
+  environments.onReload(async ({ set, changed }) => {
+    // Throws (and the source keeps the old code) only if the host refuses the new environments.
+    const ended = await host.host.replaceEnvironments([...set.environments]);
+    if (ended.length === 0) return;
+    try {
+      await recorder.idle();
+      const at = Date.now();
+      for (const sid of ended) {
+        const t = await store.findRunning("local", sid);
+        if (!t) continue;
+        const error = environmentReloadedError(t.env ?? "the environment", changed);
+        if (await store.end(t.id, "error", at, error))
+          live.publish({ type: "ended", id: t.id, end_reason: "error", error, ended_at: at });
+      }
+    } catch (e) {
+      console.error("[playground] could not record the episodes ended by the reload:", e);
+    }
+  });
   // The built-in host lives in this process: its sessions did not survive a restart.
   void store
     .endRunningOf("local", "error", Date.now(), "the server restarted: the built-in host lost the session")
@@ -77,8 +114,10 @@ export function createPlayground(env: Record<string, string | undefined> = proce
     store,
     live,
     recorder,
+    environments,
     clientFor,
     async close() {
+      environments.close();
       recorder.stop();
       await recorder.idle();
       await host.close();
@@ -89,9 +128,22 @@ export function createPlayground(env: Record<string, string | undefined> = proce
 
 const KEY = Symbol.for("ors-playground.playground");
 
+type WithPlayground = typeof globalThis & { [KEY]?: Playground };
+
 /** The process's playground, built on first use (the recorder then records from the first request). */
 export function getPlayground(): Playground {
-  const g = globalThis as typeof globalThis & { [KEY]?: Playground };
+  const g = globalThis as WithPlayground;
   g[KEY] ??= createPlayground();
+  return g[KEY];
+}
+
+/**
+ * Builds the process's playground from `options` before anything asks for it: the server entries
+ * (lib/app-server) call this with a reloadable source, and Next's bundles then find it here.
+ */
+export function initPlayground(options: PlaygroundOptions): Playground {
+  const g = globalThis as WithPlayground;
+  if (g[KEY]) throw new Error("initPlayground: the playground of this process is already built");
+  g[KEY] = createPlayground(process.env, options);
   return g[KEY];
 }

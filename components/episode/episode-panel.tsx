@@ -7,6 +7,7 @@ import { useShallow } from "zustand/react/shallow";
 import { Badge } from "@/components/ui/badge";
 import { Button, buttonClasses } from "@/components/ui/button";
 import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
+import { isEnvironmentReloaded } from "@/lib/environments/reload-notice";
 import type { EndReason } from "@/lib/episodes/schema";
 import { stepReward } from "@/lib/episodes/step";
 import { cn } from "@/lib/ui/cn";
@@ -114,9 +115,11 @@ export function EndBanner() {
   const task = useEpisodeStore(selectTask);
   const { server, env } = useEpisodeStoreApi().getState();
   if (!reason) return null;
+  // Hot reload (lib/environments): the environment's code changed under a running episode.
+  const reloaded = reason === "error" && isEnvironmentReloaded(error);
   return (
-    <div role="status" className={cn("rounded-lg border px-3 py-3", END_TONE[reason])}>
-      <p className="text-sm font-semibold">{endHeadline(reason)}</p>
+    <div role="status" className={cn("rounded-lg border px-3 py-3", END_TONE[reloaded ? "timeout" : reason])}>
+      <p className="text-sm font-semibold">{reloaded ? "Environment reloaded" : endHeadline(reason)}</p>
       <p className="mt-0.5 text-sm opacity-90">{endExplanation(reason, error)}</p>
       <div className="mt-2 flex flex-wrap gap-2">
         {task && (

@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import next from "next";
+import type { RuntimeSourceOptions } from "@/lib/environments/runtime-source";
 import { createNodeListener } from "@/lib/ors/host/node-adapter";
 import type { Playground } from "@/lib/playground";
 import {
@@ -33,8 +34,11 @@ export interface AppServerOptions {
   /** The access token (default `PLAYGROUND_TOKEN`; generated when the address is not loopback). */
   token?: string;
   /** ORS paths straight to the host (default: in production unless `ORS_FAST_PATH=0`; never in dev,
-   *  where the route handler serves them so environment edits reload). */
+   *  where Next's route handler serves them, as edits to it reload). */
   fastPath?: boolean;
+  /** The environments to host and what reloads them (default: from ORS_ENVS, ORS_ENVS_ONLY,
+   *  ORS_ENVS_WATCH; the built-ins reload in dev). */
+  environments?: RuntimeSourceOptions;
 }
 
 export interface AppServer {
@@ -49,6 +53,8 @@ export interface AppServer {
   readonly dev: boolean;
   readonly fastPath: boolean;
   readonly server: Server;
+  /** The playground's parts (what is hosted: `playground.environments`; the data: `registry.dataDir`). */
+  readonly playground: Playground;
   /** Stops listening, then closes Next and the playground's parts (store, sessions). */
   close(): Promise<void>;
 }
@@ -91,11 +97,16 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
   const fixed: RequestPolicy = { ...settings, kindOf };
   const policy = () => fixed;
 
-  // In production the parts are built here, before Next: its bundles find them on globalThis
-  // (lib/playground.ts). In dev Next builds them itself, so edited environments reload.
-  let playground: Playground | null = null;
-  if (!dev) playground = (await import("@/lib/playground")).getPlayground();
-  const ors = fastPath && playground ? createNodeListener(playground.host) : null;
+  // The parts are built here, before Next: its bundles find them on globalThis (lib/playground.ts).
+  // The environments load outside Next's bundler, from a source that reloads them when their files
+  // change (lib/environments): a bad ORS_ENVS stops the start here, with its reason.
+  const { openRuntimeSource, runtimeSourceOptionsFromEnv } = await import(
+    "@/lib/environments/runtime-source"
+  );
+  const source = await openRuntimeSource(options.environments ?? runtimeSourceOptionsFromEnv(env, { dev }));
+  const { initPlayground } = await import("@/lib/playground");
+  const playground = initPlayground({ environments: source });
+  const ors = fastPath ? createNodeListener(playground.host) : null;
 
   type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
   let handleNext: Handler | null = null;
@@ -156,7 +167,7 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
   } catch (err) {
     nextFailed(err);
     await listening.close(0);
-    await playground?.close();
+    await playground.close();
     throw err;
   }
 
@@ -173,11 +184,12 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
     dev,
     fastPath: ors !== null,
     server: listening.server,
+    playground,
     close() {
       closing ??= (async () => {
         await listening.close();
         await app.close();
-        await playground?.close();
+        await playground.close();
       })();
       return closing;
     },

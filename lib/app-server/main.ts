@@ -32,6 +32,15 @@ const app = await startAppServer({ host: args.host, port: args.port, dev: args.d
 const mode = app.dev ? "development mode" : "production build";
 console.log(`ORS Playground (${mode}) on ${app.url}`);
 console.log(`  ORS host for ORS clients: ${app.url}/api/ors (and at the root: ${app.url})`);
+{
+  // What is hosted, and what reloads it (lib/environments): ORS_ENVS, and envs/ in development.
+  const { describeEnvironmentSet } = await import("@/lib/environments/source");
+  const source = app.playground.environments;
+  const { builtin, modules } = describeEnvironmentSet(source.current());
+  for (const [file, names] of modules) console.log(`  From ${file}: ${names.join(", ")}`);
+  if (builtin.length) console.log(`  Built-in environments: ${builtin.join(", ")}`);
+  if (source.watching.length) console.log(`  Reloaded when saved: ${source.watching.join(", ")}`);
+}
 if (app.token) {
   console.log(`  Listening on ${args.host}: pages and APIs need the access token.`);
   console.log(`  Open: ${app.openUrl}`);

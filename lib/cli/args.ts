@@ -16,17 +16,21 @@ export interface FlagSpec {
   booleans: readonly string[];
   /** Short aliases, e.g. `{ "-h": "--help" }`. */
   aliases?: Readonly<Record<string, string>>;
+  /** Value flags that may be given more than once, e.g. `--server`: all their values in `lists`. */
+  repeatable?: readonly string[];
 }
 
 export interface ParsedArgs {
   positionals: string[];
   values: Map<string, string>;
   booleans: Set<string>;
+  /** Every value of a repeatable flag, in order. */
+  lists: Map<string, string[]>;
 }
 
 /** Parses argv by `spec`; an unknown flag, a missing value or a repeated flag is a UsageError. */
 export function parseArgs(argv: readonly string[], spec: FlagSpec): ParsedArgs {
-  const out: ParsedArgs = { positionals: [], values: new Map(), booleans: new Set() };
+  const out: ParsedArgs = { positionals: [], values: new Map(), booleans: new Set(), lists: new Map() };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "--") {
@@ -48,6 +52,10 @@ export function parseArgs(argv: readonly string[], spec: FlagSpec): ParsedArgs {
     if (!spec.values.includes(flag)) throw new UsageError(`unknown option ${flag}`);
     const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
     if (value === undefined) throw new UsageError(`${flag} needs a value`);
+    if (spec.repeatable?.includes(flag)) {
+      out.lists.set(flag, [...(out.lists.get(flag) ?? []), value]);
+      continue;
+    }
     if (out.values.has(flag)) throw new UsageError(`${flag} is given twice`);
     out.values.set(flag, value);
   }

@@ -67,6 +67,13 @@ export interface OrsHost {
   stats(): OrsHostStats;
   /** Answers one request, adapter-neutral (the node:http adapter uses this directly). */
   dispatch(req: IncomingOrsRequest): Promise<OrsReply>;
+  /**
+   * Serves these environments from now on (a hot reload). An environment object served before is
+   * kept with its sessions; the sessions of every other one end with reason `reloaded` (their
+   * running calls get `event: error`, teardown runs, later requests get 404 saying so). Returns the
+   * ids of the ended sessions. Throws, changing nothing, on a list `createOrsHandler` would refuse.
+   */
+  replaceEnvironments(environments: AnyEnvironment[]): Promise<string[]>;
   /** Tears down every session and stops the sweep timer. */
   close(): Promise<void>;
 }
@@ -159,12 +166,40 @@ function hostEnvironment(env: AnyEnvironment): HostedEnvironment {
   };
 }
 
+interface EnvironmentIndex {
+  envs: Map<string, HostedEnvironment>;
+  envsLower: Map<string, HostedEnvironment>;
+  defaultEnv: HostedEnvironment;
+}
+
+/** Checks and indexes environments; `reuse` keeps the hosted form (and sessions) of known objects. */
+function indexEnvironments(
+  environments: AnyEnvironment[],
+  reuse: ReadonlyMap<AnyEnvironment, HostedEnvironment>,
+): EnvironmentIndex {
+  if (!Array.isArray(environments) || environments.length === 0)
+    throw new Error("createOrsHandler: give at least one environment");
+  const envs = new Map<string, HostedEnvironment>();
+  const envsLower = new Map<string, HostedEnvironment>();
+  for (const env of environments) {
+    if (env?.kind !== "ors-environment")
+      throw new Error("createOrsHandler: every environment must be made with defineEnvironment");
+    if (envs.has(env.name) || envsLower.has(env.name.toLowerCase()))
+      throw new Error(`createOrsHandler: two environments named ${JSON.stringify(env.name)}`);
+    const hosted = reuse.get(env) ?? hostEnvironment(env);
+    envs.set(env.name, hosted);
+    envsLower.set(env.name.toLowerCase(), hosted);
+  }
+  return { envs, envsLower, defaultEnv: envs.get(environments[0]!.name)! };
+}
+
 class Host implements OrsHost {
   readonly options: OrsHostOptions;
-  private readonly envs = new Map<string, HostedEnvironment>();
-  private readonly envsLower = new Map<string, HostedEnvironment>();
-  private readonly defaultEnv: HostedEnvironment;
-  private readonly envListJson: string;
+  // Replaced as a whole by replaceEnvironments (a reload); never mutated in place.
+  private envs: Map<string, HostedEnvironment>;
+  private envsLower: Map<string, HostedEnvironment>;
+  private defaultEnv: HostedEnvironment;
+  private envListJson: string;
   private readonly sessions = new Map<string, Session>();
   private readonly tombstones = new Map<string, { reason: CloseReason; at: number }>();
   private readonly runs: RunRegistry;
@@ -173,18 +208,10 @@ class Host implements OrsHost {
   private closing = false;
 
   constructor(environments: AnyEnvironment[], options: Partial<OrsHostOptions>) {
-    if (!Array.isArray(environments) || environments.length === 0)
-      throw new Error("createOrsHandler: give at least one environment");
-    for (const env of environments) {
-      if (env?.kind !== "ors-environment")
-        throw new Error("createOrsHandler: every environment must be made with defineEnvironment");
-      if (this.envs.has(env.name) || this.envsLower.has(env.name.toLowerCase()))
-        throw new Error(`createOrsHandler: two environments named ${JSON.stringify(env.name)}`);
-      const hosted = hostEnvironment(env);
-      this.envs.set(env.name, hosted);
-      this.envsLower.set(env.name.toLowerCase(), hosted);
-    }
-    this.defaultEnv = this.envs.get(environments[0]!.name)!;
+    const index = indexEnvironments(environments, new Map());
+    this.envs = index.envs;
+    this.envsLower = index.envsLower;
+    this.defaultEnv = index.defaultEnv;
     this.envListJson = JSON.stringify([...this.envs.keys()]);
     this.options = resolveHostOptions(options);
     this.apiKeys = this.options.apiKeys.length ? new Set(this.options.apiKeys) : null;
@@ -744,6 +771,21 @@ class Host implements OrsHost {
     }
   }
 
+  async replaceEnvironments(environments: AnyEnvironment[]): Promise<string[]> {
+    const current = new Map([...this.envs.values()].map((h) => [h.env, h] as const));
+    // Validates first: an invalid list changes nothing.
+    const index = indexEnvironments(environments, current);
+    this.envs = index.envs;
+    this.envsLower = index.envsLower;
+    this.defaultEnv = index.defaultEnv;
+    this.envListJson = JSON.stringify([...this.envs.keys()]);
+    const kept = new Set(index.envs.values());
+    // Unbound sessions have no environment yet: their first /{env}/... request binds one of the new.
+    const ended = [...this.sessions.values()].filter((s) => s.status !== UNBOUND && !kept.has(s.hosted));
+    await Promise.all(ended.map((s) => this.closeSession(s, "reloaded")));
+    return ended.map((s) => s.id);
+  }
+
   async close(): Promise<void> {
     this.closing = true;
     clearInterval(this.sweepTimer);
@@ -783,6 +825,8 @@ function endedMessage(sid: string, reason: CloseReason, o: OrsHostOptions): stri
       return `Session ${quote(sid)} expired: no request for ${seconds(o.idleTimeoutMs)}`;
     case "max-duration":
       return `Session ${quote(sid)} expired: it reached the maximum session duration of ${seconds(o.maxSessionMs)}`;
+    case "reloaded":
+      return `Session ${quote(sid)} ended: its environment was reloaded (its code changed); start a new session`;
     default:
       return `Session ${quote(sid)} ended: the server shut down`;
   }

@@ -5,7 +5,8 @@ import type { JsonObject } from "../protocol/schemas";
 import type { AnyEnvironment, AnyTool, SessionContext, ToolContext } from "../sdk/define";
 import type { ToolRun } from "./tool-runs";
 
-export type CloseReason = "deleted" | "idle" | "max-duration" | "shutdown";
+/** Why a session ended; `reloaded`: its environment's code was replaced (hot reload). */
+export type CloseReason = "deleted" | "idle" | "max-duration" | "reloaded" | "shutdown";
 
 export const SETTING_UP = 0;
 export const READY = 1;

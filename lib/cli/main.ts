@@ -1,0 +1,101 @@
+// The `ors-playground` command (bin/ors-playground.mjs): picks the command — `start` (the default),
+// `serve`, `check` (lib/cli/check-command.ts), `test` (lib/cli/test-command.ts) — and hands it the
+// arguments. Answers `--help` and `--version`, and exit code 2 with a clear message for an unknown
+// command.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { CHECK_USAGE, checkCommand } from "./check-command";
+import type { CommandIo } from "./io";
+import { SERVE_USAGE, serveCommand } from "./serve-command";
+import { START_USAGE, startCommand } from "./start-command";
+import { TEST_USAGE, testCommand } from "./test-command";
+
+const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+/** The package's version (package.json). */
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string })
+    .version;
+}
+
+export const CLI_USAGE = `usage: ors-playground [command] [options]
+
+The ORS Playground: a web UI for any Open Reward Standard server, an ORS host for TypeScript
+environments, and tools for scripts and CI.
+
+commands:
+  start            (the default) the playground on http://127.0.0.1:3000, e.g.
+                     ors-playground --server py=http://127.0.0.1:8080
+                     ors-playground --env ./envs.ts
+  serve            an ORS server of your module, without the UI:  ors-playground serve --env ./envs.ts
+  check URL        a conformance check of any ORS server (exit code 1 when something breaks)
+  test FILE...     replays golden episodes on a server as regression tests (exit code 1 on a
+                   difference), e.g. ors-playground test golden.jsonl --server http://127.0.0.1:8080
+  help [command]   the options of a command
+
+options:
+  -h, --help       this help (with a command: that command's)
+  -v, --version    the version
+`;
+
+const COMMANDS = ["start", "serve", "check", "test", "help"] as const;
+
+function usageOf(command: string): string | null {
+  switch (command) {
+    case "start":
+      return START_USAGE;
+    case "serve":
+      return SERVE_USAGE;
+    case "check":
+      return CHECK_USAGE;
+    case "test":
+      return TEST_USAGE;
+    default:
+      return null;
+  }
+}
+
+/** Runs the CLI; resolves with the exit code. */
+export async function runCli(argv: readonly string[], io: CommandIo): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === "--version" || first === "-v" || first === "version") {
+    io.stdout(`${packageVersion()}\n`);
+    return 0;
+  }
+  if (first === "--help" || first === "-h") {
+    io.stdout(CLI_USAGE);
+    return 0;
+  }
+  if (first === undefined || first.startsWith("-"))
+    return startCommand(argv, { ...io, version: packageVersion() });
+  switch (first) {
+    case "start":
+      return startCommand(rest, { ...io, version: packageVersion() });
+    case "serve":
+      return serveCommand(rest, io);
+    case "check":
+      return checkCommand(rest, io);
+    case "test":
+      return testCommand(rest, io);
+    case "help": {
+      const topic = rest[0];
+      if (topic === undefined) {
+        io.stdout(CLI_USAGE);
+        return 0;
+      }
+      const usage = usageOf(topic);
+      if (usage === null) {
+        io.stderr(`ors-playground: no command ${JSON.stringify(topic)} (commands: ${COMMANDS.join(", ")})\n`);
+        return 2;
+      }
+      io.stdout(usage);
+      return 0;
+    }
+    default:
+      io.stderr(
+        `ors-playground: unknown command ${JSON.stringify(first)} (commands: ${COMMANDS.join(", ")}; see ors-playground --help)\n`,
+      );
+      return 2;
+  }
+}

@@ -1,0 +1,219 @@
+// `start` (the CLI's default command): the playground on its production build, on loopback, pointed
+// at ORS servers (`--server py=http://127.0.0.1:8080`) and/or hosting an author's module (`--env
+// ./envs.ts`, reloaded on save), through the app's server entry (lib/app-server). Prints what a
+// newcomer needs: the URL to open, what is hosted, the servers, where the data goes, how to stop.
+import { existsSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { AppServer } from "@/lib/app-server/app-server";
+import { EnvironmentModuleError } from "@/lib/environments/module-exports";
+import { describeEnvironmentSet } from "@/lib/environments/source";
+import { invalidServerName } from "@/lib/registry/registry";
+import { DEFAULT_LISTEN_HOST } from "@/lib/security/listen";
+import { parseArgs, UsageError } from "./args";
+import { type CommandIo, untilAborted } from "./io";
+import { linkNextExternals } from "./next-externals";
+
+const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+export const START_USAGE = `usage: ors-playground [start] [options]
+
+Starts the playground (the web UI and its ORS host) on this machine and prints the URL to open.
+
+options:
+  --server NAME=URL  an ORS server to explore, e.g. --server py=http://127.0.0.1:8080
+                     (repeatable; added to $ORS_SERVERS)
+  --env FILE         host the environments this TypeScript/JavaScript module exports, beside
+                     the built-in examples; saving it (or a file it imports) reloads them
+  --only             with --env: host your module's environments only
+  --no-watch         with --env: do not reload on save
+  --port, -p N       port (default $PORT, else 3000; 0 picks a free one)
+  --host, -H ADDR    listen address (default 127.0.0.1). Any other address requires an access
+                     token: $PLAYGROUND_TOKEN, or one generated and printed at startup
+  --data-dir DIR     where recorded episodes and added servers are kept (default
+                     $PLAYGROUND_DATA_DIR, else ${defaultDataDirShown()})
+  -h, --help         this help
+
+Stop it with Ctrl-C.
+`;
+
+function defaultDataDirShown(): string {
+  return process.env.XDG_DATA_HOME ? "$XDG_DATA_HOME/ors-playground" : "~/.local/share/ors-playground";
+}
+
+/** Where the CLI keeps its data unless told: a per-user folder, not the folder it was started in. */
+export function defaultDataDir(env: Record<string, string | undefined>): string {
+  const base = env.XDG_DATA_HOME?.trim() || path.join(os.homedir(), ".local", "share");
+  return path.join(base, "ors-playground");
+}
+
+export interface StartArgs {
+  port: number;
+  host: string;
+  help: boolean;
+}
+
+function portOf(value: string, what: string): number {
+  const port = Number(value);
+  if (value.trim() === "" || !Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`${what} must be a port number (0-65535), got ${JSON.stringify(value)}`);
+  return port;
+}
+
+/** `name=http://host:port` of `--server`; a UsageError naming what is wrong. */
+export function parseServerFlag(value: string): { name: string; url: string } {
+  const eq = value.indexOf("=");
+  if (eq <= 0)
+    throw new UsageError(
+      `--server: expected NAME=URL (e.g. py=http://127.0.0.1:8080), got ${JSON.stringify(value)}`,
+    );
+  const name = value.slice(0, eq).trim();
+  const url = value.slice(eq + 1).trim();
+  const bad = invalidServerName(name);
+  if (bad) throw new UsageError(`--server ${JSON.stringify(value)}: ${bad}`);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(`--server ${name}: not a URL: ${JSON.stringify(url)}`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+    throw new UsageError(`--server ${name}: the URL must start with http:// or https://`);
+  return { name, url };
+}
+
+/**
+ * Parses the arguments. What the app reads from the environment goes there: `--server` into
+ * ORS_SERVERS, `--env`/`--only`/`--no-watch` into ORS_ENVS*, `--data-dir` (or the per-user default)
+ * into PLAYGROUND_DATA_DIR.
+ */
+export function parseStartArgs(argv: readonly string[], env: Record<string, string | undefined>): StartArgs {
+  const args = parseArgs(argv, {
+    values: ["--port", "--host", "--server", "--env", "--data-dir"],
+    booleans: ["--only", "--no-watch", "--help"],
+    aliases: { "-p": "--port", "-H": "--host", "--hostname": "--host", "-h": "--help" },
+    repeatable: ["--server"],
+  });
+  if (args.booleans.has("--help")) return { port: 0, host: "", help: true };
+  if (args.positionals.length)
+    throw new UsageError(
+      `unexpected argument ${JSON.stringify(args.positionals[0])} (a server is given as --server NAME=URL)`,
+    );
+  const host = args.values.get("--host") ?? DEFAULT_LISTEN_HOST;
+  if (!host.trim()) throw new UsageError("--host needs an address");
+  const portValue = args.values.get("--port") ?? (env.PORT?.trim() ? env.PORT : undefined);
+  const port =
+    portValue === undefined ? 3000 : portOf(portValue, args.values.has("--port") ? "--port" : "PORT");
+
+  const servers = (args.lists.get("--server") ?? []).map(parseServerFlag);
+  const seen = new Set<string>();
+  for (const s of servers) {
+    if (seen.has(s.name)) throw new UsageError(`--server: two servers named ${JSON.stringify(s.name)}`);
+    seen.add(s.name);
+  }
+  if (servers.length)
+    env.ORS_SERVERS = [env.ORS_SERVERS?.trim(), ...servers.map((s) => `${s.name}=${s.url}`)]
+      .filter(Boolean)
+      .join(",");
+
+  const module = args.values.get("--env");
+  if (module !== undefined) {
+    if (!module.trim()) throw new UsageError("--env needs a module path, e.g. --env ./envs.ts");
+    env.ORS_ENVS = module;
+  }
+  if ((args.booleans.has("--only") || args.booleans.has("--no-watch")) && !env.ORS_ENVS)
+    throw new UsageError("--only and --no-watch go with --env (or ORS_ENVS)");
+  if (args.booleans.has("--only")) env.ORS_ENVS_ONLY = "1";
+  if (args.booleans.has("--no-watch")) env.ORS_ENVS_WATCH = "0";
+
+  const dataDir = args.values.get("--data-dir");
+  if (dataDir !== undefined && !dataDir.trim()) throw new UsageError("--data-dir needs a folder");
+  env.PLAYGROUND_DATA_DIR = path.resolve(dataDir ?? (env.PLAYGROUND_DATA_DIR?.trim() || defaultDataDir(env)));
+  return { port, host, help: false };
+}
+
+/** What the CLI prints once the playground listens. */
+export async function startBanner(app: AppServer, version: string, host: string): Promise<string> {
+  const pg = app.playground;
+  const set = pg.environments.current();
+  const { builtin, modules } = describeEnvironmentSet(set);
+  const servers = (await pg.registry.list()).filter((s) => s.source !== "builtin");
+  const col = (label: string) => `  ${label.padEnd(14)}`;
+  const pad = " ".repeat(16);
+  const lines = [`ORS Playground ${version} is running (production build).`, ""];
+  lines.push(`${col("Open")}${app.openUrl}`);
+  lines.push(`${col("ORS base URL")}${app.url}/api/ors   (for ORS clients; ${app.url} works too)`);
+  const hosted: string[] = [];
+  for (const [file, names] of modules)
+    hosted.push(
+      `${names.join(", ")}  (from ${file}${pg.environments.watching.includes(file) ? ", reloaded when you save it" : ""})`,
+    );
+  if (builtin.length) hosted.push(`${builtin.join(", ")}  (built-in examples)`);
+  hosted.forEach((h, i) => {
+    lines.push(`${i === 0 ? col("Hosted here") : pad}${h}`);
+  });
+  if (servers.length === 0)
+    lines.push(`${col("Servers")}none yet: add one in the UI, or start with --server NAME=URL`);
+  servers.forEach((s, i) => {
+    lines.push(`${i === 0 ? col("Servers") : pad}${s.name.padEnd(8)} ${s.url}`);
+  });
+  lines.push(`${col("Data")}${pg.registry.dataDir}  (recorded episodes, added servers)`);
+  if (app.token) {
+    lines.push(`${col("Access token")}${app.tokenGenerated ? "generated: " : ""}${app.token}`);
+    lines.push(`${pad}${host} is not loopback: pages and APIs need it (the Open URL carries it)`);
+  }
+  lines.push(`${col("Stop")}Ctrl-C`);
+  return `${lines.join("\n")}\n`;
+}
+
+/** Runs the playground until `io.signal` aborts; the exit code (2: usage, 1: could not start). */
+export async function startCommand(
+  argv: readonly string[],
+  io: CommandIo & { version: string },
+): Promise<number> {
+  const env = io.env;
+  let args: StartArgs;
+  try {
+    args = parseStartArgs(argv, env);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    io.stderr(`ors-playground: ${e.message}\n\n${START_USAGE}`);
+    return 2;
+  }
+  if (args.help) {
+    io.stdout(START_USAGE);
+    return 0;
+  }
+  const distDir = path.join(PACKAGE_ROOT, env.NEXT_DIST_DIR || ".next");
+  if (!existsSync(path.join(distDir, "BUILD_ID"))) {
+    io.stderr(
+      `ors-playground: no production build in ${distDir}. In a clone of the repository, run \`npm run build\` first.\n`,
+    );
+    return 1;
+  }
+  try {
+    linkNextExternals(distDir, PACKAGE_ROOT);
+  } catch (e) {
+    io.stderr(
+      `ors-playground: could not link the build's external packages in ${distDir}: ${(e as Error).message}\n`,
+    );
+    return 1;
+  }
+  // Before Next and React load: they pick their builds by NODE_ENV.
+  env.NODE_ENV = "production";
+  const { startAppServer } = await import("@/lib/app-server/app-server");
+  let app: AppServer;
+  try {
+    app = await startAppServer({ host: args.host, port: args.port, dev: false });
+  } catch (e) {
+    const why = e instanceof EnvironmentModuleError ? e.message : (e as Error).message;
+    io.stderr(`ors-playground: could not start: ${why}\n`);
+    return 1;
+  }
+  io.stdout(await startBanner(app, io.version, args.host));
+  await untilAborted(io.signal);
+  io.stdout("stopping\n");
+  await app.close();
+  return 0;
+}

@@ -1,0 +1,131 @@
+// Hot reload under `npm run dev` (the app's entry in development mode, a real process): with
+// ORS_ENVS pointing at a temporary copy of a module, editing the file makes the next request use the
+// new code — discovery and a new episode — with no restart, while the session opened on the old code
+// ends as "environment reloaded" (the host answers 404 saying so, and its recorded episode ends with
+// that error), and the recorded trajectories and the added server are still there.
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually, orsAt, type Proc, REPO, start, tempDir } from "./helpers";
+
+const PORT = Number(process.env.ORS_TEST_DEV_PORT ?? 8760);
+
+const module = (
+  description: string,
+  reward: number,
+) => `import { defineEnvironment, defineTool, text, z } from "ors-playground/sdk";
+
+export default defineEnvironment<{ word: string }>({
+  name: "echo",
+  splits: ["train"],
+  listTasks: () => [{ word: "alpha" }, { word: "beta" }],
+  getPrompt: ({ task }) => \`Say \${task.word}.\`,
+  tools: {
+    say: defineTool<{ word: string }, { word: string }>({
+      description: ${JSON.stringify(description)},
+      input: z.object({ word: z.string() }),
+      run: ({ word }, { task }) => ({
+        blocks: [text(word === task.word ? "yes" : "no")],
+        reward: word === task.word ? ${reward} : 0,
+        finished: true,
+      }),
+    }),
+  },
+});
+`;
+
+const tmp = tempDir("ors-dev-reload-");
+const file = path.join(tmp.dir, "envs.ts");
+let app: Proc;
+let base = "";
+
+beforeAll(async () => {
+  writeFileSync(file, module("Say the word.", 1));
+  app = start(["--import", "tsx", "lib/app-server/main.ts", "--dev", "--port", String(PORT)], {
+    cwd: REPO,
+    env: { ORS_ENVS: file, PLAYGROUND_DATA_DIR: path.join(tmp.dir, "data"), ORS_SERVERS: "" },
+  });
+  base = (await app.waitFor(/ORS Playground \(development mode\) on (http:\/\/\S+)/, 120_000))[1]!;
+}, 180_000);
+
+afterAll(async () => {
+  await app?.stop();
+  tmp.remove();
+});
+
+interface Summary {
+  id: string;
+  sid: string | null;
+  env: string | null;
+  end_reason: string | null;
+  error: string | null;
+  total_reward: number;
+}
+
+const trajectories = async () =>
+  ((await (await fetch(`${base}/api/trajectories?server=local`)).json()) as { items: Summary[] }).items;
+
+describe("hot reload with the dev entry", () => {
+  it("serves the edited module on the next request, ends the old session as reloaded, keeps the store and the servers", async () => {
+    // Recorded: through the relay, as the UI drives episodes.
+    const relay = orsAt(`${base}/api/servers/local`);
+    const direct = orsAt(`${base}/api/ors`);
+    const added = await fetch(`${base}/api/servers`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "other", url: "http://127.0.0.1:8769" }),
+    });
+    expect(added.status).toBe(201);
+
+    const finished = await relay.episode("echo", "train", 0);
+    expect(await relay.call("echo", finished, "say", { word: "alpha" })).toMatchObject({
+      ok: true,
+      output: { reward: 1, finished: true },
+    });
+    const open = await relay.episode("echo", "train", 1);
+    expect(await relay.get("/echo/prompt", open)).toEqual([
+      { type: "text", text: "Say beta.", detail: null },
+    ]);
+    await eventually(async () => {
+      const t = (await trajectories()).find((x) => x.sid === open);
+      return t && t.end_reason === null ? t : undefined;
+    });
+
+    const edited = Date.now();
+    writeFileSync(file, module("Say the word, exactly.", 0.5));
+    const description = await eventually(async () => {
+      const { tools } = (await direct.get("/echo/tools")) as { tools: { description: string }[] };
+      return tools[0]!.description === "Say the word, exactly." ? tools[0]!.description : undefined;
+    });
+    expect(description).toBe("Say the word, exactly.");
+    expect(Date.now() - edited).toBeLessThan(10_000);
+
+    // A new episode runs the new reward.
+    const fresh = await relay.episode("echo", "train", 1);
+    expect(await relay.call("echo", fresh, "say", { word: "beta" })).toMatchObject({
+      ok: true,
+      output: { reward: 0.5 },
+    });
+
+    // The session opened on the old code ended, saying why, in the host and in its record.
+    expect(await relay.call("echo", open, "say", { word: "beta" })).toMatchObject({
+      status: 404,
+      error: expect.stringContaining("its environment was reloaded"),
+    });
+    const ended = await eventually(async () => {
+      const t = (await trajectories()).find((x) => x.sid === open);
+      return t?.end_reason ? t : undefined;
+    });
+    expect(ended.end_reason).toBe("error");
+    expect(ended.error).toMatch(
+      /^environment reloaded: .*envs\.ts changed while this episode of echo ran on the old code/,
+    );
+
+    // Nothing else was lost: the finished episode's record, the added server.
+    const kept = (await trajectories()).find((x) => x.sid === finished);
+    expect(kept).toMatchObject({ end_reason: "finished", total_reward: 1 });
+    const servers = (await (await fetch(`${base}/api/servers`)).json()) as { name: string }[];
+    expect(servers.map((s) => s.name)).toContain("other");
+    expect(app.out()).toMatch(/\[ors-playground\] reloaded .*envs\.ts: now hosting echo, math/);
+  }, 120_000);
+});
