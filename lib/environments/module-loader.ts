@@ -4,6 +4,7 @@
 // reports it, so the caller knows what to watch. Needs tsx's loader in the process (the app's entry,
 // `npm run serve` and the CLI all run under it). Old copies stay in memory (ES modules cannot be
 // unloaded): a few kilobytes of environment code per save.
+import "server-only";
 import { register } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";

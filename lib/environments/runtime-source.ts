@@ -3,6 +3,7 @@
 // (./module-loader.ts), watched with fs.watch and loaded again — debounced — when a file changes.
 // A reload that fails (a syntax error, a defineEnvironment error, a name clash) is reported and the
 // previous code keeps serving; a fix saved later reloads.
+import "server-only";
 import { existsSync, type FSWatcher, readdirSync, statSync, watch } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
