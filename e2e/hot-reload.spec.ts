@@ -9,40 +9,17 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { echoModule } from "../tests/fixtures/echo-env-module";
 
 const PORT = Number(process.env.E2E_RELOAD_PORT ?? 8762);
 const BASE = `http://127.0.0.1:${PORT}`;
-
-const module = (
-  description: string,
-  reward: number,
-) => `import { defineEnvironment, defineTool, text, z } from "ors-playground/sdk";
-
-export default defineEnvironment<{ word: string }>({
-  name: "echo",
-  splits: ["train"],
-  listTasks: () => [{ word: "alpha" }, { word: "beta" }],
-  getPrompt: ({ task }) => \`Say \${task.word}.\`,
-  tools: {
-    say: defineTool<{ word: string }, { word: string }>({
-      description: ${JSON.stringify(description)},
-      input: z.object({ word: z.string() }),
-      run: ({ word }, { task }) => ({
-        blocks: [text(word === task.word ? "yes" : "no")],
-        reward: word === task.word ? ${reward} : 0,
-        finished: true,
-      }),
-    }),
-  },
-});
-`;
 
 let dir = "";
 let app: ChildProcess;
 
 test.beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), "ors-e2e-reload-"));
-  writeFileSync(path.join(dir, "envs.ts"), module("Say the word.", 1));
+  writeFileSync(path.join(dir, "envs.ts"), echoModule("Say the word.", 1));
   app = spawn(process.execPath, ["--import", "tsx", "lib/app-server/main.ts", "--port", String(PORT)], {
     env: {
       ...process.env,
@@ -86,7 +63,7 @@ test("an open episode ends as 'Environment reloaded' on save; restarting runs th
   await expect(page.getByText("Say beta.")).toBeVisible();
   await expect(page.getByText("Say the word.")).toBeVisible();
 
-  writeFileSync(path.join(dir, "envs.ts"), module("Say the word, exactly.", 0.5));
+  writeFileSync(path.join(dir, "envs.ts"), echoModule("Say the word, exactly.", 0.5));
 
   const banner = page.getByRole("status").filter({ hasText: "Environment reloaded" });
   await expect(banner).toBeVisible({ timeout: 15_000 });

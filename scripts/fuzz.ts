@@ -12,6 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { ENV_ENDPOINTS, ROOT_ENDPOINTS } from "@/lib/ors/protocol/paths";
 import { processExists, spawnServer, treeCpuSeconds, treeRssBytes } from "./bench-proc";
 
 const USAGE = `Usage: npm run fuzz -- [options]
@@ -69,26 +70,6 @@ class Rand {
 // ---------------------------------------------------------------------------------------------
 // What to send.
 
-const ROOT_ENDPOINTS = [
-  "health",
-  "list_environments",
-  "create_session",
-  "create",
-  "ping",
-  "delete",
-  "delete_session",
-];
-const ENV_ENDPOINTS = [
-  "tools",
-  "splits",
-  "tasks",
-  "num_tasks",
-  "task",
-  "task_range",
-  "prompt",
-  "task_tools",
-  "call",
-];
 const ENVS = [
   "math",
   "guess",

@@ -14,6 +14,7 @@ import type {
   ArrayFieldItemTemplateProps,
   ArrayFieldTemplateProps,
   FieldErrorProps,
+  FieldPathList,
   FieldProps,
   FieldTemplateProps,
   MultiSchemaFieldTemplateProps,
@@ -39,6 +40,32 @@ const smallButton =
   "inline-flex h-6 items-center gap-1 rounded-md border border-zinc-300 bg-white px-2 text-xs font-medium text-zinc-700 shadow-xs hover:bg-zinc-50 disabled:cursor-not-allowed disabled:opacity-50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-200 dark:hover:bg-zinc-800 [&_svg]:size-3.5";
 const iconButton =
   "inline-flex size-7 items-center justify-center rounded-md text-zinc-500 hover:bg-zinc-100 hover:text-zinc-900 disabled:cursor-not-allowed disabled:opacity-40 dark:text-zinc-400 dark:hover:bg-zinc-800 dark:hover:text-zinc-100 [&_svg]:size-3.5";
+
+/** "Add entry" / "Add item"; screen readers also hear which field it adds to. */
+function AddButton({
+  label,
+  path,
+  onClick,
+  disabled,
+}: {
+  label: string;
+  path: FieldPathList;
+  onClick: () => void;
+  disabled?: boolean;
+}) {
+  return (
+    <button type="button" className={smallButton} onClick={onClick} disabled={disabled}>
+      <Plus aria-hidden="true" />
+      {label}
+      {path.length > 0 && (
+        <>
+          {" "}
+          <span className="sr-only">to {pathName(path)}</span>
+        </>
+      )}
+    </button>
+  );
+}
 
 function Star({ show }: { show?: boolean }) {
   if (!show) return null;
@@ -291,21 +318,12 @@ export function ObjectFieldTemplate({
           {entries.length === 0 && <p className="text-xs italic text-zinc-500">No entries.</p>}
           {expandable && (
             <div>
-              <button
-                type="button"
-                className={smallButton}
+              <AddButton
+                label="Add entry"
+                path={path}
                 onClick={onAddProperty}
                 disabled={disabled || readonly}
-              >
-                <Plus aria-hidden="true" />
-                Add entry
-                {path.length > 0 && (
-                  <>
-                    {" "}
-                    <span className="sr-only">to {pathName(path)}</span>
-                  </>
-                )}
-              </button>
+              />
             </div>
           )}
         </div>
@@ -361,16 +379,7 @@ export function ArrayFieldTemplate({
       )}
       {canAdd && (
         <div>
-          <button type="button" className={smallButton} onClick={onAddClick} disabled={disabled || readonly}>
-            <Plus aria-hidden="true" />
-            Add item
-            {path.length > 0 && (
-              <>
-                {" "}
-                <span className="sr-only">to {pathName(path)}</span>
-              </>
-            )}
-          </button>
+          <AddButton label="Add item" path={path} onClick={onAddClick} disabled={disabled || readonly} />
         </div>
       )}
     </>

@@ -77,3 +77,11 @@ export function parseDuration(value: string, flag: string, options: { allowZero?
     throw new UsageError(`${flag}: must be more than 0`);
   return n;
 }
+
+/** A port number flag or variable (0 picks a free port); a UsageError naming `what` otherwise. */
+export function portOf(value: string, what: string): number {
+  const port = Number(value);
+  if (value.trim() === "" || !Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`${what} must be a port number (0-65535), got ${JSON.stringify(value)}`);
+  return port;
+}

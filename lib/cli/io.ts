@@ -24,3 +24,24 @@ export function untilAborted(signal: AbortSignal | undefined): Promise<void> {
     else signal.addEventListener("abort", () => resolve(), { once: true });
   });
 }
+
+/**
+ * Runs a command of the CLI in this process (the npm scripts' entries): the terminal's streams and
+ * environment, Ctrl-C asks it to stop, and the exit code is set — 130 when interrupted.
+ */
+export async function runInTerminal(
+  command: (argv: string[], io: CommandIo) => Promise<number>,
+  argv: string[] = process.argv.slice(2),
+): Promise<void> {
+  const stop = new AbortController();
+  process.once("SIGINT", () => stop.abort(new Error("interrupted (Ctrl-C)")));
+  const code = await command(argv, {
+    stdout: (s) => process.stdout.write(s),
+    stderr: (s) => process.stderr.write(s),
+    color: !!process.stdout.isTTY && !process.env.NO_COLOR,
+    progress: !!process.stderr.isTTY,
+    env: process.env,
+    signal: stop.signal,
+  });
+  process.exitCode = stop.signal.aborted ? 130 : code;
+}

@@ -14,7 +14,7 @@ import {
   parseHostList,
   parseOriginList,
 } from "@/lib/security/policy-config";
-import { parseArgs, UsageError } from "./args";
+import { parseArgs, portOf, UsageError } from "./args";
 import { type CommandIo, untilAborted } from "./io";
 
 export const SERVE_USAGE = `usage: serve [--env ./envs.ts] [--port 8080] [--host 127.0.0.1] [options]
@@ -39,13 +39,6 @@ export interface ServeArgs {
   port: number;
   host: string;
   help: boolean;
-}
-
-function portOf(value: string, what: string): number {
-  const port = Number(value);
-  if (value.trim() === "" || !Number.isInteger(port) || port < 0 || port > 65535)
-    throw new UsageError(`${what} must be a port number (0-65535), got ${JSON.stringify(value)}`);
-  return port;
 }
 
 /** Parses the arguments; `--env`, `--builtins`, `--no-watch` go into `env` as ORS_ENVS* variables. */

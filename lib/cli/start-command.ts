@@ -11,7 +11,7 @@ import { EnvironmentModuleError } from "@/lib/environments/module-exports";
 import { describeEnvironmentSet } from "@/lib/environments/source";
 import { invalidServerName } from "@/lib/registry/registry";
 import { DEFAULT_LISTEN_HOST } from "@/lib/security/listen";
-import { parseArgs, UsageError } from "./args";
+import { parseArgs, portOf, UsageError } from "./args";
 import { type CommandIo, untilAborted } from "./io";
 import { linkNextExternals } from "./next-externals";
 
@@ -52,13 +52,6 @@ export interface StartArgs {
   port: number;
   host: string;
   help: boolean;
-}
-
-function portOf(value: string, what: string): number {
-  const port = Number(value);
-  if (value.trim() === "" || !Number.isInteger(port) || port < 0 || port > 65535)
-    throw new UsageError(`${what} must be a port number (0-65535), got ${JSON.stringify(value)}`);
-  return port;
 }
 
 /** `name=http://host:port` of `--server`; a UsageError naming what is wrong. */

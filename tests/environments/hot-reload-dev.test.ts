@@ -6,33 +6,10 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { echoModule } from "../fixtures/echo-env-module";
 import { eventually, orsAt, type Proc, REPO, start, tempDir } from "./helpers";
 
 const PORT = Number(process.env.ORS_TEST_DEV_PORT ?? 8760);
-
-const module = (
-  description: string,
-  reward: number,
-) => `import { defineEnvironment, defineTool, text, z } from "ors-playground/sdk";
-
-export default defineEnvironment<{ word: string }>({
-  name: "echo",
-  splits: ["train"],
-  listTasks: () => [{ word: "alpha" }, { word: "beta" }],
-  getPrompt: ({ task }) => \`Say \${task.word}.\`,
-  tools: {
-    say: defineTool<{ word: string }, { word: string }>({
-      description: ${JSON.stringify(description)},
-      input: z.object({ word: z.string() }),
-      run: ({ word }, { task }) => ({
-        blocks: [text(word === task.word ? "yes" : "no")],
-        reward: word === task.word ? ${reward} : 0,
-        finished: true,
-      }),
-    }),
-  },
-});
-`;
 
 const tmp = tempDir("ors-dev-reload-");
 const file = path.join(tmp.dir, "envs.ts");
@@ -40,7 +17,7 @@ let app: Proc;
 let base = "";
 
 beforeAll(async () => {
-  writeFileSync(file, module("Say the word.", 1));
+  writeFileSync(file, echoModule("Say the word.", 1));
   app = start(["--import", "tsx", "lib/app-server/main.ts", "--dev", "--port", String(PORT)], {
     cwd: REPO,
     env: { ORS_ENVS: file, PLAYGROUND_DATA_DIR: path.join(tmp.dir, "data"), ORS_SERVERS: "" },
@@ -92,7 +69,7 @@ describe("hot reload with the dev entry", () => {
     });
 
     const edited = Date.now();
-    writeFileSync(file, module("Say the word, exactly.", 0.5));
+    writeFileSync(file, echoModule("Say the word, exactly.", 0.5));
     const description = await eventually(async () => {
       const { tools } = (await direct.get("/echo/tools")) as { tools: { description: string }[] };
       return tools[0]!.description === "Say the word, exactly." ? tools[0]!.description : undefined;
