@@ -386,6 +386,10 @@ test.describe("the JSON editor", () => {
     await expect(options.getByRole("option")).toHaveCount(2);
     await expect(options.getByRole("option").first()).toContainText('"corner"');
     await expect(options.getByRole("option").last()).toContainText('"size"');
+    // CodeMirror takes no keys from a completion list in its first 75 ms (interactionDelay), so that
+    // keys typed before a person could see it do not pick from it; a person sees the list first.
+    const listShown = Date.now();
+    await expect.poll(() => Date.now() - listShown).toBeGreaterThan(150);
     await editor.press("Enter");
     await expect(editor).toContainText('"kind": "rect", "corner": ');
     // Keyboard: Tab leaves the editor (it does not trap focus).
