@@ -1,26 +1,7 @@
 // `slow`: a tool that takes tens of seconds (so the `: ping` comments every 10 s show on the SSE
 // stream) and stops early when the call is aborted; plus a fast tool for comparison.
 import { z } from "zod";
-import { defineEnvironment, defineTool, text } from "@/lib/ors/sdk";
-
-/** Resolves after `ms`, or rejects with the abort reason as soon as `signal` aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason ?? new Error("aborted"));
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason ?? new Error("aborted"));
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
+import { defineEnvironment, defineTool, sleep, text } from "@/lib/ors/sdk";
 
 const wait = defineTool({
   description:

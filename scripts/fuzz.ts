@@ -12,6 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { seededRandom } from "@/envs/shared/seeded-random";
 import { ENV_ENDPOINTS, ROOT_ENDPOINTS } from "@/lib/ors/protocol/paths";
 import { processExists, spawnServer, treeCpuSeconds, treeRssBytes } from "./bench-proc";
 
@@ -24,20 +25,6 @@ const USAGE = `Usage: npm run fuzz -- [options]
   --json              print the figures as one JSON line too`;
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-
-// ---------------------------------------------------------------------------------------------
-// A seeded PRNG, so a failing run can be repeated exactly.
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Characters of random text, by code point (no lone surrogates). */
 const TEXT_ALPHABET = Array.from(
@@ -669,7 +656,7 @@ async function main(): Promise<void> {
 
   try {
     const f = await fixture(server.baseUrl, port);
-    const rand = new Rand(mulberry32(seed));
+    const rand = new Rand(seededRandom(seed));
     let sent = 0;
     let done = 0;
     let retried = 0;

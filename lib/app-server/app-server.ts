@@ -9,7 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import next from "next";
 import type { RuntimeSourceOptions } from "@/lib/environments/runtime-source";
-import { createNodeListener } from "@/lib/ors/host/node-adapter";
+import { createNodeListener, listenHttp } from "@/lib/ors/host/node-adapter";
 import type { Playground } from "@/lib/playground";
 import {
   DEFAULT_LISTEN_HOST,
@@ -20,7 +20,7 @@ import {
 } from "@/lib/security/listen";
 import { appPolicyFromEnv, LISTEN_HOSTS_VAR } from "@/lib/security/policy-config";
 import type { RequestPolicy } from "@/lib/security/request-policy";
-import { checkNodeRequest, guardServer, listenHttp, writeAnswer } from "./node-http";
+import { checkNodeRequest, guardServer, writeAnswer } from "./node-http";
 
 export interface AppServerOptions {
   /** Listen address (default 127.0.0.1). Any other than loopback requires an access token. */

@@ -3,15 +3,7 @@
 // HTTP), so every one of them gets a clear 4xx with a `{detail}` instead of a reset or a 500.
 // Shared by the app's server entry and the standalone host (scripts/serve-main.ts).
 import "server-only";
-import {
-  createServer,
-  type IncomingMessage,
-  type Server,
-  type ServerOptions,
-  type ServerResponse,
-  STATUS_CODES,
-} from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import {
   checkRequest,
@@ -128,54 +120,4 @@ export function guardServer(
     else if (upgrade) upgrade(req, socket, head);
     else writeRawAnswer(socket, detail(400, "this server takes no protocol upgrades"));
   });
-}
-
-export interface Listening {
-  server: Server;
-  /** `http://host:port` as clients on this machine reach it. */
-  url: string;
-  port: number;
-  /** Stops accepting connections, closes idle ones and, after `graceMs`, any left. */
-  close(graceMs?: number): Promise<void>;
-}
-
-/** Creates a node:http server for `listener` and listens on host:port (port 0: any free one). */
-export async function listenHttp(
-  listener: Listener,
-  { host, port, options }: { host: string; port: number; options?: ServerOptions },
-): Promise<Listening> {
-  const server = createServer({ noDelay: true, keepAliveTimeout: 60_000, ...options }, listener);
-  server.headersTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const addr = server.address() as AddressInfo;
-  const shown = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
-  let closing: Promise<void> | null = null;
-  const sockets = new Set<Socket>();
-  server.on("connection", (s: Socket) => {
-    sockets.add(s);
-    s.once("close", () => sockets.delete(s));
-  });
-  return {
-    server,
-    url: `http://${shown}:${addr.port}`,
-    port: addr.port,
-    close(graceMs = 2000) {
-      closing ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        // Upgraded sockets (dev's HMR) are no longer the server's: end them too.
-        setTimeout(() => {
-          server.closeAllConnections();
-          for (const s of sockets) s.destroy();
-        }, graceMs).unref();
-      });
-      return closing;
-    },
-  };
 }

@@ -2,11 +2,11 @@
 // or an author's module (`--env ./envs.ts`, reloaded when it changes) — behind the request policy
 // (Host allow-list, no cross-site browser requests; lib/security), on loopback unless told
 // otherwise, with an API key required off loopback. `npm run serve` and the CLI's `serve` run this.
-import { guardListener, guardServer, listenHttp } from "@/lib/app-server/node-http";
+import { guardListener, guardServer } from "@/lib/app-server/node-http";
 import { EnvironmentModuleError } from "@/lib/environments/module-exports";
 import { openRuntimeSource, runtimeSourceOptionsFromEnv } from "@/lib/environments/runtime-source";
 import { describeEnvironmentSet } from "@/lib/environments/source";
-import { createNodeListener, createOrsHandler, hostOptionsFromEnv } from "@/lib/ors/host";
+import { createNodeListener, createOrsHandler, hostOptionsFromEnv, listenHttp } from "@/lib/ors/host";
 import { DEFAULT_LISTEN_HOST, isLoopbackAddress, listenHostNames, newSecret } from "@/lib/security/listen";
 import {
   createRequestPolicy,

@@ -12,6 +12,7 @@ import {
   SSE_CHUNK_SIZE,
   type SseFrame,
   sidResponseSchema,
+  sleep,
   splitsSchema,
   statusResponseSchema,
   type ToolSpec,
@@ -138,21 +139,6 @@ function same(a: unknown, b: unknown): boolean {
 
 function list(names: readonly string[], max = 6): string {
   return names.length > max ? `${names.slice(0, max).join(", ")}, … (${names.length})` : names.join(", ");
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 /** Lenient view of a /tools answer: the tools it lists, whatever else is wrong with it. */

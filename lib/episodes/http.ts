@@ -1,10 +1,13 @@
 // Small helpers shared by the /api/trajectories route handlers (thin adapters over the store):
 // the error body, bounded JSON bodies, list filters, and in-flight steps merged into a snapshot.
 import "server-only";
+import type { z } from "zod";
 import { type Trajectory, type TrajectoryFilter, trajectoryFilterSchema } from "@/lib/episodes/schema";
 import { describeZodError } from "@/lib/ors/protocol";
 import { readWithin } from "@/lib/ors/protocol/body";
 import type { Recorder } from "./recorder";
+import { ReplayError } from "./replay";
+import type { TrajectoryStore } from "./store/types";
 
 export const noStore = { "Cache-Control": "no-store" };
 
@@ -39,6 +42,32 @@ export async function readJsonObject(req: Request, limit = 64 * 1024): Promise<u
     return JSON.parse(text) as unknown;
   } catch (e) {
     throw new BodyError(400, `body: malformed JSON (${e instanceof Error ? e.message : String(e)})`);
+  }
+}
+
+/**
+ * Answers a request that re-runs a stored trajectory against its server (fork, replay): the JSON
+ * body checked by `schema`, the trajectory looked up, `run`'s result as JSON. A failed re-run
+ * answers with its kind: the server unreachable, its own error, or a protocol mismatch.
+ */
+export async function rerunTrajectory<T>(
+  req: Request,
+  id: string,
+  store: TrajectoryStore,
+  schema: z.ZodType<T>,
+  run: (t: Trajectory, body: T) => Promise<unknown>,
+): Promise<Response> {
+  try {
+    const body = schema.safeParse(await readJsonObject(req));
+    if (!body.success) return jsonError(400, describeZodError(body.error));
+    const t = await store.get(id);
+    if (!t) return jsonError(404, `no trajectory with id "${id}"`);
+    return Response.json(await run(t, body.data));
+  } catch (e) {
+    if (e instanceof BodyError) return jsonError(e.status, e.detail);
+    if (e instanceof ReplayError)
+      return Response.json({ detail: e.message, kind: e.kind }, { status: e.status, headers: noStore });
+    throw e;
   }
 }
 

@@ -4,7 +4,8 @@
 import { request } from "node:http";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { guardListener, guardServer, type Listening, listenHttp } from "@/lib/app-server/node-http";
+import { guardListener, guardServer } from "@/lib/app-server/node-http";
+import { type Listening, listenHttp } from "@/lib/ors/host";
 import { appPathKind, createRequestPolicy } from "@/lib/security/policy-config";
 
 const policy = createRequestPolicy({

@@ -12,6 +12,7 @@ import {
   readErrorDetail,
   readSseFrames,
   SseLimitError,
+  sleep,
   type ToolCall,
 } from "@/lib/ors/protocol";
 import { describeNetworkError, isAbortError, isUnreachableError, OrsClientError } from "./errors";
@@ -53,22 +54,6 @@ export interface CallToolContext {
 }
 
 class StreamDropped extends Error {}
-
-/** Sleeps `ms`, or rejects with the signal's reason when it aborts. */
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
 
 /** Calls a tool and resolves with its RunToolOutput (`{ok:false}` tool errors included). */
 export async function callToolSse(

@@ -9,6 +9,12 @@ export {
   type OrsHost,
   type OrsHostStats,
 } from "./handler";
-export { createNodeListener, type NodeListenerOptions, serveNode } from "./node-adapter";
+export {
+  createNodeListener,
+  type Listening,
+  listenHttp,
+  type NodeListenerOptions,
+  serveNode,
+} from "./node-adapter";
 export { DEFAULT_HOST_OPTIONS, HOST_ENV_VARS, hostOptionsFromEnv, type OrsHostOptions } from "./options";
 export type { OrsReply, SseSink } from "./reply";

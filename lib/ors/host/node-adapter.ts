@@ -1,8 +1,14 @@
 // The node:http adapter of the ORS host (`npm run serve`, training-scale loads). Same
 // handler, no web streams on the hot path: JSON bodies are written whole, SSE streams are written
 // as they come with backpressure (waits for 'drain'), and a closed connection cancels the stream.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerOptions,
+  type ServerResponse,
+} from "node:http";
+import type { AddressInfo, Socket } from "node:net";
 import { OrsError } from "../protocol/errors";
 import { type IncomingOrsRequest, type OrsHandler, pathOf, tooLarge } from "./handler";
 import { JSON_CONTENT_TYPE, type OrsReply, SSE_HEADERS } from "./reply";
@@ -147,6 +153,56 @@ export function createNodeListener(handler: OrsHandler): (req: IncomingMessage, 
   };
 }
 
+export interface Listening {
+  server: Server;
+  /** `http://host:port` as clients on this machine reach it. */
+  url: string;
+  port: number;
+  /** Stops accepting connections, closes idle ones and, after `graceMs`, any left. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** Creates a node:http server for `listener` and listens on host:port (port 0: any free one). */
+export async function listenHttp(
+  listener: (req: IncomingMessage, res: ServerResponse) => void,
+  { host, port, options }: { host: string; port: number; options?: ServerOptions },
+): Promise<Listening> {
+  const server = createServer({ noDelay: true, keepAliveTimeout: 60_000, ...options }, listener);
+  server.headersTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const addr = server.address() as AddressInfo;
+  const shown = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
+  let closing: Promise<void> | null = null;
+  const sockets = new Set<Socket>();
+  server.on("connection", (s: Socket) => {
+    sockets.add(s);
+    s.once("close", () => sockets.delete(s));
+  });
+  return {
+    server,
+    url: `http://${shown}:${addr.port}`,
+    port: addr.port,
+    close(graceMs = 2000) {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        // Upgraded sockets (dev's HMR) are no longer the server's: end them too.
+        setTimeout(() => {
+          server.closeAllConnections();
+          for (const s of sockets) s.destroy();
+        }, graceMs).unref();
+      });
+      return closing;
+    },
+  };
+}
+
 export interface NodeListenerOptions {
   port: number;
   host?: string;
@@ -157,28 +213,16 @@ export async function serveNode(
   handler: OrsHandler,
   { port, host = "127.0.0.1" }: NodeListenerOptions,
 ): Promise<{ server: Server; url: string; close(): Promise<void> }> {
-  const server = createServer({ noDelay: true, keepAliveTimeout: 60_000 }, createNodeListener(handler));
-  server.headersTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const addr = server.address() as AddressInfo;
-  const shownHost = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
+  const listening = await listenHttp(createNodeListener(handler), { host, port });
   let closing: Promise<void> | null = null;
   return {
-    server,
-    url: `http://${shownHost}:${addr.port}`,
+    server: listening.server,
+    url: listening.url,
     close() {
       closing ??= (async () => {
-        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeIdleConnections();
+        const stopped = listening.close();
+        // Open SSE streams end with the sessions; anything left is cut after the grace time.
         await handler.close();
-        // Open SSE streams have ended with the sessions; anything left is cut.
-        setTimeout(() => server.closeAllConnections(), 2000).unref();
         await stopped;
       })();
       return closing;

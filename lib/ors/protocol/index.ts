@@ -70,6 +70,7 @@ export {
   toolSpecReadSchema,
   toolSpecSchema,
 } from "./schemas";
+export { sleep } from "./sleep";
 export {
   createSseFrameParser,
   formatResultEvents,

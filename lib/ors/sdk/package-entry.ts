@@ -22,4 +22,4 @@ export type {
   ToolDefinition,
   ToolResult,
 } from "./index";
-export { defineEnvironment, defineTool, image, text } from "./index";
+export { defineEnvironment, defineTool, image, sleep, text } from "./index";

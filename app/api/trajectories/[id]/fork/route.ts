@@ -3,9 +3,8 @@
 // sid and how each replayed step compared with the original.
 import { z } from "zod";
 import { forkTrajectory } from "@/lib/episodes/fork";
-import { BodyError, jsonError, noStore, readJsonObject } from "@/lib/episodes/http";
-import { ReplayError } from "@/lib/episodes/replay";
-import { describeZodError, secretsSchema } from "@/lib/ors/protocol";
+import { rerunTrajectory } from "@/lib/episodes/http";
+import { secretsSchema } from "@/lib/ors/protocol";
 import { getPlayground } from "@/lib/playground";
 
 export const runtime = "nodejs";
@@ -19,17 +18,7 @@ const bodySchema = z.strictObject({
 export async function POST(req: Request, ctx: { params: Promise<{ id: string }> }) {
   const { id } = await ctx.params;
   const playground = getPlayground();
-  try {
-    const body = bodySchema.safeParse(await readJsonObject(req));
-    if (!body.success) return jsonError(400, describeZodError(body.error));
-    const t = await playground.store.get(id);
-    if (!t) return jsonError(404, `no trajectory with id "${id}"`);
-    return Response.json(await forkTrajectory(playground, t, body.data.step, body.data.secrets));
-  } catch (e) {
-    if (e instanceof BodyError) return jsonError(e.status, e.detail);
-    // The kind says what failed: the server unreachable, its own error, or a protocol mismatch.
-    if (e instanceof ReplayError)
-      return Response.json({ detail: e.message, kind: e.kind }, { status: e.status, headers: noStore });
-    throw e;
-  }
+  return rerunTrajectory(req, id, playground.store, bodySchema, (t, body) =>
+    forkTrajectory(playground, t, body.step, body.secrets),
+  );
 }
