@@ -6,15 +6,18 @@
 import type { Block } from "@/lib/ors/protocol";
 import type { ReplayMark, Trajectory, TrajectoryStep } from "./schema";
 
-export type StepField =
-  | "tool"
-  | "input"
-  | "observation"
-  | "reward"
-  | "finished"
-  | "ok"
-  | "error"
-  | "metadata";
+/** The fields of a step that a comparison reads, in the order a diff names them. */
+const STEP_FIELDS = [
+  "tool",
+  "input",
+  "observation",
+  "reward",
+  "finished",
+  "ok",
+  "error",
+  "metadata",
+] as const;
+export type StepField = (typeof STEP_FIELDS)[number];
 
 export interface StepDiff {
   index: number;
@@ -71,17 +74,7 @@ export interface CompareOptions {
 }
 
 /** What `ignore` may name besides paths: the step fields, and the trajectory's prompt. */
-export const IGNORABLE = [
-  "tool",
-  "input",
-  "observation",
-  "reward",
-  "finished",
-  "ok",
-  "error",
-  "metadata",
-  "prompt",
-] as const;
+export const IGNORABLE = [...STEP_FIELDS, "prompt"] as const;
 /** The roots a JSON path may start from (`blocks` reads as `observation`). */
 const PATH_ROOTS = new Set(["input", "observation", "metadata", "prompt"]);
 
@@ -227,17 +220,6 @@ export function compareSteps(a: TrajectoryStep, b: TrajectoryStep, options?: Com
   return stepFields(a, b, comparer(options));
 }
 
-const ALL_FIELDS: StepField[] = [
-  "tool",
-  "input",
-  "observation",
-  "reward",
-  "finished",
-  "ok",
-  "error",
-  "metadata",
-];
-
 /**
  * Aligns two trajectories step by step and lists what differs: exactly by default (the UI), or as
  * loosely as `options` say (golden tests). A step missing on one side always differs in every
@@ -252,7 +234,7 @@ export function diffTrajectories(a: Trajectory, b: Trajectory, options?: Compare
   for (let i = 0; i < n; i++) {
     const sa = a.steps[i] ?? null;
     const sb = b.steps[i] ?? null;
-    const fields = sa && sb ? stepFields(sa, sb, c) : [...ALL_FIELDS];
+    const fields = sa && sb ? stepFields(sa, sb, c) : [...STEP_FIELDS];
     if (fields.length) {
       differing++;
       firstDifference ??= i + 1;

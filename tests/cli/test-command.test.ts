@@ -15,6 +15,7 @@ import type { Trajectory } from "@/lib/episodes/schema";
 import { createOrsClient, type OrsClient } from "@/lib/ors/client";
 import { tempDir } from "../episodes/helpers";
 import { type RunningReferenceServer, startReferenceServer } from "../fixtures/reference-server/spawn";
+import { captureIo, runScript } from "./helpers";
 
 const REPO_ROOT = path.resolve(__dirname, "../..");
 const VARIANT_PORT = Number(process.env.TEST_GOLDEN_VARIANT_PORT ?? 8784);
@@ -60,44 +61,8 @@ async function openSessions(): Promise<number> {
   return ((await (await fetch(`${VARIANT_URL}/__sessions`)).json()) as { sessions: number }).sessions;
 }
 
-interface Run {
-  child: ChildProcess;
-  done: Promise<{ code: number | null; stdout: string; stderr: string }>;
-}
-
-/** `npm run test:golden -- <args>` as a child process (the script itself, without npm's banner). */
-function run(args: string[]): Run {
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/test-golden.ts", ...args], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, NO_COLOR: "1" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.on("data", (d: Buffer) => {
-    stdout += d.toString();
-  });
-  child.stderr!.on("data", (d: Buffer) => {
-    stderr += d.toString();
-  });
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.once("exit", (code) => resolve({ code, stdout, stderr })),
-  );
-  return { child, done };
-}
-
-function capture() {
-  const out = { stdout: "", stderr: "" };
-  const io = {
-    stdout: (s: string) => {
-      out.stdout += s;
-    },
-    stderr: (s: string) => {
-      out.stderr += s;
-    },
-  };
-  return { out, io };
-}
+/** `npm run test:golden -- <args>` as a child process. */
+const run = (args: string[]) => runScript("test-golden.ts", args);
 
 /** The counts of a JUnit file's <testsuites> element. */
 function junitCounts(file: string) {
@@ -451,7 +416,7 @@ describe("test: golden episodes replayed on a real server process", () => {
       new Promise((_resolve, reject) => {
         init?.signal?.addEventListener("abort", () => reject(init.signal!.reason), { once: true });
       });
-    const { out, io } = capture();
+    const { out, io } = captureIo();
     const started = Date.now();
     const code = await testCommand([files.variant, "--server", "http://silent.test", "--timeout", "200ms"], {
       ...io,
@@ -501,7 +466,7 @@ describe("test: usage mistakes exit 2 with the reason and the usage", () => {
     [["FILE", "--server", "http://a:1", "--bogus"], /unknown option --bogus/],
   ])("%j", async (argv, reason) => {
     const args = argv.map((a) => (a === "FILE" ? files.variant : a));
-    const { out, io } = capture();
+    const { out, io } = captureIo();
     expect(await testCommand(args, io)).toBe(2);
     expect(out.stderr).toMatch(reason);
     expect(out.stderr).toMatch(/^usage: test <GOLDEN\.jsonl>\.\.\. --server URL \[options\]/m);
@@ -518,7 +483,7 @@ describe("test: usage mistakes exit 2 with the reason and the usage", () => {
   });
 
   it("--help prints the usage on stdout: exit 0", async () => {
-    const { out, io } = capture();
+    const { out, io } = captureIo();
     expect(await testCommand(["-h"], io)).toBe(0);
     expect(out.stdout).toMatch(/--reward-tolerance X/);
   });

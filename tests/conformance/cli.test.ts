@@ -1,30 +1,15 @@
 // The `check` command: its options, exit codes (0 usable, 1 a break or an error, 2 usage, 130 on
 // Ctrl-C), text and `--json` output; in process and as the real `npm run check` script.
-import { type ChildProcess, spawn } from "node:child_process";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinEnvironments } from "@/envs";
 import { checkCommand, parseCheckArgs } from "@/lib/cli/check-command";
 import type { ConformanceReport } from "@/lib/conformance";
 import { createOrsHandler, type OrsHandler } from "@/lib/ors/host";
+import { captureIo, runScript } from "../cli/helpers";
 import { handlerFetch, proxyToHandler, startHttpServer } from "../relay/helpers";
 import { brokenHandler, CHECK_IDS, reportShape, result } from "./helpers";
 
-const REPO_ROOT = path.resolve(__dirname, "../..");
 const BROKEN_PORT = 8709;
-
-function capture() {
-  const out = { stdout: "", stderr: "" };
-  const io = {
-    stdout: (s: string) => {
-      out.stdout += s;
-    },
-    stderr: (s: string) => {
-      out.stderr += s;
-    },
-  };
-  return { out, io };
-}
 
 describe("check command: options", () => {
   it("parses every option", () => {
@@ -89,7 +74,7 @@ describe("check command: options", () => {
     [["http://h:1", "--timeout", "0"], /--timeout: must be more than 0/],
     [["http://h:1", "--json=yes"], /--json takes no value/],
   ])("%j is a usage error: exit 2 with the reason and the usage", async (argv, reason) => {
-    const { out, io } = capture();
+    const { out, io } = captureIo();
     expect(await checkCommand(argv, io)).toBe(2);
     expect(out.stderr).toMatch(reason);
     expect(out.stderr).toMatch(/^usage: check <URL> \[options\]/m);
@@ -97,7 +82,7 @@ describe("check command: options", () => {
   });
 
   it("--help prints the usage on stdout: exit 0", async () => {
-    const { out, io } = capture();
+    const { out, io } = captureIo();
     expect(await checkCommand(["-h"], io)).toBe(0);
     expect(out.stdout).toMatch(/--idle-timeout MS/);
   });
@@ -119,7 +104,7 @@ describe("check command: runs", () => {
   });
 
   it("text report of a clean server, grouped by outcome with a summary line: exit 0", async () => {
-    const { out, io } = capture();
+    const { out, io } = captureIo();
     const code = await checkCommand(["http://local.invalid", "--ping-time", "0"], {
       ...io,
       fetch: handlerFetch(host),
@@ -137,7 +122,7 @@ describe("check command: runs", () => {
   });
 
   it("--json of a clean server has the documented shape: exit 0", async () => {
-    const { out, io } = capture();
+    const { out, io } = captureIo();
     const code = await checkCommand(["http://local.invalid", "--json", "--ping-time", "0"], {
       ...io,
       fetch: handlerFetch(host),
@@ -149,7 +134,7 @@ describe("check command: runs", () => {
   });
 
   it("progress lines on stderr, one per check", async () => {
-    const { out, io } = capture();
+    const { out, io } = captureIo();
     await checkCommand(["http://local.invalid", "--ping-time", "0"], {
       ...io,
       progress: true,
@@ -160,25 +145,7 @@ describe("check command: runs", () => {
     expect(lines[0]).toMatch(/^\[ 1\] ✓ health$/);
   });
 
-  function run(args: string[]): {
-    child: ChildProcess;
-    done: Promise<{ code: number | null; stdout: string }>;
-  } {
-    const child = spawn(process.execPath, ["--import", "tsx", "scripts/check.ts", ...args], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, NO_COLOR: "1" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    child.stdout!.on("data", (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr!.resume();
-    const done = new Promise<{ code: number | null; stdout: string }>((resolve) =>
-      child.once("exit", (code) => resolve({ code, stdout })),
-    );
-    return { child, done };
-  }
+  const run = (args: string[]) => runScript("check.ts", args);
 
   it("the npm run check script on a broken server: the JSON report on stdout, exit 1", async () => {
     const { code, stdout } = await run([broken.url, "--json", "--ping-time", "0"]).done;

@@ -1,0 +1,46 @@
+// What the CLI tests share: an in-process command's output captured, and a CLI script run as the
+// real child process it is from npm (tsx, the repo as its folder, no colours).
+import { type ChildProcess, spawn } from "node:child_process";
+import path from "node:path";
+
+const REPO_ROOT = path.resolve(__dirname, "../..");
+
+/** An `io` for a command run in process, and what it wrote. */
+export function captureIo() {
+  const out = { stdout: "", stderr: "" };
+  const io = {
+    stdout: (s: string) => {
+      out.stdout += s;
+    },
+    stderr: (s: string) => {
+      out.stderr += s;
+    },
+  };
+  return { out, io };
+}
+
+export interface ScriptRun {
+  child: ChildProcess;
+  done: Promise<{ code: number | null; stdout: string; stderr: string }>;
+}
+
+/** `scripts/<script>` with `args`, as `npm run` starts it (without npm's banner). */
+export function runScript(script: string, args: string[]): ScriptRun {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join("scripts", script), ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, NO_COLOR: "1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (d: Buffer) => {
+    stdout += d.toString();
+  });
+  child.stderr!.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.once("exit", (code) => resolve({ code, stdout, stderr })),
+  );
+  return { child, done };
+}
