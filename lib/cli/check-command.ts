@@ -12,21 +12,7 @@ import {
   runConformanceCheck,
 } from "@/lib/conformance";
 import { parseArgs, parseDuration, UsageError } from "./args";
-
-export interface CheckCommandIo {
-  stdout(text: string): void;
-  stderr(text: string): void;
-  /** ANSI colours in the text report (a terminal). */
-  color?: boolean;
-  /** One line on stderr per check as it is decided (a terminal). */
-  progress?: boolean;
-  /** Environment variables (`ORS_API_KEY` is the API key's default, as for the reference client). */
-  env?: Record<string, string | undefined>;
-  /** The fetch to use (tests may pass an in-process handler). */
-  fetch?: typeof fetch;
-  /** Stops the check (e.g. on Ctrl-C); the sessions it created are still deleted. */
-  signal?: AbortSignal;
-}
+import type { HeadlessIo } from "./io";
 
 export const CHECK_USAGE = `usage: check <URL> [options]
 
@@ -159,7 +145,7 @@ export function parseCheckArgs(
  *   stderr: (s) => process.stderr.write(s),
  * });
  */
-export async function checkCommand(argv: readonly string[], io: CheckCommandIo): Promise<number> {
+export async function checkCommand(argv: readonly string[], io: HeadlessIo): Promise<number> {
   let parsed: ReturnType<typeof parseCheckArgs>;
   try {
     parsed = parseCheckArgs(argv, io.env ?? {});

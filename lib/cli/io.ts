@@ -16,6 +16,14 @@ export interface CommandIo {
   cwd?: string;
 }
 
+/** What the headless commands (`check`, `test`) get: the same, where tests may pass their own fetch. */
+export interface HeadlessIo extends Omit<CommandIo, "env"> {
+  /** Environment variables: `ORS_API_KEY` (the API key's default, as for the reference client), secrets. */
+  env?: Record<string, string | undefined>;
+  /** The fetch to use (tests may pass an in-process handler). */
+  fetch?: typeof fetch;
+}
+
 /** Resolves when `signal` aborts (never without one). */
 export function untilAborted(signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {

@@ -17,22 +17,8 @@ import { parseTrajectories } from "@/lib/episodes/jsonl";
 import { createOrsClient, type OrsClient } from "@/lib/ors/client";
 import type { Secrets } from "@/lib/ors/protocol";
 import { parseArgs, parseDuration, UsageError } from "./args";
+import type { HeadlessIo } from "./io";
 import { type JUnitCase, type JUnitSuite, junitXml } from "./junit";
-
-export interface TestCommandIo {
-  stdout(text: string): void;
-  stderr(text: string): void;
-  /** ANSI colours in the text report (a terminal). */
-  color?: boolean;
-  /** One line on stderr as each episode starts (a terminal). */
-  progress?: boolean;
-  /** Environment variables: `ORS_API_KEY`, and the values of `--secret NAME`. */
-  env?: Record<string, string | undefined>;
-  /** The fetch to use (tests may pass an in-process handler). */
-  fetch?: typeof fetch;
-  /** Stops the run (e.g. on Ctrl-C): the session of the episode running is still deleted. */
-  signal?: AbortSignal;
-}
 
 export const DEFAULT_TEST_TIMEOUT_MS = 60_000;
 export const DEFAULT_TEST_MAX_TIME_MS = 30 * 60_000;
@@ -443,7 +429,7 @@ export function goldenJUnit(report: GoldenReport): string {
  *   stderr: (s) => process.stderr.write(s),
  * });
  */
-export async function testCommand(argv: readonly string[], io: TestCommandIo): Promise<number> {
+export async function testCommand(argv: readonly string[], io: HeadlessIo): Promise<number> {
   let a: TestArgs | null;
   let cases: GoldenCase[];
   let urls: Map<string, string>;
