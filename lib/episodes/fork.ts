@@ -38,14 +38,18 @@ async function markRecorded(
   return recorded.id;
 }
 
-/** Forks at step `n`: a new live session on the same task with actions 1..n replayed. */
+/**
+ * Forks at step `n`: a new live session on the same task with actions 1..n replayed. When
+ * `signal` aborts (the asking page went away) the run stops and its session is deleted.
+ */
 export async function forkTrajectory(
   deps: ForkDeps,
   t: Trajectory,
   n: number,
   secrets?: Secrets,
+  signal?: AbortSignal,
 ): Promise<ForkResult> {
-  const run = await replayEpisode(deps.clientFor(t.server), t, { upTo: n, keepOpen: true, secrets });
+  const run = await replayEpisode(deps.clientFor(t.server), t, { upTo: n, keepOpen: true, secrets, signal });
   const id = await markRecorded(deps, t, run, { kind: "fork", step: n });
   return {
     server: t.server,
@@ -58,13 +62,14 @@ export async function forkTrajectory(
   };
 }
 
-/** Re-runs every action against the server as it is now, closes the session, and diffs. */
+/** Re-runs every action against the server as it is now, closes the session, and diffs (`signal`: as for a fork). */
 export async function replayTrajectory(
   deps: ForkDeps,
   t: Trajectory,
   secrets?: Secrets,
+  signal?: AbortSignal,
 ): Promise<ReplayResult> {
-  const run = await replayEpisode(deps.clientFor(t.server), t, { secrets });
+  const run = await replayEpisode(deps.clientFor(t.server), t, { secrets, signal });
   const id = await markRecorded(deps, t, run, { kind: "replay" });
   const replay = await deps.store.get(id);
   if (!replay) throw new ReplayError("server", 500, "the replayed trajectory vanished");

@@ -48,22 +48,25 @@ export async function readJsonObject(req: Request, limit = 64 * 1024): Promise<u
 /**
  * Answers a request that re-runs a stored trajectory against its server (fork, replay): the JSON
  * body checked by `schema`, the trajectory looked up, `run`'s result as JSON. A failed re-run
- * answers with its kind: the server unreachable, its own error, or a protocol mismatch.
+ * answers with its kind: the server unreachable, its own error, or a protocol mismatch. The run
+ * gets the request's signal: a client that goes away stops it (its session is deleted).
  */
 export async function rerunTrajectory<T>(
   req: Request,
   id: string,
   store: TrajectoryStore,
   schema: z.ZodType<T>,
-  run: (t: Trajectory, body: T) => Promise<unknown>,
+  run: (t: Trajectory, body: T, signal: AbortSignal) => Promise<unknown>,
 ): Promise<Response> {
   try {
     const body = schema.safeParse(await readJsonObject(req));
     if (!body.success) return jsonError(400, describeZodError(body.error));
     const t = await store.get(id);
     if (!t) return jsonError(404, `no trajectory with id "${id}"`);
-    return Response.json(await run(t, body.data));
+    return Response.json(await run(t, body.data, req.signal));
   } catch (e) {
+    // Nobody reads this answer; it keeps the abandoned run out of the error log.
+    if (req.signal.aborted) return jsonError(499, "the client went away: the run stopped");
     if (e instanceof BodyError) return jsonError(e.status, e.detail);
     if (e instanceof ReplayError)
       return Response.json({ detail: e.message, kind: e.kind }, { status: e.status, headers: noStore });

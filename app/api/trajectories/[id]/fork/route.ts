@@ -18,7 +18,7 @@ const bodySchema = z.strictObject({
 export async function POST(req: Request, ctx: { params: Promise<{ id: string }> }) {
   const { id } = await ctx.params;
   const playground = getPlayground();
-  return rerunTrajectory(req, id, playground.store, bodySchema, (t, body) =>
-    forkTrajectory(playground, t, body.step, body.secrets),
+  return rerunTrajectory(req, id, playground.store, bodySchema, (t, body, signal) =>
+    forkTrajectory(playground, t, body.step, body.secrets, signal),
   );
 }

@@ -14,7 +14,7 @@ const bodySchema = z.strictObject({ secrets: secretsSchema.optional() });
 export async function POST(req: Request, ctx: { params: Promise<{ id: string }> }) {
   const { id } = await ctx.params;
   const playground = getPlayground();
-  return rerunTrajectory(req, id, playground.store, bodySchema, (t, body) =>
-    replayTrajectory(playground, t, body.secrets),
+  return rerunTrajectory(req, id, playground.store, bodySchema, (t, body, signal) =>
+    replayTrajectory(playground, t, body.secrets, signal),
   );
 }
