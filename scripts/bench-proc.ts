@@ -87,6 +87,18 @@ export function processExists(pid: number): boolean {
   return fs.existsSync(`/proc/${pid}/stat`);
 }
 
+/** A free TCP port on 127.0.0.1, as the OS hands one out. */
+export function anyFreeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
 /** A free TCP port on 127.0.0.1 within [from, to] (the benchmark's assigned range). */
 export async function freeLoopbackPort(from: number, to: number): Promise<number> {
   for (let port = from; port <= to; port++) {

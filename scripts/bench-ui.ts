@@ -10,12 +10,12 @@
 // Prints the tables with PASS/FAIL per budget and writes them to scripts/BENCH-UI.md.
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { type Browser, type BrowserContext, chromium, type Page } from "@playwright/test";
+import { anyFreeLoopbackPort } from "./bench-proc";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const JS_BUDGET_KB = 200;
@@ -51,15 +51,7 @@ const chromiumPath = args.chromium ?? process.env.CHROMIUM_PATH ?? "/usr/bin/chr
 
 /** A free loopback port: the given one, else one the OS hands out. */
 async function pickPort(): Promise<number> {
-  if (args.port) return Number(args.port);
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
+  return args.port ? Number(args.port) : anyFreeLoopbackPort();
 }
 
 function run(cmd: string, cmdArgs: string[], env: NodeJS.ProcessEnv): Promise<void> {

@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { seededRandom } from "@/envs/shared/seeded-random";
 import { ENV_ENDPOINTS, ROOT_ENDPOINTS } from "@/lib/ors/protocol/paths";
-import { processExists, spawnServer, treeCpuSeconds, treeRssBytes } from "./bench-proc";
+import { anyFreeLoopbackPort, processExists, spawnServer, treeCpuSeconds, treeRssBytes } from "./bench-proc";
 
 const USAGE = `Usage: npm run fuzz -- [options]
   --requests <n>      requests to send (default 10000)
@@ -522,17 +522,6 @@ function sendRaw(port: number, bytes: Buffer, halfClose: boolean): Promise<Outco
 // ---------------------------------------------------------------------------------------------
 // Main.
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 async function fixture(base: string, port: number): Promise<Fixture> {
   // A few live sessions and recorded trajectories, so requests reach past "unknown session".
   const sids: string[] = [];
@@ -602,7 +591,7 @@ async function main(): Promise<void> {
   const seed = values.seed ? Number(values.seed) : randomBytes(4).readUInt32LE(0);
   if (!Number.isInteger(total) || total < 1 || !Number.isInteger(concurrency) || concurrency < 1)
     throw new Error(`--requests and --concurrency must be positive integers\n${USAGE}`);
-  const port = values.port ? Number(values.port) : await freePort();
+  const port = values.port ? Number(values.port) : await anyFreeLoopbackPort();
   // A server already on that port would answer the health check in place of ours.
   await new Promise<void>((resolve, reject) => {
     const probe = net.createServer();

@@ -2,11 +2,11 @@
 // CONNECT, malformed HTTP and upgrades (which never reach a `request` listener), and a refused
 // request with a body that does not hold the connection.
 import { request } from "node:http";
-import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { guardListener, guardServer } from "@/lib/app-server/node-http";
 import { type Listening, listenHttp } from "@/lib/ors/host";
 import { appPathKind, createRequestPolicy } from "@/lib/security/policy-config";
+import { rawExchange } from "./helpers";
 
 const policy = createRequestPolicy({
   hosts: [],
@@ -43,30 +43,16 @@ beforeAll(async () => {
 });
 afterAll(() => server.close(0));
 
-/** Sends raw bytes and returns everything the server writes back until it closes. */
-function raw(bytes: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const s = connect(port, "127.0.0.1", () => s.write(bytes));
-    let out = "";
-    s.on("data", (d) => {
-      out += d;
-    });
-    s.on("end", () => resolve(out));
-    s.on("error", reject);
-    s.setTimeout(5000, () => {
-      s.destroy();
-      reject(new Error(`no close; got ${JSON.stringify(out)}`));
-    });
-  });
-}
-
 function bodyOf(response: string): { detail: string } {
   return JSON.parse(response.slice(response.indexOf("\r\n\r\n") + 4));
 }
 
 describe("guarded node:http server", () => {
   it("answers TRACE and bad escapes with a JSON detail, and serves the rest", async () => {
-    const t = await raw(`TRACE / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
+    const t = await rawExchange(
+      port,
+      `TRACE / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`,
+    );
     expect(t).toMatch(/^HTTP\/1\.1 405 /);
     expect(bodyOf(t).detail).toMatch(/TRACE/);
     const esc = await fetch(`http://127.0.0.1:${port}/api/trajectories/%zz`);
@@ -78,25 +64,32 @@ describe("guarded node:http server", () => {
   });
 
   it("refuses CONNECT: it is not a proxy", async () => {
-    const r = await raw("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n");
+    const r = await rawExchange(port, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n");
     expect(r).toMatch(/^HTTP\/1\.1 405 /);
     expect(bodyOf(r).detail).toMatch(/not a proxy/);
   });
 
   it("answers malformed HTTP with 400 and oversized headers with 431", async () => {
-    const bad = await raw("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header\r\n\r\n");
+    const bad = await rawExchange(port, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header\r\n\r\n");
     expect(bad).toMatch(/^HTTP\/1\.1 400 /);
     expect(bodyOf(bad).detail).toMatch(/malformed HTTP request/);
-    const big = await raw(`GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${"a".repeat(100_000)}\r\n\r\n`);
+    const big = await rawExchange(
+      port,
+      `GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${"a".repeat(100_000)}\r\n\r\n`,
+    );
     expect(big).toMatch(/^HTTP\/1\.1 431 /);
     // The answer to a HEAD has no body, or the client would read it as the next answer.
-    const head = await raw(`HEAD / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`);
+    const head = await rawExchange(
+      port,
+      `HEAD / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`,
+    );
     expect(head).toMatch(/^HTTP\/1\.1 431 [\s\S]*\r\n\r\n$/);
   });
 
   it("applies the policy to upgrades before handing them on", async () => {
     const upgrade = (host: string, origin?: string) =>
-      raw(
+      rawExchange(
+        port,
         `GET /_next/hmr HTTP/1.1\r\nHost: ${host}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n${
           origin ? `Origin: ${origin}\r\n` : ""
         }\r\n`,
@@ -144,7 +137,8 @@ describe("guarded node:http server", () => {
   });
 
   it("a refused request with a small body is drained: the connection serves the next request", async () => {
-    const out = await raw(
+    const out = await rawExchange(
+      port,
       `POST /api/servers HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nOrigin: http://evil.example\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello` +
         `GET /trajectories HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`,
     );

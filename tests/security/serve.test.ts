@@ -2,9 +2,9 @@
 // front of it on loopback, and off loopback an API key it generates, prints and requires.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { connect } from "node:net";
 import { networkInterfaces } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
+import { rawExchange } from "./helpers";
 
 const children: ChildProcess[] = [];
 afterEach(async () => {
@@ -49,23 +49,11 @@ async function serve(host: string): Promise<{ url: string; out: () => string }> 
   return { url, out: () => out };
 }
 
-function raw(port: number, bytes: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const s = connect(port, "127.0.0.1", () => s.write(bytes));
-    let out = "";
-    s.on("data", (d) => {
-      out += d;
-    });
-    s.on("end", () => resolve(out));
-    s.on("error", reject);
-  });
-}
-
 describe("npm run serve", () => {
   it("on loopback: foreign Host 403, cross-site browser writes 403, TRACE and CONNECT 405; curl works", async () => {
     const { url } = await serve("127.0.0.1");
     const port = Number(new URL(url).port);
-    const foreign = await raw(
+    const foreign = await rawExchange(
       port,
       "GET /list_environments HTTP/1.1\r\nHost: rebind.evil.example\r\nConnection: close\r\n\r\n",
     );
@@ -82,9 +70,9 @@ describe("npm run serve", () => {
     });
     expect(plain.status).toBe(415);
     expect(
-      await raw(port, `TRACE / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`),
+      await rawExchange(port, `TRACE / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`),
     ).toMatch(/^HTTP\/1\.1 405 /);
-    expect(await raw(port, "CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n")).toMatch(
+    expect(await rawExchange(port, "CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n")).toMatch(
       /^HTTP\/1\.1 405 /,
     );
     const created = await fetch(`${url}/create_session`, { method: "POST" });

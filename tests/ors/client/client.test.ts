@@ -7,6 +7,7 @@ import { type CallEvent, createOrsClient, OrsClientError, startKeepAlive } from 
 import { createOrsHandler, type OrsHandler } from "@/lib/ors/host";
 import { formatSseEvent } from "@/lib/ors/protocol";
 import { handlerFetch, proxyToHandler, readBody, startHttpServer } from "../../relay/helpers";
+import { rejection } from "./helpers";
 
 let host: OrsHandler;
 
@@ -19,16 +20,6 @@ afterAll(async () => {
 
 function local(extra: Partial<Parameters<typeof createOrsClient>[0]> = {}) {
   return createOrsClient({ baseUrl: "http://host.test", fetch: handlerFetch(host), ...extra });
-}
-
-async function rejection(p: Promise<unknown>): Promise<OrsClientError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(OrsClientError);
-    return err as OrsClientError;
-  }
-  throw new Error("expected a rejection");
 }
 
 describe("client against the built-in host (in process)", () => {

@@ -3,9 +3,10 @@
 // lists, the 308 of an unknown environment, `event: error`) turned into readable OrsClientErrors.
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CallEvent, createOrsClient, type OrsClient, OrsClientError } from "@/lib/ors/client";
+import { type CallEvent, createOrsClient, type OrsClient } from "@/lib/ors/client";
 import type { RunToolOutput, ToolOutput } from "@/lib/ors/protocol";
 import { type RunningReferenceServer, startReferenceServer } from "../../fixtures/reference-server/spawn";
+import { rejection } from "./helpers";
 
 const FIXTURE = JSON.parse(
   readFileSync(new URL("../../fixtures/pydantic-tool-schemas.json", import.meta.url), "utf8"),
@@ -25,16 +26,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await ref?.stop();
 });
-
-async function rejection(p: Promise<unknown>): Promise<OrsClientError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(OrsClientError);
-    return err as OrsClientError;
-  }
-  throw new Error("expected a rejection");
-}
 
 function output(result: RunToolOutput): ToolOutput {
   if (!result.ok) throw new Error(`tool error: ${result.error}`);
