@@ -1,0 +1,459 @@
+// The team-scale trajectory store: the TrajectoryStore contract (./types.ts) over PostgreSQL, shared
+// by every app replica on one database. Same rows and semantics as the SQLite store (./sqlite.ts):
+// step-by-step writes, list filters, import, retention. Each trajectory names the replica that
+// recorded it, so that a replica ends only the built-in host's episodes that are really lost.
+import "server-only";
+import type pg from "pg";
+import {
+  type EndReason,
+  type Trajectory,
+  type TrajectoryFilter,
+  type TrajectoryOrigin,
+  type TrajectoryStep,
+  type TrajectorySummary,
+  taskLabel,
+} from "@/lib/episodes/schema";
+import type { Block } from "@/lib/ors/protocol";
+import { sumRewards } from "../reward";
+import { APPLICATION_NAME_PREFIX, type PostgresDatabase } from "./postgres-db";
+import {
+  escapeLike,
+  newTrajectoryId,
+  retentionFromEnv,
+  SORT_COLUMNS,
+  type StepRow,
+  type TrajRow,
+  toStep,
+  toSummary,
+  toTrajectory,
+} from "./sqlite";
+import type { NewTrajectory, RetentionOptions, TrajectoryStore } from "./types";
+
+// pg_try_advisory_xact_lock key: one replica applies retention at a time, the others skip it.
+const RETENTION_LOCK = 0x4f525350_02;
+
+/** `replica` is alive while any connection carries its application_name (a killed one's are gone). */
+const REPLICA_GONE = `(replica IS NULL OR NOT EXISTS (
+  SELECT 1 FROM pg_stat_activity a WHERE a.application_name = '${APPLICATION_NAME_PREFIX}' || trajectories.replica))`;
+
+const STEP_COLUMNS = `trajectory_id, idx, tool, input_json, task_id, started_at, ended_at, latency_ms, ok, error,
+  blocks_json, reward, finished, metadata_json, events_json, replay_json, after_end, truncated_json`;
+
+export class PostgresTrajectoryStore implements TrajectoryStore {
+  readonly db: PostgresDatabase;
+  readonly retention: RetentionOptions;
+
+  constructor(db: PostgresDatabase, retention: RetentionOptions = retentionFromEnv()) {
+    this.db = db;
+    this.retention = retention;
+  }
+
+  private async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []) {
+    await this.db.ready;
+    return this.db.pool.query<R>(text, values);
+  }
+
+  private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    await this.db.ready;
+    return this.db.transaction(fn);
+  }
+
+  async close(): Promise<void> {
+    await this.db.close();
+  }
+
+  async create(t: NewTrajectory): Promise<string> {
+    const id = t.id ?? newTrajectoryId();
+    await this.query(
+      `INSERT INTO trajectories (id, server, env, sid, task_json, task_label, started_at, last_activity_at,
+         origin_json, stored_at, replica)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8, $9, $10)`,
+      [
+        id,
+        t.server,
+        t.env,
+        t.sid,
+        t.task ? JSON.stringify(t.task) : null,
+        taskLabel(t.task),
+        t.startedAt,
+        t.origin ? JSON.stringify(t.origin) : null,
+        Date.now(),
+        this.db.replica,
+      ],
+    );
+    await this.retain(Date.now());
+    return id;
+  }
+
+  async setPrompt(id: string, blocks: Block[], at: number): Promise<void> {
+    await this.query(
+      "UPDATE trajectories SET prompt_json = $1, last_activity_at = GREATEST(last_activity_at, $2) WHERE id = $3",
+      [JSON.stringify(blocks), at, id],
+    );
+  }
+
+  async addReprompt(id: string, at: number, same: boolean): Promise<void> {
+    await this.query(
+      `UPDATE trajectories SET
+         reprompts_json = (COALESCE(reprompts_json, '[]')::jsonb || $1::jsonb)::text,
+         last_activity_at = GREATEST(last_activity_at, $2)
+       WHERE id = $3`,
+      [JSON.stringify([{ at, same }]), at, id],
+    );
+  }
+
+  async hasPrompt(id: string): Promise<boolean> {
+    const r = await this.query("SELECT 1 FROM trajectories WHERE id = $1 AND prompt_json IS NOT NULL", [id]);
+    return r.rowCount! > 0;
+  }
+
+  /** The recorded prompt of a trajectory (the live feeds read it for watchers on other replicas). */
+  async promptOf(id: string): Promise<Block[] | null> {
+    const r = await this.query<{ prompt_json: string | null }>(
+      "SELECT prompt_json FROM trajectories WHERE id = $1",
+      [id],
+    );
+    const json = r.rows[0]?.prompt_json;
+    return json ? (JSON.parse(json) as Block[]) : null;
+  }
+
+  async setEnv(id: string, env: string): Promise<void> {
+    await this.query("UPDATE trajectories SET env = $1 WHERE id = $2 AND env IS NULL", [env, id]);
+  }
+
+  async setOrigin(id: string, origin: TrajectoryOrigin): Promise<void> {
+    await this.query("UPDATE trajectories SET origin_json = $1 WHERE id = $2", [JSON.stringify(origin), id]);
+  }
+
+  async setGolden(id: string, golden: boolean): Promise<boolean> {
+    const r = await this.query("UPDATE trajectories SET golden = $1 WHERE id = $2", [golden ? 1 : 0, id]);
+    return r.rowCount! > 0;
+  }
+
+  async touch(id: string, at: number): Promise<void> {
+    await this.query(
+      "UPDATE trajectories SET last_activity_at = GREATEST(last_activity_at, $1) WHERE id = $2",
+      [at, id],
+    );
+  }
+
+  async putStep(id: string, step: TrajectoryStep): Promise<void> {
+    await this.tx((c) => writeStep(c, id, step));
+  }
+
+  /** One step as stored (the live feeds read it for watchers on other replicas), or null. */
+  async stepOf(id: string, index: number): Promise<TrajectoryStep | null> {
+    const r = await this.query<StepRow>(`SELECT * FROM steps WHERE trajectory_id = $1 AND idx = $2`, [
+      id,
+      index,
+    ]);
+    return r.rows[0] ? toStep(r.rows[0]) : null;
+  }
+
+  async setStepReplay(id: string, index: number, mark: TrajectoryStep["replay"]): Promise<void> {
+    await this.query("UPDATE steps SET replay_json = $1 WHERE trajectory_id = $2 AND idx = $3", [
+      mark ? JSON.stringify(mark) : null,
+      id,
+      index,
+    ]);
+  }
+
+  async end(id: string, reason: EndReason, at: number, error: string | null = null): Promise<boolean> {
+    const r = await this.query(
+      "UPDATE trajectories SET end_reason = $1, ended_at = $2, error = $3 WHERE id = $4 AND end_reason IS NULL",
+      [reason, at, error, id],
+    );
+    return r.rowCount! > 0;
+  }
+
+  /**
+   * Ends the running trajectories of a server that this replica recorded, or that a replica no
+   * longer running recorded: the built-in host of another live replica still has its sessions.
+   */
+  async endRunningOf(server: string, reason: EndReason, at: number, error: string | null): Promise<string[]> {
+    const r = await this.query<{ id: string }>(
+      `UPDATE trajectories SET end_reason = $1, ended_at = $2, error = $3
+       WHERE server = $4 AND end_reason IS NULL AND (replica = $5 OR ${REPLICA_GONE})
+       RETURNING id`,
+      [reason, at, error, server, this.db.replica],
+    );
+    return r.rows.map((x) => x.id);
+  }
+
+  /** Ends the running trajectories of a server recorded by replicas that are gone (not this one). */
+  async endOrphanedOf(
+    server: string,
+    reason: EndReason,
+    at: number,
+    error: string | null,
+  ): Promise<string[]> {
+    const r = await this.query<{ id: string }>(
+      `UPDATE trajectories SET end_reason = $1, ended_at = $2, error = $3
+       WHERE server = $4 AND end_reason IS NULL AND replica IS DISTINCT FROM $5 AND ${REPLICA_GONE}
+       RETURNING id`,
+      [reason, at, error, server, this.db.replica],
+    );
+    return r.rows.map((x) => x.id);
+  }
+
+  async findRunning(server: string, sid: string): Promise<TrajectorySummary | null> {
+    const r = await this.query<TrajRow>(
+      `SELECT * FROM trajectories WHERE server = $1 AND sid = $2 AND end_reason IS NULL
+       ORDER BY started_at DESC, seq DESC LIMIT 1`,
+      [server, sid],
+    );
+    return r.rows[0] ? toSummary(r.rows[0]) : null;
+  }
+
+  async findBySession(server: string, sid: string): Promise<TrajectorySummary | null> {
+    const r = await this.query<TrajRow>(
+      `SELECT * FROM trajectories WHERE server = $1 AND sid = $2
+         AND (origin_json IS NULL OR (origin_json::jsonb ->> 'kind') IS DISTINCT FROM 'import')
+       ORDER BY started_at DESC, seq DESC LIMIT 1`,
+      [server, sid],
+    );
+    return r.rows[0] ? toSummary(r.rows[0]) : null;
+  }
+
+  async summary(id: string): Promise<TrajectorySummary | null> {
+    const r = await this.query<TrajRow>("SELECT * FROM trajectories WHERE id = $1", [id]);
+    return r.rows[0] ? toSummary(r.rows[0]) : null;
+  }
+
+  async get(id: string): Promise<Trajectory | null> {
+    // One snapshot: the trajectory and its steps as of the same moment.
+    return this.tx(async (c) => {
+      await c.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+      const r = await c.query<TrajRow>("SELECT * FROM trajectories WHERE id = $1", [id]);
+      if (!r.rows[0]) return null;
+      const steps = await c.query<StepRow>("SELECT * FROM steps WHERE trajectory_id = $1 ORDER BY idx", [id]);
+      return toTrajectory(r.rows[0], steps.rows.map(toStep));
+    });
+  }
+
+  private where(f: TrajectoryFilter): { sql: string; params: unknown[] } {
+    const clauses: string[] = [];
+    const params: unknown[] = [];
+    const p = (v: unknown) => {
+      params.push(v);
+      return `$${params.length}`;
+    };
+    if (f.server) clauses.push(`server = ${p(f.server)}`);
+    if (f.env) clauses.push(`env = ${p(f.env)}`);
+    if (f.task)
+      clauses.push(
+        `(task_label = ${p(f.task)} OR task_label ILIKE ${p(`%${escapeLike(f.task)}%`)} ESCAPE '\\')`,
+      );
+    if (f.end_reason === "running") clauses.push("end_reason IS NULL");
+    else if (f.end_reason) clauses.push(`end_reason = ${p(f.end_reason)}`);
+    if (f.golden !== undefined) clauses.push(f.golden ? "golden = 1" : "golden = 0");
+    if (f.min_reward != null) clauses.push(`total_reward >= ${p(f.min_reward)}`);
+    if (f.max_reward != null) clauses.push(`total_reward <= ${p(f.max_reward)}`);
+    if (f.q) {
+      // ILIKE: SQLite's LIKE ignores ASCII case, and the search reads the same on both stores.
+      const q = p(`%${escapeLike(f.q)}%`);
+      const like = (col: string) => `${col} ILIKE ${q} ESCAPE '\\'`;
+      clauses.push(
+        `(${["id", "server", "env", "sid", "task_label", "error", "prompt_json"].map(like).join(" OR ")}
+          OR EXISTS (SELECT 1 FROM steps s WHERE s.trajectory_id = trajectories.id AND
+            (${["s.tool", "s.input_json", "s.blocks_json"].map(like).join(" OR ")})))`,
+      );
+    }
+    return { sql: clauses.length ? `WHERE ${clauses.join(" AND ")}` : "", params };
+  }
+
+  /** The SQLite store's order: NULLs first going up, last going down; text compared bytewise. */
+  private orderBy(f: TrajectoryFilter): string {
+    const col = SORT_COLUMNS[f.sort ?? "started_at"] ?? "started_at";
+    const asc = (f.order ?? "desc") === "asc";
+    const dir = asc ? "ASC NULLS FIRST" : "DESC NULLS LAST";
+    const text = col === "env" || col === "server" ? ' COLLATE "C"' : "";
+    return `ORDER BY ${col}${text} ${dir}, started_at ${dir}, id COLLATE "C" ${dir}`;
+  }
+
+  async list(f: TrajectoryFilter = {}): Promise<{ items: TrajectorySummary[]; total: number }> {
+    const { sql, params } = this.where(f);
+    const total = await this.query<{ n: number }>(
+      `SELECT COUNT(*)::int AS n FROM trajectories ${sql}`,
+      params,
+    );
+    const n = params.length;
+    const rows = await this.query<TrajRow>(
+      `SELECT * FROM trajectories ${sql} ${this.orderBy(f)} LIMIT $${n + 1} OFFSET $${n + 2}`,
+      [...params, f.limit ?? 200, f.offset ?? 0],
+    );
+    return { items: rows.rows.map(toSummary), total: total.rows[0]!.n };
+  }
+
+  async *iterate(f: TrajectoryFilter = {}): AsyncGenerator<Trajectory> {
+    const { sql, params } = this.where(f);
+    const n = params.length;
+    const ids = await this.query<{ id: string }>(
+      `SELECT id FROM trajectories ${sql} ${this.orderBy(f)} LIMIT $${n + 1} OFFSET $${n + 2}`,
+      [...params, f.limit ?? null, f.offset ?? 0],
+    );
+    for (const { id } of ids.rows) {
+      const t = await this.get(id);
+      if (t) yield t;
+    }
+  }
+
+  async running(): Promise<TrajectorySummary[]> {
+    const r = await this.query<TrajRow>(
+      "SELECT * FROM trajectories WHERE end_reason IS NULL ORDER BY last_activity_at DESC LIMIT 500",
+    );
+    return r.rows.map(toSummary);
+  }
+
+  /** As the SQLite store: one transaction, all or nothing; ids that exist are skipped. */
+  async importMany(trajectories: Trajectory[]): Promise<{ imported: string[]; skipped: string[] }> {
+    const imported: string[] = [];
+    const skipped: string[] = [];
+    await this.tx(async (c) => {
+      for (const t of trajectories) {
+        const r = await c.query(
+          `INSERT INTO trajectories (id, server, env, sid, task_json, task_label, prompt_json, started_at,
+             ended_at, last_activity_at, end_reason, error, origin_json, stored_at, reprompts_json, golden)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+           ON CONFLICT (id) DO NOTHING`,
+          [
+            t.id,
+            t.server,
+            t.env,
+            t.sid,
+            t.task ? JSON.stringify(t.task) : null,
+            taskLabel(t.task),
+            t.prompt ? JSON.stringify(t.prompt) : null,
+            t.started_at,
+            t.ended_at ?? t.steps.filter((s) => !s.after_end).at(-1)?.ended_at ?? t.started_at,
+            t.ended_at ?? t.started_at,
+            t.end_reason ?? "error",
+            t.end_reason ? t.error : (t.error ?? "the episode was still running when it was exported"),
+            JSON.stringify(t.origin ?? { kind: "import", from: t.id }),
+            Date.now(),
+            t.reprompts?.length ? JSON.stringify(t.reprompts) : null,
+            t.golden ? 1 : 0,
+          ],
+        );
+        if (r.rowCount === 0) {
+          skipped.push(t.id);
+          continue;
+        }
+        for (const s of t.steps) await writeStep(c, t.id, s);
+        imported.push(t.id);
+      }
+    });
+    if (imported.length) await this.retain(Date.now());
+    return { imported, skipped };
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const r = await this.query("DELETE FROM trajectories WHERE id = $1", [id]);
+    return r.rowCount! > 0;
+  }
+
+  async enforceRetention(now: number): Promise<number> {
+    return this.retain(now);
+  }
+
+  /** As the SQLite store (first stored first; running and golden ones kept); one replica at a time. */
+  private async retain(now: number): Promise<number> {
+    const { maxAgeDays, maxCount } = this.retention;
+    if (maxAgeDays <= 0 && maxCount <= 0) return 0;
+    return this.tx(async (c) => {
+      const locked = await c.query<{ ok: boolean }>("SELECT pg_try_advisory_xact_lock($1) AS ok", [
+        RETENTION_LOCK,
+      ]);
+      if (!locked.rows[0]!.ok) return 0;
+      let removed = 0;
+      if (maxAgeDays > 0) {
+        const r = await c.query(
+          "DELETE FROM trajectories WHERE end_reason IS NOT NULL AND golden = 0 AND stored_at < $1",
+          [now - maxAgeDays * 86_400_000],
+        );
+        removed += r.rowCount ?? 0;
+      }
+      if (maxCount > 0) {
+        const n = (await c.query<{ n: number }>("SELECT COUNT(*)::int AS n FROM trajectories")).rows[0]!.n;
+        if (n > maxCount) {
+          const r = await c.query(
+            `DELETE FROM trajectories WHERE id IN (
+               SELECT id FROM trajectories WHERE end_reason IS NOT NULL AND golden = 0
+               ORDER BY stored_at ASC, seq ASC LIMIT $1)`,
+            [n - maxCount],
+          );
+          removed += r.rowCount ?? 0;
+        }
+      }
+      return removed;
+    });
+  }
+
+  async sweepIdle(now: number, idleMs: number): Promise<string[]> {
+    const r = await this.query<{ id: string }>(
+      `UPDATE trajectories SET end_reason = 'timeout', ended_at = last_activity_at + $1,
+         error = 'no activity for longer than the idle timeout'
+       WHERE end_reason IS NULL AND last_activity_at < $2
+       RETURNING id`,
+      [idleMs, now - idleMs],
+    );
+    return r.rows.map((x) => x.id);
+  }
+}
+
+/** Writes a step (insert or replace) and refreshes the counters, in the caller's transaction. */
+async function writeStep(c: pg.PoolClient, id: string, step: TrajectoryStep): Promise<void> {
+  // Steps of one trajectory are written one at a time, whichever replica writes them.
+  await c.query("SELECT 1 FROM trajectories WHERE id = $1 FOR UPDATE", [id]);
+  const placeholders = Array.from({ length: 18 }, (_, i) => `$${i + 1}`).join(", ");
+  const updates = STEP_COLUMNS.split(",")
+    .map((s) => s.trim())
+    .filter((col) => col !== "trajectory_id" && col !== "idx")
+    .map((col) => `${col} = EXCLUDED.${col}`)
+    .join(", ");
+  await c.query(
+    `INSERT INTO steps (${STEP_COLUMNS}) VALUES (${placeholders})
+     ON CONFLICT (trajectory_id, idx) DO UPDATE SET ${updates}`,
+    [
+      id,
+      step.index,
+      step.tool,
+      JSON.stringify(step.input),
+      step.task_id,
+      step.started_at,
+      step.ended_at,
+      step.latency_ms,
+      step.ok == null ? null : step.ok ? 1 : 0,
+      step.error,
+      JSON.stringify(step.blocks),
+      step.reward,
+      step.finished ? 1 : 0,
+      step.metadata ? JSON.stringify(step.metadata) : null,
+      JSON.stringify(step.events),
+      step.replay ? JSON.stringify(step.replay) : null,
+      step.after_end ? 1 : 0,
+      step.truncated ? JSON.stringify(step.truncated) : null,
+    ],
+  );
+  // The total without float noise (as every view computes it), steps after the end left out.
+  const rewards = await c.query<{ reward: number | null }>(
+    "SELECT reward FROM steps WHERE trajectory_id = $1 AND after_end = 0 ORDER BY idx",
+    [id],
+  );
+  await c.query(
+    `UPDATE trajectories SET
+       num_steps = (SELECT COUNT(*) FROM steps WHERE trajectory_id = $1),
+       total_reward = $2,
+       last_activity_at = GREATEST(last_activity_at, $3)
+     WHERE id = $1`,
+    [id, sumRewards(rewards.rows.map((r) => r.reward)), step.ended_at ?? step.started_at],
+  );
+}
+
+/** Opens the store on a database (see ./postgres-db.ts). */
+export function openPostgresStore(
+  db: PostgresDatabase,
+  retention?: RetentionOptions,
+): PostgresTrajectoryStore {
+  return new PostgresTrajectoryStore(db, retention ?? retentionFromEnv());
+}

@@ -1,0 +1,147 @@
+// The PostgreSQL store on a real PostgreSQL server (the test run's throwaway cluster, a database of
+// this file's own): the TrajectoryStore contract (the same conformance suite as SQLite), plus what
+// is PostgreSQL's own: migrations under an advisory lock when replicas start together, a newer
+// schema refused, clear errors for a bad URL or an unreachable server, and the built-in host's
+// episodes of a live replica left alone.
+import { afterAll, describe, expect, it } from "vitest";
+import { openPostgresStore } from "@/lib/episodes/store/postgres";
+import {
+  databaseUrlFrom,
+  describeDatabaseError,
+  openPostgresDatabase,
+  redactUrl,
+} from "@/lib/episodes/store/postgres-db";
+import { SCHEMA_VERSION } from "@/lib/episodes/store/postgres-schema";
+import { anyFreeLoopbackPort } from "../../../scripts/bench-proc";
+import { postgresDatabase } from "../../support/postgres";
+import { describeTrajectoryStore } from "./conformance";
+
+const db = await postgresDatabase("store");
+const NO_RETENTION = { maxCount: 0, maxAgeDays: 0 };
+
+describe.skipIf(!db.ok)("PostgreSQL store", () => {
+  const opened: { close(): Promise<void> }[] = [];
+  afterAll(async () => {
+    for (const o of opened) await o.close();
+  });
+  /** A database of its own per case: the conformance cases count every trajectory. */
+  const freshDatabase = async (label: string) => {
+    const r = await postgresDatabase(label);
+    if (!r.ok) throw new Error(r.reason);
+    return r.url;
+  };
+
+  describeTrajectoryStore("PostgreSQL", async (retention) => {
+    const store = openPostgresStore(openPostgresDatabase(await freshDatabase("conformance")), retention);
+    return { store };
+  });
+
+  it("migrates once when replicas start together, and records the version", async () => {
+    const shared = await freshDatabase("migrate");
+    const dbs = Array.from({ length: 4 }, () => openPostgresDatabase(shared));
+    opened.push(...dbs);
+    await Promise.all(dbs.map((d) => d.ready));
+    const r = await dbs[0]!.pool.query<{ version: number }>("SELECT version FROM playground_schema");
+    expect(r.rows).toEqual([{ version: SCHEMA_VERSION }]);
+    const stores = dbs.map((d) => openPostgresStore(d, NO_RETENTION));
+    const ids = await Promise.all(
+      stores.map((s, i) => s.create({ server: "py", sid: `s${i}`, env: "math", task: null, startedAt: i })),
+    );
+    expect((await stores[3]!.list({})).total).toBe(4);
+    expect((await stores[0]!.get(ids[3]!))?.sid).toBe("s3");
+  });
+
+  it("refuses a database from a newer build, saying so", async () => {
+    const shared = await freshDatabase("newer");
+    const first = openPostgresDatabase(shared);
+    opened.push(first);
+    await first.ready;
+    await first.pool.query("UPDATE playground_schema SET version = 99");
+    const second = openPostgresDatabase(shared);
+    opened.push(second);
+    await expect(second.ready).rejects.toThrow(/schema version 99, newer than this build/);
+    await expect(openPostgresStore(second).summary("x")).rejects.toThrow(/schema version 99/);
+  });
+
+  it("ends the built-in host's running episodes of gone replicas only", async () => {
+    const shared = await freshDatabase("replicas");
+    const a = openPostgresDatabase(shared, { replica: "replicaA" });
+    const b = openPostgresDatabase(shared, { replica: "replicaB" });
+    opened.push(a, b);
+    const storeA = openPostgresStore(a, NO_RETENTION);
+    const storeB = openPostgresStore(b, NO_RETENTION);
+    const ofA = await storeA.create({ server: "local", sid: "a", env: "math", task: null, startedAt: 1 });
+    const ofB = await storeB.create({ server: "local", sid: "b", env: "math", task: null, startedAt: 1 });
+    const remote = await storeA.create({ server: "py", sid: "c", env: "math", task: null, startedAt: 1 });
+    // B restarting: A is alive, so A's `local` episode is not B's to end.
+    expect(await storeB.endRunningOf("local", "error", 5, "restarted")).toEqual([ofB]);
+    expect(await storeB.endOrphanedOf("local", "error", 5, "gone")).toEqual([]);
+    // A goes away (its connections close): now its `local` episode is orphaned; `py`'s lives on.
+    await a.close();
+    expect(await storeB.endOrphanedOf("local", "error", 6, "the replica stopped")).toEqual([ofA]);
+    expect(await storeB.summary(ofA)).toMatchObject({ end_reason: "error", error: "the replica stopped" });
+    expect((await storeB.summary(remote))?.end_reason).toBeNull();
+  });
+
+  it("reads one step and the prompt (what the live feeds of other replicas read)", async () => {
+    const store = openPostgresStore(openPostgresDatabase(await freshDatabase("rows")), NO_RETENTION);
+    opened.push(store);
+    const id = await store.create({ server: "py", sid: "s", env: "math", task: null, startedAt: 1 });
+    await store.setPrompt(id, [{ type: "text", text: "hello" }], 2);
+    await store.putStep(id, {
+      index: 1,
+      tool: "t",
+      input: { b: 1, a: 2 },
+      task_id: null,
+      started_at: 3,
+      ended_at: 4.5,
+      latency_ms: 1.5,
+      ok: true,
+      error: null,
+      blocks: [],
+      reward: 0.1,
+      finished: false,
+      metadata: null,
+      events: [],
+    });
+    expect(await store.promptOf(id)).toEqual([{ type: "text", text: "hello" }]);
+    const step = await store.stepOf(id, 1);
+    // The input's key order is kept (exports read as recorded); times are not rounded.
+    expect(JSON.stringify(step?.input)).toBe('{"b":1,"a":2}');
+    expect(step).toMatchObject({ ended_at: 4.5, latency_ms: 1.5, ok: true, reward: 0.1 });
+    expect(await store.stepOf(id, 2)).toBeNull();
+  });
+});
+
+describe("PostgreSQL configuration", () => {
+  it("takes postgres:// URLs, refuses others with a clear message, never shows the password", () => {
+    expect(databaseUrlFrom({})).toBeNull();
+    expect(databaseUrlFrom({ PLAYGROUND_DATABASE_URL: "  " })).toBeNull();
+    expect(databaseUrlFrom({ PLAYGROUND_DATABASE_URL: "postgres://u:p@db:5432/x" })).toBe(
+      "postgres://u:p@db:5432/x",
+    );
+    expect(() => databaseUrlFrom({ PLAYGROUND_DATABASE_URL: "mysql://u@db/x" })).toThrow(
+      /PLAYGROUND_DATABASE_URL must start with postgres:\/\//,
+    );
+    expect(() => databaseUrlFrom({ PLAYGROUND_DATABASE_URL: "not a url" })).toThrow(/is not a URL/);
+    expect(redactUrl("postgres://u:s3cret@db:5432/x")).toBe("postgres://u:***@db:5432/x");
+    expect(
+      describeDatabaseError(
+        { code: "28P01", message: "password authentication failed" },
+        "postgres://u:s3cret@h/x",
+      ),
+    ).not.toContain("s3cret");
+  });
+
+  it("an unreachable server: every use fails with a clear error, nothing hangs", async () => {
+    const port = await anyFreeLoopbackPort();
+    const dead = openPostgresDatabase(`postgres://someone:s3cret@127.0.0.1:${port}/nothing`);
+    await expect(dead.ready).rejects.toThrow(
+      new RegExp(
+        `cannot reach PostgreSQL at postgres://someone:\\*\\*\\*@127\\.0\\.0\\.1:${port}/nothing: connection refused`,
+      ),
+    );
+    await expect(openPostgresStore(dead).list({})).rejects.toThrow(/connection refused/);
+    await dead.close();
+  });
+});
