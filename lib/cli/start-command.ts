@@ -151,7 +151,7 @@ export async function startBanner(app: AppServer, version: string, host: string)
   servers.forEach((s, i) => {
     lines.push(`${i === 0 ? col("Servers") : pad}${s.name.padEnd(8)} ${s.url}`);
   });
-  lines.push(`${col("Data")}${pg.registry.dataDir}  (recorded episodes, added servers)`);
+  lines.push(`${col("Data")}${pg.storage.where}  (recorded episodes, added servers)`);
   if (app.token) {
     lines.push(`${col("Access token")}${app.tokenGenerated ? "generated: " : ""}${app.token}`);
     lines.push(`${pad}${host} is not loopback: pages and APIs need it (the Open URL carries it)`);

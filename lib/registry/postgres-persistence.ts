@@ -1,0 +1,53 @@
+// Added servers in PostgreSQL (with PLAYGROUND_DATABASE_URL): every replica sees the same ones.
+// Their API keys are readable by the database role the app uses and by superusers only (the table
+// is revoked from PUBLIC), as servers.json is by its owner only. Hand-written servers stay
+// configuration: read from servers.json in the data folder when there is one, never written.
+import "server-only";
+import type { PostgresDatabase } from "@/lib/episodes/store/postgres-db";
+import { fileServerPersistence, type ServerPersistence } from "./persistence";
+
+interface Row {
+  name: string;
+  url: string;
+  api_key: string | null;
+  idle_timeout_ms: number | null;
+}
+
+export function postgresServerPersistence(db: PostgresDatabase, dataDir: string): ServerPersistence {
+  const config = fileServerPersistence(dataDir);
+  return {
+    where: `PostgreSQL at ${db.where}`,
+    async read() {
+      await db.ready;
+      const [file, rows] = await Promise.all([
+        config.read(),
+        db.pool.query<Row>(
+          "SELECT name, url, api_key, idle_timeout_ms FROM added_servers ORDER BY added_at, name",
+        ),
+      ]);
+      return {
+        servers: file.servers,
+        userServers: rows.rows.map((r) => ({
+          name: r.name,
+          url: r.url,
+          ...(r.api_key ? { apiKey: r.api_key } : {}),
+          ...(r.idle_timeout_ms ? { idleTimeoutMs: r.idle_timeout_ms } : {}),
+        })),
+      };
+    },
+    async addUser(e) {
+      await db.ready;
+      const r = await db.pool.query(
+        `INSERT INTO added_servers (name, url, api_key, idle_timeout_ms, added_at) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (name) DO NOTHING`,
+        [e.name, e.url, e.apiKey ?? null, e.idleTimeoutMs ?? null, Date.now()],
+      );
+      return r.rowCount === 1;
+    },
+    async removeUser(name) {
+      await db.ready;
+      const r = await db.pool.query("DELETE FROM added_servers WHERE name = $1", [name]);
+      return (r.rowCount ?? 0) > 0;
+    },
+  };
+}
