@@ -1,7 +1,6 @@
 // Real processes for the replica tests: app replicas (./replica-server.ts) on one PostgreSQL
 // database, a shared ORS server they relay to, an episode played through a replica's relay, and a
 // reader of the live SSE feeds that waits for what it expects. Processes stop by their PID.
-import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
