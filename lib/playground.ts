@@ -96,6 +96,7 @@ export function createPlayground(
       void clientFor(server)
         .ping(sid)
         .catch(() => {}),
+    inflightElsewhere: pg ? (id) => pg.store.inflightElsewhere(id) : undefined,
     idleLimitOf: async (server) =>
       server === "local"
         ? host.host.options.idleTimeoutMs

@@ -225,6 +225,19 @@ describe.skipIf(!db.ok)("app replicas on one PostgreSQL database", () => {
     const id = ((await all.until(isStarted(sid))).data.summary as Summary).id;
     const inflight = onA.call("slow", sid, "wait", { seconds: 5 }).catch((e: Error) => e);
     await all.until((e) => e.event === "step" && e.data.id === id && (e.data.step as Step).index === 2);
+    // A watcher opening the episode on B now sees that call as running (A carries it), not as cut.
+    const snapshotOnB = async () => {
+      const feed = watchFeed(`${b.url}/api/trajectories/${id}/events`);
+      const snap = await feed.until((e) => e.event === "snapshot");
+      await feed.close();
+      return snap.data as { inflight: number[]; trajectory: Trajectory };
+    };
+    const during = await snapshotOnB();
+    expect(during.inflight).toEqual([2]);
+    expect(during.trajectory.steps.map((s) => [s.index, s.ok])).toEqual([
+      [1, true],
+      [2, null],
+    ]);
     // ...and one on A's built-in host, which lives and dies with A.
     const localOnA = relayClient(a.url, "local");
     const localSid = await localOnA.createEpisode("guess", "train", 0);
@@ -232,6 +245,10 @@ describe.skipIf(!db.ok)("app replicas on one PostgreSQL database", () => {
 
     await a.kill9();
     expect(await inflight).toBeInstanceOf(Error);
+    // With A gone, that call is cut: nobody carries it any more.
+    expect(
+      (await eventually(async () => ((await snapshotOnB()).inflight.length ? undefined : true))) as boolean,
+    ).toBe(true);
 
     // B serves: the list, the record so far (the cut call included), new episodes.
     const t = await getJson<Trajectory>(`${b.url}/api/trajectories/${id}`);

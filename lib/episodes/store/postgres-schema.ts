@@ -52,6 +52,7 @@ export const MIGRATIONS: string[] = [
      replay_json TEXT,
      after_end SMALLINT NOT NULL DEFAULT 0,
      truncated_json TEXT,
+     replica TEXT,
      PRIMARY KEY (trajectory_id, idx)
    );
    CREATE TABLE added_servers (

@@ -37,7 +37,7 @@ const REPLICA_GONE = `(replica IS NULL OR NOT EXISTS (
   SELECT 1 FROM pg_stat_activity a WHERE a.application_name = '${APPLICATION_NAME_PREFIX}' || trajectories.replica))`;
 
 const STEP_COLUMNS = `trajectory_id, idx, tool, input_json, task_id, started_at, ended_at, latency_ms, ok, error,
-  blocks_json, reward, finished, metadata_json, events_json, replay_json, after_end, truncated_json`;
+  blocks_json, reward, finished, metadata_json, events_json, replay_json, after_end, truncated_json, replica`;
 
 export class PostgresTrajectoryStore implements TrajectoryStore {
   readonly db: PostgresDatabase;
@@ -138,7 +138,7 @@ export class PostgresTrajectoryStore implements TrajectoryStore {
   }
 
   async putStep(id: string, step: TrajectoryStep): Promise<void> {
-    await this.tx((c) => writeStep(c, id, step));
+    await this.tx((c) => writeStep(c, id, step, this.db.replica));
   }
 
   /** One step as stored (the live feeds read it for watchers on other replicas), or null. */
@@ -148,6 +148,20 @@ export class PostgresTrajectoryStore implements TrajectoryStore {
       index,
     ]);
     return r.rows[0] ? toStep(r.rows[0]) : null;
+  }
+
+  /**
+   * Indices of the steps whose calls another live replica is carrying now (pending, written by it):
+   * a watcher here shows them as running, not as cut.
+   */
+  async inflightElsewhere(id: string): Promise<number[]> {
+    const r = await this.query<{ idx: number }>(
+      `SELECT idx FROM steps s WHERE s.trajectory_id = $1 AND s.ok IS NULL AND s.replica <> $2
+         AND EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = '${APPLICATION_NAME_PREFIX}' || s.replica)
+       ORDER BY idx`,
+      [id, this.db.replica],
+    );
+    return r.rows.map((x) => x.idx);
   }
 
   async setStepReplay(id: string, index: number, mark: TrajectoryStep["replay"]): Promise<void> {
@@ -339,7 +353,7 @@ export class PostgresTrajectoryStore implements TrajectoryStore {
           skipped.push(t.id);
           continue;
         }
-        for (const s of t.steps) await writeStep(c, t.id, s);
+        for (const s of t.steps) await writeStep(c, t.id, s, null);
         imported.push(t.id);
       }
     });
@@ -401,11 +415,19 @@ export class PostgresTrajectoryStore implements TrajectoryStore {
   }
 }
 
-/** Writes a step (insert or replace) and refreshes the counters, in the caller's transaction. */
-async function writeStep(c: pg.PoolClient, id: string, step: TrajectoryStep): Promise<void> {
+/**
+ * Writes a step (insert or replace) and refreshes the counters, in the caller's transaction.
+ * `replica`: the one whose relay carries the call (null for imports).
+ */
+async function writeStep(
+  c: pg.PoolClient,
+  id: string,
+  step: TrajectoryStep,
+  replica: string | null,
+): Promise<void> {
   // Steps of one trajectory are written one at a time, whichever replica writes them.
   await c.query("SELECT 1 FROM trajectories WHERE id = $1 FOR UPDATE", [id]);
-  const placeholders = Array.from({ length: 18 }, (_, i) => `$${i + 1}`).join(", ");
+  const placeholders = Array.from({ length: 19 }, (_, i) => `$${i + 1}`).join(", ");
   const updates = STEP_COLUMNS.split(",")
     .map((s) => s.trim())
     .filter((col) => col !== "trajectory_id" && col !== "idx")
@@ -433,6 +455,7 @@ async function writeStep(c: pg.PoolClient, id: string, step: TrajectoryStep): Pr
       step.replay ? JSON.stringify(step.replay) : null,
       step.after_end ? 1 : 0,
       step.truncated ? JSON.stringify(step.truncated) : null,
+      replica,
     ],
   );
   // The total without float noise (as every view computes it), steps after the end left out.
