@@ -169,3 +169,34 @@ export async function getJson<T>(url: string): Promise<T> {
   if (res.status !== 200) throw new Error(`${url}: ${res.status} ${await res.text()}`);
   return (await res.json()) as T;
 }
+
+/**
+ * The `http {}` part of an nginx config in front of app replicas (docs/team-scale.md shows the
+ * same): a session's requests (X-Session-ID) always reach the same replica, so its calls are
+ * recorded in order by one recorder; requests without a session are spread; nothing is buffered,
+ * so SSE (tool calls, live feeds) streams through.
+ */
+export function replicasBehindNginx(replicaUrls: string[]): string {
+  return `
+  map $http_x_session_id $replica_key {
+    "" $request_id;
+    default $http_x_session_id;
+  }
+  upstream replicas {
+    hash $replica_key consistent;
+${replicaUrls.map((u) => `    server ${new URL(u).host};`).join("\n")}
+    keepalive 16;
+  }
+  server {
+    listen 127.0.0.1:{{PORT}};
+    location / {
+      proxy_pass http://replicas;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host $http_host;
+      proxy_buffering off;
+      proxy_request_buffering off;
+      proxy_read_timeout 1h;
+    }
+  }`;
+}

@@ -5,15 +5,18 @@
 // the other serving, the episode readable and playable on through B, and its built-in host's
 // episode ended. Neither replica writes to its data folder.
 import { existsSync } from "node:fs";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../environments/helpers";
 import type { SpawnedServer } from "../relay/helpers";
+import { nginxBinary, startNginx } from "../support/nginx";
 import { postgresDatabase } from "../support/postgres";
 import {
   type FeedEvent,
   getJson,
   type Replica,
   relayClient,
+  replicasBehindNginx,
   startReplica,
   startSharedServer,
   tempDataDir,
@@ -21,6 +24,9 @@ import {
 } from "./helpers";
 
 const db = await postgresDatabase("replicas");
+const nginx = db.ok
+  ? await nginxBinary("replicas behind nginx")
+  : { ok: false as const, reason: "no PostgreSQL" };
 
 interface Summary {
   id: string;
@@ -214,6 +220,47 @@ describe.skipIf(!db.ok)("app replicas on one PostgreSQL database", () => {
     await feedA.close();
     await feedB.close();
   }, 120_000);
+
+  it.skipIf(!nginx.ok)(
+    "behind nginx: a session's requests reach one replica, the rest spread, live feeds stream",
+    async () => {
+      if (!nginx.ok) return;
+      const proxy = await startNginx(nginx.path, {
+        http: replicasBehindNginx([a.url, b.url]),
+      });
+      try {
+        const feed = watchFeed(`${proxy.url}/api/trajectories/live/events`);
+        await feed.until((e) => e.event === "running");
+        const played = await Promise.all(Array.from({ length: 12 }, (_, i) => playGuess(proxy.url, 60 + i)));
+        const sids = played.map((p) => p.sid);
+        for (const p of played) {
+          const started = await feed.until(isStarted(p.sid));
+          const id = (started.data.summary as Summary).id;
+          await feed.until(
+            (e) => e.event === "ended" && e.data.id === id && e.data.end_reason === "finished",
+          );
+          const t = await getJson<Trajectory>(`${proxy.url}/api/trajectories/${id}`);
+          expect(t.steps.map((s) => [s.index, s.ok])).toEqual(
+            Array.from({ length: p.calls }, (_, i) => [i + 1, true]),
+          );
+        }
+        await feed.close();
+        // Both replicas recorded some of them (the database says which).
+        const client = new pg.Client({ connectionString: db.ok ? db.url : "" });
+        await client.connect();
+        const byReplica = await client.query<{ replica: string; n: number }>(
+          "SELECT replica, COUNT(*)::int AS n FROM trajectories WHERE sid = ANY($1) GROUP BY replica",
+          [sids],
+        );
+        await client.end();
+        expect(byReplica.rows).toHaveLength(2);
+        expect(proxy.errors()).not.toMatch(/\[(error|crit|alert|emerg)\]/);
+      } finally {
+        await proxy.stop();
+      }
+    },
+    60_000,
+  );
 
   it("kill -9 of a replica mid-episode: the other serves on, the episode is readable and goes on through it", async () => {
     const all = watchFeed(`${b.url}/api/trajectories/live/events`);
