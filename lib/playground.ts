@@ -122,13 +122,24 @@ export function createPlayground(
       console.error("[playground] could not record the episodes ended by the reload:", e);
     }
   });
+  // A database is ready once reached and migrated (the server entries report a failure at start).
+  const ready = pg ? Promise.all([pg.db.ready, pgLive?.ready]).then(() => {}) : Promise.resolve();
   // The built-in host lives in this process: its sessions did not survive a restart.
-  void store
-    .endRunningOf("local", "error", Date.now(), "the server restarted: the built-in host lost the session")
-    .then(() => recorder.sweep())
-    .catch((e: Error) =>
-      console.error(`[playground] could not end the episodes lost by a restart: ${e.message}`),
-    );
+  ready.then(
+    () =>
+      store
+        .endRunningOf(
+          "local",
+          "error",
+          Date.now(),
+          "the server restarted: the built-in host lost the session",
+        )
+        .then(() => recorder.sweep())
+        .catch((e: Error) =>
+          console.error(`[playground] could not end the episodes lost by a restart: ${e.message}`),
+        ),
+    () => {},
+  );
   // Replicas on one database: the built-in host's episodes of a replica that stopped are over.
   const stopOrphanSweep = pg ? sweepOrphansEvery(pg.store, live) : () => {};
   return {
@@ -141,9 +152,7 @@ export function createPlayground(
     environments,
     storage: { kind: opened.kind, where: opened.where },
     clientFor,
-    async ready() {
-      if (pg) await Promise.all([pg.db.ready, pgLive?.ready]);
-    },
+    ready: () => ready,
     async close() {
       environments.close();
       recorder.stop();
