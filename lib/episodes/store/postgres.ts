@@ -210,11 +210,17 @@ export class PostgresTrajectoryStore implements TrajectoryStore {
     return r.rows.map((x) => x.id);
   }
 
+  /**
+   * As the contract says; for `local` only this replica's own: another replica's built-in host is
+   * another server under the same name, whose sessions this replica cannot reach (a request for one
+   * through this replica's relay, answered "unknown session" here, must not end its episode).
+   */
   async findRunning(server: string, sid: string): Promise<TrajectorySummary | null> {
     const r = await this.query<TrajRow>(
       `SELECT * FROM trajectories WHERE server = $1 AND sid = $2 AND end_reason IS NULL
+         AND ($1 <> 'local' OR replica IS NOT DISTINCT FROM $3)
        ORDER BY started_at DESC, seq DESC LIMIT 1`,
-      [server, sid],
+      [server, sid, this.db.replica],
     );
     return r.rows[0] ? toSummary(r.rows[0]) : null;
   }
