@@ -32,7 +32,8 @@ options:
   --host, -H ADDR    listen address (default 127.0.0.1). Any other address requires an access
                      token: $PLAYGROUND_TOKEN, or one generated and printed at startup
   --data-dir DIR     where recorded episodes and added servers are kept (default
-                     $PLAYGROUND_DATA_DIR, else ${defaultDataDirShown()})
+                     $PLAYGROUND_DATA_DIR, else ${defaultDataDirShown()}); with
+                     $PLAYGROUND_DATABASE_URL (postgres://...) they are kept in PostgreSQL instead
   -h, --help         this help
 
 Stop it with Ctrl-C.
