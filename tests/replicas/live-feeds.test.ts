@@ -135,6 +135,25 @@ describe.skipIf(!db.ok)("live feeds across replicas (LISTEN/NOTIFY)", () => {
     onB.off();
   });
 
+  it("listens again when its connection is cut, and goes on delivering", async () => {
+    const id = await storeA.create({ server: "py", sid: "s4", env: "math", task: null, startedAt: 1 });
+    const onB = collect(b, id);
+    // The database ends B's listening connection (as a restart or a network cut would).
+    const killed = await storeA.db.pool.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+       WHERE application_name = 'ors-playground/feedB' AND query LIKE 'LISTEN%'`,
+    );
+    expect(killed.rowCount).toBe(1);
+    const deadline = Date.now() + 15_000;
+    for (let n = 0; onB.got.length === 0; n++) {
+      if (Date.now() > deadline) throw new Error("B did not listen again within 15 s");
+      a.publish({ type: "activity", id, at: n });
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(onB.got[0]).toMatchObject({ type: "activity", id });
+    onB.off();
+  });
+
   it("every notification fits PostgreSQL's limit, whatever the event", () => {
     const id = "x".repeat(64);
     const huge = "ü".repeat(100_000);
@@ -146,5 +165,39 @@ describe.skipIf(!db.ok)("live feeds across replicas (LISTEN/NOTIFY)", () => {
     ];
     for (const e of cases)
       expect(Buffer.byteLength(encodeNotice("r".repeat(12), 1e9, e))).toBeLessThanOrEqual(MAX_NOTIFY_BYTES);
+  });
+});
+
+describe("live feeds across replicas, when the database does not keep up", () => {
+  it("keeps at most a bounded number of notifications waiting, and says it dropped the rest", async () => {
+    const logs: string[] = [];
+    // A database that never becomes ready: nothing can be sent.
+    const never = new Promise<void>(() => {});
+    const stuck = {
+      replica: "stuck",
+      ready: never,
+      clientConfig: {},
+    } as unknown as Parameters<typeof createPostgresLiveFeeds>[0];
+    const feeds = createPostgresLiveFeeds(
+      stuck,
+      { summary: async () => null, promptOf: async () => null, stepOf: async () => null },
+      {
+        log: (m) => logs.push(m),
+      },
+    );
+    const here: LiveEvent[] = [];
+    feeds.subscribe("t", (e) => here.push(e));
+    for (let i = 0; i < 5000; i++) feeds.publish({ type: "activity", id: "t", at: i });
+    // This replica's own watchers got everything; a batch of 100 is being sent and 2000 wait for
+    // the database: the other 2900 were dropped, and the log says so.
+    expect(here).toHaveLength(5000);
+    expect(logs.filter((m) => m.startsWith("too many notifications waiting"))).toEqual([
+      "too many notifications waiting: 1 live event(s) dropped so far (the database fell behind)",
+      "too many notifications waiting: 1000 live event(s) dropped so far (the database fell behind)",
+      "too many notifications waiting: 2000 live event(s) dropped so far (the database fell behind)",
+    ]);
+    feeds.publish({ type: "activity", id: "t", at: -1 });
+    expect(here).toHaveLength(5001);
+    await feeds.close();
   });
 });
