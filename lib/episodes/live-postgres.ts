@@ -96,6 +96,15 @@ export async function readRef(ref: LiveRef, rows: LiveRowReader): Promise<LiveEv
   }
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
+
+/** Whether a notification has the shape this module sends (the events themselves are ours). */
+function isNotice(v: unknown): v is LiveNotice {
+  if (!isObject(v) || typeof v.r !== "string" || typeof v.s !== "number") return false;
+  const named = v.e ?? v.ref;
+  return isObject(named) && typeof named.id === "string" && typeof named.type === "string";
+}
+
 export function createPostgresLiveFeeds(
   db: PostgresDatabase,
   rows: LiveRowReader,
@@ -169,12 +178,14 @@ export function createPostgresLiveFeeds(
     (watchers.get(id) ?? 0) > 0 || (!frame && (watchers.get(null) ?? 0) > 0);
 
   const receive = (payload: string | undefined) => {
-    let notice: LiveNotice;
+    let notice: unknown;
     try {
-      notice = JSON.parse(payload ?? "") as LiveNotice;
+      notice = JSON.parse(payload ?? "");
     } catch {
-      return log("a notification that is not JSON was ignored");
+      notice = null;
     }
+    // Anyone who may use the database may notify this channel: what is not ours is ignored.
+    if (!isNotice(notice)) return log("a notification that is not a live event was ignored");
     if (notice.r === db.replica) return;
     const before = lastSeq.get(notice.r);
     if (before !== undefined && notice.s > before + 1)

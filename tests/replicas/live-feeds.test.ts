@@ -8,6 +8,7 @@ import type { LiveEvent } from "@/lib/episodes/live";
 import {
   createPostgresLiveFeeds,
   encodeNotice,
+  LIVE_CHANNEL,
   MAX_NOTIFY_BYTES,
   type PostgresLiveFeeds,
 } from "@/lib/episodes/live-postgres";
@@ -151,6 +152,16 @@ describe.skipIf(!db.ok)("live feeds across replicas (LISTEN/NOTIFY)", () => {
       await new Promise((r) => setTimeout(r, 200));
     }
     expect(onB.got[0]).toMatchObject({ type: "activity", id });
+    onB.off();
+  });
+
+  it("ignores notifications on its channel that are not live events (anyone may NOTIFY)", async () => {
+    const id = await storeA.create({ server: "py", sid: "s5", env: "math", task: null, startedAt: 1 });
+    const onB = collect(b, id);
+    for (const junk of ["not json", "1", "null", "{}", '{"r":"x","s":1}', `{"r":"x","s":1,"e":{"id":5}}`])
+      await storeA.db.pool.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, junk]);
+    a.publish({ type: "activity", id, at: 7 });
+    expect(await onB.until(1)).toEqual([{ type: "activity", id, at: 7 }]);
     onB.off();
   });
 
