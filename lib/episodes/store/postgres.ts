@@ -3,7 +3,7 @@
 // step-by-step writes, list filters, import, retention. Each trajectory names the replica that
 // recorded it, so that a replica ends only the built-in host's episodes that are really lost.
 import "server-only";
-import type pg from "pg";
+import pg from "pg";
 import {
   type EndReason,
   type Trajectory,
@@ -138,7 +138,17 @@ export class PostgresTrajectoryStore implements TrajectoryStore {
   }
 
   async putStep(id: string, step: TrajectoryStep): Promise<void> {
-    await this.tx((c) => writeStep(c, id, step, this.db.replica));
+    await this.db.ready;
+    // The recorder writes a step at each start and end of a call: three round trips, not six.
+    const c = await this.db.pool.connect();
+    try {
+      await writeStep(c, id, step, this.db.replica, { begin: true, commit: true });
+    } catch (err) {
+      await c.query("ROLLBACK").catch(() => {});
+      throw err;
+    } finally {
+      c.release();
+    }
   }
 
   /** One step as stored (the live feeds read it for watchers on other replicas), or null. */
@@ -380,33 +390,26 @@ export class PostgresTrajectoryStore implements TrajectoryStore {
   private async retain(now: number): Promise<number> {
     const { maxAgeDays, maxCount } = this.retention;
     if (maxAgeDays <= 0 && maxCount <= 0) return 0;
-    return this.tx(async (c) => {
-      const locked = await c.query<{ ok: boolean }>("SELECT pg_try_advisory_xact_lock($1) AS ok", [
-        RETENTION_LOCK,
-      ]);
-      if (!locked.rows[0]!.ok) return 0;
-      let removed = 0;
-      if (maxAgeDays > 0) {
-        const r = await c.query(
-          "DELETE FROM trajectories WHERE end_reason IS NOT NULL AND golden = 0 AND stored_at < $1",
-          [now - maxAgeDays * 86_400_000],
-        );
-        removed += r.rowCount ?? 0;
-      }
-      if (maxCount > 0) {
-        const n = (await c.query<{ n: number }>("SELECT COUNT(*)::int AS n FROM trajectories")).rows[0]!.n;
-        if (n > maxCount) {
-          const r = await c.query(
-            `DELETE FROM trajectories WHERE id IN (
-               SELECT id FROM trajectories WHERE end_reason IS NOT NULL AND golden = 0
-               ORDER BY stored_at ASC, seq ASC LIMIT $1)`,
-            [n - maxCount],
-          );
-          removed += r.rowCount ?? 0;
-        }
-      }
-      return removed;
-    });
+    // One statement (it runs at every new trajectory): the age cap, then the count cap over what is left.
+    const r = await this.query<{ removed: number }>(
+      `WITH lock AS (SELECT pg_try_advisory_xact_lock($1) AS ok),
+       aged AS (
+         DELETE FROM trajectories
+         WHERE $2::float8 > 0 AND (SELECT ok FROM lock) AND end_reason IS NOT NULL AND golden = 0
+           AND stored_at < $3
+         RETURNING id),
+       capped AS (
+         DELETE FROM trajectories WHERE id IN (
+           SELECT id FROM trajectories
+           WHERE $4::float8 > 0 AND (SELECT ok FROM lock) AND end_reason IS NOT NULL AND golden = 0
+             AND id NOT IN (SELECT id FROM aged)
+           ORDER BY stored_at ASC, seq ASC
+           LIMIT GREATEST(CEIL((SELECT COUNT(*) FROM trajectories) - (SELECT COUNT(*) FROM aged) - $4::float8), 0)::bigint)
+         RETURNING id)
+       SELECT ((SELECT COUNT(*) FROM aged) + (SELECT COUNT(*) FROM capped))::int AS removed`,
+      [RETENTION_LOCK, maxAgeDays, now - maxAgeDays * 86_400_000, maxCount],
+    );
+    return r.rows[0]!.removed;
   }
 
   async sweepIdle(now: number, idleMs: number): Promise<string[]> {
@@ -421,8 +424,27 @@ export class PostgresTrajectoryStore implements TrajectoryStore {
   }
 }
 
+const STEP_UPDATES = STEP_COLUMNS.split(",")
+  .map((col) => col.trim())
+  .filter((col) => col !== "trajectory_id" && col !== "idx")
+  .map((col) => `${col} = EXCLUDED.${col}`)
+  .join(", ");
+
+/** Upserts a step and reads back every step's reward as it now stands (the new one included). */
+const UPSERT_STEP = `WITH written AS (
+    INSERT INTO steps (${STEP_COLUMNS}) VALUES (${Array.from({ length: 19 }, (_, i) => `$${i + 1}`).join(", ")})
+    ON CONFLICT (trajectory_id, idx) DO UPDATE SET ${STEP_UPDATES}
+    RETURNING idx, reward, after_end)
+  SELECT idx, reward, after_end FROM steps WHERE trajectory_id = $1 AND idx <> $2
+  UNION ALL SELECT idx, reward, after_end FROM written
+  ORDER BY idx`;
+
+/** A number as an SQL literal (float8 takes the special values by name). */
+const num = (x: number) => (Number.isFinite(x) ? String(x) : `'${x}'::float8`);
+
 /**
- * Writes a step (insert or replace) and refreshes the counters, in the caller's transaction.
+ * Writes a step (insert or replace) and refreshes the counters, in a transaction: the caller's, or
+ * one begun and committed here (`begin`/`commit` ride on the first and last statements).
  * `replica`: the one whose relay carries the call (null for imports).
  */
 async function writeStep(
@@ -430,52 +452,40 @@ async function writeStep(
   id: string,
   step: TrajectoryStep,
   replica: string | null,
+  tx: { begin?: boolean; commit?: boolean } = {},
 ): Promise<void> {
   // Steps of one trajectory are written one at a time, whichever replica writes them.
-  await c.query("SELECT 1 FROM trajectories WHERE id = $1 FOR UPDATE", [id]);
-  const placeholders = Array.from({ length: 19 }, (_, i) => `$${i + 1}`).join(", ");
-  const updates = STEP_COLUMNS.split(",")
-    .map((s) => s.trim())
-    .filter((col) => col !== "trajectory_id" && col !== "idx")
-    .map((col) => `${col} = EXCLUDED.${col}`)
-    .join(", ");
-  await c.query(
-    `INSERT INTO steps (${STEP_COLUMNS}) VALUES (${placeholders})
-     ON CONFLICT (trajectory_id, idx) DO UPDATE SET ${updates}`,
-    [
-      id,
-      step.index,
-      step.tool,
-      JSON.stringify(step.input),
-      step.task_id,
-      step.started_at,
-      step.ended_at,
-      step.latency_ms,
-      step.ok == null ? null : step.ok ? 1 : 0,
-      step.error,
-      JSON.stringify(step.blocks),
-      step.reward,
-      step.finished ? 1 : 0,
-      step.metadata ? JSON.stringify(step.metadata) : null,
-      JSON.stringify(step.events),
-      step.replay ? JSON.stringify(step.replay) : null,
-      step.after_end ? 1 : 0,
-      step.truncated ? JSON.stringify(step.truncated) : null,
-      replica,
-    ],
-  );
+  const lock = `SELECT 1 FROM trajectories WHERE id = ${pg.escapeLiteral(id)} FOR UPDATE`;
+  const locked = await c.query(tx.begin ? `BEGIN; ${lock}` : lock);
+  const found = Array.isArray(locked) ? locked.at(-1) : locked;
+  if (!found?.rowCount) throw new Error(`no trajectory with id "${id}" to write a step to`);
+  const rows = await c.query<{ idx: number; reward: number | null; after_end: number }>(UPSERT_STEP, [
+    id,
+    step.index,
+    step.tool,
+    JSON.stringify(step.input),
+    step.task_id,
+    step.started_at,
+    step.ended_at,
+    step.latency_ms,
+    step.ok == null ? null : step.ok ? 1 : 0,
+    step.error,
+    JSON.stringify(step.blocks),
+    step.reward,
+    step.finished ? 1 : 0,
+    step.metadata ? JSON.stringify(step.metadata) : null,
+    JSON.stringify(step.events),
+    step.replay ? JSON.stringify(step.replay) : null,
+    step.after_end ? 1 : 0,
+    step.truncated ? JSON.stringify(step.truncated) : null,
+    replica,
+  ]);
   // The total without float noise (as every view computes it), steps after the end left out.
-  const rewards = await c.query<{ reward: number | null }>(
-    "SELECT reward FROM steps WHERE trajectory_id = $1 AND after_end = 0 ORDER BY idx",
-    [id],
-  );
+  const total = sumRewards(rows.rows.filter((r) => !r.after_end).map((r) => r.reward));
   await c.query(
-    `UPDATE trajectories SET
-       num_steps = (SELECT COUNT(*) FROM steps WHERE trajectory_id = $1),
-       total_reward = $2,
-       last_activity_at = GREATEST(last_activity_at, $3)
-     WHERE id = $1`,
-    [id, sumRewards(rewards.rows.map((r) => r.reward)), step.ended_at ?? step.started_at],
+    `UPDATE trajectories SET num_steps = ${rows.rowCount ?? 0}, total_reward = ${num(total)},
+       last_activity_at = GREATEST(last_activity_at, ${num(step.ended_at ?? step.started_at)})
+     WHERE id = ${pg.escapeLiteral(id)}${tx.commit ? "; COMMIT" : ""}`,
   );
 }
 
