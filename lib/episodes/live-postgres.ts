@@ -1,9 +1,6 @@
-// The live feeds across app replicas (the LiveFeeds contract of ./live.ts) over PostgreSQL
-// LISTEN/NOTIFY: what the recorder publishes goes to this process's watchers at once, and to the
-// other replicas as a notification. A notification carries the event itself when it fits the
-// 8000-byte NOTIFY limit, else only what names the row (trajectory id, step index), which the
-// receiving replica reads back from the store. Both queues are bounded: a database that falls
-// behind costs dropped live events (the record itself is intact), never unbounded memory.
+// The live feeds across app replicas (the LiveFeeds contract of ./live.ts) over LISTEN/NOTIFY: events
+// go to this process's watchers at once and to other replicas as notifications (the event, or what
+// names its row when it exceeds NOTIFY's 8000 bytes). Both queues are bounded.
 import "server-only";
 import pg from "pg";
 import type { Block } from "@/lib/ors/protocol";

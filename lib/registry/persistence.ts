@@ -1,7 +1,6 @@
-// Where the registry keeps servers (its persistence seam): hand-written entries and the servers
-// users added. The default is `servers.json` in the data folder ("servers" and "userServers",
-// written atomically, owner-only); with PLAYGROUND_DATABASE_URL the added servers live in
-// PostgreSQL instead (./postgres-persistence.ts), shared by every replica.
+// Where the registry keeps servers (its persistence seam): by default `servers.json` in the data
+// folder (hand-written "servers", added "userServers"; written atomically, owner-only); with
+// PLAYGROUND_DATABASE_URL the added servers live in PostgreSQL (./postgres-persistence.ts).
 import "server-only";
 import { randomBytes } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";

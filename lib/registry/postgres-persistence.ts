@@ -1,7 +1,6 @@
-// Added servers in PostgreSQL (with PLAYGROUND_DATABASE_URL): every replica sees the same ones.
-// Their API keys are readable by the database role the app uses and by superusers only (the table
-// is revoked from PUBLIC), as servers.json is by its owner only. Hand-written servers stay
-// configuration: read from servers.json in the data folder when there is one, never written.
+// Added servers in PostgreSQL (PLAYGROUND_DATABASE_URL), seen by every replica; their API keys are
+// readable by the app's database role only (the table is revoked from PUBLIC), as servers.json by its
+// owner. Hand-written servers stay configuration: servers.json in the data folder, read only.
 import "server-only";
 import type { PostgresDatabase } from "@/lib/episodes/store/postgres-db";
 import { fileServerPersistence, type ServerPersistence } from "./persistence";

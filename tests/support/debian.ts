@@ -52,10 +52,15 @@ export function installDebianPackage(pkg: string, locate: () => string | null, l
       writeFileSync(policy, "#!/bin/sh\n# no services started while tests install packages\nexit 101\n", {
         mode: 0o755,
       });
-    execSync(`apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${pkg}`, {
-      stdio: ["ignore", "inherit", "inherit"],
-      timeout: 10 * 60_000,
-    });
+    // Another install may hold dpkg's lock for a while (a shared machine): wait for it.
+    const wait = "-o DPkg::Lock::Timeout=300";
+    execSync(
+      `apt-get ${wait} update -qq && DEBIAN_FRONTEND=noninteractive apt-get ${wait} install -y -qq ${pkg}`,
+      {
+        stdio: ["ignore", "inherit", "inherit"],
+        timeout: 10 * 60_000,
+      },
+    );
   } catch (err) {
     return { ok: false, reason: `apt-get install ${pkg} failed: ${(err as Error).message.split("\n")[0]}` };
   } finally {

@@ -1,7 +1,6 @@
-// The PostgreSQL schema as numbered migrations (applied by ./postgres-db.ts at start). Columns
-// mirror the SQLite store's (./db.ts) so that both read rows the same way: times and rewards as
-// DOUBLE PRECISION (milliseconds, any number a trajectory carries), flags as SMALLINT 0/1, JSON as
-// text (kept exactly as written: jsonb would reorder keys). Never edit a shipped migration.
+// The PostgreSQL schema as numbered migrations (applied at start by ./postgres-db.ts; never edit a
+// shipped one). Columns mirror the SQLite store's (./db.ts), so both read rows alike: times and rewards
+// as DOUBLE PRECISION, flags as SMALLINT 0/1, JSON as text kept as written (jsonb reorders keys).
 import "server-only";
 
 export const MIGRATIONS: string[] = [

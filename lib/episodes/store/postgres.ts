@@ -1,7 +1,6 @@
 // The team-scale trajectory store: the TrajectoryStore contract (./types.ts) over PostgreSQL, shared
-// by every app replica on one database. Same rows and semantics as the SQLite store (./sqlite.ts):
-// step-by-step writes, list filters, import, retention. Each trajectory names the replica that
-// recorded it, so that a replica ends only the built-in host's episodes that are really lost.
+// by app replicas, with the SQLite store's rows and semantics (./sqlite.ts). Each trajectory and step
+// names the replica that wrote it, so that replicas never end each other's live episodes.
 import "server-only";
 import pg from "pg";
 import {
