@@ -15,8 +15,6 @@ export interface StoredServer {
 }
 
 export interface ServerPersistence {
-  /** Where servers are kept, for messages (`/data/servers.json`, `PostgreSQL at postgres://…`). */
-  readonly where: string;
   /** The hand-written servers (configuration) and the ones users added, as stored (unchecked). */
   read(): Promise<{ servers: unknown; userServers: unknown }>;
   /** Keeps an added server; false when one of that name is already kept there. */
@@ -58,7 +56,6 @@ export function fileServerPersistence(dataDir: string): ServerPersistence {
   }
   const users = (f: ServersFile): StoredServer[] => (Array.isArray(f.userServers) ? f.userServers : []);
   return {
-    where: file,
     async read() {
       const f = await load();
       return { servers: f.servers, userServers: f.userServers };

@@ -15,7 +15,6 @@ interface Row {
 export function postgresServerPersistence(db: PostgresDatabase, dataDir: string): ServerPersistence {
   const config = fileServerPersistence(dataDir);
   return {
-    where: `PostgreSQL at ${db.where}`,
     async read() {
       await db.ready;
       const [file, rows] = await Promise.all([
