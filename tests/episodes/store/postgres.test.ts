@@ -1,8 +1,9 @@
 // The PostgreSQL store on a real PostgreSQL server (the test run's throwaway cluster, a database of
 // this file's own): the TrajectoryStore contract (the same conformance suite as SQLite), plus what
 // is PostgreSQL's own: migrations under an advisory lock when replicas start together, a newer
-// schema refused, clear errors for a bad URL or an unreachable server, and the built-in host's
-// episodes of a live replica left alone.
+// schema refused, clear errors for a bad URL or an unreachable server, the built-in host's episodes
+// of a live replica left alone, and added servers' keys out of other database roles' reach.
+import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { openPostgresStore } from "@/lib/episodes/store/postgres";
 import {
@@ -87,6 +88,25 @@ describe.skipIf(!db.ok)("PostgreSQL store", () => {
     expect(orphans).toEqual([ofA]);
     expect(await storeB.summary(ofA)).toMatchObject({ end_reason: "error", error: "the replica stopped" });
     expect((await storeB.summary(remote))?.end_reason).toBeNull();
+  });
+
+  it("added servers' API keys are readable by the app's role only, not by other roles of the database", async () => {
+    const url = await freshDatabase("keys");
+    const app = openPostgresDatabase(url);
+    opened.push(app);
+    await app.ready;
+    await app.pool.query(
+      "INSERT INTO added_servers (name, url, api_key, added_at) VALUES ('py', 'http://127.0.0.1:1', 'k', 1)",
+    );
+    await app.pool.query("DROP ROLE IF EXISTS someone_else; CREATE ROLE someone_else LOGIN");
+    const other = new pg.Client({ connectionString: url.replace("//postgres@", "//someone_else@") });
+    await other.connect();
+    try {
+      for (const table of ["added_servers", "trajectories", "steps"])
+        await expect(other.query(`SELECT * FROM ${table}`)).rejects.toThrow(/permission denied/);
+    } finally {
+      await other.end();
+    }
   });
 
   it("reads one step and the prompt (what the live feeds of other replicas read)", async () => {
