@@ -13,6 +13,8 @@ export const DATABASE_POOL_VAR = "PLAYGROUND_DATABASE_POOL_SIZE";
 const DEFAULT_POOL_SIZE = 10;
 /** Every connection of a replica carries `ors-playground/<replica>`: other replicas see it live. */
 export const APPLICATION_NAME_PREFIX = "ors-playground/";
+/** After a failure to reach the database, calls fail at once for this long. */
+const UNREACHABLE_PAUSE_MS = 2000;
 // pg_advisory_xact_lock keys (one number space per database): "ORSP" + a purpose.
 const MIGRATION_LOCK = 0x4f525350_01;
 
@@ -89,6 +91,18 @@ export function describeDatabaseError(err: unknown, url: string): string {
   return `PostgreSQL at ${where}: ${message}`;
 }
 
+/** Whether an error says the database cannot be reached (rather than that a statement failed). */
+export function isConnectionError(err: unknown): boolean {
+  const e = err as { code?: string; message?: string; errors?: unknown[] };
+  const code = (Array.isArray(e?.errors) && e.errors.length ? (e.errors[0] as typeof e).code : e?.code) ?? "";
+  if (/^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EPIPE|EHOSTUNREACH)$/.test(code)) return true;
+  // Class 08: connection exception; 57P01-57P03: the server shutting down or starting up.
+  if (/^(08...|57P0[123])$/.test(code)) return true;
+  return /timeout exceeded when trying to connect|Connection terminated|not queryable/i.test(
+    e?.message ?? "",
+  );
+}
+
 export interface PostgresDatabase {
   readonly pool: pg.Pool;
   /** The URL without its password. */
@@ -101,8 +115,16 @@ export interface PostgresDatabase {
   readonly clientConfig: pg.ClientConfig;
   /** Resolves once the database answered and is migrated; rejects with a clear message. */
   readonly ready: Promise<void>;
-  /** Runs `fn` in a transaction on one pooled connection (rolled back if it throws). */
+  /**
+   * Runs `fn` once the database is ready. While it cannot be reached, calls fail at once (for a
+   * moment after each failure) instead of each waiting out the connection timeout: work that keeps
+   * coming (the recorder's events) does not pile up behind a database that is down.
+   */
+  use<T>(fn: () => Promise<T>): Promise<T>;
+  /** Runs `fn` in a transaction on one pooled connection (rolled back if it throws), as `use` does. */
   transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T>;
+  /** Checks out a pooled connection for `fn` (a broken one is discarded), as `use` does. */
+  withClient<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -124,7 +146,7 @@ export function openPostgresDatabase(url: string, options: OpenDatabaseOptions =
   const clientConfig: pg.ClientConfig = {
     connectionString: url,
     application_name: applicationName,
-    connectionTimeoutMillis: 10_000,
+    connectionTimeoutMillis: 5_000,
     keepAlive: true,
   };
   const pool = new pg.Pool({
@@ -138,20 +160,46 @@ export function openPostgresDatabase(url: string, options: OpenDatabaseOptions =
     console.error(`[postgres] idle connection lost: ${describeDatabaseError(err, url)}`),
   );
   const where = redactUrl(url);
-  const transaction = async <T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
-    const client = await pool.connect();
+  let downUntil = 0;
+  let downBecause = "";
+  const use = async <T>(fn: () => Promise<T>): Promise<T> => {
+    await ready;
+    if (Date.now() < downUntil) throw new Error(`${downBecause} (trying again in a moment)`);
     try {
-      await client.query("BEGIN");
-      const out = await fn(client);
-      await client.query("COMMIT");
-      return out;
+      return await fn();
     } catch (err) {
-      await client.query("ROLLBACK").catch(() => {});
+      if (isConnectionError(err)) {
+        downUntil = Date.now() + UNREACHABLE_PAUSE_MS;
+        downBecause = describeDatabaseError(err, url);
+      }
       throw err;
-    } finally {
-      client.release();
     }
   };
+  const withClient = <T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> =>
+    use(async () => {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        return await fn(client);
+      } catch (err) {
+        if (isConnectionError(err)) broken = err as Error;
+        throw err;
+      } finally {
+        client.release(broken);
+      }
+    });
+  const transaction = <T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> =>
+    withClient(async (client) => {
+      try {
+        await client.query("BEGIN");
+        const out = await fn(client);
+        await client.query("COMMIT");
+        return out;
+      } catch (err) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw err;
+      }
+    });
   const ready = migrate(pool, options.migrations ?? MIGRATIONS).then(
     () => {},
     (err: unknown) => {
@@ -168,7 +216,9 @@ export function openPostgresDatabase(url: string, options: OpenDatabaseOptions =
     applicationName,
     clientConfig,
     ready,
+    use,
     transaction,
+    withClient,
     close() {
       closed ??= ready.catch(() => {}).then(() => pool.end());
       return closed;

@@ -47,13 +47,11 @@ export class PostgresTrajectoryStore implements TrajectoryStore {
     this.retention = retention;
   }
 
-  private async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []) {
-    await this.db.ready;
-    return this.db.pool.query<R>(text, values);
+  private query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []) {
+    return this.db.use(() => this.db.pool.query<R>(text, values));
   }
 
-  private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-    await this.db.ready;
+  private tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
     return this.db.transaction(fn);
   }
 
@@ -137,17 +135,15 @@ export class PostgresTrajectoryStore implements TrajectoryStore {
   }
 
   async putStep(id: string, step: TrajectoryStep): Promise<void> {
-    await this.db.ready;
     // The recorder writes a step at each start and end of a call: three round trips, not six.
-    const c = await this.db.pool.connect();
-    try {
-      await writeStep(c, id, step, this.db.replica, { begin: true, commit: true });
-    } catch (err) {
-      await c.query("ROLLBACK").catch(() => {});
-      throw err;
-    } finally {
-      c.release();
-    }
+    await this.db.withClient(async (c) => {
+      try {
+        await writeStep(c, id, step, this.db.replica, { begin: true, commit: true });
+      } catch (err) {
+        await c.query("ROLLBACK").catch(() => {});
+        throw err;
+      }
+    });
   }
 
   /** One step as stored (the live feeds read it for watchers on other replicas), or null. */

@@ -3,6 +3,8 @@
 // is PostgreSQL's own: migrations under an advisory lock when replicas start together, a newer
 // schema refused, clear errors for a bad URL or an unreachable server, the built-in host's episodes
 // of a live replica left alone, and added servers' keys out of other database roles' reach.
+import fs from "node:fs";
+import net from "node:net";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { openPostgresStore } from "@/lib/episodes/store/postgres";
@@ -13,9 +15,11 @@ import {
   redactUrl,
 } from "@/lib/episodes/store/postgres-db";
 import { SCHEMA_VERSION } from "@/lib/episodes/store/postgres-schema";
+import { postgresServerPersistence } from "@/lib/registry/postgres-persistence";
 import { anyFreeLoopbackPort } from "../../../scripts/bench-proc";
 import { eventually } from "../../environments/helpers";
 import { postgresDatabase } from "../../support/postgres";
+import { tempDir } from "../helpers";
 import { describeTrajectoryStore } from "./conformance";
 
 const db = await postgresDatabase("store");
@@ -170,4 +174,65 @@ describe("PostgreSQL configuration", () => {
     await expect(openPostgresStore(dead).list({})).rejects.toThrow(/connection refused/);
     await dead.close();
   });
+});
+
+describe.skipIf(!db.ok)("PostgreSQL going away under a running app", () => {
+  it("fails at once while the database cannot be reached; added servers are served as last read", async () => {
+    const fresh = await postgresDatabase("outage");
+    if (!fresh.ok) return;
+    const target = new URL(fresh.url);
+    // A loopback proxy in front of PostgreSQL that can turn into a black hole (a network cut).
+    let cut = false;
+    const sockets = new Set<net.Socket>();
+    const track = (s: net.Socket) => {
+      sockets.add(s);
+      s.on("close", () => sockets.delete(s));
+      s.on("error", () => s.destroy());
+    };
+    const proxy = net.createServer((client) => {
+      track(client);
+      if (cut) return; // accepted, never answered
+      const upstream = net.connect(Number(target.port), target.hostname);
+      track(upstream);
+      upstream.on("close", () => client.destroy());
+      client.on("close", () => upstream.destroy());
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
+    const viaProxy = new URL(fresh.url);
+    viaProxy.port = String((proxy.address() as net.AddressInfo).port);
+    const dir = tempDir();
+    const database = openPostgresDatabase(viaProxy.toString());
+    const store = openPostgresStore(database, NO_RETENTION);
+    const servers = postgresServerPersistence(database, dir);
+    try {
+      await store.create({ server: "py", sid: "s", env: "math", task: null, startedAt: 1 });
+      await servers.addUser({ name: "py", url: "http://127.0.0.1:1", apiKey: "k" });
+      const known = [{ name: "py", url: "http://127.0.0.1:1", apiKey: "k" }];
+      expect((await servers.read()).userServers).toEqual(known);
+
+      cut = true;
+      for (const s of sockets) s.destroy();
+      await expect(store.list({})).rejects.toThrow(
+        /timeout exceeded when trying to connect|Connection terminated/,
+      );
+      // Meanwhile every call fails at once, saying why, instead of each waiting out the timeout.
+      const calls = await Promise.allSettled(Array.from({ length: 100 }, () => store.summary("x")));
+      for (const c of calls)
+        expect((c as PromiseRejectedResult).reason.message).toMatch(
+          /^PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:\d+\/outage_\w+: .*\(trying again in a moment\)$/,
+        );
+      // The relay's server look-ups go on with the added servers last read.
+      expect((await servers.read()).userServers).toEqual(known);
+
+      cut = false;
+      const total = await eventually(async () => (await store.list({})).total, 15_000);
+      expect(total).toBe(1);
+    } finally {
+      await store.close();
+      proxy.close();
+      for (const s of sockets) s.destroy();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 });
