@@ -111,9 +111,10 @@ export async function startNginx(bin: string, opts: { http: string; maxMs?: numb
       errors,
       stop() {
         stopped ??= (async () => {
-          watchdog.cancel();
           await stopPid(pid, "SIGTERM");
           rmSync(dir, { recursive: true, force: true });
+          // Only now: a process that dies while stopping leaves the rest to its watchdog.
+          watchdog.cancel();
         })();
         return stopped;
       },

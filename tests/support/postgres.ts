@@ -136,10 +136,11 @@ export async function startPostgresCluster(
       },
       stop() {
         stopped ??= (async () => {
-          watchdog.cancel();
           // SIGINT: PostgreSQL's fast shutdown (disconnects clients, no waiting on them).
           await stopPid(pid, "SIGINT");
           rmSync(dir, { recursive: true, force: true });
+          // Only now: a process that dies while stopping leaves the rest to its watchdog.
+          watchdog.cancel();
         })();
         return stopped;
       },
