@@ -35,7 +35,7 @@ const nextConfig = {
   allowedDevOrigins: devOrigins,
   // A separate build folder lets tests build without clobbering a running dev server.
   distDir: process.env.NEXT_DIST_DIR || ".next",
-  serverExternalPackages: ["better-sqlite3"],
+  serverExternalPackages: ["better-sqlite3", "pg"],
   poweredByHeader: false,
   reactStrictMode: true,
   // No page of the app may be framed by another site, and no answer is sniffed into another type.

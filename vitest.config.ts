@@ -20,5 +20,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // One PostgreSQL cluster per run, started only if a test asks for a database (tests/support/).
+    globalSetup: ["tests/support/global-setup.ts"],
   },
 });

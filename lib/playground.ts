@@ -9,12 +9,16 @@ import { builtinEnvironments } from "@/envs";
 import { environmentReloadedError } from "@/lib/environments/reload-notice";
 import { type EnvironmentSource, staticEnvironmentSource } from "@/lib/environments/source";
 import { createLiveFeeds, type LiveFeeds } from "@/lib/episodes/live";
+import { createPostgresLiveFeeds } from "@/lib/episodes/live-postgres";
 import { createRecorder, type Recorder } from "@/lib/episodes/recorder";
-import { openStore } from "@/lib/episodes/store/sqlite";
+import { sweepOrphansEvery } from "@/lib/episodes/replicas";
+import { dataDir } from "@/lib/episodes/store/db";
+import { openTrajectoryStore } from "@/lib/episodes/store/open";
 import type { TrajectoryStore } from "@/lib/episodes/store/types";
 import { createOrsClient, type OrsClient } from "@/lib/ors/client";
 import { createOrsHandler, hostOptionsFromEnv, type OrsHandler } from "@/lib/ors/host";
 import { createServerRegistry, type ServerRegistry } from "@/lib/registry";
+import { postgresServerPersistence } from "@/lib/registry/postgres-persistence";
 import { createRelay, orsPathFromUrl, type Relay } from "@/lib/relay";
 
 /** Where the app mounts its ORS host (it also answers the ORS shapes at the root). */
@@ -30,8 +34,12 @@ export interface Playground {
   readonly recorder: Recorder;
   /** What the host serves, and where it comes from (reloads swap the host's environments). */
   readonly environments: EnvironmentSource;
+  /** Where trajectories and added servers are kept: the data folder, or `PostgreSQL at <URL>`. */
+  readonly storage: { kind: "sqlite" | "postgres"; where: string };
   /** A typed ORS client for a known server through the relay, in process (recorded like the UI's). */
   clientFor(server: string): OrsClient;
+  /** Resolves once the store can be used (a database reached and migrated); rejects saying why. */
+  ready(): Promise<void>;
   /** Stops watching environments and the recorder, tears the host's sessions down, closes the store. */
   close(): Promise<void>;
 }
@@ -51,10 +59,20 @@ export function createPlayground(
     ...hostOptionsFromEnv(env),
     basePath: ORS_BASE_PATH,
   });
-  const registry = createServerRegistry({ env, localHandler: () => host });
+  // PLAYGROUND_DATABASE_URL: trajectories, added servers and live feeds shared through PostgreSQL.
+  const dir = dataDir(env as NodeJS.ProcessEnv);
+  const opened = openTrajectoryStore(env, { dir });
+  const pg = opened.kind === "postgres" ? opened : null;
+  const registry = createServerRegistry({
+    env,
+    dataDir: dir,
+    localHandler: () => host,
+    persistence: pg ? postgresServerPersistence(pg.db, dir) : undefined,
+  });
   const relay = createRelay({ registry });
-  const store = openStore({ dir: registry.dataDir });
-  const live = createLiveFeeds();
+  const store: TrajectoryStore = opened.store;
+  const pgLive = pg ? createPostgresLiveFeeds(pg.db, pg.store) : null;
+  const live: LiveFeeds = pgLive ?? createLiveFeeds();
   const clients = new Map<string, OrsClient>();
   const clientFor = (server: string): OrsClient => {
     let client = clients.get(server);
@@ -78,6 +96,7 @@ export function createPlayground(
       void clientFor(server)
         .ping(sid)
         .catch(() => {}),
+    inflightElsewhere: pg ? (id) => pg.store.inflightElsewhere(id) : undefined,
     idleLimitOf: async (server) =>
       server === "local"
         ? host.host.options.idleTimeoutMs
@@ -103,10 +122,26 @@ export function createPlayground(
       console.error("[playground] could not record the episodes ended by the reload:", e);
     }
   });
+  // A database is ready once reached and migrated (the server entries report a failure at start).
+  const ready = pg ? Promise.all([pg.db.ready, pgLive?.ready]).then(() => {}) : Promise.resolve();
   // The built-in host lives in this process: its sessions did not survive a restart.
-  void store
-    .endRunningOf("local", "error", Date.now(), "the server restarted: the built-in host lost the session")
-    .then(() => recorder.sweep());
+  ready.then(
+    () =>
+      store
+        .endRunningOf(
+          "local",
+          "error",
+          Date.now(),
+          "the server restarted: the built-in host lost the session",
+        )
+        .then(() => recorder.sweep())
+        .catch((e: Error) =>
+          console.error(`[playground] could not end the episodes lost by a restart: ${e.message}`),
+        ),
+    () => {},
+  );
+  // Replicas on one database: the built-in host's episodes of a replica that stopped are over.
+  const stopOrphanSweep = pg ? sweepOrphansEvery(pg.store, live) : () => {};
   return {
     host,
     registry,
@@ -115,12 +150,16 @@ export function createPlayground(
     live,
     recorder,
     environments,
+    storage: { kind: opened.kind, where: opened.where },
     clientFor,
+    ready: () => ready,
     async close() {
       environments.close();
       recorder.stop();
+      stopOrphanSweep();
       await recorder.idle();
       await host.close();
+      await pgLive?.close();
       await store.close();
     },
   };

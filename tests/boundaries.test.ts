@@ -95,6 +95,7 @@ const SERVER_ONLY = (s: string) =>
   s === "server-only" ||
   s.startsWith("node:") ||
   s === "better-sqlite3" ||
+  s === "pg" ||
   s === "next/server" ||
   s === "undici";
 const SERVER_MODULES = [
@@ -105,6 +106,8 @@ const SERVER_MODULES = [
   "lib/episodes/recorder.ts",
   "lib/episodes/store/",
   "lib/episodes/live.ts",
+  "lib/episodes/live-postgres.ts",
+  "lib/episodes/replicas.ts",
   "lib/episodes/live-sse.ts",
   "lib/episodes/http.ts",
   "lib/episodes/fork.ts",

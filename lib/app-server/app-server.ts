@@ -106,6 +106,11 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
   const source = await openRuntimeSource(options.environments ?? runtimeSourceOptionsFromEnv(env, { dev }));
   const { initPlayground } = await import("@/lib/playground");
   const playground = initPlayground({ environments: source });
+  // A database that cannot be reached (PLAYGROUND_DATABASE_URL) stops the start here, saying why.
+  await playground.ready().catch(async (err: unknown) => {
+    await playground.close().catch(() => {});
+    throw err;
+  });
   const ors = fastPath ? createNodeListener(playground.host) : null;
 
   type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;

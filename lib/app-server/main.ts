@@ -41,6 +41,8 @@ console.log(`  ORS host for ORS clients: ${app.url}/api/ors (and at the root: ${
   if (builtin.length) console.log(`  Built-in environments: ${builtin.join(", ")}`);
   if (source.watching.length) console.log(`  Reloaded when saved: ${source.watching.join(", ")}`);
 }
+if (app.playground.storage.kind === "postgres")
+  console.log(`  Trajectories and added servers: ${app.playground.storage.where} (shared by replicas)`);
 if (app.token) {
   console.log(`  Listening on ${args.host}: pages and APIs need the access token.`);
   console.log(`  Open: ${app.openUrl}`);

@@ -32,7 +32,8 @@ options:
   --host, -H ADDR    listen address (default 127.0.0.1). Any other address requires an access
                      token: $PLAYGROUND_TOKEN, or one generated and printed at startup
   --data-dir DIR     where recorded episodes and added servers are kept (default
-                     $PLAYGROUND_DATA_DIR, else ${defaultDataDirShown()})
+                     $PLAYGROUND_DATA_DIR, else ${defaultDataDirShown()}); with
+                     $PLAYGROUND_DATABASE_URL (postgres://...) they are kept in PostgreSQL instead
   -h, --help         this help
 
 Stop it with Ctrl-C.
@@ -151,7 +152,7 @@ export async function startBanner(app: AppServer, version: string, host: string)
   servers.forEach((s, i) => {
     lines.push(`${i === 0 ? col("Servers") : pad}${s.name.padEnd(8)} ${s.url}`);
   });
-  lines.push(`${col("Data")}${pg.registry.dataDir}  (recorded episodes, added servers)`);
+  lines.push(`${col("Data")}${pg.storage.where}  (recorded episodes, added servers)`);
   if (app.token) {
     lines.push(`${col("Access token")}${app.tokenGenerated ? "generated: " : ""}${app.token}`);
     lines.push(`${pad}${host} is not loopback: pages and APIs need it (the Open URL carries it)`);

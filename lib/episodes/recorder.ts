@@ -26,6 +26,8 @@ export interface Recorder {
   handle(event: RelayEvent): void;
   /** Steps of a trajectory whose calls are passing through the relay now, with their frames so far. */
   inflight(trajectoryId: string): TrajectoryStep[];
+  /** Indices of the steps in flight now: through this relay, and through other replicas' (`inflightElsewhere`). */
+  inflightIndices(trajectoryId: string): Promise<number[]>;
   /** Resolves once every event taken so far has been written. */
   idle(): Promise<void>;
   /** Ends episodes idle past the limit and applies retention now. */
@@ -53,6 +55,8 @@ export interface RecorderOptions {
   log?: (message: string) => void;
   /** The step-size cap in bytes (default PLAYGROUND_MAX_STEP_BYTES, else 4 MiB; see capStep). */
   maxStepBytes?: number;
+  /** Steps whose calls other app replicas carry now (replicas on one database). */
+  inflightElsewhere?: (trajectoryId: string) => Promise<number[]>;
 }
 
 /**
@@ -308,12 +312,18 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
   const timer = every > 0 ? setInterval(() => void sweep().catch(() => {}), every) : null;
   timer?.unref?.();
 
+  const inflight = (trajectoryId: string) =>
+    [...new Set(calls.values())]
+      .filter((c) => c.trajectoryId === trajectoryId && c.step.ok == null)
+      .map((c) => structuredClone(c.step));
   return {
     handle,
-    inflight: (trajectoryId) =>
-      [...new Set(calls.values())]
-        .filter((c) => c.trajectoryId === trajectoryId && c.step.ok == null)
-        .map((c) => structuredClone(c.step)),
+    inflight,
+    async inflightIndices(trajectoryId) {
+      const here = inflight(trajectoryId).map((s) => s.index);
+      const elsewhere = (await opts.inflightElsewhere?.(trajectoryId)) ?? [];
+      return [...new Set([...here, ...elsewhere])].sort((x, y) => x - y);
+    },
     idle: () => chain,
     sweep,
     stop() {

@@ -1,12 +1,12 @@
 // The known ORS servers: `local` (the built-in host, reached in process), `ORS_SERVERS`
 // (`name=url,name=url`), the config file `PLAYGROUND_DATA_DIR/servers.json` ("servers": hand-written
-// entries) and the servers users added in the UI (its "userServers", written atomically).
+// entries) and the servers users added in the UI (kept by ./persistence.ts: its "userServers", or
+// PostgreSQL when the app has a database).
 import "server-only";
-import { randomBytes } from "node:crypto";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ENV_ENDPOINTS, ROOT_ENDPOINTS } from "@/lib/ors/protocol";
 import { type AddressVerdict, checkServerUrl, type Resolver } from "./address-policy";
+import { fileServerPersistence, type ServerPersistence, type StoredServer } from "./persistence";
 
 export type ServerSource = "builtin" | "env" | "config" | "user";
 
@@ -42,6 +42,8 @@ export interface ServerRegistryOptions {
   localHandler: () => FetchHandler;
   /** DNS resolver for the address policy (tests). */
   resolve?: Resolver;
+  /** Where servers are kept (default: servers.json in the data folder). */
+  persistence?: ServerPersistence;
 }
 
 export class ServerRegistryError extends Error {
@@ -84,17 +86,7 @@ function normalizeUrl(raw: string): string {
   return u.toString().replace(/\/+$/, "");
 }
 
-interface FileEntry {
-  name: string;
-  url: string;
-  apiKey?: string;
-  idleTimeoutMs?: number;
-}
-interface ServersFile {
-  servers?: FileEntry[];
-  userServers?: FileEntry[];
-  [other: string]: unknown;
-}
+type FileEntry = StoredServer;
 
 export interface ServerRegistry {
   readonly dataDir: string;
@@ -138,7 +130,7 @@ export function parseServersEnv(value: string | undefined): FileEntry[] {
 export function createServerRegistry(options: ServerRegistryOptions): ServerRegistry {
   const env = options.env ?? process.env;
   const dataDir = path.resolve(options.dataDir ?? env.PLAYGROUND_DATA_DIR ?? ".data");
-  const file = path.join(dataDir, "servers.json");
+  const persistence = options.persistence ?? fileServerPersistence(dataDir);
   const allowRemote = env.PLAYGROUND_ALLOW_REMOTE_SERVERS === "1";
   const envServers = parseServersEnv(env.ORS_SERVERS);
   let lock: Promise<unknown> = Promise.resolve();
@@ -149,23 +141,6 @@ export function createServerRegistry(options: ServerRegistryOptions): ServerRegi
     const raw = env[`ORS_SERVER_IDLE_TIMEOUT_MS_${envName(name)}`];
     return raw ? Number(raw) : undefined;
   };
-
-  async function readFileEntries(): Promise<ServersFile> {
-    let text: string;
-    try {
-      text = await readFile(file, "utf8");
-    } catch (err) {
-      if ((err as { code?: string }).code === "ENOENT") return {};
-      throw err;
-    }
-    try {
-      const v = JSON.parse(text) as unknown;
-      return v && typeof v === "object" && !Array.isArray(v) ? (v as ServersFile) : {};
-    } catch {
-      console.warn(`${file}: not valid JSON; ignoring it`);
-      return {};
-    }
-  }
 
   function validEntries(list: unknown): FileEntry[] {
     if (!Array.isArray(list)) return [];
@@ -181,11 +156,18 @@ export function createServerRegistry(options: ServerRegistryOptions): ServerRegi
 
   // The relay looks servers up on every request: keep the parsed file for a second (edits by this
   // process clear it at once; edits by hand show within a second).
-  let cached: { at: number; file: Promise<ServersFile> } | undefined;
+  let cached: { at: number; file: ReturnType<ServerPersistence["read"]> } | undefined;
   const CACHE_MS = 1_000;
-  function cachedFile(): Promise<ServersFile> {
+  function cachedFile(): ReturnType<ServerPersistence["read"]> {
     const now = Date.now();
-    if (!cached || now - cached.at > CACHE_MS) cached = { at: now, file: readFileEntries() };
+    if (!cached || now - cached.at > CACHE_MS) {
+      const file = persistence.read();
+      // A failed read is not kept: the next request tries again.
+      file.catch(() => {
+        if (cached?.file === file) cached = undefined;
+      });
+      cached = { at: now, file };
+    }
     return cached.file;
   }
 
@@ -210,14 +192,6 @@ export function createServerRegistry(options: ServerRegistryOptions): ServerRegi
     for (const e of validEntries(f.servers)) push(e, "config");
     for (const e of validEntries(f.userServers)) push(e, "user");
     return out;
-  }
-
-  async function writeAtomically(data: ServersFile): Promise<void> {
-    await mkdir(dataDir, { recursive: true, mode: 0o700 });
-    const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-    await writeFile(tmp, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
-    await rename(tmp, file);
-    cached = undefined;
   }
 
   function locked<T>(fn: () => Promise<T>): Promise<T> {
@@ -264,9 +238,10 @@ export function createServerRegistry(options: ServerRegistryOptions): ServerRegi
         const entry: ServerEntry = { name, url, source: "user", ...extra };
         const verdict = await checkAddress(entry);
         if (!verdict.ok) throw new ServerRegistryError(403, `refused: ${verdict.reason}`);
-        const f = await readFileEntries();
-        f.userServers = [...validEntries(f.userServers), { name, url, ...extra }];
-        await writeAtomically(f);
+        const added = await persistence.addUser({ name, url, ...extra });
+        cached = undefined;
+        // Another replica may have added it meanwhile (one database): the same answer as above.
+        if (!added) throw new ServerRegistryError(409, `a server named "${name}" already exists`);
         return entry;
       }),
     remove: (name) =>
@@ -278,9 +253,8 @@ export function createServerRegistry(options: ServerRegistryOptions): ServerRegi
             403,
             `server "${name}" comes from ${entry.source === "builtin" ? "the app itself" : entry.source === "env" ? "ORS_SERVERS" : "servers.json"} and cannot be removed here`,
           );
-        const f = await readFileEntries();
-        f.userServers = validEntries(f.userServers).filter((e) => e.name !== name);
-        await writeAtomically(f);
+        await persistence.removeUser(name);
+        cached = undefined;
       }),
   };
 }

@@ -36,7 +36,8 @@ export function newTrajectoryId(): string {
   return randomBytes(9).toString("base64url");
 }
 
-interface TrajRow {
+// Rows as both stores read them (./postgres.ts mirrors these columns and reuses the mappers).
+export interface TrajRow {
   id: string;
   server: string;
   env: string | null;
@@ -56,7 +57,7 @@ interface TrajRow {
   golden: number;
 }
 
-interface StepRow {
+export interface StepRow {
   trajectory_id: string;
   idx: number;
   tool: string;
@@ -79,7 +80,7 @@ interface StepRow {
 
 const parse = <T>(s: string | null): T | null => (s == null ? null : (JSON.parse(s) as T));
 
-function toSummary(r: TrajRow): TrajectorySummary {
+export function toSummary(r: TrajRow): TrajectorySummary {
   return {
     id: r.id,
     server: r.server,
@@ -99,7 +100,7 @@ function toSummary(r: TrajRow): TrajectorySummary {
   };
 }
 
-function toStep(r: StepRow): TrajectoryStep {
+export function toStep(r: StepRow): TrajectoryStep {
   return {
     index: r.idx,
     tool: r.tool,
@@ -121,7 +122,32 @@ function toStep(r: StepRow): TrajectoryStep {
   };
 }
 
-const SORT_COLUMNS: Record<string, string> = {
+/** A trajectory in the export format from its row and its steps. */
+export function toTrajectory(r: TrajRow, steps: TrajectoryStep[]): Trajectory {
+  const t: Trajectory = {
+    format: TRAJECTORY_FORMAT,
+    id: r.id,
+    server: r.server,
+    env: r.env,
+    sid: r.sid,
+    task: parse<TrajectoryTask>(r.task_json),
+    prompt: parse<Block[]>(r.prompt_json),
+    steps,
+    total_reward: r.total_reward,
+    started_at: r.started_at,
+    ended_at: r.ended_at,
+    end_reason: r.end_reason,
+    error: r.error,
+  };
+  const origin = parse<TrajectoryOrigin>(r.origin_json);
+  if (origin) t.origin = origin;
+  const reprompts = parse<NonNullable<Trajectory["reprompts"]>>(r.reprompts_json);
+  if (reprompts?.length) t.reprompts = reprompts;
+  if (r.golden) t.golden = true;
+  return t;
+}
+
+export const SORT_COLUMNS: Record<string, string> = {
   started_at: "started_at",
   ended_at: "ended_at",
   total_reward: "total_reward",
@@ -334,27 +360,7 @@ export class SqliteTrajectoryStore implements TrajectoryStore {
     const steps = (
       this.db.prepare("SELECT * FROM steps WHERE trajectory_id = ? ORDER BY idx").all(r.id) as StepRow[]
     ).map(toStep);
-    const t: Trajectory = {
-      format: TRAJECTORY_FORMAT,
-      id: r.id,
-      server: r.server,
-      env: r.env,
-      sid: r.sid,
-      task: parse<TrajectoryTask>(r.task_json),
-      prompt: parse<Block[]>(r.prompt_json),
-      steps,
-      total_reward: r.total_reward,
-      started_at: r.started_at,
-      ended_at: r.ended_at,
-      end_reason: r.end_reason,
-      error: r.error,
-    };
-    const origin = parse<TrajectoryOrigin>(r.origin_json);
-    if (origin) t.origin = origin;
-    const reprompts = parse<NonNullable<Trajectory["reprompts"]>>(r.reprompts_json);
-    if (reprompts?.length) t.reprompts = reprompts;
-    if (r.golden) t.golden = true;
-    return t;
+    return toTrajectory(r, steps);
   }
 
   private where(f: TrajectoryFilter): { sql: string; params: Record<string, unknown> } {
@@ -551,7 +557,7 @@ export class SqliteTrajectoryStore implements TrajectoryStore {
   }
 }
 
-function escapeLike(s: string): string {
+export function escapeLike(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 

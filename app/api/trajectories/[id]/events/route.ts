@@ -28,7 +28,7 @@ export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }
         id,
         trajectory: withInflight(t, recorder),
         last_activity_at: now.last_activity_at,
-        inflight: recorder.inflight(id).map((step) => step.index),
+        inflight: await recorder.inflightIndices(id),
       };
       return [{ event: "snapshot", data: snapshot }];
     },
