@@ -1,7 +1,7 @@
 // Which server addresses the relay may reach (docs/architecture.md "Security"): never link-local or cloud
 // metadata addresses; user-added servers only on loopback unless remote servers are allowed.
 // Host names are resolved and every resolved address is checked too; the relay then connects to
-// those addresses only (lib/relay/pinned-fetch.ts), never resolving the name a second time.
+// those addresses only (lib/security/pinned-fetch.ts), never resolving the name a second time.
 import "server-only";
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";

@@ -1,7 +1,7 @@
 // Health of a known server: GET /health with a short time limit, as shown by GET /api/servers.
 import "server-only";
 import { healthResponseSchema } from "@/lib/ors/protocol";
-import { createPinnedFetch } from "@/lib/relay/pinned-fetch";
+import { createPinnedFetch } from "@/lib/security/pinned-fetch";
 import type { ServerEntry, ServerRegistry } from "./registry";
 
 export interface ServerHealth {
