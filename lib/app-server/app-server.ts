@@ -17,6 +17,7 @@ import {
   listenHostNames,
   newSecret,
   reachableAddress,
+  urlHost,
 } from "@/lib/security/listen";
 import { appPolicyFromEnv, LISTEN_HOSTS_VAR } from "@/lib/security/policy-config";
 import type { RequestPolicy } from "@/lib/security/request-policy";
@@ -171,10 +172,9 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
     throw err;
   }
 
-  const shownHost = reachableAddress(host);
   const url = isLoopbackAddress(host)
     ? listening.url
-    : `http://${shownHost.includes(":") ? `[${shownHost}]` : shownHost}:${listening.port}`;
+    : `http://${urlHost(reachableAddress(host))}:${listening.port}`;
   let closing: Promise<void> | null = null;
   return {
     url,

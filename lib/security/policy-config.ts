@@ -2,7 +2,7 @@
 // path of the app is. Pure and isomorphic: the server entry and Next's proxy.ts read the same
 // variables, so they enforce the same rules in one process.
 import { isOrsRequestPath } from "@/lib/ors/host/fast-path";
-import { hostNameOf } from "./host-names";
+import { hostNameOfAddress } from "./host-names";
 import type { PathKind, RequestPolicy } from "./request-policy";
 
 /** Where the app mounts its ORS host (lib/playground.ts's ORS_BASE_PATH; a test keeps them equal). */
@@ -36,10 +36,13 @@ export function hostPathKind(path: string): PathKind {
   return path === "/health" ? "health" : "ors";
 }
 
-/** Host names from a comma-separated list (ports and brackets dropped); malformed entries throw. */
+/**
+ * Host names from a comma-separated list (ports and brackets dropped; bare IPv6 addresses, with or
+ * without a zone id, read as addresses); malformed entries throw.
+ */
 export function parseHostList(value: string | undefined, what: string): string[] {
   return list(value).map((entry) => {
-    const name = hostNameOf(entry);
+    const name = hostNameOfAddress(entry);
     if (name === null) throw new Error(`${what}: ${JSON.stringify(entry)} is not a host name or address`);
     return name;
   });
