@@ -163,6 +163,9 @@ export function createRelay(options: RelayOptions): Relay {
           [RELAY_FAILURE_HEADER]: "refused",
         });
       addresses = verdict.addresses;
+      // A server added at run time gets nothing until it answers like an ORS server.
+      const ors = await registry.checkOrsServer(entry, addresses);
+      if (!ors.ok) return fail(ors.status, `${describeServer(entry)} ${ors.reason}`, ors.failure);
     }
 
     let body: Uint8Array | undefined;
