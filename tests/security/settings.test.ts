@@ -1,7 +1,7 @@
 // The policy's settings from the environment, listen addresses (loopback or not, which names reach
 // them), secrets, and the server entry's arguments (`PORT`, --port, --host, --dev).
 import { networkInterfaces } from "node:os";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { parseAppServerArgs } from "@/lib/app-server/args";
 import { ORS_BASE_PATH } from "@/lib/playground";
 import {
@@ -16,6 +16,7 @@ import {
 import {
   APP_ORS_BASE_PATH,
   appPolicyFromEnv,
+  authModeOf,
   LISTEN_HOSTS_VAR,
   parseHostList,
   parseOriginList,
@@ -37,15 +38,39 @@ describe("appPolicyFromEnv", () => {
     expect(p.orsKeys).toBe(true);
   });
 
-  it("defaults to loopback only, no token, and follows changes", () => {
+  it("defaults to loopback only and a token, and follows changes", () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
     const env: Record<string, string | undefined> = {};
     const p = appPolicyFromEnv(env);
     expect(p.allowedHosts.size).toBe(0);
-    expect(p.token).toBeNull();
+    // Nobody set a token nor turned it off (Next run without the server entry): pages and APIs
+    // answer 401 to everyone, with a token nobody knows, and it says why.
+    expect(p.token).toMatch(/^[0-9a-f]{48}$/);
+    expect(warn).toHaveBeenCalledWith(expect.stringMatching(/every page and API answers 401/));
+    warn.mockRestore();
     expect(p.orsKeys).toBe(false);
+    expect(p.orsToken).toBe(false);
     expect(appPolicyFromEnv(env)).toBe(p);
     env.PLAYGROUND_TOKEN = "now";
     expect(appPolicyFromEnv(env).token).toBe("now");
+    // Off loopback the ORS endpoints ask for it too, unless ORS_API_KEYS guards them.
+    env[LISTEN_HOSTS_VAR] = "192.0.2.2";
+    expect(appPolicyFromEnv(env).orsToken).toBe(true);
+    env.ORS_API_KEYS = "k";
+    expect(appPolicyFromEnv(env).orsToken).toBe(false);
+  });
+
+  it("PLAYGROUND_AUTH=none turns the token off; anything else than none or token is refused", () => {
+    expect(appPolicyFromEnv({ PLAYGROUND_AUTH: "none" }).token).toBeNull();
+    expect(appPolicyFromEnv({ PLAYGROUND_AUTH: " NONE " }).token).toBeNull();
+    expect(appPolicyFromEnv({ PLAYGROUND_AUTH: "token", PLAYGROUND_TOKEN: "t" }).token).toBe("t");
+    expect(authModeOf({})).toBe("token");
+    expect(() => authModeOf({ PLAYGROUND_AUTH: "off" })).toThrow(
+      'PLAYGROUND_AUTH="off": expected "none" (no access token) or "token" (the default)',
+    );
+    expect(() => appPolicyFromEnv({ PLAYGROUND_AUTH: "none", PLAYGROUND_TOKEN: "t" })).toThrow(
+      /PLAYGROUND_AUTH=none and PLAYGROUND_TOKEN are both set/,
+    );
   });
 
   it("fails on malformed entries, naming the variable", () => {
