@@ -6,7 +6,13 @@ import "server-only";
 import { healthResponseSchema, listEnvironmentsResponseSchema, type RelayFailure } from "@/lib/ors/protocol";
 import { readWithin } from "@/lib/ors/protocol/body";
 import type { PinnedFetch } from "@/lib/security/pinned-fetch";
-import type { ServerEntry } from "./registry";
+
+/** What the probe needs of a server entry (lib/registry/registry.ts's ServerEntry is one). */
+export interface ProbedServer {
+  url: string;
+  /** Sent as X-API-Key, as the relay sends it. */
+  apiKey?: string;
+}
 
 export type OrsProbeVerdict =
   | { ok: true }
@@ -40,7 +46,7 @@ export function describeFetchError(err: unknown): string {
 
 export interface OrsProbe {
   /** Asks the server (or remembers that it answered); never throws. */
-  check(entry: ServerEntry, addresses: readonly string[]): Promise<OrsProbeVerdict>;
+  check(entry: ProbedServer, addresses: readonly string[]): Promise<OrsProbeVerdict>;
 }
 
 export function createOrsProbe(options: OrsProbeOptions): OrsProbe {
@@ -52,7 +58,7 @@ export function createOrsProbe(options: OrsProbeOptions): OrsProbe {
   /** key → the probe running now, shared by the requests that wait for it. */
   const running = new Map<string, Promise<OrsProbeVerdict>>();
 
-  async function probe(entry: ServerEntry, addresses: readonly string[]): Promise<OrsProbeVerdict> {
+  async function probe(entry: ProbedServer, addresses: readonly string[]): Promise<OrsProbeVerdict> {
     const signal = AbortSignal.timeout(timeoutMs);
     const headers = new Headers({ accept: "application/json" });
     if (entry.apiKey) headers.set("x-api-key", entry.apiKey);
