@@ -706,7 +706,7 @@ async function main(): Promise<void> {
     if (!processExists(server.pid)) crashed = true;
     const alive =
       !crashed &&
-      (await fetch(`${server.baseUrl}/`, { signal: AbortSignal.timeout(20_000) }).then(
+      (await fetch(`${server.baseUrl}/`, { headers: AUTH, signal: AbortSignal.timeout(20_000) }).then(
         (r) => r.status === 200,
         () => false,
       )) &&
