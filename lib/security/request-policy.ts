@@ -21,9 +21,10 @@ export interface RequestPolicy {
   /** The ORS endpoints check keys of their own (`ORS_API_KEYS`). */
   readonly orsKeys: boolean;
   /**
-   * Whether the ORS endpoints (but `/health`) ask for the token too: only when the app listens
-   * beyond loopback and `ORS_API_KEYS` is unset. On loopback a training client needs no browser
-   * token, as with the standalone host; `ORS_API_KEYS` guards the host when set.
+   * Whether the ORS endpoints (but `/health`) ask for the token too: only when the app answers to
+   * names beyond loopback (it listens off loopback, or PLAYGROUND_ALLOWED_HOSTS is set) and
+   * `ORS_API_KEYS` is unset. On loopback a training client needs no browser token, as with the
+   * standalone host; `ORS_API_KEYS` guards the host when set.
    */
   readonly orsToken: boolean;
   kindOf(path: string): PathKind;
