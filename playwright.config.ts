@@ -1,9 +1,33 @@
 import { defineConfig, devices } from "@playwright/test";
+import { sendTokenWithNodeFetch } from "./e2e/node-fetch-token";
 
 // e2e runs against a production build (`npm run build` first) served by the app's server entry as
 // `npm start` runs it (lib/app-server/main.ts: Next behind the request policy, ORS fast path), plus a
 // second, independent ORS server (the standalone host) on another loopback port for the relay.
 const PORT = Number(process.env.E2E_PORT ?? 3100);
+
+// #region access-token (docs/security.md shows this region as it is)
+// The app asks for its access token on every page and API. A fixed one is given to the app
+// (`webServer.env`) and to the browser as the cookie that opening `/?token=...` would set
+// (HttpOnly, SameSite=Strict, so a page of another site never sends it), in `storageState`: every
+// page, context and `request` of every spec has it, and `baseURL` stays a plain origin (page.goto
+// and request resolve paths against it and would drop a `?token=` query anyway).
+const TOKEN = process.env.PLAYGROUND_TOKEN || "e2e-playground-token-not-a-secret";
+const tokenCookie = (domain: string) => ({
+  name: `ors_playground_token_${PORT}`,
+  value: TOKEN,
+  domain,
+  path: "/",
+  expires: -1,
+  httpOnly: true,
+  secure: false,
+  sameSite: "Strict" as const,
+});
+// Apps the specs start themselves inherit the token (any port: a token cookie counts wherever it
+// carries the app's token), and Node's own fetch in specs sends it to loopback as a bearer token.
+process.env.PLAYGROUND_TOKEN = TOKEN;
+sendTokenWithNodeFetch(TOKEN);
+// #endregion
 const SECOND_PORT = Number(process.env.E2E_SECOND_PORT ?? 8199);
 // The reference-shaped test server (tests/fixtures/reference-server), known to the app as `py`.
 const REFERENCE_PORT = Number(process.env.E2E_REFERENCE_PORT ?? 8198);
@@ -36,6 +60,7 @@ export default defineConfig({
   reporter: process.env.CI ? [["list"]] : [["list"]],
   use: {
     baseURL: `http://127.0.0.1:${PORT}`,
+    storageState: { cookies: [tokenCookie("127.0.0.1"), tokenCookie("localhost")], origins: [] },
     trace: "retain-on-failure",
     screenshot: "only-on-failure",
     ...devices["Desktop Chrome"],
@@ -73,6 +98,7 @@ export default defineConfig({
       env: { REF_PING_MS: "1000", REF_EXTRA_FIELDS: "all" },
     },
     nextStart(PORT, {
+      PLAYGROUND_TOKEN: TOKEN,
       PLAYGROUND_DATA_DIR: DATA_DIR,
       ORS_SERVERS: `second=http://127.0.0.1:${SECOND_PORT},py=http://127.0.0.1:${REFERENCE_PORT}`,
       // Short SSE keep-alive pings so the episode e2e sees them within a few seconds.
@@ -81,6 +107,7 @@ export default defineConfig({
       ORS_SERVER_IDLE_TIMEOUT_MS_SECOND: "120000",
     }),
     nextStart(ROUTE_PORT, {
+      PLAYGROUND_TOKEN: TOKEN,
       PLAYGROUND_DATA_DIR: `${DATA_DIR}-route`,
       ORS_FAST_PATH: "0",
       ORS_SERVERS: `py=http://127.0.0.1:${REFERENCE_PORT}`,

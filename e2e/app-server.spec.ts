@@ -1,10 +1,15 @@
 // The app's server entry (lib/app-server) on the production build: the ORS fast path is what serves
 // ORS requests (a header only it sets), ORS_FAST_PATH=0 hands them to Next's route handler, and
-// `npm start` honours PORT. And `npm run dev`, the same entry in Next's development mode, refuses
-// what production refuses.
+// `npm start` honours PORT and prints the URL to open with its token. `npm run dev`, the same entry
+// in Next's development mode, refuses what production refuses. Started off loopback (`--host
+// 0.0.0.0`, `--host ::`, the CLI's `start --host 0.0.0.0 --open`) on a machine whose interfaces have
+// IPv6 addresses, it starts and answers on each of them.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
+import { networkInterfaces } from "node:os";
+import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { tempDataDir } from "./trajectories-helpers";
 
@@ -81,6 +86,10 @@ test("`npm start` listens on PORT, on loopback", async () => {
       out += d;
     });
     await expect.poll(() => out, { timeout: 90_000 }).toContain(`on http://127.0.0.1:${NPM_START_PORT}`);
+    // The URL to open carries the token (the suite's PLAYGROUND_TOKEN here, inherited).
+    await expect
+      .poll(() => out)
+      .toContain(`Open: http://127.0.0.1:${NPM_START_PORT}/?token=${process.env.PLAYGROUND_TOKEN}`);
     const health = await fetch(`http://127.0.0.1:${NPM_START_PORT}/api/ors/health`);
     expect(health.status).toBe(200);
     expect(health.headers.get(FAST_PATH_HEADER)).toBe("1");
@@ -107,6 +116,7 @@ test("`npm run dev` applies the same request policy", async () => {
       out += d;
     });
     await expect.poll(() => out, { timeout: 120_000 }).toContain(`(development mode) on ${base}`);
+    await expect.poll(() => out).toContain(`Open: ${base}/?token=`);
     // Refused before Next compiles anything.
     for (const path of ["/", "/api/ors/health", "/api/trajectories", "/_next/webpack-hmr"])
       expect(await statusWithHost(DEV_PORT, path, "rebind.attacker.example"), path).toBe(403);
@@ -131,5 +141,134 @@ test("`npm run dev` applies the same request policy", async () => {
     const exited = once(child, "exit");
     process.kill(-child.pid!, "SIGTERM");
     await exited;
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
+// Off loopback: every interface, in every spelling the machine reports.
+
+/** The status of a GET to `address`:`port` with the Host a client would send for that address. */
+function statusVia(address: string, port: number, path: string, headers: Record<string, string> = {}) {
+  const host = new URL(`http://${address.includes(":") ? `[${address}]` : address}:${port}/`).host;
+  return new Promise<number>((resolve, reject) => {
+    const req = request({ host: address, port, path, headers: { host, ...headers } }, (res) => {
+      res.resume();
+      resolve(res.statusCode!);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** This machine's addresses of a family that a connection can use (link-local ones need a zone id). */
+function addressesOf(families: string[]): string[] {
+  return Object.values(networkInterfaces())
+    .flat()
+    .filter((a) => a && families.includes(a.family) && !a.address.startsWith("fe80"))
+    .map((a) => a!.address);
+}
+
+/** Starts a command in its own process group; resolves with what it printed once `ready` matches. */
+async function startUntil(command: string, args: string[], ready: RegExp, env: NodeJS.ProcessEnv) {
+  const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  let out = "";
+  let err = "";
+  child.stdout!.on("data", (d) => {
+    out += d;
+  });
+  child.stderr!.on("data", (d) => {
+    err += d;
+  });
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, "exit");
+    process.kill(-child.pid!, "SIGTERM");
+    await exited;
+  };
+  await expect
+    .poll(() => (child.exitCode === null ? out : `exited ${child.exitCode}: ${out}${err}`), {
+      timeout: 90_000,
+    })
+    .toMatch(ready);
+  return { out: () => out, err: () => err, match: out.match(ready)!, stop };
+}
+
+for (const [host, families] of [
+  ["0.0.0.0", ["IPv4"]],
+  ["::", ["IPv4", "IPv6"]],
+] as const)
+  test(`\`npm start -- --host ${host}\` starts and answers on every address of this machine`, async () => {
+    test.setTimeout(120_000);
+    expect(addressesOf(["IPv6"]).length, "this machine has an IPv6 address besides loopback").toBeGreaterThan(
+      1,
+    );
+    const app = await startUntil(
+      "npm",
+      ["start", "--", "--host", host, "--port", "0"],
+      /ORS Playground \(production build\) on http:\/\/(\S+):(\d+)\n {2}Open: (\S+)/,
+      { ...process.env, PLAYGROUND_DATA_DIR: tempDataDir() },
+    );
+    try {
+      expect(app.err()).not.toMatch(/is not a host name or address/);
+      const port = Number(app.match[2]);
+      const token = new URL(app.match[3]!).searchParams.get("token");
+      expect(token).toBe(process.env.PLAYGROUND_TOKEN);
+      for (const address of addressesOf([...families])) {
+        expect(await statusVia(address, port, "/api/ors/health"), `health via ${address}`).toBe(200);
+        expect(
+          await statusVia(address, port, "/api/servers", { authorization: "" }),
+          `no token via ${address}`,
+        ).toBe(401);
+        expect(
+          await statusVia(address, port, "/api/servers", { authorization: `Bearer ${token}` }),
+          `token via ${address}`,
+        ).toBe(200);
+        expect(
+          await statusVia(address, port, "/", { host: "attacker.example" }),
+          `foreign Host via ${address}`,
+        ).toBe(403);
+      }
+    } finally {
+      await app.stop();
+    }
+  });
+
+test("the CLI's `start --host 0.0.0.0 --open` starts, prints the token URL and opens it", async () => {
+  test.setTimeout(120_000);
+  // A stand-in for the desktop's opener: it records the URL it is asked to open.
+  const bin = tempDataDir();
+  const opened = path.join(bin, "opened.txt");
+  writeFileSync(path.join(bin, "xdg-open"), `#!/bin/sh\nprintf '%s' "$1" > "${opened}"\n`);
+  chmodSync(path.join(bin, "xdg-open"), 0o755);
+  const app = await startUntil(
+    process.execPath,
+    [
+      "bin/ors-playground.mjs",
+      "start",
+      "--host",
+      "0.0.0.0",
+      "--port",
+      "0",
+      "--data-dir",
+      tempDataDir(),
+      "--open",
+    ],
+    /Open\s+(http:\/\/\S+)[\s\S]*Opened http:\/\/\S+ in your browser \(xdg-open\)/,
+    { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+  );
+  try {
+    const openUrl = app.match[1]!;
+    expect(openUrl).toMatch(new RegExp(`^http://[^/]+:\\d+/\\?token=${process.env.PLAYGROUND_TOKEN}$`));
+    expect(readFileSync(opened, "utf8")).toBe(openUrl);
+    const { port, hostname } = new URL(openUrl);
+    expect(hostname).not.toBe("127.0.0.1");
+    expect(await statusVia("127.0.0.1", Number(port), "/api/servers", { authorization: "" })).toBe(401);
+    expect(
+      await statusVia(hostname, Number(port), "/api/servers", {
+        authorization: `Bearer ${process.env.PLAYGROUND_TOKEN}`,
+      }),
+    ).toBe(200);
+  } finally {
+    await app.stop();
   }
 });

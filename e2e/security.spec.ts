@@ -1,8 +1,10 @@
-// The app's security promises (docs/architecture.md "Security") against the production build, in Chromium:
-// a page on another origin (another site, and another port of the same site) tries every write and
-// every read and nothing happens; a foreign Host is refused on every kind of path; TRACE, CONNECT
-// and bad escapes get 4xx; off loopback the app asks for its access token (the printed URL sets a
-// cookie, scripts send a bearer token).
+// The app's security promises (docs/security.md) against the production build, in Chromium: a page
+// on another origin (another site, and another port of the same site) tries every write and every
+// read and nothing happens, though the browser holds the token's cookie; a foreign Host is refused
+// on every kind of path; TRACE, CONNECT and bad escapes get 4xx; the app asks for its access token
+// by default, on loopback too (the printed URL sets a cookie and leaves a clean address bar, scripts
+// send a bearer token, ORS clients need none on loopback), PLAYGROUND_AUTH=none turns it off and
+// says so; off loopback ORS clients need it too.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer, request as httpRequest, type Server } from "node:http";
@@ -15,7 +17,6 @@ const PORT = Number(process.env.E2E_PORT ?? 3100);
 const ROUTE_PORT = Number(process.env.E2E_ROUTE_PORT ?? PORT + 1);
 const ATTACK_PORT = Number(process.env.E2E_SECURITY_ATTACK_PORT ?? 8675);
 const COUNTER_PORT = Number(process.env.E2E_SECURITY_COUNTER_PORT ?? 8676);
-const TOKEN_PORT = Number(process.env.E2E_SECURITY_TOKEN_PORT ?? 8677);
 const APP = `http://127.0.0.1:${PORT}`;
 
 // ---------------------------------------------------------------------------------------------
@@ -115,6 +116,10 @@ async function attackFrom(page: Page, writes: Attack[], reads: string[]): Promis
           await form(url, "application/x-www-form-urlencoded", i++);
         }
       }
+      // The token's cookie is HttpOnly: no script reads it, here or anywhere.
+      out.push(
+        `document.cookie: ${document.cookie.includes("ors_playground_token") ? "token visible" : "no token"}`,
+      );
       for (const path of reads) {
         await outcome(`GET ${path}`, fetch(app + path));
         await outcome(`GET ${path} no-cors`, fetch(app + path, { mode: "no-cors" }));
@@ -233,8 +238,10 @@ test.describe("a page on another origin", () => {
       await expect(page.getByRole("heading", { name: "Hello" })).toBeVisible();
       const seen = await attackFrom(page, writes, reads);
 
-      // The page could read nothing and open no feed.
-      for (const line of seen) expect(line, line).toMatch(/: (rejected|opaque|error)$/);
+      // The page could read nothing, open no feed, and see no token.
+      expect(seen).toContain("document.cookie: no token");
+      for (const line of seen.filter((l) => !l.startsWith("document.cookie")))
+        expect(line, line).toMatch(/: (rejected|opaque|error)$/);
       expect(seen.filter((l) => l.endsWith(": rejected")).length).toBeGreaterThanOrEqual(
         writes.length * 2 + reads.length,
       );
@@ -317,8 +324,11 @@ function rawRequest(
   });
 }
 
+/** The suite's access token as a script sends it (node:http adds nothing by itself). */
+const BEARER = { authorization: `Bearer ${process.env.PLAYGROUND_TOKEN}` };
+
 async function staticAsset(port: number): Promise<string> {
-  const html = (await rawRequest(port, "GET", "/")).body;
+  const html = (await rawRequest(port, "GET", "/", BEARER)).body;
   const asset = /\/_next\/static\/[^"']+\.js/.exec(html)?.[0];
   expect(asset, "a script of the home page").toBeTruthy();
   return asset!;
@@ -331,7 +341,9 @@ for (const [label, port] of [
   test.describe(label, () => {
     test("a foreign Host is refused on every kind of path (DNS rebinding)", async () => {
       const asset = await staticAsset(port);
-      expect((await rawRequest(port, "GET", asset)).status).toBe(200);
+      expect((await rawRequest(port, "GET", asset, BEARER)).status).toBe(200);
+      // Without the token the asset is refused as well; with a foreign Host, the token changes nothing.
+      expect((await rawRequest(port, "GET", asset)).status).toBe(401);
       const paths: [string, string][] = [
         ["GET", "/"],
         ["GET", "/trajectories"],
@@ -350,7 +362,7 @@ for (const [label, port] of [
       ];
       for (const host of [`rebind.attacker.example:${port}`, "attacker.example", `127.0.0.1.nip.io:${port}`])
         for (const [method, path] of paths) {
-          const r = await rawRequest(port, method, path, { host });
+          const r = await rawRequest(port, method, path, { ...BEARER, host });
           expect(r.status, `${method} ${path} Host ${host}`).toBe(403);
           expect(JSON.parse(r.body).detail).toMatch(/is not one of this app's names/);
         }
@@ -397,73 +409,274 @@ for (const [label, port] of [
 }
 
 // ---------------------------------------------------------------------------------------------
-// Off loopback: the access token.
+// The access token: by default on loopback, off with PLAYGROUND_AUTH=none, and off loopback.
+
+interface StartedApp {
+  child: ChildProcess;
+  /** The base URL it printed. */
+  base: string;
+  /** The URL to open it printed (with ?token= when it asks for one), else the base URL. */
+  openUrl: string;
+  out(): string;
+  err(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The app's entry (`npm start`'s) on a free port (`--port 0`, read back from what it prints), with
+ * its own data folder; `env` entries set to undefined are removed. Stopped by its PID.
+ */
+async function startApp(args: string[], env: Record<string, string | undefined>): Promise<StartedApp> {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, PLAYGROUND_DATA_DIR: tempDataDir(), ORS_SERVERS: "" };
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined) delete childEnv[k];
+    else childEnv[k] = v;
+  }
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "lib/app-server/main.ts", "--port", "0", ...args],
+    {
+      env: childEnv,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    },
+  );
+  let out = "";
+  let err = "";
+  child.stderr!.on("data", (d) => {
+    err += d;
+  });
+  const base = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no start: ${out}${err}`)), 90_000);
+    child.stdout!.on("data", (d) => {
+      out += d;
+      // The access lines come right after the first line; wait for the ORS line that follows them.
+      const m = /ORS Playground \(production build\) on (http:\/\/\S+)[\s\S]*ORS host for ORS clients/.exec(
+        out,
+      );
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    // "close": after its output has been read to the end.
+    child.once("close", (code) => reject(new Error(`exited with ${code}: ${err}`)));
+  });
+  return {
+    child,
+    base,
+    openUrl: /Open: (http:\/\/\S+)/.exec(out)?.[1] ?? base,
+    out: () => out,
+    err: () => err,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, "exit");
+      process.kill(-child.pid!, "SIGTERM");
+      await exited;
+    },
+  };
+}
+
+test.describe("on loopback, by default", () => {
+  let app: StartedApp;
+  let token = "";
+  let port = 0;
+
+  test.beforeAll(async () => {
+    // No PLAYGROUND_TOKEN (the suite's is removed): a token is generated, as for a newcomer.
+    app = await startApp(["--host", "127.0.0.1"], {
+      PLAYGROUND_TOKEN: undefined,
+      PLAYGROUND_AUTH: undefined,
+    });
+    token = new URL(app.openUrl).searchParams.get("token") ?? "";
+    port = Number(new URL(app.base).port);
+  });
+
+  test.afterAll(async () => {
+    await app.stop();
+  });
+
+  test("prints its URL with a generated token, and says it changes with every start", () => {
+    expect(token).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(app.openUrl).toBe(`http://127.0.0.1:${port}/?token=${token}`);
+    expect(app.out()).toMatch(
+      /generated at startup and changes with every start; set PLAYGROUND_TOKEN to keep one/,
+    );
+    expect(app.out()).toMatch(/ORS clients \(\/api\/ors and the root\) need no token on loopback/);
+  });
+
+  test("without the token: 401 for pages (a page saying what to open) and APIs (JSON), on loopback", async () => {
+    // node:http: nothing adds a token on the way.
+    const page = await rawRequest(port, "GET", "/trajectories");
+    expect(page.status).toBe(401);
+    expect(page.body).toMatch(/Access token needed/);
+    expect(page.body).toContain(`http://127.0.0.1:${port}/?token=…`);
+    for (const [method, path] of [
+      ["GET", "/"],
+      ["GET", "/api/trajectories"],
+      ["GET", "/api/trajectories/live"],
+      ["GET", "/api/servers"],
+      ["GET", "/api/servers/local/list_environments"],
+      ["POST", "/api/servers/local/create_session"],
+      ["DELETE", "/api/trajectories/anything"],
+    ] as const) {
+      const r = await rawRequest(port, method, path);
+      expect(r.status, `${method} ${path}`).toBe(401);
+      if (path.startsWith("/api/"))
+        expect(JSON.parse(r.body).detail, path).toMatch(/requires its access token/);
+    }
+    for (const host of ["localhost", "[::1]"])
+      expect((await rawRequest(port, "GET", "/api/trajectories", { host: `${host}:${port}` })).status).toBe(
+        401,
+      );
+  });
+
+  test("the token URL sets the cookie and redirects without the token; Bearer works; a wrong token is refused", async () => {
+    const opened = await fetch(`${app.base}/trajectories?token=${token}&q=x`, {
+      redirect: "manual",
+      headers: { authorization: "" },
+    });
+    expect(opened.status).toBe(303);
+    expect(opened.headers.get("location")).toBe("/trajectories?q=x");
+    expect(opened.headers.get("set-cookie")).toBe(
+      `ors_playground_token_${port}=${token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=604800`,
+    );
+    const bearer = { authorization: `Bearer ${token}` };
+    expect((await fetch(`${app.base}/api/trajectories`, { headers: bearer })).status).toBe(200);
+    expect((await fetch(`${app.base}/trajectories`, { headers: bearer })).status).toBe(200);
+    const cookie = { authorization: "", cookie: `ors_playground_token_${port}=${token}` };
+    expect((await fetch(`${app.base}/api/servers`, { headers: cookie })).status).toBe(200);
+    const wrong = await fetch(`${app.base}/api/trajectories`, {
+      headers: { authorization: "Bearer not-it" },
+    });
+    expect(wrong.status).toBe(401);
+    expect(((await wrong.json()) as { detail: string }).detail).toMatch(/not valid/);
+    // The suite's own token (what Node's fetch sends here by default) is not this app's either.
+    expect((await fetch(`${app.base}/api/trajectories`)).status).toBe(401);
+  });
+
+  test("the ORS endpoints keep their own rules: a training client needs no browser token", async () => {
+    const none = { authorization: "" };
+    expect(await (await fetch(`${app.base}/api/ors/list_environments`, { headers: none })).json()).toContain(
+      "math",
+    );
+    expect(await (await fetch(`${app.base}/list_environments`, { headers: none })).json()).toContain("math");
+    const created = await fetch(`${app.base}/api/ors/create_session`, { method: "POST", headers: none });
+    expect(created.status).toBe(200);
+    const { sid } = (await created.json()) as { sid: string };
+    const create = await fetch(`${app.base}/create`, {
+      method: "POST",
+      headers: { ...none, "content-type": "application/json", "x-session-id": sid },
+      body: JSON.stringify({ env_name: "math", split: "train", index: 0 }),
+    });
+    expect(create.status).toBe(200);
+    expect(
+      (await fetch(`${app.base}/delete`, { method: "POST", headers: { ...none, "x-session-id": sid } }))
+        .status,
+    ).toBe(200);
+  });
+
+  test("in Chromium: the printed URL lands on the app with a clean address bar", async ({ browser }) => {
+    // A browser that has never seen this app (not the suite's storage state).
+    const context = await browser.newContext({ storageState: { cookies: [], origins: [] } });
+    const page = await context.newPage();
+    const first = await page.goto(`${app.base}/`);
+    expect(first?.status()).toBe(401);
+    await expect(page.getByRole("heading", { name: "Access token needed" })).toBeVisible();
+    await page.goto(app.openUrl);
+    expect(page.url()).toBe(`${app.base}/`);
+    await expect(
+      page
+        .getByRole("list", { name: "Environments of local" })
+        .getByRole("link", { name: "math", exact: true }),
+    ).toBeVisible();
+    const cookie = (await context.cookies(app.base)).find((c) => c.name === `ors_playground_token_${port}`);
+    expect(cookie).toMatchObject({ value: token, httpOnly: true, sameSite: "Strict" });
+    // Pages opened afterwards carry it: no token in any address.
+    expect((await page.goto(`${app.base}/trajectories`))?.status()).toBe(200);
+    await expect(page).toHaveTitle(/Trajectories/);
+    expect(page.url()).toBe(`${app.base}/trajectories`);
+    await context.close();
+  });
+});
+
+test.describe("PLAYGROUND_AUTH=none", () => {
+  test("turns the token off and says so loudly at start", async () => {
+    const app = await startApp(["--host", "127.0.0.1"], {
+      PLAYGROUND_TOKEN: undefined,
+      PLAYGROUND_AUTH: "none",
+    });
+    try {
+      expect(app.openUrl).toBe(app.base);
+      expect(app.out()).toMatch(
+        /No access token \(PLAYGROUND_AUTH=none\): pages, APIs and the relay are open\./,
+      );
+      await expect
+        .poll(() => app.err())
+        .toMatch(
+          /WARNING: PLAYGROUND_AUTH=none: the playground at http:\/\/127\.0\.0\.1:\d+ has NO ACCESS TOKEN/,
+        );
+      const port = Number(new URL(app.base).port);
+      expect((await rawRequest(port, "GET", "/api/trajectories")).status).toBe(200);
+      expect((await rawRequest(port, "GET", "/trajectories")).status).toBe(200);
+      // Everything else still holds: a foreign Host, a cross-site write.
+      expect((await rawRequest(port, "GET", "/api/trajectories", { host: "attacker.example" })).status).toBe(
+        403,
+      );
+      expect(
+        (
+          await rawRequest(port, "POST", "/api/servers", {
+            origin: "http://localhost:1",
+            "content-type": "application/json",
+          })
+        ).status,
+      ).toBe(403);
+    } finally {
+      await app.stop();
+    }
+  });
+
+  test("beside a PLAYGROUND_TOKEN it refuses to start, saying which two", async () => {
+    await expect(
+      startApp([], { PLAYGROUND_TOKEN: "some-token-of-enough-length", PLAYGROUND_AUTH: "none" }),
+    ).rejects.toThrow(
+      /could not start the playground: PLAYGROUND_AUTH=none and PLAYGROUND_TOKEN are both set/,
+    );
+  });
+});
 
 test.describe("listening on a non-loopback address", () => {
-  let child: ChildProcess;
+  let app: StartedApp;
   let openUrl = "";
   let base = "";
   let token = "";
+  let port = 0;
 
   test.beforeAll(async () => {
     // An address of this machine other than loopback; every interface when it has none.
     const external = Object.values(networkInterfaces())
       .flat()
       .find((a) => a && !a.internal && a.family === "IPv4")?.address;
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      PLAYGROUND_DATA_DIR: tempDataDir(),
-      ORS_SERVERS: "",
+    app = await startApp(["--host", external ?? "0.0.0.0"], {
+      PLAYGROUND_TOKEN: undefined,
       ORS_API_KEYS: "",
-    };
-    delete env.PLAYGROUND_TOKEN;
-    child = spawn(
-      process.execPath,
-      [
-        "--import",
-        "tsx",
-        "lib/app-server/main.ts",
-        "--port",
-        String(TOKEN_PORT),
-        "--host",
-        external ?? "0.0.0.0",
-      ],
-      { env, stdio: ["ignore", "pipe", "pipe"], detached: true },
-    );
-    let out = "";
-    let err = "";
-    child.stderr!.on("data", (d) => {
-      err += d;
     });
-    openUrl = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no start: ${out}${err}`)), 90_000);
-      child.stdout!.on("data", (d) => {
-        out += d;
-        const m = /Open: (http:\/\/\S+)/.exec(out);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]!);
-        }
-      });
-      child.once("exit", (code) => reject(new Error(`exited with ${code}: ${err}`)));
-    });
+    openUrl = app.openUrl;
     const u = new URL(openUrl);
     token = u.searchParams.get("token")!;
     base = u.origin;
+    port = Number(u.port);
   });
 
   test.afterAll(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = once(child, "exit");
-      process.kill(-child.pid!, "SIGTERM");
-      await exited;
-    }
+    await app.stop();
   });
 
   test("prints a ready-to-open URL with a generated token", () => {
     expect(token).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect(openUrl).toBe(`${base}/?token=${token}`);
-    expect(new URL(base).port).toBe(String(TOKEN_PORT));
+    expect(base).toBe(app.base);
+    expect(base).not.toMatch(/127\.0\.0\.1/);
   });
 
   test("without the token: 401 for pages, APIs and the ORS host; /health stays open", async () => {
@@ -499,9 +712,9 @@ test.describe("listening on a non-loopback address", () => {
     expect(created.status).toBe(200);
     // The listen address is an allowed Host; other names are not, token or not.
     const address = new URL(base).hostname;
-    expect((await rawRequest(TOKEN_PORT, "GET", "/api/servers", auth, address)).status).toBe(200);
+    expect((await rawRequest(port, "GET", "/api/servers", auth, address)).status).toBe(200);
     const foreign = await rawRequest(
-      TOKEN_PORT,
+      port,
       "GET",
       "/api/servers",
       { ...auth, host: "attacker.example" },
@@ -517,7 +730,7 @@ test.describe("listening on a non-loopback address", () => {
     const page = await context.newPage();
     await page.goto(openUrl);
     expect(page.url()).toBe(`${base}/`);
-    const cookie = (await context.cookies(base)).find((c) => c.name === `ors_playground_token_${TOKEN_PORT}`);
+    const cookie = (await context.cookies(base)).find((c) => c.name === `ors_playground_token_${port}`);
     expect(cookie?.value).toBe(token);
     expect(cookie?.httpOnly).toBe(true);
     expect(cookie?.sameSite).toBe("Strict");

@@ -33,7 +33,8 @@ export class BenchHttp {
   private readonly prefix: string;
   private readonly baseHeaders: Record<string, string>;
 
-  constructor(base: URL, maxSockets: number, apiKey?: string) {
+  /** `headers`: sent with every request (e.g. the app's access token for the relay). */
+  constructor(base: URL, maxSockets: number, apiKey?: string, headers: Record<string, string> = {}) {
     assertLoopback(base);
     this.agent = new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
     // Count the TCP connections opened: with keep-alive it should stay at the number of clients; a
@@ -48,7 +49,7 @@ export class BenchHttp {
     this.hostname = base.hostname.replace(/^\[|\]$/g, "");
     this.port = Number(base.port || 80);
     this.prefix = base.pathname.replace(/\/+$/, "");
-    this.baseHeaders = apiKey ? { "X-API-Key": apiKey } : {};
+    this.baseHeaders = { ...headers, ...(apiKey ? { "X-API-Key": apiKey } : {}) };
   }
 
   /** One request; resolves with the whole body as text (any status), rejects on network errors. */

@@ -8,6 +8,7 @@
 // Loopback only. It starts the app and the servers it needs and stops them (by process id).
 // Figures are printed, not asserted (docs/architecture.md "Measuring performance").
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -32,6 +33,9 @@ const USAGE = `Usage: npm run bench:relay -- [options]
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const PORTS: [number, number] = [8740, 8749];
 const MB = 1024 * 1024;
+/** The app's access token: the relay and the trajectories API ask for it. */
+const TOKEN = randomBytes(24).toString("base64url");
+const AUTH = { authorization: `Bearer ${TOKEN}` };
 
 interface Config {
   part: "all" | "load" | "hostile";
@@ -134,10 +138,11 @@ async function startApp(cfg: Config, env: Record<string, string>): Promise<Spawn
       "-H",
       "127.0.0.1",
     ],
-    env: { NODE_ENV: "production", NEXT_DIST_DIR: cfg.nextDistDir, ...env },
+    env: { NODE_ENV: "production", NEXT_DIST_DIR: cfg.nextDistDir, PLAYGROUND_TOKEN: TOKEN, ...env },
     cwd: ROOT,
     baseUrl: base,
-    healthUrl: `${base}/api/servers/local/health`,
+    // Open without the token: the app is up.
+    healthUrl: `${base}/api/ors/health`,
     timeoutMs: 90_000,
     label: "relay-app",
   });
@@ -168,7 +173,7 @@ async function runLoad(
   console.log(
     `\nload: ${cfg.clients} clients, ${cfg.size} -character results from "${server}" through the relay, ${cfg.duration} s, then ${cfg.idle} s idle`,
   );
-  const http = new BenchHttp(new URL(`${app.baseUrl}/api/servers/${server}`), cfg.clients);
+  const http = new BenchHttp(new URL(`${app.baseUrl}/api/servers/${server}`), cfg.clients, undefined, AUTH);
   let calls = 0;
   let failures = 0;
   let bytes = 0;
@@ -311,7 +316,7 @@ function summarize(tail: string): string {
 async function runHostile(app: SpawnedServer): Promise<HostileFigures[]> {
   console.log("\nhostile upstream cases (each once, through the relay of the running app):");
   const base = `${app.baseUrl}/api/servers/hostile`;
-  const session = await fetch(`${base}/create_session`, { method: "POST" });
+  const session = await fetch(`${base}/create_session`, { method: "POST", headers: AUTH });
   const sid = ((await session.json()) as { sid: string }).sid;
   const out: HostileFigures[] = [];
   for (const c of CASES) {
@@ -327,7 +332,12 @@ async function runHostile(app: SpawnedServer): Promise<HostileFigures[]> {
     try {
       const res = await fetch(`${base}/${c.mode}/${c.endpoint}`, {
         method: c.endpoint === "tools" ? "GET" : "POST",
-        headers: { "content-type": "application/json", "x-session-id": sid, accept: "text/event-stream" },
+        headers: {
+          ...AUTH,
+          "content-type": "application/json",
+          "x-session-id": sid,
+          accept: "text/event-stream",
+        },
         body:
           c.endpoint === "tools"
             ? undefined
@@ -348,7 +358,7 @@ async function runHostile(app: SpawnedServer): Promise<HostileFigures[]> {
     else if (c.endpoint === "call") {
       const until = Date.now() + 20_000;
       while (Date.now() < until && !recorded) {
-        const r = await fetch(`${app.baseUrl}/api/trajectories/by-session/hostile/${sid}`);
+        const r = await fetch(`${app.baseUrl}/api/trajectories/by-session/hostile/${sid}`, { headers: AUTH });
         if (r.ok) {
           const t = (await r.json()) as {
             steps: Array<{
@@ -377,7 +387,7 @@ async function runHostile(app: SpawnedServer): Promise<HostileFigures[]> {
     if (recorded) console.log(`      step:   ${recorded}`);
   }
   // And the app still answers.
-  const health = await fetch(`${app.baseUrl}/api/servers/local/health`);
+  const health = await fetch(`${app.baseUrl}/api/servers/local/health`, { headers: AUTH });
   console.log(
     `  afterwards: /api/servers/local/health → HTTP ${health.status}; app RSS ${mb(treeRssBytes(app.pid))}`,
   );

@@ -9,6 +9,7 @@
 //   3. `task_range` requests when the 100,000-task `bigsplit` list is scrolled to its end.
 // Prints the tables with PASS/FAIL per budget and writes them to scripts/BENCH-UI.md.
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -18,6 +19,10 @@ import { type Browser, type BrowserContext, chromium, type Page } from "@playwri
 import { anyFreeLoopbackPort } from "./bench-proc";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+// The app asks for its access token: the server gets this one, Node's requests send it as a
+// bearer token, and every browser context starts with the cookie that opening `/?token=` sets.
+const TOKEN = randomBytes(24).toString("base64url");
+const AUTH = { authorization: `Bearer ${TOKEN}` };
 const JS_BUDGET_KB = 200;
 const FORM_BUDGET_MS = 1500;
 const STEP_TIMEOUT_MS = 30_000;
@@ -61,6 +66,29 @@ function run(cmd: string, cmdArgs: string[], env: NodeJS.ProcessEnv): Promise<vo
     child.on("exit", (code) =>
       code === 0 ? resolve() : reject(new Error(`${cmd} ${cmdArgs.join(" ")} exited ${code}`)),
     );
+  });
+}
+
+/** A fresh browser context that holds the app's token cookie (as after opening the printed URL). */
+function appContext(browser: Browser, base: string, options: Parameters<Browser["newContext"]>[0] = {}) {
+  const { hostname, port } = new URL(base);
+  return browser.newContext({
+    ...options,
+    storageState: {
+      origins: [],
+      cookies: [
+        {
+          name: `ors_playground_token_${port}`,
+          value: TOKEN,
+          domain: hostname,
+          path: "/",
+          expires: -1,
+          httpOnly: true,
+          secure: false,
+          sameSite: "Strict",
+        },
+      ],
+    },
   });
 }
 
@@ -120,10 +148,10 @@ type Episode = { sid: string; headers: Record<string, string> };
 
 async function openEpisode(base: string, index = 0): Promise<Episode> {
   const relay = `${base}/api/servers/local`;
-  const s = await fetch(`${relay}/create_session`, { method: "POST" });
+  const s = await fetch(`${relay}/create_session`, { method: "POST", headers: AUTH });
   if (!s.ok) throw new Error(`create_session answered ${s.status}`);
   const { sid } = (await s.json()) as { sid: string };
-  const headers = { "content-type": "application/json", "x-session-id": sid };
+  const headers = { ...AUTH, "content-type": "application/json", "x-session-id": sid };
   const c = await fetch(`${relay}/create`, {
     method: "POST",
     headers,
@@ -154,7 +182,7 @@ const sumKb = (xs: ScriptLoad[], k: "transferKb" | "rawKb") => xs.reduce((n, x) 
 
 /** Every script the page downloads, split at the load event (browser resource timing). */
 async function firstLoadJs(browser: Browser, base: string, route: string): Promise<JsFigure> {
-  const ctx = await browser.newContext();
+  const ctx = await appContext(browser, base);
   const page = await ctx.newPage();
   try {
     const res = await page.goto(base + route, { waitUntil: "load", timeout: STEP_TIMEOUT_MS });
@@ -272,7 +300,7 @@ async function episodeFormOnce(ctx: BrowserContext, base: string): Promise<numbe
 
 /** New-episode page → "Start episode" enabled and hydrated → click → tool form interactive. */
 async function clickThroughOnce(browser: Browser, base: string): Promise<[number, number]> {
-  const ctx = await browser.newContext();
+  const ctx = await appContext(browser, base);
   const page = await ctx.newPage();
   try {
     const t0 = Date.now();
@@ -304,7 +332,7 @@ async function clickThroughOnce(browser: Browser, base: string): Promise<[number
     if (sid)
       await closeEpisode(base, {
         sid,
-        headers: { "content-type": "application/json", "x-session-id": decodeURIComponent(sid) },
+        headers: { ...AUTH, "content-type": "application/json", "x-session-id": decodeURIComponent(sid) },
       });
     return [total, ready];
   } catch (err) {
@@ -335,7 +363,7 @@ async function toolFormFigures(browser: Browser, base: string): Promise<FormFigu
   await clickThroughOnce(browser, base).catch((err) => console.warn(`warm-up: ${(err as Error).message}`));
   console.log("tool form: cold (fresh browser context per run) …");
   const cold = await series(runs, async () => {
-    const ctx = await browser.newContext();
+    const ctx = await appContext(browser, base);
     try {
       return await episodeFormOnce(ctx, base);
     } finally {
@@ -343,7 +371,7 @@ async function toolFormFigures(browser: Browser, base: string): Promise<FormFigu
     }
   });
   console.log("tool form: warm (one context, its HTTP cache primed by a first visit) …");
-  const ctx = await browser.newContext();
+  const ctx = await appContext(browser, base);
   let warm: Series;
   try {
     await episodeFormOnce(ctx, base);
@@ -366,7 +394,7 @@ async function toolFormFigures(browser: Browser, base: string): Promise<FormFigu
 type ScrollFigure = { requests: number; ranges: string[]; lastVisible: boolean; ms: number };
 
 async function scrollBigsplit(browser: Browser, base: string): Promise<ScrollFigure> {
-  const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const ctx = await appContext(browser, base, { viewport: { width: 1400, height: 900 } });
   const page = await ctx.newPage();
   const ranges: string[] = [];
   page.on("request", (req) => {
@@ -407,7 +435,7 @@ async function scrollBigsplit(browser: Browser, base: string): Promise<ScrollFig
 // ---- Main ----
 
 async function trajectoryIds(base: string): Promise<string[]> {
-  const r = await fetch(`${base}/api/trajectories`);
+  const r = await fetch(`${base}/api/trajectories`, { headers: AUTH });
   if (!r.ok) return [];
   const body = (await r.json()) as { items?: { id: string }[] };
   return (body.items ?? []).map((t) => t.id);
@@ -428,7 +456,12 @@ async function main() {
   const dataDir = path.join(ROOT, ".data", "bench-ui");
   fs.rmSync(dataDir, { recursive: true, force: true });
   fs.mkdirSync(dataDir, { recursive: true });
-  const server = startNext(port, { ...env, PLAYGROUND_DATA_DIR: dataDir, NODE_ENV: "production" });
+  const server = startNext(port, {
+    ...env,
+    PLAYGROUND_DATA_DIR: dataDir,
+    NODE_ENV: "production",
+    PLAYGROUND_TOKEN: TOKEN,
+  });
   console.log(`next start (pid ${server.pid}) on ${base}`);
   const onSignal = () => {
     void stopGroup(server).then(() => process.exit(130));
@@ -461,7 +494,7 @@ async function main() {
     console.log("first-load JS …");
     for (const r of routes) {
       // Server-side warm-up (first render of each route), not timed.
-      const p = await browser.newPage();
+      const p = await (await appContext(browser, base)).newPage();
       await p.goto(base + r).catch(() => undefined);
       await p.context().close();
     }

@@ -25,6 +25,9 @@ const USAGE = `Usage: npm run fuzz -- [options]
   --json              print the figures as one JSON line too`;
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+/** The started app's access token (pages and APIs ask for it). */
+const FUZZ_TOKEN = randomBytes(24).toString("base64url");
+const AUTH = { authorization: `Bearer ${FUZZ_TOKEN}` };
 
 /** Characters of random text, by code point (no lone surrogates). */
 const TEXT_ALPHABET = Array.from(
@@ -320,7 +323,11 @@ function headersFor(r: Rand, f: Fixture): Record<string, string> {
     h["sec-fetch-site"] = r.pick(["same-origin", "cross-site", "same-site", "none", "bogus"]);
   if (r.chance(0.05))
     h.host = r.pick(["evil.example", "", `localhost:${f.port}`, "[::1]", "a b", "127.0.0.1:99999"]);
-  if (r.chance(0.05)) h.authorization = r.pick(["Bearer", "Bearer x", "Basic Zm9vOmJhcg=="]);
+  // Most requests carry the app's token (or its cookie), so they reach past the policy; some carry a
+  // wrong one, a malformed one, or none.
+  if (r.chance(0.85)) h.authorization = `Bearer ${FUZZ_TOKEN}`;
+  else if (r.chance(0.3)) h.cookie = `ors_playground_token_${f.port}=${FUZZ_TOKEN}`;
+  if (r.chance(0.05)) h.authorization = r.pick(["Bearer", "Bearer x", "Basic Zm9vOmJhcg==", ""]);
   if (r.chance(0.05)) h.cookie = r.pick(["ors_playground_token_default=%zz", "a=b; ; =c", "x".repeat(5000)]);
   if (r.chance(0.05)) h["x-big"] = "v".repeat(r.pick([8000, 15_000, 20_000, 70_000]));
   if (r.chance(0.03)) for (let i = 0; i < r.pick([50, 200]); i++) h[`x-many-${i}`] = String(i);
@@ -525,10 +532,12 @@ function sendRaw(port: number, bytes: Buffer, halfClose: boolean): Promise<Outco
 async function fixture(base: string, port: number): Promise<Fixture> {
   // A few live sessions and recorded trajectories, so requests reach past "unknown session".
   const sids: string[] = [];
-  const json = { "content-type": "application/json" };
+  const json = { ...AUTH, "content-type": "application/json" };
   for (let i = 0; i < 4; i++) {
     const relay = `${base}/api/servers/local`;
-    const { sid } = (await (await fetch(`${relay}/create_session`, { method: "POST" })).json()) as {
+    const { sid } = (await (
+      await fetch(`${relay}/create_session`, { method: "POST", headers: AUTH })
+    ).json()) as {
       sid: string;
     };
     await fetch(`${relay}/create`, {
@@ -547,7 +556,9 @@ async function fixture(base: string, port: number): Promise<Fixture> {
   }
   let trajectoryIds: string[] = [];
   for (let i = 0; i < 50 && trajectoryIds.length === 0; i++) {
-    const list = (await (await fetch(`${base}/api/trajectories`)).json()) as { items: { id: string }[] };
+    const list = (await (await fetch(`${base}/api/trajectories`, { headers: AUTH })).json()) as {
+      items: { id: string }[];
+    };
     trajectoryIds = list.items.map((t) => t.id);
     if (!trajectoryIds.length) await new Promise((r) => setTimeout(r, 100));
   }
@@ -611,7 +622,7 @@ async function main(): Promise<void> {
       PLAYGROUND_DATA_DIR: dataDir,
       ORS_SERVERS: "",
       ORS_API_KEYS: "",
-      PLAYGROUND_TOKEN: "",
+      PLAYGROUND_TOKEN: FUZZ_TOKEN,
       // Short-lived sessions and calls keep the run's memory flat; limits are part of what is fuzzed.
       ORS_CALL_TIMEOUT_MS: "5000",
     },
@@ -695,7 +706,7 @@ async function main(): Promise<void> {
     if (!processExists(server.pid)) crashed = true;
     const alive =
       !crashed &&
-      (await fetch(`${server.baseUrl}/`, { signal: AbortSignal.timeout(20_000) }).then(
+      (await fetch(`${server.baseUrl}/`, { headers: AUTH, signal: AbortSignal.timeout(20_000) }).then(
         (r) => r.status === 200,
         () => false,
       )) &&

@@ -44,6 +44,17 @@ export function describeError(error: unknown, ctx: ErrorContext = {}): Described
       ],
     };
   }
+  if (e.status === 401 && /access token/i.test(detail)) {
+    // The playground's own token (lib/security), not a server's API key: this tab's cookie is missing
+    // or old (a playground started again without PLAYGROUND_TOKEN has a new token).
+    return {
+      title: "Access token needed",
+      message: detail,
+      hints: [
+        "Open the URL the playground printed when it started (…/?token=…), then retry. A playground started again has a new token unless PLAYGROUND_TOKEN is set.",
+      ],
+    };
+  }
   if (e.kind === "server" && typeof e.status === "number") {
     return {
       title: "The server answered with an error",

@@ -11,19 +11,20 @@ import next from "next";
 import type { RuntimeSourceOptions } from "@/lib/environments/runtime-source";
 import { createNodeListener, listenHttp } from "@/lib/ors/host/node-adapter";
 import type { Playground } from "@/lib/playground";
+import { type AccessNotice, describeAccess, resolveAccess } from "@/lib/security/access";
 import {
   DEFAULT_LISTEN_HOST,
   isLoopbackAddress,
   listenHostNames,
-  newSecret,
   reachableAddress,
+  urlHost,
 } from "@/lib/security/listen";
 import { appPolicyFromEnv, LISTEN_HOSTS_VAR } from "@/lib/security/policy-config";
 import type { RequestPolicy } from "@/lib/security/request-policy";
 import { checkNodeRequest, guardServer, writeAnswer } from "./node-http";
 
 export interface AppServerOptions {
-  /** Listen address (default 127.0.0.1). Any other than loopback requires an access token. */
+  /** Listen address (default 127.0.0.1). */
   host?: string;
   /** Port (default 3000; 0 picks a free one). */
   port?: number;
@@ -31,7 +32,8 @@ export interface AppServerOptions {
   dev?: boolean;
   /** The Next.js project folder (default: this repository). */
   dir?: string;
-  /** The access token (default `PLAYGROUND_TOKEN`; generated when the address is not loopback). */
+  /** The access token of pages and APIs (default `PLAYGROUND_TOKEN`, else one generated at this
+   *  start; none with `PLAYGROUND_AUTH=none`). */
   token?: string;
   /** ORS paths straight to the host (default: in production unless `ORS_FAST_PATH=0`; never in dev,
    *  where Next's route handler serves them, as edits to it reload). */
@@ -46,10 +48,12 @@ export interface AppServer {
   readonly url: string;
   /** The URL to open in a browser: with `?token=` when a token is required. */
   readonly openUrl: string;
-  /** The access token pages and APIs require, or null. */
+  /** The access token pages and APIs require, or null (`PLAYGROUND_AUTH=none`). */
   readonly token: string | null;
-  /** Whether the token was generated here (then it must be shown to the user). */
+  /** Whether the token was generated at this start (it changes with the next one). */
   readonly tokenGenerated: boolean;
+  /** What to say about access at start (printed by `npm start`, `npm run dev` and the CLI). */
+  readonly accessNotice: AccessNotice;
   readonly dev: boolean;
   readonly fastPath: boolean;
   readonly server: Server;
@@ -76,11 +80,11 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
   env.NODE_ENV ??= dev ? "development" : "production";
   const fastPath = options.fastPath ?? (!dev && env.ORS_FAST_PATH !== "0");
 
-  // The token: given, from PLAYGROUND_TOKEN, or generated for a non-loopback address.
-  let token = options.token?.trim() || env.PLAYGROUND_TOKEN?.trim() || null;
-  const tokenGenerated = token === null && !isLoopbackAddress(host);
-  if (tokenGenerated) token = newSecret();
-  if (token) env.PLAYGROUND_TOKEN = token;
+  // The token: given, from PLAYGROUND_TOKEN, or generated at this start; none with PLAYGROUND_AUTH=none.
+  // It goes into the environment, where Next's proxy.ts (in this process) reads the same settings.
+  const access = resolveAccess(env, options.token);
+  if (access.token) env.PLAYGROUND_TOKEN = access.token;
+  else delete env.PLAYGROUND_TOKEN;
   env[LISTEN_HOSTS_VAR] = listenHostNames(host).join(",");
   // Read once (malformed PLAYGROUND_ALLOWED_HOSTS / _ORIGINS fail here, at startup). The path kind
   // is remembered for the one path just classified: the fast path asks again right after the policy.
@@ -176,16 +180,22 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
     throw err;
   }
 
-  const shownHost = reachableAddress(host);
   const url = isLoopbackAddress(host)
     ? listening.url
-    : `http://${shownHost.includes(":") ? `[${shownHost}]` : shownHost}:${listening.port}`;
+    : `http://${urlHost(reachableAddress(host))}:${listening.port}`;
   let closing: Promise<void> | null = null;
+  const accessNotice = describeAccess(access, {
+    where: url,
+    loopback: isLoopbackAddress(host),
+    orsKeys: settings.orsKeys,
+    allowedHosts: settings.allowedHosts.size > 0,
+  });
   return {
     url,
-    openUrl: token ? `${url}/?token=${encodeURIComponent(token)}` : url,
-    token,
-    tokenGenerated,
+    openUrl: access.token ? `${url}/?token=${encodeURIComponent(access.token)}` : url,
+    token: access.token,
+    tokenGenerated: access.generated,
+    accessNotice,
     dev,
     fastPath: ors !== null,
     server: listening.server,

@@ -5,9 +5,10 @@ import { DEFAULT_LISTEN_HOST } from "@/lib/security/listen";
 export const APP_SERVER_USAGE = `usage: npm start -- [--port 3000] [--host 127.0.0.1]   (production build: npm run build first)
        npm run dev -- [--port 3000] [--host 127.0.0.1]
   --port, -p   port (default $PORT, else 3000; 0 picks a free one)
-  --host, -H   listen address (default 127.0.0.1). Any non-loopback address requires an access
-               token: $PLAYGROUND_TOKEN, or one generated and printed at startup
-  --dev        Next's development mode (on-demand compilation, hot reload)`;
+  --host, -H   listen address (default 127.0.0.1; 0.0.0.0 or :: for every interface)
+  --dev        Next's development mode (on-demand compilation, hot reload)
+Pages and APIs need an access token, printed at startup in the URL to open: $PLAYGROUND_TOKEN, or
+one generated at each start. PLAYGROUND_AUTH=none turns it off (throwaway containers, CI jobs).`;
 
 export interface AppServerArgs {
   port: number;

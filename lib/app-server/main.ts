@@ -1,6 +1,6 @@
 // The app's server entry as a command (`npm start`, `npm run dev`): parses the arguments, starts
-// lib/app-server/app-server.ts and prints where to open it (with the access token when one is
-// required). Run under plain node with tsx: `node --import tsx lib/app-server/main.ts [--dev]`.
+// lib/app-server/app-server.ts and prints the URL to open (with its access token) and what else a
+// user needs. Run under plain node with tsx: `node --import tsx lib/app-server/main.ts [--dev]`.
 import { allowServerOnlyUnderNode } from "./server-only-hook";
 
 await allowServerOnlyUnderNode();
@@ -31,6 +31,8 @@ const app = await startAppServer({ host: args.host, port: args.port, dev: args.d
 
 const mode = app.dev ? "development mode" : "production build";
 console.log(`ORS Playground (${mode}) on ${app.url}`);
+if (app.token) console.log(`  Open: ${app.openUrl}`);
+for (const line of app.accessNotice.lines) console.log(`  ${line}`);
 console.log(`  ORS host for ORS clients: ${app.url}/api/ors (and at the root: ${app.url})`);
 {
   // What is hosted, and what reloads it (lib/environments): ORS_ENVS, and envs/ in development.
@@ -43,14 +45,10 @@ console.log(`  ORS host for ORS clients: ${app.url}/api/ors (and at the root: ${
 }
 if (app.playground.storage.kind === "postgres")
   console.log(`  Trajectories and added servers: ${app.playground.storage.where} (shared by replicas)`);
-if (app.token) {
-  console.log(`  Listening on ${args.host}: pages and APIs need the access token.`);
-  console.log(`  Open: ${app.openUrl}`);
-  if (app.tokenGenerated)
-    console.log(
-      "  Scripts send `Authorization: Bearer <token>`; ORS clients send it as X-API-Key unless ORS_API_KEYS is set.\n" +
-        "  (Generated at startup; set PLAYGROUND_TOKEN to choose it.)",
-    );
+if (app.accessNotice.warning) {
+  // Loud: on stderr, framed, and last, where it is seen.
+  const rule = "!".repeat(78);
+  console.error(`\n${rule}\n${app.accessNotice.warning}\n${rule}\n`);
 }
 
 let stopping = false;

@@ -1,7 +1,8 @@
 // `start` (the CLI's default command): the playground on its production build, on loopback, pointed
 // at ORS servers (`--server py=http://127.0.0.1:8080`) and/or hosting an author's module (`--env
 // ./envs.ts`, reloaded on save), through the app's server entry (lib/app-server). Prints what a
-// newcomer needs: the URL to open, what is hosted, the servers, where the data goes, how to stop.
+// newcomer needs: the URL to open (with its access token; `--open` opens it), what is hosted, the
+// servers, where the data goes, how to stop.
 import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -14,6 +15,7 @@ import { DEFAULT_LISTEN_HOST } from "@/lib/security/listen";
 import { parseArgs, portOf, UsageError } from "./args";
 import { type CommandIo, untilAborted } from "./io";
 import { linkNextExternals } from "./next-externals";
+import { openInBrowser } from "./open-url";
 
 const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -29,13 +31,16 @@ options:
   --only             with --env: host your module's environments only
   --no-watch         with --env: do not reload on save
   --port, -p N       port (default $PORT, else 3000; 0 picks a free one)
-  --host, -H ADDR    listen address (default 127.0.0.1). Any other address requires an access
-                     token: $PLAYGROUND_TOKEN, or one generated and printed at startup
+  --host, -H ADDR    listen address (default 127.0.0.1; 0.0.0.0 or :: for every interface)
   --data-dir DIR     where recorded episodes and added servers are kept (default
                      $PLAYGROUND_DATA_DIR, else ${defaultDataDirShown()}); with
                      $PLAYGROUND_DATABASE_URL (postgres://...) they are kept in PostgreSQL instead
+  --open             open the printed URL in your browser
   -h, --help         this help
 
+Pages and APIs need an access token; the URL it prints carries it (?token=...). The token is
+$PLAYGROUND_TOKEN, or one generated at each start; PLAYGROUND_AUTH=none turns it off (for a
+throwaway container or a CI job). ORS clients of its host need no token on loopback.
 Stop it with Ctrl-C.
 `;
 
@@ -53,6 +58,8 @@ export interface StartArgs {
   port: number;
   host: string;
   help: boolean;
+  /** Open the URL in the browser once the playground listens. */
+  open: boolean;
 }
 
 /** `name=http://host:port` of `--server`; a UsageError naming what is wrong. */
@@ -85,11 +92,11 @@ export function parseServerFlag(value: string): { name: string; url: string } {
 export function parseStartArgs(argv: readonly string[], env: Record<string, string | undefined>): StartArgs {
   const args = parseArgs(argv, {
     values: ["--port", "--host", "--server", "--env", "--data-dir"],
-    booleans: ["--only", "--no-watch", "--help"],
+    booleans: ["--only", "--no-watch", "--open", "--help"],
     aliases: { "-p": "--port", "-H": "--host", "--hostname": "--host", "-h": "--help" },
     repeatable: ["--server"],
   });
-  if (args.booleans.has("--help")) return { port: 0, host: "", help: true };
+  if (args.booleans.has("--help")) return { port: 0, host: "", help: true, open: false };
   if (args.positionals.length)
     throw new UsageError(
       `unexpected argument ${JSON.stringify(args.positionals[0])} (a server is given as --server NAME=URL)`,
@@ -124,11 +131,11 @@ export function parseStartArgs(argv: readonly string[], env: Record<string, stri
   const dataDir = args.values.get("--data-dir");
   if (dataDir !== undefined && !dataDir.trim()) throw new UsageError("--data-dir needs a folder");
   env.PLAYGROUND_DATA_DIR = path.resolve(dataDir ?? (env.PLAYGROUND_DATA_DIR?.trim() || defaultDataDir(env)));
-  return { port, host, help: false };
+  return { port, host, help: false, open: args.booleans.has("--open") };
 }
 
 /** What the CLI prints once the playground listens. */
-export async function startBanner(app: AppServer, version: string, host: string): Promise<string> {
+export async function startBanner(app: AppServer, version: string): Promise<string> {
   const pg = app.playground;
   const set = pg.environments.current();
   const { builtin, modules } = describeEnvironmentSet(set);
@@ -153,10 +160,9 @@ export async function startBanner(app: AppServer, version: string, host: string)
     lines.push(`${i === 0 ? col("Servers") : pad}${s.name.padEnd(8)} ${s.url}`);
   });
   lines.push(`${col("Data")}${pg.storage.where}  (recorded episodes, added servers)`);
-  if (app.token) {
-    lines.push(`${col("Access token")}${app.tokenGenerated ? "generated: " : ""}${app.token}`);
-    lines.push(`${pad}${host} is not loopback: pages and APIs need it (the Open URL carries it)`);
-  }
+  app.accessNotice.lines.forEach((line, i) => {
+    lines.push(`${i === 0 ? col("Access") : pad}${line}`);
+  });
   lines.push(`${col("Stop")}Ctrl-C`);
   return `${lines.join("\n")}\n`;
 }
@@ -205,7 +211,16 @@ export async function startCommand(
     io.stderr(`ors-playground: could not start: ${why}\n`);
     return 1;
   }
-  io.stdout(await startBanner(app, io.version, args.host));
+  io.stdout(await startBanner(app, io.version));
+  if (app.accessNotice.warning) io.stderr(`\n${app.accessNotice.warning}\n\n`);
+  if (args.open) {
+    const opened = await openInBrowser(app.openUrl, { env });
+    io.stdout(
+      opened.ok
+        ? `Opened ${app.url} in your browser (${opened.command}).\n`
+        : `Could not open a browser (${opened.reason}): open the URL above yourself.\n`,
+    );
+  }
   await untilAborted(io.signal);
   io.stdout("stopping\n");
   await app.close();

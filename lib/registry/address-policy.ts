@@ -1,97 +1,74 @@
 // Which server addresses the relay may reach (docs/architecture.md "Security"): never link-local or cloud
 // metadata addresses; user-added servers only on loopback unless remote servers are allowed.
 // Host names are resolved and every resolved address is checked too; the relay then connects to
-// those addresses only (lib/relay/pinned-fetch.ts), never resolving the name a second time.
+// those addresses only (lib/security/pinned-fetch.ts), never resolving the name a second time.
 import "server-only";
 import { lookup } from "node:dns/promises";
-import { isIP } from "node:net";
+import { BlockList, isIP } from "node:net";
 
 export type AddressVerdict = { ok: true; addresses: string[] } | { ok: false; reason: string };
 
 const METADATA_HOSTS = new Set(["metadata.google.internal", "metadata.goog", "metadata"]);
-const METADATA_ADDRESSES = new Set(["169.254.169.254", "fd00:ec2::254", "100.100.100.200"]);
 
-/** Parses an IPv4 literal into its four bytes, or null. */
-function v4Bytes(ip: string): number[] | null {
-  const parts = ip.split(".");
-  if (parts.length !== 4) return null;
-  const bytes = parts.map((p) => (/^\d{1,3}$/.test(p) ? Number(p) : Number.NaN));
-  return bytes.every((b) => b >= 0 && b <= 255) ? bytes : null;
+type Family = "ipv4" | "ipv6";
+type Rule = readonly [address: string, prefix: number, family: Family];
+
+/** A `net.BlockList` of subnets. It matches IPv4-mapped IPv6 (`::ffff:a.b.c.d`, in any spelling)
+ *  against the IPv4 rules, and reads zone ids (`fe80::1%eth0`), so every spelling of an address
+ *  is one address here. */
+function ranges(rules: readonly Rule[]): BlockList {
+  const list = new BlockList();
+  for (const [address, prefix, family] of rules) list.addSubnet(address, prefix, family);
+  return list;
 }
 
-/** Expands an IPv6 literal into eight 16-bit groups, or null (an embedded IPv4 tail is allowed). */
-function v6Groups(ip: string): number[] | null {
-  let s = ip.toLowerCase();
-  const zone = s.indexOf("%");
-  if (zone >= 0) s = s.slice(0, zone);
-  let tail: number[] = [];
-  const lastColon = s.lastIndexOf(":");
-  if (s.slice(lastColon + 1).includes(".")) {
-    const b = v4Bytes(s.slice(lastColon + 1));
-    if (!b) return null;
-    tail = [(b[0]! << 8) | b[1]!, (b[2]! << 8) | b[3]!];
-    s = `${s.slice(0, lastColon + 1)}0:0`;
+/** Whether `address` (an IP literal; anything else is not) falls in `list`. */
+function within(list: BlockList, address: string): boolean {
+  const v = isIP(address);
+  if (v === 0) return false;
+  try {
+    return list.check(address, v === 6 ? "ipv6" : "ipv4");
+  } catch {
+    return false;
   }
-  const halves = s.split("::");
-  if (halves.length > 2) return null;
-  const parse = (h: string) => (h ? h.split(":").map((g) => Number.parseInt(g, 16)) : []);
-  const head = parse(halves[0]!);
-  const rest = halves.length === 2 ? parse(halves[1]!) : [];
-  const fill = halves.length === 2 ? 8 - head.length - rest.length : 0;
-  const groups = [...head, ...Array(fill).fill(0), ...rest];
-  if (groups.length !== 8 || groups.some((g) => Number.isNaN(g) || g < 0 || g > 0xffff)) return null;
-  if (tail.length) groups.splice(6, 2, ...tail);
-  return groups;
 }
 
-/** An IPv4-mapped IPv6 address (::ffff:a.b.c.d) as its IPv4 form; other addresses unchanged. */
-function unmap(ip: string): string {
-  if (isIP(ip) !== 6) return ip;
-  const g = v6Groups(ip);
-  if (g?.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff)
-    return `${g[6]! >> 8}.${g[6]! & 255}.${g[7]! >> 8}.${g[7]! & 255}`;
-  return ip;
-}
+/** 127.0.0.0/8 and ::1, plus the unspecified addresses, which connect to this host. */
+const LOOPBACK = ranges([
+  ["127.0.0.0", 8, "ipv4"],
+  ["0.0.0.0", 32, "ipv4"],
+  ["::1", 128, "ipv6"],
+  ["::", 128, "ipv6"],
+]);
 
-function canonicalV6(ip: string): string {
-  const g = v6Groups(ip);
-  return g ? g.map((x) => x.toString(16)).join(":") : ip;
-}
+/** 169.254.0.0/16 and fe80::/10; also 169.254/16 written as IPv4-compatible (::a.b.c.d) or behind
+ *  the NAT64 well-known prefix (64:ff9b::a.b.c.d), which reach it on networks that translate them. */
+const LINK_LOCAL = ranges([
+  ["169.254.0.0", 16, "ipv4"],
+  ["fe80::", 10, "ipv6"],
+  ["::a9fe:0", 112, "ipv6"],
+  ["64:ff9b::a9fe:0", 112, "ipv6"],
+]);
+
+/** Cloud metadata services: AWS/GCP/Azure (169.254.169.254), AWS over IPv6, Alibaba Cloud. */
+const METADATA = ranges([
+  ["169.254.169.254", 32, "ipv4"],
+  ["fd00:ec2::254", 128, "ipv6"],
+  ["100.100.100.200", 32, "ipv4"],
+]);
 
 /** Loopback: 127.0.0.0/8, ::1, and the unspecified addresses (which connect to this host). */
 export function isLoopbackAddress(address: string): boolean {
-  const ip = unmap(address);
-  if (isIP(ip) === 4) {
-    const b = v4Bytes(ip)!;
-    return b[0] === 127 || b.every((x) => x === 0);
-  }
-  if (isIP(ip) === 6) {
-    const g = v6Groups(ip);
-    return !!g && g.slice(0, 7).every((x) => x === 0) && (g[7] === 1 || g[7] === 0);
-  }
-  return false;
+  return within(LOOPBACK, address);
 }
 
-/** Link-local: 169.254.0.0/16 and fe80::/10. */
+/** Link-local: 169.254.0.0/16 and fe80::/10 (in every spelling). */
 export function isLinkLocalAddress(address: string): boolean {
-  const ip = unmap(address);
-  if (isIP(ip) === 4) {
-    const b = v4Bytes(ip)!;
-    return b[0] === 169 && b[1] === 254;
-  }
-  if (isIP(ip) === 6) {
-    const g = v6Groups(ip);
-    return !!g && (g[0]! & 0xffc0) === 0xfe80;
-  }
-  return false;
+  return within(LINK_LOCAL, address);
 }
 
 export function isMetadataAddress(address: string): boolean {
-  const ip = unmap(address);
-  if (METADATA_ADDRESSES.has(ip)) return true;
-  if (isIP(ip) !== 6) return false;
-  const c = canonicalV6(ip);
-  return [...METADATA_ADDRESSES].some((m) => isIP(m) === 6 && canonicalV6(m) === c);
+  return within(METADATA, address);
 }
 
 function refuseAddress(address: string): string | null {

@@ -1,7 +1,8 @@
 // Health of a known server: GET /health with a short time limit, as shown by GET /api/servers.
 import "server-only";
 import { healthResponseSchema } from "@/lib/ors/protocol";
-import { createPinnedFetch } from "@/lib/relay/pinned-fetch";
+import { createPinnedFetch } from "@/lib/security/pinned-fetch";
+import { describeFetchError } from "./ors-probe";
 import type { ServerEntry, ServerRegistry } from "./registry";
 
 export interface ServerHealth {
@@ -59,13 +60,6 @@ export async function checkServerHealth(
     });
   } catch (err) {
     if (signal.aborted) return done({ ok: false, detail: `timed out after ${timeoutMs / 1000} s` });
-    const code = (err as { cause?: { code?: string } }).cause?.code;
-    return done({
-      ok: false,
-      detail:
-        code === "ECONNREFUSED"
-          ? "unreachable: connection refused"
-          : `unreachable: ${code ?? (err as Error).message}`,
-    });
+    return done({ ok: false, detail: `unreachable: ${describeFetchError(err)}` });
   }
 }

@@ -7,6 +7,7 @@ export {
   isMetadataAddress,
 } from "./address-policy";
 export { checkServerHealth, type ServerHealth } from "./health";
+export { createOrsProbe, type OrsProbe, type OrsProbeVerdict } from "./ors-probe";
 export {
   createServerRegistry,
   type FetchHandler,

@@ -5,7 +5,9 @@
 import "server-only";
 import path from "node:path";
 import { ENV_ENDPOINTS, ROOT_ENDPOINTS } from "@/lib/ors/protocol";
+import { createPinnedFetch } from "@/lib/security/pinned-fetch";
 import { type AddressVerdict, checkServerUrl, type Resolver } from "./address-policy";
+import { createOrsProbe, type OrsProbe, type OrsProbeVerdict } from "./ors-probe";
 import { fileServerPersistence, type ServerPersistence, type StoredServer } from "./persistence";
 
 export type ServerSource = "builtin" | "env" | "config" | "user";
@@ -44,6 +46,9 @@ export interface ServerRegistryOptions {
   resolve?: Resolver;
   /** Where servers are kept (default: servers.json in the data folder). */
   persistence?: ServerPersistence;
+  /** Asks user servers whether they speak ORS (default: /health and /list_environments over a
+   *  pinned fetch, trusted for a minute). */
+  probe?: OrsProbe;
 }
 
 export class ServerRegistryError extends Error {
@@ -105,6 +110,12 @@ export interface ServerRegistry {
   remove(name: string): Promise<void>;
   /** Checks whether the relay may reach this server now (resolving its host again). */
   checkAddress(entry: ServerEntry): Promise<AddressVerdict>;
+  /**
+   * Whether the relay may forward to this server at `addresses` (as checkAddress gave them): a
+   * server added at run time must first answer /health and /list_environments like an ORS server
+   * (asked again after a minute); configured servers and `local` always may.
+   */
+  checkOrsServer(entry: ServerEntry, addresses: readonly string[]): Promise<OrsProbeVerdict>;
 }
 
 /** Parses `ORS_SERVERS` (`name=url,name=url`); bad entries are reported and skipped. */
@@ -206,6 +217,16 @@ export function createServerRegistry(options: ServerRegistryOptions): ServerRegi
       resolve: options.resolve,
     });
 
+  let probe = options.probe;
+  const checkOrsServer = async (
+    entry: ServerEntry,
+    addresses: readonly string[],
+  ): Promise<OrsProbeVerdict> => {
+    if (entry.source !== "user") return { ok: true };
+    probe ??= createOrsProbe({ fetch: createPinnedFetch({ maxPools: 8 }) });
+    return probe.check(entry, addresses);
+  };
+
   return {
     dataDir,
     allowRemote,
@@ -213,6 +234,7 @@ export function createServerRegistry(options: ServerRegistryOptions): ServerRegi
     list,
     get: async (name) => (await list()).find((s) => s.name === name),
     checkAddress,
+    checkOrsServer,
     add: (input) =>
       locked(async () => {
         const badName = invalidServerName(input.name);

@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { RELAY_FAILURE_HEADER, type RelayFailure } from "@/lib/ors/protocol";
 import { readWithin } from "@/lib/ors/protocol/body";
 import type { ServerEntry, ServerRegistry } from "@/lib/registry";
+import { createPinnedFetch, type PinnedFetch } from "@/lib/security/pinned-fetch";
 import { createRelayEvents, type RelayEvents } from "./events";
 import {
   DEFAULT_RELAY_LIMITS,
@@ -15,7 +16,6 @@ import {
   type RelayLimits,
   type TaskCalls,
 } from "./observe";
-import { createPinnedFetch, type PinnedFetch } from "./pinned-fetch";
 import { checkRelayRequest } from "./request-shape";
 
 export interface RelayOptions {
@@ -27,7 +27,7 @@ export interface RelayOptions {
   /** Largest request body relayed (default 16 MiB). */
   maxBodyBytes?: number;
   /** How remote servers are fetched: connecting only to the addresses the policy checked
-   *  (default: a pinned fetch of its own, ./pinned-fetch). */
+   *  (default: a pinned fetch of its own, lib/security/pinned-fetch). */
   pinnedFetch?: PinnedFetch;
   /** This relay's mark on the requests it sends, to recognise them coming back (default: random). */
   loopMark?: string;
@@ -163,6 +163,9 @@ export function createRelay(options: RelayOptions): Relay {
           [RELAY_FAILURE_HEADER]: "refused",
         });
       addresses = verdict.addresses;
+      // A server added at run time gets nothing until it answers like an ORS server.
+      const ors = await registry.checkOrsServer(entry, addresses);
+      if (!ors.ok) return fail(ors.status, `${describeServer(entry)} ${ors.reason}`, ors.failure);
     }
 
     let body: Uint8Array | undefined;

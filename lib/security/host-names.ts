@@ -3,8 +3,24 @@
 // Pure and isomorphic (Next's proxy.ts bundles it too).
 
 /**
+ * An IPv6 literal in its one canonical spelling (lower case, zeros compressed, IPv4-mapped tails in
+ * hex: `::ffff:c000:202`), as browsers write it in `Host`; the zone id (`%eth0`) dropped, since no
+ * `Host` carries one. Null when it is not an IPv6 literal. WHATWG URL parsing does the work, so this
+ * stays isomorphic.
+ */
+export function canonicalIPv6(literal: string): string | null {
+  const v6 = literal.replace(/%.*$/, "").toLowerCase();
+  if (!v6.includes(":") || !/^[0-9a-f:.]+$/.test(v6)) return null;
+  try {
+    return new URL(`http://[${v6}]/`).hostname.slice(1, -1);
+  } catch {
+    return null;
+  }
+}
+
+/**
  * The host name of a `Host` header (or a configured host, with or without port): lower case, no
- * port, no trailing dot, IPv6 without brackets. Null when it is not a well-formed host.
+ * port, no trailing dot, IPv6 without brackets and canonical. Null when it is not a well-formed host.
  */
 export function hostNameOf(host: string): string | null {
   let h = host.trim().toLowerCase();
@@ -13,8 +29,7 @@ export function hostNameOf(host: string): string | null {
     if (end < 0) return null;
     const rest = h.slice(end + 1);
     if (rest !== "" && !/^:\d{1,5}$/.test(rest)) return null;
-    const v6 = h.slice(1, end);
-    return /^[0-9a-f:.]+$/.test(v6) && v6.includes(":") ? v6 : null;
+    return canonicalIPv6(h.slice(1, end));
   }
   const colon = h.lastIndexOf(":");
   if (colon >= 0) {
@@ -23,6 +38,17 @@ export function hostNameOf(host: string): string | null {
   }
   if (h.endsWith(".")) h = h.slice(0, -1);
   return /^[a-z0-9_]([a-z0-9_.-]*[a-z0-9_])?$/.test(h) ? h : null;
+}
+
+/**
+ * The host name of a configured entry or a listen address: as `hostNameOf`, and a bare IPv6
+ * address (`fd00::2`, `fe80::1%eth0`, as the OS and users write them) is read as one, never as
+ * `host:port`.
+ */
+export function hostNameOfAddress(entry: string): string | null {
+  const e = entry.trim();
+  if (!e.startsWith("[") && (e.match(/:/g)?.length ?? 0) >= 2) return canonicalIPv6(e);
+  return hostNameOf(e);
 }
 
 /** The port of a `Host` header, or "" when it has none. */

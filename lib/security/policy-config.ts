@@ -2,7 +2,7 @@
 // path of the app is. Pure and isomorphic: the server entry and Next's proxy.ts read the same
 // variables, so they enforce the same rules in one process.
 import { isOrsRequestPath } from "@/lib/ors/host/fast-path";
-import { hostNameOf } from "./host-names";
+import { hostNameOfAddress } from "./host-names";
 import type { PathKind, RequestPolicy } from "./request-policy";
 
 /** Where the app mounts its ORS host (lib/playground.ts's ORS_BASE_PATH; a test keeps them equal). */
@@ -10,10 +10,54 @@ export const APP_ORS_BASE_PATH = "/api/ors";
 
 /**
  * Set by the server entry (lib/app-server) to the names it listens on besides the loopback ones
- * (the bound address; for 0.0.0.0 or :: every interface's address and the machine's name), so that
- * Next's proxy.ts, in the same process, accepts them too. Not meant to be set by hand.
+ * (the bound address; for 0.0.0.0 or :: every interface's address and the machine's name; empty on
+ * loopback), so that Next's proxy.ts, in the same process, accepts them too. Not meant to be set
+ * by hand.
  */
 export const LISTEN_HOSTS_VAR = "PLAYGROUND_LISTEN_HOSTS";
+
+/** `PLAYGROUND_AUTH`: `token` (the default: pages and APIs need the access token) or `none`. */
+export const AUTH_VAR = "PLAYGROUND_AUTH";
+export type AuthMode = "token" | "none";
+
+/**
+ * The access mode the environment asks for. Throws, naming the variables, on a value other than
+ * `token` or `none`, and on `none` beside a `PLAYGROUND_TOKEN` (which of the two was meant?).
+ */
+export function authModeOf(env: Env = process.env): AuthMode {
+  const raw = env[AUTH_VAR]?.trim().toLowerCase() ?? "";
+  if (raw !== "" && raw !== "token" && raw !== "none")
+    throw new Error(
+      `${AUTH_VAR}=${JSON.stringify(env[AUTH_VAR])}: expected "none" (no access token) or "token" (the default)`,
+    );
+  if (raw === "none" && env.PLAYGROUND_TOKEN?.trim())
+    throw new Error(
+      `${AUTH_VAR}=none and PLAYGROUND_TOKEN are both set: unset PLAYGROUND_TOKEN to run without a token, or ${AUTH_VAR} to require it`,
+    );
+  return raw === "none" ? "none" : "token";
+}
+
+/** The token required when neither PLAYGROUND_TOKEN nor PLAYGROUND_AUTH=none says otherwise. */
+let unknownToken: string | null = null;
+
+/**
+ * Next run on its own (`next start`, `next dev`) never went through the server entry, which
+ * generates and prints the token: it still refuses pages and APIs (with a token nobody knows), and
+ * says why once.
+ */
+function tokenNobodyKnows(): string {
+  if (unknownToken === null) {
+    const bytes = new Uint8Array(24);
+    crypto.getRandomValues(bytes);
+    unknownToken = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+    console.warn(
+      "[ors-playground] neither PLAYGROUND_TOKEN nor PLAYGROUND_AUTH=none is set, and the app was not " +
+        "started by its server entry: every page and API answers 401. Start it with `npm start` or " +
+        "`npm run dev` (they print the URL to open), or set PLAYGROUND_TOKEN.",
+    );
+  }
+  return unknownToken;
+}
 
 type Env = Record<string, string | undefined>;
 
@@ -36,10 +80,13 @@ export function hostPathKind(path: string): PathKind {
   return path === "/health" ? "health" : "ors";
 }
 
-/** Host names from a comma-separated list (ports and brackets dropped); malformed entries throw. */
+/**
+ * Host names from a comma-separated list (ports and brackets dropped; bare IPv6 addresses, with or
+ * without a zone id, read as addresses); malformed entries throw.
+ */
 export function parseHostList(value: string | undefined, what: string): string[] {
   return list(value).map((entry) => {
-    const name = hostNameOf(entry);
+    const name = hostNameOfAddress(entry);
     if (name === null) throw new Error(`${what}: ${JSON.stringify(entry)} is not a host name or address`);
     return name;
   });
@@ -65,17 +112,25 @@ export interface PolicySettings {
   hosts: string[];
   /** Extra browser origins. */
   origins: string[];
+  /** The access token of pages and APIs; null for none. */
   token: string | null;
+  /** `ORS_API_KEYS` is set: the ORS endpoints check those keys, never the token. */
   orsKeys: boolean;
   kindOf: (path: string) => PathKind;
 }
 
+/**
+ * The policy of these settings. The ORS endpoints ask for the token only when the server answers to
+ * names beyond loopback (it listens off loopback, or PLAYGROUND_ALLOWED_HOSTS names a tunnel or a
+ * proxy) and ORS_API_KEYS is unset: on loopback a training client needs no browser token.
+ */
 export function createRequestPolicy(s: PolicySettings): RequestPolicy {
   return {
     allowedHosts: new Set(s.hosts),
     allowedOrigins: new Set(s.origins),
     token: s.token,
     orsKeys: s.orsKeys,
+    orsToken: s.token !== null && !s.orsKeys && s.hosts.length > 0,
     kindOf: s.kindOf,
   };
 }
@@ -84,8 +139,9 @@ let cached: { key: string; policy: RequestPolicy } | null = null;
 
 /**
  * The app's policy from `PLAYGROUND_ALLOWED_HOSTS`, `PLAYGROUND_LISTEN_HOSTS`,
- * `PLAYGROUND_ALLOWED_ORIGINS`, `PLAYGROUND_TOKEN` and `ORS_API_KEYS`. Cheap to call per request:
- * it is rebuilt only when one of them changes.
+ * `PLAYGROUND_ALLOWED_ORIGINS`, `PLAYGROUND_TOKEN`, `PLAYGROUND_AUTH` and `ORS_API_KEYS`. Pages and
+ * APIs need the token unless PLAYGROUND_AUTH=none. Cheap to call per request: it is rebuilt only
+ * when one of them changes.
  */
 export function appPolicyFromEnv(env: Env = process.env): RequestPolicy {
   const values = [
@@ -93,6 +149,7 @@ export function appPolicyFromEnv(env: Env = process.env): RequestPolicy {
     env[LISTEN_HOSTS_VAR],
     env.PLAYGROUND_ALLOWED_ORIGINS,
     env.PLAYGROUND_TOKEN,
+    env[AUTH_VAR],
     env.ORS_API_KEYS,
   ];
   const key = JSON.stringify(values);
@@ -103,7 +160,7 @@ export function appPolicyFromEnv(env: Env = process.env): RequestPolicy {
       ...parseHostList(env[LISTEN_HOSTS_VAR], LISTEN_HOSTS_VAR),
     ],
     origins: parseOriginList(env.PLAYGROUND_ALLOWED_ORIGINS, "PLAYGROUND_ALLOWED_ORIGINS"),
-    token: env.PLAYGROUND_TOKEN?.trim() || null,
+    token: authModeOf(env) === "none" ? null : env.PLAYGROUND_TOKEN?.trim() || tokenNobodyKnows(),
     orsKeys: list(env.ORS_API_KEYS).length > 0,
     kindOf: appPathKind,
   });

@@ -16,10 +16,17 @@ export interface RequestPolicy {
   readonly allowedHosts: ReadonlySet<string>;
   /** Browser origins accepted besides the app's own (`scheme://host[:port]`, lower case). */
   readonly allowedOrigins: ReadonlySet<string>;
-  /** The access token pages and APIs require; null when none is required. */
+  /** The access token pages and APIs require; null when none is (`PLAYGROUND_AUTH=none`). */
   readonly token: string | null;
-  /** The ORS endpoints check keys of their own (`ORS_API_KEYS`), so they need no token. */
+  /** The ORS endpoints check keys of their own (`ORS_API_KEYS`). */
   readonly orsKeys: boolean;
+  /**
+   * Whether the ORS endpoints (but `/health`) ask for the token too: only when the app answers to
+   * names beyond loopback (it listens off loopback, or PLAYGROUND_ALLOWED_HOSTS is set) and
+   * `ORS_API_KEYS` is unset. On loopback a training client needs no browser token, as with the
+   * standalone host; `ORS_API_KEYS` guards the host when set.
+   */
+  readonly orsToken: boolean;
   kindOf(path: string): PathKind;
 }
 
@@ -47,9 +54,15 @@ const OWN_SITES = new Set(["same-origin", "none"]);
 /** Body types browsers cannot send across origins without a CORS preflight (which never succeeds). */
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+json|json|jsonl|x-ndjson)\s*(?:;|$)/i;
 
-/** The cookie that carries the access token after `?token=`: one per port, as cookies ignore ports. */
+const TOKEN_COOKIE_PREFIX = "ors_playground_token_";
+
+/**
+ * The cookie that carries the access token after `?token=`: one per port, as cookies ignore ports
+ * (two playgrounds on one host do not overwrite each other's). Any of these cookies that carries
+ * this playground's token is accepted, so playgrounds sharing a PLAYGROUND_TOKEN share the cookie.
+ */
 export function tokenCookieName(host: string | null): string {
-  return `ors_playground_token_${hostPortOf(host ?? "") || "default"}`;
+  return `${TOKEN_COOKIE_PREFIX}${hostPortOf(host ?? "") || "default"}`;
 }
 
 const TOKEN_COOKIE_MAX_AGE_S = 7 * 24 * 3600;
@@ -67,17 +80,38 @@ function json(status: number, detail: string, headers: Record<string, string> = 
   };
 }
 
-const TOKEN_PAGE = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>ORS Playground: access token needed</title></head>
-<body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 4rem auto; line-height: 1.5">
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** What a browser without the token sees: what to open, and where the token comes from. */
+function tokenPage(host: string, path: string, wrong: boolean): string {
+  const here = escapeHtml(`http://${host}${path}`);
+  const root = escapeHtml(`http://${host}/`);
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>ORS Playground: access token needed</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body style="font-family: system-ui, sans-serif; max-width: 42rem; margin: 4rem auto; padding: 0 1rem; line-height: 1.5">
 <h1>Access token needed</h1>
-<p>This ORS Playground listens on a network address, so it asks for its access token.</p>
-<p>Open the URL it printed when it started (it ends in <code>?token=…</code>), or ask whoever started it.
-The token is then kept in a cookie for this browser.</p>
+${wrong ? "<p><strong>The token given is not this playground's.</strong></p>\n" : ""}<p>This ORS Playground asks for its access token, so that nobody else who can reach this
+address (another user of this machine, or of the network) can read your episodes or use its relay.</p>
+<p><strong>Open the URL it printed when it started</strong>, which looks like
+<code>${root}?token=…</code>. Your browser then keeps the token in a cookie, and the address
+bar drops it. To come back to this very page, add <code>?token=…</code> to <code>${here}</code>.</p>
+<p>A token generated at startup changes when the playground is started again: open the new URL it
+printed. To keep one token across restarts, start it with <code>PLAYGROUND_TOKEN</code> set.
+Scripts send <code>Authorization: Bearer &lt;token&gt;</code>.</p>
 </body></html>
 `;
+}
 
-function unauthorized(kind: PathKind, detail: string): PolicyAnswer {
+function unauthorized(
+  kind: PathKind,
+  detail: string,
+  host: string,
+  path: string,
+  wrong: boolean,
+): PolicyAnswer {
   if (kind !== "page") return json(401, detail, { "www-authenticate": 'Bearer realm="ors-playground"' });
   return {
     status: 401,
@@ -85,9 +119,11 @@ function unauthorized(kind: PathKind, detail: string): PolicyAnswer {
       "content-type": "text/html; charset=utf-8",
       "cache-control": "no-store",
       "x-content-type-options": "nosniff",
+      "x-frame-options": "DENY",
+      "referrer-policy": "no-referrer",
       "www-authenticate": 'Bearer realm="ors-playground"',
     },
-    body: TOKEN_PAGE,
+    body: tokenPage(host, path, wrong),
   };
 }
 
@@ -99,18 +135,23 @@ function sameSecret(given: string, token: string): boolean {
   return diff === 0;
 }
 
-function cookieValue(cookies: string | null, name: string): string | null {
-  if (!cookies) return null;
+/** Whether one of the token cookies in a `Cookie` header carries `token`; null when there is none. */
+function tokenCookieMatches(cookies: string | null, token: string): boolean | null {
+  if (!cookies?.includes(TOKEN_COOKIE_PREFIX)) return null;
+  let found = false;
   for (const part of cookies.split(";")) {
     const eq = part.indexOf("=");
-    if (eq <= 0 || part.slice(0, eq).trim() !== name) continue;
+    if (eq <= 0 || !part.slice(0, eq).trim().startsWith(TOKEN_COOKIE_PREFIX)) continue;
+    found = true;
+    let value: string;
     try {
-      return decodeURIComponent(part.slice(eq + 1).trim());
+      value = decodeURIComponent(part.slice(eq + 1).trim());
     } catch {
-      return null;
+      continue;
     }
+    if (sameSecret(value, token)) return true;
   }
-  return null;
+  return found ? false : null;
 }
 
 function queryParam(query: string, name: string): string | null {
@@ -153,14 +194,15 @@ function hasBody(req: PolicyRequest): boolean {
   return req.header("transfer-encoding") !== null;
 }
 
-function presentedToken(req: PolicyRequest, kind: PathKind, host: string): string | null {
+/** Whether the request carries the token: true, false (a wrong one), or null (none at all). */
+function carriesToken(req: PolicyRequest, kind: PathKind, token: string): boolean | null {
   const auth = req.header("authorization");
-  if (auth && /^bearer\s+/i.test(auth)) return auth.replace(/^bearer\s+/i, "").trim();
-  const cookie = cookieValue(req.header("cookie"), tokenCookieName(host));
+  if (auth && /^bearer\s+/i.test(auth)) return sameSecret(auth.replace(/^bearer\s+/i, "").trim(), token);
+  const cookie = tokenCookieMatches(req.header("cookie"), token);
   if (cookie !== null) return cookie;
   // ORS clients (the reference Python one) can only send X-API-Key: the token works there too.
-  if (kind === "ors") return req.header("x-api-key")?.trim() ?? null;
-  return null;
+  const key = kind === "ors" ? req.header("x-api-key") : null;
+  return key === null ? null : sameSecret(key.trim(), token);
 }
 
 /** The last Host accepted, and under which policy: nearly every request repeats it (the fast path). */
@@ -230,10 +272,11 @@ export function checkRequest(req: PolicyRequest, policy: RequestPolicy): PolicyA
       );
   }
 
-  if (policy.token !== null && kind !== "health" && !(kind === "ors" && policy.orsKeys)) {
+  const token = policy.token;
+  if (token !== null && (kind === "api" || kind === "page" || (kind === "ors" && policy.orsToken))) {
     const fromQuery = READS.has(method) ? queryParam(query, "token") : null;
-    if (fromQuery !== null && sameSecret(fromQuery, policy.token)) {
-      const cookie = `${tokenCookieName(host)}=${encodeURIComponent(policy.token)}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${TOKEN_COOKIE_MAX_AGE_S}`;
+    if (fromQuery !== null && sameSecret(fromQuery, token)) {
+      const cookie = `${tokenCookieName(host)}=${encodeURIComponent(token)}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${TOKEN_COOKIE_MAX_AGE_S}`;
       return {
         status: 303,
         headers: {
@@ -245,14 +288,19 @@ export function checkRequest(req: PolicyRequest, policy: RequestPolicy): PolicyA
         body: "",
       };
     }
-    const given = presentedToken(req, kind, host);
-    if (given === null || !sameSecret(given, policy.token))
+    const carried = carriesToken(req, kind, token);
+    if (carried !== true) {
+      const wrong = carried === false || fromQuery !== null;
       return unauthorized(
         kind,
-        given === null
-          ? "this playground requires its access token (Authorization: Bearer <token>, or open the URL it printed with ?token=)"
-          : "the access token is not valid",
+        wrong
+          ? "the access token is not valid (started again without PLAYGROUND_TOKEN, the playground has a new one: see what it printed)"
+          : "this playground requires its access token (Authorization: Bearer <token>, or open the URL it printed with ?token=)",
+        host,
+        path,
+        wrong,
       );
+    }
   }
 
   const browser = origin !== null || site !== null;

@@ -39,9 +39,9 @@ describe("ors-playground", () => {
       out: "",
       err: 'ors-playground: unknown command "deploy" (commands: start, serve, check, test, help; see ors-playground --help)\n',
     });
-    const flag = await cli("--open");
+    const flag = await cli("--browser");
     expect(flag.code).toBe(2);
-    expect(flag.err).toMatch(/^ors-playground: unknown option --open\n\nusage: ors-playground \[start\]/);
+    expect(flag.err).toMatch(/^ors-playground: unknown option --browser\n\nusage: ors-playground \[start\]/);
     const server = await cli("--server", "py");
     expect(server.code).toBe(2);
     expect(server.err).toMatch(
@@ -93,7 +93,11 @@ describe("start's settings", () => {
       ],
       env,
     );
-    expect(args).toEqual({ port: 4000, host: "127.0.0.1", help: false });
+    expect(args).toEqual({ port: 4000, host: "127.0.0.1", help: false, open: false });
+    expect(parseStartArgs(["--open", "--host", "0.0.0.0"], {})).toMatchObject({
+      open: true,
+      host: "0.0.0.0",
+    });
     expect(env).toMatchObject({
       ORS_SERVERS: "a=http://127.0.0.1:1,py=http://127.0.0.1:8080,ts=http://localhost:9000",
       ORS_ENVS: "./envs.ts",

@@ -9,7 +9,7 @@ import { readdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { orsAt, REPO, readmeExample, start, tempDir } from "../environments/helpers";
+import { orsAt, REPO, readmeExample, start, TEST_TOKEN, tempDir, WITH_TOKEN } from "../environments/helpers";
 
 const PORT = Number(process.env.ORS_TEST_PACK_PORT ?? 8761);
 const exec = promisify(execFile);
@@ -143,17 +143,19 @@ describe("npm pack → install → npx ors-playground", () => {
       try {
         const base = (await cli.waitFor(/Open {10}(http:\/\/127\.0\.0\.1:\d+)/, 120_000))[1]!;
         expect(base).toBe(`http://127.0.0.1:${PORT}`);
+        expect(cli.out()).toContain(`Open          ${base}/?token=${TEST_TOKEN}`);
         expect(cli.out()).toMatch(
           /Hosted here {3}capitals {2}\(from \.\/envs\.ts, reloaded when you save it\)/,
         );
         expect(cli.out()).toContain(`Data          ${path.join(app, "data")}`);
         expect(cli.out()).toContain(`Servers       py       ${py}`);
-        const servers = (await (await fetch(`${base}/api/servers`)).json()) as {
+        const servers = (await (await fetch(`${base}/api/servers`, { headers: WITH_TOKEN })).json()) as {
           name: string;
           url: string;
         }[];
         expect(servers.find((s) => s.name === "py")).toMatchObject({ url: py });
-        const page = await fetch(`${base}/`);
+        expect((await fetch(`${base}/`)).status).toBe(401);
+        const page = await fetch(`${base}/`, { headers: WITH_TOKEN });
         expect(page.status).toBe(200);
         expect(await page.text()).toContain("<title>ORS Playground");
         expect(await (await fetch(`${base}/api/ors/health`)).json()).toEqual({ status: "ok" });

@@ -10,6 +10,11 @@ import { expect } from "vitest";
 export const REPO = path.resolve(__dirname, "../..");
 export const BIN = path.join(REPO, "bin/ors-playground.mjs");
 
+/** The access token of the apps these tests start (pages and APIs ask for it; ORS endpoints do not). */
+export const TEST_TOKEN = "unit-tests-playground-token";
+/** Headers that carry TEST_TOKEN, for a test's requests to the app's pages and APIs. */
+export const WITH_TOKEN: Readonly<Record<string, string>> = { authorization: `Bearer ${TEST_TOKEN}` };
+
 export interface Proc {
   child: ChildProcess;
   out(): string;
@@ -21,14 +26,20 @@ export interface Proc {
 
 /**
  * Starts `node <args>` (or `opts.command <args>`) in `cwd` with extra variables, in a process group
- * of its own; stdout/stderr collected.
+ * of its own; stdout/stderr collected. An app started so asks for TEST_TOKEN unless `opts.env` says
+ * otherwise.
  */
 export function start(
   args: string[],
   opts: { cwd: string; env?: Record<string, string>; command?: string },
 ): Proc {
   // The test runner's NODE_ENV=test must not reach the app (Next picks its build by it).
-  const env: Record<string, string | undefined> = { ...process.env, ORS_API_KEYS: "", ...opts.env };
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    ORS_API_KEYS: "",
+    PLAYGROUND_TOKEN: TEST_TOKEN,
+    ...opts.env,
+  };
   delete env.NODE_ENV;
   const child = spawn(opts.command ?? process.execPath, args, {
     cwd: opts.cwd,
@@ -112,20 +123,27 @@ export async function eventually<T>(fn: () => Promise<T | undefined>, timeoutMs 
   throw new Error(`not within ${timeoutMs} ms${last ? `: ${(last as Error).message}` : ""}`);
 }
 
-/** A small ORS client over fetch for the tests: JSON endpoints and a tool call's result. */
+/**
+ * A small ORS client over fetch for the tests: JSON endpoints and a tool call's result. It sends
+ * TEST_TOKEN, which the relay (`/api/servers/...`) asks for and the ORS endpoints ignore.
+ */
 export function orsAt(base: string) {
   const post = (p: string, body: unknown, sid?: string) =>
     fetch(`${base}${p}`, {
       method: "POST",
-      headers: { "content-type": "application/json", ...(sid ? { "x-session-id": sid } : {}) },
+      headers: { ...WITH_TOKEN, "content-type": "application/json", ...(sid ? { "x-session-id": sid } : {}) },
       body: JSON.stringify(body),
     });
   return {
     get: async (p: string, sid?: string) =>
-      (await fetch(`${base}${p}`, { headers: sid ? { "x-session-id": sid } : {} })).json(),
+      (
+        await fetch(`${base}${p}`, { headers: { ...WITH_TOKEN, ...(sid ? { "x-session-id": sid } : {}) } })
+      ).json(),
     post,
     async episode(env: string, split: string, index: number): Promise<string> {
-      const { sid } = (await (await fetch(`${base}/create_session`, { method: "POST" })).json()) as {
+      const { sid } = (await (
+        await fetch(`${base}/create_session`, { method: "POST", headers: WITH_TOKEN })
+      ).json()) as {
         sid: string;
       };
       const res = await post("/create", { env_name: env, split, index }, sid);

@@ -7,7 +7,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { echoModule } from "../fixtures/echo-env-module";
-import { eventually, orsAt, type Proc, REPO, start, tempDir } from "./helpers";
+import { eventually, orsAt, type Proc, REPO, start, tempDir, WITH_TOKEN } from "./helpers";
 
 const PORT = Number(process.env.ORS_TEST_DEV_PORT ?? 8760);
 
@@ -40,7 +40,11 @@ interface Summary {
 }
 
 const trajectories = async () =>
-  ((await (await fetch(`${base}/api/trajectories?server=local`)).json()) as { items: Summary[] }).items;
+  (
+    (await (await fetch(`${base}/api/trajectories?server=local`, { headers: WITH_TOKEN })).json()) as {
+      items: Summary[];
+    }
+  ).items;
 
 describe("hot reload with the dev entry", () => {
   it("serves the edited module on the next request, ends the old session as reloaded, keeps the store and the servers", async () => {
@@ -49,7 +53,7 @@ describe("hot reload with the dev entry", () => {
     const direct = orsAt(`${base}/api/ors`);
     const added = await fetch(`${base}/api/servers`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { ...WITH_TOKEN, "content-type": "application/json" },
       body: JSON.stringify({ name: "other", url: "http://127.0.0.1:8769" }),
     });
     expect(added.status).toBe(201);
@@ -101,7 +105,9 @@ describe("hot reload with the dev entry", () => {
     // Nothing else was lost: the finished episode's record, the added server.
     const kept = (await trajectories()).find((x) => x.sid === finished);
     expect(kept).toMatchObject({ end_reason: "finished", total_reward: 1 });
-    const servers = (await (await fetch(`${base}/api/servers`)).json()) as { name: string }[];
+    const servers = (await (await fetch(`${base}/api/servers`, { headers: WITH_TOKEN })).json()) as {
+      name: string;
+    }[];
     expect(servers.map((s) => s.name)).toContain("other");
     expect(app.out()).toMatch(/\[ors-playground\] reloaded .*envs\.ts: now hosting echo, math/);
   }, 120_000);

@@ -29,11 +29,23 @@ describe("address classes", () => {
       "::1",
       "0:0:0:0:0:0:0:1",
       "::ffff:127.0.0.1",
+      "::ffff:7f00:1",
+      "0:0:0:0:0:ffff:127.1.2.3",
       "0.0.0.0",
       "::",
+      "0:0:0:0:0:0:0:0",
     ])
       expect(isLoopbackAddress(a), a).toBe(true);
-    for (const a of ["10.0.0.1", "128.0.0.1", "::2", "fe80::1", "192.168.1.1"])
+    for (const a of [
+      "10.0.0.1",
+      "128.0.0.1",
+      "::2",
+      "fe80::1",
+      "192.168.1.1",
+      "::ffff:8000:1",
+      "localhost",
+      "",
+    ])
       expect(isLoopbackAddress(a), a).toBe(false);
   });
   it("link-local and metadata", () => {
@@ -43,13 +55,31 @@ describe("address classes", () => {
       "fe80::1",
       "FE80::abcd",
       "febf::1",
+      "fe80::1%eth0",
+      "fe80:0:0:0:0:0:0:1",
       "::ffff:169.254.1.1",
+      "::ffff:a9fe:101",
+      "0:0:0:0:0:ffff:169.254.1.1",
+      "::169.254.1.1",
+      "64:ff9b::169.254.1.1",
     ])
       expect(isLinkLocalAddress(a), a).toBe(true);
-    for (const a of ["169.253.0.1", "fec0::1", "127.0.0.1"]) expect(isLinkLocalAddress(a), a).toBe(false);
-    for (const a of ["169.254.169.254", "fd00:ec2::254", "fd00:ec2:0:0:0:0:0:254", "::ffff:169.254.169.254"])
+    for (const a of ["169.253.0.1", "fec0::1", "127.0.0.1", "::ffff:169.253.0.1", "not an address"])
+      expect(isLinkLocalAddress(a), a).toBe(false);
+    for (const a of [
+      "169.254.169.254",
+      "fd00:ec2::254",
+      "fd00:ec2:0:0:0:0:0:254",
+      "FD00:EC2::254",
+      "::ffff:169.254.169.254",
+      "::ffff:a9fe:a9fe",
+      "0:0:0:0:0:ffff:a9fe:a9fe",
+      "100.100.100.200",
+      "::ffff:100.100.100.200",
+    ])
       expect(isMetadataAddress(a), a).toBe(true);
     expect(isMetadataAddress("fd00:ec2::253")).toBe(false);
+    expect(isMetadataAddress("169.254.169.253")).toBe(false);
   });
 });
 
@@ -87,6 +117,13 @@ describe("checkServerUrl", () => {
       ["http://metadata.google.internal/", /metadata host/],
       ["http://METADATA.GOOGLE.INTERNAL./", /metadata host/],
       ["http://169.254.3.4:8080", /link-local/],
+      ["http://[::ffff:a9fe:a9fe]/", /metadata/],
+      ["http://[0:0:0:0:0:ffff:169.254.169.254]/", /metadata/],
+      ["http://[fe80::abcd]:8080", /link-local/],
+      ["http://[64:ff9b::169.254.169.254]/", /link-local|metadata/],
+      ["http://0xa9fea9fe/", /metadata/], // WHATWG URLs read hex, octal and short IPv4 forms
+      ["http://169.254.43518/", /metadata/],
+      ["http://0251.0376.0251.0376/", /metadata/],
       ["http://[fe80::1%25eth0]:8080", /not a URL|link-local/], // zone ids are not valid URLs
       ["http://evil.test", /evil\.test resolves to .*metadata/],
       ["http://sneaky.test", /sneaky\.test resolves to .*link-local/],

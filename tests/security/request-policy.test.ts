@@ -304,11 +304,47 @@ describe("access token", () => {
     ).toMatch(/not valid/);
   });
 
-  it("is required on loopback names too once set", () => {
-    expect(check("GET", "/api/trajectories", {}, withToken)?.status).toBe(401);
+  it("is required on loopback too: pages and APIs, but not the ORS host (a training client needs no browser token)", () => {
+    const loopback = createRequestPolicy({
+      hosts: [],
+      origins: [],
+      token: "s3cret-token",
+      orsKeys: false,
+      kindOf: appPathKind,
+    });
+    expect(loopback.orsToken).toBe(false);
+    for (const [method, path] of [
+      ["GET", "/"],
+      ["GET", "/trajectories"],
+      ["GET", "/_next/static/chunks/x.js"],
+      ["GET", "/api/trajectories"],
+      ["GET", "/api/trajectories/live"],
+      ["POST", "/api/servers/local/create_session"],
+      ["DELETE", "/api/trajectories/x"],
+    ])
+      expect(check(method!, path!, {}, loopback)?.status, `${method} ${path}`).toBe(401);
+    for (const [method, path] of [
+      ["GET", "/api/ors/list_environments"],
+      ["POST", "/api/ors/create_session"],
+      ["GET", "/list_environments"],
+      ["POST", "/create_session"],
+      ["POST", "/math/call"],
+      ["GET", "/health"],
+    ])
+      expect(check(method!, path!, {}, loopback), `${method} ${path}`).toBeNull();
+    expect(check("GET", "/api/trajectories", { authorization: "Bearer s3cret-token" }, loopback)).toBeNull();
+    // Answering to other names (a tunnel's, a proxy's) asks ORS clients for it as well.
+    const named = createRequestPolicy({
+      hosts: ["box.example"],
+      origins: [],
+      token: "s3cret-token",
+      orsKeys: false,
+      kindOf: appPathKind,
+    });
+    expect(check("POST", "/api/ors/create_session", {}, named)?.status).toBe(401);
   });
 
-  it("accepts Authorization: Bearer and the cookie (named after the port)", () => {
+  it("accepts Authorization: Bearer and the cookie (named after the port, carrying this token)", () => {
     expect(
       check("GET", "/api/trajectories", remote({ authorization: "Bearer s3cret-token" }), withToken),
     ).toBeNull();
@@ -317,15 +353,45 @@ describe("access token", () => {
     ).toBeNull();
     const cookie = `other=1; ${tokenCookieName("192.0.2.2:3000")}=s3cret-token`;
     expect(check("GET", "/trajectories", remote({ cookie }), withToken)).toBeNull();
-    // The cookie of a playground on another port of the same host is not this one's.
+    // The cookie of a playground on another port of the same host, with its own token, is not this
+    // one's; one set by a playground sharing this token (PLAYGROUND_TOKEN) is.
+    const other = `${tokenCookieName("x:3001")}=other-token`;
+    expect(check("GET", "/trajectories", remote({ cookie: other }), withToken)?.status).toBe(401);
     expect(
       check(
         "GET",
         "/trajectories",
-        remote({ cookie: `${tokenCookieName("x:3001")}=s3cret-token` }),
+        remote({ cookie: `${other}; ${tokenCookieName("x:3002")}=s3cret-token` }),
+        withToken,
+      ),
+    ).toBeNull();
+    expect(
+      check("GET", "/trajectories", remote({ cookie: "ors_playground_token_3000=%zz" }), withToken)?.status,
+    ).toBe(401);
+    // A wrong bearer is not rescued by a right cookie: what a script sends is what counts.
+    expect(
+      check(
+        "GET",
+        "/api/trajectories",
+        remote({ authorization: "Bearer nope", cookie: `${tokenCookieName("192.0.2.2:3000")}=s3cret-token` }),
         withToken,
       )?.status,
     ).toBe(401);
+  });
+
+  it("the page without the token says what to open, on this very address", () => {
+    const page = check("GET", "/trajectories/abc", { host: "127.0.0.1:3000" }, withToken);
+    expect(page?.status).toBe(401);
+    expect(page?.body).toContain("<code>http://127.0.0.1:3000/?token=…</code>");
+    expect(page?.body).toContain("<code>http://127.0.0.1:3000/trajectories/abc</code>");
+    expect(page?.body).toMatch(/changes when the playground is started again/);
+    expect(page?.body).not.toMatch(/not this playground's/);
+    expect(page?.headers["x-frame-options"]).toBe("DENY");
+    const wrong = check("GET", "/?token=nope", { host: "127.0.0.1:3000" }, withToken);
+    expect(wrong?.body).toMatch(/The token given is not this playground's/);
+    const escaped = check("GET", '/"><script>x</script>', { host: "127.0.0.1:3000" }, withToken);
+    expect(escaped?.body).not.toContain("<script>");
+    expect(escaped?.body).toContain("/&#34;&#62;&#60;script&#62;x&#60;/script&#62;");
   });
 
   it("turns ?token= on a page load into an HttpOnly SameSite=Strict cookie and a redirect without it", () => {
@@ -339,6 +405,7 @@ describe("access token", () => {
     expect(cookie).toContain("Path=/");
     expect(check("GET", "/?token=s3cret-token", remote(), withToken)?.headers.location).toBe("/");
     expect(check("GET", "/?token=nope", remote(), withToken)?.status).toBe(401);
+    expect(detail(check("GET", "/api/trajectories?token=nope", remote(), withToken))).toMatch(/not valid/);
     expect(check("POST", "/api/servers?token=s3cret-token", remote(), withToken)?.status).toBe(401);
   });
 

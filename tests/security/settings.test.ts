@@ -1,23 +1,27 @@
 // The policy's settings from the environment, listen addresses (loopback or not, which names reach
 // them), secrets, and the server entry's arguments (`PORT`, --port, --host, --dev).
 import { networkInterfaces } from "node:os";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { parseAppServerArgs } from "@/lib/app-server/args";
 import { ORS_BASE_PATH } from "@/lib/playground";
 import {
   isLoopbackAddress,
   isWildcardAddress,
   listenHostNames,
+  type MachineAddresses,
   newSecret,
   reachableAddress,
+  urlHost,
 } from "@/lib/security/listen";
 import {
   APP_ORS_BASE_PATH,
   appPolicyFromEnv,
+  authModeOf,
   LISTEN_HOSTS_VAR,
   parseHostList,
   parseOriginList,
 } from "@/lib/security/policy-config";
+import { checkRequest } from "@/lib/security/request-policy";
 
 describe("appPolicyFromEnv", () => {
   it("reads hosts, listen hosts, origins, token and whether ORS keys are set", () => {
@@ -34,15 +38,39 @@ describe("appPolicyFromEnv", () => {
     expect(p.orsKeys).toBe(true);
   });
 
-  it("defaults to loopback only, no token, and follows changes", () => {
+  it("defaults to loopback only and a token, and follows changes", () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
     const env: Record<string, string | undefined> = {};
     const p = appPolicyFromEnv(env);
     expect(p.allowedHosts.size).toBe(0);
-    expect(p.token).toBeNull();
+    // Nobody set a token nor turned it off (Next run without the server entry): pages and APIs
+    // answer 401 to everyone, with a token nobody knows, and it says why.
+    expect(p.token).toMatch(/^[0-9a-f]{48}$/);
+    expect(warn).toHaveBeenCalledWith(expect.stringMatching(/every page and API answers 401/));
+    warn.mockRestore();
     expect(p.orsKeys).toBe(false);
+    expect(p.orsToken).toBe(false);
     expect(appPolicyFromEnv(env)).toBe(p);
     env.PLAYGROUND_TOKEN = "now";
     expect(appPolicyFromEnv(env).token).toBe("now");
+    // Off loopback the ORS endpoints ask for it too, unless ORS_API_KEYS guards them.
+    env[LISTEN_HOSTS_VAR] = "192.0.2.2";
+    expect(appPolicyFromEnv(env).orsToken).toBe(true);
+    env.ORS_API_KEYS = "k";
+    expect(appPolicyFromEnv(env).orsToken).toBe(false);
+  });
+
+  it("PLAYGROUND_AUTH=none turns the token off; anything else than none or token is refused", () => {
+    expect(appPolicyFromEnv({ PLAYGROUND_AUTH: "none" }).token).toBeNull();
+    expect(appPolicyFromEnv({ PLAYGROUND_AUTH: " NONE " }).token).toBeNull();
+    expect(appPolicyFromEnv({ PLAYGROUND_AUTH: "token", PLAYGROUND_TOKEN: "t" }).token).toBe("t");
+    expect(authModeOf({})).toBe("token");
+    expect(() => authModeOf({ PLAYGROUND_AUTH: "off" })).toThrow(
+      'PLAYGROUND_AUTH="off": expected "none" (no access token) or "token" (the default)',
+    );
+    expect(() => appPolicyFromEnv({ PLAYGROUND_AUTH: "none", PLAYGROUND_TOKEN: "t" })).toThrow(
+      /PLAYGROUND_AUTH=none and PLAYGROUND_TOKEN are both set/,
+    );
   });
 
   it("fails on malformed entries, naming the variable", () => {
@@ -75,16 +103,165 @@ describe("listen addresses", () => {
     expect(listenHostNames("127.0.0.1")).toEqual([]);
     expect(listenHostNames("192.0.2.2")).toEqual(["192.0.2.2"]);
     expect(listenHostNames("fd00::2")).toEqual(["fd00::2"]);
+    expect(listenHostNames("FD00:0:0:0:0:0:0:2")).toEqual(["fd00::2"]);
+    expect(listenHostNames("fe80::1%eth0")).toEqual(["fe80::1"]);
     const external = Object.values(networkInterfaces())
       .flat()
       .filter((a) => a && !a.internal)
-      .map((a) => a!.address.toLowerCase());
+      .map(
+        (a) => new URL(`http://${a!.family === "IPv6" ? `[${a!.address.replace(/%.*/, "")}]` : a!.address}/`),
+      );
     const all = listenHostNames("0.0.0.0");
-    for (const a of external) expect(all).toContain(a);
+    for (const u of external) expect(all).toContain(u.hostname.replace(/^\[|\]$/g, ""));
     expect(all).not.toContain("127.0.0.1");
     expect(reachableAddress("192.0.2.2")).toBe("192.0.2.2");
+    expect(reachableAddress("[fd00::2]")).toBe("fd00::2");
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Starting off loopback: every interface address, in every spelling an OS reports, becomes a name
+// the policy accepts (it used to be parsed as host:port, so `--host 0.0.0.0` refused to start on
+// any machine with a global IPv6 address).
+
+/** Every spelling: IPv4, global and unique-local IPv6 (compressed, expanded, upper case), link-local
+ *  with and without a zone id, IPv4-mapped (dotted and hex), an IPv4 link-local address. */
+const SYNTHETIC: MachineAddresses = {
+  hostname: () => "Lab-Box",
+  interfaces: () => ({
+    lo: [
+      { address: "127.0.0.1", family: "IPv4", internal: true, netmask: "255.0.0.0", mac: "", cidr: null },
+      { address: "::1", family: "IPv6", internal: true, netmask: "", mac: "", cidr: null, scopeid: 0 },
+    ],
+    eth0: [
+      { address: "192.0.2.2", family: "IPv4", internal: false, netmask: "", mac: "", cidr: null },
+      { address: "fd00::2", family: "IPv6", internal: false, netmask: "", mac: "", cidr: null, scopeid: 0 },
+      {
+        address: "2001:DB8:0:0:0:0:0:1",
+        family: "IPv6",
+        internal: false,
+        netmask: "",
+        mac: "",
+        cidr: null,
+        scopeid: 0,
+      },
+      {
+        address: "fe80::fc:ff:fe00:1",
+        family: "IPv6",
+        internal: false,
+        netmask: "",
+        mac: "",
+        cidr: null,
+        scopeid: 4,
+      },
+      {
+        address: "fe80::1%eth0",
+        family: "IPv6",
+        internal: false,
+        netmask: "",
+        mac: "",
+        cidr: null,
+        scopeid: 4,
+      },
+    ],
+    tun0: [
+      {
+        address: "::ffff:198.51.100.7",
+        family: "IPv6",
+        internal: false,
+        netmask: "",
+        mac: "",
+        cidr: null,
+        scopeid: 0,
+      },
+      {
+        address: "0:0:0:0:0:ffff:c633:6408",
+        family: "IPv6",
+        internal: false,
+        netmask: "",
+        mac: "",
+        cidr: null,
+        scopeid: 0,
+      },
+      { address: "169.254.10.20", family: "IPv4", internal: false, netmask: "", mac: "", cidr: null },
+    ],
+  }),
+};
+
+/** The `Host` a browser or curl sends for an address: URL-parsed, as `http://[addr]:3000/`. */
+function hostHeaderFor(address: string): string {
+  const bare = address.replace(/%.*$/, "");
+  return new URL(`http://${bare.includes(":") ? `[${bare}]` : bare}:3000/`).host;
+}
+
+describe("listening on every interface", () => {
+  const machines: [string, MachineAddresses | undefined][] = [
+    ["this machine (os.networkInterfaces())", undefined],
+    ["a synthetic machine with every spelling", SYNTHETIC],
+  ];
+  for (const [label, machine] of machines)
+    for (const wildcard of ["0.0.0.0", "::", "[::]"])
+      it(`${label}, --host ${wildcard}: the names parse back and every address is an allowed Host`, () => {
+        const names = listenHostNames(wildcard, machine);
+        // What the server entry hands Next's proxy.ts in PLAYGROUND_LISTEN_HOSTS reads back whole.
+        const policy = appPolicyFromEnv({ [LISTEN_HOSTS_VAR]: names.join(","), PLAYGROUND_AUTH: "none" });
+        expect([...policy.allowedHosts]).toEqual(names);
+        const interfaces = Object.values((machine ?? { interfaces: networkInterfaces }).interfaces())
+          .flat()
+          .filter((a) => a && !a.internal);
+        expect(interfaces.length).toBeGreaterThan(0);
+        for (const a of interfaces) {
+          const host = hostHeaderFor(a!.address);
+          const answer = checkRequest(
+            { method: "GET", target: "/", header: (h) => (h === "host" ? host : null) },
+            policy,
+          );
+          expect(answer, `Host ${host} (${a!.address})`).toBeNull();
+        }
+        const foreign = checkRequest(
+          { method: "GET", target: "/", header: (h) => (h === "host" ? "attacker.example:3000" : null) },
+          policy,
+        );
+        expect(foreign?.status).toBe(403);
+      });
+
+  it("lists each synthetic address once, canonical, and the machine's name", () => {
+    expect(listenHostNames("0.0.0.0", SYNTHETIC)).toEqual([
+      "192.0.2.2",
+      "fd00::2",
+      "2001:db8::1",
+      "fe80::fc:ff:fe00:1",
+      "fe80::1",
+      "::ffff:c633:6407",
+      "::ffff:c633:6408",
+      "169.254.10.20",
+      "lab-box",
+    ]);
   });
 
+  it("prints an address other machines can use: IPv4 first, else a routable IPv6 one", () => {
+    expect(reachableAddress("0.0.0.0", SYNTHETIC)).toBe("192.0.2.2");
+    const v6only: MachineAddresses = {
+      hostname: () => "box",
+      interfaces: () => ({
+        eth0: (SYNTHETIC.interfaces().eth0 ?? []).filter((a) => a.family === "IPv6").reverse(),
+      }),
+    };
+    expect(reachableAddress("::", v6only)).toBe("2001:db8::1");
+    expect(reachableAddress("::", { hostname: () => "x", interfaces: () => ({}) })).toBe("127.0.0.1");
+    expect(urlHost("fd00::2")).toBe("[fd00::2]");
+    expect(urlHost("192.0.2.2")).toBe("192.0.2.2");
+  });
+
+  it("reads IPv6 entries of PLAYGROUND_ALLOWED_HOSTS bare, bracketed, with a port or a zone id", () => {
+    expect(
+      parseHostList("fd00::2, [FD00::3]:3000, fe80::1%eth0, ::ffff:192.0.2.9, host.example:80", "X"),
+    ).toEqual(["fd00::2", "fd00::3", "fe80::1", "::ffff:c000:209", "host.example"]);
+    expect(() => parseHostList("fd00::zz", "X")).toThrow(/X: "fd00::zz" is not a host name or address/);
+  });
+});
+
+describe("secrets", () => {
   it("makes fresh URL-safe secrets", () => {
     const a = newSecret();
     expect(a).toMatch(/^[A-Za-z0-9_-]{32}$/);

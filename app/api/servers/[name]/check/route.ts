@@ -71,6 +71,9 @@ export async function POST(req: Request, ctx: Ctx) {
     const verdict = await registry.checkAddress(entry);
     if (!verdict.ok)
       return detailResponse(403, `refused: server "${name}" (${entry.url}): ${verdict.reason}`);
+    // The check sends POSTs: a server added at run time must first answer like an ORS server.
+    const ors = await registry.checkOrsServer(entry, verdict.addresses);
+    if (!ors.ok) return detailResponse(ors.status, `server "${name}" (${entry.url}) ${ors.reason}`);
     options.baseUrl = entry.url;
     if (entry.apiKey) options.apiKey = entry.apiKey;
   }
