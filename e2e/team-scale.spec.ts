@@ -16,7 +16,7 @@ import {
   startPostgresCluster,
 } from "../tests/support/postgres";
 
-// The access token of the app (required while it is set, unless PLAYGROUND_AUTH=none says otherwise).
+// The access token of both replicas: pages and APIs need it (sent as a bearer or the token cookie).
 const TOKEN = "team-scale-e2e-token";
 const auth = { authorization: `Bearer ${TOKEN}` };
 
@@ -30,7 +30,6 @@ function startApp(args: string[], env: Record<string, string>, ready: RegExp): P
   const childEnv: Record<string, string | undefined> = {
     ...process.env,
     ...env,
-    PLAYGROUND_AUTH: "none",
     PLAYGROUND_TOKEN: TOKEN,
     ORS_API_KEYS: "",
     ORS_SERVERS: "",

@@ -10,8 +10,8 @@ import { anyFreeLoopbackPort } from "../../scripts/bench-proc";
 import { type Proc, start } from "../environments/helpers";
 import { REPO_ROOT, type SpawnedServer, spawnOrsServer } from "../relay/helpers";
 
-/** Passed to every app process: harmless where the access token does not exist yet. */
-export const APP_AUTH_ENV = { PLAYGROUND_AUTH: "none", PLAYGROUND_TOKEN: "replica-tests-token" };
+/** Passed to every app process: no access token (these tests are about the store, not access). */
+export const APP_AUTH_ENV = { PLAYGROUND_AUTH: "none", PLAYGROUND_TOKEN: "" };
 
 export interface Replica {
   url: string;
