@@ -80,7 +80,15 @@ const FRAME = /(?:\(|\s|^)((?:file:\/\/)?\/[^\s():]+?(?:\?[^\s:)]*)?):(\d+)(?::(
  * `file:line:col: ERROR: ...` (tsx/esbuild syntax errors) or a stack frame (an error thrown while
  * the module ran, a defineEnvironment error at its call) — else the first file, without a line.
  */
-export function locateLoadError(error: unknown, files: readonly string[]): ErrorLocation {
+export function locateLoadError(
+  error: unknown,
+  files: readonly string[],
+  /**
+   * Maps a stack frame's position in the code as it ran (a file URL as the frame names it, 1-based
+   * line and column) to the author's source, when the frame is not mapped already; null: as it is.
+   */
+  original?: (url: string, line: number, column: number) => { line: number; column: number } | null,
+): ErrorLocation {
   const known = new Set(files);
   const chain: unknown[] = [];
   for (
@@ -106,7 +114,13 @@ export function locateLoadError(error: unknown, files: readonly string[]): Error
     for (const m of stack.matchAll(FRAME)) {
       const file = plainPath(m[1]!);
       if (!known.has(file)) continue;
-      if (m[3]) return { message, file, line: Number(m[2]), column: Number(m[3]) };
+      if (m[3]) {
+        const at = original?.(m[1]!, Number(m[2]), Number(m[3])) ?? {
+          line: Number(m[2]),
+          column: Number(m[3]),
+        };
+        return { message, file, ...at };
+      }
       lineOnly ??= { message, file, line: Number(m[2]), column: null };
     }
     if (lineOnly) return lineOnly;

@@ -6,6 +6,7 @@
 // log and in status(), with its file and line — and the previous code keeps serving until a fix.
 import "server-only";
 import { existsSync, type FSWatcher, readFileSync, statSync } from "node:fs";
+import { findSourceMap } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { builtinEnvironments } from "@/envs";
@@ -105,6 +106,27 @@ function lineOf(file: string | null, line: number | null): string | null {
   try {
     const text = readFileSync(file, "utf8").split(/\r?\n/)[line - 1];
     return text === undefined ? null : text.trimEnd().slice(0, 200);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A stack frame's position in the author's source. Node maps stack traces through tsx's source maps
+ * itself, unless something else formats them (Next's development server does): then the frame
+ * names the module's URL as loaded (`file:///…/envs.ts?ors-v=3`) and a position in the compiled
+ * code, which the module's source map translates. A frame that names a plain path is mapped already.
+ */
+function originalPosition(
+  url: string,
+  line: number,
+  column: number,
+): { line: number; column: number } | null {
+  if (!url.startsWith("file://")) return null;
+  try {
+    const entry = findSourceMap(url)?.findEntry(line - 1, column - 1);
+    if (!entry || !("originalLine" in entry)) return null;
+    return { line: entry.originalLine + 1, column: entry.originalColumn + 1 };
   } catch {
     return null;
   }
@@ -244,7 +266,7 @@ export async function openRuntimeSource(options: RuntimeSourceOptions): Promise<
             : [...seen, ...now.builtins!.keys()],
         ),
       ];
-      const where = locateLoadError(e, graph);
+      const where = locateLoadError(e, graph, originalPosition);
       failed[part] = {
         error: {
           message: where.message,

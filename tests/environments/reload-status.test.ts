@@ -67,6 +67,20 @@ describe("locateLoadError", () => {
     });
   });
 
+  it("a frame in compiled code is mapped to the source by the given mapper; a mapped one is kept", () => {
+    const err = new TypeError("x is not a function");
+    err.stack = `TypeError: x is not a function\n    at file://${GRADE}?ors-v=3:1:32`;
+    const seen: unknown[] = [];
+    const original = (url: string, line: number, column: number) => {
+      seen.push([url, line, column]);
+      return url.includes("?ors-v=") ? { line: 4, column: 43 } : null;
+    };
+    expect(locateLoadError(err, [ENVS, GRADE], original)).toMatchObject({ file: GRADE, line: 4, column: 43 });
+    expect(seen).toEqual([[`file://${GRADE}?ors-v=3`, 1, 32]]);
+    err.stack = `TypeError: x is not a function\n    at <anonymous> (${GRADE}:4:43)`;
+    expect(locateLoadError(err, [ENVS, GRADE], original)).toMatchObject({ line: 4, column: 43 });
+  });
+
   it("an error that names no file of the module: the module, without a line", () => {
     const err = new EnvironmentModuleError("./envs.ts exports no environments: export environments ...");
     err.stack =
