@@ -282,8 +282,8 @@ function clip(s: string, n = 300): string {
   return s.length > n ? `${s.slice(0, n)}… (${s.length} characters)` : s;
 }
 
-/** The changed words of two texts, long unchanged runs elided. */
-function wordDiff(expected: string, got: string, p: Paint): string {
+/** The word diff of two texts (diffText, the one the UI shows) painted, long unchanged runs elided. */
+function paintedDiff(expected: string, got: string, p: Paint): string {
   return diffText(expected, got)
     .map((op) => {
       if (op.op === "del") return p.del(op.text);
@@ -314,7 +314,7 @@ function textField(name: string, expected: string | null, got: string | null, p:
   if (short) {
     lines.push(`${pad}expected: ${expected}`, `${pad}got:      ${got}`);
   }
-  lines.push(`${pad}changed:  ${hang(wordDiff(expected, got, p), `${pad}          `)}`);
+  lines.push(`${pad}changed:  ${hang(paintedDiff(expected, got, p), `${pad}          `)}`);
   return lines;
 }
 
