@@ -117,7 +117,7 @@ test("mark golden from the keyboard, filter the list, export golden JSONL", asyn
   await expect(list.locator(`a[href="/trajectories/${t.id}"]`)).toHaveCount(1);
   await expect(list.locator(`a[href="/trajectories/${other.id}"]`)).toHaveCount(0);
 
-  // "Export golden": the JSONL `npm run test:golden` takes, every line golden.
+  // "Export golden": the JSONL `npx ors-playground test` takes, every line golden.
   const [download] = await Promise.all([
     page.waitForEvent("download"),
     page.getByRole("link", { name: "Export golden" }).click(),
