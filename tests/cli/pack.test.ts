@@ -167,6 +167,9 @@ describe("npm pack → install → npx ors-playground", () => {
         // `npx ors-playground test`: a golden episode recorded through the playground, exported, replayed.
         const relay = orsAt(`${base}/api/servers/local`);
         const sid = await relay.episode("capitals", "train", 1);
+        expect(await relay.get("/capitals/prompt", sid)).toEqual([
+          { type: "text", text: "What is the capital of Japan?", detail: null },
+        ]);
         expect(await relay.call("capitals", sid, "answer", { answer: "Tokyo" })).toMatchObject({ ok: true });
         const list = async () =>
           (
