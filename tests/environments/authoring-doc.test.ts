@@ -55,4 +55,8 @@ describe("what a package user is told", () => {
     expect(tsconfig.compilerOptions.strict).toBe(true);
     expect(authoringExample("envs.ts")).toMatch(/from "ors-playground\/sdk";/);
   });
+
+  it("the README's install lines are the doc's, which the pack test runs", () => {
+    expect(authoringExample("setup.sh", path.join(REPO, "README.md"))).toBe(authoringExample("setup.sh"));
+  });
 });

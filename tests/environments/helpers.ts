@@ -158,14 +158,15 @@ export function orsAt(base: string) {
 export const AUTHORING_DOC = path.join(REPO, "docs/authoring.md");
 
 /**
- * A block of docs/authoring.md exactly as printed: the fenced block after its
- * `<!-- authoring-example:NAME ... -->` marker (`envs.ts`, `tsconfig.json`, `setup.sh`, `run.sh`).
+ * A block of docs/authoring.md (or of `file`, e.g. the README) exactly as printed: the fenced block
+ * after its `<!-- authoring-example:NAME ... -->` marker (`envs.ts`, `tsconfig.json`, `setup.sh`,
+ * `run.sh`).
  */
-export function authoringExample(name: string): string {
-  const doc = readFileSync(AUTHORING_DOC, "utf8");
+export function authoringExample(name: string, file = AUTHORING_DOC): string {
+  const doc = readFileSync(file, "utf8");
   const marker = new RegExp(`<!-- authoring-example:${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}[ -]`);
   const at = marker.exec(doc)?.index ?? -1;
-  expect(at, `docs/authoring.md has the example ${name}`).toBeGreaterThan(0);
+  expect(at, `${path.relative(REPO, file)} has the example ${name}`).toBeGreaterThan(0);
   const m = /```[a-z]*\n([\s\S]*?)```/.exec(doc.slice(at));
   expect(m).not.toBeNull();
   return m![1]!;
