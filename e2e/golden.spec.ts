@@ -3,7 +3,9 @@
 // golden"; its "Export as Playwright test" download is written to a gitignored folder and RUN by a
 // child Playwright (this config's browser, no servers of its own) against this app, on another
 // server name (PLAYGROUND_SERVER): it passes. The spec of a copy whose recorded reward was edited
-// fails on that reward, so the generated assertions are real.
+// fails on that reward, and that of a copy whose first observation's spacing was edited fails on
+// that text — and passes when exported with normalize_whitespace=1, as `test` would — so the
+// generated assertions are real and compare as `test` does.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -117,7 +119,7 @@ test("mark golden from the keyboard, filter the list, export golden JSONL", asyn
   await expect(list.locator(`a[href="/trajectories/${t.id}"]`)).toHaveCount(1);
   await expect(list.locator(`a[href="/trajectories/${other.id}"]`)).toHaveCount(0);
 
-  // "Export golden": the JSONL `npm run test:golden` takes, every line golden.
+  // "Export golden": the JSONL `npx ors-playground test` takes, every line golden.
   const [download] = await Promise.all([
     page.waitForEvent("download"),
     page.getByRole("link", { name: "Export golden" }).click(),
@@ -149,7 +151,7 @@ test("Export as Playwright test: the generated spec runs and passes; it fails on
   page,
   baseURL,
 }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(480_000);
   const t = await recordGuess(baseURL!, 7);
   fs.mkdirSync(GENERATED, { recursive: true });
 
@@ -203,6 +205,47 @@ test("Export as Playwright test: the generated spec runs and passes; it fails on
   expect(failed.code).toBe(1);
   expect(failed.output).toMatch(/1 failed/);
   expect(failed.output).toContain("reward\\s*\\+0\\.7");
+
+  // A copy whose first observation was recorded with other spacing: fails exactly on that text, and
+  // passes when exported with the whitespace normalised (the options `test` takes).
+  const hint = t.steps[0]!.blocks[0]!;
+  expect(hint.type).toBe("text");
+  const spaced: Trajectory = {
+    ...t,
+    id: `${t.id}-spaced`,
+    steps: t.steps.map((s) =>
+      s.index === 1
+        ? {
+            ...s,
+            blocks: [{ type: "text", text: `  ${(hint as { text: string }).text.replace(/ /g, "  ")}\n` }],
+          }
+        : s,
+    ),
+    origin: null,
+  };
+  const importedSpaced = await fetch(`${baseURL}/api/trajectories/import`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(spaced),
+  });
+  expect(importedSpaced.status, await importedSpaced.clone().text()).toBe(200);
+  const exact = path.join(GENERATED, `trajectory-${spaced.id}.spec.ts`);
+  fs.writeFileSync(exact, await (await fetch(`${baseURL}/api/trajectories/${spaced.id}/playwright`)).text());
+  const exactRun = await runGenerated(exact, { PLAYGROUND_URL: baseURL! });
+  expect(exactRun.code).toBe(1);
+  expect(exactRun.output).toMatch(/1 failed/);
+  expect(exactRun.output).toContain("The  number  is  between");
+  const loose = path.join(GENERATED, `trajectory-${spaced.id}-loose.spec.ts`);
+  const looseRes = await fetch(`${baseURL}/api/trajectories/${spaced.id}/playwright?normalize_whitespace=1`);
+  const looseSpec = await looseRes.text();
+  expect(looseSpec).toContain("const NORMALIZE_WHITESPACE = true;");
+  fs.writeFileSync(loose, looseSpec);
+  const looseRun = await runGenerated(loose, { PLAYGROUND_URL: baseURL! });
+  expect(looseRun.output).toMatch(/1 passed/);
+  expect(looseRun.code).toBe(0);
+  const bad = await fetch(`${baseURL}/api/trajectories/${spaced.id}/playwright?mask=(`);
+  expect(bad.status).toBe(400);
+  expect(((await bad.json()) as { detail: string }).detail).toMatch(/mask: not a regular expression/);
 });
 
 test("the playwright export refuses what it cannot re-run", async ({ baseURL }) => {

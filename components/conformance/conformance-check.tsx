@@ -225,9 +225,9 @@ export function ConformanceCheck({ server }: { server: string }) {
                 <span className="ml-auto inline-flex items-center gap-1 text-xs text-zinc-500 dark:text-zinc-400">
                   From a terminal:
                   <code className="rounded bg-zinc-100 px-1.5 py-0.5 font-mono text-zinc-800 dark:bg-zinc-800 dark:text-zinc-200">
-                    npm run check -- {cliUrl}
+                    npx ors-playground check {cliUrl}
                   </code>
-                  <CopyButton text={`npm run check -- ${cliUrl}`} label="Copy command" />
+                  <CopyButton text={`npx ors-playground check ${cliUrl}`} label="Copy command" />
                 </span>
               )}
             </div>

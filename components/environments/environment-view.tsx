@@ -12,6 +12,7 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { TabPanel, Tabs } from "@/components/ui/tabs";
 import { useEnvironments, useNumTasks, useSplits, useTools } from "@/lib/ui/queries";
 import { envHref, newEpisodeHref, serverHref } from "./links";
+import { ReloadErrorBanner } from "./reload-error-banner";
 import { ToolsPanel } from "./tools-panel";
 import { type EnvTab, useEnvUrlState } from "./use-env-url-state";
 
@@ -109,6 +110,7 @@ export function EnvironmentView({ server, env }: { server: string; env: string }
           </>
         }
       />
+      <ReloadErrorBanner server={server} env={env} refresh />
       <div className="mb-4 flex flex-wrap items-center gap-2">
         <span className="text-[11px] font-medium uppercase tracking-wide text-zinc-500">Splits</span>
         {splits.isPending ? (

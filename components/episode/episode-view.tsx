@@ -4,6 +4,7 @@
 // steps; composes the per-resource hooks (feed, tools, tool calls, keep-alive) around one store.
 import Link from "next/link";
 import { Suspense } from "react";
+import { ReloadErrorBanner } from "@/components/environments/reload-error-banner";
 import { PageContainer, PageHeader } from "@/components/layout/page-header";
 import { CopyButton } from "@/components/ui/copy-button";
 import { SkeletonBlock } from "@/components/ui/skeleton";
@@ -116,6 +117,7 @@ export function EpisodeView({
           </span>
         }
       />
+      <ReloadErrorBanner server={server} env={env} />
       <EpisodeStoreProvider
         key={`${server}/${sid}`}
         server={server}

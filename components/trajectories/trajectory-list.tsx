@@ -128,7 +128,7 @@ export function TrajectoryList() {
               className={buttonClasses("secondary", "sm")}
               href={exportGoldenUrl()}
               download
-              title="Every golden trajectory as JSONL, for npm run test:golden"
+              title="Every golden trajectory as JSONL, for npx ors-playground test"
             >
               <Star aria-hidden="true" /> Export golden
             </a>

@@ -301,7 +301,7 @@ function Loaded({ t, initialStep, feed }: { t: Trajectory; initialStep: number |
 }
 
 /**
- * Marks the trajectory golden (a reference that `npm run test:golden` replays as a regression test)
+ * Marks the trajectory golden (a reference that `npx ors-playground test` replays as a regression test)
  * or unmarks it: a toggle button (aria-pressed), so its name stays the same either way.
  */
 function GoldenToggle({ t, golden }: { t: Trajectory; golden: boolean }) {
@@ -332,8 +332,8 @@ function GoldenToggle({ t, golden }: { t: Trajectory; golden: boolean }) {
           running
             ? "An episode can be marked golden once it has ended"
             : golden
-              ? "Golden: replayed as a regression test by npm run test:golden. Press to unmark."
-              : "Mark golden: npm run test:golden replays golden episodes as regression tests"
+              ? "Golden: replayed as a regression test by npx ors-playground test. Press to unmark."
+              : "Mark golden: npx ors-playground test replays golden episodes as regression tests"
         }
         className={cn(golden && "border-amber-400 bg-amber-50 dark:border-amber-700 dark:bg-amber-950")}
       >

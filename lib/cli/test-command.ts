@@ -1,24 +1,20 @@
 // `test GOLDEN.jsonl --server URL`: golden episodes as regression tests from the command line
 // (lib/episodes/golden.ts). Prints a readable diff of every step that differs and a summary (or
 // `--json`), writes JUnit XML for CI (`--junit`), and answers an exit code: 0 when every episode
-// passed, 1 on any difference or error, 2 for a usage mistake.
+// passed, 1 on any difference or error, 2 for a usage mistake. `--env` picks episodes by their
+// environment; `--update` re-records the episodes that differ into their files (./test-update.ts).
 import fs from "node:fs";
 import path from "node:path";
-import { type CompareOptions, diffText, parseIgnore, stableStringify } from "@/lib/episodes/diff";
-import {
-  type GoldenCase,
-  type GoldenReport,
-  type GoldenResult,
-  type GoldenStepDifference,
-  type GoldenStepView,
-  runGoldenTests,
-} from "@/lib/episodes/golden";
+import { type CompareOptions, parseIgnore } from "@/lib/episodes/diff";
+import { type GoldenCase, rerecordedGolden, rerecordProblem, runGoldenTests } from "@/lib/episodes/golden";
 import { parseTrajectories } from "@/lib/episodes/jsonl";
+import type { Trajectory } from "@/lib/episodes/schema";
 import { createOrsClient, type OrsClient } from "@/lib/ors/client";
 import type { Secrets } from "@/lib/ors/protocol";
 import { parseArgs, parseDuration, UsageError } from "./args";
 import type { HeadlessIo } from "./io";
-import { type JUnitCase, type JUnitSuite, junitXml } from "./junit";
+import { describeOptions, formatResultText, formatSummaryText, goldenJUnit } from "./test-report";
+import { rewriteGoldenText, writeFileReplacing } from "./test-update";
 
 export const DEFAULT_TEST_TIMEOUT_MS = 60_000;
 export const DEFAULT_TEST_MAX_TIME_MS = 30 * 60_000;
@@ -34,6 +30,10 @@ options:
   --server URL             the ORS server to replay every episode on
   --server NAME=URL        the server for episodes recorded on server NAME (repeatable; a bare
                            URL is then the one for the others)
+  --env NAME[,NAME]        only the episodes of these environments (repeatable)
+  --update                 re-record the episodes that differ: rewrite them in their files with
+                           what came back (same ids, golden marks kept) and say what changed;
+                           the others stay as they are
   --ignore WHAT[,WHAT]     leave out of the comparison (repeatable): a field (observation, reward,
                            finished, ok, error, metadata, tool, input, prompt) or a JSON path in
                            metadata, observation (the blocks), input or prompt: metadata.seed,
@@ -52,8 +52,8 @@ options:
   -h, --help               this help
 
 Durations are milliseconds, or with a unit: 30s, 2m.
-Exit code: 0 when every episode passed, 1 on any difference or error, 2 for a mistake on the
-command line (or an unreadable file).
+Exit code: 0 when every episode passed (with --update: passed or was re-recorded), 1 on any
+difference or error, 2 for a mistake on the command line (or an unreadable file).
 `;
 
 export interface TestArgs {
@@ -69,9 +69,13 @@ export interface TestArgs {
   apiKey: string | undefined;
   timeoutMs: number;
   maxTimeMs: number;
+  /** Only the episodes of these environments (empty: all). */
+  envs: string[];
+  /** Re-record the episodes that differ into their files. */
+  update: boolean;
 }
 
-const REPEATABLE = ["--server", "--ignore", "--mask", "--secret"] as const;
+const REPEATABLE = ["--server", "--ignore", "--mask", "--secret", "--env"] as const;
 type Repeatable = (typeof REPEATABLE)[number];
 
 /** Takes the repeatable flags out of argv (`--flag value` and `--flag=value`); the rest is parseArgs'. */
@@ -129,7 +133,7 @@ export function parseTestArgs(
   const { rest, values } = takeRepeatable(argv);
   const args = parseArgs(rest, {
     values: ["--reward-tolerance", "--junit", "--api-key", "--timeout", "--max-time"],
-    booleans: ["--json", "--normalize-whitespace", "--help"],
+    booleans: ["--json", "--normalize-whitespace", "--update", "--help"],
     aliases: { "-h": "--help" },
   });
   if (args.booleans.has("--help")) return null;
@@ -189,6 +193,14 @@ export function parseTestArgs(
     secrets[name] = value;
   }
 
+  const envs: string[] = [];
+  for (const v of values.get("--env")!)
+    for (const part of v.split(",")) {
+      const name = part.trim();
+      if (!name) throw new UsageError(`--env: an empty name in ${JSON.stringify(v)}`);
+      if (!envs.includes(name)) envs.push(name);
+    }
+
   const junit = args.values.get("--junit") ?? null;
   if (junit !== null && !junit.trim()) throw new UsageError("--junit: empty file name");
   const duration = (flag: string, d: number) =>
@@ -204,7 +216,24 @@ export function parseTestArgs(
     apiKey: args.values.get("--api-key") ?? env.ORS_API_KEY ?? undefined,
     timeoutMs: duration("--timeout", DEFAULT_TEST_TIMEOUT_MS),
     maxTimeMs: duration("--max-time", DEFAULT_TEST_MAX_TIME_MS),
+    envs,
+    update: args.booleans.has("--update"),
   };
+}
+
+/** The cases of the environments `--env` names; none is a UsageError that lists what there is. */
+function filterByEnv(cases: readonly GoldenCase[], envs: readonly string[], warn: (s: string) => void) {
+  if (envs.length === 0) return [...cases];
+  const picked = cases.filter((c) => c.trajectory.env !== null && envs.includes(c.trajectory.env));
+  const there = [...new Set(cases.map((c) => c.trajectory.env ?? "unknown"))].sort();
+  if (picked.length === 0)
+    throw new UsageError(
+      `no golden episode of ${envs.map((e) => JSON.stringify(e)).join(", ")} in the files (their environments: ${there.join(", ")})`,
+    );
+  for (const e of envs)
+    if (!picked.some((c) => c.trajectory.env === e))
+      warn(`test: --env ${e}: no golden episode of that environment in the files\n`);
+  return picked;
 }
 
 /** Reads the golden episodes of every file; a file that cannot be read or parsed is a UsageError. */
@@ -254,170 +283,6 @@ function resolveServers(
   return urls;
 }
 
-// ---- the text report ----
-
-const C = {
-  red: (s: string) => `\u001b[31m${s}\u001b[39m`,
-  green: (s: string) => `\u001b[32m${s}\u001b[39m`,
-  yellow: (s: string) => `\u001b[33m${s}\u001b[39m`,
-  dim: (s: string) => `\u001b[2m${s}\u001b[22m`,
-  bold: (s: string) => `\u001b[1m${s}\u001b[22m`,
-  del: (s: string) => `\u001b[9;31m${s}\u001b[29;39m`,
-  add: (s: string) => `\u001b[4;32m${s}\u001b[24;39m`,
-};
-type Paint = typeof C;
-const PLAIN: Paint = {
-  red: (s) => s,
-  green: (s) => s,
-  yellow: (s) => s,
-  dim: (s) => s,
-  bold: (s) => s,
-  del: (s) => `[-${s}-]`,
-  add: (s) => `{+${s}+}`,
-};
-
-const SHORT = 160;
-
-function clip(s: string, n = 300): string {
-  return s.length > n ? `${s.slice(0, n)}… (${s.length} characters)` : s;
-}
-
-/** The changed words of two texts, long unchanged runs elided. */
-function wordDiff(expected: string, got: string, p: Paint): string {
-  return diffText(expected, got)
-    .map((op) => {
-      if (op.op === "del") return p.del(op.text);
-      if (op.op === "add") return p.add(op.text);
-      return op.text.length > 120 ? `${op.text.slice(0, 50)}${p.dim(" … ")}${op.text.slice(-50)}` : op.text;
-    })
-    .join("");
-}
-
-/** Indents every line after the first to `pad`. */
-function hang(text: string, pad: string): string {
-  return text.replace(/\n/g, `\n${pad}`);
-}
-
-function showValue(v: unknown): string {
-  if (v === null || v === undefined) return "none";
-  if (typeof v === "string") return JSON.stringify(v);
-  if (typeof v === "number") return String(v);
-  return clip(stableStringify(v));
-}
-
-function textField(name: string, expected: string | null, got: string | null, p: Paint): string[] {
-  const pad = "        ";
-  if (expected === null || got === null)
-    return [`      ${name}: expected ${showValue(expected)}, got ${showValue(got)}`];
-  const short = expected.length <= SHORT && got.length <= SHORT && !`${expected}${got}`.includes("\n");
-  const lines = [`      ${name}:`];
-  if (short) {
-    lines.push(`${pad}expected: ${expected}`, `${pad}got:      ${got}`);
-  }
-  lines.push(`${pad}changed:  ${hang(wordDiff(expected, got, p), `${pad}          `)}`);
-  return lines;
-}
-
-function stepLines(d: GoldenStepDifference, p: Paint): string[] {
-  const e = d.expected;
-  const g = d.got;
-  const head = (s: GoldenStepView) => `${s.tool} ${clip(stableStringify(s.input), 120)}`;
-  if (!g) return [`    step ${d.step} · ${head(e!)}: ${p.red("missing")}: the replay has no step ${d.step}`];
-  if (!e) return [`    step ${d.step} · ${head(g)}: ${p.red("extra")}: the recording has no step ${d.step}`];
-  const lines = [`    step ${d.step} · ${head(e)} · differs: ${d.fields.join(", ")}`];
-  for (const f of d.fields) {
-    if (f === "observation") lines.push(...textField("observation", e.observation, g.observation, p));
-    else if (f === "error") lines.push(...textField("error", e.error, g.error, p));
-    else if (f === "ok")
-      lines.push(
-        `      ok: expected ${e.ok === null ? "running" : e.ok ? "ok" : "failed"}, got ${g.ok ? "ok" : "failed"}`,
-      );
-    else lines.push(`      ${f}: expected ${showValue(e[f])}, got ${showValue(g[f])}`);
-  }
-  return lines;
-}
-
-const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-
-/** One episode's result as text: a line, then the differences or the error. */
-export function formatResultText(r: GoldenResult, o: { color?: boolean } = {}): string {
-  const p = o.color ? C : PLAIN;
-  const mark = {
-    pass: p.green("PASS "),
-    fail: p.red("FAIL "),
-    error: p.red("ERROR"),
-    skipped: p.yellow("SKIP "),
-  }[r.status];
-  const what = `${r.env ?? "unknown environment"} · ${r.task} · ${r.steps} step${r.steps === 1 ? "" : "s"}`;
-  const lines = [
-    `${mark} ${p.bold(r.id)}  ${what}  ${p.dim(`(${r.server} → ${r.url}, ${secs(r.duration_ms)})`)}`,
-  ];
-  if (r.error)
-    lines.push(`    ${r.status === "skipped" ? "" : `${r.error.kind}: `}${hang(r.error.message, "    ")}`);
-  if (r.prompt) lines.push("    prompt differs", ...textField("prompt", r.prompt.expected, r.prompt.got, p));
-  for (const d of r.differences) lines.push(...stepLines(d, p));
-  return `${lines.join("\n")}\n`;
-}
-
-function describeOptions(rep: GoldenReport["options"]): string {
-  const parts: string[] = [];
-  if (rep.ignore.length) parts.push(`ignoring ${rep.ignore.join(", ")}`);
-  if (rep.reward_tolerance) parts.push(`reward tolerance ${rep.reward_tolerance}`);
-  if (rep.normalize_whitespace) parts.push("whitespace normalised");
-  if (rep.masks.length) parts.push(`masks ${rep.masks.map((m) => `/${m}/`).join(" ")}`);
-  return parts.length ? parts.join("; ") : "exactly";
-}
-
-export function formatSummaryText(report: GoldenReport, o: { color?: boolean } = {}): string {
-  const p = o.color ? C : PLAIN;
-  const s = report.summary;
-  const verdict = s.ok ? p.green("ok") : p.red("FAILED");
-  return (
-    `\nSummary: ${s.passed} passed, ${s.failed} failed, ${s.errors} error${s.errors === 1 ? "" : "s"}, ` +
-    `${s.skipped} skipped (${s.total} golden episode${s.total === 1 ? "" : "s"}, compared ${describeOptions(report.options)}, ` +
-    `${secs(report.duration_ms)}): ${verdict}\n`
-  );
-}
-
-// ---- JUnit ----
-
-/** The report as JUnit XML: a suite per file, a testcase per episode. */
-export function goldenJUnit(report: GoldenReport): string {
-  const suites = new Map<string, JUnitSuite>();
-  for (const r of report.results) {
-    const name = r.source ?? "golden episodes";
-    let suite = suites.get(name);
-    if (!suite) {
-      suite = { name, timestamp: report.started_at, cases: [] };
-      suites.set(name, suite);
-    }
-    const c: JUnitCase = {
-      classname: `golden.${r.server}.${r.env ?? "unknown"}`,
-      name: `${r.id} (${r.env ?? "unknown"} ${r.task})`,
-      time: r.duration_ms / 1000,
-    };
-    if (r.status === "fail") {
-      const n = r.differences.length;
-      const first = r.differences[0];
-      const message = [
-        r.prompt ? "the prompt differs" : "",
-        n
-          ? `${n} step${n === 1 ? " differs" : "s differ"} (first: step ${first!.step}, ${first!.fields.join(", ")})`
-          : "",
-      ]
-        .filter(Boolean)
-        .join("; ");
-      c.failure = { message, type: "difference", text: formatResultText(r) };
-    } else if (r.status === "error") {
-      c.error = { message: `${r.error!.kind}: ${r.error!.message}`, type: r.error!.kind };
-    } else if (r.status === "skipped") {
-      c.skipped = { message: r.error?.message ?? "not run" };
-    }
-    suite.cases.push(c);
-  }
-  return junitXml("ORS golden episodes", [...suites.values()]);
-}
-
 /**
  * Runs `test <files> --server URL [options]`: every golden episode replayed and compared, each
  * result on stdout as it comes (or the JSON report at the end), JUnit XML to `--junit`.
@@ -444,7 +309,7 @@ export async function testCommand(argv: readonly string[], io: HeadlessIo): Prom
       if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory())
         throw new UsageError(`--junit: the folder ${dir} does not exist`);
     }
-    cases = readGoldenFiles(a.files);
+    cases = filterByEnv(readGoldenFiles(a.files), a.envs, io.stderr);
     urls = resolveServers(cases, a, io.stderr);
   } catch (err) {
     if (err instanceof UsageError) {
@@ -454,6 +319,7 @@ export async function testCommand(argv: readonly string[], io: HeadlessIo): Prom
     throw err;
   }
   const args = a;
+  const updates = new Map<number, Trajectory>();
   const clients = new Map<string, OrsClient>();
   const clientFor = (server: string) => {
     const url = urls.get(server)!;
@@ -474,13 +340,16 @@ export async function testCommand(argv: readonly string[], io: HeadlessIo): Prom
   if (!args.json) {
     const files = args.files.length === 1 ? args.files[0] : `${args.files.length} files`;
     const where = [...new Set(urls.values())].join(", ");
+    const only = args.envs.length ? ` of ${args.envs.join(", ")}` : "";
     io.stdout(
-      `Golden episodes: ${cases.length} from ${files}, replayed on ${where}, compared ${describeOptions({
-        ignore: args.compare.ignore ? [...args.compare.ignore] : [],
-        reward_tolerance: args.compare.rewardTolerance ?? 0,
-        normalize_whitespace: !!args.compare.normalizeWhitespace,
-        masks: (args.compare.masks ?? []).map((m) => m.source),
-      })}\n\n`,
+      `Golden episodes: ${cases.length}${only} from ${files}, replayed on ${where}${args.update ? " (re-recording those that differ)" : ""}, compared ${describeOptions(
+        {
+          ignore: args.compare.ignore ? [...args.compare.ignore] : [],
+          reward_tolerance: args.compare.rewardTolerance ?? 0,
+          normalize_whitespace: !!args.compare.normalizeWhitespace,
+          masks: (args.compare.masks ?? []).map((m) => m.source),
+        },
+      )}\n\n`,
     );
   }
   const report = await runGoldenTests(cases, {
@@ -492,8 +361,22 @@ export async function testCommand(argv: readonly string[], io: HeadlessIo): Prom
     onStart: io.progress
       ? (c, i) => io.stderr(`[${i + 1}/${cases.length}] ${c.trajectory.id} ${c.trajectory.env ?? ""}…\n`)
       : undefined,
-    onResult: args.json ? undefined : (r) => io.stdout(formatResultText(r, { color: io.color })),
+    onResult: (r, i, replayed) => {
+      if (args.update && r.status === "fail" && replayed) {
+        const original = cases[i]!.trajectory;
+        const problem = rerecordProblem(original, replayed);
+        r.updated = problem === null;
+        if (problem) r.update_error = problem;
+        else updates.set(i, rerecordedGolden(original, replayed));
+      }
+      if (!args.json) io.stdout(formatResultText(r, { color: io.color }));
+    },
   });
+  let written = true;
+  if (args.update) {
+    report.summary.updated = report.results.filter((r) => r.updated).length;
+    written = writeUpdates(cases, updates, io);
+  }
   io.stdout(
     args.json ? `${JSON.stringify(report, null, 2)}\n` : formatSummaryText(report, { color: io.color }),
   );
@@ -505,5 +388,43 @@ export async function testCommand(argv: readonly string[], io: HeadlessIo): Prom
       return 1;
     }
   }
-  return report.summary.ok ? 0 : 1;
+  if (!written) return 1;
+  const settled = report.results.every((r) => r.status === "pass" || r.updated);
+  return (args.update ? settled && report.results.length > 0 : report.summary.ok) ? 0 : 1;
+}
+
+/**
+ * Writes the re-recorded episodes into their files (each file once, the others untouched) and says
+ * which; false when a file could not be written. Nothing is written when the run was interrupted.
+ */
+function writeUpdates(
+  cases: readonly GoldenCase[],
+  updates: ReadonlyMap<number, Trajectory>,
+  io: HeadlessIo,
+) {
+  if (updates.size === 0) return true;
+  if (io.signal?.aborted) {
+    io.stderr("test: interrupted: no golden file was rewritten\n");
+    return true;
+  }
+  const byFile = new Map<string, Map<string, Trajectory>>();
+  for (const [i, t] of updates) {
+    const file = cases[i]!.source!;
+    if (!byFile.has(file)) byFile.set(file, new Map());
+    byFile.get(file)!.set(t.id, t);
+  }
+  let ok = true;
+  for (const [file, byId] of byFile) {
+    try {
+      writeFileReplacing(file, rewriteGoldenText(fs.readFileSync(file, "utf8"), byId));
+      const n = byId.size;
+      io.stderr(
+        `test: re-recorded ${n} episode${n === 1 ? "" : "s"} in ${file}: ${[...byId.keys()].join(", ")}\n`,
+      );
+    } catch (e) {
+      ok = false;
+      io.stderr(`test: could not rewrite ${file}: ${(e as Error).message}\n`);
+    }
+  }
+  return ok;
 }

@@ -5,8 +5,8 @@ import type { AnyEnvironment } from "@/lib/ors/sdk";
 
 /** A module that cannot be hosted: missing, failing to load, exporting no environments, a clash. */
 export class EnvironmentModuleError extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
     this.name = "EnvironmentModuleError";
   }
 }

@@ -3,6 +3,7 @@
 // composition root (lib/playground.ts) and the standalone host build their host from one of these.
 import type { AnyEnvironment } from "@/lib/ors/sdk";
 import { EnvironmentModuleError } from "./module-exports";
+import { type ReloadStatus, STATIC_RELOAD_STATUS } from "./reload-status";
 
 /** Where a hosted environment comes from: the built-ins, or the author's module (its path as given). */
 export type EnvironmentOrigin = { kind: "builtin" } | { kind: "module"; path: string };
@@ -26,11 +27,14 @@ export interface EnvironmentSource {
   current(): EnvironmentSet;
   /**
    * Runs `listener` after each reload that produced a valid set (a reload that fails keeps the old
-   * code and only logs). The source waits for listeners before it reloads again.
+   * code, and says so in `status()` and the log). A save that changed no byte reloads nothing. The
+   * source waits for listeners before it reloads again.
    */
   onReload(listener: (reload: EnvironmentReload) => void | Promise<void>): () => void;
   /** What is watched for changes (shown at startup); empty when the source never reloads. */
   readonly watching: readonly string[];
+  /** The last reload and the saves that did not load (GET /api/environments/status shows it). */
+  status(): ReloadStatus;
   /** Stops watching. */
   close(): void;
 }
@@ -74,6 +78,7 @@ export function staticEnvironmentSource(environments: readonly AnyEnvironment[])
     current: () => set,
     onReload: () => () => {},
     watching: [],
+    status: () => STATIC_RELOAD_STATUS,
     close() {},
   };
 }

@@ -3,6 +3,7 @@
 // compares exactly; golden tests may loosen the comparison (CompareOptions: ignored fields and
 // paths, a reward tolerance, whitespace and masks for texts), since some environments are random.
 // Isomorphic and pure: the server uses it for fork/replay marks, the UI for highlighting.
+import { diffWordsWithSpace } from "diff";
 import type { Block } from "@/lib/ors/protocol";
 import type { ReplayMark, Trajectory, TrajectoryStep } from "./schema";
 
@@ -291,45 +292,34 @@ export function markDiffers(mark: ReplayMark | null | undefined): boolean {
 
 export type TextOp = { op: "same" | "add" | "del"; text: string };
 
+/** Beyond this many characters on a side, or this many edits, texts are shown replaced whole. */
+const WORD_DIFF_MAX_CHARS = 200_000;
+const WORD_DIFF_MAX_EDITS = 500;
+
 /**
- * A word-level diff of two texts (LCS on whitespace-separated tokens), for highlighting changed
- * observations. Falls back to "all deleted, all added" beyond a size bound to stay fast.
+ * The word diff of two texts, for showing what changed (the compare view, replay diffs, `test`):
+ * words, punctuation, newlines and runs of other whitespace are the tokens (jsdiff's
+ * diffWordsWithSpace), so a change of spacing shows as one. Beyond a size or edit bound the texts
+ * are "all deleted, all added", so a huge or wholly different text stays fast.
+ *
+ * @example diffText("you said hello", "you said HELLO!")
+ * // [{ op: "same", text: "you said " }, { op: "del", text: "hello" }, { op: "add", text: "HELLO!" }]
  */
-export function diffText(a: string, b: string, maxTokens = 1500): TextOp[] {
+export function diffText(a: string, b: string): TextOp[] {
   if (a === b) return [{ op: "same", text: a }];
-  const ta = a.split(/(\s+)/);
-  const tb = b.split(/(\s+)/);
-  if (ta.length > maxTokens || tb.length > maxTokens) {
-    return [
-      { op: "del", text: a },
-      { op: "add", text: b },
-    ];
-  }
-  const m = ta.length;
-  const n = tb.length;
-  const dp: Uint16Array[] = Array.from({ length: m + 1 }, () => new Uint16Array(n + 1));
-  for (let i = m - 1; i >= 0; i--) {
-    for (let j = n - 1; j >= 0; j--) {
-      dp[i][j] = ta[i] === tb[j] ? dp[i + 1][j + 1] + 1 : Math.max(dp[i + 1][j], dp[i][j + 1]);
-    }
-  }
+  const whole: TextOp[] = [
+    ...(a ? [{ op: "del" as const, text: a }] : []),
+    ...(b ? [{ op: "add" as const, text: b }] : []),
+  ];
+  if (a.length > WORD_DIFF_MAX_CHARS || b.length > WORD_DIFF_MAX_CHARS) return whole;
+  const changes = diffWordsWithSpace(a, b, { maxEditLength: WORD_DIFF_MAX_EDITS });
+  if (!changes) return whole;
   const ops: TextOp[] = [];
-  const push = (op: TextOp["op"], text: string) => {
-    const last = ops[ops.length - 1];
-    if (last && last.op === op) last.text += text;
-    else ops.push({ op, text });
-  };
-  let i = 0;
-  let j = 0;
-  while (i < m && j < n) {
-    if (ta[i] === tb[j]) {
-      push("same", ta[i]);
-      i++;
-      j++;
-    } else if (dp[i + 1][j] >= dp[i][j + 1]) push("del", ta[i++]);
-    else push("add", tb[j++]);
+  for (const c of changes) {
+    const op = c.added ? "add" : c.removed ? "del" : "same";
+    const last = ops.at(-1);
+    if (last?.op === op) last.text += c.value;
+    else if (c.value) ops.push({ op, text: c.value });
   }
-  while (i < m) push("del", ta[i++]);
-  while (j < n) push("add", tb[j++]);
   return ops;
 }

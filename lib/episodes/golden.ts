@@ -5,7 +5,7 @@
 import type { OrsClient } from "@/lib/ors/client";
 import type { Block, JsonObject, Secrets } from "@/lib/ors/protocol";
 import { type CompareOptions, diffTrajectories, type StepField } from "./diff";
-import { taskLabel } from "./model";
+import { taskLabel, totalReward } from "./model";
 import { episodeActions, ReplayError, replayEpisode, replayedTrajectory } from "./replay";
 import type { Trajectory, TrajectoryStep } from "./schema";
 
@@ -60,6 +60,10 @@ export interface GoldenResult {
   /** The prompt as text, when it differs. */
   prompt: { expected: string; got: string } | null;
   error: { kind: GoldenErrorKind; message: string } | null;
+  /** `test --update`: re-recorded (it differed; its file now holds what came back), or not. */
+  updated?: boolean;
+  /** `test --update`: why a failed episode was not re-recorded. */
+  update_error?: string;
 }
 
 export interface GoldenReport {
@@ -81,6 +85,8 @@ export interface GoldenReport {
     failed: number;
     errors: number;
     skipped: number;
+    /** `test --update`: how many of the failed were re-recorded. */
+    updated?: number;
     /** Every episode passed. */
     ok: boolean;
   };
@@ -103,7 +109,8 @@ export interface GoldenRunOptions {
   /** A time limit of the whole run, in ms: beyond it the same, as `timeout`. */
   maxTimeMs?: number;
   onStart?: (c: GoldenCase, index: number) => void;
-  onResult?: (r: GoldenResult, index: number) => void;
+  /** Each result as it comes, with the episode as it was re-run (null when it could not run). */
+  onResult?: (r: GoldenResult, index: number, replayed: Trajectory | null) => void;
 }
 
 /** Blocks as text: texts as they are, one per line; images summarised. */
@@ -153,6 +160,8 @@ function baseResult(c: GoldenCase, url: string): Omit<GoldenResult, "status" | "
   };
 }
 
+type EpisodeOptions = { compare?: CompareOptions; secrets?: Secrets; signal?: AbortSignal };
+
 /**
  * Re-runs one golden episode and compares it with its recording. Never throws for the server's
  * failures (they are the result's `error`); rethrows only an abort of `signal`.
@@ -161,8 +170,17 @@ export async function runGoldenEpisode(
   client: OrsClient,
   url: string,
   c: GoldenCase,
-  o: { compare?: CompareOptions; secrets?: Secrets; signal?: AbortSignal } = {},
+  o: EpisodeOptions = {},
 ): Promise<GoldenResult> {
+  return (await runEpisode(client, url, c, o)).result;
+}
+
+async function runEpisode(
+  client: OrsClient,
+  url: string,
+  c: GoldenCase,
+  o: EpisodeOptions,
+): Promise<{ result: GoldenResult; replayed: Trajectory | null }> {
   const started = Date.now();
   const base = baseResult(c, url);
   const t = c.trajectory;
@@ -176,7 +194,10 @@ export async function runGoldenEpisode(
       err instanceof ReplayError
         ? { kind: err.kind, message: err.message }
         : { kind: "server" as const, message: err instanceof Error ? err.message : String(err) };
-    return { ...base, status: "error", duration_ms: Date.now() - started, error: e };
+    return {
+      result: { ...base, status: "error", duration_ms: Date.now() - started, error: e },
+      replayed: null,
+    };
   }
   const diff = diffTrajectories({ ...t, steps: episodeActions(t) }, replayed, o.compare);
   const differences = diff.steps
@@ -191,11 +212,49 @@ export async function runGoldenEpisode(
     ? { expected: blocksText(t.prompt), got: blocksText(replayed.prompt) }
     : null;
   return {
-    ...base,
-    status: differences.length || prompt ? "fail" : "pass",
-    duration_ms: Date.now() - started,
-    differences,
-    prompt,
+    result: {
+      ...base,
+      status: differences.length || prompt ? "fail" : "pass",
+      duration_ms: Date.now() - started,
+      differences,
+      prompt,
+      error: null,
+    },
+    replayed,
+  };
+}
+
+/**
+ * Why an episode cannot be re-recorded from its re-run, or null when it can: the re-run must have
+ * made every recorded call (one that stopped early, the server gone mid-episode, would drop the
+ * rest of the episode from the golden file).
+ */
+export function rerecordProblem(original: Trajectory, replayed: Trajectory): string | null {
+  const actions = episodeActions(original).length;
+  if (replayed.steps.length < actions)
+    return `the re-run stopped after step ${replayed.steps.length} of ${actions}`;
+  return null;
+}
+
+/**
+ * A golden episode re-recorded (`test --update`): its new observations — prompt, steps (outputs,
+ * rewards, finished flags, errors, metadata, timings), total, times, end — under its own id, server,
+ * environment, task, origin and golden mark. Calls recorded after the episode had finished are not
+ * re-run, so they are not kept.
+ */
+export function rerecordedGolden(original: Trajectory, replayed: Trajectory): Trajectory {
+  const steps = replayed.steps.map(({ replay: _mark, ...step }) => step);
+  const { reprompts: _reprompts, ...kept } = original;
+  return {
+    ...kept,
+    env: original.env ?? replayed.env,
+    sid: replayed.sid,
+    prompt: replayed.prompt,
+    steps,
+    total_reward: totalReward(steps),
+    started_at: replayed.started_at,
+    ended_at: replayed.ended_at,
+    end_reason: replayed.end_reason,
     error: null,
   };
 }
@@ -241,6 +300,7 @@ export async function runGoldenTests(
     for (const [i, c] of cases.entries()) {
       const { client, url } = o.clientFor(c.trajectory.server);
       let r: GoldenResult;
+      let replayed: Trajectory | null = null;
       if (stop.signal.aborted) {
         r = {
           ...baseResult(c, url),
@@ -252,18 +312,18 @@ export async function runGoldenTests(
         o.onStart?.(c, i);
         const started = Date.now();
         try {
-          r = await runGoldenEpisode(client, url, c, {
+          ({ result: r, replayed } = await runEpisode(client, url, c, {
             compare: o.compare,
             secrets: o.secrets,
             signal: stop.signal,
-          });
+          }));
         } catch (err) {
           if (!stop.signal.aborted) throw err;
           r = { ...baseResult(c, url), status: "error", duration_ms: Date.now() - started, error: stopped() };
         }
       }
       results.push(r);
-      o.onResult?.(r, i);
+      o.onResult?.(r, i, replayed);
     }
   } finally {
     clearTimeout(timer);

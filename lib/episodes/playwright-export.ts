@@ -1,9 +1,13 @@
 // "Export as Playwright test": a recorded trajectory as a Playwright spec that drives the
 // playground UI by role and label through the same steps (start an episode on the same task, call
-// each tool with the recorded input in its JSON tab) and asserts each step's recorded outcome,
-// reward and finished flag. Pure and isomorphic: GET /api/trajectories/<id>/playwright serves it.
+// each tool with the recorded input in its JSON tab) and asserts what was recorded as `test`
+// compares it (./diff.ts, with the options it can honour): each step's outcome, reward and finished
+// flag, and the texts of the prompt and of each output. Pure and isomorphic:
+// GET /api/trajectories/<id>/playwright serves it.
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: it writes template literals of the spec
 
+import type { Block } from "@/lib/ors/protocol";
+import { type CompareOptions, parseIgnore } from "./diff";
 import { taskLabel } from "./model";
 import { episodeActions } from "./replay";
 import { formatReward } from "./reward";
@@ -14,6 +18,99 @@ export interface PlaywrightExportOptions {
   origin?: string;
   /** When it was exported (ms since the epoch), for the header. */
   exportedAt?: number;
+  /**
+   * How loosely to compare, as `test`'s options (default: exactly). The spec honours masks,
+   * whitespace normalisation, a reward tolerance, and ignored `observation`, `reward`, `finished`,
+   * `ok`, `error`, `prompt` and the paths of texts in the observation and the prompt; what it
+   * never checks (metadata, image data) it says in its header.
+   */
+  compare?: CompareOptions;
+}
+
+/**
+ * The comparison options of a query (`?ignore=a,b&mask=RE&reward_tolerance=X&normalize_whitespace=1`,
+ * `ignore` and `mask` repeatable), as `test` takes them on its command line. Throws an Error naming
+ * what is wrong.
+ */
+export function compareOptionsFromQuery(query: URLSearchParams): CompareOptions {
+  const o: CompareOptions = {};
+  const ignore = query
+    .getAll("ignore")
+    .flatMap((v) => v.split(","))
+    .map((v) => v.trim())
+    .filter(Boolean);
+  for (const entry of ignore) parseIgnore(entry);
+  if (ignore.length) o.ignore = ignore;
+  const masks = query.getAll("mask").map((m) => {
+    try {
+      return new RegExp(m, "g");
+    } catch (e) {
+      throw new Error(`mask: not a regular expression: ${(e as Error).message}`);
+    }
+  });
+  if (masks.length) o.masks = masks;
+  const tol = query.get("reward_tolerance");
+  if (tol !== null) {
+    const n = Number(tol);
+    if (tol.trim() === "" || !Number.isFinite(n) || n < 0)
+      throw new Error(`reward_tolerance: expected a number ≥ 0, got ${JSON.stringify(tol)}`);
+    o.rewardTolerance = n;
+  }
+  const ws = query.get("normalize_whitespace");
+  if (ws !== null) {
+    if (!["1", "0", "true", "false"].includes(ws))
+      throw new Error(`normalize_whitespace: expected 1 or 0, got ${JSON.stringify(ws)}`);
+    if (ws === "1" || ws === "true") o.normalizeWhitespace = true;
+  }
+  return o;
+}
+
+/** What the spec checks, from the comparison options. */
+interface Checks {
+  fields: Set<string>;
+  /** Paths ignored under `observation` and `prompt`. */
+  paths: { observation: string[][]; prompt: string[][] };
+  tolerance: number;
+  masks: RegExp[];
+  normalizeWhitespace: boolean;
+}
+
+function checksOf(o: CompareOptions = {}): Checks {
+  const fields = new Set<string>();
+  const paths = { observation: [] as string[][], prompt: [] as string[][] };
+  for (const entry of o.ignore ?? []) {
+    const rule = parseIgnore(entry);
+    if ("field" in rule) fields.add(rule.field);
+    else if (rule.root === "observation" || rule.root === "prompt") paths[rule.root].push(rule.path);
+  }
+  return {
+    fields,
+    paths,
+    tolerance: Math.max(0, o.rewardTolerance ?? 0),
+    masks: [...(o.masks ?? [])],
+    normalizeWhitespace: !!o.normalizeWhitespace,
+  };
+}
+
+/**
+ * The blocks as the spec expects them — a text to compare, an image (by its presence), or null for a
+ * block whose text is ignored — and the blocks a path leaves out whole (`test` drops them on both
+ * sides, then compares what is left: their number, and the others by their place).
+ */
+function expectedBlocks(blocks: readonly Block[], paths: readonly string[][]): string {
+  const hits = (p: readonly string[], i: number) => p[0] === "*" || p[0] === String(i);
+  const all = paths.some((p) => p.length === 1 && p[0] === "*");
+  const dropped = [
+    ...new Set(paths.filter((p) => p.length === 1 && p[0] !== "*").map((p) => Number(p[0]))),
+  ].sort((a, b) => a - b);
+  const items = blocks.map((b, i) => {
+    if (all || dropped.includes(i)) return "null";
+    if (b.type !== "text") return `{ image: ${literal(b.mimeType)} }`;
+    const textIgnored = paths.some((p) => p.length === 2 && hits(p, i) && (p[1] === "text" || p[1] === "*"));
+    return textIgnored ? "null" : literal(b.text);
+  });
+  const list = `[${items.join(", ")}]`;
+  return all ? `${list}, "all"` : dropped.length ? `${list}, ${literal(dropped)}` : list;
 }
 
 /** Why a trajectory cannot be exported as a test, or null when it can. */
@@ -50,34 +147,149 @@ function completedActions(t: Trajectory): TrajectoryStep[] {
   return open < 0 ? actions : actions.slice(0, open);
 }
 
-/** What the spec checks of one step, as the episode view shows it. */
-function stepChecks(s: TrajectoryStep, n: number): string[] {
+/** What the spec checks of one step, as the episode view shows it and `test` compares it. */
+function stepChecks(s: TrajectoryStep, n: number, c: Checks): string[] {
   const card = `step${n}`;
+  const header = `${card}.locator("header")`;
+  const on = (field: string) => !c.fields.has(field);
   const lines = [
     `  // Step ${n}: ${commentText(s.tool)}`,
     `  await callTool(page, ${literal(s.tool)}, ${literal(s.input)});`,
     `  const ${card} = page.getByRole("article", { name: ${literal(`Step ${n}: ${s.tool}`)} });`,
   ];
+  const outcome = on("ok") ? (s.ok ? '"ok"' : '"error"') : "/^(ok|error)$/";
+  lines.push(
+    `  await expect(${header}.getByText(${outcome}, { exact: true })).toBeVisible({ timeout: STEP_TIMEOUT });`,
+  );
   if (s.ok) {
-    const reward =
-      s.reward === null
-        ? "reward\\s*—"
-        : `reward\\s*${regexSource(formatReward(s.reward, { signed: true }))}(?![\\d.e])`;
-    lines.push(
-      `  await expect(${card}.getByText("ok", { exact: true })).toBeVisible({ timeout: STEP_TIMEOUT });`,
-      `  await expect(${card}).toContainText(/${reward}/); // recorded reward: ${s.reward ?? "none"}`,
-      s.finished
-        ? `  await expect(${card}.getByText("finished", { exact: true })).toBeVisible();`
-        : `  await expect(${card}.getByText("finished", { exact: true })).toHaveCount(0);`,
-    );
-  } else {
-    lines.push(
-      `  await expect(${card}.getByText("error", { exact: true })).toBeVisible({ timeout: STEP_TIMEOUT });`,
-    );
-    const first = (s.error ?? "").split("\n")[0]!.trim().slice(0, 200);
-    if (first) lines.push(`  await expect(${card}.getByRole("alert")).toContainText(${literal(first)});`);
+    if (on("reward")) {
+      if (c.tolerance > 0)
+        lines.push(`  await expectRewardNear(${card}, ${literal(s.reward)}); // within ${c.tolerance}`);
+      else {
+        const reward =
+          s.reward === null
+            ? "reward\\s*—"
+            : `reward\\s*${regexSource(formatReward(s.reward, { signed: true }))}(?![\\d.e])`;
+        lines.push(
+          `  await expect(${card}).toContainText(/${reward}/); // recorded reward: ${s.reward ?? "none"}`,
+        );
+      }
+    }
+    if (on("finished"))
+      lines.push(
+        s.finished
+          ? `  await expect(${header}.getByText("finished", { exact: true })).toBeVisible();`
+          : `  await expect(${header}.getByText("finished", { exact: true })).toHaveCount(0);`,
+      );
+    if (on("observation")) {
+      lines.push(
+        `  await expectBlocks(${card}.getByRole("region", { name: ${literal(`Output of step ${n}`)} }), ${expectedBlocks(s.blocks, c.paths.observation)});`,
+      );
+    }
+  } else if (on("error") && s.error) {
+    lines.push(`  await expectText(${card}.getByRole("alert"), ${literal(s.error)});`);
   }
   return lines;
+}
+
+/** The prompt's check, unless ignored or not recorded. */
+function promptCheck(t: Trajectory, c: Checks): string[] {
+  if (c.fields.has("prompt") || !t.prompt) return [];
+  return [
+    `  await expectBlocks(page.getByRole("region", { name: "Prompt", exact: true }), ${expectedBlocks(t.prompt, c.paths.prompt)});`,
+  ];
+}
+
+/** The comparison in words, for the spec's header (as `test` prints its own). */
+function describeChecks(c: Checks): string {
+  const parts: string[] = [];
+  if (c.fields.size) parts.push(`not checking ${[...c.fields].join(", ")}`);
+  const paths = [
+    ...c.paths.observation.map((p) => `observation.${p.join(".")}`),
+    ...c.paths.prompt.map((p) => `prompt.${p.join(".")}`),
+  ];
+  if (paths.length) parts.push(`ignoring ${paths.join(", ")}`);
+  if (c.tolerance) parts.push(`reward tolerance ${c.tolerance}`);
+  if (c.normalizeWhitespace) parts.push("whitespace normalised");
+  if (c.masks.length) parts.push(`masks ${c.masks.map((m) => `/${m.source}/`).join(" ")}`);
+  return parts.length ? parts.join("; ") : "exactly";
+}
+
+/** The helpers of the spec: texts as `test` compares them, and how the episode view shows them. */
+function specHelpers(c: Checks): string[] {
+  const masks = c.masks.map(
+    (m) => `new RegExp(${literal(m.source)}, ${literal(m.flags.includes("g") ? m.flags : `${m.flags}g`)})`,
+  );
+  return [
+    "/** Texts are compared as `ors-playground test` compares them, with the options exported with. */",
+    `const MASKS: RegExp[] = [${masks.join(", ")}];`,
+    `const NORMALIZE_WHITESPACE = ${c.normalizeWhitespace};`,
+    `const REWARD_TOLERANCE = ${c.tolerance};`,
+    "",
+    '/** A text as compared: what a mask matches reads "…"; whitespace runs as one space, trimmed, if normalised. */',
+    "function comparable(text: string): string {",
+    "  let out = text;",
+    '  for (const mask of MASKS) out = out.replace(mask, "…");',
+    '  return NORMALIZE_WHITESPACE ? out.replace(/\\s+/g, " ").trim() : out;',
+    "}",
+    "",
+    "/** Checks the whole text of an element, as compared. */",
+    "async function expectText(element: Locator, recorded: string): Promise<void> {",
+    "  await expect(element).toBeVisible({ timeout: STEP_TIMEOUT });",
+    '  expect(comparable((await element.textContent()) ?? "")).toBe(comparable(recorded));',
+    "}",
+    "",
+    "/** A text block's text as sent: its Raw view, all of it (a long text is collapsed at first). */",
+    "async function blockText(block: Locator): Promise<string> {",
+    "  if ((await block.locator('[data-text-view=\"markdown\"]').count()) > 0) {",
+    '    await block.getByRole("radiogroup").getByText("Raw", { exact: true }).click();',
+    '    await expect(block.locator("[data-text-view]")).toHaveAttribute("data-text-view", "raw");',
+    "  }",
+    '  const all = block.getByRole("button", { name: /^Show all / });',
+    "  if ((await all.count()) > 0) await all.click();",
+    '  const text = block.locator("[data-text-view] > :first-child > :first-child").or(block.locator(":scope > div > pre"));',
+    '  return (await text.first().textContent()) ?? "";',
+    "}",
+    "",
+    "/**",
+    " * Checks the blocks of a prompt or an output: each text as compared, images by their presence, null",
+    " * not at all; `dropped`: blocks left out of the comparison whole (on both sides, as `test` does).",
+    " */",
+    "async function expectBlocks(",
+    "  region: Locator,",
+    "  recorded: (string | { image: string } | null)[],",
+    '  dropped: number[] | "all" = [],',
+    "): Promise<void> {",
+    '  const blocks = region.locator("[data-block-type]");',
+    "  if (dropped.length === 0) await expect(blocks).toHaveCount(recorded.length, { timeout: STEP_TIMEOUT });",
+    '  else if (dropped !== "all") {',
+    "    const kept = (n: number) => n - dropped.filter((i) => i < n).length;",
+    "    await expect(region).toBeVisible({ timeout: STEP_TIMEOUT });",
+    '    expect(kept(await blocks.count()), "blocks compared").toBe(kept(recorded.length));',
+    "  }",
+    "  for (const [i, want] of recorded.entries()) {",
+    "    if (want === null) continue;",
+    "    const block = blocks.nth(i);",
+    '    if (typeof want !== "string") {',
+    '      await expect(block, `block ${i + 1}`).toHaveAttribute("data-block-type", "image");',
+    "      continue;",
+    "    }",
+    '    await expect(block, `block ${i + 1}`).toHaveAttribute("data-block-type", "text");',
+    "    expect(comparable(await blockText(block)), `block ${i + 1}`).toBe(comparable(want));",
+    "  }",
+    "}",
+    "",
+    "/** Checks a step's reward within REWARD_TOLERANCE of the recorded one (as shown: 6 significant digits). */",
+    "async function expectRewardNear(card: Locator, recorded: number | null): Promise<void> {",
+    '  const text = (await card.locator("header").textContent()) ?? "";',
+    "  const shown = /reward\\s*(—|[+-]?\\d[\\d.]*(?:e[+-]?\\d+)?)/.exec(text)?.[1];",
+    '  expect(shown, "the step\'s reward").toBeDefined();',
+    '  if (recorded === null) return expect(shown, "the step\'s reward").toBe("—");',
+    '  expect(shown, "the step\'s reward").not.toBe("—");',
+    "  const slack = REWARD_TOLERANCE + 1e-6 * Math.max(1, Math.abs(recorded));",
+    "  expect(Math.abs(Number(shown) - recorded)).toBeLessThanOrEqual(slack);",
+    "}",
+  ];
 }
 
 /**
@@ -104,6 +316,8 @@ export function playwrightSpec(t: Trajectory, o: PlaywrightExportOptions = {}): 
   );
   const timeout = 60_000 + steps.length * 5_000 + Math.ceil((3 * latency) / 1000) * 1000;
   const skipped = episodeActions(t).length - steps.length;
+  const c = checksOf(o.compare);
+  const options = describeChecks(c);
 
   const header = [
     `// Playwright test generated by ORS Playground ("Export as Playwright test") from trajectory ${t.id}:`,
@@ -121,8 +335,11 @@ export function playwrightSpec(t: Trajectory, o: PlaywrightExportOptions = {}): 
       : []),
     "//",
     "// It drives the playground UI by role and label through the same steps: it starts an episode on",
-    "// the same task, calls each tool with the recorded input (in the tool's JSON tab), and checks",
-    "// each step's outcome, reward and finished flag as recorded.",
+    "// the same task, calls each tool with the recorded input (in the tool's JSON tab), and checks the",
+    "// prompt's texts and each step's outcome, reward, finished flag and output texts as recorded,",
+    "// compared as `ors-playground test` compares them:",
+    `//   ${commentText(options)}.`,
+    "// Not checked here: metadata (not shown as text), image data (images by their presence only).",
     "//",
     "// Run it while the playground runs (and reaches the server):",
     `//   npx playwright test ${playwrightSpecFileName(t)}`,
@@ -152,7 +369,7 @@ export function playwrightSpec(t: Trajectory, o: PlaywrightExportOptions = {}): 
 
   return `${[
     ...header,
-    'import { expect, type Page, test } from "@playwright/test";',
+    'import { expect, type Locator, type Page, test } from "@playwright/test";',
     "",
     `const SERVER = process.env.PLAYGROUND_SERVER ?? ${literal(t.server)};`,
     `const ENV = ${literal(env)};`,
@@ -177,13 +394,16 @@ export function playwrightSpec(t: Trajectory, o: PlaywrightExportOptions = {}): 
     "  await call.click();",
     "}",
     "",
+    ...specHelpers(c),
+    "",
     `test(${literal(`trajectory ${t.id}: ${env} · ${taskLabel(task)} replays in the playground`)}, async ({ page, baseURL }) => {`,
     `  test.setTimeout(${timeout});`,
     "  const episodesPath = `/s/${encodeURIComponent(SERVER)}/e/${encodeURIComponent(ENV)}/episode`;",
     ...start,
     '  await page.getByRole("button", { name: "Start episode" }).click();',
     "  await expect(page).toHaveURL(/\\/episode\\/(?!new)[^/?]+$/);",
-    ...steps.flatMap((s, i) => ["", ...stepChecks(s, i + 1)]),
+    ...promptCheck(t, c),
+    ...steps.flatMap((s, i) => ["", ...stepChecks(s, i + 1, c)]),
     "",
     ...end,
     "});",

@@ -7,6 +7,11 @@ export const serverKeys = {
   all: ["servers"] as const,
 };
 
+export const environmentKeys = {
+  /** The built-in host's reloads: the last one, and saves that did not load (GET /api/environments/status). */
+  status: ["environments", "status"] as const,
+};
+
 export const orsKeys = {
   all: ["ors"] as const,
   server: (server: string) => ["ors", server] as const,

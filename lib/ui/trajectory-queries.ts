@@ -132,7 +132,7 @@ export function downloadUrl(id: string): string {
   return `/api/trajectories/${encodeURIComponent(id)}?download=1`;
 }
 
-/** Every golden trajectory as JSONL: the file `npm run test:golden` replays. */
+/** Every golden trajectory as JSONL: the file `npx ors-playground test` replays. */
 export function exportGoldenUrl(): string {
   return exportUrl({ golden: true });
 }

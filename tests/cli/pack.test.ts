@@ -1,40 +1,65 @@
 // The package as npm ships it (`npm run test:pack`; minutes: one pack, one install, one start):
 // `npm pack` (its prepack builds the app and the SDK) → the tarball holds what the CLI needs and no
-// data, tests, repository or caches → `npm install <tarball>` in an empty folder → the README's
-// environment module type-checks against the installed `ors-playground/sdk` → `npx ors-playground`
-// starts the playground with that module: a page and /api/ors/health answer, the module's
-// environment plays an episode → stopped by its PID. The temporary folder is removed.
+// data, tests, repository or caches → in an empty folder beside it, docs/authoring.md's setup lines
+// run exactly as printed (npm init, "type": "module", the install from the tarball), then its
+// tsconfig.json and envs.ts are written as printed and its run lines run: `npx tsc` type-checks the
+// module against the installed `ors-playground/sdk` (and fails on a type error), `npx ors-playground
+// --env ./envs.ts` starts the playground: a page and /api/ors/health answer, the module's environment
+// plays an episode; the commands the UI and the doc offer work there too (`npx ors-playground check`
+// on the playground, `npx ors-playground test` on a golden episode recorded through it) → stopped by
+// its PID. Nothing installs the package by name from the registry: it is private.
 import { execFile } from "node:child_process";
-import { readdirSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { orsAt, REPO, readmeExample, start, TEST_TOKEN, tempDir, WITH_TOKEN } from "../environments/helpers";
+import {
+  authoringExample,
+  exampleCommands,
+  orsAt,
+  REPO,
+  start,
+  TEST_TOKEN,
+  tempDir,
+  WITH_TOKEN,
+} from "../environments/helpers";
 
-const PORT = Number(process.env.ORS_TEST_PACK_PORT ?? 8761);
 const exec = promisify(execFile);
 const tmp = tempDir("ors-pack-");
-const app = path.join(tmp.dir, "app");
+/** Where the doc's layout has the clone (and so the tarball), and the author's project beside it. */
+const clone = path.join(tmp.dir, "ors-playground");
+const project = path.join(tmp.dir, "my-envs");
 
-afterAll(() => tmp.remove());
+/** npm's settings for the test, as variables (the doc's lines run unchanged): the local cache first. */
+const NPM_ENV = {
+  npm_config_prefer_offline: "true",
+  npm_config_audit: "false",
+  npm_config_fund: "false",
+  npm_config_update_notifier: "false",
+};
 
-/** Runs npm with a time limit; its output on failure. */
-async function npm(args: string[], cwd: string, timeoutMs: number): Promise<string> {
-  const env: Record<string, string | undefined> = { ...process.env };
+function testEnv(): NodeJS.ProcessEnv {
+  const env: Record<string, string | undefined> = { ...process.env, ...NPM_ENV };
   delete env.NODE_ENV;
+  return env as NodeJS.ProcessEnv;
+}
+
+/** Runs a line in a shell (as a reader pastes it) with a time limit; its output, or an error with it. */
+async function sh(line: string, cwd: string, timeoutMs: number, env: Record<string, string> = {}) {
   try {
-    const { stdout } = await exec("npm", args, {
+    return await exec("sh", ["-c", line], {
       cwd,
       timeout: timeoutMs,
       maxBuffer: 64 << 20,
-      env: env as NodeJS.ProcessEnv,
+      env: { ...testEnv(), ...env },
     });
-    return stdout;
   } catch (e) {
     const err = e as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`npm ${args.join(" ")} failed: ${err.message}\n${err.stdout ?? ""}\n${err.stderr ?? ""}`);
+    throw new Error(`\`${line}\` failed: ${err.message}\n${err.stdout ?? ""}\n${err.stderr ?? ""}`);
   }
 }
+
+afterAll(() => tmp.remove());
 
 describe("npm pack → install → npx ors-playground", () => {
   let tarball = "";
@@ -42,10 +67,11 @@ describe("npm pack → install → npx ors-playground", () => {
   it(
     "packs the CLI, the server code, the production build and the SDK, and nothing else",
     async () => {
-      await npm(["pack", "--pack-destination", tmp.dir], REPO, 12 * 60_000);
-      const name = readdirSync(tmp.dir).find((f) => f.endsWith(".tgz"));
+      mkdirSync(clone);
+      await sh(`npm pack --pack-destination ${JSON.stringify(clone)}`, REPO, 12 * 60_000);
+      const name = readdirSync(clone).find((f) => f.endsWith(".tgz"));
       expect(name).toMatch(/^ors-playground-\d+\.\d+\.\d+\.tgz$/);
-      tarball = path.join(tmp.dir, name!);
+      tarball = path.join(clone, name!);
       const { stdout } = await exec("tar", ["-tzf", tarball], { maxBuffer: 64 << 20 });
       const files = stdout
         .split("\n")
@@ -82,90 +108,112 @@ describe("npm pack → install → npx ors-playground", () => {
   );
 
   it(
-    "installs into an empty folder, type-checks an author's module, starts and answers",
+    "installs as docs/authoring.md says, type-checks the module, starts, and check and test work there",
     async () => {
       expect(tarball).not.toBe("");
-      const { mkdirSync } = await import("node:fs");
-      mkdirSync(app);
-      // A package.json of its own, or npm would install into a parent folder's project.
-      writeFileSync(
-        path.join(app, "package.json"),
-        '{ "name": "pack-test", "private": true, "type": "module" }\n',
-      );
-      await npm(["install", tarball, "--prefer-offline", "--no-audit", "--no-fund"], app, 12 * 60_000);
+      mkdirSync(project);
+      // The setup, line by line, exactly as printed.
+      const setup = exampleCommands("setup.sh");
+      expect(setup.join("\n")).toMatch(/npm pkg set type=module/);
+      expect(setup.join("\n")).toMatch(/npm install --save-dev \.\.\/ors-playground\/ors-playground-\*\.tgz/);
+      for (const line of setup) await sh(line, project, 12 * 60_000);
+      const pkg = JSON.parse(readFileSync(path.join(project, "package.json"), "utf8")) as {
+        type?: string;
+        devDependencies?: Record<string, string>;
+      };
+      expect(pkg.type).toBe("module");
+      expect(pkg.devDependencies?.["ors-playground"]).toMatch(/^file:.*ors-playground-.*\.tgz$/);
 
-      // The README's module, typed by the installed package's declarations (as an author's tsc sees it).
-      writeFileSync(path.join(app, "envs.ts"), readmeExample());
+      writeFileSync(path.join(project, "tsconfig.json"), authoringExample("tsconfig.json"));
+      writeFileSync(path.join(project, "envs.ts"), authoringExample("envs.ts"));
+      const [tsc, startLine] = exampleCommands("run.sh");
+      expect(tsc).toMatch(/^npx tsc\b/);
+      expect(startLine).toMatch(/^npx ors-playground --env \.\/envs\.ts\b/);
+      // The module type-checks against the installed SDK's declarations; a wrong type does not.
+      await sh(tsc!, project, 5 * 60_000);
       writeFileSync(
-        path.join(app, "tsconfig.json"),
-        JSON.stringify({
-          compilerOptions: {
-            module: "nodenext",
-            moduleResolution: "nodenext",
-            target: "es2022",
-            strict: true,
-            noEmit: true,
-            types: [],
-          },
-          files: ["envs.ts"],
-        }),
+        path.join(project, "wrong.ts"),
+        'import { defineTool, text, z } from "ors-playground/sdk";\n' +
+          'export const t = defineTool({ description: "x", input: z.object({ n: z.number() }),\n' +
+          '  run: ({ n }) => ({ blocks: [text(n)], reward: "1" }) });\n',
       );
-      await exec(
-        process.execPath,
-        [path.join(REPO, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"],
-        {
-          cwd: app,
-        },
-      ).catch((e: { stdout?: string; message: string }) => {
-        throw new Error(
-          `the README module does not type-check against the installed SDK: ${e.stdout ?? e.message}`,
-        );
+      await expect(sh(tsc!, project, 5 * 60_000)).rejects.toThrow(/wrong\.ts.*error TS/s);
+      await sh("rm wrong.ts", project, 10_000);
+
+      // The start line as printed; where to listen and keep data come from variables.
+      const data = path.join(tmp.dir, "xdg");
+      const cli = start(["-c", startLine!], {
+        cwd: project,
+        command: "sh",
+        env: { ...NPM_ENV, PORT: "0", XDG_DATA_HOME: data, ORS_SERVERS: "" },
       });
-
-      const py = "http://127.0.0.1:8769";
-      const cli = start(
-        [
-          "ors-playground",
-          "--port",
-          String(PORT),
-          "--env",
-          "./envs.ts",
-          "--server",
-          `py=${py}`,
-          "--data-dir",
-          "./data",
-        ],
-        {
-          cwd: app,
-          command: "npx",
-        },
-      );
       try {
         const base = (await cli.waitFor(/Open {10}(http:\/\/127\.0\.0\.1:\d+)/, 120_000))[1]!;
-        expect(base).toBe(`http://127.0.0.1:${PORT}`);
-        expect(cli.out()).toContain(`Open          ${base}/?token=${TEST_TOKEN}`);
         expect(cli.out()).toMatch(
           /Hosted here {3}capitals {2}\(from \.\/envs\.ts, reloaded when you save it\)/,
         );
-        expect(cli.out()).toContain(`Data          ${path.join(app, "data")}`);
-        expect(cli.out()).toContain(`Servers       py       ${py}`);
-        const servers = (await (await fetch(`${base}/api/servers`, { headers: WITH_TOKEN })).json()) as {
-          name: string;
-          url: string;
-        }[];
-        expect(servers.find((s) => s.name === "py")).toMatchObject({ url: py });
+        expect(cli.out()).toContain(`Data          ${path.join(data, "ors-playground")}`);
+        expect(cli.out()).toContain(`${base}/?token=${TEST_TOKEN}`);
         expect((await fetch(`${base}/`)).status).toBe(401);
         const page = await fetch(`${base}/`, { headers: WITH_TOKEN });
         expect(page.status).toBe(200);
         expect(await page.text()).toContain("<title>ORS Playground");
         expect(await (await fetch(`${base}/api/ors/health`)).json()).toEqual({ status: "ok" });
+        expect(
+          await (await fetch(`${base}/api/environments/status`, { headers: WITH_TOKEN })).json(),
+        ).toMatchObject({
+          watching: ["./envs.ts"],
+          errors: [],
+        });
         const ors = orsAt(`${base}/api/ors`);
         expect(await ors.get("/list_environments")).toEqual(expect.arrayContaining(["capitals", "math"]));
-        const sid = await ors.episode("capitals", "test", 0);
-        expect(await ors.call("capitals", sid, "answer", { answer: "Nairobi" })).toMatchObject({
+        const direct = await ors.episode("capitals", "test", 0);
+        expect(await ors.call("capitals", direct, "answer", { answer: "Nairobi" })).toMatchObject({
           ok: true,
           output: { reward: 1, finished: true },
         });
+
+        // `npx ors-playground check URL`: the command "Check this server" offers to copy.
+        const check = await sh(`npx ors-playground check ${base}`, project, 6 * 60_000);
+        expect(check.stdout).toMatch(/^Summary: .*checks/m);
+
+        // `npx ors-playground test`: a golden episode recorded through the playground, exported, replayed.
+        const relay = orsAt(`${base}/api/servers/local`);
+        const sid = await relay.episode("capitals", "train", 1);
+        expect(await relay.get("/capitals/prompt", sid)).toEqual([
+          { type: "text", text: "What is the capital of Japan?", detail: null },
+        ]);
+        expect(await relay.call("capitals", sid, "answer", { answer: "Tokyo" })).toMatchObject({ ok: true });
+        const list = async () =>
+          (
+            (await (
+              await fetch(`${base}/api/trajectories?server=local`, { headers: WITH_TOKEN })
+            ).json()) as {
+              items: { id: string; sid: string; end_reason: string | null }[];
+            }
+          ).items;
+        let id = "";
+        for (let i = 0; i < 100 && !id; i++) {
+          id = (await list()).find((t) => t.sid === sid && t.end_reason)?.id ?? "";
+          if (!id) await new Promise((r) => setTimeout(r, 100));
+        }
+        expect(id).not.toBe("");
+        const marked = await fetch(`${base}/api/trajectories/${id}/golden`, {
+          method: "POST",
+          headers: { ...WITH_TOKEN, "content-type": "application/json" },
+          body: '{"golden": true}',
+        });
+        expect(marked.status).toBe(200);
+        writeFileSync(
+          path.join(project, "golden.jsonl"),
+          await (await fetch(`${base}/api/trajectories/export?golden=1`, { headers: WITH_TOKEN })).text(),
+        );
+        const test = await sh(
+          `npx ors-playground test golden.jsonl --server ${base}/api/ors`,
+          project,
+          2 * 60_000,
+        );
+        expect(test.stdout).toMatch(new RegExp(`^PASS +${id} +capitals · train/1 · 1 step`, "m"));
       } finally {
         await cli.stop();
       }
@@ -173,6 +221,6 @@ describe("npm pack → install → npx ors-playground", () => {
       expect(cli.out()).toMatch(/stopping\n$/);
       expect(cli.err()).not.toMatch(/Error|unhandled/);
     },
-    15 * 60_000,
+    20 * 60_000,
   );
 });

@@ -1,5 +1,5 @@
 // A real ORS server process for the `test` command's tests (tests/cli/test-command.test.ts):
-// `node --import tsx tests/cli/test-command-server.ts PORT`, with VARIANT=a or b choosing how the
+// `node --import tsx tests/cli/test-command-server.ts PORT` (0: a free port, printed), with VARIANT=a or b choosing how the
 // `variant` environment behaves (b is "the environment changed since it was recorded"), plus the
 // built-in `dice` (random on purpose). `GET /__sessions` answers how many sessions are open.
 import { createServer } from "node:http";
@@ -54,7 +54,10 @@ const server = createServer((req, res) => {
   ors(req, res);
 });
 server.listen(port, "127.0.0.1", () => {
-  console.log(`listening on http://127.0.0.1:${port} (variant ${version})`);
+  // The port it got (PORT 0 picks a free one).
+  console.log(
+    `listening on http://127.0.0.1:${(server.address() as { port: number }).port} (variant ${version})`,
+  );
 });
 const close = () => {
   server.closeAllConnections();

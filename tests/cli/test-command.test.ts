@@ -18,20 +18,20 @@ import { type RunningReferenceServer, startReferenceServer } from "../fixtures/r
 import { captureIo, runScript } from "./helpers";
 
 const REPO_ROOT = path.resolve(__dirname, "../..");
-const VARIANT_PORT = Number(process.env.TEST_GOLDEN_VARIANT_PORT ?? 8784);
-const REFERENCE_PORT = Number(process.env.TEST_GOLDEN_REFERENCE_PORT ?? 8785);
-const VARIANT_URL = `http://127.0.0.1:${VARIANT_PORT}`;
-const REFERENCE_URL = `http://127.0.0.1:${REFERENCE_PORT}`;
+/** The variant server's URL: a free port, kept across its restarts (behaviour a, then b, then down). */
+let VARIANT_URL = "";
+let REFERENCE_URL = "";
 
 type RouteHandler<P> = (req: Request, ctx: { params: Promise<P> }) => Promise<Response> | Response;
 
 /** The variant server (tests/cli/test-command-server.ts) as a child process. */
 async function startVariant(version: "a" | "b"): Promise<{ child: ChildProcess; stop(): Promise<void> }> {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", "tests/cli/test-command-server.ts", String(VARIANT_PORT)],
-    { cwd: REPO_ROOT, env: { ...process.env, VARIANT: version }, stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const port = VARIANT_URL ? new URL(VARIANT_URL).port : "0";
+  const child = spawn(process.execPath, ["--import", "tsx", "tests/cli/test-command-server.ts", port], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, VARIANT: version },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let err = "";
   child.stderr!.on("data", (d: Buffer) => {
     err += d.toString();
@@ -40,7 +40,11 @@ async function startVariant(version: "a" | "b"): Promise<{ child: ChildProcess; 
     let out = "";
     child.stdout!.on("data", (d: Buffer) => {
       out += d.toString();
-      if (out.includes("listening on")) resolve();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        VARIANT_URL = m[1]!;
+        resolve();
+      }
     });
     child.once("exit", (code) => reject(new Error(`the variant server exited (${code}): ${err}`)));
   });
@@ -85,10 +89,8 @@ const ids = { variant: "", dice: "", other: "" };
 
 beforeAll(async () => {
   dir = tempDir("golden-cli-");
-  [variant, reference] = await Promise.all([
-    startVariant("a"),
-    startReferenceServer({ port: REFERENCE_PORT, pingMs: 500 }),
-  ]);
+  [variant, reference] = await Promise.all([startVariant("a"), startReferenceServer({ pingMs: 500 })]);
+  REFERENCE_URL = reference.url;
   process.env.PLAYGROUND_DATA_DIR = path.join(dir, "data");
   process.env.ORS_SERVERS = `variant=${VARIANT_URL},py=${REFERENCE_URL}`;
   const relayRoute = (await import("@/app/api/servers/[name]/[...path]/route")) as unknown as Record<
@@ -366,6 +368,118 @@ describe("test: golden episodes replayed on a real server process", () => {
     });
   });
 
+  describe("--update (the variant changed since it was recorded)", () => {
+    beforeAll(async () => {
+      await variant.stop();
+      variant = await startVariant("b");
+    });
+
+    it("re-records the episodes that differ, in place, says what changed, and they pass afterwards", async () => {
+      // One JSONL file: the variant episode (it differs under b) and one that does not differ: only
+      // `stop`, on task 1.
+      const file = path.join(dir, "update.jsonl");
+      const variantLine = fs.readFileSync(files.variant, "utf8").trim();
+      const other = JSON.parse(variantLine) as Trajectory;
+      const passing: Trajectory = {
+        ...other,
+        id: `${other.id}-stop`,
+        task: { split: "train", index: 1 },
+        prompt: [{ type: "text", text: "Say something (task 1).", detail: null }],
+        steps: [other.steps[2]!].map((st) => ({ ...st, index: 1 })),
+        total_reward: 0,
+      };
+      const before = `${variantLine}\n${JSON.stringify(passing)}\n`;
+      fs.writeFileSync(file, before);
+
+      const { code, stdout, stderr } = await run([file, "--server", VARIANT_URL, "--update"]).done;
+      expect(stdout).toMatch(
+        /^Golden episodes: 2 from .*update\.jsonl, replayed on .* \(re-recording those that differ\)/,
+      );
+      expect(stdout).toMatch(new RegExp(`^UPDATED ${ids.variant} +variant · train/0 · 3 steps`, "m"));
+      // What changed, as `test` shows a difference.
+      expect(stdout).toContain("        changed:  you said [-hello-]{+HELLO!+}");
+      expect(stdout).toContain("    re-recorded: ");
+      expect(stdout).toMatch(new RegExp(`^PASS +${passing.id} `, "m"));
+      expect(stdout).toMatch(
+        /^Summary: 1 passed, 1 failed \(1 re-recorded\), 0 errors, 0 skipped .*: re-recorded$/m,
+      );
+      expect(stderr).toContain(`test: re-recorded 1 episode in ${file}: ${ids.variant}\n`);
+      expect(code).toBe(0);
+
+      // The file: the same ids in the same order, the passing line byte for byte, the new observations.
+      const after = fs.readFileSync(file, "utf8");
+      const lines = after.split("\n");
+      expect(lines).toHaveLength(3);
+      expect(lines[1]).toBe(JSON.stringify(passing));
+      const updated = JSON.parse(lines[0]!) as Trajectory;
+      expect(updated).toMatchObject({ id: ids.variant, golden: true, server: "variant", env: "variant" });
+      expect(
+        updated.steps.map((st) => [st.tool, st.blocks[0]?.type === "text" && st.blocks[0].text, st.reward]),
+      ).toEqual([
+        ["say", "you said HELLO!", 0.5],
+        ["say", "you said GOLDEN WORLD!", 0.5],
+        ["stop", "bye", 0],
+      ]);
+      expect(updated.steps.every((st) => st.replay === undefined)).toBe(true);
+      expect(updated.total_reward).toBe(1);
+      expect(updated.sid).not.toBe(other.sid);
+
+      // It passes now, with nothing to re-record.
+      const again = await run([file, "--server", VARIANT_URL, "--update"]).done;
+      expect(again.stdout).toMatch(/^Summary: 2 passed, 0 failed \(0 re-recorded\), .*: ok$/m);
+      expect(again.code).toBe(0);
+      expect(fs.readFileSync(file, "utf8")).toBe(after);
+    });
+
+    it("keeps a pretty JSON file pretty; leaves a file alone when the episode could not run", async () => {
+      const file = path.join(dir, "one.json");
+      fs.writeFileSync(
+        file,
+        `${JSON.stringify(JSON.parse(fs.readFileSync(files.variant, "utf8")), null, 2)}\n`,
+      );
+      const r = await run([file, "--server", VARIANT_URL, "--update", "--json"]).done;
+      expect(r.code).toBe(0);
+      const report = JSON.parse(r.stdout) as GoldenReport;
+      expect(report.results[0]).toMatchObject({ status: "fail", updated: true });
+      expect(report.summary).toMatchObject({ failed: 1, updated: 1, ok: false });
+      const text = fs.readFileSync(file, "utf8");
+      expect(text.startsWith('{\n  "format": "ors-trajectory/1",\n')).toBe(true);
+      expect(text.endsWith("}\n")).toBe(true);
+      expect((JSON.parse(text) as Trajectory).steps[0]!.reward).toBe(0.5);
+
+      const down = path.join(dir, "down.jsonl");
+      fs.copyFileSync(files.variant, down);
+      const unreachable = await run([down, "--server", "http://127.0.0.1:9", "--update"]).done;
+      expect(unreachable.code).toBe(1);
+      expect(unreachable.stdout).toMatch(/^ERROR /m);
+      expect(fs.readFileSync(down, "utf8")).toBe(fs.readFileSync(files.variant, "utf8"));
+    });
+  });
+
+  it("--env: only the episodes of those environments; one that is in no file is a usage mistake", async () => {
+    const both = await run([
+      files.variant,
+      files.dice,
+      "--server",
+      VARIANT_URL,
+      "--env",
+      "dice",
+      "--mask",
+      "rolled \\d+",
+      "--ignore",
+      "metadata,reward",
+    ]).done;
+    expect(both.stdout).toMatch(/^Golden episodes: 1 of dice from 2 files, /);
+    expect(both.stdout).toMatch(new RegExp(`^PASS +${ids.dice} +dice · `, "m"));
+    expect(both.stdout).not.toContain(ids.variant);
+    expect(both.code).toBe(0);
+    const none = await run([files.variant, files.dice, "--server", VARIANT_URL, "--env", "nope,other"]).done;
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(
+      /^test: no golden episode of "nope", "other" in the files \(their environments: dice, variant\)/,
+    );
+  });
+
   it("a server that is down: exit 1, an `unreachable` error in the report and in JUnit", async () => {
     await variant.stop();
     const junit = path.join(dir, "down.xml");
@@ -464,6 +578,8 @@ describe("test: usage mistakes exit 2 with the reason and the usage", () => {
       /no server for episodes recorded on "variant" \(1 episode\): give --server variant=URL/,
     ],
     [["FILE", "--server", "http://a:1", "--bogus"], /unknown option --bogus/],
+    [["FILE", "--server", "http://a:1", "--env", "variant,"], /--env: an empty name/],
+    [["FILE", "--server", "http://a:1", "--update=yes"], /--update takes no value/],
   ])("%j", async (argv, reason) => {
     const args = argv.map((a) => (a === "FILE" ? files.variant : a));
     const { out, io } = captureIo();

@@ -172,14 +172,27 @@ export function orsAt(base: string) {
   };
 }
 
-const README_MARKER = "<!-- readme-example:envs.ts";
+/** docs/authoring.md: the author's loop, whose examples the tests run as printed. */
+export const AUTHORING_DOC = path.join(REPO, "docs/authoring.md");
 
-/** The README's example environment module, exactly as README.md shows it. */
-export function readmeExample(): string {
-  const readme = readFileSync(path.join(REPO, "README.md"), "utf8");
-  const at = readme.indexOf(README_MARKER);
-  expect(at, "README.md has the example marker").toBeGreaterThan(0);
-  const m = /```ts\n([\s\S]*?)```/.exec(readme.slice(at));
+/**
+ * A block of docs/authoring.md (or of `file`, e.g. the README) exactly as printed: the fenced block
+ * after its `<!-- authoring-example:NAME ... -->` marker (`envs.ts`, `tsconfig.json`, `setup.sh`,
+ * `run.sh`).
+ */
+export function authoringExample(name: string, file = AUTHORING_DOC): string {
+  const doc = readFileSync(file, "utf8");
+  const marker = new RegExp(`<!-- authoring-example:${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}[ -]`);
+  const at = marker.exec(doc)?.index ?? -1;
+  expect(at, `${path.relative(REPO, file)} has the example ${name}`).toBeGreaterThan(0);
+  const m = /```[a-z]*\n([\s\S]*?)```/.exec(doc.slice(at));
   expect(m).not.toBeNull();
   return m![1]!;
+}
+
+/** The command lines of a shell example, as printed (comments stay: the shell reads them). */
+export function exampleCommands(name: string): string[] {
+  return authoringExample(name)
+    .split("\n")
+    .filter((l) => l.trim() && !l.trim().startsWith("#"));
 }

@@ -1,10 +1,11 @@
 // Hot reload of the built-in environments under `npm run dev` (the app's entry in development
 // mode, a real process), in a temporary copy of the repository: saving envs/math.ts makes the next
 // request serve the new code — a tool's description and its reward — with no restart, and the
-// session opened on the old code ends as "environment reloaded". The copy's node_modules is hard
+// session opened on the old code ends as "environment reloaded"; a touch or a save of the same bytes
+// before that reloads nothing and ends no session. The copy's node_modules is hard
 // links to this checkout's (a symlink would leave Next's root), so the copy costs about a second.
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, orsAt, type Proc, REPO, start, tempDir } from "./helpers";
@@ -73,6 +74,15 @@ describe("hot reload of envs/ with the dev entry", () => {
     const open = await direct.episode("math", "test", 0);
 
     const source = readFileSync(mathFile, "utf8");
+    // A touch, then the same text saved again: nothing reloads, the session goes on.
+    utimesSync(mathFile, new Date(), new Date());
+    writeFileSync(mathFile, source);
+    await eventually(async () =>
+      /\.\/envs\/math\.ts saved with the same contents: nothing to reload/.test(app.out()) ? true : undefined,
+    );
+    expect(await direct.get("/math/prompt", open)).toEqual(expect.any(Array));
+    expect(app.out()).not.toMatch(/\[ors-playground\] reloaded/);
+
     const edited = source
       .replace("Submit your final answer to the problem.", "Hand in your final answer.")
       .replace("reward: correct ? 1 : 0,", "reward: correct ? 0.25 : 0,");

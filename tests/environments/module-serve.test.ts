@@ -1,13 +1,13 @@
 // An author's module served by `ors-playground serve --env` (a real process, a module in a folder
-// outside the repository): saving the module or a file it imports reloads it (the next request uses
-// the new code, sessions on the old code end as "reloaded"), a save that does not load keeps the old
-// code until a fix, and every mistake at startup is a clear message with exit code 1 (2 for usage).
-import { writeFileSync } from "node:fs";
+// outside the repository): a save that leaves every byte as it was (a touch, the same text saved
+// again, a copy renamed over it, a file replaced as git does) reloads nothing and ends no session;
+// saving the module or a file it imports reloads it (the next request uses the new code, sessions on
+// the old code end as "reloaded"), a save that does not load keeps the old code until a fix, saying
+// where it failed, and every mistake at startup is a clear message with exit code 1 (2 for usage).
+import { readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIN, eventually, orsAt, type Proc, run, start, tempDir } from "./helpers";
-
-const PORT = Number(process.env.ORS_TEST_MODULE_PORT ?? 8757);
 
 const grade = (reward: string) => `export const REWARD = ${reward};\n`;
 const envs = (
@@ -37,7 +37,7 @@ let base = "";
 beforeAll(async () => {
   writeFileSync(path.join(tmp.dir, "grade.ts"), grade("1"));
   writeFileSync(path.join(tmp.dir, "envs.ts"), envs("Say the next number."));
-  server = start([BIN, "serve", "--env", "envs.ts", "--port", String(PORT)], { cwd: tmp.dir });
+  server = start([BIN, "serve", "--env", "envs.ts", "--port", "0"], { cwd: tmp.dir });
   base = (await server.waitFor(/ORS host listening on (http:\/\/\S+) /))[1]!;
 });
 
@@ -49,7 +49,50 @@ afterAll(async () => {
 const toolDescription = async () =>
   ((await orsAt(base).get("/counter/tools")) as { tools: { description: string }[] }).tools[0]!.description;
 
+/** Resolves when `re` has matched `n` times in the server's output. */
+async function occurrences(re: RegExp, n: number): Promise<void> {
+  await eventually(async () => ((server.out().match(re)?.length ?? 0) >= n ? true : undefined));
+}
+
 describe("hot reload of a served module", () => {
+  it("a save that changes no byte reloads nothing and ends no session", async () => {
+    const ors = orsAt(base);
+    const sid = await ors.episode("counter", "train", 0);
+    const envsFile = path.join(tmp.dir, "envs.ts");
+    const gradeFile = path.join(tmp.dir, "grade.ts");
+    const same = /saved with the same contents: nothing to reload/g;
+    let n = 0;
+    const noop = async (what: string, save: () => void) => {
+      save();
+      await occurrences(same, ++n).catch((e: Error) => {
+        throw new Error(`${what}: ${e.message}`);
+      });
+    };
+    // touch
+    await noop("touch", () => utimesSync(envsFile, new Date(), new Date()));
+    // an editor's (or a formatter's) save of the same text
+    await noop("same text", () => writeFileSync(envsFile, readFileSync(envsFile)));
+    // an editor that writes a copy and renames it over the file, on a file the module imports
+    await noop("rename over", () => {
+      writeFileSync(`${gradeFile}.swp`, readFileSync(gradeFile));
+      renameSync(`${gradeFile}.swp`, gradeFile);
+    });
+    // git: the file removed and written again with the same bytes
+    await noop("replaced", () => {
+      const bytes = readFileSync(gradeFile);
+      rmSync(gradeFile);
+      writeFileSync(gradeFile, bytes);
+    });
+    expect(server.out()).toMatch(/\[ors-playground\] \.\/grade\.ts saved with the same contents/);
+    expect(server.out()).not.toMatch(/\[ors-playground\] (reloaded|could not reload)/);
+    // The session opened before all that goes on, on the same code.
+    expect(await ors.call("counter", sid, "step", { n: 2 })).toMatchObject({
+      ok: true,
+      output: { reward: 1 },
+    });
+    expect(await toolDescription()).toBe("Say the next number.");
+  });
+
   it("reloads on a save of the module: the new description, the old session ended as reloaded", async () => {
     const ors = orsAt(base);
     const old = await ors.episode("counter", "train", 0);
@@ -88,7 +131,10 @@ describe("hot reload of a served module", () => {
     await eventually(async () =>
       /could not reload after \.\/envs\.ts changed/.test(server.out()) ? true : undefined,
     );
-    expect(server.out()).toMatch(/Still serving the previous code; save a fix to reload/);
+    // Where it failed: esbuild's line, and its column made 1-based.
+    expect(server.out()).toMatch(
+      /could not reload after \.\/envs\.ts changed: .*\n.*ERROR: Unexpected ";" \(\.\/envs\.ts:1:17\)\n {2}Still serving the previous code; save a fix to reload\./,
+    );
     expect(await toolDescription()).toBe("Say the number after the last one.");
     // Nothing was replaced: the session goes on.
     expect(await ors.call("counter", kept, "step", { n: 1 })).toMatchObject({ ok: true });
@@ -98,6 +144,8 @@ describe("hot reload of a served module", () => {
     await eventually(async () =>
       /environment "counter": has no splits/.test(server.out()) ? true : undefined,
     );
+    // At the defineEnvironment call of the author's module (line 4), not inside the SDK.
+    expect(server.out()).toMatch(/environment "counter": has no splits \(\.\/envs\.ts:4:\d+\)/);
 
     writeFileSync(path.join(tmp.dir, "envs.ts"), envs("Fixed."));
     await eventually(async () => ((await toolDescription()) === "Fixed." ? true : undefined));
@@ -105,8 +153,7 @@ describe("hot reload of a served module", () => {
 });
 
 describe("mistakes at startup", () => {
-  const serve = (...args: string[]) =>
-    run([BIN, "serve", ...args, "--port", String(PORT + 1)], { cwd: tmp.dir });
+  const serve = (...args: string[]) => run([BIN, "serve", ...args, "--port", "0"], { cwd: tmp.dir });
 
   it("a missing module", async () => {
     const r = await serve("--env", "./nope.ts");

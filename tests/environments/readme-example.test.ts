@@ -1,23 +1,25 @@
-// The README's example for environment authors, run for real: its envs.ts, copied out of README.md
-// into a folder outside the repository, imports `ors-playground/sdk` and is served by the
-// `ors-playground` bin exactly as the README's command says (`serve --env ./envs.ts`); an ORS client
-// then plays episodes on it.
+// The example module for environment authors, run for real: its envs.ts, copied out of
+// docs/authoring.md into a folder outside the repository, imports `ors-playground/sdk` and is served
+// by the `ors-playground` bin as the doc's command says (`serve --env ./envs.ts`, on a free port
+// here); an ORS client then plays episodes on it. (From the packed tarball: tests/cli/pack.test.ts.)
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, orsAt, type Proc, readmeExample, start, tempDir } from "./helpers";
+import { authoringExample, BIN, exampleCommands, orsAt, type Proc, start, tempDir } from "./helpers";
 
-const PORT = Number(process.env.ORS_TEST_README_PORT ?? 8756);
 const tmp = tempDir("ors-readme-");
 let server: Proc;
 let base = "";
 
 beforeAll(async () => {
-  const code = readmeExample();
+  const code = authoringExample("envs.ts");
   expect(code).toContain('from "ors-playground/sdk"');
   writeFileSync(path.join(tmp.dir, "envs.ts"), code);
-  // The README's command, with a port of this test's range.
-  server = start([BIN, "serve", "--env", "./envs.ts", "--port", String(PORT)], { cwd: tmp.dir });
+  // The doc's command, on a free port.
+  expect(exampleCommands("run.sh")).toContainEqual(
+    expect.stringMatching(/^npx ors-playground serve --env \.\/envs\.ts --port 8080 /),
+  );
+  server = start([BIN, "serve", "--env", "./envs.ts", "--port", "0"], { cwd: tmp.dir });
   base = (await server.waitFor(/ORS host listening on (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
 });
 
@@ -26,7 +28,7 @@ afterAll(async () => {
   tmp.remove();
 });
 
-describe("the README's environment module", () => {
+describe("the example environment module of docs/authoring.md", () => {
   it("is served alone, under its name, with its tool's schema", async () => {
     const ors = orsAt(base);
     expect(server.out()).toContain(`ORS base URL for clients: ${base}`);

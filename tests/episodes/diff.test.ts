@@ -62,6 +62,39 @@ describe("diff", () => {
       { op: "add", text: "5" },
     ]);
     expect(diffText("same", "same")).toEqual([{ op: "same", text: "same" }]);
+    // Punctuation is a token of its own: only what changed is marked.
+    expect(diffText("It is Paris.", "It is Paris!")).toEqual([
+      { op: "same", text: "It is Paris" },
+      { op: "del", text: "." },
+      { op: "add", text: "!" },
+    ]);
+    // So is whitespace: a change of spacing or of a line break shows, as the comparison sees it.
+    expect(diffText("a  b\nc", "a b c")).toEqual([
+      { op: "same", text: "a" },
+      { op: "del", text: "  " },
+      { op: "add", text: " " },
+      { op: "same", text: "b" },
+      { op: "del", text: "\n" },
+      { op: "add", text: " " },
+      { op: "same", text: "c" },
+    ]);
+    expect(diffText("", "new")).toEqual([{ op: "add", text: "new" }]);
+    expect(diffText("old", "")).toEqual([{ op: "del", text: "old" }]);
+  });
+
+  it("word diff of texts too large or too different to read as a diff: replaced whole", () => {
+    const huge = "word ".repeat(50_000);
+    expect(diffText(huge, `${huge}more`)).toEqual([
+      { op: "del", text: huge },
+      { op: "add", text: `${huge}more` },
+    ]);
+    const words = (seed: number) =>
+      Array.from({ length: 3000 }, (_, i) => `w${(i * 7919 + seed) % 10007}`).join(" ");
+    const [a, b] = [words(1), words(2)];
+    expect(diffText(a, b)).toEqual([
+      { op: "del", text: a },
+      { op: "add", text: b },
+    ]);
     expect(stableStringify({ b: 1, a: [{ d: 1, c: undefined }] })).toBe('{"a":[{"d":1}],"b":1}');
   });
 });

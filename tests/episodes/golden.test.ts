@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { dice } from "@/envs/dice";
 import { math } from "@/envs/math";
 import { slow } from "@/envs/slow";
-import { type GoldenCase, runGoldenTests } from "@/lib/episodes/golden";
+import { type GoldenCase, rerecordedGolden, rerecordProblem, runGoldenTests } from "@/lib/episodes/golden";
 import { replayEpisode, replayedTrajectory } from "@/lib/episodes/replay";
 import type { Trajectory } from "@/lib/episodes/schema";
 import { createOrsClient } from "@/lib/ors/client";
@@ -163,5 +163,59 @@ describe("runGoldenTests", () => {
       error: { kind: "interrupted", message: "not run: the run was interrupted" },
     });
     expect(report.summary.ok).toBe(false);
+  });
+});
+
+describe("re-recording a golden episode (test --update)", () => {
+  it("takes what came back under the golden's own id, server, task, origin and mark", async () => {
+    const t = await recorded("r1", "dice", [
+      { tool: "echo", input: { text: "same" } },
+      { tool: "roll", input: { sides: 1000 } },
+    ]);
+    const golden: Trajectory = {
+      ...t,
+      origin: { kind: "import", from: null },
+      reprompts: [{ at: 5, same: true }],
+      steps: [...t.steps, { ...step(3, { tool: "roll", input: { sides: 6 } }), after_end: true }],
+    };
+    let replayed: Trajectory | null = null;
+    const report = await runGoldenTests(one(golden), {
+      clientFor,
+      onResult: (_r, _i, r) => {
+        replayed = r;
+      },
+    });
+    expect(report.results[0]!.status).toBe("fail");
+    expect(replayed).not.toBeNull();
+    const again = replayed as unknown as Trajectory;
+    expect(rerecordProblem(golden, again)).toBeNull();
+    const next = rerecordedGolden(golden, again);
+    expect(next).toMatchObject({
+      id: "r1",
+      server: "local",
+      env: "dice",
+      task: golden.task,
+      origin: { kind: "import", from: null },
+      golden: true,
+      sid: again.sid,
+      prompt: again.prompt,
+      error: null,
+      end_reason: again.end_reason,
+    });
+    expect(next).not.toHaveProperty("reprompts");
+    // The new observations, without replay marks; the call made after the end is not kept.
+    expect(next.steps.map((x) => [x.index, x.tool, x.blocks, x.reward])).toEqual(
+      again.steps.map((x) => [x.index, x.tool, x.blocks, x.reward]),
+    );
+    expect(next.steps).toHaveLength(2);
+    expect(next.steps.some((x) => "replay" in x)).toBe(false);
+    expect(next.total_reward).toBe(again.total_reward);
+  });
+
+  it("refuses a re-run that stopped early", () => {
+    const t = trajectory("r2", { steps: [step(1), step(2), step(3, { finished: true })] });
+    expect(rerecordProblem(t, trajectory("r2-replay", { steps: [step(1)] }))).toBe(
+      "the re-run stopped after step 1 of 3",
+    );
   });
 });

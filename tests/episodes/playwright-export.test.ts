@@ -7,7 +7,9 @@ import fs from "node:fs";
 import path from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { type CompareOptions, compareSteps } from "@/lib/episodes/diff";
 import {
+  compareOptionsFromQuery,
   playwrightExportProblem,
   playwrightSpec,
   playwrightSpecFileName,
@@ -129,12 +131,12 @@ describe("playwrightSpec", () => {
       `await page.getByLabel("task_spec (JSON)").fill(${JSON.stringify(JSON.stringify({ id: "custom", lines: ["a", "b"] }, null, 2))});`,
     );
     expect(spec).toContain(
-      'await expect(step1.getByText("error", { exact: true })).toBeVisible({ timeout: STEP_TIMEOUT });',
+      'await expect(step1.locator("header").getByText("error", { exact: true })).toBeVisible({ timeout: STEP_TIMEOUT });',
     );
+    // The whole error, compared as `test` compares it.
     expect(spec).toContain(
-      'await expect(step1.getByRole("alert")).toContainText("Tool input validation error: missing field");',
+      'await expectText(step1.getByRole("alert"), "Tool input validation error: missing field\\nmore details");',
     );
-    expect(spec).not.toContain("more details");
     expect(spec).toContain("// The last 1 step was still running when it was exported: left out.");
     expect(spec).not.toContain("Step 3:");
     expect(spec).toContain('await page.getByRole("button", { name: "End episode" }).click();');
@@ -150,16 +152,165 @@ describe("playwrightSpec", () => {
         step(1, { tool: 'to"ol\n`${1}`', input: { "a\u2029b": "</script>" }, reward: 1, finished: true }),
       ],
     });
-    for (const spec of [playwrightSpec(guess), playwrightSpec(hostile)]) {
+    const loose = playwrightSpec(hostile, {
+      compare: {
+        masks: [/a\/b`${x}/],
+        normalizeWhitespace: true,
+        rewardTolerance: 0.5,
+        ignore: ["observation.0"],
+      },
+    });
+    for (const spec of [playwrightSpec(guess), playwrightSpec(hostile), loose]) {
       // Comments hold no line breaks; every line that is not a comment is code the generator wrote.
       for (const line of spec.split("\n")) expect(line).not.toMatch(/[\u2028\u2029\r]/);
       expect(spec.split("\n").filter((l) => l.startsWith("import"))).toEqual([
-        'import { expect, type Page, test } from "@playwright/test";',
+        'import { expect, type Locator, type Page, test } from "@playwright/test";',
       ]);
       expect(typeErrors(spec)).toEqual([]);
     }
     expect(playwrightSpec(hostile)).toContain(
       'const SERVER = process.env.PLAYGROUND_SERVER ?? "evil\\nimport fs',
+    );
+  });
+
+  it("checks the prompt's and each output's texts, and images by their presence", () => {
+    const t = trajectory("t1", {
+      prompt: [{ type: "text", text: "Say **hello**.\n- once" }],
+      steps: [
+        step(1, {
+          blocks: [
+            { type: "text", text: "you said hello" },
+            { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
+          ],
+        }),
+        step(2, { blocks: [], finished: true }),
+      ],
+    });
+    const spec = playwrightSpec(t);
+    expect(spec).toContain(
+      'await expectBlocks(page.getByRole("region", { name: "Prompt", exact: true }), ["Say **hello**.\\n- once"]);',
+    );
+    expect(spec).toContain(
+      'await expectBlocks(step1.getByRole("region", { name: "Output of step 1" }), ["you said hello", { image: "image/png" }]);',
+    );
+    expect(spec).toContain(
+      'await expectBlocks(step2.getByRole("region", { name: "Output of step 2" }), []);',
+    );
+    expect(spec).toContain("const MASKS: RegExp[] = [];");
+    expect(spec).toContain("const NORMALIZE_WHITESPACE = false;");
+    expect(spec).toContain("//   exactly.");
+  });
+
+  it("honours test's options: masks, whitespace, a reward tolerance, ignored fields and paths", () => {
+    const t = trajectory("o1", {
+      steps: [
+        step(1, {
+          blocks: [
+            { type: "text", text: "rolled 3" },
+            { type: "text", text: "at 12:00" },
+          ],
+          reward: 0.3,
+        }),
+        step(2, { ok: false, error: "boom", reward: null }),
+      ],
+    });
+    const loose = playwrightSpec(t, {
+      compare: {
+        masks: [/rolled \d+/],
+        normalizeWhitespace: true,
+        rewardTolerance: 0.25,
+        ignore: ["observation.1.text", "finished", "error"],
+      },
+    });
+    expect(loose).toContain('const MASKS: RegExp[] = [new RegExp("rolled \\\\d+", "g")];');
+    expect(loose).toContain("const NORMALIZE_WHITESPACE = true;");
+    expect(loose).toContain("const REWARD_TOLERANCE = 0.25;");
+    expect(loose).toContain(
+      "//   not checking finished, error; ignoring observation.1.text; reward tolerance 0.25; whitespace normalised; masks /rolled \\d+/.",
+    );
+    expect(loose).toContain("await expectRewardNear(step1, 0.3); // within 0.25");
+    expect(rewardChecks(loose)).toEqual([]);
+    expect(loose).toContain('name: "Output of step 1" }), ["rolled 3", null]);');
+    expect(loose).not.toContain('getByText("finished"');
+    expect(loose).not.toContain("expectText(step2");
+    // Blocks left out whole, the prompt and every observation ignored, the outcome not compared.
+    const dropped = playwrightSpec(t, { compare: { ignore: ["observation.1", "prompt", "ok"] } });
+    expect(dropped).toContain('name: "Output of step 1" }), ["rolled 3", null], [1]);');
+    expect(dropped).not.toContain('name: "Prompt"');
+    expect(dropped).toContain('step1.locator("header").getByText(/^(ok|error)$/, { exact: true })');
+    const none = playwrightSpec(t, { compare: { ignore: ["observation", "reward"] } });
+    expect(none).not.toContain("Output of step");
+    expect(none).not.toContain("expectRewardNear(step");
+    expect(rewardChecks(none)).toEqual([]);
+    expect(playwrightSpec(t, { compare: { ignore: ["observation.*"] } })).toContain('[null, null], "all");');
+  });
+
+  it("compares texts exactly as test does (its comparable() against the comparison's)", () => {
+    /** The spec's comparable(), compiled from the spec as generated. */
+    const comparableOf = (compare: CompareOptions) => {
+      const spec = playwrightSpec(trajectory("c1"), { compare });
+      const from = spec.indexOf("const MASKS");
+      const to = spec.indexOf("/** Checks the whole text of an element");
+      const js = ts.transpileModule(`${spec.slice(from, to)}\nreturn comparable;`, {
+        compilerOptions: { target: ts.ScriptTarget.ES2022 },
+      }).outputText;
+      return new Function(js)() as (s: string) => string;
+    };
+    const texts = [
+      "You rolled 3 (d6).",
+      "You rolled 5 (d6).",
+      "You  rolled 3\n(d6). ",
+      "rolled",
+      "",
+      " a\tb ",
+    ];
+    const options: CompareOptions[] = [
+      {},
+      { masks: [/rolled \d+/] },
+      { normalizeWhitespace: true },
+      { masks: [/\d/, /d6/g], normalizeWhitespace: true },
+    ];
+    for (const compare of options) {
+      const comparable = comparableOf(compare);
+      for (const a of texts)
+        for (const b of texts) {
+          const differs = compareSteps(
+            step(1, { blocks: [{ type: "text", text: a }] }),
+            step(1, { blocks: [{ type: "text", text: b }] }),
+            compare,
+          ).includes("observation");
+          expect(
+            comparable(a) !== comparable(b),
+            `${JSON.stringify([a, b])} with ${JSON.stringify(compare)}`,
+          ).toBe(differs);
+        }
+    }
+  });
+
+  it("reads the options from a query as test takes them, refusing what it cannot", () => {
+    const o = compareOptionsFromQuery(
+      new URLSearchParams(
+        "ignore=metadata.seed,observation.0.text&ignore=prompt&mask=rolled%20%5Cd%2B&reward_tolerance=0.1&normalize_whitespace=1",
+      ),
+    );
+    expect(o).toEqual({
+      ignore: ["metadata.seed", "observation.0.text", "prompt"],
+      masks: [/rolled \d+/g],
+      rewardTolerance: 0.1,
+      normalizeWhitespace: true,
+    });
+    expect(compareOptionsFromQuery(new URLSearchParams(""))).toEqual({});
+    expect(() => compareOptionsFromQuery(new URLSearchParams("ignore=rewards"))).toThrow(
+      /cannot ignore "rewards"/,
+    );
+    expect(() => compareOptionsFromQuery(new URLSearchParams("mask=("))).toThrow(
+      /mask: not a regular expression/,
+    );
+    expect(() => compareOptionsFromQuery(new URLSearchParams("reward_tolerance=-1"))).toThrow(
+      /reward_tolerance/,
+    );
+    expect(() => compareOptionsFromQuery(new URLSearchParams("normalize_whitespace=yes"))).toThrow(
+      /normalize_whitespace/,
     );
   });
 

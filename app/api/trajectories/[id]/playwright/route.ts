@@ -1,7 +1,9 @@
 // GET /api/trajectories/<id>/playwright: the trajectory as a Playwright spec that drives the
-// playground UI through the same steps (lib/episodes/playwright-export.ts), as a download.
+// playground UI through the same steps (lib/episodes/playwright-export.ts), as a download. The
+// comparison's options come as `test` takes them: ?ignore=&mask=&reward_tolerance=&normalize_whitespace=.
 import { jsonError, noStore } from "@/lib/episodes/http";
 import {
+  compareOptionsFromQuery,
   playwrightExportProblem,
   playwrightSpec,
   playwrightSpecFileName,
@@ -20,8 +22,14 @@ export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }
   // The address the user reached the app at (its Host header: `req.url` may name another
   // spelling of it), for the spec's header and its default base URL; only ever text in the spec.
   const url = new URL(req.url);
+  let compare: ReturnType<typeof compareOptionsFromQuery>;
+  try {
+    compare = compareOptionsFromQuery(url.searchParams);
+  } catch (e) {
+    return jsonError(400, (e as Error).message);
+  }
   const origin = `${url.protocol}//${req.headers.get("host") ?? url.host}`;
-  const spec = playwrightSpec(t, { origin, exportedAt: Date.now() });
+  const spec = playwrightSpec(t, { origin, exportedAt: Date.now(), compare });
   return new Response(spec, {
     headers: {
       ...noStore,
