@@ -1,6 +1,6 @@
 // Words and formats shared by the text report, the CLI and the UI (isomorphic, no dependencies, so
 // the browser bundle of the check page stays small).
-import type { CheckOutcome, CheckResult, OutcomeCounts } from "./types";
+import type { CheckOutcome, CheckResult, ConformanceReport, OutcomeCounts } from "./types";
 
 export const OUTCOME_TITLES: Record<CheckOutcome, string> = {
   "breaks-reference-client": "Breaks the reference Python client",
@@ -31,4 +31,44 @@ export function summaryLine(counts: OutcomeCounts): string {
     `${counts["not-exercised"]} not exercised`,
     `${counts.pass} pass`,
   ].join(", ");
+}
+
+/** `1 finding` / `3 findings` */
+export function findings(n: number): string {
+  return `${n} finding${n === 1 ? "" : "s"}`;
+}
+
+/**
+ * The report's verdict in a sentence (the text report's last words, the UI's headline), and whether
+ * it passed (the CLI's exit code 0). Framework findings are named as the framework's, so a check
+ * of a server built on it does not read as an alarm for its author.
+ */
+export function verdictOf(report: Pick<ConformanceReport, "summary" | "results" | "framework" | "policy">): {
+  passed: boolean;
+  text: string;
+} {
+  const { summary, framework } = report;
+  const counted = report.results.filter((r) => r.counted);
+  const byAuthor = counted.filter(
+    (r) => r.owner === "author" && (r.outcome === "breaks-reference-client" || r.outcome === "error"),
+  );
+  const theirs =
+    framework && summary.owners.framework > 0
+      ? `${findings(summary.owners.framework)} ${summary.owners.framework === 1 ? "is" : "are"} the ${framework.name}'s, not the environment's`
+      : null;
+  if (!summary.passed) {
+    if (byAuthor.length) return { passed: false, text: "NOT usable as is by the reference client" };
+    return {
+      passed: false,
+      text: `${findings(counted.length)} ${counted.length === 1 ? "counts" : "count"} under --strict${theirs ? ` (${theirs})` : ""}`,
+    };
+  }
+  if (theirs)
+    return {
+      passed: true,
+      text: `nothing for the environment's author to fix: ${theirs}${report.policy.strict ? "" : " (--strict counts them)"}`,
+    };
+  if (summary.clean) return { passed: true, text: "clean" };
+  if (summary.ok) return { passed: true, text: "usable by the reference client" };
+  return { passed: true, text: `usable by the reference client with ${findings(summary.waived)} waived` };
 }

@@ -18,9 +18,10 @@ import { sessionIds } from "./checks/isolation";
 import { idleTimeout } from "./checks/limits";
 import { sessionFlow } from "./checks/session-flow";
 import { createDefaultEnv, createSessionJson, createSessionSse, createTaskSource } from "./checks/sessions";
-import { chunking, slowCall } from "./checks/tool-calls";
+import { chunking, chunkSize, slowCall } from "./checks/tool-calls";
 import { failed, notExercised } from "./findings";
 import { formatMs } from "./labels";
+import { decideOwnership, policyOf } from "./ownership";
 import { type ConformanceReport, countOutcomes } from "./types";
 
 export { type ConformanceOptions, DEFAULT_MAX_TIME_MS, DEFAULT_REQUEST_TIMEOUT_MS };
@@ -40,6 +41,7 @@ async function execute(ctx: CheckContext): Promise<void> {
   await ctx.check("task-range", () => discovery.taskRange(ctx));
   await ctx.check("invalid-split", () => discovery.invalidSplit(ctx));
   await ctx.check("invalid-index", () => discovery.invalidIndex(ctx));
+  await ctx.check("task-negative-index", () => discovery.negativeIndex(ctx));
   await ctx.check("unknown-environment", () => discovery.unknownEnvironment(ctx));
 
   // Slow parts run beside the rest: a slow tool for the pings, a session left idle.
@@ -58,6 +60,7 @@ async function execute(ctx: CheckContext): Promise<void> {
   await ctx.check("unknown-path", () => errors.unknownPath(ctx));
   await ctx.check("isolation-session-ids", () => sessionIds(ctx));
   await ctx.check("call-chunking", () => chunking(ctx));
+  await ctx.check("call-chunk-size", () => chunkSize(ctx));
 
   await slow;
   await ctx.check("call-pings", () =>
@@ -80,9 +83,16 @@ function finish(ctx: CheckContext): ConformanceReport {
           : notExercised(`not reached: ${reason}`)
         : notExercised("not reached");
   for (const c of CHECKS) if (!ctx.results.has(c.id)) ctx.record(c.id, unreached, 0);
-  const results = CHECKS.map((c) => ctx.results.get(c.id)!);
+  const policy = policyOf(ctx.o);
+  const { results, framework } = decideOwnership(
+    CHECKS.map((c) => ctx.results.get(c.id)!),
+    ctx.tags,
+    ctx.markers,
+    policy,
+  );
   const counts = countOutcomes(results);
   const ok = counts["breaks-reference-client"] === 0 && counts.error === 0;
+  const findings = results.filter((r) => r.owner !== null);
   const finished = new Date();
   return {
     format: "ors-conformance/1",
@@ -91,7 +101,20 @@ function finish(ctx: CheckContext): ConformanceReport {
     finishedAt: finished.toISOString(),
     durationMs: Math.round(now() - ctx.started),
     target: { environment: ctx.env, task: ctx.task, tool: ctx.main },
-    summary: { total: results.length, counts, ok, clean: ok && counts["differs-from-spec"] === 0 },
+    summary: {
+      total: results.length,
+      counts,
+      ok,
+      clean: ok && counts["differs-from-spec"] === 0,
+      owners: {
+        author: findings.filter((r) => r.owner === "author").length,
+        framework: findings.filter((r) => r.owner === "framework").length,
+      },
+      waived: findings.filter((r) => r.waived).length,
+      passed: !results.some((r) => r.counted),
+    },
+    framework,
+    policy,
     results,
   };
 }
@@ -103,7 +126,7 @@ function finish(ctx: CheckContext): ConformanceReport {
  *
  * @example
  * const report = await runConformanceCheck({ baseUrl: "http://127.0.0.1:8080" });
- * if (!report.summary.ok) process.exitCode = 1;
+ * if (!report.summary.passed) process.exitCode = 1;
  */
 export async function runConformanceCheck(options: ConformanceOptions): Promise<ConformanceReport> {
   const maxTimeMs = options.maxTimeMs ?? DEFAULT_MAX_TIME_MS;

@@ -1,5 +1,6 @@
 // The result model of the ORS conformance check (isomorphic): outcomes, references into the ORS
-// specification, one result per check, and the report (`ors-conformance/1`, documented in README.md).
+// specification, one result per check with whose finding it is, and the report
+// (`ors-conformance/1`, documented in docs/check.md).
 
 /**
  * How a check came out, worst first:
@@ -54,12 +55,43 @@ export interface CheckInfo {
   spec: SpecRef;
 }
 
+/** Whose finding it is: the environment's author, or the server framework under it. */
+export type FindingOwner = "author" | "framework";
+
 export interface CheckResult extends CheckInfo {
   outcome: CheckOutcome;
   /** What was observed, short, with the HTTP status, bytes or frames that prove it. */
   observed: string;
   /** Time the check took, in ms. */
   durationMs: number;
+  /**
+   * Whose finding this is; null for a pass or a check not exercised. Decided once the whole run is
+   * seen (the framework is recognised from several checks), so null in results streamed before it.
+   */
+  owner: FindingOwner | null;
+  /** The known deviations of the recognised framework this finding is (ids of ./frameworks.ts). */
+  deviations: string[];
+  /** Waived by the policy (`--allow ID`, `--allow-file FILE`): reported, never counted. */
+  waived: boolean;
+  /** Counts toward the exit code under the report's policy (false in streamed results). */
+  counted: boolean;
+}
+
+/** What counts toward the exit code. */
+export interface CheckPolicy {
+  /** Count every finding, the framework's and those below the default bar too. */
+  strict: boolean;
+  /** Check ids whose findings are waived. */
+  allow: string[];
+}
+
+/** The server framework a run recognised, and the behaviours it was recognised by. */
+export interface RecognisedFramework {
+  id: string;
+  /** e.g. `reference Python SDK`. */
+  name: string;
+  /** One line per behaviour seen that is the framework's own. */
+  evidence: string[];
 }
 
 export interface CheckTask {
@@ -91,11 +123,21 @@ export interface ConformanceReport {
   summary: {
     total: number;
     counts: OutcomeCounts;
-    /** No `breaks-reference-client` and no `error` (the CLI exits 0). */
+    /** No `breaks-reference-client` and no `error`, whoever's they are. */
     ok: boolean;
     /** `ok`, and nothing differs from the specification either. */
     clean: boolean;
+    /** Findings (results that are neither pass nor not exercised) by owner, waived ones included. */
+    owners: Record<FindingOwner, number>;
+    /** Findings waived by the policy. */
+    waived: number;
+    /** No finding counts under the policy: the CLI exits 0. */
+    passed: boolean;
   };
+  /** The server framework recognised under the environment, or null. */
+  framework: RecognisedFramework | null;
+  /** What counted toward `summary.passed`. */
+  policy: CheckPolicy;
   /** One result per check, in catalogue order (every check is always present). */
   results: CheckResult[];
 }
@@ -114,4 +156,9 @@ export function countOutcomes(results: readonly CheckResult[]): OutcomeCounts {
   const counts = emptyCounts();
   for (const r of results) counts[r.outcome]++;
   return counts;
+}
+
+/** Whether an outcome is a finding (something to look at), not a pass or a check not exercised. */
+export function isFinding(outcome: CheckOutcome): boolean {
+  return outcome !== "pass" && outcome !== "not-exercised";
 }

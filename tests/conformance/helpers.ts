@@ -11,7 +11,7 @@ import {
 import { formatSseEvent, parseOrsPath, readSseFrames } from "@/lib/ors/protocol";
 import type { FetchHandler } from "@/lib/registry";
 
-/** The documented `ors-conformance/1` shape (README.md "Check a server"), strict. */
+/** The documented `ors-conformance/1` shape (docs/check.md "The JSON report"), strict. */
 export const reportShape = z.strictObject({
   format: z.literal("ors-conformance/1"),
   baseUrl: z.string().url(),
@@ -28,7 +28,14 @@ export const reportShape = z.strictObject({
     counts: z.strictObject(Object.fromEntries(CHECK_OUTCOMES.map((o) => [o, z.number().int()]))),
     ok: z.boolean(),
     clean: z.boolean(),
+    owners: z.strictObject({ author: z.number().int(), framework: z.number().int() }),
+    waived: z.number().int(),
+    passed: z.boolean(),
   }),
+  framework: z
+    .strictObject({ id: z.string().min(1), name: z.string().min(1), evidence: z.array(z.string().min(1)) })
+    .nullable(),
+  policy: z.strictObject({ strict: z.boolean(), allow: z.array(z.string()) }),
   results: z.array(
     z.strictObject({
       id: z.string(),
@@ -41,9 +48,18 @@ export const reportShape = z.strictObject({
         section: z.string().min(1),
       }),
       durationMs: z.number().nonnegative(),
+      owner: z.enum(["author", "framework"]).nullable(),
+      deviations: z.array(z.string()),
+      waived: z.boolean(),
+      counted: z.boolean(),
     }),
   ),
 });
+
+/** Whose each finding is, by id (passes and checks not exercised left out). */
+export function owners(report: ConformanceReport): Record<string, string> {
+  return Object.fromEntries(report.results.filter((r) => r.owner).map((r) => [r.id, r.owner!]));
+}
 
 /** The outcome of every check that did not pass, by id. */
 export function notPassing(report: ConformanceReport): Record<string, CheckOutcome> {

@@ -5,6 +5,8 @@ import { envPath, type JsonObject, type SseFrame, type ToolSpec } from "@/lib/or
 import { analyzeCall, type CallAnalysis } from "../calls";
 import { type CheckId, checkInfo } from "../catalogue";
 import { failed, notExercised, type Verdict } from "../findings";
+import type { MarkerId } from "../frameworks";
+import type { VerdictTags } from "../ownership";
 import { describeAnswer, Probe, type ProbeAnswer, ProbeError, type ProbeRequest, parseJson } from "../probe";
 import { referenceCreateSession } from "../reference-client";
 import type { CheckResult, CheckTask, CheckTool } from "../types";
@@ -39,7 +41,11 @@ export interface ConformanceOptions {
   maxBodyBytes?: number;
   /** Stops the check (the sessions it created are still deleted). */
   signal?: AbortSignal;
-  /** Called with each result as it is decided. */
+  /** Count every finding toward `summary.passed`, the framework's too (`--strict`). */
+  strict?: boolean;
+  /** Check ids whose findings are waived: reported, never counted (`--allow`, `--allow-file`). */
+  allow?: readonly string[];
+  /** Called with each result as it is decided (its owner is decided only in the report). */
   onResult?: (result: CheckResult) => void;
 }
 
@@ -65,6 +71,10 @@ export class CheckContext {
   readonly started = now();
   readonly startedAt = new Date();
   readonly results = new Map<string, CheckResult>();
+  /** What each verdict said about known framework deviations. */
+  readonly tags = new Map<CheckId, VerdictTags>();
+  /** Behaviours seen that mark a framework (./frameworks.ts). */
+  readonly markers = new Set<MarkerId>();
   /** Sessions created with /create and not deleted yet: sid → environment. */
   readonly live = new Map<string, string>();
   /** Why the run stops early (the server is unreachable, or wants a key); null while it goes on. */
@@ -108,9 +118,24 @@ export class CheckContext {
 
   record(id: CheckId, v: Verdict, durationMs: number): void {
     if (this.results.has(id)) return;
-    const result: CheckResult = { ...checkInfo(id), outcome: v.outcome, observed: v.observed, durationMs };
+    const result: CheckResult = {
+      ...checkInfo(id),
+      outcome: v.outcome,
+      observed: v.observed,
+      durationMs,
+      owner: null,
+      deviations: [],
+      waived: this.o.allow?.includes(id) ?? false,
+      counted: false,
+    };
     this.results.set(id, result);
+    this.tags.set(id, { deviations: v.deviations ?? [], unexplained: v.unexplained ?? false });
     this.o.onResult?.(result);
+  }
+
+  /** Notes a behaviour that is some framework's own (it helps recognise the framework). */
+  mark(marker: MarkerId): void {
+    this.markers.add(marker);
   }
 
   failureVerdict(err: unknown): Verdict {

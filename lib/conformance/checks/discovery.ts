@@ -348,6 +348,29 @@ export async function invalidIndex(ctx: CheckContext): Promise<Verdict> {
   return expectStatus(a, 400, `task ${ctx.numTasks} of ${ctx.numTasks}`);
 }
 
+/**
+ * Task -1: the spec's index is zero-based and an index out of range is a 400; Python lists (and
+ * so the reference SDK's get_task) count a negative index from the end.
+ */
+export async function negativeIndex(ctx: CheckContext): Promise<Verdict> {
+  const none = ctx.noTask();
+  if (none) return none;
+  const { split } = ctx.task!;
+  const { answer: a, task: found } = await fetchTask(ctx, split, -1);
+  if (a.status >= 500) return failed(describeAnswer(a));
+  if (a.status !== 200) return expectStatus(a, 400, `${split}[-1]`);
+  const n = ctx.numTasks;
+  const last = n !== null && n > 0 ? (await fetchTask(ctx, split, n - 1)).task : undefined;
+  if (last !== undefined && same(found, last))
+    return differs(
+      `${split}[-1]: HTTP 200 with the last task (${split}[${n! - 1}]), as Python lists count from the end; the spec's index is zero-based, out of range a 400`,
+      "negative-index",
+    );
+  return differs(
+    `${split}[-1]: ${describeAnswer(a, 80)}; the spec's index is zero-based, out of range a 400`,
+  );
+}
+
 export async function unknownEnvironment(ctx: CheckContext): Promise<Verdict> {
   const a = await ctx.get(envPath(`no-such-env-${hex()}`, "tools"));
   if (isRedirect(a.status) && ctx.singleEnv)

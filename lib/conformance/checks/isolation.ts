@@ -31,6 +31,7 @@ export async function taskIdIsolation(
   if (got.terminal === "end" && ctx.mainAnalysis?.json !== null && got.json === ctx.mainAnalysis?.json)
     return differs(
       `another session re-posting the first session's task_id got its result (${describeEvents(got)})`,
+      "task-id-not-bound",
     );
   if (got.terminal === "end")
     return differs(

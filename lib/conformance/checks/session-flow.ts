@@ -14,6 +14,7 @@ import { deleteSession, judgeCreate, setupWait } from "./sessions";
 import {
   badInput,
   chooseMainTool,
+  envMismatch,
   invalidBody,
   malformedBody,
   reconnect,
@@ -33,6 +34,7 @@ const DEPENDENT: CheckId[] = [
   "call-framing",
   "call-reconnect",
   "call-reconnect-unknown",
+  "call-env-mismatch",
   "malformed-body",
   "invalid-body",
   "create-duplicate",
@@ -81,6 +83,7 @@ export async function sessionFlow(ctx: CheckContext): Promise<void> {
   });
   await ctx.check("call-reconnect", () => reconnect(ctx, s1, env, flags.taskId));
   await ctx.check("call-reconnect-unknown", () => reconnectUnknown(ctx, s1, env));
+  await ctx.check("call-env-mismatch", () => envMismatch(ctx, s1, env));
   await ctx.check("malformed-body", () => malformedBody(ctx, s1, env));
   await ctx.check("invalid-body", () => invalidBody(ctx, s1, env));
   await ctx.check("create-duplicate", async () => {

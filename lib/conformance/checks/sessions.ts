@@ -26,6 +26,8 @@ import { referenceCreateSession, referenceJsonProblem, referenceJsonRead } from 
 import { type CheckContext, now } from "./context";
 import { bodyOf, hex, isObject, list, toolsOf } from "./util";
 
+const UUID4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
 export async function createSessionSse(ctx: CheckContext): Promise<Verdict> {
   const a = await ctx.probe.send({
     method: "POST",
@@ -54,8 +56,19 @@ export async function createSessionJson(ctx: CheckContext): Promise<Verdict> {
   if (isSse(a) || /^event:/m.test(a.text)) {
     const ref = referenceCreateSession(a);
     if (ref.ok) ctx.keepSid(ref.sid);
+    // The reference SDK's own answer: task_id with a uuid4, then an empty end.
+    const events = a.frames.flatMap((f) => (f.kind === "event" ? [f] : []));
+    if (
+      events.length === 2 &&
+      events[0]!.event === "task_id" &&
+      UUID4.test(events[0]!.data) &&
+      events[1]!.event === "end" &&
+      events[1]!.data === ""
+    )
+      ctx.mark("create-session-sse");
     return differs(
       `answers SSE (${describeAnswer(a, 60)}) to a request that did not accept text/event-stream; the spec answers {"sid": ...}`,
+      "create-session-always-sse",
     );
   }
   const body = parseJson(a);

@@ -2,7 +2,15 @@
 // call, tool logic errors for an unknown tool and a bad input, reconnection by task_id, bodies that
 // are not JSON or miss a field, results large enough to be chunked, and a tool slow enough to ping.
 import { envPath, SSE_CHUNK_SIZE, type ToolSpec } from "@/lib/ors/protocol";
-import { analyzeCall, codePoints, describeEvents, describeResult, judgeChunking } from "../calls";
+import {
+  analyzeCall,
+  type CallAnalysis,
+  codePoints,
+  describeEvents,
+  describeResult,
+  judgeChunking,
+  judgeChunkSize,
+} from "../calls";
 import {
   breaks,
   differs,
@@ -24,7 +32,7 @@ import {
 } from "../inputs";
 import { formatMs } from "../labels";
 import { describeAnswer, type ProbeAnswer, snippet } from "../probe";
-import { type CheckContext, DEFAULT_REQUEST_TIMEOUT_MS, type ObservedCall } from "./context";
+import { type CheckContext, DEFAULT_REQUEST_TIMEOUT_MS, type ObservedCall, TOOL_HINT } from "./context";
 import { hex, list } from "./util";
 
 /** Tool calls at most when looking for a large result. */
@@ -49,13 +57,25 @@ export function chooseMainTool(ctx: CheckContext): void {
   ctx.main = best ? { name: best.tool.name, input: best.input } : null;
 }
 
+/**
+ * An unknown tool: the spec makes it an error of the call (ors-http-api.txt: 404 "tool not found";
+ * ors-sse.txt "HTTP-Level Errors": "Tool name not recognized"), not a tool logic error.
+ */
 export async function unknownTool(ctx: CheckContext, sid: string, env: string): Promise<Verdict> {
   const name = `no_such_tool_${hex()}`;
   const a = await ctx.call(env, sid, { name, input: {} });
-  return judgeToolError(a, "an unknown tool", true);
+  const v = judgeToolError(a, "an unknown tool", true);
+  if (v.deviations?.includes("unknown-tool-ok-false")) {
+    const value = analyzeCall(a).value as { error?: unknown } | undefined;
+    if (value?.error === `'${name}' is not a valid tool`) ctx.mark("unknown-tool-message");
+  }
+  return v;
 }
 
-/** An answer to a call that the server must refuse as a tool logic error. */
+/**
+ * An answer to a call the server must refuse: an unknown tool (`httpErrorIsSpec`: a 404 or an
+ * error event), or an input its schema refuses (a tool logic error, `{"ok": false}` in end).
+ */
 function judgeToolError(a: ProbeAnswer, what: string, httpErrorIsSpec: boolean): Verdict {
   if (a.status >= 500) return failed(`${what}: ${describeAnswer(a)}`);
   if (a.status === 400 || a.status === 404)
@@ -76,6 +96,11 @@ function judgeToolError(a: ProbeAnswer, what: string, httpErrorIsSpec: boolean):
     return breaks(`${what}: ${describeEvents(c)}: the reference client gets no result`);
   if (!c.reference.ok) return breaks(`${what}: the reference client fails: ${c.reference.failure}`);
   const v = c.value as { ok?: unknown; error?: unknown } | undefined;
+  if (v?.ok === false && typeof v.error === "string" && httpErrorIsSpec)
+    return differs(
+      `${what}: HTTP 200, end {"ok": false, "error": ${JSON.stringify(snippet(v.error, 80))}}: a tool logic error where the spec makes it an error of the call (404 "tool not found", or event: error)`,
+      "unknown-tool-ok-false",
+    );
   if (v?.ok === false && typeof v.error === "string")
     return pass(`${what}: end {"ok": false, "error": ${JSON.stringify(snippet(v.error, 80))}}`);
   if (v?.ok === true) return differs(`${what}: accepted (${describeResult(c.value)})`);
@@ -134,6 +159,11 @@ export async function reconnectUnknown(ctx: CheckContext, sid: string, env: stri
   if (a.status >= 500) return failed(describeAnswer(a));
   if (a.status !== 200) return differs(`${describeAnswer(a, 80)} (the spec: an error event)`);
   const c = analyzeCall(a);
+  if (c.terminal === "error" && c.taskId === null)
+    return differs(
+      `${describeEvents(c)} without a task_id event first (the spec: task_id is always sent first)`,
+      "reconnect-unknown-no-task-id",
+    );
   if (c.terminal === "error") return pass(`${describeEvents(c)}`);
   if (c.terminal === "end")
     return differs(
@@ -202,12 +232,50 @@ export async function invalidBody(ctx: CheckContext, sid: string, env: string): 
 }
 
 /**
+ * A call on another environment's path with this session (POST /{other}/call): the spec lists
+ * "environment mismatch" among the 404s of /call.
+ */
+export async function envMismatch(ctx: CheckContext, sid: string, env: string): Promise<Verdict> {
+  const other = ctx.envs.find((e) => e !== env);
+  if (!other)
+    return notExercised("the server hosts one environment: there is no other one to name in the path");
+  if (!ctx.main) return notExercised(`no tool to call. ${TOOL_HINT}`);
+  const a = await ctx.call(other, sid, { name: ctx.main.name, input: ctx.main.input });
+  const what = `POST /${other}/call with a session of ${env}`;
+  if (a.status >= 500) return failed(`${what}: ${describeAnswer(a)}`);
+  if (a.status !== 200) return expectStatus(a, 404, what);
+  const c = analyzeCall(a);
+  if (c.terminal === "error")
+    return pass(`${what}: event: error ${JSON.stringify(snippet(c.errorData ?? "", 80))}`);
+  if (c.terminal === "end")
+    return differs(
+      `${what}: HTTP 200, answered by the session's environment (${describeResult(c.value)}); the spec: 404 (environment mismatch)`,
+      "env-mismatch-accepted",
+    );
+  return differs(`${what}: ${describeEvents(c)}; the spec: 404 (environment mismatch)`);
+}
+
+/** The call with a result over 4096 characters seen so far (call-chunking looks for one). */
+function bigCall(ctx: CheckContext): ObservedCall | undefined {
+  return ctx.calls.find((c) => c.analysis.json !== null && codePoints(c.analysis.json) > SSE_CHUNK_SIZE);
+}
+
+/** Pieces counted in bytes, judged on the large result call-chunking found. */
+export function chunkSize(ctx: CheckContext): Verdict {
+  const big = bigCall(ctx);
+  if (!big)
+    return notExercised(`no result over ${SSE_CHUNK_SIZE} characters (see call-chunking). ${LARGE_HINT}`);
+  return judgeChunkSize(big.analysis, big.label);
+}
+
+/**
  * Looks for a result over 4096 characters: among the calls made so far, else by calling tools
  * that look large or take no input (in throwaway sessions, one per environment, after /prompt).
  */
 export async function chunking(ctx: CheckContext): Promise<Verdict> {
-  const isBig = (c: ObservedCall) => c.analysis.json !== null && codePoints(c.analysis.json) > SSE_CHUNK_SIZE;
-  const big = ctx.calls.find(isBig);
+  const isBig = (c: { analysis: CallAnalysis }) =>
+    c.analysis.json !== null && codePoints(c.analysis.json) > SSE_CHUNK_SIZE;
+  const big = bigCall(ctx);
   if (big) return judgeChunking(big.analysis, big.label);
   const tried = ctx.calls
     .filter((c) => c.analysis.json !== null)
@@ -236,7 +304,7 @@ export async function chunking(ctx: CheckContext): Promise<Verdict> {
       const a = await ctx.call(env, sid, { name: tool.name, input });
       const label = `${env}/${tool.name} ${JSON.stringify(input)}`;
       const analysis = ctx.observe(label, a);
-      if (isBig({ label, analysis })) return judgeChunking(analysis, label);
+      if (isBig({ analysis })) return judgeChunking(analysis, label);
       tried.push(
         `${env}/${tool.name} (${analysis.json !== null ? `${analysis.json.length} characters` : describeEvents(analysis)})`,
       );
