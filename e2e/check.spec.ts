@@ -23,7 +23,8 @@ test.describe("check this server", () => {
     await expect(page.getByRole("button", { name: "Stop" })).toBeVisible();
 
     const summary = page.getByRole("status").filter({ hasText: /checks in/ });
-    await expect(summary).toContainText("Usable by the reference client.", { timeout: 90_000 });
+    // (Whether the OpenReward client's needs are met is our host's to say: not pinned here.)
+    await expect(summary).toContainText("Usable by the reference client", { timeout: 90_000 });
     await expect(summary).toContainText("0 break the reference client, 1 differs from the spec, 0 errors");
     const total = Number(await progress.getAttribute("aria-valuemax"));
     expect(total).toBeGreaterThan(30);
@@ -48,11 +49,6 @@ test.describe("check this server", () => {
       "aria-expanded",
       "true",
     );
-    const passes = page.getByRole("list", { name: /Passed/ });
-    await expect(passes.getByRole("listitem")).toHaveCount(total - 2);
-    const chunking = passes.getByRole("listitem").filter({ hasText: "call-chunking" });
-    await expect(chunking).toContainText("none starts with whitespace");
-    await expect(chunking).toContainText('ors-sse.txt "Chunking"');
 
     const downloading = page.waitForEvent("download");
     await page.getByRole("button", { name: "Download JSON" }).click();
@@ -60,26 +56,32 @@ test.describe("check this server", () => {
     expect(file.suggestedFilename()).toMatch(/^ors-check-local-.*\.json$/);
     const report = JSON.parse(await readFile((await file.path())!, "utf8"));
     expect(report.format).toBe("ors-conformance/1");
-    expect(report.summary).toMatchObject({ ok: true, passed: true, owners: { author: 1, framework: 0 } });
+    expect(report.summary).toMatchObject({ ok: true, passed: true, owners: { framework: 0 } });
     expect(report.framework).toBeNull();
     expect(report.results).toHaveLength(total);
+
+    const passes = page.getByRole("list", { name: /Passed/ });
+    await expect(passes.getByRole("listitem")).toHaveCount(report.summary.counts.pass);
+    const chunking = passes.getByRole("listitem").filter({ hasText: "call-chunking" });
+    await expect(chunking).toContainText("none starts with whitespace");
+    await expect(chunking).toContainText('ors-sse.txt "Chunking"');
   });
 
-  test("py, the reference-shaped server: its findings are the reference Python SDK's, shown apart, no alarm", async ({
+  test("py, the reference-shaped server: the SDK's findings shown apart and labelled, the author's on top", async ({
     page,
   }) => {
     test.setTimeout(120_000);
     await page.goto("/s/py/check");
     await page.getByRole("button", { name: "Run check" }).click();
     const summary = page.getByRole("status").filter({ hasText: /checks in/ });
-    await expect(summary).toContainText(
-      /Nothing for the environment's author to fix: \d+ findings are the reference Python SDK's, not the environment's/,
-      { timeout: 90_000 },
-    );
+    // `py` runs with every extra field (REF_EXTRA_FIELDS=all): `annotations` in its ToolSpecs is no
+    // known deviation of the SDK, so it is the author's, and it breaks the reference client.
+    await expect(summary).toContainText("Not usable as is by the reference client.", { timeout: 90_000 });
+    const mine = page.getByRole("list", { name: /^Breaks the reference Python client/ });
+    await expect(mine.getByRole("listitem")).toHaveCount(1);
+    await expect(mine.getByRole("listitem").filter({ hasText: "tools" })).toContainText('has "annotations"');
 
-    // No section of the author's findings: every one is in the framework's, labelled with it.
-    for (const title of [/Breaks the reference Python client/, /Differs from the spec/, /^Errors/])
-      await expect(page.getByRole("heading", { name: title })).toHaveCount(0);
+    // The rest are the reference Python SDK's, in their own section, each labelled with it.
     const theirs = page.getByRole("list", { name: /The server framework's findings: reference Python SDK/ });
     const chunking = theirs.getByRole("listitem").filter({ hasText: "call-chunking" });
     await expect(chunking).toContainText("start with whitespace");

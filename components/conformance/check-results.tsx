@@ -4,7 +4,7 @@
 // first; then the server framework's findings (the reference Python SDK's, say) in a section of
 // their own, each labelled with the framework; then the waived ones, what was not exercised, and
 // the passes, folded away. Each check shows what it expects, what was observed and its spec section.
-import { AlertTriangle, CheckCircle2, Layers, MinusCircle, XCircle } from "lucide-react";
+import { AlertTriangle, CheckCircle2, Layers, MinusCircle, Plug, XCircle } from "lucide-react";
 import { type ReactNode, useState } from "react";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -23,6 +23,7 @@ export const OUTCOME_TONES: Record<CheckOutcome, BadgeTone> = {
   "breaks-reference-client": "red",
   error: "red",
   "differs-from-spec": "amber",
+  "breaks-openreward-client": "indigo",
   "not-exercised": "neutral",
   pass: "green",
 };
@@ -31,6 +32,7 @@ const ICONS: Record<CheckOutcome, typeof XCircle> = {
   "breaks-reference-client": XCircle,
   error: XCircle,
   "differs-from-spec": AlertTriangle,
+  "breaks-openreward-client": Plug,
   "not-exercised": MinusCircle,
   pass: CheckCircle2,
 };
@@ -39,6 +41,7 @@ const ICON_COLORS: Record<CheckOutcome, string> = {
   "breaks-reference-client": "text-red-600 dark:text-red-400",
   error: "text-red-600 dark:text-red-400",
   "differs-from-spec": "text-amber-600 dark:text-amber-400",
+  "breaks-openreward-client": "text-indigo-600 dark:text-indigo-400",
   "not-exercised": "text-zinc-400 dark:text-zinc-500",
   pass: "text-emerald-600 dark:text-emerald-400",
 };
@@ -49,6 +52,8 @@ const GROUP_HINTS: Record<CheckOutcome, string> = {
     "The reference Python client (ors.client) fails here, or silently gets something other than the server meant.",
   error: "The server failed where it should have answered (5xx, no answer, a time limit).",
   "differs-from-spec": "The specification says otherwise; the reference client copes.",
+  "breaks-openreward-client":
+    "What the OpenReward platform's Python client (openreward) needs beyond the spec, and does not get here. Not a spec failure; not counted unless the check is strict.",
   "not-exercised": "Not observable on this server as checked; each says why and what would exercise it.",
   pass: "As the specification says, and readable by the reference client.",
 };

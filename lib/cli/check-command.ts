@@ -55,6 +55,7 @@ const MARKS: Record<CheckResult["outcome"], string> = {
   "breaks-reference-client": "✗",
   error: "✗",
   "differs-from-spec": "!",
+  "breaks-openreward-client": "◇",
   "not-exercised": "-",
   pass: "✓",
 };

@@ -242,6 +242,28 @@ export const CHECKS = [
     SESSIONS,
     "Timeout Cleanup",
   ),
+  // What the OpenReward client needs (beyond the spec; the sections are the nearest ones)
+  check(
+    "openreward-bare-paths",
+    "openreward",
+    "Paths without the environment (/tools, /splits, /num_tasks, /task; /prompt, /task_tools, /call in a session) reach it: the one named by X-Deployment, or the only one",
+    HTTP,
+    "POST /create",
+  ),
+  check(
+    "openreward-env-name",
+    "openreward",
+    "POST /{env}/task and /{env}/task_range answers carry env_name",
+    HTTP,
+    "POST /{env_name}/task",
+  ),
+  check(
+    "openreward-create-session-sse",
+    "openreward",
+    "POST /create_session asked with Accept: text/event-stream answers SSE with the session id",
+    HTTP,
+    "POST /create_session",
+  ),
 ] as const satisfies readonly CheckInfo[];
 
 export type CheckId = (typeof CHECKS)[number]["id"];

@@ -36,6 +36,9 @@ export class Findings {
   breaks(observed: string, deviation?: DeviationId): this {
     return this.add("breaks-reference-client", observed, deviation);
   }
+  breaksOpenReward(observed: string, deviation?: DeviationId): this {
+    return this.add("breaks-openreward-client", observed, deviation);
+  }
   error(observed: string): this {
     return this.add("error", observed);
   }
@@ -85,6 +88,8 @@ export const differs = (observed: string, deviation?: DeviationId): Verdict =>
   verdictOf("differs-from-spec", observed, deviation);
 export const breaks = (observed: string, deviation?: DeviationId): Verdict =>
   verdictOf("breaks-reference-client", observed, deviation);
+export const breaksOpenReward = (observed: string, deviation?: DeviationId): Verdict =>
+  verdictOf("breaks-openreward-client", observed, deviation);
 export const failed = (observed: string): Verdict => verdictOf("error", observed);
 export const notExercised = (observed: string): Verdict => ({ outcome: "not-exercised", observed });
 

@@ -26,7 +26,9 @@ export type DeviationId =
   | "env-mismatch-accepted"
   | "negative-index"
   | "unknown-tool-ok-false"
-  | "reconnect-unknown-no-task-id";
+  | "reconnect-unknown-no-task-id"
+  | "x-deployment-ignored"
+  | "task-without-env-name";
 
 export interface Framework {
   id: string;
@@ -76,6 +78,9 @@ export const REFERENCE_PYTHON_SDK: Framework = {
     "negative-index": "a negative task index counts from the end (Python list indexing)",
     "unknown-tool-ok-false": 'an unknown tool is a tool logic error (200, end {"ok": false})',
     "reconnect-unknown-no-task-id": "an unknown task_id answers event: error without a task_id event first",
+    "x-deployment-ignored":
+      "X-Deployment is not read: a path without the environment goes to the first environment",
+    "task-without-env-name": "/task and /task_range answer without env_name",
   },
 };
 

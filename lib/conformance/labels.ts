@@ -6,6 +6,7 @@ export const OUTCOME_TITLES: Record<CheckOutcome, string> = {
   "breaks-reference-client": "Breaks the reference Python client",
   error: "Errors",
   "differs-from-spec": "Differs from the spec",
+  "breaks-openreward-client": "Breaks the OpenReward client",
   "not-exercised": "Not exercised",
   pass: "Passed",
 };
@@ -20,14 +21,19 @@ export function specLabel(result: Pick<CheckResult, "spec">): string {
   return `${result.spec.file} "${result.spec.section}"`;
 }
 
-/** `1 breaks the reference client, 2 differ from the spec, 0 errors, 3 not exercised, 30 pass` */
+/**
+ * `1 breaks the reference client, 2 differ from the spec, 0 errors, 3 not exercised, 30 pass`, with
+ * `1 breaks the OpenReward client` before `not exercised` when some does.
+ */
 export function summaryLine(counts: OutcomeCounts): string {
   const b = counts["breaks-reference-client"];
   const d = counts["differs-from-spec"];
+  const o = counts["breaks-openreward-client"];
   return [
     `${b} ${b === 1 ? "breaks" : "break"} the reference client`,
     `${d} ${d === 1 ? "differs" : "differ"} from the spec`,
     `${counts.error} ${counts.error === 1 ? "error" : "errors"}`,
+    ...(o ? [`${o} ${o === 1 ? "breaks" : "break"} the OpenReward client`] : []),
     `${counts["not-exercised"]} not exercised`,
     `${counts.pass} pass`,
   ].join(", ");
@@ -63,12 +69,21 @@ export function verdictOf(report: Pick<ConformanceReport, "summary" | "results" 
       text: `${findings(counted.length)} ${counted.length === 1 ? "counts" : "count"} under --strict${theirs ? ` (${theirs})` : ""}`,
     };
   }
+  const openreward = report.results.filter(
+    (r) => r.outcome === "breaks-openreward-client" && r.owner !== "framework" && !r.waived,
+  ).length;
+  const also = openreward
+    ? `; the OpenReward client fails on ${openreward} check${openreward === 1 ? "" : "s"} (not counted)`
+    : "";
   if (theirs)
     return {
       passed: true,
-      text: `nothing for the environment's author to fix: ${theirs}${report.policy.strict ? "" : " (--strict counts them)"}`,
+      text: `nothing for the environment's author to fix: ${theirs}${report.policy.strict ? "" : " (--strict counts them)"}${also}`,
     };
-  if (summary.clean) return { passed: true, text: "clean" };
-  if (summary.ok) return { passed: true, text: "usable by the reference client" };
-  return { passed: true, text: `usable by the reference client with ${findings(summary.waived)} waived` };
+  if (summary.clean) return { passed: true, text: `clean${also}` };
+  if (summary.ok) return { passed: true, text: `usable by the reference client${also}` };
+  return {
+    passed: true,
+    text: `usable by the reference client with ${findings(summary.waived)} waived${also}`,
+  };
 }

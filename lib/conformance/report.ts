@@ -15,6 +15,7 @@ const MARKS: Record<CheckOutcome, string> = {
   "breaks-reference-client": "✗",
   error: "✗",
   "differs-from-spec": "!",
+  "breaks-openreward-client": "◇",
   "not-exercised": "-",
   pass: "✓",
 };
@@ -23,6 +24,7 @@ const COLORS: Record<CheckOutcome, string> = {
   "breaks-reference-client": "\x1b[31m",
   error: "\x1b[31m",
   "differs-from-spec": "\x1b[33m",
+  "breaks-openreward-client": "\x1b[35m",
   "not-exercised": "\x1b[90m",
   pass: "\x1b[32m",
 };
@@ -72,7 +74,11 @@ export function formatReportText(report: ConformanceReport, options: TextOptions
   for (const outcome of CHECK_OUTCOMES) {
     if (!isFinding(outcome)) continue;
     const group = author.filter((r) => r.outcome === outcome);
-    if (section(OUTCOME_TITLES[outcome], group))
+    const note =
+      outcome === "breaks-openreward-client"
+        ? `What the OpenReward platform's client (openreward) needs beyond the spec; ${report.policy.strict ? "counted (--strict)" : "not counted (--strict counts them)"}.`
+        : null;
+    if (section(OUTCOME_TITLES[outcome], group, note))
       for (const r of group) item(r, MARKS[outcome], COLORS[outcome]);
   }
   const framework = report.results.filter((r) => r.owner === "framework" && !r.waived);

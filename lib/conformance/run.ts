@@ -16,6 +16,7 @@ import * as discovery from "./checks/discovery";
 import * as errors from "./checks/errors";
 import { sessionIds } from "./checks/isolation";
 import { idleTimeout } from "./checks/limits";
+import * as openreward from "./checks/openreward";
 import { sessionFlow } from "./checks/session-flow";
 import { createDefaultEnv, createSessionJson, createSessionSse, createTaskSource } from "./checks/sessions";
 import { chunking, chunkSize, slowCall } from "./checks/tool-calls";
@@ -61,6 +62,9 @@ async function execute(ctx: CheckContext): Promise<void> {
   await ctx.check("isolation-session-ids", () => sessionIds(ctx));
   await ctx.check("call-chunking", () => chunking(ctx));
   await ctx.check("call-chunk-size", () => chunkSize(ctx));
+  await ctx.check("openreward-bare-paths", () => openreward.barePaths(ctx));
+  await ctx.check("openreward-env-name", () => openreward.envName(ctx));
+  await ctx.check("openreward-create-session-sse", () => openreward.createSessionSse(ctx));
 
   await slow;
   await ctx.check("call-pings", () =>

@@ -8,6 +8,8 @@
  *   something else than the server meant (an exception, lost characters, a wrong sid);
  * - `error`: the server failed where it should have answered (5xx, no answer, a time limit);
  * - `differs-from-spec`: the specification says otherwise, but the reference client copes;
+ * - `breaks-openreward-client`: the OpenReward platform's client (`openreward`) needs something the
+ *   spec does not ask for (paths without the environment, `env_name` in /task), and fails here;
  * - `not-exercised`: the behaviour could not be observed on this server (and why);
  * - `pass`.
  */
@@ -15,6 +17,7 @@ export const CHECK_OUTCOMES = [
   "breaks-reference-client",
   "error",
   "differs-from-spec",
+  "breaks-openreward-client",
   "not-exercised",
   "pass",
 ] as const;
@@ -34,7 +37,15 @@ export interface SpecRef {
   section: string;
 }
 
-export const CHECK_GROUPS = ["discovery", "sessions", "calls", "errors", "isolation", "limits"] as const;
+export const CHECK_GROUPS = [
+  "discovery",
+  "sessions",
+  "calls",
+  "errors",
+  "isolation",
+  "limits",
+  "openreward",
+] as const;
 export type CheckGroup = (typeof CHECK_GROUPS)[number];
 
 export const GROUP_TITLES: Record<CheckGroup, string> = {
@@ -44,6 +55,7 @@ export const GROUP_TITLES: Record<CheckGroup, string> = {
   errors: "Errors",
   isolation: "Session isolation",
   limits: "Limits",
+  openreward: "What the OpenReward client needs",
 };
 
 export interface CheckInfo {
@@ -147,6 +159,7 @@ export function emptyCounts(): OutcomeCounts {
     "breaks-reference-client": 0,
     error: 0,
     "differs-from-spec": 0,
+    "breaks-openreward-client": 0,
     "not-exercised": 0,
     pass: 0,
   };

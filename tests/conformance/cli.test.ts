@@ -11,7 +11,7 @@ import type { ConformanceReport } from "@/lib/conformance";
 import { createOrsHandler, type OrsHandler } from "@/lib/ors/host";
 import { captureIo, runScript } from "../cli/helpers";
 import { handlerFetch, proxyToHandler, startHttpServer } from "../relay/helpers";
-import { brokenHandler, CHECK_IDS, reportShape, result } from "./helpers";
+import { brokenHandler, CHECK_IDS, openRewardHandler, reportShape, result } from "./helpers";
 
 const BROKEN_PORT = 8709;
 
@@ -148,9 +148,17 @@ describe("--allow-file", () => {
 
 describe("check command: runs", () => {
   let host: OrsHandler;
+  /** Our host with what the OpenReward client needs in front, so the reports here do not move with it. */
+  let local: typeof fetch;
   let broken: Awaited<ReturnType<typeof startHttpServer>>;
   beforeAll(async () => {
     host = createOrsHandler(builtinEnvironments, { pingIntervalMs: 300 });
+    local = handlerFetch(
+      openRewardHandler(
+        host,
+        builtinEnvironments.map((e) => e.name),
+      ),
+    );
     const handler = brokenHandler(host);
     broken = await startHttpServer(BROKEN_PORT, (req, res) => {
       proxyToHandler(handler, req, res).catch(() => res.destroy());
@@ -165,7 +173,7 @@ describe("check command: runs", () => {
     const { out, io } = captureIo();
     const code = await checkCommand(["http://local.invalid", "--ping-time", "0"], {
       ...io,
-      fetch: handlerFetch(host),
+      fetch: local,
     });
     expect(code).toBe(0);
     expect(out.stdout).toMatch(/^ORS conformance check of http:\/\/local\.invalid\n/);
@@ -189,7 +197,7 @@ describe("check command: runs", () => {
       const strict = captureIo();
       const code = await checkCommand(
         ["http://local.invalid", "--ping-time", "0", "--strict", "--junit", junit],
-        { ...strict.io, fetch: handlerFetch(host) },
+        { ...strict.io, fetch: local },
       );
       expect(code).toBe(1);
       expect(strict.out.stdout).toMatch(/^Summary: .*: 1 finding counts under --strict$/m);
@@ -219,7 +227,7 @@ describe("check command: runs", () => {
             "--junit",
             "check.xml",
           ],
-          { ...waived.io, fetch: handlerFetch(host), cwd: dir },
+          { ...waived.io, fetch: local, cwd: dir },
         ),
       ).toBe(0);
       expect(waived.out.stdout).toMatch(/^Waived \(1\)\n.*\n {2}! call-unknown-tool — /m);
@@ -236,7 +244,7 @@ describe("check command: runs", () => {
       expect(
         await checkCommand(["http://local.invalid", "--ping-time", "0", "--junit", "check.xml"], {
           ...io,
-          fetch: handlerFetch(host),
+          fetch: local,
           cwd: dir,
         }),
       ).toBe(0);
@@ -252,7 +260,7 @@ describe("check command: runs", () => {
     const { out, io } = captureIo();
     const code = await checkCommand(["http://local.invalid", "--json", "--ping-time", "0"], {
       ...io,
-      fetch: handlerFetch(host),
+      fetch: local,
     });
     expect(code).toBe(0);
     const report = reportShape.parse(JSON.parse(out.stdout));
@@ -265,7 +273,7 @@ describe("check command: runs", () => {
     await checkCommand(["http://local.invalid", "--ping-time", "0"], {
       ...io,
       progress: true,
-      fetch: handlerFetch(host),
+      fetch: local,
     });
     const lines = out.stderr.trim().split("\n");
     expect(lines).toHaveLength(CHECK_IDS.length);

@@ -55,6 +55,9 @@ describe("conformance check of the reference-shaped server", () => {
       "call-chunk-size": "not-exercised",
       // No tool of its own runs long without an input the check cannot guess (canvas battery).
       "call-pings": "not-exercised",
+      // X-Deployment is not read (four environments); /task and /task_range carry no env_name.
+      "openreward-bare-paths": "breaks-openreward-client",
+      "openreward-env-name": "breaks-openreward-client",
     });
     expect(report.summary.ok).toBe(false);
     expect(reportShape.safeParse(report).success).toBe(true);

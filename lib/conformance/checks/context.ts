@@ -92,6 +92,8 @@ export class CheckContext {
   sids: string[] = [];
   sessionTools: ToolSpec[] | null = null;
   main: CheckTool | null = null;
+  /** The answer to /create_session asked as the reference client asks (create-session-sse). */
+  sseSessionAnswer: ProbeAnswer | null = null;
   /** The main call of the session flow (call-framing), replayed by the reconnection checks. */
   mainAnalysis: CallAnalysis | null = null;
   readonly calls: ObservedCall[] = [];
@@ -226,11 +228,16 @@ export class CheckContext {
   }
 
   /** POST /create; a 2xx answer makes the session one to delete at the end. */
-  async create(sid: string, body: unknown, env: string | null): Promise<ProbeAnswer> {
+  async create(
+    sid: string,
+    body: unknown,
+    env: string | null,
+    headers?: Readonly<Record<string, string>>,
+  ): Promise<ProbeAnswer> {
     // Held before sending, and sent to its answer even if the check stops meanwhile: the cleanup
     // then deletes whatever the server made.
     this.live.set(sid, env ?? this.envs[0] ?? "");
-    const a = await this.send({ method: "POST", path: "/create", json: body, sid, detached: true });
+    const a = await this.send({ method: "POST", path: "/create", json: body, sid, headers, detached: true });
     if (a.status < 200 || a.status >= 300) this.live.delete(sid);
     return a;
   }

@@ -36,6 +36,7 @@ export async function createSessionSse(ctx: CheckContext): Promise<Verdict> {
     accept: "text/event-stream",
     stopAt: (f) => f.kind === "event" && f.event === "end",
   });
+  ctx.sseSessionAnswer = a;
   if (a.status >= 500) return failed(describeAnswer(a));
   const ref = referenceCreateSession(a);
   if (!ref.ok) return breaks(`${describeAnswer(a, 80)}: ${ref.failure}`);
