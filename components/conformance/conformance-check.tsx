@@ -137,8 +137,9 @@ export function ConformanceCheck({ server }: { server: string }) {
           <p className="text-sm text-zinc-600 dark:text-zinc-300">
             Walks every endpoint and behaviour of the ORS specification against{" "}
             <span className="font-mono">{server}</span> and says, for each, whether it passes, differs from
-            the spec, or breaks the reference Python client. It opens a few sessions (and deletes them), and
-            calls tools with inputs made up from their schemas.
+            the spec, or breaks the reference Python client — and whose each finding is: the environment's, or
+            the server framework's under it (the reference Python SDK's, say). It opens a few sessions (and
+            deletes them), and calls tools with inputs made up from their schemas.
           </p>
           <form onSubmit={onSubmit} aria-label="Conformance check" className="space-y-3">
             <details className="rounded-md border border-zinc-200 dark:border-zinc-800">
