@@ -1,8 +1,6 @@
-// `check URL`: the ORS conformance check of any server from the command line (lib/conformance).
-// Prints the report as text (or `--json`), writes JUnit XML for CI (`--junit`), and answers an exit
-// code (docs/check.md "Exit codes"): 0 when no finding counts — by default the author's findings
-// that break the reference client or are errors, the server framework's and waived ones never;
-// every finding with `--strict` — 1 otherwise, 2 for a usage mistake.
+// `check URL`: the ORS conformance check of any server from the command line (lib/conformance). Prints
+// the report as text or `--json`, writes `--junit` XML, and answers an exit code (docs/check.md "Exit
+// codes"): 0 when no finding counts under the policy (`--strict`, waivers), 1 otherwise, 2 usage.
 import fs from "node:fs";
 import path from "node:path";
 import {
@@ -115,7 +113,10 @@ function checkId(value: string, where: string): string {
  */
 export function parseAllowFile(text: string, file: string): string[] {
   const ids: string[] = [];
-  for (const [i, raw] of text.split(/\r?\n/).entries()) {
+  for (const [i, raw] of text
+    .replace(/^\uFEFF/, "")
+    .split(/\r?\n/)
+    .entries()) {
     const line = raw.replace(/#.*$/, "").trim();
     if (!line) continue;
     const where = `--allow-file ${file}:${i + 1}`;

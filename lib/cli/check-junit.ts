@@ -1,8 +1,6 @@
-// The conformance report as JUnit XML (`check --junit FILE`): one testcase per check, grouped by the
-// check's group. A finding that counts toward the exit code is a <failure> (an <error> when the
-// server failed); a check not exercised is <skipped>; a finding that does not count (the server
-// framework's, waived, or below the default bar) passes with its text in <system-out>, so the CI
-// view agrees with the exit code.
+// The conformance report as JUnit XML (`check --junit FILE`): a testcase per check; a counted finding
+// fails (an error when the server failed), a check not exercised is skipped, and a finding that does
+// not count passes with its text in <system-out>, so the CI view agrees with the exit code.
 import { OUTCOME_TITLES, specLabel } from "@/lib/conformance/labels";
 import { type CheckResult, type ConformanceReport, isFinding } from "@/lib/conformance/types";
 import { type JUnitCase, junitXml } from "./junit";

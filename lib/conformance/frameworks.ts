@@ -1,8 +1,6 @@
-// The server frameworks the check recognises under an environment, and their known deviations
-// from the spec: a finding that is one of these on a recognised server is the framework's, not the
-// environment author's (docs/check.md "Whose finding"). Each framework is recognised by behaviours
-// that are its own code's, seen during the run (markers); a few could be a coincidence or a copy
-// (our own host answers a missing X-Session-ID with the same words), so it needs `threshold`.
+// The server frameworks the check recognises under an environment — by behaviours that are their own
+// code's, seen during the run — and their known deviations from the spec, which make a finding the
+// framework's rather than the author's (docs/check.md "Whose finding").
 
 /** Behaviours that mark a server as built on a framework. */
 export type MarkerId =
@@ -35,7 +33,10 @@ export interface Framework {
   /** As reports name it. */
   name: string;
   markers: Partial<Record<MarkerId, string>>;
-  /** Markers needed to recognise it. */
+  /**
+   * Markers needed to recognise it: a few could be a coincidence or a copy (our own host answers a
+   * missing X-Session-ID with the reference SDK's words), so more than half of them.
+   */
   threshold: number;
   deviations: Partial<Record<DeviationId, string>>;
 }

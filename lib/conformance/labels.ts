@@ -63,7 +63,11 @@ export function verdictOf(report: Pick<ConformanceReport, "summary" | "results" 
       ? `${findings(summary.owners.framework)} ${summary.owners.framework === 1 ? "is" : "are"} the ${framework.name}'s, not the environment's`
       : null;
   if (!summary.passed) {
-    if (byAuthor.length) return { passed: false, text: "NOT usable as is by the reference client" };
+    if (byAuthor.length)
+      return {
+        passed: false,
+        text: `not usable as is by the reference client${theirs ? `; ${theirs}` : ""}`,
+      };
     return {
       passed: false,
       text: `${findings(counted.length)} ${counted.length === 1 ? "counts" : "count"} under --strict${theirs ? ` (${theirs})` : ""}`,

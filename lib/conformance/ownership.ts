@@ -1,8 +1,6 @@
-// Whose each finding is, and what counts toward the exit code (docs/check.md "Whose finding",
-// "Exit codes"). A finding is the framework's when the run recognised a framework under the server
-// and every part of the finding is one of that framework's known deviations; anything else is the
-// author's. By default only the author's findings that break the reference client or are errors
-// count; `strict` counts every finding; waived checks never count.
+// Whose each finding is and what counts toward the exit code (docs/check.md "Whose finding", "Exit
+// codes"): the framework's when it was recognised and the finding is all its known deviations; by
+// default the author's breaks and errors count; `strict` counts all; waived checks never count.
 import type { CheckId } from "./catalogue";
 import { type DeviationId, type MarkerId, recogniseFramework } from "./frameworks";
 import {

@@ -1,7 +1,6 @@
-// The conformance report for people (text: the author's findings grouped by outcome, worst first,
-// then the server framework's, the waived ones, what was not exercised, the passes, and a summary
-// line with the verdict) and for machines (`ors-conformance/1` JSON, documented in docs/check.md).
-// Isomorphic.
+// The conformance report for people (text: the author's findings by outcome, the server framework's,
+// the waived ones, not exercised, passed, and the verdict) and for machines (`ors-conformance/1`
+// JSON, documented in docs/check.md). Isomorphic.
 import { formatMs, OUTCOME_TITLES, specLabel, summaryLine, verdictOf } from "./labels";
 import {
   CHECK_OUTCOMES,
@@ -113,11 +112,13 @@ export function formatReportText(report: ConformanceReport, options: TextOptions
   }
 
   const verdict = verdictOf(report);
+  // Said loud in a terminal, as it has always been.
+  const words = verdict.text.replace(/^not usable/, "NOT usable");
   lines.push(
     "",
     `${c(BOLD, "Summary:")} ${summaryLine(report.summary.counts)} (${report.summary.total} checks, ${formatMs(report.durationMs)}): ${c(
       verdict.passed ? COLORS.pass : COLORS.error,
-      verdict.text,
+      words,
     )}`,
   );
   return `${lines.join("\n")}\n`;

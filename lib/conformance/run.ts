@@ -1,7 +1,6 @@
-// The ORS conformance check (isomorphic, any `fetch`): runs every check of ./catalogue.ts against
-// one server, in the order a client meets the protocol, with the checks themselves in ./checks/
-// (one module per group). Reports each result as it is decided, deletes the sessions it creates
-// and stops at its time limits.
+// The ORS conformance check (isomorphic, any `fetch`): runs every check of ./catalogue.ts against one
+// server in the order a client meets the protocol (the checks are in ./checks/, one module per
+// group), deleting the sessions it creates, and builds the report with each finding's owner.
 import { judgePings } from "./calls";
 import { CHECKS } from "./catalogue";
 import {

@@ -134,6 +134,8 @@ describe("--allow-file", () => {
       ),
     ).toEqual(["call-chunking", "unknown-path"]);
     expect(parseAllowFile("", "w.txt")).toEqual([]);
+    // A byte-order mark, as some editors write one, is no part of the first id.
+    expect(parseAllowFile("\uFEFFcall-chunking\n", "w.txt")).toEqual(["call-chunking"]);
   });
 
   it("names the file and line of an unknown id, or of two on one line", () => {

@@ -9,7 +9,7 @@ import type { MarkerId } from "../frameworks";
 import type { VerdictTags } from "../ownership";
 import { describeAnswer, Probe, type ProbeAnswer, ProbeError, type ProbeRequest, parseJson } from "../probe";
 import { referenceCreateSession } from "../reference-client";
-import type { CheckResult, CheckTask, CheckTool } from "../types";
+import { type CheckResult, type CheckTask, type CheckTool, isFinding } from "../types";
 import { isObject } from "./util";
 
 export interface ConformanceOptions {
@@ -131,7 +131,11 @@ export class CheckContext {
       counted: false,
     };
     this.results.set(id, result);
-    this.tags.set(id, { deviations: v.deviations ?? [], unexplained: v.unexplained ?? false });
+    const deviations = v.deviations ?? [];
+    this.tags.set(id, {
+      deviations,
+      unexplained: v.unexplained ?? (isFinding(v.outcome) && deviations.length === 0),
+    });
     this.o.onResult?.(result);
   }
 

@@ -1,7 +1,6 @@
-// What the OpenReward platform's Python client (`openreward`) needs beyond the spec (docs/check.md
-// "What the OpenReward client needs"): without a `variant` it calls paths without the environment
-// segment and names the environment in an `X-Deployment` header; it reads `env_name` from /task and
-// /task_range; it asks /create_session for SSE. Failures here are `breaks-openreward-client`.
+// What the OpenReward platform's Python client needs beyond the spec (docs/check.md): paths without
+// the environment segment (routed by X-Deployment, or to the only one), env_name in /task and
+// /task_range, SSE from /create_session. Unmet needs are `breaks-openreward-client`.
 import { blocksSchema, envPath, type SseFrame } from "@/lib/ors/protocol";
 import { analyzeCall, describeEvents } from "../calls";
 import { breaksOpenReward, Findings, notExercised, pass, type Verdict } from "../findings";

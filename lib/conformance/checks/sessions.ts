@@ -1,7 +1,6 @@
 // Session checks (ors-http-api.txt /create_session, /create, /prompt, /task_tools, /ping, /delete;
-// ors-sessions-episodes.txt "Episode Initialization"): session ids as the reference client and the
-// spec ask for them, /create by split + index, by task_spec and by default, the wait for setup,
-// and the answers of a live session.
+// ors-sessions-episodes.txt "Episode Initialization"): session ids, /create by split + index, by
+// task_spec and by default, the wait for setup, and the answers of a live session.
 import {
   blocksSchema,
   describeZodError,
