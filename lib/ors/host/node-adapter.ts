@@ -10,8 +10,9 @@ import {
 } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { OrsError } from "../protocol/errors";
-import { type IncomingOrsRequest, type OrsHandler, pathOf, tooLarge } from "./handler";
+import type { OrsHandler } from "./handler";
 import { JSON_CONTENT_TYPE, type OrsReply, SSE_HEADERS } from "./reply";
+import { type IncomingOrsRequest, pathOf, tooLarge } from "./request";
 
 const WRITE_BATCH = 64 * 1024;
 

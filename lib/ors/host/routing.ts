@@ -1,0 +1,170 @@
+// Routing of ORS requests (spec: ors-http-api.txt, every endpoint): the base path, the endpoint
+// shapes and their methods, /health, API keys, the session header, and which part answers: the
+// root endpoints (sessions), the discovery endpoints of an environment, its prompt, task tools and
+// calls.
+import { OrsError } from "../protocol/errors";
+import { ENDPOINT_METHODS, type EnvEndpoint, parseOrsPath, type RootEndpoint } from "../protocol/paths";
+import { createRequestSchema } from "../protocol/schemas";
+import type { ToolCalls } from "./calls";
+import { discover, isDiscovery } from "./discovery";
+import type { EnvironmentIndex } from "./environments";
+import type { OrsHostOptions } from "./options";
+import { errorMessage, normalizeBlocks } from "./output";
+import { jsonReply, type OrsReply } from "./reply";
+import {
+  type IncomingOrsRequest,
+  parseSecretsHeader,
+  quote,
+  readJsonObject,
+  requireSid,
+  sessionIdOf,
+  validate,
+} from "./request";
+import type { HostedEnvironment } from "./session";
+import type { SessionTable } from "./sessions";
+
+const ROOT_LIST =
+  "/health, /list_environments, /create_session, /create, /ping, /delete, /delete_session, /{env}/tools, /{env}/splits, /{env}/tasks, /{env}/num_tasks, /{env}/task, /{env}/task_range, /{env}/prompt, /{env}/task_tools, /{env}/call";
+
+const OK_STATUS = '{"status":"ok"}';
+
+function sidReply(sid: string): OrsReply {
+  return jsonReply(200, JSON.stringify({ sid }));
+}
+
+/** The parts a router hands requests to. */
+export interface RouterParts {
+  options: OrsHostOptions;
+  envs: () => EnvironmentIndex;
+  sessions: SessionTable;
+  calls: ToolCalls;
+}
+
+export class Router {
+  private readonly apiKeys: Set<string> | null;
+
+  constructor(private readonly parts: RouterParts) {
+    const keys = parts.options.apiKeys;
+    this.apiKeys = keys.length ? new Set(keys) : null;
+  }
+
+  route(req: IncomingOrsRequest): Promise<OrsReply> | OrsReply {
+    let path = req.path;
+    const base = this.parts.options.basePath;
+    if (base && path.startsWith(base) && (path.length === base.length || path[base.length] === "/"))
+      path = path.slice(base.length);
+    const route = parseOrsPath(path);
+    if (route.kind === "unknown")
+      throw new OrsError(404, `Not found: ${quote(path || "/")} is not an ORS endpoint (${ROOT_LIST})`);
+    const expected = ENDPOINT_METHODS[route.endpoint];
+    if (req.method !== expected && !(req.method === "HEAD" && expected === "GET")) {
+      return jsonReply(
+        405,
+        JSON.stringify({ detail: `Method ${req.method} not allowed on /${route.endpoint}: use ${expected}` }),
+        { allow: expected },
+      );
+    }
+    if (route.kind === "root" && route.endpoint === "health") return jsonReply(200, OK_STATUS);
+    if (this.apiKeys) {
+      const key = req.header("x-api-key");
+      if (!key) throw new OrsError(401, "Missing X-API-Key header: this server requires an API key");
+      if (!this.apiKeys.has(key.trim())) throw new OrsError(401, "Invalid API key (X-API-Key)");
+    }
+    const sid = sessionIdOf(req);
+    if (sid !== null) this.parts.sessions.touch(sid);
+    if (route.kind === "root") return this.root(route.endpoint, req, sid);
+    return this.envEndpoint(route.endpoint, this.parts.envs().require(route.env), req, sid);
+  }
+
+  private body(req: IncomingOrsRequest): Promise<unknown> {
+    return readJsonObject(req, this.parts.options.maxBodyBytes);
+  }
+
+  private root(
+    endpoint: RootEndpoint,
+    req: IncomingOrsRequest,
+    sid: string | null,
+  ): Promise<OrsReply> | OrsReply {
+    const sessions = this.parts.sessions;
+    switch (endpoint) {
+      case "list_environments":
+        return jsonReply(200, this.parts.envs().listJson);
+      case "create_session": {
+        const newSid = crypto.randomUUID();
+        if ((req.header("accept") ?? "").includes("text/event-stream"))
+          return { kind: "sse", body: `event: task_id\ndata: ${newSid}\n\nevent: end\ndata: \n\n` };
+        return sidReply(newSid);
+      }
+      case "create":
+        return this.create(req, requireSid(sid));
+      case "ping":
+        sessions.ping(requireSid(sid));
+        return jsonReply(200, OK_STATUS);
+      case "delete": {
+        const id = requireSid(sid);
+        return sessions.delete(id).then(() => sidReply(id));
+      }
+      case "delete_session": {
+        const id = requireSid(sid);
+        return sessions.deleteIfHeld(id).then(() => sidReply(id));
+      }
+      default:
+        throw new OrsError(404, `Not found: /${endpoint}`);
+    }
+  }
+
+  private async create(req: IncomingOrsRequest, sid: string): Promise<OrsReply> {
+    const sessions = this.parts.sessions;
+    const body = validate(createRequestSchema, await this.body(req));
+    sessions.assertNewSession(sid);
+    const envs = this.parts.envs();
+    let hosted: HostedEnvironment | null = null;
+    if (body.env_name != null) hosted = envs.require(body.env_name);
+    else if (envs.size === 1) hosted = envs.defaultEnv;
+    const header = req.header("x-secrets");
+    const secrets: Record<string, string> = header ? parseSecretsHeader(header) : {};
+    if (body.secrets) Object.assign(secrets, body.secrets);
+    await sessions.create({ sid, body, hosted, secrets });
+    return sidReply(sid);
+  }
+
+  private async envEndpoint(
+    endpoint: EnvEndpoint,
+    hosted: HostedEnvironment,
+    req: IncomingOrsRequest,
+    sid: string | null,
+  ): Promise<OrsReply> {
+    if (isDiscovery(endpoint)) return discover(endpoint, hosted, () => this.body(req));
+    const sessions = this.parts.sessions;
+    switch (endpoint) {
+      case "prompt": {
+        const s = await sessions.ready(requireSid(sid), hosted);
+        let blocks: unknown;
+        try {
+          blocks = await s.hosted.env.definition.getPrompt(s.ctx);
+        } catch (e) {
+          this.parts.options.log(`getPrompt of ${s.hosted.name} failed`, e);
+          throw new OrsError(500, `Environment ${s.hosted.name}: getPrompt failed: ${errorMessage(e)}`);
+        }
+        try {
+          return jsonReply(200, JSON.stringify(normalizeBlocks(blocks, "prompt")));
+        } catch (e) {
+          throw new OrsError(
+            500,
+            `Environment ${s.hosted.name} returned an invalid prompt: ${errorMessage(e)}`,
+          );
+        }
+      }
+      case "task_tools": {
+        const s = await sessions.ready(requireSid(sid), hosted);
+        sessions.tools(s);
+        return jsonReply(200, s.taskToolsJson!);
+      }
+      case "call": {
+        const id = requireSid(sid);
+        return this.parts.calls.call(hosted, await this.body(req), id);
+      }
+    }
+    throw new OrsError(404, `Not found: /${endpoint}`);
+  }
+}
