@@ -66,6 +66,8 @@ const nextConfig = {
       beforeFiles: [
         ...ROOT_ENDPOINTS.map((p) => ({ source: `/${p}`, destination: `/api/ors/${p}` })),
         { source: `/:env/:endpoint(${ENV_ENDPOINTS})`, destination: "/api/ors/:env/:endpoint" },
+        // Bare (`/splits`, `/call`): the OpenReward client's form, the environment in X-Deployment.
+        { source: `/:endpoint(${ENV_ENDPOINTS})`, destination: "/api/ors/:endpoint" },
       ],
     };
   },

@@ -44,7 +44,14 @@ export interface Relay {
   readonly events: RelayEvents;
 }
 
-const FORWARDED_HEADERS = ["x-session-id", "x-api-key", "x-secrets", "accept", "content-type"];
+const FORWARDED_HEADERS = [
+  "x-session-id",
+  "x-api-key",
+  "x-secrets",
+  "x-deployment",
+  "accept",
+  "content-type",
+];
 /** A browser tab names its call's step with this header (not forwarded), to find it in the live feed. */
 export const CALL_ID_HEADER = "x-playground-call-id";
 const CALL_ID = /^[A-Za-z0-9_-]{8,64}$/;
@@ -146,6 +153,7 @@ export function createRelay(options: RelayOptions): Relay {
       tasks,
       limits,
       callId: callIdOf(req.headers.get(CALL_ID_HEADER)),
+      deployment: req.headers.get("x-deployment"),
     };
 
     /** An error answer; `failure` marks it as the relay's own (the server could not be used). */

@@ -1,5 +1,6 @@
 // The sessionless discovery endpoints of one environment (spec: ors-http-api.txt "Discovery
-// Endpoints"): /tools, /splits, /tasks, /num_tasks, /task, /task_range.
+// Endpoints"): /tools, /splits, /tasks, /num_tasks, /task, /task_range. /tasks, /task and
+// /task_range carry `env_name` (the OpenReward client reads it from all three).
 import {
   getTaskRangeRequestSchema,
   getTaskRequestSchema,
@@ -53,7 +54,7 @@ export async function discover(
     }
     case "task": {
       const { split, index } = validate(getTaskRequestSchema, await readBody());
-      return json({ task: await taskAt(env, split, index) });
+      return json({ task: await taskAt(env, split, index), env_name: hosted.name });
     }
     case "task_range": {
       const { split, start, stop } = validate(getTaskRangeRequestSchema, await readBody());
@@ -61,7 +62,7 @@ export async function discover(
       const n = await env.numTasks(split);
       const from = sliceIndex(start ?? 0, n);
       const to = sliceIndex(stop ?? n, n);
-      return json({ tasks: from < to ? await env.getTaskRange(split, from, to) : [] });
+      return json({ tasks: from < to ? await env.getTaskRange(split, from, to) : [], env_name: hosted.name });
     }
   }
 }

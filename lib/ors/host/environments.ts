@@ -2,6 +2,7 @@
 // indexed by name (lookups ignore case, as the reference server's do), with their discovery
 // answers precomputed, and the task lookups by split and index that /create and /task share.
 import { OrsError } from "../protocol/errors";
+import { deploymentNames } from "../protocol/paths";
 import type { JsonObject } from "../protocol/schemas";
 import type { AnyEnvironment } from "../sdk/define";
 import { quote } from "./request";
@@ -74,6 +75,15 @@ export class EnvironmentIndex {
   /** The environment of this name (case ignored), or undefined. */
   find(name: string): HostedEnvironment | undefined {
     return this.byName.get(name) ?? this.byLower.get(name.toLowerCase());
+  }
+
+  /** The environment an `X-Deployment` header names (`math`, or `namespace/math`), if it is hosted. */
+  fromDeployment(header: string | null): HostedEnvironment | undefined {
+    for (const name of deploymentNames(header)) {
+      const hosted = this.find(name);
+      if (hosted) return hosted;
+    }
+    return undefined;
   }
 
   /** The environment of this name, or a 404 listing the hosted ones. */

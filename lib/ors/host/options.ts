@@ -19,7 +19,8 @@ export interface OrsHostOptions {
   resultLingerMs: number;
   /** Total size (UTF-16 code units + a fixed overhead per result) of results kept for reconnection. */
   resultCacheBytes: number;
-  /** Interval of the `: ping` comment while a tool runs. Spec: 10 s. */
+  /** Interval of the `: ping` comment while a tool runs. Spec: 10 s. Below 30 s (see
+   *  CLIENT_SILENCE_LIMIT_MS). */
   pingIntervalMs: number;
   /** When non-empty, every endpoint but /health requires one of these in `X-API-Key`. */
   apiKeys: string[];
@@ -42,9 +43,26 @@ export const DEFAULT_HOST_OPTIONS: Readonly<Omit<OrsHostOptions, "sweepIntervalM
   apiKeys: [],
 };
 
-/** Fills in defaults; the sweep runs often enough for the shortest configured timeout. */
+/**
+ * The OpenReward client gives up on a stream that sends nothing for 30 s (its read timeout, pings
+ * included); the reference client's tools wait as long. A ping interval must stay well below it.
+ */
+export const CLIENT_SILENCE_LIMIT_MS = 30_000;
+
+function pingTooSlow(ms: number, name: string): Error {
+  return new Error(
+    `${name} must be below ${CLIENT_SILENCE_LIMIT_MS} (30 s), got ${ms}: the OpenReward client gives up on a stream silent for 30 s, so pings must come well before that (the spec's interval is 10000)`,
+  );
+}
+
+/**
+ * Fills in defaults; the sweep runs often enough for the shortest configured timeout. Throws on a
+ * ping interval of 30 s or more.
+ */
 export function resolveHostOptions(options: Partial<OrsHostOptions> = {}): OrsHostOptions {
   const o = { ...DEFAULT_HOST_OPTIONS, ...stripUndefined(options) };
+  if (!(o.pingIntervalMs > 0 && o.pingIntervalMs < CLIENT_SILENCE_LIMIT_MS))
+    throw pingTooSlow(o.pingIntervalMs, "pingIntervalMs");
   const timeouts = [o.idleTimeoutMs, o.maxSessionMs, o.resultLingerMs].filter((t) => t > 0);
   const shortest = timeouts.length ? Math.min(...timeouts) : 1000;
   let basePath = o.basePath.replace(/\/+$/, "");
@@ -84,7 +102,8 @@ export const HOST_ENV_VARS = [
 
 /**
  * Reads the host options from `ORS_*` environment variables. A variable that is set but not a
- * non-negative integer throws at startup, naming it.
+ * non-negative integer throws at startup, naming it, and so does `ORS_PING_INTERVAL_MS` of 30 s or
+ * more (the OpenReward client's silence limit).
  */
 export function hostOptionsFromEnv(
   env: Record<string, string | undefined> = process.env,
@@ -98,6 +117,7 @@ export function hostOptionsFromEnv(
     const value = Number(raw);
     if ((key === "maxSessions" || key === "pingIntervalMs" || key === "idleTimeoutMs") && value === 0)
       throw new Error(`${name} must be greater than 0`);
+    if (key === "pingIntervalMs" && value >= CLIENT_SILENCE_LIMIT_MS) throw pingTooSlow(value, name);
     out[key] = value;
   }
   const keys = env.ORS_API_KEYS?.trim();

@@ -1,10 +1,17 @@
 // Routing of ORS requests (spec: ors-http-api.txt, every endpoint): the base path, the endpoint
 // shapes and their methods, /health, API keys, the session header, and which part answers: the
 // root endpoints (sessions), the discovery endpoints of an environment, its prompt, task tools and
-// calls.
+// calls. Bare paths (`/splits`, `/call`: what the OpenReward client sends) are served directly, for
+// the environment of the session, of the `X-Deployment` header, or the only one hosted.
 import { OrsError } from "../protocol/errors";
-import { ENDPOINT_METHODS, type EnvEndpoint, parseOrsPath, type RootEndpoint } from "../protocol/paths";
-import { createRequestSchema } from "../protocol/schemas";
+import {
+  DEPLOYMENT_HEADER,
+  ENDPOINT_METHODS,
+  type EnvEndpoint,
+  parseOrsPath,
+  type RootEndpoint,
+} from "../protocol/paths";
+import { createRequestSchema, PLATFORM_ONLY_CREATE_FIELDS } from "../protocol/schemas";
 import type { ToolCalls } from "./calls";
 import { discover, isDiscovery } from "./discovery";
 import type { EnvironmentIndex } from "./environments";
@@ -20,11 +27,11 @@ import {
   sessionIdOf,
   validate,
 } from "./request";
-import type { HostedEnvironment } from "./session";
+import { type HostedEnvironment, UNBOUND } from "./session";
 import type { SessionTable } from "./sessions";
 
 const ROOT_LIST =
-  "/health, /list_environments, /create_session, /create, /ping, /delete, /delete_session, /{env}/tools, /{env}/splits, /{env}/tasks, /{env}/num_tasks, /{env}/task, /{env}/task_range, /{env}/prompt, /{env}/task_tools, /{env}/call";
+  "/health, /list_environments, /create_session, /create, /ping, /delete, /delete_session, /{env}/tools, /{env}/splits, /{env}/tasks, /{env}/num_tasks, /{env}/task, /{env}/task_range, /{env}/prompt, /{env}/task_tools, /{env}/call, and the same without /{env}";
 
 const OK_STATUS = '{"status":"ok"}';
 
@@ -73,7 +80,37 @@ export class Router {
     const sid = sessionIdOf(req);
     if (sid !== null) this.parts.sessions.touch(sid);
     if (route.kind === "root") return this.root(route.endpoint, req, sid);
+    if (route.kind === "bare")
+      return this.envEndpoint(route.endpoint, this.bareEnv(route.endpoint, req, sid), req, sid);
     return this.envEndpoint(route.endpoint, this.parts.envs().require(route.env), req, sid);
+  }
+
+  /**
+   * The environment of a bare path: a session-bound one (/prompt, /task_tools, /call) follows its
+   * session; otherwise the environment `X-Deployment` names, or the only one hosted (spec, /create:
+   * "requests to unrecognized paths are redirected to it automatically"; served here, not redirected).
+   */
+  private bareEnv(endpoint: EnvEndpoint, req: IncomingOrsRequest, sid: string | null): HostedEnvironment {
+    if (!isDiscovery(endpoint)) {
+      // A missing header is a 400, unknown or ended ids get their 404/410, as on /{env}/... paths.
+      const s = this.parts.sessions.require(requireSid(sid));
+      if (s.status !== UNBOUND) return s.hosted;
+    }
+    const envs = this.parts.envs();
+    const header = req.header(DEPLOYMENT_HEADER);
+    const named = envs.fromDeployment(header);
+    if (named) return named;
+    if (envs.size === 1) return envs.defaultEnv;
+    const hosted = envs.names.join(", ");
+    if (header?.trim())
+      throw new OrsError(
+        404,
+        `Unknown environment ${quote(header.trim())} (X-Deployment header) for /${endpoint}; this server hosts: ${hosted}`,
+      );
+    throw new OrsError(
+      404,
+      `/${endpoint} names no environment and this server hosts several (${hosted}): use /{env}/${endpoint}, or name it in an X-Deployment header`,
+    );
   }
 
   private body(req: IncomingOrsRequest): Promise<unknown> {
@@ -115,12 +152,23 @@ export class Router {
 
   private async create(req: IncomingOrsRequest, sid: string): Promise<OrsReply> {
     const sessions = this.parts.sessions;
-    const body = validate(createRequestSchema, await this.body(req));
+    const raw = await this.body(req);
+    for (const [field, what] of Object.entries(PLATFORM_ONLY_CREATE_FIELDS))
+      if (field in (raw as object))
+        throw new OrsError(
+          400,
+          `${field}: an OpenReward platform option (${what}) that this host does not offer; leave it out`,
+        );
+    const body = validate(createRequestSchema, raw);
     sessions.assertNewSession(sid);
     const envs = this.parts.envs();
+    // env_name first; else the environment X-Deployment names; else the only one. With none of
+    // them (several environments), the session's first /{env}/... request binds it.
     let hosted: HostedEnvironment | null = null;
     if (body.env_name != null) hosted = envs.require(body.env_name);
-    else if (envs.size === 1) hosted = envs.defaultEnv;
+    else
+      hosted =
+        envs.fromDeployment(req.header(DEPLOYMENT_HEADER)) ?? (envs.size === 1 ? envs.defaultEnv : null);
     const header = req.header("x-secrets");
     const secrets: Record<string, string> = header ? parseSecretsHeader(header) : {};
     if (body.secrets) Object.assign(secrets, body.secrets);

@@ -1,5 +1,7 @@
-// The ORS endpoint shapes (spec: ors-http-api.txt): root endpoints and per-environment ones.
-// Shared by the host's router, the client, the relay and the Next.js root rewrites.
+// The ORS endpoint shapes (spec: ors-http-api.txt): root endpoints, per-environment ones, and those
+// same ones bare (`/splits`: the environment named by an `X-Deployment` header, by the session, or
+// the only one hosted). The one list: the host's router, the client, the relay and the Next.js root
+// rewrites (next.config.mjs reads it) all follow it.
 
 export const ROOT_ENDPOINTS = [
   "health",
@@ -28,7 +30,12 @@ export type EnvEndpoint = (typeof ENV_ENDPOINTS)[number];
 export type OrsRoute =
   | { kind: "root"; endpoint: RootEndpoint }
   | { kind: "env"; env: string; endpoint: EnvEndpoint }
+  /** An environment endpoint without its environment segment (`/splits`, `/call`). */
+  | { kind: "bare"; endpoint: EnvEndpoint }
   | { kind: "unknown"; path: string };
+
+/** The header in which the OpenReward client names the deployment (environment) of a bare path. */
+export const DEPLOYMENT_HEADER = "x-deployment";
 
 const rootSet = new Set<string>(ROOT_ENDPOINTS);
 const envSet = new Set<string>(ENV_ENDPOINTS);
@@ -65,13 +72,14 @@ export const ENDPOINT_METHODS: Record<RootEndpoint | EnvEndpoint, "GET" | "POST"
 };
 
 /**
- * Classifies an ORS path relative to the base URL (`/health`, `/math/call`, ...). Environment names
- * are URL-decoded.
+ * Classifies an ORS path relative to the base URL (`/health`, `/math/call`, `/call`, ...).
+ * Environment names are URL-decoded.
  */
 export function parseOrsPath(path: string): OrsRoute {
   const parts = path.split("/").filter(Boolean);
   if (parts.length === 1 && rootSet.has(parts[0]!))
     return { kind: "root", endpoint: parts[0] as RootEndpoint };
+  if (parts.length === 1 && envSet.has(parts[0]!)) return { kind: "bare", endpoint: parts[0] as EnvEndpoint };
   if (parts.length === 2 && envSet.has(parts[1]!)) {
     let env: string;
     try {
@@ -87,4 +95,15 @@ export function parseOrsPath(path: string): OrsRoute {
 /** Builds the path of an environment endpoint, e.g. `envPath("math", "call")` → `/math/call`. */
 export function envPath(env: string, endpoint: EnvEndpoint): string {
   return `/${encodeURIComponent(env)}/${endpoint}`;
+}
+
+/**
+ * The environment names an `X-Deployment` value may stand for, in order: the value itself, then for
+ * the OpenReward client's `namespace/name` form the part after the last slash. Empty for no value.
+ */
+export function deploymentNames(value: string | null): string[] {
+  const v = value?.trim() ?? "";
+  if (!v) return [];
+  const slash = v.lastIndexOf("/");
+  return slash >= 0 && slash < v.length - 1 ? [v, v.slice(slash + 1)] : [v];
 }
