@@ -42,6 +42,10 @@ export class ToolCalls {
       if (run.done) return sseReply(head, run.frames);
       return { kind: "stream", stream: new CallStream(run, head, pingMs) };
     }
+    // The path's environment first, as for every session: a session of another environment is a
+    // 404 even when its setup failed (which would be a 500).
+    const bound = this.sessions.require(sid);
+    if (bound.status !== UNBOUND) assertSameEnv(bound, hosted);
     const s = await this.sessions.ready(sid, hosted);
     assertSameEnv(s, hosted);
     const run = this.runs.start(sid);

@@ -23,6 +23,9 @@ export interface OrsHostStats {
   runsRunning: number;
   resultsKept: number;
   resultBytesKept: number;
+  /** Bytes of the inputs live sessions hold (their /create bodies and X-Secrets), bounded by
+   *  `maxSessionBytes`. */
+  sessionBytes: number;
 }
 
 export interface OrsHost {
@@ -82,6 +85,7 @@ class Host implements OrsHost {
       runsRunning: r.running,
       resultsKept: r.kept,
       resultBytesKept: r.keptBytes,
+      sessionBytes: this.sessions.bytes,
     };
   }
 
@@ -89,7 +93,12 @@ class Host implements OrsHost {
     try {
       return await this.router.route(req);
     } catch (e) {
-      if (e instanceof OrsError) return jsonReply(e.status, JSON.stringify({ detail: e.detail }));
+      if (e instanceof OrsError)
+        return jsonReply(
+          e.status,
+          JSON.stringify({ detail: e.detail }),
+          e.headers ? { ...e.headers } : undefined,
+        );
       this.options.log(`internal error on ${req.method} ${req.path.slice(0, 200)}`, e);
       return jsonReply(500, '{"detail":"Internal server error"}');
     }

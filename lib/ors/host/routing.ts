@@ -20,6 +20,7 @@ import { errorMessage, normalizeBlocks } from "./output";
 import { jsonReply, type OrsReply } from "./reply";
 import {
   type IncomingOrsRequest,
+  parseJsonObject,
   parseSecretsHeader,
   quote,
   readJsonObject,
@@ -127,7 +128,7 @@ export class Router {
       case "list_environments":
         return jsonReply(200, this.parts.envs().listJson);
       case "create_session": {
-        const newSid = crypto.randomUUID();
+        const newSid = this.parts.options.sessionIdPrefix + crypto.randomUUID();
         if ((req.header("accept") ?? "").includes("text/event-stream"))
           return { kind: "sse", body: `event: task_id\ndata: ${newSid}\n\nevent: end\ndata: \n\n` };
         return sidReply(newSid);
@@ -152,7 +153,8 @@ export class Router {
 
   private async create(req: IncomingOrsRequest, sid: string): Promise<OrsReply> {
     const sessions = this.parts.sessions;
-    const raw = await this.body(req);
+    const text = await req.readBody(this.parts.options.maxBodyBytes);
+    const raw = parseJsonObject(text);
     for (const [field, what] of Object.entries(PLATFORM_ONLY_CREATE_FIELDS))
       if (field in (raw as object))
         throw new OrsError(
@@ -172,7 +174,9 @@ export class Router {
     const header = req.header("x-secrets");
     const secrets: Record<string, string> = header ? parseSecretsHeader(header) : {};
     if (body.secrets) Object.assign(secrets, body.secrets);
-    await sessions.create({ sid, body, hosted, secrets });
+    // What the session holds of the client's: the body (task spec, secrets) and the X-Secrets header.
+    const bytes = Buffer.byteLength(text) + (header?.length ?? 0);
+    await sessions.create({ sid, body, hosted, secrets, bytes });
     return sidReply(sid);
   }
 

@@ -94,6 +94,9 @@ export class Session {
   /** Shared tools plus this task's tools, computed after setup. */
   tools: ReadonlyMap<string, AnyTool> | null = null;
   taskToolsJson: string | null = null;
+  /** Bytes of the inputs this session holds (its /create body and X-Secrets), counted against
+   *  ORS_MAX_SESSION_BYTES until it ends. */
+  bytes = 0;
   /** Set while unbound; `binding` is the bind in progress, shared by concurrent requests. */
   pending: PendingTask | null = null;
   binding: Promise<void> | null = null;

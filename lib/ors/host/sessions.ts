@@ -1,7 +1,7 @@
 // The host's sessions and their limits (spec: ors-sessions-episodes.txt; ors-http-api.txt /create,
 // /delete): creation with its asynchronous setup, the wait for it, binding a session created without
-// an environment, the limits (sessions at once), teardown on /delete, idle and maximum duration,
-// and the tombstones that answer 410/404 for ended ids.
+// an environment, the limits (sessions at once, bytes of inputs held: 429 with Retry-After beyond),
+// teardown on /delete, idle and maximum duration, and the tombstones that answer 410/404 for ended ids.
 import { OrsError } from "../protocol/errors";
 import type { CreateRequest, JsonObject } from "../protocol/schemas";
 import { formatSseEvent } from "../protocol/sse";
@@ -35,12 +35,16 @@ export interface CreateOrder {
   /** The environment named by `env_name` (or chosen by the router), or null for "bind later". */
   hosted: HostedEnvironment | null;
   secrets: Record<string, string>;
+  /** Bytes of the inputs the session will hold (its /create body and X-Secrets header). */
+  bytes: number;
 }
 
 export class SessionTable {
   private readonly sessions = new Map<string, Session>();
   private readonly tombstones = new Map<string, { reason: CloseReason; at: number }>();
   private closing = false;
+  /** Bytes of inputs held by live sessions (Session.bytes summed). */
+  bytes = 0;
 
   constructor(
     private readonly options: OrsHostOptions,
@@ -79,14 +83,14 @@ export class SessionTable {
     const { sid, body, secrets } = order;
     const hosted = order.hosted;
     this.assertNewSession(sid);
-    this.assertCapacity();
+    this.assertCapacity(order.bytes);
     if (!hosted) {
       // No environment yet (the reference client's split+index sessions on a multi-environment
       // host): the session's first /{env}/... request names it.
       if (body.task_spec == null) await this.assertSomeEnvHasTask(body.split!, body.index!);
       this.assertNewSession(sid);
-      this.assertCapacity();
-      const session = new Session(sid, performance.now());
+      this.assertCapacity(order.bytes);
+      const session = this.add(sid, order.bytes);
       session.status = UNBOUND;
       session.pending = {
         taskSpec: body.task_spec ?? null,
@@ -94,16 +98,21 @@ export class SessionTable {
         index: body.index ?? null,
         secrets,
       };
-      this.sessions.set(sid, session);
       return;
     }
     const task = body.task_spec ?? (await taskAt(hosted.env, body.split!, body.index!));
     // Checked again: another /create may have taken the id or the last place meanwhile.
     this.assertNewSession(sid);
-    this.assertCapacity();
+    this.assertCapacity(order.bytes);
+    this.start(this.add(sid, order.bytes), hosted, task, secrets);
+  }
+
+  private add(sid: string, bytes: number): Session {
     const session = new Session(sid, performance.now());
+    session.bytes = bytes;
+    this.bytes += bytes;
     this.sessions.set(sid, session);
-    this.start(session, hosted, task, secrets);
+    return session;
   }
 
   private async assertSomeEnvHasTask(split: string, index: number): Promise<void> {
@@ -192,13 +201,27 @@ export class SessionTable {
       );
   }
 
-  private assertCapacity(): void {
+  /** Room for one more session holding `bytes`: 429 with Retry-After beyond a limit (nobody is evicted). */
+  private assertCapacity(bytes: number): void {
     if (this.closing) throw new OrsError(503, "The server is shutting down");
-    const max = this.options.maxSessions;
-    if (this.sessions.size >= max)
+    const { maxSessions, maxSessionBytes, retryAfterS } = this.options;
+    const retry = { "retry-after": String(retryAfterS) };
+    if (this.sessions.size >= maxSessions)
       throw new OrsError(
-        503,
-        `Too many sessions: this server holds at most ${max} at once (ORS_MAX_SESSIONS). Delete finished sessions with /delete, or retry later`,
+        429,
+        `Too many sessions: this server holds at most ${maxSessions} at once (ORS_MAX_SESSIONS). Delete finished sessions with /delete, or retry after ${retryAfterS} s`,
+        retry,
+      );
+    if (bytes > maxSessionBytes)
+      throw new OrsError(
+        413,
+        `This session's inputs (task spec and secrets: ${bytes} bytes) exceed the ${maxSessionBytes} bytes all sessions may hold together (ORS_MAX_SESSION_BYTES)`,
+      );
+    if (this.bytes + bytes > maxSessionBytes)
+      throw new OrsError(
+        429,
+        `Session memory full: live sessions hold ${this.bytes} bytes of task specs and secrets, and this one's ${bytes} would pass the limit of ${maxSessionBytes} (ORS_MAX_SESSION_BYTES). Delete finished sessions with /delete, or retry after ${retryAfterS} s`,
+        retry,
       );
   }
 
@@ -282,6 +305,9 @@ export class SessionTable {
     if (s.closed) return;
     s.closed = reason;
     this.sessions.delete(s.id);
+    this.bytes -= s.bytes;
+    s.bytes = 0;
+    s.pending = null;
     if (this.tombstones.size >= MAX_TOMBSTONES) {
       const oldest = this.tombstones.keys().next().value;
       if (oldest !== undefined) this.tombstones.delete(oldest);
