@@ -288,10 +288,11 @@ export function createRelay(options: RelayOptions): Relay {
           }, not JSON or SSE`,
           "not-ors",
         );
-      return fail(upstream.status, text.trim().slice(0, 2000));
+      observeExchange.failed(exchange, endpoint, upstream.status, text.trim().slice(0, 2000));
+      return detailResponse(upstream.status, text.trim().slice(0, 2000), passedOn(upstream));
     }
 
-    const outHeaders = new Headers();
+    const outHeaders = new Headers(passedOn(upstream));
     outHeaders.set("content-type", type || "application/json");
     if (isSse) {
       // no-transform: keeps `next start`'s compression from buffering the stream.
@@ -350,6 +351,12 @@ export function createRelay(options: RelayOptions): Relay {
       }
     },
   };
+}
+
+/** Headers of an upstream answer passed on unchanged: `Retry-After` (of a 429 or a 503). */
+function passedOn(upstream: Response): Record<string, string> {
+  const retryAfter = upstream.headers.get("retry-after");
+  return retryAfter ? { "retry-after": retryAfter } : {};
 }
 
 /**
