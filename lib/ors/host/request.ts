@@ -59,11 +59,11 @@ export function pathOf(url: string): string {
 
 /** Parses a JSON body that must be an object; a 400 naming the problem otherwise. */
 export function parseJsonObject(text: string): unknown {
-  if (text.trim() === "") throw new OrsError(400, "body: expected a JSON object, got an empty body");
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (e) {
+    if (text.trim() === "") throw new OrsError(400, "body: expected a JSON object, got an empty body");
     throw new OrsError(400, `body: malformed JSON (${errorMessage(e)})`);
   }
   if (typeof value !== "object" || value === null || Array.isArray(value))

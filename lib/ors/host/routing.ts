@@ -37,7 +37,7 @@ const ROOT_LIST =
 const OK_STATUS = '{"status":"ok"}';
 
 function sidReply(sid: string): OrsReply {
-  return jsonReply(200, JSON.stringify({ sid }));
+  return jsonReply(200, `{"sid":${JSON.stringify(sid)}}`);
 }
 
 /** The parts a router hands requests to. */

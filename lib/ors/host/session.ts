@@ -122,6 +122,11 @@ export class Session {
     return this.abortController.signal;
   }
 
+  /** Whether a signal was handed out (then `abort` must give it a reason). */
+  get hasSignal(): boolean {
+    return this.abortController !== null;
+  }
+
   abort(reason: string): void {
     this.abortReason = reason;
     this.abortController?.abort(new Error(reason));

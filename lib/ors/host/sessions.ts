@@ -27,6 +27,14 @@ import type { RunRegistry } from "./tool-runs";
 
 const MAX_TOMBSTONES = 100_000;
 const TOMBSTONE_TTL_MS = 60 * 60_000;
+const REASONS: readonly CloseReason[] = ["deleted", "idle", "max-duration", "reloaded", "shutdown"];
+
+/** A tombstone is one number, not an object (up to 100,000 are kept): the time ended, ms, times 8, plus the reason. */
+function tombstone(reason: CloseReason, at: number): number {
+  return Math.floor(at) * 8 + REASONS.indexOf(reason);
+}
+const reasonOf = (t: number): CloseReason => REASONS[t % 8]!;
+const endedAt = (t: number): number => Math.floor(t / 8);
 
 /** What `/create` asks for, after its body and headers were read and checked. */
 export interface CreateOrder {
@@ -41,7 +49,7 @@ export interface CreateOrder {
 
 export class SessionTable {
   private readonly sessions = new Map<string, Session>();
-  private readonly tombstones = new Map<string, { reason: CloseReason; at: number }>();
+  private readonly tombstones = new Map<string, number>();
   private closing = false;
   /** Bytes of inputs held by live sessions (Session.bytes summed). */
   bytes = 0;
@@ -232,7 +240,7 @@ export class SessionTable {
     const s = this.sessions.get(sid);
     if (s) return s;
     const t = this.tombstones.get(sid);
-    if (t) throw endedError(sid, t.reason, this.options);
+    if (t !== undefined) throw endedError(sid, reasonOf(t), this.options);
     throw new OrsError(404, `Session not found: ${quote(sid)} (create it with /create first)`);
   }
 
@@ -312,8 +320,9 @@ export class SessionTable {
       const oldest = this.tombstones.keys().next().value;
       if (oldest !== undefined) this.tombstones.delete(oldest);
     }
-    this.tombstones.set(s.id, { reason, at: performance.now() });
-    const message = endedMessage(s.id, reason, this.options);
+    this.tombstones.set(s.id, tombstone(reason, performance.now()));
+    // The message only where something is told it: a signal a tool read, or running calls.
+    const message = s.hasSignal || s.running?.size ? endedMessage(s.id, reason, this.options) : "";
     s.abort(message);
     if (s.running?.size) {
       const now = performance.now();
@@ -346,7 +355,7 @@ export class SessionTable {
       else if (s.busy === 0 && now - s.lastSeen >= idleTimeoutMs) void this.close(s, "idle");
     }
     for (const [sid, t] of this.tombstones) {
-      if (now - t.at < TOMBSTONE_TTL_MS) break;
+      if (now - endedAt(t) < TOMBSTONE_TTL_MS) break;
       this.tombstones.delete(sid);
     }
   }

@@ -76,20 +76,36 @@ export const ENDPOINT_METHODS: Record<RootEndpoint | EnvEndpoint, "GET" | "POST"
  * Environment names are URL-decoded.
  */
 export function parseOrsPath(path: string): OrsRoute {
-  const parts = path.split("/").filter(Boolean);
-  if (parts.length === 1 && rootSet.has(parts[0]!))
-    return { kind: "root", endpoint: parts[0] as RootEndpoint };
-  if (parts.length === 1 && envSet.has(parts[0]!)) return { kind: "bare", endpoint: parts[0] as EnvEndpoint };
-  if (parts.length === 2 && envSet.has(parts[1]!)) {
-    let env: string;
+  // By hand, not split/filter: every request of the host and of the app's server entry comes here.
+  // Empty segments are ignored (`//math//call` is `/math/call`), as before.
+  let a = 0;
+  while (path.charCodeAt(a) === 47) a++;
+  let b = path.indexOf("/", a);
+  if (b < 0) b = path.length;
+  let c = b;
+  while (path.charCodeAt(c) === 47) c++;
+  if (c >= path.length) {
+    const one = path.slice(a, b);
+    if (rootSet.has(one)) return { kind: "root", endpoint: one as RootEndpoint };
+    if (envSet.has(one)) return { kind: "bare", endpoint: one as EnvEndpoint };
+    return { kind: "unknown", path };
+  }
+  let d = path.indexOf("/", c);
+  if (d < 0) d = path.length;
+  let e = d;
+  while (path.charCodeAt(e) === 47) e++;
+  const endpoint = path.slice(c, d);
+  if (e < path.length || a === b || !envSet.has(endpoint)) return { kind: "unknown", path };
+  const raw = path.slice(a, b);
+  let env = raw;
+  if (raw.includes("%")) {
     try {
-      env = decodeURIComponent(parts[0]!);
+      env = decodeURIComponent(raw);
     } catch {
       return { kind: "unknown", path };
     }
-    return { kind: "env", env, endpoint: parts[1] as EnvEndpoint };
   }
-  return { kind: "unknown", path };
+  return { kind: "env", env, endpoint: endpoint as EnvEndpoint };
 }
 
 /** Builds the path of an environment endpoint, e.g. `envPath("math", "call")` → `/math/call`. */
