@@ -60,24 +60,30 @@ export function byteCuts(b: Uint8Array, size: number): number[] {
 
 /**
  * Frames a serialized RunToolOutput as `chunk`... `end` events. JSON.stringify output never holds
- * a raw CR or LF, so each piece is one `data:` line.
+ * a raw CR or LF, so each piece is one `data:` line. A large result is encoded once, straight into
+ * the tail of the buffer it is framed in, and its pieces moved forward into place (no second buffer).
  */
 export function frameResult(json: string, size: number = SSE_CHUNK_SIZE): string | Buffer {
   if (json.length <= size && (json.length * 3 <= size || Buffer.byteLength(json) <= size))
     return `event: end\ndata: ${json}\n\n`;
-  const bytes = Buffer.from(json, "utf8");
+  const length = Buffer.byteLength(json, "utf8");
+  // Every piece but the last is longer than size / 2 (see byteCuts): a bound on the events' heads.
+  const events = Math.ceil(length / Math.max(1, Math.floor(size / 2))) + 1;
+  const room = events * (CHUNK_HEAD.length + TAIL.length);
+  const out = Buffer.allocUnsafe(room + length);
+  out.write(json, room, "utf8");
+  const bytes = out.subarray(room);
   const cuts = byteCuts(bytes, size);
-  const total =
-    bytes.length + cuts.length * (CHUNK_HEAD.length + TAIL.length) + END_HEAD.length + TAIL.length;
-  const out = Buffer.allocUnsafe(total);
   let at = 0;
   let from = 0;
   for (let k = 0; k <= cuts.length; k++) {
-    const to = k < cuts.length ? cuts[k]! : bytes.length;
+    const to = k < cuts.length ? cuts[k]! : length;
     at += (k < cuts.length ? CHUNK_HEAD : END_HEAD).copy(out, at);
-    at += bytes.copy(out, at, from, to);
+    // The piece is ahead of `at` (the room is never used up), so moving it forward is safe.
+    out.copyWithin(at, room + from, room + to);
+    at += to - from;
     at += TAIL.copy(out, at);
     from = to;
   }
-  return out;
+  return out.subarray(0, at);
 }

@@ -101,8 +101,11 @@ function writeReply(reply: OrsReply, res: ServerResponse): void {
         ...SSE_HEADERS,
         "content-length": Buffer.byteLength(reply.body) + reply.tail.length,
       });
+      // One corked write of the framed result (a view of the kept buffer, not a copy; end()
+      // uncorks): the socket takes it as fast as the client reads, no drain wait per 64 KiB here.
+      res.cork();
       res.write(reply.body);
-      writeBig(res, reply.tail);
+      res.end(reply.tail);
     } else if (reply.body.length <= WRITE_BATCH) {
       res.writeHead(200, { ...SSE_HEADERS, "content-length": Buffer.byteLength(reply.body) });
       res.end(reply.body);
