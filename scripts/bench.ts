@@ -34,6 +34,7 @@ const USAGE = `Usage: npm run bench -- [options]
   --duration <s>        measured seconds (default 10)
   --warmup <s>          seconds run first and not counted (default 2)
   --max-episodes <n>    stop after this many measured episodes (default 1000000)
+  --rate <n>            at most n episodes (or calls) per second in all, to compare servers at one load
   --env <name>          environment for episodes (default math; large mode: bigoutput)
   --split <name>        split of the tasks (default train)
   --tool <name>         tool to call (default: the tool with an "answer" field, answered from the task)
@@ -60,6 +61,7 @@ interface Config {
   duration: number;
   warmup: number;
   maxEpisodes: number;
+  rate?: number;
   env: string;
   split: string;
   tool?: string;
@@ -86,6 +88,7 @@ function parseConfig(argv: string[]): Config {
       duration: { type: "string", default: "10" },
       warmup: { type: "string", default: "2" },
       "max-episodes": { type: "string", default: "1000000" },
+      rate: { type: "string" },
       env: { type: "string" },
       split: { type: "string", default: "train" },
       tool: { type: "string" },
@@ -129,6 +132,7 @@ function parseConfig(argv: string[]): Config {
     duration: num("duration", values.duration, 0.1),
     warmup: num("warmup", values.warmup, 0),
     maxEpisodes: Math.floor(num("max-episodes", values["max-episodes"], 1)),
+    rate: values.rate ? num("rate", values.rate, 1) : undefined,
     env: values.env ?? (mode === "large" ? "bigoutput" : mode === "image" ? "benchimage" : "math"),
     split: values.split!,
     tool: values.tool,
@@ -371,8 +375,19 @@ async function runLoad(
   let stop = false;
   let n = 0;
   let measuring = cfg.warmup === 0;
+  // --rate: unit k starts no earlier than k / rate seconds after the start (all clients together),
+  // so that two servers are compared at the same load (CPU per unit grows as throughput falls).
+  const start = performance.now();
   const loop = async (client: number) => {
-    while (!stop && (!measuring || units() < cfg.maxEpisodes)) await work(n++, client);
+    while (!stop && (!measuring || units() < cfg.maxEpisodes)) {
+      const k = n++;
+      if (cfg.rate) {
+        const wait = start + (k / cfg.rate) * 1000 - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        if (stop) break;
+      }
+      await work(k, client);
+    }
   };
   let t0 = performance.now();
   let cpu0 = target.pid ? treeCpuSeconds(target.pid) : undefined;
