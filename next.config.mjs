@@ -1,16 +1,25 @@
 // Next.js configuration. The ORS endpoint shapes are rewritten at the root onto the ORS host
 // (see docs/architecture.md "Protocol compatibility"): the reference Python client drops any path in its
 // base URL, so http://HOST:PORT must itself be an ORS base URL.
-const ENV_ENDPOINTS = "tools|splits|tasks|num_tasks|task|task_range|prompt|task_tools|call";
-const ROOT_ENDPOINTS = [
-  "health",
-  "list_environments",
-  "create_session",
-  "create",
-  "ping",
-  "delete",
-  "delete_session",
-];
+import { readFileSync } from "node:fs";
+
+/**
+ * An endpoint list of lib/ors/protocol/paths.ts (the one definition), read from its source: this
+ * file is loaded by plain Node (`next build`), which cannot import TypeScript. A list that cannot be
+ * read stops the build, naming it; tests/ors/protocol/paths.test.ts checks the rewrites against it.
+ */
+function endpointList(name) {
+  const file = new URL("./lib/ors/protocol/paths.ts", import.meta.url);
+  const match = readFileSync(file, "utf8").match(
+    new RegExp(`export const ${name} = \\[([^\\]]*)\\] as const`),
+  );
+  const names = match ? [...match[1].matchAll(/"([a-z_]+)"/g)].map((m) => m[1]) : [];
+  if (names.length === 0) throw new Error(`next.config.mjs: no ${name} list in lib/ors/protocol/paths.ts`);
+  return names;
+}
+
+const ROOT_ENDPOINTS = endpointList("ROOT_ENDPOINTS");
+const ENV_ENDPOINTS = endpointList("ENV_ENDPOINTS").join("|");
 
 /**
  * Host names of PLAYGROUND_ALLOWED_HOSTS and of the server entry's listen address
@@ -57,6 +66,8 @@ const nextConfig = {
       beforeFiles: [
         ...ROOT_ENDPOINTS.map((p) => ({ source: `/${p}`, destination: `/api/ors/${p}` })),
         { source: `/:env/:endpoint(${ENV_ENDPOINTS})`, destination: "/api/ors/:env/:endpoint" },
+        // Bare (`/splits`, `/call`): the OpenReward client's form, the environment in X-Deployment.
+        { source: `/:endpoint(${ENV_ENDPOINTS})`, destination: "/api/ors/:endpoint" },
       ],
     };
   },

@@ -1,6 +1,7 @@
 // `npm run bench`: load an ORS server on loopback and report what it costs.
 //   episodes (default): N clients run whole episodes (create_session → create → prompt → call → delete)
 //   large:              N clients call bigoutput `dump` for 1 MB results, reassembling the SSE (MB/s)
+//   image:              the same with one 1 MB PNG image block per call (scripts/bench-env.ts)
 //   idle:               open 10,000 sessions and report the server's RSS before/after
 // Besides throughput and latency it reports the server's own CPU time per episode from /proc (the
 // figure that is stable from run to run on a shared 2-core machine; docs/architecture.md "Measuring performance").
@@ -21,20 +22,24 @@ import {
 
 const USAGE = `Usage: npm run bench -- [options]
   --url <base>          ORS base URL on loopback (e.g. http://127.0.0.1:8080 or http://127.0.0.1:3000/api/ors)
-  --spawn <kind>        start the server to measure instead: standalone (scripts/serve.ts) or next
+  --spawn <kind>        start the server to measure instead: standalone (scripts/serve.ts), next
                         (the app's server entry as npm start runs it, lib/app-server/main.ts; needs a
-                        prior build; targets /api/ors); it is stopped afterwards
+                        prior build; targets /api/ors; --root: its root), or floor (fixed answers on
+                        node:http, scripts/bench-floor.ts: the least a Node host can cost); it is
+                        stopped afterwards
+  --root                --spawn next: target the app's root ORS shapes instead of /api/ors
   --pid <pid>           the server's process id, for CPU/RSS figures when using --url
-  --mode <m>            episodes (default) | large | idle
+  --mode <m>            episodes (default) | large | image | idle
   --clients <n>         concurrent clients (default 64)
   --duration <s>        measured seconds (default 10)
   --warmup <s>          seconds run first and not counted (default 2)
   --max-episodes <n>    stop after this many measured episodes (default 1000000)
+  --rate <n>            at most n episodes (or calls) per second in all, to compare servers at one load
   --env <name>          environment for episodes (default math; large mode: bigoutput)
   --split <name>        split of the tasks (default train)
   --tool <name>         tool to call (default: the tool with an "answer" field, answered from the task)
   --input <json>        tool input (default {"answer": <task.answer>})
-  --size <bytes>        large mode: dump size (default 1048576)
+  --size <bytes>        large mode: dump size; image mode: PNG size (default 1048576)
   --ascii               large mode: ASCII-only text (default has some é ✓ 🙂, making it a two-byte string)
   --sessions <n>        idle mode: sessions to open (default 10000)
   --api-key <key>       sent as X-API-Key
@@ -48,13 +53,15 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 interface Config {
   url?: string;
-  spawn?: "standalone" | "next";
+  spawn?: "standalone" | "next" | "floor";
+  root: boolean;
   pid?: number;
-  mode: "episodes" | "large" | "idle";
+  mode: "episodes" | "large" | "image" | "idle";
   clients: number;
   duration: number;
   warmup: number;
   maxEpisodes: number;
+  rate?: number;
   env: string;
   split: string;
   tool?: string;
@@ -81,6 +88,7 @@ function parseConfig(argv: string[]): Config {
       duration: { type: "string", default: "10" },
       warmup: { type: "string", default: "2" },
       "max-episodes": { type: "string", default: "1000000" },
+      rate: { type: "string" },
       env: { type: "string" },
       split: { type: "string", default: "train" },
       tool: { type: "string" },
@@ -93,6 +101,7 @@ function parseConfig(argv: string[]): Config {
       "cpu-prof": { type: "string" },
       json: { type: "boolean", default: false },
       ascii: { type: "boolean", default: false },
+      root: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
     allowPositionals: false,
@@ -107,22 +116,24 @@ function parseConfig(argv: string[]): Config {
     return n;
   };
   const mode = values.mode as Config["mode"];
-  if (!["episodes", "large", "idle"].includes(mode))
-    throw new Error(`--mode must be episodes, large or idle`);
-  if (values.spawn && !["standalone", "next"].includes(values.spawn))
-    throw new Error(`--spawn must be standalone or next`);
+  if (!["episodes", "large", "image", "idle"].includes(mode))
+    throw new Error(`--mode must be episodes, large, image or idle`);
+  if (values.spawn && !["standalone", "next", "floor"].includes(values.spawn))
+    throw new Error(`--spawn must be standalone, next or floor`);
   if (!values.url === !values.spawn) throw new Error(`give exactly one of --url or --spawn\n\n${USAGE}`);
   if (values.pid && values.spawn) throw new Error("--pid goes with --url (a spawned server's pid is known)");
   return {
     url: values.url,
     spawn: values.spawn as Config["spawn"],
+    root: values.root!,
     pid: values.pid ? num("pid", values.pid, 1) : undefined,
     mode,
     clients: Math.floor(num("clients", values.clients, 1)),
     duration: num("duration", values.duration, 0.1),
     warmup: num("warmup", values.warmup, 0),
     maxEpisodes: Math.floor(num("max-episodes", values["max-episodes"], 1)),
-    env: values.env ?? (mode === "large" ? "bigoutput" : "math"),
+    rate: values.rate ? num("rate", values.rate, 1) : undefined,
+    env: values.env ?? (mode === "large" ? "bigoutput" : mode === "image" ? "benchimage" : "math"),
     split: values.split!,
     tool: values.tool,
     input: values.input ? (JSON.parse(values.input) as Record<string, unknown>) : undefined,
@@ -364,8 +375,19 @@ async function runLoad(
   let stop = false;
   let n = 0;
   let measuring = cfg.warmup === 0;
+  // --rate: unit k starts no earlier than k / rate seconds after the start (all clients together),
+  // so that two servers are compared at the same load (CPU per unit grows as throughput falls).
+  const start = performance.now();
   const loop = async (client: number) => {
-    while (!stop && (!measuring || units() < cfg.maxEpisodes)) await work(n++, client);
+    while (!stop && (!measuring || units() < cfg.maxEpisodes)) {
+      const k = n++;
+      if (cfg.rate) {
+        const wait = start + (k / cfg.rate) * 1000 - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        if (stop) break;
+      }
+      await work(k, client);
+    }
   };
   let t0 = performance.now();
   let cpu0 = target.pid ? treeCpuSeconds(target.pid) : undefined;
@@ -479,16 +501,24 @@ async function benchLarge(target: Target, cfg: Config): Promise<Record<string, u
   const sids = await Promise.all(
     Array.from({ length: cfg.clients }, () => openSession(target.http, stats, cfg.env, cfg.split, 0)),
   );
-  const input = cfg.input ?? (cfg.ascii ? { size: cfg.size, ascii: true } : { size: cfg.size });
-  const expected = typeof input.size === "number" ? input.size : undefined;
+  const image = cfg.mode === "image";
+  const tool = cfg.tool ?? (image ? "png" : "dump");
+  const input = cfg.input ?? (cfg.ascii && !image ? { size: cfg.size, ascii: true } : { size: cfg.size });
+  const expected = typeof input.size === "number" && !image ? input.size : undefined;
   // Each client owns its session: calls on one session are sequential, as in a real episode.
   const work = async (_n: number, client: number) => {
     const sid = sids[client]!;
     try {
-      const { output } = await callTool(target.http, stats, cfg.env, sid, cfg.tool ?? "dump", input);
-      const text = output.blocks.map((b) => b.text ?? "").join("");
-      if (expected !== undefined && text.length !== expected)
-        throw new BenchError(`dump returned ${text.length} characters, not ${expected}`);
+      const { output } = await callTool(target.http, stats, cfg.env, sid, tool, input);
+      if (image) {
+        const data = (output.blocks as Array<{ data?: string }>).find((b) => b.data)?.data ?? "";
+        if (data.length < (cfg.size * 4) / 3 - 1024)
+          throw new BenchError(`png returned ${data.length} base64 characters`);
+      } else {
+        const text = output.blocks.map((b) => b.text ?? "").join("");
+        if (expected !== undefined && text.length !== expected)
+          throw new BenchError(`dump returned ${text.length} characters, not ${expected}`);
+      }
       stats.episodes++;
     } catch (e) {
       stats.error(e instanceof Error ? e.message : String(e));
@@ -498,7 +528,7 @@ async function benchLarge(target: Target, cfg: Config): Promise<Record<string, u
   await Promise.all(sids.map((sid) => target.http.request("POST", "/delete", { sid }).catch(() => {})));
   const call = stats.endpoint("call");
   const result = {
-    mode: "large",
+    mode: cfg.mode,
     target: target.label,
     env: cfg.env,
     clients: cfg.clients,
@@ -518,7 +548,7 @@ async function benchLarge(target: Target, cfg: Config): Promise<Record<string, u
     benchCpuCores: Number((w.benchCpu / w.seconds).toFixed(2)),
   };
   console.log(
-    `\n${target.label} — large outputs (${cfg.env} ${cfg.tool ?? "dump"} ${JSON.stringify(input)}), ${cfg.clients} clients`,
+    `\n${target.label} — ${image ? "image" : "large"} outputs (${cfg.env} ${tool} ${JSON.stringify(input)}), ${cfg.clients} clients`,
   );
   console.log(
     `  MB/s (SSE bytes) ${fmt(result.mbPerSec)}   (${stats.toolCalls} calls, ${fmt(mb(stats.bytes))} MB in ${fmt(w.seconds, 2)} s)`,
@@ -636,6 +666,17 @@ async function startServer(cfg: Config): Promise<SpawnedServer> {
     NODE_ENV: "production",
     ORS_MAX_SESSIONS: String(Math.max(50_000, cfg.sessions * 2)),
   };
+  if (cfg.spawn === "floor") {
+    return spawnServer({
+      label: "floor",
+      command: process.execPath,
+      args: [...nodeFlags, "--import", "tsx", "scripts/bench-floor.ts", "--port", String(port)],
+      cwd: ROOT,
+      env,
+      baseUrl: `http://127.0.0.1:${port}`,
+      healthUrl: `http://127.0.0.1:${port}/health`,
+    });
+  }
   if (cfg.spawn === "standalone") {
     return spawnServer({
       label: "standalone",
@@ -645,6 +686,11 @@ async function startServer(cfg: Config): Promise<SpawnedServer> {
         "--import",
         "tsx",
         "scripts/serve.ts",
+        // The benchmark's own environment (image mode) beside the built-ins.
+        "--env",
+        "scripts/bench-env.ts",
+        "--builtins",
+        "--no-watch",
         "--port",
         String(port),
         "--host",
@@ -674,8 +720,12 @@ async function startServer(cfg: Config): Promise<SpawnedServer> {
       ...env,
       NEXT_DIST_DIR: cfg.nextDistDir,
       PLAYGROUND_DATA_DIR: path.join(os.tmpdir(), `ors-bench-data-${process.pid}`),
+      PLAYGROUND_AUTH: "none",
+      ORS_ENVS: "scripts/bench-env.ts",
+      ORS_ENVS_ONLY: "0",
+      ORS_ENVS_WATCH: "0",
     },
-    baseUrl: `http://127.0.0.1:${port}/api/ors`,
+    baseUrl: `http://127.0.0.1:${port}${cfg.root ? "" : "/api/ors"}`,
     healthUrl: `http://127.0.0.1:${port}/api/ors/health`,
     timeoutMs: 120_000,
   });
@@ -708,7 +758,7 @@ async function main(): Promise<void> {
     const result =
       cfg.mode === "episodes"
         ? await benchEpisodes(target, cfg)
-        : cfg.mode === "large"
+        : cfg.mode === "large" || cfg.mode === "image"
           ? await benchLarge(target, cfg)
           : await benchIdle(target, cfg);
     if (cfg.json) console.log(JSON.stringify(result));

@@ -168,7 +168,7 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
       }
       case "prompt": {
         const t = await trajectoryOf(e.server, e.sid, e.env, e.at);
-        await store.setEnv(t.id, e.env);
+        if (e.env) await store.setEnv(t.id, e.env);
         if (!(await store.hasPrompt(t.id))) {
           await store.setPrompt(t.id, e.blocks, e.at);
           live.publish({ type: "prompt", id: t.id, blocks: e.blocks });
@@ -204,7 +204,7 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
           return;
         }
         const t = await trajectoryOf(e.server, e.sid, e.env, e.at);
-        await store.setEnv(t.id, e.env);
+        if (e.env) await store.setEnv(t.id, e.env);
         const step = pendingStep({
           index: t.num_steps + 1,
           tool: e.tool,

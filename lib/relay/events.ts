@@ -10,9 +10,12 @@
 //   episode_created  {server, sid, env, task, at}           2xx /create. env: the body's env_name, or
 //                                                           null when omitted (server's default env).
 //                                                           task: {task_spec} | {split, index}
-//   prompt           {server, sid, env, blocks, at}         2xx /{env}/prompt (env from the path)
+//   prompt           {server, sid, env, blocks, at}         2xx /{env}/prompt or /prompt. env: the
+//                                                           path's, or for a bare path the one its
+//                                                           X-Deployment header names, else null
 //   call_started     {server, sid, env, callId, tool, input, taskId?, resumeOf?, at}  at: when the request left
-//                                                           2xx /{env}/call, emitted when the SSE
+//                                                           2xx /{env}/call or /call (env as for
+//                                                           prompt), emitted when the SSE
 //                                                           answer starts. callId: the relay's own
 //                                                           id of this POST. taskId: the task_id of
 //                                                           the request body (a reconnect or a trace
@@ -53,11 +56,11 @@ interface Base {
 export type RelayEvent =
   | (Base & { type: "session_created"; sid: string })
   | (Base & { type: "episode_created"; sid: string; env: string | null; task: RelayTask })
-  | (Base & { type: "prompt"; sid: string; env: string; blocks: Block[] })
+  | (Base & { type: "prompt"; sid: string; env: string | null; blocks: Block[] })
   | (Base & {
       type: "call_started";
       sid: string;
-      env: string;
+      env: string | null;
       callId: string;
       tool: string;
       input: JsonObject;

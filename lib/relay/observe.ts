@@ -8,6 +8,7 @@ import "server-only";
 import {
   blocksReadSchema,
   createSseFrameParser,
+  deploymentNames,
   formatSseEvent,
   type OrsRoute,
   ResultAssembler,
@@ -98,6 +99,8 @@ export interface Exchange {
   started?: number;
   /** The id of this call's step (the browser may name it, so its tab can find its own step). */
   callId: string;
+  /** The request's `X-Deployment` header: the environment of a bare path (`/call`). */
+  deployment?: string | null;
   events: RelayEvents;
   tasks: TaskCalls;
   limits: RelayLimits;
@@ -112,6 +115,15 @@ function rememberTask(m: TaskCalls, server: string, sid: string, taskId: string,
 
 function endpointOf(x: Exchange): string | undefined {
   return x.route.kind === "unknown" ? undefined : x.route.endpoint;
+}
+
+/**
+ * The environment a request names: its path's, or for a bare path the one `X-Deployment` names
+ * (`ns/math` → `math`). Null when it names none (the server's only environment, or the session's).
+ */
+function envOf(x: Exchange): string | null {
+  if (x.route.kind === "env") return x.route.env;
+  return deploymentNames(x.deployment ?? null).at(-1) ?? null;
 }
 
 function requestJson(x: Exchange): Record<string, unknown> | undefined {
@@ -177,7 +189,7 @@ function json(x: Exchange, text: string): void {
       task,
       at,
     });
-  } else if (ep === "prompt" && x.sid && x.route.kind === "env") {
+  } else if (ep === "prompt" && x.sid) {
     try {
       const blocks = blocksReadSchema.safeParse(JSON.parse(text));
       if (blocks.success)
@@ -185,7 +197,7 @@ function json(x: Exchange, text: string): void {
           type: "prompt",
           server: x.server,
           sid: x.sid,
-          env: x.route.env,
+          env: envOf(x),
           blocks: blocks.data,
           at,
         });
@@ -219,7 +231,7 @@ interface CallObserver {
 
 function callObserver(x: Exchange): CallObserver {
   const sid = x.sid ?? "";
-  const env = x.route.kind === "env" ? x.route.env : "";
+  const env = envOf(x);
   const body = requestJson(x) ?? {};
   const callId = x.callId;
   const started = x.started ?? Date.now();

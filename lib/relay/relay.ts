@@ -44,7 +44,14 @@ export interface Relay {
   readonly events: RelayEvents;
 }
 
-const FORWARDED_HEADERS = ["x-session-id", "x-api-key", "x-secrets", "accept", "content-type"];
+const FORWARDED_HEADERS = [
+  "x-session-id",
+  "x-api-key",
+  "x-secrets",
+  "x-deployment",
+  "accept",
+  "content-type",
+];
 /** A browser tab names its call's step with this header (not forwarded), to find it in the live feed. */
 export const CALL_ID_HEADER = "x-playground-call-id";
 const CALL_ID = /^[A-Za-z0-9_-]{8,64}$/;
@@ -146,6 +153,7 @@ export function createRelay(options: RelayOptions): Relay {
       tasks,
       limits,
       callId: callIdOf(req.headers.get(CALL_ID_HEADER)),
+      deployment: req.headers.get("x-deployment"),
     };
 
     /** An error answer; `failure` marks it as the relay's own (the server could not be used). */
@@ -283,10 +291,11 @@ export function createRelay(options: RelayOptions): Relay {
           }, not JSON or SSE`,
           "not-ors",
         );
-      return fail(upstream.status, text.trim().slice(0, 2000));
+      observeExchange.failed(exchange, endpoint, upstream.status, text.trim().slice(0, 2000));
+      return detailResponse(upstream.status, text.trim().slice(0, 2000), passedOn(upstream));
     }
 
-    const outHeaders = new Headers();
+    const outHeaders = new Headers(passedOn(upstream));
     outHeaders.set("content-type", type || "application/json");
     if (isSse) {
       // no-transform: keeps `next start`'s compression from buffering the stream.
@@ -345,6 +354,12 @@ export function createRelay(options: RelayOptions): Relay {
       }
     },
   };
+}
+
+/** Headers of an upstream answer passed on unchanged: `Retry-After` (of a 429 or a 503). */
+function passedOn(upstream: Response): Record<string, string> {
+  const retryAfter = upstream.headers.get("retry-after");
+  return retryAfter ? { "retry-after": retryAfter } : {};
 }
 
 /**

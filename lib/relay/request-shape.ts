@@ -1,6 +1,7 @@
 // What the relay lets through (docs/architecture.md "Security": the relay carries ORS and nothing else): only
 // the ORS endpoint shapes of the spec (ors-http-api.txt) with their methods, HEAD for the GET
-// ones. Everything else is refused before any server is contacted.
+// ones, and the environment endpoints bare (`/splits`, `/call`: the OpenReward client's form, the
+// environment named by `X-Deployment`). Everything else is refused before any server is contacted.
 import {
   ENDPOINT_METHODS,
   ENV_ENDPOINTS,
@@ -14,16 +15,17 @@ export type RelayTarget =
   | {
       ok: true;
       route: Exclude<OrsRoute, { kind: "unknown" }>;
-      /** The path sent upstream, rebuilt from the route: `/health`, `/<env, percent-encoded>/call`. */
+      /** The path sent upstream, rebuilt from the route: `/health`, `/<env, percent-encoded>/call`, `/call`. */
       path: string;
     }
   | { ok: false; status: 400 | 404 | 405; detail: string; allow?: string };
 
 /** The ORS endpoints and their methods, as a refusal lists them. */
-export const ALLOWED_SHAPES: string = [
-  ...ROOT_ENDPOINTS.map((e) => `${ENDPOINT_METHODS[e]} /${e}`),
-  ...ENV_ENDPOINTS.map((e) => `${ENDPOINT_METHODS[e]} /<env>/${e}`),
-].join(", ");
+export const ALLOWED_SHAPES: string =
+  [
+    ...ROOT_ENDPOINTS.map((e) => `${ENDPOINT_METHODS[e]} /${e}`),
+    ...ENV_ENDPOINTS.map((e) => `${ENDPOINT_METHODS[e]} /<env>/${e}`),
+  ].join(", ") + ", and the same without /<env>";
 
 /** The methods an endpoint takes: its ORS method, and HEAD with GET. */
 export function allowedMethods(endpoint: RootEndpoint | EnvEndpoint): string[] {
@@ -79,6 +81,9 @@ export function checkRelayRequest(method: string, orsPath: string, search: strin
   let path: string;
   if (parts.length === 1 && ROOT.has(parts[0]!)) {
     route = { kind: "root", endpoint: parts[0] as RootEndpoint };
+    path = `/${route.endpoint}`;
+  } else if (parts.length === 1 && ENV.has(parts[0]!)) {
+    route = { kind: "bare", endpoint: parts[0] as EnvEndpoint };
     path = `/${route.endpoint}`;
   } else if (parts.length === 2 && ENV.has(parts[1]!)) {
     const env = decodeSegment(parts[0]!)!;

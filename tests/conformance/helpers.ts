@@ -143,7 +143,8 @@ export function brokenHandler(host: FetchHandler): FetchHandler {
         signal: req.signal,
       });
     }
-    if (parseOrsPath(path).kind === "unknown")
+    const kind = parseOrsPath(path).kind;
+    if (kind === "unknown" || kind === "bare")
       return new Response(null, { status: 308, headers: { location: `/math${path}` } });
     const res = await host(req);
     if (path === "/delete" && res.status === 404)

@@ -94,7 +94,7 @@ describe("the relay forwards the ORS endpoint shapes and their methods only", ()
       "/api/servers/spy/math/call/extra",
       "/api/servers/spy/math%2Fcall",
       "/api/servers/spy/health%3Fx",
-      "/api/servers/spy/math/%2e%2e/call", // the URL parser resolves it to /call: not an ORS shape
+      "/api/servers/spy/math/%2e%2e/extra", // the URL parser resolves it to /extra: not an ORS shape
       "/api/servers/spy/a/../../health", // resolved to /api/health: not this server at all
       "/api/servers/spy//health",
     ];

@@ -16,6 +16,7 @@ import {
   type ToolCall,
 } from "@/lib/ors/protocol";
 import { describeNetworkError, isAbortError, isUnreachableError, OrsClientError } from "./errors";
+import { retryAfterMs } from "./rate-limit";
 
 /** One thing that happened during a tool call, with the time it happened (ms since epoch). */
 export interface CallEvent {
@@ -51,9 +52,14 @@ export interface CallToolContext {
   backoffMaxMs: number;
   /** The largest result accepted, in characters. */
   maxResultChars: number;
+  /** A 429's Retry-After longer than this is not waited for. */
+  maxRetryAfterMs: number;
 }
 
-class StreamDropped extends Error {}
+class StreamDropped extends Error {
+  /** A 429's Retry-After, in ms: the next attempt waits at least this long. */
+  retryAfterMs: number | null = null;
+}
 
 /** Calls a tool and resolves with its RunToolOutput (`{ok:false}` tool errors included). */
 export async function callToolSse(
@@ -113,7 +119,14 @@ export async function callToolSse(
         const text = await res.text().catch(() => "");
         const detail = readErrorDetail(text) ?? (text.slice(0, 200) || res.statusText);
         // 5xx and 429 are worth another try (as the reference client does); other errors are final.
-        if (res.status >= 500 || res.status === 429) throw new StreamDropped(`HTTP ${res.status}: ${detail}`);
+        // A 429 waits for its Retry-After, unless that is longer than the client waits at all.
+        const wait = res.status === 429 ? retryAfterMs(res.headers.get("retry-after")) : null;
+        if (wait !== null && wait > ctx.maxRetryAfterMs) throw new OrsClientError("http", 429, detail, path);
+        if (res.status >= 500 || res.status === 429) {
+          const dropped = new StreamDropped(`HTTP ${res.status}: ${detail}`);
+          dropped.retryAfterMs = wait;
+          throw dropped;
+        }
         throw new OrsClientError("http", res.status, detail, path);
       }
       const type = res.headers.get("content-type") ?? "";
@@ -181,7 +194,8 @@ export async function callToolSse(
         emit({ type: "give-up", data: msg });
         throw new OrsClientError(everConnected ? "stream" : "unreachable", 0, msg, path, err);
       }
-      const delay = Math.min(ctx.backoffMaxMs, ctx.backoffBaseMs * 2 ** (reconnects - 1));
+      const backoff = Math.min(ctx.backoffMaxMs, ctx.backoffBaseMs * 2 ** (reconnects - 1));
+      const delay = err instanceof StreamDropped && err.retryAfterMs !== null ? err.retryAfterMs : backoff;
       emit({
         type: "reconnect",
         attempt: reconnects,

@@ -19,6 +19,7 @@ import {
   readSseFrames,
   type Split,
   sidResponseSchema,
+  sleep,
   splitsReadSchema,
   statusResponseSchema,
   type ToolCall,
@@ -28,6 +29,7 @@ import {
 } from "@/lib/ors/protocol";
 import { type CallToolOptions, callToolSse } from "./call-tool";
 import { describeNetworkError, isUnreachableError, OrsClientError } from "./errors";
+import { rateLimitDelay } from "./rate-limit";
 
 export interface OrsClientOptions {
   /** The ORS base URL, e.g. `http://127.0.0.1:8080` or `/api/servers/local` (browser). */
@@ -51,6 +53,11 @@ export interface OrsClientOptions {
   backoffMaxMs?: number;
   /** Tool calls: the largest result accepted, in characters (default 256 Mi). */
   maxResultChars?: number;
+  /** Retries of a request answered 429 (the server at capacity), each after its `Retry-After`
+   *  (else the backoff above); default 5. 0: a 429 is an error at once. */
+  rateLimitRetries?: number;
+  /** A `Retry-After` longer than this (default 60 s) is not waited for: the 429 is the error. */
+  maxRetryAfterMs?: number;
 }
 
 export interface RequestOptions {
@@ -102,6 +109,9 @@ export function createOrsClient(options: OrsClientOptions): OrsClient {
   const doFetch: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const url = (path: string) => `${base}${path}`;
+  const rateLimitRetries = options.rateLimitRetries ?? 5;
+  const maxRetryAfterMs = options.maxRetryAfterMs ?? 60_000;
+  const backoff = { baseMs: options.backoffBaseMs ?? 500, maxMs: options.backoffMaxMs ?? 10_000 };
 
   const headers = (sid?: string, extra?: Record<string, string>): Headers => {
     const h = new Headers(options.headers);
@@ -111,8 +121,32 @@ export function createOrsClient(options: OrsClientOptions): OrsClient {
     return h;
   };
 
-  /** One request with a time limit; returns the 2xx Response or throws an OrsClientError. */
+  /**
+   * One request with a time limit; returns the 2xx Response or throws an OrsClientError. A 429 (the
+   * server at capacity: it did not act on the request) is sent again after its Retry-After, at most
+   * `rateLimitRetries` times; the wait ends early when `init.signal` aborts.
+   */
   async function send(
+    method: "GET" | "POST",
+    path: string,
+    init: { sid?: string; body?: unknown; accept?: string; signal?: AbortSignal },
+  ): Promise<Response> {
+    for (let attempt = 1; ; attempt++) {
+      const res = await sendOnce(method, path, init);
+      if (res.status !== 429 || attempt > rateLimitRetries) return checked(res, path);
+      const delay = rateLimitDelay(res.headers.get("retry-after"), attempt, backoff);
+      if (delay > maxRetryAfterMs) return checked(res, path);
+      await res.body?.cancel().catch(() => {});
+      await sleep(delay, init.signal);
+    }
+  }
+
+  async function checked(res: Response, path: string): Promise<Response> {
+    if (!res.ok) throw await httpError(res, path);
+    return res;
+  }
+
+  async function sendOnce(
     method: "GET" | "POST",
     path: string,
     init: { sid?: string; body?: unknown; accept?: string; signal?: AbortSignal },
@@ -146,7 +180,6 @@ export function createOrsClient(options: OrsClientOptions): OrsClient {
           throw new OrsClientError("unreachable", 0, `unreachable: ${describeNetworkError(err)}`, path, err);
         throw err;
       }
-      if (!res.ok) throw await httpError(res, path);
       return res;
     } finally {
       clearTimeout(timer);
@@ -231,6 +264,7 @@ export function createOrsClient(options: OrsClientOptions): OrsClient {
           backoffBaseMs: options.backoffBaseMs ?? 500,
           backoffMaxMs: options.backoffMaxMs ?? 10_000,
           maxResultChars: options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
+          maxRetryAfterMs,
         },
         env,
         sid,

@@ -4,3 +4,4 @@ export type { CallEvent, CallToolOptions } from "./call-tool";
 export { createOrsClient, type OrsClient, type OrsClientOptions, type RequestOptions } from "./client";
 export { isAbortError, isOrsClientError, OrsClientError, type OrsClientErrorKind } from "./errors";
 export { type KeepAliveOptions, startKeepAlive } from "./keep-alive";
+export { rateLimitDelay, retryAfterMs } from "./rate-limit";

@@ -1,34 +1,29 @@
 // The `chunk`...`end` SSE events of a tool result (spec: ors-sse.txt "Chunking"), built by the host.
 // Small results are framed as text; large ones are encoded to UTF-8 once and cut and framed as bytes,
-// with the same rules as the protocol's splitIntoChunks: no piece begins or ends with whitespace
-// (clients strip it) and no character is split.
+// with the same rules as the protocol's splitIntoChunks: no piece begins or ends with a character
+// clients strip (lib/ors/protocol/python-whitespace.ts: Python's str.isspace, and U+FEFF) and no
+// character is split.
+import { isStrippedByClients } from "../protocol/python-whitespace";
 import { SSE_CHUNK_SIZE } from "../protocol/sse";
 
 const CHUNK_HEAD = Buffer.from("event: chunk\ndata: ");
 const END_HEAD = Buffer.from("event: end\ndata: ");
 const TAIL = Buffer.from("\n\n");
 
-/** Whether the UTF-8 character starting at byte `i` is whitespace as the regex `\s` defines it. */
-function whitespaceAt(b: Uint8Array, i: number): boolean {
+/** The code point of the UTF-8 character starting at byte `i` (a lead byte). */
+function codePointAt(b: Uint8Array, i: number): number {
   const c = b[i]!;
-  if (c < 0x80) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
-  const c1 = b[i + 1];
-  const c2 = b[i + 2];
-  switch (c) {
-    case 0xc2:
-      return c1 === 0xa0; // U+00A0
-    case 0xe1:
-      return c1 === 0x9a && c2 === 0x80; // U+1680
-    case 0xe2:
-      if (c1 === 0x80) return c2 !== undefined && (c2 <= 0x8a || c2 === 0xa8 || c2 === 0xa9 || c2 === 0xaf); // U+2000–200A, 2028, 2029, 202F
-      return c1 === 0x81 && c2 === 0x9f; // U+205F
-    case 0xe3:
-      return c1 === 0x80 && c2 === 0x80; // U+3000
-    case 0xef:
-      return c1 === 0xbb && c2 === 0xbf; // U+FEFF
-    default:
-      return false;
-  }
+  if (c < 0x80) return c;
+  const c1 = (b[i + 1] ?? 0) & 0x3f;
+  if (c < 0xe0) return ((c & 0x1f) << 6) | c1;
+  const c2 = (b[i + 2] ?? 0) & 0x3f;
+  if (c < 0xf0) return ((c & 0x0f) << 12) | (c1 << 6) | c2;
+  return ((c & 0x07) << 18) | (c1 << 12) | (c2 << 6) | ((b[i + 3] ?? 0) & 0x3f);
+}
+
+/** Whether the UTF-8 character starting at byte `i` is one a client strips (the one table). */
+function whitespaceAt(b: Uint8Array, i: number): boolean {
+  return isStrippedByClients(codePointAt(b, i));
 }
 
 function isContinuation(c: number): boolean {
@@ -65,24 +60,30 @@ export function byteCuts(b: Uint8Array, size: number): number[] {
 
 /**
  * Frames a serialized RunToolOutput as `chunk`... `end` events. JSON.stringify output never holds
- * a raw CR or LF, so each piece is one `data:` line.
+ * a raw CR or LF, so each piece is one `data:` line. A large result is encoded once, straight into
+ * the tail of the buffer it is framed in, and its pieces moved forward into place (no second buffer).
  */
 export function frameResult(json: string, size: number = SSE_CHUNK_SIZE): string | Buffer {
   if (json.length <= size && (json.length * 3 <= size || Buffer.byteLength(json) <= size))
     return `event: end\ndata: ${json}\n\n`;
-  const bytes = Buffer.from(json, "utf8");
+  const length = Buffer.byteLength(json, "utf8");
+  // Every piece but the last is longer than size / 2 (see byteCuts): a bound on the events' heads.
+  const events = Math.ceil(length / Math.max(1, Math.floor(size / 2))) + 1;
+  const room = events * (CHUNK_HEAD.length + TAIL.length);
+  const out = Buffer.allocUnsafe(room + length);
+  out.write(json, room, "utf8");
+  const bytes = out.subarray(room);
   const cuts = byteCuts(bytes, size);
-  const total =
-    bytes.length + cuts.length * (CHUNK_HEAD.length + TAIL.length) + END_HEAD.length + TAIL.length;
-  const out = Buffer.allocUnsafe(total);
   let at = 0;
   let from = 0;
   for (let k = 0; k <= cuts.length; k++) {
-    const to = k < cuts.length ? cuts[k]! : bytes.length;
+    const to = k < cuts.length ? cuts[k]! : length;
     at += (k < cuts.length ? CHUNK_HEAD : END_HEAD).copy(out, at);
-    at += bytes.copy(out, at, from, to);
+    // The piece is ahead of `at` (the room is never used up), so moving it forward is safe.
+    out.copyWithin(at, room + from, room + to);
+    at += to - from;
     at += TAIL.copy(out, at);
     from = to;
   }
-  return out;
+  return out.subarray(0, at);
 }

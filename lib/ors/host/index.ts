@@ -16,5 +16,11 @@ export {
   type NodeListenerOptions,
   serveNode,
 } from "./node-adapter";
-export { DEFAULT_HOST_OPTIONS, HOST_ENV_VARS, hostOptionsFromEnv, type OrsHostOptions } from "./options";
+export {
+  CLIENT_SILENCE_LIMIT_MS,
+  DEFAULT_HOST_OPTIONS,
+  HOST_ENV_VARS,
+  hostOptionsFromEnv,
+  type OrsHostOptions,
+} from "./options";
 export type { OrsReply, SseSink } from "./reply";

@@ -1,8 +1,11 @@
 // One ORS session = one episode (spec: ors-sessions-episodes.txt): its environment, task, secrets
 // and state, the asynchronous setup that later requests wait for, and how it ended (deleted → 410,
 // expired → 404). The contexts handed to environment hooks are built here.
+import { OrsError } from "../protocol/errors";
 import type { JsonObject } from "../protocol/schemas";
 import type { AnyEnvironment, AnyTool, SessionContext, ToolContext } from "../sdk/define";
+import type { OrsHostOptions } from "./options";
+import { quote, seconds } from "./request";
 import type { ToolRun } from "./tool-runs";
 
 /** Why a session ended; `reloaded`: its environment's code was replaced (hot reload). */
@@ -91,6 +94,9 @@ export class Session {
   /** Shared tools plus this task's tools, computed after setup. */
   tools: ReadonlyMap<string, AnyTool> | null = null;
   taskToolsJson: string | null = null;
+  /** Bytes of the inputs this session holds (its /create body and X-Secrets), counted against
+   *  ORS_MAX_SESSION_BYTES until it ends. */
+  bytes = 0;
   /** Set while unbound; `binding` is the bind in progress, shared by concurrent requests. */
   pending: PendingTask | null = null;
   binding: Promise<void> | null = null;
@@ -116,8 +122,47 @@ export class Session {
     return this.abortController.signal;
   }
 
+  /** Whether a signal was handed out (then `abort` must give it a reason). */
+  get hasSignal(): boolean {
+    return this.abortController !== null;
+  }
+
   abort(reason: string): void {
     this.abortReason = reason;
     this.abortController?.abort(new Error(reason));
   }
+}
+
+/** A 404 unless the session runs this environment (spec: `/call` "environment mismatch"). */
+export function assertSameEnv(s: Session, hosted: HostedEnvironment): void {
+  if (s.hosted !== hosted)
+    throw new OrsError(
+      404,
+      `Session ${quote(s.id)} runs environment ${quote(s.hosted.name)}, not ${quote(hosted.name)}`,
+    );
+}
+
+export function setupFailed(s: Session): OrsError {
+  return new OrsError(500, `Setup of environment ${s.hosted.name} failed: ${s.setupError}`);
+}
+
+/** Why a session is gone, as the detail of later requests and the `event: error` of its calls says. */
+export function endedMessage(sid: string, reason: CloseReason, o: OrsHostOptions): string {
+  switch (reason) {
+    case "deleted":
+      return `Session ${quote(sid)} was deleted`;
+    case "idle":
+      return `Session ${quote(sid)} expired: no request for ${seconds(o.idleTimeoutMs)}`;
+    case "max-duration":
+      return `Session ${quote(sid)} expired: it reached the maximum session duration of ${seconds(o.maxSessionMs)}`;
+    case "reloaded":
+      return `Session ${quote(sid)} ended: its environment was reloaded (its code changed); start a new session`;
+    default:
+      return `Session ${quote(sid)} ended: the server shut down`;
+  }
+}
+
+/** Deleted sessions are 410 Gone; expired and shut-down ones 404 (spec: timeout → 404). */
+export function endedError(sid: string, reason: CloseReason, o: OrsHostOptions): OrsError {
+  return new OrsError(reason === "deleted" ? 410 : 404, endedMessage(sid, reason, o));
 }

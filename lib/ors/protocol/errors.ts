@@ -4,12 +4,15 @@
 export class OrsError extends Error {
   readonly status: number;
   readonly detail: string;
+  /** Headers of the answer besides its content type (e.g. `retry-after` of a 429). */
+  readonly headers?: Readonly<Record<string, string>>;
 
-  constructor(status: number, detail: string) {
+  constructor(status: number, detail: string, headers?: Record<string, string>) {
     super(detail);
     this.name = "OrsError";
     this.status = status;
     this.detail = detail;
+    if (headers) this.headers = headers;
   }
 
   toJSON(): { detail: string } {
@@ -17,7 +20,8 @@ export class OrsError extends Error {
   }
 
   toResponse(headers?: HeadersInit): Response {
-    const h = new Headers(headers);
+    const h = new Headers(this.headers);
+    for (const [k, v] of new Headers(headers)) h.set(k, v);
     h.set("content-type", "application/json");
     return new Response(JSON.stringify({ detail: this.detail }), { status: this.status, headers: h });
   }

@@ -2,6 +2,8 @@
 export { BodyStalledError, type ReadWithinOptions, readWithin } from "./body";
 export { detailToString, OrsError, RELAY_FAILURE_HEADER, type RelayFailure, readErrorDetail } from "./errors";
 export {
+  DEPLOYMENT_HEADER,
+  deploymentNames,
   ENDPOINT_METHODS,
   ENV_ENDPOINTS,
   type EnvEndpoint,
@@ -12,6 +14,13 @@ export {
   type RootEndpoint,
   SESSION_ENDPOINTS,
 } from "./paths";
+export {
+  isPythonWhitespace,
+  isPythonWhitespaceCode,
+  isStrippedByClients,
+  PYTHON_WHITESPACE_CODE_POINTS,
+  pythonLstrip,
+} from "./python-whitespace";
 export { parseRunToolOutput, ResultAssembler, type ResultOutcome, ResultTooLargeError } from "./result";
 export {
   type Block,
@@ -38,6 +47,7 @@ export {
   listToolsOutputSchema,
   numTasksRequestSchema,
   numTasksResponseSchema,
+  PLATFORM_ONLY_CREATE_FIELDS,
   type RunToolError,
   type RunToolOutput,
   type RunToolSuccess,

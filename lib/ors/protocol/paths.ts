@@ -1,5 +1,7 @@
-// The ORS endpoint shapes (spec: ors-http-api.txt): root endpoints and per-environment ones.
-// Shared by the host's router, the client, the relay and the Next.js root rewrites.
+// The ORS endpoint shapes (spec: ors-http-api.txt): root endpoints, per-environment ones, and those
+// same ones bare (`/splits`: the environment named by an `X-Deployment` header, by the session, or
+// the only one hosted). The one list: the host's router, the client, the relay and the Next.js root
+// rewrites (next.config.mjs reads it) all follow it.
 
 export const ROOT_ENDPOINTS = [
   "health",
@@ -28,7 +30,12 @@ export type EnvEndpoint = (typeof ENV_ENDPOINTS)[number];
 export type OrsRoute =
   | { kind: "root"; endpoint: RootEndpoint }
   | { kind: "env"; env: string; endpoint: EnvEndpoint }
+  /** An environment endpoint without its environment segment (`/splits`, `/call`). */
+  | { kind: "bare"; endpoint: EnvEndpoint }
   | { kind: "unknown"; path: string };
+
+/** The header in which the OpenReward client names the deployment (environment) of a bare path. */
+export const DEPLOYMENT_HEADER = "x-deployment";
 
 const rootSet = new Set<string>(ROOT_ENDPOINTS);
 const envSet = new Set<string>(ENV_ENDPOINTS);
@@ -65,26 +72,54 @@ export const ENDPOINT_METHODS: Record<RootEndpoint | EnvEndpoint, "GET" | "POST"
 };
 
 /**
- * Classifies an ORS path relative to the base URL (`/health`, `/math/call`, ...). Environment names
- * are URL-decoded.
+ * Classifies an ORS path relative to the base URL (`/health`, `/math/call`, `/call`, ...).
+ * Environment names are URL-decoded.
  */
 export function parseOrsPath(path: string): OrsRoute {
-  const parts = path.split("/").filter(Boolean);
-  if (parts.length === 1 && rootSet.has(parts[0]!))
-    return { kind: "root", endpoint: parts[0] as RootEndpoint };
-  if (parts.length === 2 && envSet.has(parts[1]!)) {
-    let env: string;
+  // By hand, not split/filter: every request of the host and of the app's server entry comes here.
+  // Empty segments are ignored (`//math//call` is `/math/call`), as before.
+  let a = 0;
+  while (path.charCodeAt(a) === 47) a++;
+  let b = path.indexOf("/", a);
+  if (b < 0) b = path.length;
+  let c = b;
+  while (path.charCodeAt(c) === 47) c++;
+  if (c >= path.length) {
+    const one = path.slice(a, b);
+    if (rootSet.has(one)) return { kind: "root", endpoint: one as RootEndpoint };
+    if (envSet.has(one)) return { kind: "bare", endpoint: one as EnvEndpoint };
+    return { kind: "unknown", path };
+  }
+  let d = path.indexOf("/", c);
+  if (d < 0) d = path.length;
+  let e = d;
+  while (path.charCodeAt(e) === 47) e++;
+  const endpoint = path.slice(c, d);
+  if (e < path.length || a === b || !envSet.has(endpoint)) return { kind: "unknown", path };
+  const raw = path.slice(a, b);
+  let env = raw;
+  if (raw.includes("%")) {
     try {
-      env = decodeURIComponent(parts[0]!);
+      env = decodeURIComponent(raw);
     } catch {
       return { kind: "unknown", path };
     }
-    return { kind: "env", env, endpoint: parts[1] as EnvEndpoint };
   }
-  return { kind: "unknown", path };
+  return { kind: "env", env, endpoint: endpoint as EnvEndpoint };
 }
 
 /** Builds the path of an environment endpoint, e.g. `envPath("math", "call")` → `/math/call`. */
 export function envPath(env: string, endpoint: EnvEndpoint): string {
   return `/${encodeURIComponent(env)}/${endpoint}`;
+}
+
+/**
+ * The environment names an `X-Deployment` value may stand for, in order: the value itself, then for
+ * the OpenReward client's `namespace/name` form the part after the last slash. Empty for no value.
+ */
+export function deploymentNames(value: string | null): string[] {
+  const v = value?.trim() ?? "";
+  if (!v) return [];
+  const slash = v.lastIndexOf("/");
+  return slash >= 0 && slash < v.length - 1 ? [v, v.slice(slash + 1)] : [v];
 }

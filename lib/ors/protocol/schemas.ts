@@ -91,6 +91,14 @@ export const createRequestSchema = z
   });
 export type CreateRequest = z.infer<typeof createRequestSchema>;
 
+/**
+ * `/create` fields of the OpenReward platform's own client that an ORS host does not take, and what
+ * each asks for: a host refuses them with a detail saying so (not a bare "unrecognized key").
+ */
+export const PLATFORM_ONLY_CREATE_FIELDS: Readonly<Record<string, string>> = {
+  toolset_name: "a built-in toolset bound to the session, the client's toolset= argument",
+};
+
 export const splitTypeSchema = z.enum(["train", "validation", "test"]);
 export type SplitType = z.infer<typeof splitTypeSchema>;
 export const splitSchema = z.strictObject({ name: z.string(), type: splitTypeSchema });
@@ -181,8 +189,13 @@ export const splitReadSchema = z.object({
 export const splitsReadSchema = z.array(splitReadSchema);
 export const tasksResponseSchema = z.object({ tasks: z.array(jsonObjectSchema), env_name: z.string() });
 export const numTasksResponseSchema = z.object({ num_tasks: z.number().int().nonnegative() });
-export const taskResponseSchema = z.object({ task: jsonObjectSchema });
-export const taskRangeResponseSchema = z.object({ tasks: z.array(jsonObjectSchema) });
+// `env_name` in /task and /task_range: the reference server and ours send it (the OpenReward client
+// reads it); the spec's examples leave it out, so it is optional when read.
+export const taskResponseSchema = z.object({ task: jsonObjectSchema, env_name: z.string().optional() });
+export const taskRangeResponseSchema = z.object({
+  tasks: z.array(jsonObjectSchema),
+  env_name: z.string().optional(),
+});
 export const sidResponseSchema = z.object({ sid: z.string() });
 export const statusResponseSchema = z.object({ status: z.string() });
 export const errorBodySchema = z.object({ detail: z.unknown() });

@@ -1,6 +1,7 @@
 // SSE framing and parsing for ORS tool calls (spec: ors-sse.txt). One formatter for the host,
 // one parser (eventsource-parser) for the client, the relay, the UI and tests. Isomorphic.
 import { createParser } from "eventsource-parser";
+import { isStrippedByClients } from "./python-whitespace";
 
 /** The size of one `chunk`/`end` piece of a serialized RunToolOutput (spec: 4096). */
 export const SSE_CHUNK_SIZE = 4096;
@@ -31,23 +32,6 @@ export function formatSseComment(comment: string): string {
   return `: ${comment.replace(/[\r\n]+/g, " ")}\n\n`;
 }
 
-/** Whether a UTF-16 code unit is whitespace as the regex `\s` defines it (without a regex: hot path). */
-function isWhitespace(c: number): boolean {
-  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
-  if (c < 0xa0) return false;
-  return (
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000 ||
-    c === 0xfeff
-  );
-}
-
 function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
 }
@@ -55,15 +39,16 @@ function isHighSurrogate(code: number): boolean {
 /**
  * Whether a cut before index `i` of `s` is safe. It must never split a surrogate pair, and the next
  * piece must not begin with whitespace: the reference Python client strips leading whitespace from
- * SSE data (and the spec's JavaScript example trims it), which would silently lose characters.
+ * SSE data (Python's `str.isspace`, U+0085 included; and the spec's JavaScript example trims it),
+ * which would silently lose characters. The one table: ./python-whitespace.ts.
  * `strict` also keeps whitespace off the end of the piece before the cut (for trimming clients);
  * it is preferred, but text like "x y x y" has no strict cut at all.
  */
 function isSafeCut(s: string, i: number, strict: boolean): boolean {
   const before = s.charCodeAt(i - 1);
   if (isHighSurrogate(before)) return false;
-  if (i < s.length && isWhitespace(s.charCodeAt(i))) return false;
-  return !(strict && isWhitespace(before));
+  if (i < s.length && isStrippedByClients(s.charCodeAt(i))) return false;
+  return !(strict && isStrippedByClients(before));
 }
 
 /** The best cut in (floor, ceiling], searching back from the ceiling: strict first, then loose. */

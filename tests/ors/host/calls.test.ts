@@ -102,6 +102,21 @@ describe("call frames", () => {
     );
     await expectError(call(h, "ghost", { name: "submit", input: {} }), 404, /Session not found/);
   });
+
+  it("checks the path's environment first on a session whose setup failed: 404, not the setup's 500", async () => {
+    const h = makeHandler();
+    const sid = await newEpisode(h, { env_name: "broken", split: "train", index: 0 });
+    await expectError(
+      call(h, sid, { name: "noop", input: {} }, "qa"),
+      404,
+      /runs environment "broken", not "qa"/,
+    );
+    await expectError(
+      call(h, sid, { name: "noop", input: {} }, "broken"),
+      500,
+      /^Setup of environment broken failed/,
+    );
+  });
 });
 
 describe("pings and reconnection", () => {

@@ -90,12 +90,14 @@ describe("tasks", () => {
     });
     expect(await jsonOf(await send(h, "/qa/task", { body: { split: "train", index: 3 } }))).toEqual({
       task: tasks.train![3],
+      env_name: "qa",
     });
     expect(await jsonOf(await send(h, "/indexed/num_tasks", { body: { split: "huge" } }))).toEqual({
       num_tasks: 100_000,
     });
     expect(await jsonOf(await send(h, "/indexed/task", { body: { split: "huge", index: 99_999 } }))).toEqual({
       task: { i: 99_999 },
+      env_name: "indexed",
     });
   });
 
@@ -117,7 +119,7 @@ describe("tasks", () => {
     const big = (await jsonOf(
       await send(h, "/indexed/task_range", { body: { split: "huge", start: -2 } }),
     )) as { tasks: unknown[] };
-    expect(big.tasks).toEqual([{ i: 99_998 }, { i: 99_999 }]);
+    expect(big).toEqual({ tasks: [{ i: 99_998 }, { i: 99_999 }], env_name: "indexed" });
   });
 
   it("answers 400 naming the field for invalid splits, indices, types and bodies", async () => {

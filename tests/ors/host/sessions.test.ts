@@ -312,14 +312,16 @@ describe("lifecycle limits", () => {
     await expectError(send(h, "/ping", { sid, method: "POST" }), 404, /maximum session duration/);
   });
 
-  it("answers 503 beyond the session limit without evicting anyone", async () => {
-    const h = makeHandler({ maxSessions: 2 });
+  it("answers 429 with Retry-After beyond the session limit without evicting anyone", async () => {
+    const h = makeHandler({ maxSessions: 2, retryAfterS: 3 });
     const a = await newEpisode(h, { env_name: "qa", split: "train", index: 0 });
     await newEpisode(h, { env_name: "qa", split: "train", index: 1 });
+    const full = await send(h, "/create", { sid: "third", body: { split: "train", index: 2 } });
+    expect(full.headers.get("retry-after")).toBe("3");
     await expectError(
-      send(h, "/create", { sid: "third", body: { split: "train", index: 2 } }),
-      503,
-      /Too many sessions: this server holds at most 2 at once \(ORS_MAX_SESSIONS\)/,
+      full,
+      429,
+      /Too many sessions: this server holds at most 2 at once \(ORS_MAX_SESSIONS\)\. Delete finished sessions with \/delete, or retry after 3 s$/,
     );
     expect(h.host.sessionCount).toBe(2);
     await send(h, "/delete", { sid: a, method: "POST" });

@@ -1,0 +1,140 @@
+// Tool calls, `POST /{env}/call` (spec: ors-sse.txt): the tool run with its time limit, the
+// `task_id` event first, the result framed as `chunk`...`end` (or `{"ok": false}` for an unknown
+// tool, invalid input or a throwing tool), and reconnection by `task_id` to a running or kept run.
+import { toolCallSchema } from "../protocol/schemas";
+import { formatSseEvent } from "../protocol/sse";
+import type { AnyTool } from "../sdk/define";
+import { frameResult } from "./frames";
+import type { OrsHostOptions } from "./options";
+import { errorMessage, OutputError, serializeToolError, serializeToolResult } from "./output";
+import { CallStream, type OrsReply } from "./reply";
+import { quote, seconds, validate } from "./request";
+import { assertSameEnv, type HostedEnvironment, RunContext, type Session, UNBOUND } from "./session";
+import type { SessionTable } from "./sessions";
+import type { RunRegistry, ToolRun } from "./tool-runs";
+
+export class ToolCalls {
+  constructor(
+    private readonly options: OrsHostOptions,
+    private readonly sessions: SessionTable,
+    private readonly runs: RunRegistry,
+  ) {}
+
+  /** Answers a call whose body was read: a reconnection by `task_id`, or a new run. */
+  async call(hosted: HostedEnvironment, rawBody: unknown, sid: string): Promise<OrsReply> {
+    const body = validate(toolCallSchema, rawBody);
+    const pingMs = this.options.pingIntervalMs;
+    if (body.task_id != null) {
+      const s0 = this.sessions.require(sid);
+      if (s0.status !== UNBOUND) assertSameEnv(s0, hosted);
+      const run = this.runs.get(body.task_id, sid);
+      const head = formatSseEvent("task_id", body.task_id);
+      if (!run)
+        return {
+          kind: "sse",
+          body:
+            head +
+            formatSseEvent(
+              "error",
+              `unknown task_id ${quote(body.task_id)} (results are kept ${seconds(this.options.resultLingerMs)} after completion)`,
+            ),
+        };
+      if (run.done) return sseReply(head, run.frames);
+      return { kind: "stream", stream: new CallStream(run, head, pingMs) };
+    }
+    // The path's environment first, as for every session: a session of another environment is a
+    // 404 even when its setup failed (which would be a 500).
+    const bound = this.sessions.require(sid);
+    if (bound.status !== UNBOUND) assertSameEnv(bound, hosted);
+    const s = await this.sessions.ready(sid, hosted);
+    assertSameEnv(s, hosted);
+    const run = this.runs.start(sid);
+    const head = `event: task_id\ndata: ${run.id}\n\n`;
+    const tools = this.sessions.tools(s);
+    const tool = tools.get(body.name);
+    if (!tool) {
+      const names = [...tools.keys()].join(", ");
+      this.finishRun(run, serializeToolError(`Unknown tool ${quote(body.name)}; available: ${names}`));
+      return sseReply(head, run.frames);
+    }
+    const parsed = tool.parse(body.input);
+    if (!parsed.ok) {
+      this.finishRun(run, serializeToolError(parsed.error));
+      return sseReply(head, run.frames);
+    }
+    const done = this.execute(s, run, tool, body.name, parsed.value);
+    if (!run.done) await Promise.race([done, nextMacrotask()]);
+    if (run.done) return sseReply(head, run.frames);
+    return { kind: "stream", stream: new CallStream(run, head, pingMs) };
+  }
+
+  private finishRun(run: ToolRun, resultJson: string): void {
+    this.runs.complete(run, frameResult(resultJson), performance.now());
+  }
+
+  private execute(s: Session, run: ToolRun, tool: AnyTool, name: string, input: unknown): Promise<void> {
+    let signal: AbortSignal | null = null;
+    const limit = this.options.callTimeoutMs;
+    if (limit > 0) {
+      const ac = new AbortController();
+      run.abort = ac;
+      const sessionSignal = s.signal;
+      if (sessionSignal.aborted) ac.abort(sessionSignal.reason);
+      else sessionSignal.addEventListener("abort", () => ac.abort(sessionSignal.reason), { once: true });
+      signal = ac.signal;
+      run.timer = setTimeout(() => {
+        const message = `Tool call ${quote(name)} exceeded the time limit of ${seconds(limit)} (ORS_CALL_TIMEOUT_MS)`;
+        this.runs.complete(run, formatSseEvent("error", message), performance.now());
+        ac.abort(new Error(message));
+      }, limit);
+      run.timer.unref?.();
+    }
+    s.busy++;
+    if (!s.running) s.running = new Set();
+    s.running.add(run);
+    // Without a time limit the signal is the session's, created only if the tool reads it.
+    const ctx = new RunContext(s.ctx, signal ?? s);
+    let promise: Promise<unknown>;
+    try {
+      promise = tool.run(input, ctx);
+    } catch (e) {
+      promise = Promise.reject(e);
+    }
+    return promise.then(
+      (result) => {
+        afterRun(s, run);
+        if (run.done) return;
+        let jsonText: string;
+        try {
+          jsonText = serializeToolResult(result as never);
+        } catch (e) {
+          const why = e instanceof OutputError ? e.message : errorMessage(e);
+          jsonText = serializeToolError(`Tool ${quote(name)} returned an invalid result: ${why}`);
+        }
+        this.finishRun(run, jsonText);
+      },
+      (e) => {
+        afterRun(s, run);
+        if (run.done) return;
+        this.finishRun(run, serializeToolError(errorMessage(e)));
+      },
+    );
+  }
+}
+
+function afterRun(s: Session, run: ToolRun): void {
+  s.busy--;
+  s.running?.delete(run);
+  s.lastSeen = performance.now();
+}
+
+/** A complete SSE answer: the `task_id` event, then the run's frames (text, or bytes when large). */
+export function sseReply(head: string, frames: string | Buffer): OrsReply {
+  return typeof frames === "string"
+    ? { kind: "sse", body: head + frames }
+    : { kind: "sse", body: head, tail: frames };
+}
+
+function nextMacrotask(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

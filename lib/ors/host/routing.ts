@@ -1,0 +1,222 @@
+// Routing of ORS requests (spec: ors-http-api.txt, every endpoint): the base path, the endpoint
+// shapes and their methods, /health, API keys, the session header, and which part answers: the
+// root endpoints (sessions), the discovery endpoints of an environment, its prompt, task tools and
+// calls. Bare paths (`/splits`, `/call`: what the OpenReward client sends) are served directly, for
+// the environment of the session, of the `X-Deployment` header, or the only one hosted.
+import { OrsError } from "../protocol/errors";
+import {
+  DEPLOYMENT_HEADER,
+  ENDPOINT_METHODS,
+  type EnvEndpoint,
+  parseOrsPath,
+  type RootEndpoint,
+} from "../protocol/paths";
+import { createRequestSchema, PLATFORM_ONLY_CREATE_FIELDS } from "../protocol/schemas";
+import type { ToolCalls } from "./calls";
+import { discover, isDiscovery } from "./discovery";
+import type { EnvironmentIndex } from "./environments";
+import type { OrsHostOptions } from "./options";
+import { errorMessage, normalizeBlocks } from "./output";
+import { jsonReply, type OrsReply } from "./reply";
+import {
+  type IncomingOrsRequest,
+  parseJsonObject,
+  parseSecretsHeader,
+  quote,
+  readJsonObject,
+  requireSid,
+  sessionIdOf,
+  validate,
+} from "./request";
+import { type HostedEnvironment, UNBOUND } from "./session";
+import type { SessionTable } from "./sessions";
+
+const ROOT_LIST =
+  "/health, /list_environments, /create_session, /create, /ping, /delete, /delete_session, /{env}/tools, /{env}/splits, /{env}/tasks, /{env}/num_tasks, /{env}/task, /{env}/task_range, /{env}/prompt, /{env}/task_tools, /{env}/call, and the same without /{env}";
+
+const OK_STATUS = '{"status":"ok"}';
+
+function sidReply(sid: string): OrsReply {
+  return jsonReply(200, `{"sid":${JSON.stringify(sid)}}`);
+}
+
+/** The parts a router hands requests to. */
+export interface RouterParts {
+  options: OrsHostOptions;
+  envs: () => EnvironmentIndex;
+  sessions: SessionTable;
+  calls: ToolCalls;
+}
+
+export class Router {
+  private readonly apiKeys: Set<string> | null;
+
+  constructor(private readonly parts: RouterParts) {
+    const keys = parts.options.apiKeys;
+    this.apiKeys = keys.length ? new Set(keys) : null;
+  }
+
+  route(req: IncomingOrsRequest): Promise<OrsReply> | OrsReply {
+    let path = req.path;
+    const base = this.parts.options.basePath;
+    if (base && path.startsWith(base) && (path.length === base.length || path[base.length] === "/"))
+      path = path.slice(base.length);
+    const route = parseOrsPath(path);
+    if (route.kind === "unknown")
+      throw new OrsError(404, `Not found: ${quote(path || "/")} is not an ORS endpoint (${ROOT_LIST})`);
+    const expected = ENDPOINT_METHODS[route.endpoint];
+    if (req.method !== expected && !(req.method === "HEAD" && expected === "GET")) {
+      return jsonReply(
+        405,
+        JSON.stringify({ detail: `Method ${req.method} not allowed on /${route.endpoint}: use ${expected}` }),
+        { allow: expected },
+      );
+    }
+    if (route.kind === "root" && route.endpoint === "health") return jsonReply(200, OK_STATUS);
+    if (this.apiKeys) {
+      const key = req.header("x-api-key");
+      if (!key) throw new OrsError(401, "Missing X-API-Key header: this server requires an API key");
+      if (!this.apiKeys.has(key.trim())) throw new OrsError(401, "Invalid API key (X-API-Key)");
+    }
+    const sid = sessionIdOf(req);
+    if (sid !== null) this.parts.sessions.touch(sid);
+    if (route.kind === "root") return this.root(route.endpoint, req, sid);
+    if (route.kind === "bare")
+      return this.envEndpoint(route.endpoint, this.bareEnv(route.endpoint, req, sid), req, sid);
+    return this.envEndpoint(route.endpoint, this.parts.envs().require(route.env), req, sid);
+  }
+
+  /**
+   * The environment of a bare path: a session-bound one (/prompt, /task_tools, /call) follows its
+   * session; otherwise the environment `X-Deployment` names, or the only one hosted (spec, /create:
+   * "requests to unrecognized paths are redirected to it automatically"; served here, not redirected).
+   */
+  private bareEnv(endpoint: EnvEndpoint, req: IncomingOrsRequest, sid: string | null): HostedEnvironment {
+    if (!isDiscovery(endpoint)) {
+      // A missing header is a 400, unknown or ended ids get their 404/410, as on /{env}/... paths.
+      const s = this.parts.sessions.require(requireSid(sid));
+      if (s.status !== UNBOUND) return s.hosted;
+    }
+    const envs = this.parts.envs();
+    const header = req.header(DEPLOYMENT_HEADER);
+    const named = envs.fromDeployment(header);
+    if (named) return named;
+    if (envs.size === 1) return envs.defaultEnv;
+    const hosted = envs.names.join(", ");
+    if (header?.trim())
+      throw new OrsError(
+        404,
+        `Unknown environment ${quote(header.trim())} (X-Deployment header) for /${endpoint}; this server hosts: ${hosted}`,
+      );
+    throw new OrsError(
+      404,
+      `/${endpoint} names no environment and this server hosts several (${hosted}): use /{env}/${endpoint}, or name it in an X-Deployment header`,
+    );
+  }
+
+  private body(req: IncomingOrsRequest): Promise<unknown> {
+    return readJsonObject(req, this.parts.options.maxBodyBytes);
+  }
+
+  private root(
+    endpoint: RootEndpoint,
+    req: IncomingOrsRequest,
+    sid: string | null,
+  ): Promise<OrsReply> | OrsReply {
+    const sessions = this.parts.sessions;
+    switch (endpoint) {
+      case "list_environments":
+        return jsonReply(200, this.parts.envs().listJson);
+      case "create_session": {
+        const newSid = this.parts.options.sessionIdPrefix + crypto.randomUUID();
+        if ((req.header("accept") ?? "").includes("text/event-stream"))
+          return { kind: "sse", body: `event: task_id\ndata: ${newSid}\n\nevent: end\ndata: \n\n` };
+        return sidReply(newSid);
+      }
+      case "create":
+        return this.create(req, requireSid(sid));
+      case "ping":
+        sessions.ping(requireSid(sid));
+        return jsonReply(200, OK_STATUS);
+      case "delete": {
+        const id = requireSid(sid);
+        return sessions.delete(id).then(() => sidReply(id));
+      }
+      case "delete_session": {
+        const id = requireSid(sid);
+        return sessions.deleteIfHeld(id).then(() => sidReply(id));
+      }
+      default:
+        throw new OrsError(404, `Not found: /${endpoint}`);
+    }
+  }
+
+  private async create(req: IncomingOrsRequest, sid: string): Promise<OrsReply> {
+    const sessions = this.parts.sessions;
+    const text = await req.readBody(this.parts.options.maxBodyBytes);
+    const raw = parseJsonObject(text);
+    for (const [field, what] of Object.entries(PLATFORM_ONLY_CREATE_FIELDS))
+      if (field in (raw as object))
+        throw new OrsError(
+          400,
+          `${field}: an OpenReward platform option (${what}) that this host does not offer; leave it out`,
+        );
+    const body = validate(createRequestSchema, raw);
+    sessions.assertNewSession(sid);
+    const envs = this.parts.envs();
+    // env_name first; else the environment X-Deployment names; else the only one. With none of
+    // them (several environments), the session's first /{env}/... request binds it.
+    let hosted: HostedEnvironment | null = null;
+    if (body.env_name != null) hosted = envs.require(body.env_name);
+    else
+      hosted =
+        envs.fromDeployment(req.header(DEPLOYMENT_HEADER)) ?? (envs.size === 1 ? envs.defaultEnv : null);
+    const header = req.header("x-secrets");
+    const secrets: Record<string, string> = header ? parseSecretsHeader(header) : {};
+    if (body.secrets) Object.assign(secrets, body.secrets);
+    // What the session holds of the client's: the body (task spec, secrets) and the X-Secrets header.
+    const bytes = Buffer.byteLength(text) + (header?.length ?? 0);
+    await sessions.create({ sid, body, hosted, secrets, bytes });
+    return sidReply(sid);
+  }
+
+  private async envEndpoint(
+    endpoint: EnvEndpoint,
+    hosted: HostedEnvironment,
+    req: IncomingOrsRequest,
+    sid: string | null,
+  ): Promise<OrsReply> {
+    if (isDiscovery(endpoint)) return discover(endpoint, hosted, () => this.body(req));
+    const sessions = this.parts.sessions;
+    switch (endpoint) {
+      case "prompt": {
+        const s = await sessions.ready(requireSid(sid), hosted);
+        let blocks: unknown;
+        try {
+          blocks = await s.hosted.env.definition.getPrompt(s.ctx);
+        } catch (e) {
+          this.parts.options.log(`getPrompt of ${s.hosted.name} failed`, e);
+          throw new OrsError(500, `Environment ${s.hosted.name}: getPrompt failed: ${errorMessage(e)}`);
+        }
+        try {
+          return jsonReply(200, JSON.stringify(normalizeBlocks(blocks, "prompt")));
+        } catch (e) {
+          throw new OrsError(
+            500,
+            `Environment ${s.hosted.name} returned an invalid prompt: ${errorMessage(e)}`,
+          );
+        }
+      }
+      case "task_tools": {
+        const s = await sessions.ready(requireSid(sid), hosted);
+        sessions.tools(s);
+        return jsonReply(200, s.taskToolsJson!);
+      }
+      case "call": {
+        const id = requireSid(sid);
+        return this.parts.calls.call(hosted, await this.body(req), id);
+      }
+    }
+    throw new OrsError(404, `Not found: /${endpoint}`);
+  }
+}

@@ -1,0 +1,43 @@
+// `npm run bench`'s floor server and image mode work end to end (short real runs on loopback):
+// the floor answers whole episodes with 0 errors, and the image case delivers 1 MB PNG blocks.
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { inflateSync } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { noisePng } from "../../scripts/bench-env";
+
+const run = async (...args: string[]) => {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ["--import", "tsx", "scripts/bench.ts", "--duration", "1", "--warmup", "0.3", "--json", ...args],
+    { timeout: 90_000 },
+  );
+  return JSON.parse(stdout.trim().split("\n").at(-1)!) as Record<string, number>;
+};
+
+describe("npm run bench", () => {
+  it("--spawn floor: fixed answers make whole episodes, with the server's CPU per episode", async () => {
+    const r = await run("--spawn", "floor", "--clients", "4");
+    expect(r).toMatchObject({ errors: 0, wrongRewards: 0 });
+    expect(r.episodes).toBeGreaterThan(10);
+    expect(r.serverCpuMsPerEpisode).toBeGreaterThan(0);
+  });
+
+  it("--mode image: a 1 MB PNG block per call, with the server's CPU per MB", async () => {
+    const r = await run("--spawn", "standalone", "--mode", "image", "--clients", "2");
+    expect(r).toMatchObject({ mode: "image", errors: 0 });
+    expect(r.calls).toBeGreaterThan(0);
+    expect(r.mbPerSec).toBeGreaterThan(0);
+    expect(r.serverCpuMsPerMb).toBeGreaterThan(0);
+  });
+
+  it("the image is a real PNG of about the size asked, which deflate cannot shrink", () => {
+    const png = noisePng(1024 * 1024);
+    expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    expect(png.length).toBeGreaterThan(1_000_000);
+    expect(png.length).toBeLessThan(1_100_000);
+    const idatLength = png.readUInt32BE(33);
+    const side = png.readUInt32BE(16);
+    expect(inflateSync(png.subarray(41, 41 + idatLength)).length).toBe(side * (side * 3 + 1));
+  });
+});
