@@ -14,6 +14,7 @@
 //   (discovery calls take it from `task_id` only).
 // - JSON endpoints: non-2xx raises; aiohttp's `resp.json()` refuses a content type that is not
 //   `application/json` (or `application/*+json`); then the fields each method reads.
+import { isPythonWhitespaceCode, pythonLstrip } from "@/lib/ors/protocol/python-whitespace";
 import type { ProbeAnswer } from "./probe";
 import { snippet } from "./probe";
 
@@ -21,40 +22,19 @@ import { snippet } from "./probe";
 export const REFERENCE_MAX_LINE_BYTES = 131_072;
 const AIOHTTP_JSON_TYPE = /^application\/(?:[\w.+-]+?\+)?json/;
 
-/** Python's `str.isspace()` for one UTF-16 code unit (every whitespace character is in the BMP). */
-function isPySpace(c: number): boolean {
-  return (
-    (c >= 0x09 && c <= 0x0d) ||
-    (c >= 0x1c && c <= 0x20) ||
-    c === 0x85 ||
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000
-  );
-}
-
 /** Python's `str.lstrip()`. */
-export function pyLstrip(s: string): string {
-  let i = 0;
-  while (i < s.length && isPySpace(s.charCodeAt(i))) i++;
-  return s.slice(i);
-}
+export const pyLstrip = pythonLstrip;
 
 /** Python's `str.strip()`. */
 export function pyStrip(s: string): string {
   let end = s.length;
-  while (end > 0 && isPySpace(s.charCodeAt(end - 1))) end--;
+  while (end > 0 && isPythonWhitespaceCode(s.charCodeAt(end - 1))) end--;
   return pyLstrip(s.slice(0, end));
 }
 
 /** Whether a string starts with whitespace as the reference client's `lstrip()` sees it. */
 export function startsWithPySpace(s: string): boolean {
-  return s.length > 0 && isPySpace(s.charCodeAt(0));
+  return s.length > 0 && isPythonWhitespaceCode(s.charCodeAt(0));
 }
 
 function utf8Length(s: string): number {
