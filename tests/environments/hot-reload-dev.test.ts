@@ -118,7 +118,9 @@ describe("hot reload with the dev entry", () => {
     const relay = orsAt(`${base}/api/servers/local`);
     const direct = orsAt(`${base}/api/ors`);
     const status = async () =>
-      (await (await fetch(`${base}/api/environments/status`)).json()) as ReloadStatus;
+      (await (
+        await fetch(`${base}/api/environments/status`, { headers: WITH_TOKEN })
+      ).json()) as ReloadStatus;
     const occurrences = (re: RegExp, n: number) =>
       eventually(async () => ((app.out().match(re)?.length ?? 0) >= n ? true : undefined));
     const serving = readFileSync(file, "utf8");
