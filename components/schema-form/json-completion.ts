@@ -9,7 +9,7 @@ import {
   type CompletionSource,
   insertCompletionText,
 } from "@codemirror/autocomplete";
-import { syntaxTree } from "@codemirror/language";
+import { ensureSyntaxTree, syntaxTree } from "@codemirror/language";
 import type { EditorState } from "@codemirror/state";
 import type { EditorView } from "@codemirror/view";
 import type { SyntaxNode } from "@lezer/common";
@@ -228,7 +228,9 @@ function replaceToken(text: string, isKey: boolean): Completion["apply"] {
 export function jsonSchemaCompletion(schema: Schema): CompletionSource {
   return (ctx: CompletionContext): CompletionResult | null => {
     const { state, pos } = ctx;
-    const tree = syntaxTree(state);
+    // The tree up to the cursor, parsed now if the editor's background parse has not got there yet
+    // (it works to a time budget, which a busy machine can exhaust); else what is parsed so far.
+    const tree = ensureSyntaxTree(state, pos, 50) ?? syntaxTree(state);
     const token = tokenAt(ctx, tree.resolveInner(pos, -1));
     const from = token ? token.from : pos;
     if (!token && !ctx.explicit) return null;
