@@ -75,7 +75,9 @@ export function start(
     },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-      const exited = once(child, "exit");
+      // "close": the process exited and every process holding its output pipes (npx's child, which
+      // may stop after the shell we started) let go of them, so out() and err() are complete.
+      const exited = once(child, "close");
       // The group, by the PID we started: `npx` runs the command in a child of its own.
       if (opts.command && child.pid) process.kill(-child.pid, "SIGTERM");
       else child.kill("SIGTERM");
