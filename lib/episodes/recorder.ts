@@ -3,8 +3,9 @@
 // the order the relay saw them, one at a time (the store is asynchronous). It keeps in memory only
 // the calls in flight; secrets never reach it (relay events carry none).
 import "server-only";
-import type { Block } from "@/lib/ors/protocol";
+import type { Block, ToolSpec } from "@/lib/ors/protocol";
 import type { RelayEvent, RelayEvents } from "@/lib/relay/events";
+import { readAgent, readRunTag } from "./annotations";
 import { stableStringify } from "./diff";
 import { CHECK_LIVENESS, endForFailure, SPEC_IDLE_LIMIT_MS } from "./end-reason";
 import type { LiveFeeds } from "./live";
@@ -30,6 +31,11 @@ export interface Recorder {
   idle(): Promise<void>;
   /** Ends episodes idle past the limit and applies retention now. */
   sweep(now?: number): Promise<void>;
+  /**
+   * Ends a running episode from outside the relay's events (a run cancelled, timed out): after
+   * every event taken so far, published on the live feeds. False when it had already ended.
+   */
+  endEpisode(id: string, reason: EndReason, at: number, error: string | null): Promise<boolean>;
   stop(): void;
 }
 
@@ -53,6 +59,8 @@ export interface RecorderOptions {
   log?: (message: string) => void;
   /** The step-size cap in bytes (default PLAYGROUND_MAX_STEP_BYTES, else 4 MiB; see capStep). */
   maxStepBytes?: number;
+  /** This process's id in the store (StoreInstance), written on every trajectory it starts. */
+  instance?: string;
 }
 
 /**
@@ -79,6 +87,8 @@ interface Call {
 
 /** Recent steps by task_id, so a re-post with a saved task_id continues its step. */
 const MAX_TASKS = 10_000;
+/** The tool specs last seen per server and environment (given to episodes that start there). */
+const MAX_TOOL_SETS = 256;
 
 export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): Recorder {
   const idleMs = opts.idleMs ?? idleTimeoutMs();
@@ -90,6 +100,10 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
   // finished call's step (its result, possibly megabytes) is not kept in memory for a resume.
   const byTaskId = new Map<string, { trajectoryId: string; index: number }>();
   let chain: Promise<void> = Promise.resolve();
+  // server/env → the tools the relay last saw listed there: an episode starting there was most
+  // likely shown them (its own /task_tools, when asked, replaces them).
+  const toolsSeen = new Map<string, ToolSpec[]>();
+  const envKey = (server: string, env: string | null) => `${server}\n${env ?? ""}`;
 
   const taskKey = (server: string, sid: string, taskId: string) => `${server}\n${sid}\n${taskId}`;
   const rememberTask = (key: string, call: Call) => {
@@ -104,8 +118,18 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
     env: string | null,
     task: TrajectoryTask | null,
     at: number,
+    run?: unknown,
   ): Promise<string> => {
-    const id = await store.create({ server, sid, env, task, startedAt: at });
+    const id = await store.create({
+      server,
+      sid,
+      env,
+      task,
+      startedAt: at,
+      run: readRunTag(run),
+      tools: toolsSeen.get(envKey(server, env)) ?? null,
+      instance: opts.instance ?? null,
+    });
     const summary = await store.summary(id);
     if (summary) live.publish({ type: "started", id, summary });
     return id;
@@ -159,7 +183,17 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
           "task_spec" in e.task
             ? { task_spec: e.task.task_spec }
             : { split: e.task.split, index: e.task.index };
-        await startTrajectory(e.server, e.sid, e.env, task, e.at);
+        await startTrajectory(e.server, e.sid, e.env, task, e.at, e.run);
+        return;
+      }
+      case "tools": {
+        const key = envKey(e.server, e.env);
+        toolsSeen.delete(key);
+        toolsSeen.set(key, e.tools);
+        if (toolsSeen.size > MAX_TOOL_SETS) toolsSeen.delete(toolsSeen.keys().next().value!);
+        if (!e.sid) return;
+        const t = await store.findRunning(e.server, e.sid);
+        if (t) await store.setTools(t.id, e.tools);
         return;
       }
       case "prompt": {
@@ -201,6 +235,7 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
         }
         const t = await trajectoryOf(e.server, e.sid, e.env, e.at);
         await store.setEnv(t.id, e.env);
+        const agent = e.agent === undefined ? null : readAgent(e.agent);
         const step = pendingStep({
           index: t.num_steps + 1,
           tool: e.tool,
@@ -208,6 +243,7 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
           task_id: e.taskId ?? null,
           started_at: e.at,
           after_end: t.end_reason === "finished",
+          ...(agent ? { agent } : {}),
         });
         const call: Call = { trajectoryId: t.id, step, callId: e.callId, frames: frameBudget() };
         calls.set(e.callId, call);
@@ -316,6 +352,18 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
         .map((c) => structuredClone(c.step)),
     idle: () => chain,
     sweep,
+    endEpisode(id, reason, at, error) {
+      const done = chain.then(async () => {
+        if (!(await store.end(id, reason, at, error))) return false;
+        live.publish({ type: "ended", id, end_reason: reason, error, ended_at: at });
+        return true;
+      });
+      chain = done.then(
+        () => {},
+        () => {},
+      );
+      return done;
+    },
     stop() {
       unsubscribe();
       if (timer) clearInterval(timer);

@@ -1,12 +1,13 @@
-// The embedded trajectory store: the TrajectoryStore contract (./types.ts) over one SQLite file —
-// step-by-step writes, list filters, import, retention. better-sqlite3 is synchronous and fast;
-// the methods are async only to honour the contract. One per process (lib/playground.ts).
+// The embedded store: the PlaygroundStore contract (./types.ts) over one SQLite file — trajectories
+// written step by step, list filters, import, retention, recovery after a crash — and runs beside
+// them (./sqlite-runs.ts). better-sqlite3 is synchronous and fast; the methods are async only to
+// honour the contract. One per process (lib/playground.ts).
 import "server-only";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import path from "node:path";
 import {
+  type AgentEnd,
   type EndReason,
-  type StepEvent,
   TRAJECTORY_FORMAT,
   type Trajectory,
   type TrajectoryFilter,
@@ -16,10 +17,36 @@ import {
   type TrajectoryTask,
   taskLabel,
 } from "@/lib/episodes/schema";
-import type { Block, JsonObject } from "@/lib/ors/protocol";
+import type { Block, ToolSpec } from "@/lib/ors/protocol";
 import { sumRewards } from "../reward";
 import { type Db, dataDir, openDb } from "./db";
-import type { NewTrajectory, RetentionOptions, TrajectoryStore } from "./types";
+import { recoverOrphans } from "./sqlite-recovery";
+import {
+  agentEndOf,
+  orderByOf,
+  parse,
+  runTagOf,
+  type StepRow,
+  type TrajRow,
+  toStep,
+  toSummary,
+  whereOf,
+} from "./sqlite-rows";
+import { SqliteRuns } from "./sqlite-runs";
+import type {
+  NewRun,
+  NewTrajectory,
+  OrphanRecovery,
+  PlaygroundStore,
+  RecoveredOrphans,
+  RetentionOptions,
+  RunEpisodeKey,
+  RunEpisodePatch,
+  RunEpisodeStatus,
+  RunListFilter,
+  RunStatus,
+  StoreInstance,
+} from "./types";
 
 export function retentionFromEnv(env: NodeJS.ProcessEnv = process.env): RetentionOptions {
   const num = (v: string | undefined, d: number) => {
@@ -36,107 +63,19 @@ export function newTrajectoryId(): string {
   return randomBytes(9).toString("base64url");
 }
 
-interface TrajRow {
-  id: string;
-  server: string;
-  env: string | null;
-  sid: string | null;
-  task_json: string | null;
-  task_label: string;
-  prompt_json: string | null;
-  num_steps: number;
-  total_reward: number;
-  started_at: number;
-  ended_at: number | null;
-  last_activity_at: number;
-  end_reason: EndReason | null;
-  error: string | null;
-  origin_json: string | null;
-  reprompts_json: string | null;
-  golden: number;
-}
+/** Trajectories that retention never removes: running, golden, or a run's episodes (kept with the run). */
+const RETAINED =
+  "end_reason IS NULL OR golden = 1 OR (run_id IS NOT NULL AND run_id IN (SELECT id FROM runs))";
 
-interface StepRow {
-  trajectory_id: string;
-  idx: number;
-  tool: string;
-  input_json: string;
-  task_id: string | null;
-  started_at: number;
-  ended_at: number | null;
-  latency_ms: number | null;
-  ok: number | null;
-  error: string | null;
-  blocks_json: string;
-  reward: number | null;
-  finished: number;
-  metadata_json: string | null;
-  events_json: string;
-  replay_json: string | null;
-  after_end: number;
-  truncated_json: string | null;
-}
-
-const parse = <T>(s: string | null): T | null => (s == null ? null : (JSON.parse(s) as T));
-
-function toSummary(r: TrajRow): TrajectorySummary {
-  return {
-    id: r.id,
-    server: r.server,
-    env: r.env,
-    sid: r.sid,
-    task: parse<TrajectoryTask>(r.task_json),
-    task_label: r.task_label,
-    num_steps: r.num_steps,
-    total_reward: r.total_reward,
-    started_at: r.started_at,
-    ended_at: r.ended_at,
-    last_activity_at: r.last_activity_at,
-    end_reason: r.end_reason,
-    error: r.error,
-    origin: parse<TrajectoryOrigin>(r.origin_json),
-    ...(r.golden ? { golden: true } : {}),
-  };
-}
-
-function toStep(r: StepRow): TrajectoryStep {
-  return {
-    index: r.idx,
-    tool: r.tool,
-    input: JSON.parse(r.input_json) as JsonObject,
-    task_id: r.task_id,
-    started_at: r.started_at,
-    ended_at: r.ended_at,
-    latency_ms: r.latency_ms,
-    ok: r.ok == null ? null : r.ok === 1,
-    error: r.error,
-    blocks: JSON.parse(r.blocks_json) as Block[],
-    reward: r.reward,
-    finished: r.finished === 1,
-    metadata: parse<JsonObject>(r.metadata_json),
-    events: JSON.parse(r.events_json) as StepEvent[],
-    replay: parse(r.replay_json),
-    ...(r.after_end ? { after_end: true } : {}),
-    ...(r.truncated_json ? { truncated: JSON.parse(r.truncated_json) as TrajectoryStep["truncated"] } : {}),
-  };
-}
-
-const SORT_COLUMNS: Record<string, string> = {
-  started_at: "started_at",
-  ended_at: "ended_at",
-  total_reward: "total_reward",
-  num_steps: "num_steps",
-  env: "env",
-  server: "server",
-};
-
-export class SqliteTrajectoryStore implements TrajectoryStore {
+export class SqliteTrajectoryStore implements PlaygroundStore {
   readonly db: Db;
   readonly retention: RetentionOptions;
+  private readonly runs: SqliteRuns;
 
   constructor(db: Db, retention: RetentionOptions = retentionFromEnv()) {
     this.db = db;
     this.retention = retention;
+    this.runs = new SqliteRuns(db);
   }
 
   async close(): Promise<void> {
@@ -149,8 +88,8 @@ export class SqliteTrajectoryStore implements TrajectoryStore {
     this.db
       .prepare(
         `INSERT INTO trajectories (id, server, env, sid, task_json, task_label, started_at, last_activity_at,
-           origin_json, stored_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           origin_json, stored_at, run_id, run_task, run_repeat, tools_hash, instance_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         id,
@@ -163,9 +102,30 @@ export class SqliteTrajectoryStore implements TrajectoryStore {
         t.startedAt,
         t.origin ? JSON.stringify(t.origin) : null,
         Date.now(),
+        t.run?.id ?? null,
+        t.run?.task_index ?? null,
+        t.run?.repeat ?? null,
+        t.tools ? this.toolSet(t.tools) : null,
+        t.instance ?? null,
       );
     this.retain(Date.now());
     return id;
+  }
+
+  /** Stores a set of tool specs once; returns its key. */
+  private toolSet(tools: ToolSpec[]): string {
+    const json = JSON.stringify(tools);
+    const hash = createHash("sha256").update(json).digest("base64url");
+    this.db.prepare("INSERT OR IGNORE INTO tool_sets (hash, tools_json) VALUES (?, ?)").run(hash, json);
+    return hash;
+  }
+
+  async setTools(id: string, tools: ToolSpec[]): Promise<void> {
+    this.db.prepare("UPDATE trajectories SET tools_hash = ? WHERE id = ?").run(this.toolSet(tools), id);
+  }
+
+  async setAgentEnd(id: string, end: AgentEnd): Promise<void> {
+    this.db.prepare("UPDATE trajectories SET agent_end_json = ? WHERE id = ?").run(JSON.stringify(end), id);
   }
 
   async setPrompt(id: string, blocks: Block[], at: number): Promise<void> {
@@ -222,8 +182,8 @@ export class SqliteTrajectoryStore implements TrajectoryStore {
         .prepare(
           `INSERT OR REPLACE INTO steps (trajectory_id, idx, tool, input_json, task_id, started_at, ended_at,
              latency_ms, ok, error, blocks_json, reward, finished, metadata_json, events_json, replay_json,
-             after_end, truncated_json)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             after_end, truncated_json, agent_json)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           id,
@@ -244,6 +204,7 @@ export class SqliteTrajectoryStore implements TrajectoryStore {
           step.replay ? JSON.stringify(step.replay) : null,
           step.after_end ? 1 : 0,
           step.truncated ? JSON.stringify(step.truncated) : null,
+          step.agent ? JSON.stringify(step.agent) : null,
         );
       // The total without float noise (as every view computes it), steps after the end left out.
       const rewards = this.db
@@ -354,74 +315,37 @@ export class SqliteTrajectoryStore implements TrajectoryStore {
     const reprompts = parse<NonNullable<Trajectory["reprompts"]>>(r.reprompts_json);
     if (reprompts?.length) t.reprompts = reprompts;
     if (r.golden) t.golden = true;
+    const run = runTagOf(r);
+    if (run) t.run = run;
+    if (r.tools_hash) {
+      const tools = this.db
+        .prepare("SELECT tools_json FROM tool_sets WHERE hash = ?")
+        .pluck()
+        .get(r.tools_hash);
+      if (typeof tools === "string") t.tools = JSON.parse(tools) as ToolSpec[];
+    }
+    const agentEnd = agentEndOf(r);
+    if (agentEnd) t.agent_end = agentEnd;
     return t;
-  }
-
-  private where(f: TrajectoryFilter): { sql: string; params: Record<string, unknown> } {
-    const clauses: string[] = [];
-    const params: Record<string, unknown> = {};
-    if (f.server) {
-      clauses.push("server = @server");
-      params.server = f.server;
-    }
-    if (f.env) {
-      clauses.push("env = @env");
-      params.env = f.env;
-    }
-    if (f.task) {
-      clauses.push("(task_label = @task OR task_label LIKE @taskLike ESCAPE '\\')");
-      params.task = f.task;
-      params.taskLike = `%${escapeLike(f.task)}%`;
-    }
-    if (f.end_reason === "running") clauses.push("end_reason IS NULL");
-    else if (f.end_reason) {
-      clauses.push("end_reason = @end_reason");
-      params.end_reason = f.end_reason;
-    }
-    if (f.golden !== undefined) clauses.push(f.golden ? "golden = 1" : "golden = 0");
-    if (f.min_reward != null) {
-      clauses.push("total_reward >= @min_reward");
-      params.min_reward = f.min_reward;
-    }
-    if (f.max_reward != null) {
-      clauses.push("total_reward <= @max_reward");
-      params.max_reward = f.max_reward;
-    }
-    if (f.q) {
-      params.q = `%${escapeLike(f.q)}%`;
-      clauses.push(
-        `(id LIKE @q ESCAPE '\\' OR server LIKE @q ESCAPE '\\' OR env LIKE @q ESCAPE '\\' OR sid LIKE @q ESCAPE '\\'
-          OR task_label LIKE @q ESCAPE '\\' OR error LIKE @q ESCAPE '\\' OR prompt_json LIKE @q ESCAPE '\\'
-          OR EXISTS (SELECT 1 FROM steps s WHERE s.trajectory_id = trajectories.id AND
-            (s.tool LIKE @q ESCAPE '\\' OR s.input_json LIKE @q ESCAPE '\\' OR s.blocks_json LIKE @q ESCAPE '\\')))`,
-      );
-    }
-    return { sql: clauses.length ? `WHERE ${clauses.join(" AND ")}` : "", params };
-  }
-
-  private orderBy(f: TrajectoryFilter): string {
-    const col = SORT_COLUMNS[f.sort ?? "started_at"] ?? "started_at";
-    const dir = (f.order ?? "desc") === "asc" ? "ASC" : "DESC";
-    return `ORDER BY ${col} ${dir}, started_at ${dir}, id ${dir}`;
   }
 
   /** Summaries matching the filters, newest first by default, with the total count. */
   async list(f: TrajectoryFilter = {}): Promise<{ items: TrajectorySummary[]; total: number }> {
-    const { sql, params } = this.where(f);
+    const { sql, params } = whereOf(f);
     const total = (
       this.db.prepare(`SELECT COUNT(*) AS n FROM trajectories ${sql}`).get(params) as { n: number }
     ).n;
     const rows = this.db
-      .prepare(`SELECT * FROM trajectories ${sql} ${this.orderBy(f)} LIMIT @limit OFFSET @offset`)
+      .prepare(`SELECT * FROM trajectories ${sql} ${orderByOf(f)} LIMIT @limit OFFSET @offset`)
       .all({ ...params, limit: f.limit ?? 200, offset: f.offset ?? 0 }) as TrajRow[];
     return { items: rows.map(toSummary), total };
   }
 
   /** Every matching trajectory in the export format, one at a time (for JSONL export). */
   async *iterate(f: TrajectoryFilter = {}): AsyncGenerator<Trajectory> {
-    const { sql, params } = this.where(f);
+    const { sql, params } = whereOf(f);
     const ids = this.db
-      .prepare(`SELECT id FROM trajectories ${sql} ${this.orderBy(f)} LIMIT @limit OFFSET @offset`)
+      .prepare(`SELECT id FROM trajectories ${sql} ${orderByOf(f)} LIMIT @limit OFFSET @offset`)
       .all({ ...params, limit: f.limit ?? -1, offset: f.offset ?? 0 }) as { id: string }[];
     for (const { id } of ids) {
       const t = this.getSync(id);
@@ -458,8 +382,9 @@ export class SqliteTrajectoryStore implements TrajectoryStore {
         this.db
           .prepare(
             `INSERT INTO trajectories (id, server, env, sid, task_json, task_label, prompt_json, started_at,
-               ended_at, last_activity_at, end_reason, error, origin_json, stored_at, reprompts_json, golden)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+               ended_at, last_activity_at, end_reason, error, origin_json, stored_at, reprompts_json, golden,
+               run_id, run_task, run_repeat, tools_hash, agent_end_json)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           )
           .run(
             t.id,
@@ -478,6 +403,11 @@ export class SqliteTrajectoryStore implements TrajectoryStore {
             Date.now(),
             t.reprompts?.length ? JSON.stringify(t.reprompts) : null,
             t.golden ? 1 : 0,
+            t.run?.id ?? null,
+            t.run?.task_index ?? null,
+            t.run?.repeat ?? null,
+            t.tools ? this.toolSet(t.tools) : null,
+            t.agent_end ? JSON.stringify(t.agent_end) : null,
           );
         for (const s of t.steps) this.writeStep(t.id, s);
         imported.push(t.id);
@@ -496,7 +426,8 @@ export class SqliteTrajectoryStore implements TrajectoryStore {
    * Deletes ended trajectories beyond the count cap (first stored first; ties within a millisecond
    * by insertion order) and those stored longer ago than the age cap (an import's age counts from
    * its import). Running ones are never deleted, nor golden ones (they are regression tests'
-   * references, kept until unmarked); they count towards the cap all the same.
+   * references, kept until unmarked); they count towards the cap all the same. A run's episodes
+   * are kept as long as their run (deleting the run deletes them) and do not count.
    */
   async enforceRetention(now: number): Promise<number> {
     return this.retain(now);
@@ -508,18 +439,21 @@ export class SqliteTrajectoryStore implements TrajectoryStore {
     if (maxAgeDays > 0) {
       const cutoff = now - maxAgeDays * 86_400_000;
       removed += this.db
-        .prepare(
-          "DELETE FROM trajectories WHERE end_reason IS NOT NULL AND golden = 0 AND COALESCE(stored_at, started_at) < ?",
-        )
+        .prepare(`DELETE FROM trajectories WHERE NOT (${RETAINED}) AND COALESCE(stored_at, started_at) < ?`)
         .run(cutoff).changes;
     }
     if (maxCount > 0) {
-      const n = (this.db.prepare("SELECT COUNT(*) AS n FROM trajectories").get() as { n: number }).n;
+      const n = this.db
+        .prepare(
+          "SELECT COUNT(*) FROM trajectories WHERE run_id IS NULL OR run_id NOT IN (SELECT id FROM runs)",
+        )
+        .pluck()
+        .get() as number;
       if (n > maxCount) {
         removed += this.db
           .prepare(
             `DELETE FROM trajectories WHERE id IN (
-               SELECT id FROM trajectories WHERE end_reason IS NOT NULL AND golden = 0
+               SELECT id FROM trajectories WHERE NOT (${RETAINED})
                ORDER BY COALESCE(stored_at, started_at) ASC, rowid ASC LIMIT ?)`,
           )
           .run(n - maxCount).changes;
@@ -549,10 +483,70 @@ export class SqliteTrajectoryStore implements TrajectoryStore {
     }
     return ended;
   }
-}
 
-function escapeLike(s: string): string {
-  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+  async beat(instance: StoreInstance, at: number): Promise<void> {
+    this.db
+      .prepare(
+        `INSERT INTO instances (id, pid, host, started_at, beat_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT(id) DO UPDATE SET beat_at = MAX(beat_at, excluded.beat_at)`,
+      )
+      .run(instance.id, instance.pid, instance.host, at, at);
+  }
+
+  async recoverOrphans(at: number, o: OrphanRecovery): Promise<RecoveredOrphans> {
+    return recoverOrphans(this.db, this.runs, at, o, (id, reason, when, error) =>
+      this.endSync(id, reason, when, error),
+    );
+  }
+
+  // ---- Runs (./sqlite-runs.ts) ----
+
+  createRun(run: NewRun) {
+    return Promise.resolve(this.runs.createRun(run));
+  }
+  getRun(id: string) {
+    return Promise.resolve(this.runs.getRun(id));
+  }
+  listRuns(filter?: RunListFilter) {
+    return Promise.resolve(this.runs.listRuns(filter ?? {}));
+  }
+  setRunStatus(
+    id: string,
+    status: RunStatus,
+    at: number,
+    o?: { error?: string | null; from?: readonly RunStatus[]; instance?: string | null },
+  ) {
+    return Promise.resolve(this.runs.setRunStatus(id, status, at, o));
+  }
+  async deleteRun(id: string): Promise<boolean> {
+    return this.db.transaction(() => {
+      this.db.prepare("DELETE FROM trajectories WHERE run_id = ?").run(id);
+      return this.db.prepare("DELETE FROM runs WHERE id = ?").run(id).changes > 0;
+    })();
+  }
+  pendingEpisodes(runId: string) {
+    return Promise.resolve(this.runs.pendingEpisodes(runId));
+  }
+  updateEpisode(runId: string, key: RunEpisodeKey, patch: RunEpisodePatch) {
+    return Promise.resolve(this.runs.updateEpisode(runId, key, patch));
+  }
+  setEpisodesStatus(
+    runId: string,
+    from: readonly RunEpisodeStatus[],
+    status: RunEpisodeStatus,
+    error: string | null,
+  ) {
+    return Promise.resolve(this.runs.setEpisodesStatus(runId, from, status, error));
+  }
+  runEpisodes(runId: string, o?: { limit?: number; offset?: number }) {
+    return Promise.resolve(this.runs.runEpisodes(runId, o ?? {}));
+  }
+  runAggregates(runId: string, o: { successAt: number; histogramBins: number }) {
+    return Promise.resolve(this.runs.aggregates(runId, o));
+  }
+  runProgress(runId: string, since: number) {
+    return Promise.resolve(this.runs.progress(runId, since));
+  }
 }
 
 /** Opens a store on a file (tests) or in a data directory. */

@@ -1,13 +1,18 @@
-// The conformance suite of the TrajectoryStore contract (lib/episodes/store/types.ts): every
-// implementation — the embedded SQLite one today, a networked one later — must pass it unchanged.
-// An implementation's test file calls `describeTrajectoryStore(name, open)`.
+// The conformance suite of the store contract (lib/episodes/store/types.ts): every implementation —
+// the embedded SQLite one today, a networked one later — must pass it unchanged. An
+// implementation's test file calls `describeTrajectoryStore(name, open)` and
+// `describeRunStore(name, open)` (./conformance-runs.ts).
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Trajectory } from "@/lib/episodes/schema";
-import type { TrajectoryStore } from "@/lib/episodes/store/types";
+import {
+  INTERRUPTED_STEP_ERROR,
+  type PlaygroundStore,
+  type TrajectoryStore,
+} from "@/lib/episodes/store/types";
 import { step, trajectory } from "../helpers";
 
 export interface OpenedStore {
-  store: TrajectoryStore;
+  store: PlaygroundStore;
   /** Removes what the store wrote (after close). */
   cleanup?: () => Promise<void> | void;
 }
@@ -283,6 +288,123 @@ export function describeTrajectoryStore(name: string, openStore: OpenStore): voi
       expect(t.steps[0]!.replay).toEqual({ of: "orig", step: 1, differs: ["reward"] });
       const newer = await s.create({ server: "py", sid: "z", env: "farm", task: null, startedAt: 5 });
       expect((await s.findBySession("py", "z"))?.id).toBe(newer);
+    });
+
+    it("tags a run's episodes, keeps the tools they were played with, who chose each call, the last words", async () => {
+      const s = await open();
+      const tools = [{ name: "submit", description: "Answer", input_schema: { type: "object" } }];
+      const run = { id: "run-1", task_index: 7, repeat: 2 };
+      const a = await s.create({
+        server: "local",
+        sid: "a",
+        env: "math",
+        task: null,
+        startedAt: 1,
+        run,
+        tools,
+      });
+      const b = await s.create({ server: "local", sid: "b", env: "math", task: null, startedAt: 2, tools });
+      const c = await s.create({ server: "local", sid: "c", env: "math", task: null, startedAt: 3 });
+      const agent = {
+        policy: "model",
+        model: "m",
+        turn: 1,
+        call_id: "call_9",
+        message: "I will answer 4.",
+        usage: { prompt_tokens: 12, completion_tokens: 3 },
+      };
+      await s.putStep(a, step(1, { agent }));
+      await s.setAgentEnd(a, {
+        reason: "no_tool_call",
+        message: "done",
+        usage: { prompt_tokens: 1, completion_tokens: 2 },
+      });
+      const t = (await s.get(a))!;
+      expect(t.run).toEqual(run);
+      expect(t.tools).toEqual(tools);
+      expect(t.steps[0]!.agent).toEqual(agent);
+      expect(t.agent_end).toEqual({
+        reason: "no_tool_call",
+        message: "done",
+        usage: { prompt_tokens: 1, completion_tokens: 2 },
+      });
+      expect((await s.summary(a))?.run).toEqual(run);
+      expect((await s.get(b))?.tools).toEqual(tools);
+      // Without: the fields are absent (exports of other trajectories unchanged).
+      const plain = (await s.get(c))!;
+      for (const k of ["run", "tools", "agent_end"]) expect(plain).not.toHaveProperty(k);
+      expect((await s.summary(c))!).not.toHaveProperty("run");
+      // The tools an episode asked for later replace what it started with.
+      const other = [{ name: "guess", description: "Guess", input_schema: null }];
+      await s.setTools(b, other);
+      expect((await s.get(b))?.tools).toEqual(other);
+      expect((await s.get(a))?.tools).toEqual(tools);
+      // The run filter; an import keeps every field.
+      expect((await s.list({ run: "run-1" })).items.map((x) => x.id)).toEqual([a]);
+      const exported = (await s.get(a))!;
+      await s.delete(a);
+      await s.importMany([exported]);
+      expect(await s.get(a)).toMatchObject({ run, tools, agent_end: exported.agent_end });
+      expect((await s.get(a))?.steps[0]?.agent).toEqual(agent);
+    });
+
+    it("after a crash: the dead process's steps in flight and episodes are marked, the living ones' kept", async () => {
+      const s = await open();
+      const dead = { id: "dead", pid: 1, host: "here" };
+      const stale = { id: "stale", pid: 2, host: "elsewhere" };
+      const self = { id: "self", pid: 3, host: "here" };
+      await s.beat(dead, 1_000);
+      await s.beat(stale, 1_000);
+      await s.beat(self, 1_000);
+      await s.beat(self, 100_000);
+      const mk = (server: string, sid: string, instance: string | null) =>
+        s.create({ server, sid, env: "math", task: null, startedAt: 1, instance });
+      const local = await mk("local", "l", "dead");
+      const inflight = await mk("py", "i", "dead");
+      const quiet = await mk("py", "q", "dead");
+      const staleOne = await mk("py", "s", "stale");
+      const mine = await mk("py", "m", "self");
+      const unowned = await mk("py", "u", null);
+      for (const id of [local, inflight, staleOne, mine, unowned])
+        await s.putStep(
+          id,
+          step(1, { ok: null, ended_at: null, latency_ms: null, reward: null, blocks: [] }),
+        );
+      await s.putStep(quiet, step(1));
+      // `dead`'s pid is gone; `stale` has not renewed its lease for longer than staleMs.
+      const r = await s.recoverOrphans(100_000, {
+        self: "self",
+        staleMs: 60_000,
+        alive: (i) => i.id !== "dead",
+      });
+      expect(r.steps).toBe(4);
+      expect(r.ended.map((e) => [e.id, e.reason]).sort()).toEqual(
+        [
+          [local, "error"],
+          [inflight, "interrupted"],
+          [staleOne, "interrupted"],
+          [unowned, "interrupted"],
+        ].sort(),
+      );
+      expect(await s.summary(local)).toMatchObject({
+        end_reason: "error",
+        error: expect.stringMatching(/built-in host lost the session/),
+      });
+      const i = (await s.get(inflight))!;
+      expect(i).toMatchObject({ end_reason: "interrupted", ended_at: 100_000 });
+      expect(i.steps[0]).toMatchObject({ ok: false, error: INTERRUPTED_STEP_ERROR });
+      // Nothing was in flight and it is no run's: a client may still go on with it.
+      expect((await s.summary(quiet))?.end_reason).toBeNull();
+      // This process's own episode, in flight, is untouched.
+      expect((await s.get(mine))?.steps[0]?.ok).toBeNull();
+      expect((await s.summary(mine))?.end_reason).toBeNull();
+      // The dead are forgotten: recovering again changes nothing.
+      expect(
+        await s.recoverOrphans(100_001, { self: "self", staleMs: 60_000, alive: () => false }),
+      ).toMatchObject({
+        ended: [],
+        steps: 0,
+      });
     });
   });
 }

@@ -1,0 +1,381 @@
+// Runs in the SQLite store (the RunStore half of ./types.ts): a run's row, its episodes' rows, and
+// the aggregates of its summary computed in SQL (counts, sums, histogram, percentiles), so a
+// 10,000-episode run's results are read without loading its trajectories.
+import "server-only";
+import { randomBytes } from "node:crypto";
+import type { JsonObject } from "@/lib/ors/protocol";
+import type { Db } from "./db";
+import {
+  type NewRun,
+  type Percentiles,
+  RUN_EPISODE_STATUSES,
+  type RunAggregates,
+  type RunEpisode,
+  type RunEpisodeKey,
+  type RunEpisodePatch,
+  type RunEpisodeStatus,
+  type RunListFilter,
+  type RunProgressCounts,
+  type RunRecord,
+  type RunStatus,
+} from "./types";
+
+interface RunRow {
+  id: string;
+  status: RunStatus;
+  server: string;
+  env: string;
+  split: string;
+  repeats: number;
+  episodes: number;
+  config_json: string;
+  created_at: number;
+  started_at: number | null;
+  ended_at: number | null;
+  error: string | null;
+  instance_id: string | null;
+}
+
+interface EpisodeRow {
+  run_id: string;
+  task_index: number;
+  repeat: number;
+  status: RunEpisodeStatus;
+  trajectory_id: string | null;
+  reward: number | null;
+  finished: number | null;
+  turns: number | null;
+  steps: number | null;
+  duration_ms: number | null;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  error: string | null;
+  stop: string | null;
+  started_at: number | null;
+  ended_at: number | null;
+}
+
+function toRun(r: RunRow): RunRecord {
+  return {
+    id: r.id,
+    status: r.status,
+    server: r.server,
+    env: r.env,
+    split: r.split,
+    repeats: r.repeats,
+    episodes: r.episodes,
+    config: JSON.parse(r.config_json) as JsonObject,
+    createdAt: r.created_at,
+    startedAt: r.started_at,
+    endedAt: r.ended_at,
+    error: r.error,
+    instance: r.instance_id,
+  };
+}
+
+function toEpisode(r: EpisodeRow): RunEpisode {
+  return {
+    taskIndex: r.task_index,
+    repeat: r.repeat,
+    status: r.status,
+    trajectoryId: r.trajectory_id,
+    reward: r.reward,
+    finished: r.finished == null ? null : r.finished === 1,
+    turns: r.turns,
+    steps: r.steps,
+    durationMs: r.duration_ms,
+    promptTokens: r.prompt_tokens,
+    completionTokens: r.completion_tokens,
+    error: r.error,
+    stop: r.stop,
+    startedAt: r.started_at,
+    endedAt: r.ended_at,
+  };
+}
+
+/** Episode fields as their columns (for updates). */
+const EPISODE_COLUMNS: Record<keyof RunEpisodePatch, string> = {
+  status: "status",
+  trajectoryId: "trajectory_id",
+  reward: "reward",
+  finished: "finished",
+  turns: "turns",
+  steps: "steps",
+  durationMs: "duration_ms",
+  promptTokens: "prompt_tokens",
+  completionTokens: "completion_tokens",
+  error: "error",
+  stop: "stop",
+  startedAt: "started_at",
+  endedAt: "ended_at",
+};
+
+export function newRunId(): string {
+  return `r${randomBytes(8).toString("base64url")}`;
+}
+
+const ENDED: readonly RunStatus[] = ["done", "cancelled", "interrupted", "failed"];
+
+export class SqliteRuns {
+  constructor(private readonly db: Db) {}
+
+  createRun(run: NewRun): RunRecord {
+    const id = run.id ?? newRunId();
+    const insertEpisode = this.db.prepare(
+      "INSERT INTO run_episodes (run_id, task_index, repeat, status) VALUES (?, ?, ?, 'pending')",
+    );
+    this.db.transaction(() => {
+      this.db
+        .prepare(
+          `INSERT INTO runs (id, status, server, env, split, repeats, episodes, config_json, created_at, instance_id)
+           VALUES (?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          id,
+          run.server,
+          run.env,
+          run.split,
+          run.repeats,
+          run.tasks.length * run.repeats,
+          JSON.stringify(run.config),
+          run.createdAt,
+          run.instance,
+        );
+      for (const task of run.tasks)
+        for (let repeat = 0; repeat < run.repeats; repeat++) insertEpisode.run(id, task, repeat);
+    })();
+    return this.getRun(id)!;
+  }
+
+  getRun(id: string): RunRecord | null {
+    const r = this.db.prepare("SELECT * FROM runs WHERE id = ?").get(id) as RunRow | undefined;
+    return r ? toRun(r) : null;
+  }
+
+  listRuns(f: RunListFilter): { items: RunRecord[]; total: number } {
+    const clauses: string[] = [];
+    const params: Record<string, unknown> = {};
+    for (const k of ["server", "env", "status"] as const)
+      if (f[k]) {
+        clauses.push(`${k} = @${k}`);
+        params[k] = f[k];
+      }
+    const where = clauses.length ? `WHERE ${clauses.join(" AND ")}` : "";
+    const total = this.db.prepare(`SELECT COUNT(*) FROM runs ${where}`).pluck().get(params) as number;
+    const rows = this.db
+      .prepare(`SELECT * FROM runs ${where} ORDER BY created_at DESC, rowid DESC LIMIT @limit OFFSET @offset`)
+      .all({ ...params, limit: f.limit ?? 100, offset: f.offset ?? 0 }) as RunRow[];
+    return { items: rows.map(toRun), total };
+  }
+
+  setRunStatus(
+    id: string,
+    status: RunStatus,
+    at: number,
+    o: { error?: string | null; from?: readonly RunStatus[]; instance?: string | null } = {},
+  ): boolean {
+    const sets = ["status = @status"];
+    if (status === "running")
+      sets.push("started_at = COALESCE(started_at, @at)", "ended_at = NULL", "error = NULL");
+    if (ENDED.includes(status)) sets.push("ended_at = @at");
+    if (o.error !== undefined) sets.push("error = @error");
+    if (o.instance !== undefined) sets.push("instance_id = @instance");
+    const from = o.from ? "AND status IN (SELECT value FROM json_each(@from))" : "";
+    return (
+      this.db.prepare(`UPDATE runs SET ${sets.join(", ")} WHERE id = @id ${from}`).run({
+        id,
+        status,
+        at,
+        error: o.error ?? null,
+        instance: o.instance ?? null,
+        from: JSON.stringify(o.from ?? []),
+      }).changes > 0
+    );
+  }
+
+  pendingEpisodes(runId: string): RunEpisodeKey[] {
+    return (
+      this.db
+        .prepare(
+          `SELECT task_index, repeat FROM run_episodes
+           WHERE run_id = ? AND status IN ('pending', 'cancelled', 'interrupted')
+           ORDER BY repeat, task_index`,
+        )
+        .all(runId) as { task_index: number; repeat: number }[]
+    ).map((r) => ({ taskIndex: r.task_index, repeat: r.repeat }));
+  }
+
+  updateEpisode(runId: string, key: RunEpisodeKey, patch: RunEpisodePatch): void {
+    const sets: string[] = [];
+    const params: Record<string, unknown> = { run: runId, task: key.taskIndex, repeat: key.repeat };
+    for (const [k, v] of Object.entries(patch) as [keyof RunEpisodePatch, unknown][]) {
+      if (v === undefined) continue;
+      const col = EPISODE_COLUMNS[k];
+      sets.push(`${col} = @${col}`);
+      params[col] = typeof v === "boolean" ? (v ? 1 : 0) : v;
+    }
+    if (!sets.length) return;
+    this.db
+      .prepare(
+        `UPDATE run_episodes SET ${sets.join(", ")} WHERE run_id = @run AND task_index = @task AND repeat = @repeat`,
+      )
+      .run(params);
+  }
+
+  setEpisodesStatus(
+    runId: string,
+    from: readonly RunEpisodeStatus[],
+    status: RunEpisodeStatus,
+    error: string | null,
+  ): number {
+    return this.db
+      .prepare(
+        `UPDATE run_episodes SET status = ?, error = COALESCE(?, error)
+         WHERE run_id = ? AND status IN (SELECT value FROM json_each(?))`,
+      )
+      .run(status, error, runId, JSON.stringify(from)).changes;
+  }
+
+  runEpisodes(runId: string, o: { limit?: number; offset?: number }): RunEpisode[] {
+    return (
+      this.db
+        .prepare("SELECT * FROM run_episodes WHERE run_id = ? ORDER BY task_index, repeat LIMIT ? OFFSET ?")
+        .all(runId, o.limit ?? -1, o.offset ?? 0) as EpisodeRow[]
+    ).map(toEpisode);
+  }
+
+  private counts(runId: string): Record<RunEpisodeStatus, number> {
+    const counts = Object.fromEntries(RUN_EPISODE_STATUSES.map((s) => [s, 0])) as Record<
+      RunEpisodeStatus,
+      number
+    >;
+    for (const r of this.db
+      .prepare("SELECT status, COUNT(*) AS n FROM run_episodes WHERE run_id = ? GROUP BY status")
+      .all(runId) as { status: RunEpisodeStatus; n: number }[])
+      counts[r.status] = r.n;
+    return counts;
+  }
+
+  progress(runId: string, since: number): RunProgressCounts {
+    const endedSince = this.db
+      .prepare(
+        "SELECT COUNT(*) FROM run_episodes WHERE run_id = ? AND ended_at >= ? AND status IN ('done', 'errored')",
+      )
+      .pluck()
+      .get(runId, since) as number;
+    return { counts: this.counts(runId), endedSince };
+  }
+
+  /** Nearest-rank percentiles of a column over the done episodes, each read by its rank. */
+  private percentiles(runId: string, column: "turns" | "duration_ms", n: number): Percentiles | null {
+    if (n === 0) return null;
+    const at = this.db.prepare(
+      `SELECT ${column} FROM run_episodes WHERE run_id = ? AND status = 'done' AND ${column} IS NOT NULL
+       ORDER BY ${column} LIMIT 1 OFFSET ?`,
+    );
+    const rank = (p: number) => at.pluck().get(runId, Math.max(0, Math.ceil((p / 100) * n) - 1)) as number;
+    return { p50: rank(50), p90: rank(90), p99: rank(99), max: rank(100) };
+  }
+
+  aggregates(runId: string, o: { successAt: number; histogramBins: number }): RunAggregates {
+    const done = "run_id = @run AND status = 'done'";
+    const a = this.db
+      .prepare(
+        `SELECT COUNT(reward) AS n, TOTAL(reward) AS sum, TOTAL(reward * reward) AS sumSquares,
+           MIN(reward) AS min, MAX(reward) AS max,
+           TOTAL(CASE WHEN finished = 1 AND reward >= @successAt THEN 1 ELSE 0 END) AS successes,
+           COUNT(turns) AS withTurns, COUNT(duration_ms) AS withDuration,
+           COUNT(prompt_tokens) AS withTokens, TOTAL(prompt_tokens) AS prompt, TOTAL(completion_tokens) AS completion
+         FROM run_episodes WHERE ${done}`,
+      )
+      .get({ run: runId, successAt: o.successAt }) as {
+      n: number;
+      sum: number;
+      sumSquares: number;
+      min: number | null;
+      max: number | null;
+      successes: number;
+      withTurns: number;
+      withDuration: number;
+      withTokens: number;
+      prompt: number;
+      completion: number;
+    };
+    const histogram: RunAggregates["histogram"] = [];
+    if (a.n > 0 && a.min !== null && a.max !== null) {
+      const bins = a.min === a.max ? 1 : Math.max(1, Math.floor(o.histogramBins));
+      const width = (a.max - a.min) / bins;
+      const counts = new Map<number, number>();
+      for (const r of this.db
+        .prepare(
+          `SELECT MIN(@bins - 1, CAST((reward - @min) / @width AS INTEGER)) AS bin, COUNT(*) AS n
+           FROM run_episodes WHERE ${done} AND reward IS NOT NULL GROUP BY bin`,
+        )
+        .all({ run: runId, bins, min: a.min, width: width || 1 }) as { bin: number; n: number }[])
+        counts.set(r.bin, r.n);
+      for (let i = 0; i < bins; i++)
+        histogram.push({
+          from: a.min + i * width,
+          to: i === bins - 1 ? a.max : a.min + (i + 1) * width,
+          count: counts.get(i) ?? 0,
+        });
+    }
+    const run = this.getRun(runId);
+    const repeats = run?.repeats ?? 1;
+    const tasks = new Map<number, RunAggregates["tasks"][number]>();
+    for (const r of this.db
+      .prepare(
+        `SELECT task_index, repeat, status, reward, trajectory_id,
+           (status = 'done' AND finished = 1 AND reward >= @successAt) AS success
+         FROM run_episodes WHERE run_id = @run ORDER BY task_index, repeat`,
+      )
+      .all({ run: runId, successAt: o.successAt }) as {
+      task_index: number;
+      repeat: number;
+      status: RunEpisodeStatus;
+      reward: number | null;
+      trajectory_id: string | null;
+      success: number;
+    }[]) {
+      let t = tasks.get(r.task_index);
+      if (!t) {
+        t = {
+          index: r.task_index,
+          rewards: Array(repeats).fill(null),
+          episodeIds: Array(repeats).fill(null),
+          completed: 0,
+          successes: 0,
+        };
+        tasks.set(r.task_index, t);
+      }
+      t.episodeIds[r.repeat] = r.trajectory_id;
+      if (r.status === "done") {
+        t.rewards[r.repeat] = r.reward;
+        t.completed++;
+        t.successes += r.success;
+      }
+    }
+    const errors = this.db
+      .prepare(
+        `SELECT COALESCE(error, 'unknown error') AS message, COUNT(*) AS count FROM run_episodes
+         WHERE run_id = ? AND status = 'errored' GROUP BY message ORDER BY count DESC, message LIMIT 100`,
+      )
+      .all(runId) as { message: string; count: number }[];
+    const timing = this.db
+      .prepare("SELECT MIN(started_at) AS first, MAX(ended_at) AS last FROM run_episodes WHERE run_id = ?")
+      .get(runId) as { first: number | null; last: number | null };
+    return {
+      counts: this.counts(runId),
+      rewards: { n: a.n, sum: a.sum, sumSquares: a.sumSquares, min: a.min, max: a.max },
+      successes: a.successes,
+      histogram,
+      tasks: [...tasks.values()],
+      errors,
+      turns: this.percentiles(runId, "turns", a.withTurns),
+      durationMs: this.percentiles(runId, "duration_ms", a.withDuration),
+      tokens: { episodes: a.withTokens, prompt: a.prompt, completion: a.completion },
+      firstStartedAt: timing.first,
+      lastEndedAt: timing.last,
+    };
+  }
+}
