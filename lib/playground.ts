@@ -1,21 +1,28 @@
 // The composition root (server-only): builds the app's long-lived parts once per process — the ORS
 // host with the environments of an environment source, the server registry, the relay, the
-// trajectory store, the live feeds and the recorder — and hands them out. Nothing else starts a
+// store, the live feeds, the recorder, the model endpoints and the run executor — and hands them
+// out. Nothing else starts a
 // part, and this is the one module that keeps them on globalThis: Next bundles each route separately
 // and dev HMR re-evaluates modules, and both must find the same parts. When the source reloads (an
 // edited environment), the host swaps its environments in place and the episodes of the old code end.
 import "server-only";
+import { randomBytes } from "node:crypto";
+import os from "node:os";
+import path from "node:path";
 import { builtinEnvironments } from "@/envs";
 import { environmentReloadedError } from "@/lib/environments/reload-notice";
 import { type EnvironmentSource, staticEnvironmentSource } from "@/lib/environments/source";
 import { createLiveFeeds, type LiveFeeds } from "@/lib/episodes/live";
 import { createRecorder, type Recorder } from "@/lib/episodes/recorder";
 import { openStore } from "@/lib/episodes/store/sqlite";
-import type { TrajectoryStore } from "@/lib/episodes/store/types";
+import type { PlaygroundStore, StoreInstance } from "@/lib/episodes/store/types";
 import { createOrsClient, type OrsClient } from "@/lib/ors/client";
 import { createOrsHandler, hostOptionsFromEnv, type OrsHandler } from "@/lib/ors/host";
 import { createServerRegistry, type ServerRegistry } from "@/lib/registry";
 import { createRelay, orsPathFromUrl, type Relay } from "@/lib/relay";
+import { createRunEvents, type RunEvents } from "@/lib/runs/events";
+import { createRunExecutor, type RunExecutor } from "@/lib/runs/executor";
+import { createModelRegistry, type ModelRegistry } from "@/lib/runs/models";
 
 /** Where the app mounts its ORS host (it also answers the ORS shapes at the root). */
 export const ORS_BASE_PATH = "/api/ors";
@@ -25,20 +32,64 @@ export interface Playground {
   readonly host: OrsHandler;
   readonly registry: ServerRegistry;
   readonly relay: Relay;
-  readonly store: TrajectoryStore;
+  readonly store: PlaygroundStore;
   readonly live: LiveFeeds;
   readonly recorder: Recorder;
+  /** This process in the store: whose episodes and runs are recovered if it dies. */
+  readonly instance: StoreInstance;
+  /** The model endpoints runs and the episode page may call (PLAYGROUND_MODELS). */
+  readonly models: ModelRegistry;
+  /** Runs: the executor, and the bus of their progress. */
+  readonly runs: RunExecutor;
+  readonly runEvents: RunEvents;
   /** What the host serves, and where it comes from (reloads swap the host's environments). */
   readonly environments: EnvironmentSource;
-  /** A typed ORS client for a known server through the relay, in process (recorded like the UI's). */
-  clientFor(server: string): OrsClient;
-  /** Stops watching environments and the recorder, tears the host's sessions down, closes the store. */
+  /**
+   * A typed ORS client for a known server through the relay, in process (recorded like the UI's).
+   * With options, a client of its own: `headers` on every request, its fetch wrapped.
+   */
+  clientFor(server: string, options?: ClientOptions): OrsClient;
+  /** Stops the runs, watching environments and the recorder, tears the host's sessions down, closes the store. */
   close(): Promise<void>;
+}
+
+export interface ClientOptions {
+  headers?: Record<string, string>;
+  wrapFetch?: (f: typeof fetch) => typeof fetch;
 }
 
 export interface PlaygroundOptions {
   /** The environments to host (default: the built-ins, never reloaded). */
   environments?: EnvironmentSource;
+  /**
+   * Folders the runs' script modules may be loaded from (default: the working folder, the folder of
+   * ORS_ENVS's module, and PLAYGROUND_SCRIPT_ROOTS); null: anywhere (the CLI's own command line).
+   */
+  scriptRoots?: readonly string[] | null;
+}
+
+/** How often this process renews its lease in the store, and when a silent one counts as dead. */
+const LEASE_EVERY_MS = 10_000;
+const LEASE_STALE_MS = 60_000;
+
+/** Whether a process of this machine lives (a pid elsewhere: its lease decides). */
+function instanceAlive(i: StoreInstance): boolean {
+  if (i.host !== os.hostname()) return true;
+  try {
+    process.kill(i.pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** The default folders of script modules (see PlaygroundOptions.scriptRoots). */
+export function scriptRootsFromEnv(env: Record<string, string | undefined>, cwd = process.cwd()): string[] {
+  const roots = [cwd];
+  if (env.ORS_ENVS?.trim()) roots.push(path.dirname(path.resolve(cwd, env.ORS_ENVS.trim())));
+  for (const r of (env.PLAYGROUND_SCRIPT_ROOTS ?? "").split(path.delimiter))
+    if (r.trim()) roots.push(path.resolve(cwd, r.trim()));
+  return roots;
 }
 
 /** Builds every part, wired together. Tests may build their own with other variables. */
@@ -55,23 +106,34 @@ export function createPlayground(
   const relay = createRelay({ registry });
   const store = openStore({ dir: registry.dataDir });
   const live = createLiveFeeds();
+  const instance: StoreInstance = {
+    id: `i${randomBytes(9).toString("base64url")}`,
+    pid: process.pid,
+    host: os.hostname(),
+  };
   const clients = new Map<string, OrsClient>();
-  const clientFor = (server: string): OrsClient => {
+  const relayClient = (server: string, o: ClientOptions = {}): OrsClient => {
+    const relayFetch: typeof fetch = async (input, init) => {
+      const req = new Request(input, init);
+      return relay.handle(req, server, orsPathFromUrl(req.url, server));
+    };
+    return createOrsClient({
+      baseUrl: `http://playground.internal/api/servers/${encodeURIComponent(server)}`,
+      fetch: o.wrapFetch ? o.wrapFetch(relayFetch) : relayFetch,
+      ...(o.headers ? { headers: o.headers } : {}),
+    });
+  };
+  const clientFor = (server: string, o?: ClientOptions): OrsClient => {
+    if (o) return relayClient(server, o);
     let client = clients.get(server);
     if (!client) {
-      const base = `http://playground.internal/api/servers/${encodeURIComponent(server)}`;
-      client = createOrsClient({
-        baseUrl: base,
-        fetch: async (input, init) => {
-          const req = new Request(input, init);
-          return relay.handle(req, server, orsPathFromUrl(req.url, server));
-        },
-      });
+      client = relayClient(server);
       clients.set(server, client);
     }
     return client;
   };
   const recorder = createRecorder(store, {
+    instance: instance.id,
     events: relay.events,
     live,
     checkLiveness: (server, sid) =>
@@ -103,10 +165,42 @@ export function createPlayground(
       console.error("[playground] could not record the episodes ended by the reload:", e);
     }
   });
-  // The built-in host lives in this process: its sessions did not survive a restart.
-  void store
-    .endRunningOf("local", "error", Date.now(), "the server restarted: the built-in host lost the session")
-    .then(() => recorder.sweep());
+  const models = createModelRegistry(env);
+  const runEvents = createRunEvents();
+  const runs = createRunExecutor({
+    store,
+    recorder,
+    clientFor: (server, o) => clientFor(server, o),
+    models,
+    events: runEvents,
+    instance: instance.id,
+    cwd: process.cwd(),
+    scriptRoots: options.scriptRoots === undefined ? scriptRootsFromEnv(env) : options.scriptRoots,
+  });
+  // What processes that died left in the store (this one's built-in host sessions after a restart,
+  // steps in flight, runs): recovered now and whenever a lease goes stale (FORMAT.md "After a crash").
+  const recover = async () => {
+    const at = Date.now();
+    await store.beat(instance, at);
+    const r = await store.recoverOrphans(at, {
+      self: instance.id,
+      staleMs: LEASE_STALE_MS,
+      alive: instanceAlive,
+    });
+    for (const e of r.ended)
+      live.publish({ type: "ended", id: e.id, end_reason: e.reason, error: e.error, ended_at: e.at });
+  };
+  const recovering = recover()
+    .then(() => recorder.sweep())
+    .catch((e) => console.error("[playground] could not recover what a stopped process left:", e));
+  let beats = 0;
+  const lease = setInterval(() => {
+    beats++;
+    const work =
+      beats % (LEASE_STALE_MS / LEASE_EVERY_MS / 2) === 0 ? recover() : store.beat(instance, Date.now());
+    void work.catch(() => {});
+  }, LEASE_EVERY_MS);
+  lease.unref?.();
   return {
     host,
     registry,
@@ -114,9 +208,16 @@ export function createPlayground(
     store,
     live,
     recorder,
+    instance,
+    models,
+    runs,
+    runEvents,
     environments,
     clientFor,
     async close() {
+      clearInterval(lease);
+      await recovering;
+      await runs.close();
       environments.close();
       recorder.stop();
       await recorder.idle();

@@ -1,0 +1,276 @@
+// One episode of a run (docs/runs.md "Running"): a session through the recording relay (so it is a
+// trajectory like any other, tagged with the run, task and repeat), the prompt and the session's
+// tools, then the policy's turns — each call sent with the agent's mark, tool errors kept as steps
+// the policy sees — until the environment finishes it, the policy stops, or the turn limit; the
+// session deleted in every case. Cancel and the time limit end the recorded episode with their reason.
+import "server-only";
+import { AGENT_HEADER, encodeAgent, encodeRunTag, RUN_HEADER } from "@/lib/episodes/annotations";
+import type { Recorder } from "@/lib/episodes/recorder";
+import type { EndReason, StepAgent } from "@/lib/episodes/schema";
+import type { PlaygroundStore, RunEpisodeKey, RunEpisodePatch, RunRecord } from "@/lib/episodes/store/types";
+import { isOrsClientError, type OrsClient } from "@/lib/ors/client";
+import type { JsonObject, RunToolOutput, ToolSpec } from "@/lib/ors/protocol";
+import { agentEndOf, type CallOutcome, type Policy, type PolicyTurn } from "./policy";
+import { retryingFetch } from "./retry-fetch";
+
+export interface EpisodeDeps {
+  store: PlaygroundStore;
+  recorder: Pick<Recorder, "idle" | "endEpisode">;
+  /** A client of a known server through the recording relay: `headers` on every request, its fetch wrapped. */
+  clientFor(
+    server: string,
+    o: { headers: Record<string, string>; wrapFetch: (f: typeof fetch) => typeof fetch },
+  ): OrsClient;
+  now?: () => number;
+}
+
+export interface EpisodePlan {
+  run: RunRecord;
+  key: RunEpisodeKey;
+  policy: Policy;
+  maxTurns: number;
+  timeoutMs: number;
+  /** Aborted to cancel (the run was cancelled, or the process is stopping: `reason` says which). */
+  stop: AbortSignal;
+}
+
+/** Why an episode stopped early, carried by the abort reason of its signal. */
+export class EpisodeStop extends Error {
+  constructor(
+    readonly status: "cancelled" | "interrupted",
+    message: string,
+  ) {
+    super(message);
+    this.name = "EpisodeStop";
+  }
+}
+
+class EpisodeTimeout extends Error {}
+
+/** Runs `p`, giving up when `signal` aborts (a policy function may not listen to it). */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/**
+ * A failed tool call that the environment answered (its tool raised: `event: error`; it refused the
+ * input with a 4xx): a tool error the policy sees, not a lost episode. Null for what ends the episode.
+ */
+function toolErrorOf(err: unknown): string | null {
+  if (!isOrsClientError(err)) return null;
+  if (err.kind === "stream" && err.status !== 0) return err.detail;
+  if (
+    err.kind === "http" &&
+    err.status >= 400 &&
+    err.status < 500 &&
+    err.status !== 404 &&
+    err.status !== 410
+  )
+    return `HTTP ${err.status}: ${err.detail}`;
+  return null;
+}
+
+async function toolsOf(ors: OrsClient, env: string, sid: string, signal: AbortSignal): Promise<ToolSpec[]> {
+  try {
+    return (await ors.taskTools(env, sid, { signal })).tools;
+  } catch (err) {
+    // A server without /task_tools: the shared tools are all there is.
+    if (isOrsClientError(err) && (err.status === 404 || err.status === 405))
+      return (await ors.tools(env, { signal })).tools;
+    throw err;
+  }
+}
+
+/** Plays one episode; resolves with how it ended (never throws for what the episode met). */
+export async function playEpisode(deps: EpisodeDeps, plan: EpisodePlan): Promise<RunEpisodePatch> {
+  const now = deps.now ?? Date.now;
+  const { run, key, policy } = plan;
+  const startedAt = now();
+  const abort = new AbortController();
+  const onStop = () => abort.abort(plan.stop.reason);
+  plan.stop.addEventListener("abort", onStop, { once: true });
+  if (plan.stop.aborted) onStop();
+  const timer = setTimeout(
+    () =>
+      abort.abort(
+        new EpisodeTimeout(
+          `the episode took longer than the run's limit of ${Math.round(plan.timeoutMs / 1000)} s`,
+        ),
+      ),
+    plan.timeoutMs,
+  );
+  const signal = abort.signal;
+  const ors = deps.clientFor(run.server, {
+    headers: { [RUN_HEADER]: encodeRunTag({ id: run.id, task_index: key.taskIndex, repeat: key.repeat }) },
+    wrapFetch: (f) => retryingFetch(f),
+  });
+  let sid: string | null = null;
+  let trajectoryId: string | null = null;
+  let turns = 0;
+  let promptTokens = 0;
+  let completionTokens = 0;
+  let sawUsage = false;
+  let stop: string | null = null;
+  const addUsage = (t: PolicyTurn) => {
+    if (!t.usage) return;
+    sawUsage = true;
+    promptTokens += t.usage.promptTokens;
+    completionTokens += t.usage.completionTokens;
+  };
+  await deps.store.updateEpisode(run.id, key, {
+    status: "running",
+    startedAt,
+    endedAt: null,
+    trajectoryId: null,
+    error: null,
+    stop: null,
+  });
+  let outcome: {
+    status: "done" | "errored" | "cancelled" | "interrupted";
+    error: string | null;
+    end?: EndReason;
+  };
+  try {
+    sid = (await ors.createSession({ signal })).sid;
+    await ors.create(sid, { env_name: run.env, split: run.split, index: key.taskIndex }, { signal });
+    await deps.recorder.idle();
+    trajectoryId = (await deps.store.findRunning(run.server, sid))?.id ?? null;
+    if (trajectoryId) await deps.store.updateEpisode(run.id, key, { trajectoryId });
+    const prompt = await ors.prompt(run.env, sid, { signal });
+    const tools = await toolsOf(ors, run.env, sid, signal);
+    let task: Promise<JsonObject | null> | null = null;
+    const episode = await untilAborted(
+      Promise.resolve(
+        policy.startEpisode({
+          server: run.server,
+          env: run.env,
+          split: run.split,
+          taskIndex: key.taskIndex,
+          repeat: key.repeat,
+          prompt,
+          tools,
+          task: () =>
+            (task ??= ors
+              .task(run.env, run.split, key.taskIndex, { signal })
+              .then((r) => r.task)
+              .catch(() => null)),
+          signal,
+        }),
+      ),
+      signal,
+    );
+    let outcomes: CallOutcome[] = [];
+    let finished = false;
+    while (!finished) {
+      if (turns >= plan.maxTurns) {
+        stop = "max_turns";
+        if (trajectoryId) await deps.store.setAgentEnd(trajectoryId, { reason: "max_turns", message: null });
+        break;
+      }
+      const turn = await untilAborted(episode.next(outcomes), signal);
+      turns++;
+      addUsage(turn);
+      if (turn.calls.length === 0) {
+        stop = turn.stop ?? "policy_stop";
+        if (trajectoryId) await deps.store.setAgentEnd(trajectoryId, agentEndOf(turn));
+        break;
+      }
+      outcomes = [];
+      for (const [i, call] of turn.calls.entries()) {
+        const agent: StepAgent = {
+          policy: policy.kind,
+          ...(policy.model ? { model: policy.model } : {}),
+          turn: turns,
+          call_id: call.id,
+          ...(i === 0 && turn.message ? { message: turn.message } : {}),
+          ...(i === 0 && turn.usage
+            ? {
+                usage: {
+                  prompt_tokens: turn.usage.promptTokens,
+                  completion_tokens: turn.usage.completionTokens,
+                },
+              }
+            : {}),
+        };
+        let result: RunToolOutput;
+        try {
+          result = await ors.callTool(
+            run.env,
+            sid,
+            { name: call.tool, input: call.input },
+            {
+              signal,
+              headers: { [AGENT_HEADER]: encodeAgent(agent) },
+            },
+          );
+        } catch (err) {
+          const toolError = signal.aborted ? null : toolErrorOf(err);
+          if (toolError === null) throw err;
+          result = { ok: false, error: toolError };
+        }
+        outcomes.push({ call, result });
+        if (result.ok && result.output.finished) {
+          finished = true;
+          stop = "finished";
+          break;
+        }
+      }
+    }
+    outcome = { status: "done", error: null };
+  } catch (err) {
+    const reason = signal.aborted ? signal.reason : err;
+    if (reason instanceof EpisodeStop)
+      outcome = {
+        status: reason.status,
+        error: reason.message,
+        end: reason.status === "cancelled" ? "cancelled" : "interrupted",
+      };
+    else if (reason instanceof EpisodeTimeout) {
+      stop = "timeout";
+      outcome = { status: "errored", error: reason.message, end: "timeout" };
+    } else outcome = { status: "errored", error: message(reason), end: "error" };
+  } finally {
+    clearTimeout(timer);
+    plan.stop.removeEventListener("abort", onStop);
+  }
+  // The recorded episode ends with the reason (before the session is deleted, which would say
+  // "closed"); then the session goes, whatever happened.
+  await deps.recorder.idle();
+  if (!trajectoryId && sid) trajectoryId = (await deps.store.findBySession(run.server, sid))?.id ?? null;
+  if (trajectoryId && outcome.end)
+    await deps.recorder.endEpisode(trajectoryId, outcome.end, now(), outcome.error);
+  if (sid) await ors.delete(sid, { signal: AbortSignal.timeout(10_000) }).catch(() => {});
+  await deps.recorder.idle();
+  const recorded = trajectoryId ? await deps.store.summary(trajectoryId) : null;
+  const endedAt = now();
+  return {
+    status: outcome.status,
+    error: outcome.error,
+    stop,
+    trajectoryId,
+    reward: outcome.status === "done" ? (recorded?.total_reward ?? 0) : null,
+    finished: outcome.status === "done" ? recorded?.end_reason === "finished" || stop === "finished" : null,
+    turns,
+    steps: recorded?.num_steps ?? 0,
+    durationMs: endedAt - startedAt,
+    promptTokens: sawUsage ? promptTokens : null,
+    completionTokens: sawUsage ? completionTokens : null,
+    endedAt,
+  };
+}
