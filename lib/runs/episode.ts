@@ -66,6 +66,10 @@ function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/** A duration as a message says it: `600 s`, `0.3 s`. */
+const seconds = (ms: number) =>
+  ms >= 10_000 ? `${Math.round(ms / 1000)} s` : `${Number((ms / 1000).toFixed(1))} s`;
+
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /**
@@ -220,7 +224,17 @@ export async function playEpisode(deps: EpisodeDeps, plan: EpisodePlan): Promise
             },
           );
         } catch (err) {
-          const toolError = signal.aborted ? null : toolErrorOf(err);
+          if (signal.aborted) throw err;
+          let toolError = toolErrorOf(err);
+          // A 404 may be an unknown tool (spec: "POST /{env}/call") or a lost session: asked.
+          if (toolError === null && isOrsClientError(err) && err.kind === "http" && err.status === 404)
+            if (
+              await ors.ping(sid, { signal }).then(
+                () => true,
+                () => false,
+              )
+            )
+              toolError = `HTTP 404: ${err.detail}`;
           if (toolError === null) throw err;
           result = { ok: false, error: toolError };
         }
