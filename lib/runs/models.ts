@@ -5,6 +5,7 @@
 // a request is sent and goes to that endpoint only: never to a run record, a trajectory, a log or
 // the browser (GET /api/models lists names and base URLs).
 import "server-only";
+import { describeNetworkError, isUnreachableError } from "@/lib/ors/client/errors";
 import { checkServerUrl } from "@/lib/registry";
 import { createPinnedFetch } from "@/lib/relay/pinned-fetch";
 
@@ -118,7 +119,15 @@ export function createModelRegistry(env: Record<string, string | undefined> = pr
             403,
             `refused: model endpoint "${e.name}": ${verdict.reason}${e.loopbackOnly ? " (PLAYGROUND_ALLOW_REMOTE_MODELS=1 allows remote endpoints)" : ""}`,
           );
-        return pinned(url, { ...init, redirect: "manual" }, verdict.addresses);
+        try {
+          return await pinned(url, { ...init, redirect: "manual" }, verdict.addresses);
+        } catch (err) {
+          // Not retried (the SDK would retry a network error for half a minute, every episode):
+          // an endpoint that is down is said at once.
+          if (!init?.signal?.aborted && isUnreachableError(err))
+            throw new ModelEndpointError(502, `cannot connect to ${e.baseUrl}: ${describeNetworkError(err)}`);
+          throw err;
+        }
       };
     },
   };
