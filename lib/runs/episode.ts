@@ -113,9 +113,7 @@ export async function playEpisode(deps: EpisodeDeps, plan: EpisodePlan): Promise
   const timer = setTimeout(
     () =>
       abort.abort(
-        new EpisodeTimeout(
-          `the episode took longer than the run's limit of ${Math.round(plan.timeoutMs / 1000)} s`,
-        ),
+        new EpisodeTimeout(`the episode took longer than the run's limit of ${seconds(plan.timeoutMs)}`),
       ),
     plan.timeoutMs,
   );
