@@ -49,6 +49,8 @@ export interface Playground {
    * With options, a client of its own: `headers` on every request, its fetch wrapped.
    */
   clientFor(server: string, options?: ClientOptions): OrsClient;
+  /** Resolves once what stopped processes left in the store has been recovered (at start). */
+  readonly ready: Promise<void>;
   /** Stops the runs, watching environments and the recorder, tears the host's sessions down, closes the store. */
   close(): Promise<void>;
 }
@@ -214,6 +216,7 @@ export function createPlayground(
     runEvents,
     environments,
     clientFor,
+    ready: recovering,
     async close() {
       clearInterval(lease);
       await recovering;
