@@ -233,13 +233,23 @@ function objectIn(s: Schema, root: Schema, depth: number, rand?: Rand): Generate
     if (!g.ok) return { ok: false, reason: `${name}: ${g.reason}` };
     out[name] = g.value;
   }
-  // Random: each optional property half the time (left out when it cannot be generated).
-  if (rand)
+  // Random: each optional property half the time (left out when it cannot be generated), and a
+  // map (`additionalProperties` a schema) a few entries of its own.
+  if (rand) {
     for (const name of Object.keys(properties)) {
       if (name in out || rand() < 0.5) continue;
       const g = generate(properties[name], root, depth + 1, rand);
       if (g.ok) out[name] = g.value;
     }
+    if (isSchema(s.additionalProperties)) {
+      const max = typeof s.maxProperties === "number" ? s.maxProperties : Number.POSITIVE_INFINITY;
+      const entries = Math.floor(rand() * 4);
+      for (let i = 0; i < entries && Object.keys(out).length < max; i++) {
+        const g = generate(s.additionalProperties, root, depth + 1, rand);
+        if (g.ok) out[`key${Math.floor(rand() * 1000)}`] = g.value;
+      }
+    }
+  }
   return { ok: true, value: out };
 }
 
