@@ -13,7 +13,11 @@ export const MAX_ANNOTATION_CHARS = 64 * 1024;
 /** The longest model message carried by `encodeAgent` (a longer one is cut, saying so). */
 export const MAX_AGENT_MESSAGE_CHARS = 16_000;
 
+/** Node's Buffer when there is one (the server: every relayed call), else the browser's way. */
+const NodeBuffer = (globalThis as { Buffer?: typeof Buffer }).Buffer;
+
 function toBase64Url(text: string): string {
+  if (NodeBuffer) return NodeBuffer.from(text, "utf8").toString("base64url");
   const bytes = new TextEncoder().encode(text);
   let bin = "";
   for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
@@ -22,6 +26,14 @@ function toBase64Url(text: string): string {
 
 function fromBase64Url(value: string): string | null {
   if (!/^[A-Za-z0-9_-]*$/.test(value)) return null;
+  if (NodeBuffer) {
+    const text = NodeBuffer.from(value, "base64url").toString("utf8");
+    // Invalid UTF-8 decodes to U+FFFD: refused, as the browser's fatal decoder does.
+    return text.includes("\uFFFD") &&
+      !NodeBuffer.from(text, "utf8").equals(NodeBuffer.from(value, "base64url"))
+      ? null
+      : text;
+  }
   try {
     const bin = atob(value.replace(/-/g, "+").replace(/_/g, "/"));
     const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));

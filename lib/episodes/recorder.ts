@@ -198,7 +198,7 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
       }
       case "prompt": {
         const t = await trajectoryOf(e.server, e.sid, e.env, e.at);
-        await store.setEnv(t.id, e.env);
+        if (t.env === null) await store.setEnv(t.id, e.env);
         if (!(await store.hasPrompt(t.id))) {
           await store.setPrompt(t.id, e.blocks, e.at);
           live.publish({ type: "prompt", id: t.id, blocks: e.blocks });
@@ -234,7 +234,7 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
           return;
         }
         const t = await trajectoryOf(e.server, e.sid, e.env, e.at);
-        await store.setEnv(t.id, e.env);
+        if (t.env === null) await store.setEnv(t.id, e.env);
         const agent = e.agent === undefined ? null : readAgent(e.agent);
         const step = pendingStep({
           index: t.num_steps + 1,
@@ -315,12 +315,32 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
     }
   };
 
+  // Events are applied in order, those that queued up meanwhile together: the store may then
+  // write them in one commit (`batch`), which is what keeps many concurrent episodes cheap.
+  const queue: RelayEvent[] = [];
+  let scheduled = false;
+  const applyOne = async (e: RelayEvent) => {
+    try {
+      await apply(e);
+    } catch (err) {
+      log(`could not record ${e.type} of ${e.server}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  };
+  const drain = async () => {
+    scheduled = false;
+    const events = queue.splice(0);
+    const all = async () => {
+      for (const e of events) await applyOne(e);
+    };
+    await (store.batch ? store.batch(all) : all());
+  };
   const handle = (e: RelayEvent): void => {
-    chain = chain
-      .then(() => apply(e))
-      .catch((err: unknown) => {
-        log(`could not record ${e.type} of ${e.server}: ${err instanceof Error ? err.message : String(err)}`);
-      });
+    queue.push(e);
+    if (scheduled) return;
+    scheduled = true;
+    chain = chain.then(drain).catch((err: unknown) => {
+      log(`could not record: ${err instanceof Error ? err.message : String(err)}`);
+    });
   };
 
   const sweep = async (now = Date.now()) => {

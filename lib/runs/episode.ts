@@ -267,7 +267,7 @@ export async function playEpisode(deps: EpisodeDeps, plan: EpisodePlan): Promise
   if (!trajectoryId && sid) trajectoryId = (await deps.store.findBySession(run.server, sid))?.id ?? null;
   if (trajectoryId && outcome.end)
     await deps.recorder.endEpisode(trajectoryId, outcome.end, now(), outcome.error);
-  if (sid) await ors.delete(sid, { signal: AbortSignal.timeout(10_000) }).catch(() => {});
+  if (sid) await ors.delete(sid).catch(() => {});
   await deps.recorder.idle();
   const recorded = trajectoryId ? await deps.store.summary(trajectoryId) : null;
   const endedAt = now();

@@ -4,6 +4,7 @@
 // and the UI all go through this one executor; it runs server-side, so closing a tab changes
 // nothing. Built once per process by the composition root; nothing starts on import.
 import "server-only";
+import { setMaxListeners } from "node:events";
 import type { RunEpisodeKey, RunRecord, RunStatus } from "@/lib/episodes/store/types";
 import { isOrsClientError } from "@/lib/ors/client";
 import { type EpisodeDeps, EpisodeStop, playEpisode } from "./episode";
@@ -116,6 +117,8 @@ export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
   function launch(run: RunRecord, policy: Policy, keys: RunEpisodeKey[]): Active {
     const config = runConfigOf(run);
     const stop = new AbortController();
+    // Every episode playing listens to it.
+    setMaxListeners(Math.max(10, config.concurrency * 2), stop.signal);
     const a: Active = { run, stop, done: Promise.resolve(), ends: [], lastPublished: 0 };
     const queue = [...keys];
     const maxTurns = defaultMaxTurns(config.policy);

@@ -29,7 +29,7 @@ beforeAll(async () => {
     const up = await fetch(`${ref.url}${req.url}`, {
       method: req.method,
       headers,
-      body: req.method === "GET" ? undefined : body,
+      body: req.method === "GET" ? undefined : new Uint8Array(body),
       redirect: "manual",
     });
     res.writeHead(up.status, Object.fromEntries(up.headers));

@@ -7,6 +7,23 @@ import Database from "better-sqlite3";
 
 export type Db = Database.Database;
 
+/**
+ * Prepares each SQL text once: compiling a statement costs more than running it, and the store
+ * runs the same few statements for every step. Bounded (dynamic filters make a few variants).
+ */
+export function statementCache(db: Db, max = 256): (sql: string) => Database.Statement {
+  const cache = new Map<string, Database.Statement>();
+  return (sql) => {
+    let st = cache.get(sql);
+    if (!st) {
+      st = db.prepare(sql);
+      if (cache.size >= max) cache.delete(cache.keys().next().value!);
+      cache.set(sql, st);
+    }
+    return st;
+  };
+}
+
 /** Ordered migrations; index i brings the schema from version i to i + 1. Never edit a shipped one. */
 export const MIGRATIONS: string[] = [
   // 1: trajectories and their steps.

@@ -21,7 +21,8 @@ export function recoverOrphans(
   o: OrphanRecovery,
   endEpisode: End,
 ): RecoveredOrphans {
-  const rows = db.prepare("SELECT id, pid, host, beat_at FROM instances WHERE id != ?").all(o.self) as {
+  const sql = (q: string) => db.prepare(q);
+  const rows = sql("SELECT id, pid, host, beat_at FROM instances WHERE id != ?").all(o.self) as {
     id: string;
     pid: number;
     host: string;
@@ -33,27 +34,23 @@ export function recoverOrphans(
   const params = { dead: JSON.stringify(dead), self: o.self };
   db.transaction(() => {
     out.runs = (
-      db
-        .prepare(
-          `SELECT id FROM runs WHERE status IN ('queued', 'running')
+      sql(
+        `SELECT id FROM runs WHERE status IN ('queued', 'running')
              AND (instance_id IS NULL OR instance_id != @self) AND ${orphaned}`,
-        )
-        .all(params) as { id: string }[]
+      ).all(params) as { id: string }[]
     ).map((r) => r.id);
     for (const id of out.runs) {
       runs.setRunStatus(id, "interrupted", at, { error: RUN_STOPPED });
       runs.setEpisodesStatus(id, ["running"], "interrupted", RUN_STOPPED);
     }
-    const running = db
-      .prepare(
-        `SELECT id, server, run_id FROM trajectories WHERE end_reason IS NULL
+    const running = sql(
+      `SELECT id, server, run_id FROM trajectories WHERE end_reason IS NULL
            AND (instance_id IS NULL OR instance_id != @self) AND ${orphaned}`,
-      )
-      .all(params) as { id: string; server: string; run_id: string | null }[];
+    ).all(params) as { id: string; server: string; run_id: string | null }[];
     for (const t of running) {
-      const inflight = db
-        .prepare("UPDATE steps SET ok = 0, error = ? WHERE trajectory_id = ? AND ok IS NULL RETURNING idx")
-        .all(INTERRUPTED_STEP_ERROR, t.id).length;
+      const inflight = sql(
+        "UPDATE steps SET ok = 0, error = ? WHERE trajectory_id = ? AND ok IS NULL RETURNING idx",
+      ).all(INTERRUPTED_STEP_ERROR, t.id).length;
       out.steps += inflight;
       let how: { reason: EndReason; error: string } | null = null;
       if (t.server === "local") how = { reason: "error", error: LOCAL_LOST };
@@ -62,7 +59,7 @@ export function recoverOrphans(
       if (how && endEpisode(t.id, how.reason, at, how.error)) out.ended.push({ id: t.id, ...how, at });
     }
     if (dead.length)
-      db.prepare("DELETE FROM instances WHERE id IN (SELECT value FROM json_each(?))").run(params.dead);
+      sql("DELETE FROM instances WHERE id IN (SELECT value FROM json_each(?))").run(params.dead);
   })();
   return out;
 }

@@ -4,7 +4,7 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
 import type { JsonObject } from "@/lib/ors/protocol";
-import type { Db } from "./db";
+import type { Db, statementCache } from "./db";
 import {
   type NewRun,
   type Percentiles,
@@ -117,30 +117,31 @@ export function newRunId(): string {
 const ENDED: readonly RunStatus[] = ["done", "cancelled", "interrupted", "failed"];
 
 export class SqliteRuns {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly sql: ReturnType<typeof statementCache>,
+  ) {}
 
   createRun(run: NewRun): RunRecord {
     const id = run.id ?? newRunId();
-    const insertEpisode = this.db.prepare(
+    const insertEpisode = this.sql(
       "INSERT INTO run_episodes (run_id, task_index, repeat, status) VALUES (?, ?, ?, 'pending')",
     );
     this.db.transaction(() => {
-      this.db
-        .prepare(
-          `INSERT INTO runs (id, status, server, env, split, repeats, episodes, config_json, created_at, instance_id)
+      this.sql(
+        `INSERT INTO runs (id, status, server, env, split, repeats, episodes, config_json, created_at, instance_id)
            VALUES (?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
-          id,
-          run.server,
-          run.env,
-          run.split,
-          run.repeats,
-          run.tasks.length * run.repeats,
-          JSON.stringify(run.config),
-          run.createdAt,
-          run.instance,
-        );
+      ).run(
+        id,
+        run.server,
+        run.env,
+        run.split,
+        run.repeats,
+        run.tasks.length * run.repeats,
+        JSON.stringify(run.config),
+        run.createdAt,
+        run.instance,
+      );
       for (const task of run.tasks)
         for (let repeat = 0; repeat < run.repeats; repeat++) insertEpisode.run(id, task, repeat);
     })();
@@ -148,7 +149,7 @@ export class SqliteRuns {
   }
 
   getRun(id: string): RunRecord | null {
-    const r = this.db.prepare("SELECT * FROM runs WHERE id = ?").get(id) as RunRow | undefined;
+    const r = this.sql("SELECT * FROM runs WHERE id = ?").get(id) as RunRow | undefined;
     return r ? toRun(r) : null;
   }
 
@@ -161,10 +162,10 @@ export class SqliteRuns {
         params[k] = f[k];
       }
     const where = clauses.length ? `WHERE ${clauses.join(" AND ")}` : "";
-    const total = this.db.prepare(`SELECT COUNT(*) FROM runs ${where}`).pluck().get(params) as number;
-    const rows = this.db
-      .prepare(`SELECT * FROM runs ${where} ORDER BY created_at DESC, rowid DESC LIMIT @limit OFFSET @offset`)
-      .all({ ...params, limit: f.limit ?? 100, offset: f.offset ?? 0 }) as RunRow[];
+    const total = this.sql(`SELECT COUNT(*) FROM runs ${where}`).pluck().get(params) as number;
+    const rows = this.sql(
+      `SELECT * FROM runs ${where} ORDER BY created_at DESC, rowid DESC LIMIT @limit OFFSET @offset`,
+    ).all({ ...params, limit: f.limit ?? 100, offset: f.offset ?? 0 }) as RunRow[];
     return { items: rows.map(toRun), total };
   }
 
@@ -182,7 +183,7 @@ export class SqliteRuns {
     if (o.instance !== undefined) sets.push("instance_id = @instance");
     const from = o.from ? "AND status IN (SELECT value FROM json_each(@from))" : "";
     return (
-      this.db.prepare(`UPDATE runs SET ${sets.join(", ")} WHERE id = @id ${from}`).run({
+      this.sql(`UPDATE runs SET ${sets.join(", ")} WHERE id = @id ${from}`).run({
         id,
         status,
         at,
@@ -195,13 +196,11 @@ export class SqliteRuns {
 
   pendingEpisodes(runId: string): RunEpisodeKey[] {
     return (
-      this.db
-        .prepare(
-          `SELECT task_index, repeat FROM run_episodes
+      this.sql(
+        `SELECT task_index, repeat FROM run_episodes
            WHERE run_id = ? AND status IN ('pending', 'cancelled', 'interrupted')
            ORDER BY repeat, task_index`,
-        )
-        .all(runId) as { task_index: number; repeat: number }[]
+      ).all(runId) as { task_index: number; repeat: number }[]
     ).map((r) => ({ taskIndex: r.task_index, repeat: r.repeat }));
   }
 
@@ -215,11 +214,9 @@ export class SqliteRuns {
       params[col] = typeof v === "boolean" ? (v ? 1 : 0) : v;
     }
     if (!sets.length) return;
-    this.db
-      .prepare(
-        `UPDATE run_episodes SET ${sets.join(", ")} WHERE run_id = @run AND task_index = @task AND repeat = @repeat`,
-      )
-      .run(params);
+    this.sql(
+      `UPDATE run_episodes SET ${sets.join(", ")} WHERE run_id = @run AND task_index = @task AND repeat = @repeat`,
+    ).run(params);
   }
 
   setEpisodesStatus(
@@ -228,19 +225,17 @@ export class SqliteRuns {
     status: RunEpisodeStatus,
     error: string | null,
   ): number {
-    return this.db
-      .prepare(
-        `UPDATE run_episodes SET status = ?, error = COALESCE(?, error)
+    return this.sql(
+      `UPDATE run_episodes SET status = ?, error = COALESCE(?, error)
          WHERE run_id = ? AND status IN (SELECT value FROM json_each(?))`,
-      )
-      .run(status, error, runId, JSON.stringify(from)).changes;
+    ).run(status, error, runId, JSON.stringify(from)).changes;
   }
 
   runEpisodes(runId: string, o: { limit?: number; offset?: number }): RunEpisode[] {
     return (
-      this.db
-        .prepare("SELECT * FROM run_episodes WHERE run_id = ? ORDER BY task_index, repeat LIMIT ? OFFSET ?")
-        .all(runId, o.limit ?? -1, o.offset ?? 0) as EpisodeRow[]
+      this.sql(
+        "SELECT * FROM run_episodes WHERE run_id = ? ORDER BY task_index, repeat LIMIT ? OFFSET ?",
+      ).all(runId, o.limit ?? -1, o.offset ?? 0) as EpisodeRow[]
     ).map(toEpisode);
   }
 
@@ -249,18 +244,17 @@ export class SqliteRuns {
       RunEpisodeStatus,
       number
     >;
-    for (const r of this.db
-      .prepare("SELECT status, COUNT(*) AS n FROM run_episodes WHERE run_id = ? GROUP BY status")
-      .all(runId) as { status: RunEpisodeStatus; n: number }[])
+    for (const r of this.sql(
+      "SELECT status, COUNT(*) AS n FROM run_episodes WHERE run_id = ? GROUP BY status",
+    ).all(runId) as { status: RunEpisodeStatus; n: number }[])
       counts[r.status] = r.n;
     return counts;
   }
 
   progress(runId: string, since: number): RunProgressCounts {
-    const endedSince = this.db
-      .prepare(
-        "SELECT COUNT(*) FROM run_episodes WHERE run_id = ? AND ended_at >= ? AND status IN ('done', 'errored')",
-      )
+    const endedSince = this.sql(
+      "SELECT COUNT(*) FROM run_episodes WHERE run_id = ? AND ended_at >= ? AND status IN ('done', 'errored')",
+    )
       .pluck()
       .get(runId, since) as number;
     return { counts: this.counts(runId), endedSince };
@@ -269,7 +263,7 @@ export class SqliteRuns {
   /** Nearest-rank percentiles of a column over the done episodes, each read by its rank. */
   private percentiles(runId: string, column: "turns" | "duration_ms", n: number): Percentiles | null {
     if (n === 0) return null;
-    const at = this.db.prepare(
+    const at = this.sql(
       `SELECT ${column} FROM run_episodes WHERE run_id = ? AND status = 'done' AND ${column} IS NOT NULL
        ORDER BY ${column} LIMIT 1 OFFSET ?`,
     );
@@ -279,16 +273,14 @@ export class SqliteRuns {
 
   aggregates(runId: string, o: { successAt: number; histogramBins: number }): RunAggregates {
     const done = "run_id = @run AND status = 'done'";
-    const a = this.db
-      .prepare(
-        `SELECT COUNT(reward) AS n, TOTAL(reward) AS sum, TOTAL(reward * reward) AS sumSquares,
+    const a = this.sql(
+      `SELECT COUNT(reward) AS n, TOTAL(reward) AS sum, TOTAL(reward * reward) AS sumSquares,
            MIN(reward) AS min, MAX(reward) AS max,
            TOTAL(CASE WHEN finished = 1 AND reward >= @successAt THEN 1 ELSE 0 END) AS successes,
            COUNT(turns) AS withTurns, COUNT(duration_ms) AS withDuration,
            COUNT(prompt_tokens) AS withTokens, TOTAL(prompt_tokens) AS prompt, TOTAL(completion_tokens) AS completion
          FROM run_episodes WHERE ${done}`,
-      )
-      .get({ run: runId, successAt: o.successAt }) as {
+    ).get({ run: runId, successAt: o.successAt }) as {
       n: number;
       sum: number;
       sumSquares: number;
@@ -306,12 +298,10 @@ export class SqliteRuns {
       const bins = a.min === a.max ? 1 : Math.max(1, Math.floor(o.histogramBins));
       const width = (a.max - a.min) / bins;
       const counts = new Map<number, number>();
-      for (const r of this.db
-        .prepare(
-          `SELECT MIN(@bins - 1, CAST((reward - @min) / @width AS INTEGER)) AS bin, COUNT(*) AS n
+      for (const r of this.sql(
+        `SELECT MIN(@bins - 1, CAST((reward - @min) / @width AS INTEGER)) AS bin, COUNT(*) AS n
            FROM run_episodes WHERE ${done} AND reward IS NOT NULL GROUP BY bin`,
-        )
-        .all({ run: runId, bins, min: a.min, width: width || 1 }) as { bin: number; n: number }[])
+      ).all({ run: runId, bins, min: a.min, width: width || 1 }) as { bin: number; n: number }[])
         counts.set(r.bin, r.n);
       for (let i = 0; i < bins; i++)
         histogram.push({
@@ -323,13 +313,11 @@ export class SqliteRuns {
     const run = this.getRun(runId);
     const repeats = run?.repeats ?? 1;
     const tasks = new Map<number, RunAggregates["tasks"][number]>();
-    for (const r of this.db
-      .prepare(
-        `SELECT task_index, repeat, status, reward, trajectory_id,
+    for (const r of this.sql(
+      `SELECT task_index, repeat, status, reward, trajectory_id,
            (status = 'done' AND finished = 1 AND reward >= @successAt) AS success
          FROM run_episodes WHERE run_id = @run ORDER BY task_index, repeat`,
-      )
-      .all({ run: runId, successAt: o.successAt }) as {
+    ).all({ run: runId, successAt: o.successAt }) as {
       task_index: number;
       repeat: number;
       status: RunEpisodeStatus;
@@ -355,15 +343,13 @@ export class SqliteRuns {
         t.successes += r.success;
       }
     }
-    const errors = this.db
-      .prepare(
-        `SELECT COALESCE(error, 'unknown error') AS message, COUNT(*) AS count FROM run_episodes
+    const errors = this.sql(
+      `SELECT COALESCE(error, 'unknown error') AS message, COUNT(*) AS count FROM run_episodes
          WHERE run_id = ? AND status = 'errored' GROUP BY message ORDER BY count DESC, message LIMIT 100`,
-      )
-      .all(runId) as { message: string; count: number }[];
-    const timing = this.db
-      .prepare("SELECT MIN(started_at) AS first, MAX(ended_at) AS last FROM run_episodes WHERE run_id = ?")
-      .get(runId) as { first: number | null; last: number | null };
+    ).all(runId) as { message: string; count: number }[];
+    const timing = this.sql(
+      "SELECT MIN(started_at) AS first, MAX(ended_at) AS last FROM run_episodes WHERE run_id = ?",
+    ).get(runId) as { first: number | null; last: number | null };
     return {
       counts: this.counts(runId),
       rewards: { n: a.n, sum: a.sum, sumSquares: a.sumSquares, min: a.min, max: a.max },

@@ -19,7 +19,7 @@ import {
 } from "@/lib/episodes/schema";
 import type { Block, ToolSpec } from "@/lib/ors/protocol";
 import { sumRewards } from "../reward";
-import { type Db, dataDir, openDb } from "./db";
+import { type Db, dataDir, openDb, statementCache } from "./db";
 import { recoverOrphans } from "./sqlite-recovery";
 import {
   agentEndOf,
@@ -71,11 +71,13 @@ export class SqliteTrajectoryStore implements PlaygroundStore {
   readonly db: Db;
   readonly retention: RetentionOptions;
   private readonly runs: SqliteRuns;
+  private readonly sql: ReturnType<typeof statementCache>;
 
   constructor(db: Db, retention: RetentionOptions = retentionFromEnv()) {
     this.db = db;
     this.retention = retention;
-    this.runs = new SqliteRuns(db);
+    this.sql = statementCache(db);
+    this.runs = new SqliteRuns(db, this.sql);
   }
 
   async close(): Promise<void> {
@@ -85,90 +87,104 @@ export class SqliteTrajectoryStore implements PlaygroundStore {
   /** Starts a trajectory (no steps yet); enforces retention. Returns its id. */
   async create(t: NewTrajectory): Promise<string> {
     const id = t.id ?? newTrajectoryId();
-    this.db
-      .prepare(
-        `INSERT INTO trajectories (id, server, env, sid, task_json, task_label, started_at, last_activity_at,
+    this.sql(
+      `INSERT INTO trajectories (id, server, env, sid, task_json, task_label, started_at, last_activity_at,
            origin_json, stored_at, run_id, run_task, run_repeat, tools_hash, instance_id)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        id,
-        t.server,
-        t.env,
-        t.sid,
-        t.task ? JSON.stringify(t.task) : null,
-        taskLabel(t.task),
-        t.startedAt,
-        t.startedAt,
-        t.origin ? JSON.stringify(t.origin) : null,
-        Date.now(),
-        t.run?.id ?? null,
-        t.run?.task_index ?? null,
-        t.run?.repeat ?? null,
-        t.tools ? this.toolSet(t.tools) : null,
-        t.instance ?? null,
-      );
-    this.retain(Date.now());
+    ).run(
+      id,
+      t.server,
+      t.env,
+      t.sid,
+      t.task ? JSON.stringify(t.task) : null,
+      taskLabel(t.task),
+      t.startedAt,
+      t.startedAt,
+      t.origin ? JSON.stringify(t.origin) : null,
+      Date.now(),
+      t.run?.id ?? null,
+      t.run?.task_index ?? null,
+      t.run?.repeat ?? null,
+      t.tools ? this.toolSet(t.tools) : null,
+      t.instance ?? null,
+    );
+    // A run's episode does not count towards the cap: nothing to remove for it.
+    if (!t.run) this.retain(Date.now());
     return id;
   }
+
+  /** Tool sets known to be stored (a few distinct sets serve thousands of episodes). */
+  private readonly toolSets = new Map<string, string>();
 
   /** Stores a set of tool specs once; returns its key. */
   private toolSet(tools: ToolSpec[]): string {
     const json = JSON.stringify(tools);
+    const known = this.toolSets.get(json);
+    if (known) return known;
     const hash = createHash("sha256").update(json).digest("base64url");
-    this.db.prepare("INSERT OR IGNORE INTO tool_sets (hash, tools_json) VALUES (?, ?)").run(hash, json);
+    this.sql("INSERT OR IGNORE INTO tool_sets (hash, tools_json) VALUES (?, ?)").run(hash, json);
+    if (this.toolSets.size > 64) this.toolSets.clear();
+    this.toolSets.set(json, hash);
     return hash;
   }
 
   async setTools(id: string, tools: ToolSpec[]): Promise<void> {
-    this.db.prepare("UPDATE trajectories SET tools_hash = ? WHERE id = ?").run(this.toolSet(tools), id);
-  }
-
-  async setAgentEnd(id: string, end: AgentEnd): Promise<void> {
-    this.db.prepare("UPDATE trajectories SET agent_end_json = ? WHERE id = ?").run(JSON.stringify(end), id);
-  }
-
-  async setPrompt(id: string, blocks: Block[], at: number): Promise<void> {
-    this.db
-      .prepare(
-        "UPDATE trajectories SET prompt_json = ?, last_activity_at = MAX(last_activity_at, ?) WHERE id = ?",
-      )
-      .run(JSON.stringify(blocks), at, id);
-  }
-
-  async addReprompt(id: string, at: number, same: boolean): Promise<void> {
-    this.db
-      .prepare(
-        `UPDATE trajectories SET
-           reprompts_json = json_insert(COALESCE(reprompts_json, '[]'), '$[#]', json(?)),
-           last_activity_at = MAX(last_activity_at, ?)
-         WHERE id = ?`,
-      )
-      .run(JSON.stringify({ at, same }), at, id);
-  }
-
-  async hasPrompt(id: string): Promise<boolean> {
-    return !!this.db.prepare("SELECT 1 FROM trajectories WHERE id = ? AND prompt_json IS NOT NULL").get(id);
-  }
-
-  async setEnv(id: string, env: string): Promise<void> {
-    this.db.prepare("UPDATE trajectories SET env = ? WHERE id = ? AND env IS NULL").run(env, id);
-  }
-
-  async setOrigin(id: string, origin: TrajectoryOrigin): Promise<void> {
-    this.db.prepare("UPDATE trajectories SET origin_json = ? WHERE id = ?").run(JSON.stringify(origin), id);
-  }
-
-  async setGolden(id: string, golden: boolean): Promise<boolean> {
-    return (
-      this.db.prepare("UPDATE trajectories SET golden = ? WHERE id = ?").run(golden ? 1 : 0, id).changes > 0
+    // No write when the episode already has this set (it usually started with it).
+    this.sql("UPDATE trajectories SET tools_hash = ? WHERE id = ? AND tools_hash IS NOT ?").run(
+      this.toolSet(tools),
+      id,
+      this.toolSet(tools),
     );
   }
 
+  async batch<T>(fn: () => Promise<T>): Promise<T> {
+    // Nested (a batch already open, or a transaction): the outer one commits.
+    if (this.db.inTransaction) return fn();
+    this.db.exec("BEGIN");
+    try {
+      return await fn();
+    } finally {
+      if (this.db.inTransaction) this.db.exec("COMMIT");
+    }
+  }
+
+  async setAgentEnd(id: string, end: AgentEnd): Promise<void> {
+    this.sql("UPDATE trajectories SET agent_end_json = ? WHERE id = ?").run(JSON.stringify(end), id);
+  }
+
+  async setPrompt(id: string, blocks: Block[], at: number): Promise<void> {
+    this.sql(
+      "UPDATE trajectories SET prompt_json = ?, last_activity_at = MAX(last_activity_at, ?) WHERE id = ?",
+    ).run(JSON.stringify(blocks), at, id);
+  }
+
+  async addReprompt(id: string, at: number, same: boolean): Promise<void> {
+    this.sql(
+      `UPDATE trajectories SET
+           reprompts_json = json_insert(COALESCE(reprompts_json, '[]'), '$[#]', json(?)),
+           last_activity_at = MAX(last_activity_at, ?)
+         WHERE id = ?`,
+    ).run(JSON.stringify({ at, same }), at, id);
+  }
+
+  async hasPrompt(id: string): Promise<boolean> {
+    return !!this.sql("SELECT 1 FROM trajectories WHERE id = ? AND prompt_json IS NOT NULL").get(id);
+  }
+
+  async setEnv(id: string, env: string): Promise<void> {
+    this.sql("UPDATE trajectories SET env = ? WHERE id = ? AND env IS NULL").run(env, id);
+  }
+
+  async setOrigin(id: string, origin: TrajectoryOrigin): Promise<void> {
+    this.sql("UPDATE trajectories SET origin_json = ? WHERE id = ?").run(JSON.stringify(origin), id);
+  }
+
+  async setGolden(id: string, golden: boolean): Promise<boolean> {
+    return this.sql("UPDATE trajectories SET golden = ? WHERE id = ?").run(golden ? 1 : 0, id).changes > 0;
+  }
+
   async touch(id: string, at: number): Promise<void> {
-    this.db
-      .prepare("UPDATE trajectories SET last_activity_at = MAX(last_activity_at, ?) WHERE id = ?")
-      .run(at, id);
+    this.sql("UPDATE trajectories SET last_activity_at = MAX(last_activity_at, ?) WHERE id = ?").run(at, id);
   }
 
   /** Writes a step (insert or replace) and refreshes the trajectory's counters. */
@@ -178,56 +194,55 @@ export class SqliteTrajectoryStore implements PlaygroundStore {
 
   private writeStep(id: string, step: TrajectoryStep): void {
     const tx = this.db.transaction(() => {
-      this.db
-        .prepare(
-          `INSERT OR REPLACE INTO steps (trajectory_id, idx, tool, input_json, task_id, started_at, ended_at,
+      this.sql(
+        `INSERT OR REPLACE INTO steps (trajectory_id, idx, tool, input_json, task_id, started_at, ended_at,
              latency_ms, ok, error, blocks_json, reward, finished, metadata_json, events_json, replay_json,
              after_end, truncated_json, agent_json)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
-          id,
-          step.index,
-          step.tool,
-          JSON.stringify(step.input),
-          step.task_id,
-          step.started_at,
-          step.ended_at,
-          step.latency_ms,
-          step.ok == null ? null : step.ok ? 1 : 0,
-          step.error,
-          JSON.stringify(step.blocks),
-          step.reward,
-          step.finished ? 1 : 0,
-          step.metadata ? JSON.stringify(step.metadata) : null,
-          JSON.stringify(step.events),
-          step.replay ? JSON.stringify(step.replay) : null,
-          step.after_end ? 1 : 0,
-          step.truncated ? JSON.stringify(step.truncated) : null,
-          step.agent ? JSON.stringify(step.agent) : null,
-        );
+      ).run(
+        id,
+        step.index,
+        step.tool,
+        JSON.stringify(step.input),
+        step.task_id,
+        step.started_at,
+        step.ended_at,
+        step.latency_ms,
+        step.ok == null ? null : step.ok ? 1 : 0,
+        step.error,
+        JSON.stringify(step.blocks),
+        step.reward,
+        step.finished ? 1 : 0,
+        step.metadata ? JSON.stringify(step.metadata) : null,
+        JSON.stringify(step.events),
+        step.replay ? JSON.stringify(step.replay) : null,
+        step.after_end ? 1 : 0,
+        step.truncated ? JSON.stringify(step.truncated) : null,
+        step.agent ? JSON.stringify(step.agent) : null,
+      );
       // The total without float noise (as every view computes it), steps after the end left out.
-      const rewards = this.db
-        .prepare("SELECT reward FROM steps WHERE trajectory_id = ? AND after_end = 0 ORDER BY idx")
+      const rewards = this.sql(
+        "SELECT reward FROM steps WHERE trajectory_id = ? AND after_end = 0 ORDER BY idx",
+      )
         .pluck()
         .all(id) as (number | null)[];
-      this.db
-        .prepare(
-          `UPDATE trajectories SET
+      this.sql(
+        `UPDATE trajectories SET
              num_steps = (SELECT COUNT(*) FROM steps WHERE trajectory_id = @id),
              total_reward = @total,
              last_activity_at = MAX(last_activity_at, @at)
            WHERE id = @id`,
-        )
-        .run({ id, total: sumRewards(rewards), at: step.ended_at ?? step.started_at });
+      ).run({ id, total: sumRewards(rewards), at: step.ended_at ?? step.started_at });
     });
     tx();
   }
 
   async setStepReplay(id: string, index: number, mark: TrajectoryStep["replay"]): Promise<void> {
-    this.db
-      .prepare("UPDATE steps SET replay_json = ? WHERE trajectory_id = ? AND idx = ?")
-      .run(mark ? JSON.stringify(mark) : null, id, index);
+    this.sql("UPDATE steps SET replay_json = ? WHERE trajectory_id = ? AND idx = ?").run(
+      mark ? JSON.stringify(mark) : null,
+      id,
+      index,
+    );
   }
 
   /** Ends a running trajectory. Returns false when it had already ended (nothing changes). */
@@ -236,18 +251,16 @@ export class SqliteTrajectoryStore implements PlaygroundStore {
   }
 
   private endSync(id: string, reason: EndReason, at: number, error: string | null): boolean {
-    const r = this.db
-      .prepare(
-        "UPDATE trajectories SET end_reason = ?, ended_at = ?, error = ? WHERE id = ? AND end_reason IS NULL",
-      )
-      .run(reason, at, error, id);
+    const r = this.sql(
+      "UPDATE trajectories SET end_reason = ?, ended_at = ?, error = ? WHERE id = ? AND end_reason IS NULL",
+    ).run(reason, at, error, id);
     return r.changes > 0;
   }
 
   /** Ends every running trajectory of a server (e.g. `local` after the app restarted). */
   async endRunningOf(server: string, reason: EndReason, at: number, error: string | null): Promise<string[]> {
     const ids = (
-      this.db.prepare("SELECT id FROM trajectories WHERE server = ? AND end_reason IS NULL").all(server) as {
+      this.sql("SELECT id FROM trajectories WHERE server = ? AND end_reason IS NULL").all(server) as {
         id: string;
       }[]
     ).map((r) => r.id);
@@ -256,28 +269,24 @@ export class SqliteTrajectoryStore implements PlaygroundStore {
 
   /** The running trajectory of a session (the newest, if several), or null. */
   async findRunning(server: string, sid: string): Promise<TrajectorySummary | null> {
-    const r = this.db
-      .prepare(
-        "SELECT * FROM trajectories WHERE server = ? AND sid = ? AND end_reason IS NULL ORDER BY started_at DESC LIMIT 1",
-      )
-      .get(server, sid) as TrajRow | undefined;
+    const r = this.sql(
+      "SELECT * FROM trajectories WHERE server = ? AND sid = ? AND end_reason IS NULL ORDER BY started_at DESC LIMIT 1",
+    ).get(server, sid) as TrajRow | undefined;
     return r ? toSummary(r) : null;
   }
 
   /** The newest trajectory of a session, running or ended (imports excluded), or null. */
   async findBySession(server: string, sid: string): Promise<TrajectorySummary | null> {
-    const r = this.db
-      .prepare(
-        `SELECT * FROM trajectories WHERE server = ? AND sid = ?
+    const r = this.sql(
+      `SELECT * FROM trajectories WHERE server = ? AND sid = ?
            AND (origin_json IS NULL OR json_extract(origin_json, '$.kind') != 'import')
          ORDER BY started_at DESC LIMIT 1`,
-      )
-      .get(server, sid) as TrajRow | undefined;
+    ).get(server, sid) as TrajRow | undefined;
     return r ? toSummary(r) : null;
   }
 
   async summary(id: string): Promise<TrajectorySummary | null> {
-    const r = this.db.prepare("SELECT * FROM trajectories WHERE id = ?").get(id) as TrajRow | undefined;
+    const r = this.sql("SELECT * FROM trajectories WHERE id = ?").get(id) as TrajRow | undefined;
     return r ? toSummary(r) : null;
   }
 
@@ -287,13 +296,13 @@ export class SqliteTrajectoryStore implements PlaygroundStore {
   }
 
   private getSync(id: string): Trajectory | null {
-    const r = this.db.prepare("SELECT * FROM trajectories WHERE id = ?").get(id) as TrajRow | undefined;
+    const r = this.sql("SELECT * FROM trajectories WHERE id = ?").get(id) as TrajRow | undefined;
     return r ? this.hydrate(r) : null;
   }
 
   private hydrate(r: TrajRow): Trajectory {
     const steps = (
-      this.db.prepare("SELECT * FROM steps WHERE trajectory_id = ? ORDER BY idx").all(r.id) as StepRow[]
+      this.sql("SELECT * FROM steps WHERE trajectory_id = ? ORDER BY idx").all(r.id) as StepRow[]
     ).map(toStep);
     const t: Trajectory = {
       format: TRAJECTORY_FORMAT,
@@ -318,10 +327,7 @@ export class SqliteTrajectoryStore implements PlaygroundStore {
     const run = runTagOf(r);
     if (run) t.run = run;
     if (r.tools_hash) {
-      const tools = this.db
-        .prepare("SELECT tools_json FROM tool_sets WHERE hash = ?")
-        .pluck()
-        .get(r.tools_hash);
+      const tools = this.sql("SELECT tools_json FROM tool_sets WHERE hash = ?").pluck().get(r.tools_hash);
       if (typeof tools === "string") t.tools = JSON.parse(tools) as ToolSpec[];
     }
     const agentEnd = agentEndOf(r);
@@ -332,21 +338,19 @@ export class SqliteTrajectoryStore implements PlaygroundStore {
   /** Summaries matching the filters, newest first by default, with the total count. */
   async list(f: TrajectoryFilter = {}): Promise<{ items: TrajectorySummary[]; total: number }> {
     const { sql, params } = whereOf(f);
-    const total = (
-      this.db.prepare(`SELECT COUNT(*) AS n FROM trajectories ${sql}`).get(params) as { n: number }
-    ).n;
-    const rows = this.db
-      .prepare(`SELECT * FROM trajectories ${sql} ${orderByOf(f)} LIMIT @limit OFFSET @offset`)
-      .all({ ...params, limit: f.limit ?? 200, offset: f.offset ?? 0 }) as TrajRow[];
+    const total = (this.sql(`SELECT COUNT(*) AS n FROM trajectories ${sql}`).get(params) as { n: number }).n;
+    const rows = this.sql(
+      `SELECT * FROM trajectories ${sql} ${orderByOf(f)} LIMIT @limit OFFSET @offset`,
+    ).all({ ...params, limit: f.limit ?? 200, offset: f.offset ?? 0 }) as TrajRow[];
     return { items: rows.map(toSummary), total };
   }
 
   /** Every matching trajectory in the export format, one at a time (for JSONL export). */
   async *iterate(f: TrajectoryFilter = {}): AsyncGenerator<Trajectory> {
     const { sql, params } = whereOf(f);
-    const ids = this.db
-      .prepare(`SELECT id FROM trajectories ${sql} ${orderByOf(f)} LIMIT @limit OFFSET @offset`)
-      .all({ ...params, limit: f.limit ?? -1, offset: f.offset ?? 0 }) as { id: string }[];
+    const ids = this.sql(
+      `SELECT id FROM trajectories ${sql} ${orderByOf(f)} LIMIT @limit OFFSET @offset`,
+    ).all({ ...params, limit: f.limit ?? -1, offset: f.offset ?? 0 }) as { id: string }[];
     for (const { id } of ids) {
       const t = this.getSync(id);
       if (t) yield t;
@@ -356,11 +360,9 @@ export class SqliteTrajectoryStore implements PlaygroundStore {
   /** Running trajectories (no end reason yet), newest activity first. */
   async running(): Promise<TrajectorySummary[]> {
     return (
-      this.db
-        .prepare(
-          "SELECT * FROM trajectories WHERE end_reason IS NULL ORDER BY last_activity_at DESC LIMIT 500",
-        )
-        .all() as TrajRow[]
+      this.sql(
+        "SELECT * FROM trajectories WHERE end_reason IS NULL ORDER BY last_activity_at DESC LIMIT 500",
+      ).all() as TrajRow[]
     ).map(toSummary);
   }
 
@@ -372,43 +374,41 @@ export class SqliteTrajectoryStore implements PlaygroundStore {
   async importMany(trajectories: Trajectory[]): Promise<{ imported: string[]; skipped: string[] }> {
     const imported: string[] = [];
     const skipped: string[] = [];
-    const exists = this.db.prepare("SELECT 1 FROM trajectories WHERE id = ?");
+    const exists = this.sql("SELECT 1 FROM trajectories WHERE id = ?");
     const tx = this.db.transaction(() => {
       for (const t of trajectories) {
         if (exists.get(t.id)) {
           skipped.push(t.id);
           continue;
         }
-        this.db
-          .prepare(
-            `INSERT INTO trajectories (id, server, env, sid, task_json, task_label, prompt_json, started_at,
+        this.sql(
+          `INSERT INTO trajectories (id, server, env, sid, task_json, task_label, prompt_json, started_at,
                ended_at, last_activity_at, end_reason, error, origin_json, stored_at, reprompts_json, golden,
                run_id, run_task, run_repeat, tools_hash, agent_end_json)
              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          )
-          .run(
-            t.id,
-            t.server,
-            t.env,
-            t.sid,
-            t.task ? JSON.stringify(t.task) : null,
-            taskLabel(t.task),
-            t.prompt ? JSON.stringify(t.prompt) : null,
-            t.started_at,
-            t.ended_at ?? t.steps.filter((s) => !s.after_end).at(-1)?.ended_at ?? t.started_at,
-            t.ended_at ?? t.started_at,
-            t.end_reason ?? "error",
-            t.end_reason ? t.error : (t.error ?? "the episode was still running when it was exported"),
-            JSON.stringify(t.origin ?? { kind: "import", from: t.id }),
-            Date.now(),
-            t.reprompts?.length ? JSON.stringify(t.reprompts) : null,
-            t.golden ? 1 : 0,
-            t.run?.id ?? null,
-            t.run?.task_index ?? null,
-            t.run?.repeat ?? null,
-            t.tools ? this.toolSet(t.tools) : null,
-            t.agent_end ? JSON.stringify(t.agent_end) : null,
-          );
+        ).run(
+          t.id,
+          t.server,
+          t.env,
+          t.sid,
+          t.task ? JSON.stringify(t.task) : null,
+          taskLabel(t.task),
+          t.prompt ? JSON.stringify(t.prompt) : null,
+          t.started_at,
+          t.ended_at ?? t.steps.filter((s) => !s.after_end).at(-1)?.ended_at ?? t.started_at,
+          t.ended_at ?? t.started_at,
+          t.end_reason ?? "error",
+          t.end_reason ? t.error : (t.error ?? "the episode was still running when it was exported"),
+          JSON.stringify(t.origin ?? { kind: "import", from: t.id }),
+          Date.now(),
+          t.reprompts?.length ? JSON.stringify(t.reprompts) : null,
+          t.golden ? 1 : 0,
+          t.run?.id ?? null,
+          t.run?.task_index ?? null,
+          t.run?.repeat ?? null,
+          t.tools ? this.toolSet(t.tools) : null,
+          t.agent_end ? JSON.stringify(t.agent_end) : null,
+        );
         for (const s of t.steps) this.writeStep(t.id, s);
         imported.push(t.id);
       }
@@ -419,7 +419,7 @@ export class SqliteTrajectoryStore implements PlaygroundStore {
   }
 
   async delete(id: string): Promise<boolean> {
-    return this.db.prepare("DELETE FROM trajectories WHERE id = ?").run(id).changes > 0;
+    return this.sql("DELETE FROM trajectories WHERE id = ?").run(id).changes > 0;
   }
 
   /**
@@ -438,25 +438,22 @@ export class SqliteTrajectoryStore implements PlaygroundStore {
     const { maxAgeDays, maxCount } = this.retention;
     if (maxAgeDays > 0) {
       const cutoff = now - maxAgeDays * 86_400_000;
-      removed += this.db
-        .prepare(`DELETE FROM trajectories WHERE NOT (${RETAINED}) AND COALESCE(stored_at, started_at) < ?`)
-        .run(cutoff).changes;
+      removed += this.sql(
+        `DELETE FROM trajectories WHERE NOT (${RETAINED}) AND COALESCE(stored_at, started_at) < ?`,
+      ).run(cutoff).changes;
     }
     if (maxCount > 0) {
-      const n = this.db
-        .prepare(
-          "SELECT COUNT(*) FROM trajectories WHERE run_id IS NULL OR run_id NOT IN (SELECT id FROM runs)",
-        )
+      const n = this.sql(
+        "SELECT COUNT(*) FROM trajectories WHERE run_id IS NULL OR run_id NOT IN (SELECT id FROM runs)",
+      )
         .pluck()
         .get() as number;
       if (n > maxCount) {
-        removed += this.db
-          .prepare(
-            `DELETE FROM trajectories WHERE id IN (
+        removed += this.sql(
+          `DELETE FROM trajectories WHERE id IN (
                SELECT id FROM trajectories WHERE NOT (${RETAINED})
                ORDER BY COALESCE(stored_at, started_at) ASC, rowid ASC LIMIT ?)`,
-          )
-          .run(n - maxCount).changes;
+        ).run(n - maxCount).changes;
       }
     }
     return removed;
@@ -464,11 +461,9 @@ export class SqliteTrajectoryStore implements PlaygroundStore {
 
   /** Ends as `timeout` every running trajectory with no activity for longer than `idleMs`. */
   async sweepIdle(now: number, idleMs: number): Promise<string[]> {
-    const rows = this.db
-      .prepare(
-        "SELECT id, last_activity_at FROM trajectories WHERE end_reason IS NULL AND last_activity_at < ?",
-      )
-      .all(now - idleMs) as { id: string; last_activity_at: number }[];
+    const rows = this.sql(
+      "SELECT id, last_activity_at FROM trajectories WHERE end_reason IS NULL AND last_activity_at < ?",
+    ).all(now - idleMs) as { id: string; last_activity_at: number }[];
     const ended: string[] = [];
     for (const r of rows) {
       if (
@@ -485,12 +480,10 @@ export class SqliteTrajectoryStore implements PlaygroundStore {
   }
 
   async beat(instance: StoreInstance, at: number): Promise<void> {
-    this.db
-      .prepare(
-        `INSERT INTO instances (id, pid, host, started_at, beat_at) VALUES (?, ?, ?, ?, ?)
+    this.sql(
+      `INSERT INTO instances (id, pid, host, started_at, beat_at) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT(id) DO UPDATE SET beat_at = MAX(beat_at, excluded.beat_at)`,
-      )
-      .run(instance.id, instance.pid, instance.host, at, at);
+    ).run(instance.id, instance.pid, instance.host, at, at);
   }
 
   async recoverOrphans(at: number, o: OrphanRecovery): Promise<RecoveredOrphans> {
@@ -520,8 +513,8 @@ export class SqliteTrajectoryStore implements PlaygroundStore {
   }
   async deleteRun(id: string): Promise<boolean> {
     return this.db.transaction(() => {
-      this.db.prepare("DELETE FROM trajectories WHERE run_id = ?").run(id);
-      return this.db.prepare("DELETE FROM runs WHERE id = ?").run(id).changes > 0;
+      this.sql("DELETE FROM trajectories WHERE run_id = ?").run(id);
+      return this.sql("DELETE FROM runs WHERE id = ?").run(id).changes > 0;
     })();
   }
   pendingEpisodes(runId: string) {

@@ -120,6 +120,13 @@ export interface TrajectoryStore {
   enforceRetention(now: number): Promise<number>;
   /** Ends as `timeout` every running trajectory idle for longer than `idleMs`; returns their ids. */
   sweepIdle(now: number, idleMs: number): Promise<string[]>;
+  /**
+   * Runs `fn`, whose writes the store may group in one commit (SQLite: one transaction); an
+   * optimisation for many small writes in a row (the recorder's queued events). Everything `fn`
+   * wrote is committed when it settles, whether it resolved or threw. Optional: without it, each
+   * write commits on its own.
+   */
+  batch?<T>(fn: () => Promise<T>): Promise<T>;
   /** Registers a recording process or renews its lease (at `at`). */
   beat(instance: StoreInstance, at: number): Promise<void>;
   /**
