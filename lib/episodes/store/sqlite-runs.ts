@@ -18,6 +18,7 @@ import {
   type RunProgressCounts,
   type RunRecord,
   type RunStatus,
+  type RunStore,
 } from "./types";
 
 interface RunRow {
@@ -363,5 +364,58 @@ export class SqliteRuns {
       firstStartedAt: timing.first,
       lastEndedAt: timing.last,
     };
+  }
+}
+
+/** The RunStore contract (./types.ts) over SqliteRuns: the store's runs half (./sqlite.ts extends it). */
+export abstract class SqliteRunStore implements RunStore {
+  protected abstract readonly db: Db;
+  protected abstract readonly runs: SqliteRuns;
+
+  createRun(run: NewRun) {
+    return Promise.resolve(this.runs.createRun(run));
+  }
+  getRun(id: string) {
+    return Promise.resolve(this.runs.getRun(id));
+  }
+  listRuns(filter?: RunListFilter) {
+    return Promise.resolve(this.runs.listRuns(filter ?? {}));
+  }
+  setRunStatus(
+    id: string,
+    status: RunStatus,
+    at: number,
+    o?: { error?: string | null; from?: readonly RunStatus[]; instance?: string | null },
+  ) {
+    return Promise.resolve(this.runs.setRunStatus(id, status, at, o));
+  }
+  async deleteRun(id: string): Promise<boolean> {
+    return this.db.transaction(() => {
+      this.db.prepare("DELETE FROM trajectories WHERE run_id = ?").run(id);
+      return this.db.prepare("DELETE FROM runs WHERE id = ?").run(id).changes > 0;
+    })();
+  }
+  pendingEpisodes(runId: string) {
+    return Promise.resolve(this.runs.pendingEpisodes(runId));
+  }
+  updateEpisode(runId: string, key: RunEpisodeKey, patch: RunEpisodePatch) {
+    return Promise.resolve(this.runs.updateEpisode(runId, key, patch));
+  }
+  setEpisodesStatus(
+    runId: string,
+    from: readonly RunEpisodeStatus[],
+    status: RunEpisodeStatus,
+    error: string | null,
+  ) {
+    return Promise.resolve(this.runs.setEpisodesStatus(runId, from, status, error));
+  }
+  runEpisodes(runId: string, o?: { limit?: number; offset?: number }) {
+    return Promise.resolve(this.runs.runEpisodes(runId, o ?? {}));
+  }
+  runAggregates(runId: string, o: { successAt: number; histogramBins: number }) {
+    return Promise.resolve(this.runs.aggregates(runId, o));
+  }
+  runProgress(runId: string, since: number) {
+    return Promise.resolve(this.runs.progress(runId, since));
   }
 }

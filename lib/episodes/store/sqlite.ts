@@ -32,19 +32,13 @@ import {
   toSummary,
   whereOf,
 } from "./sqlite-rows";
-import { SqliteRuns } from "./sqlite-runs";
+import { SqliteRunStore, SqliteRuns } from "./sqlite-runs";
 import type {
-  NewRun,
   NewTrajectory,
   OrphanRecovery,
   PlaygroundStore,
   RecoveredOrphans,
   RetentionOptions,
-  RunEpisodeKey,
-  RunEpisodePatch,
-  RunEpisodeStatus,
-  RunListFilter,
-  RunStatus,
   StoreInstance,
 } from "./types";
 
@@ -67,13 +61,14 @@ export function newTrajectoryId(): string {
 const RETAINED =
   "end_reason IS NULL OR golden = 1 OR (run_id IS NOT NULL AND run_id IN (SELECT id FROM runs))";
 
-export class SqliteTrajectoryStore implements PlaygroundStore {
+export class SqliteTrajectoryStore extends SqliteRunStore implements PlaygroundStore {
   readonly db: Db;
   readonly retention: RetentionOptions;
-  private readonly runs: SqliteRuns;
+  protected readonly runs: SqliteRuns;
   private readonly sql: ReturnType<typeof statementCache>;
 
   constructor(db: Db, retention: RetentionOptions = retentionFromEnv()) {
+    super();
     this.db = db;
     this.retention = retention;
     this.sql = statementCache(db);
@@ -490,55 +485,6 @@ export class SqliteTrajectoryStore implements PlaygroundStore {
     return recoverOrphans(this.db, this.runs, at, o, (id, reason, when, error) =>
       this.endSync(id, reason, when, error),
     );
-  }
-
-  // ---- Runs (./sqlite-runs.ts) ----
-
-  createRun(run: NewRun) {
-    return Promise.resolve(this.runs.createRun(run));
-  }
-  getRun(id: string) {
-    return Promise.resolve(this.runs.getRun(id));
-  }
-  listRuns(filter?: RunListFilter) {
-    return Promise.resolve(this.runs.listRuns(filter ?? {}));
-  }
-  setRunStatus(
-    id: string,
-    status: RunStatus,
-    at: number,
-    o?: { error?: string | null; from?: readonly RunStatus[]; instance?: string | null },
-  ) {
-    return Promise.resolve(this.runs.setRunStatus(id, status, at, o));
-  }
-  async deleteRun(id: string): Promise<boolean> {
-    return this.db.transaction(() => {
-      this.sql("DELETE FROM trajectories WHERE run_id = ?").run(id);
-      return this.sql("DELETE FROM runs WHERE id = ?").run(id).changes > 0;
-    })();
-  }
-  pendingEpisodes(runId: string) {
-    return Promise.resolve(this.runs.pendingEpisodes(runId));
-  }
-  updateEpisode(runId: string, key: RunEpisodeKey, patch: RunEpisodePatch) {
-    return Promise.resolve(this.runs.updateEpisode(runId, key, patch));
-  }
-  setEpisodesStatus(
-    runId: string,
-    from: readonly RunEpisodeStatus[],
-    status: RunEpisodeStatus,
-    error: string | null,
-  ) {
-    return Promise.resolve(this.runs.setEpisodesStatus(runId, from, status, error));
-  }
-  runEpisodes(runId: string, o?: { limit?: number; offset?: number }) {
-    return Promise.resolve(this.runs.runEpisodes(runId, o ?? {}));
-  }
-  runAggregates(runId: string, o: { successAt: number; histogramBins: number }) {
-    return Promise.resolve(this.runs.aggregates(runId, o));
-  }
-  runProgress(runId: string, since: number) {
-    return Promise.resolve(this.runs.progress(runId, since));
   }
 }
 
