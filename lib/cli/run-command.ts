@@ -5,7 +5,7 @@
 // done (and at or above --min-success), 1 below it, 2 when it cannot run.
 import fs from "node:fs";
 import path from "node:path";
-import { createPlayground, type Playground } from "@/lib/playground";
+import type { Playground } from "@/lib/playground";
 import { createServerRegistry, invalidServerName } from "@/lib/registry";
 import { isRunError } from "@/lib/runs/errors";
 import type { RunPolicy } from "@/lib/runs/spec";
@@ -382,6 +382,8 @@ export async function runCommand(argv: readonly string[], io: CommandIo): Promis
 
   let pg: Playground | null = null;
   try {
+    // Loaded here, not at the CLI's start: the other commands need none of it.
+    const { createPlayground } = await import("@/lib/playground");
     pg = createPlayground(env, { scriptRoots: null });
     if (a.policy.kind === "replay" && a.policy.run && !(await pg.store.getRun(a.policy.run)))
       a.policy = {

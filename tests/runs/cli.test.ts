@@ -198,6 +198,34 @@ describe("run from the command line", () => {
   });
 });
 
+describe("on a terminal", () => {
+  it("draws a progress bar on stderr, in process", async () => {
+    const { out, io } = captureIo();
+    const code = await runCommand(
+      [
+        host.url,
+        "--env",
+        "math",
+        "--split",
+        "test",
+        "--tasks",
+        "0-5",
+        "--policy",
+        "script",
+        "--script",
+        `${FIXTURES}/math-oracle.ts`,
+      ],
+      { ...io, progress: true, env: { PLAYGROUND_DATA_DIR: tempDir("runs-cli-") } },
+    );
+    expect(code).toBe(0);
+    expect(out.stderr).toMatch(/\r\u001b\[2K\[#+\.*\] \d\/6 · 0 errored · \d running/);
+    expect(out.stderr).toMatch(/\[#{24}\] 6\/6 · 0 errored · 0 running/);
+    expect(out.stdout).toMatch(
+      /^Run r\S+: script math-oracle\.ts on math\/test at 127-0-0-1-\d+ \(http:\/\/127\.0\.0\.1:\d+\): done/,
+    );
+  });
+});
+
 describe("usage mistakes (exit 2)", () => {
   const usage = async (args: string[], env: Record<string, string> = {}) => {
     const { out, io } = captureIo();
