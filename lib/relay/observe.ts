@@ -9,6 +9,7 @@ import {
   blocksReadSchema,
   createSseFrameParser,
   formatSseEvent,
+  listToolsOutputReadSchema,
   type OrsRoute,
   ResultAssembler,
   type ResultOutcome,
@@ -98,6 +99,8 @@ export interface Exchange {
   started?: number;
   /** The id of this call's step (the browser may name it, so its tab can find its own step). */
   callId: string;
+  /** The decoded annotation headers of the request (lib/episodes/annotations.ts), never forwarded. */
+  annotations?: { run?: unknown; agent?: unknown };
   events: RelayEvents;
   tasks: TaskCalls;
   limits: RelayLimits;
@@ -175,8 +178,24 @@ function json(x: Exchange, text: string): void {
       sid: x.sid,
       env: typeof body.env_name === "string" ? body.env_name : null,
       task,
+      ...(x.annotations?.run !== undefined ? { run: x.annotations.run } : {}),
       at,
     });
+  } else if ((ep === "tools" || ep === "task_tools") && x.route.kind === "env") {
+    try {
+      const tools = listToolsOutputReadSchema.safeParse(JSON.parse(text));
+      if (tools.success)
+        x.events.emit({
+          type: "tools",
+          server: x.server,
+          ...(x.sid ? { sid: x.sid } : {}),
+          env: x.route.env,
+          tools: tools.data.tools,
+          at,
+        });
+    } catch {
+      // not JSON
+    }
   } else if (ep === "prompt" && x.sid && x.route.kind === "env") {
     try {
       const blocks = blocksReadSchema.safeParse(JSON.parse(text));
@@ -240,6 +259,7 @@ function callObserver(x: Exchange): CallObserver {
         : {},
     ...(reqTaskId ? { taskId: reqTaskId } : {}),
     ...(resumeOf ? { resumeOf } : {}),
+    ...(x.annotations?.agent !== undefined ? { agent: x.annotations.agent } : {}),
     // When the call was sent, not when its answer started: a step's latency is the caller's.
     at: started,
   });

@@ -7,15 +7,20 @@ import { describe, expect, it } from "vitest";
 import { MIGRATIONS, migrate, openDb, SCHEMA_VERSION, schemaVersion } from "@/lib/episodes/store/db";
 import { openStore } from "@/lib/episodes/store/sqlite";
 import { tempDir } from "../helpers";
-import { describeTrajectoryStore } from "./conformance";
+import { describeTrajectoryStore, type OpenStore } from "./conformance";
+import { describeRunStore } from "./conformance-runs";
 
-describeTrajectoryStore("SQLite", async (retention) => {
+const openSqlite: OpenStore = async (retention) => {
   const dir = tempDir();
   return {
     store: openStore({ dir, retention }),
+    as: async (instance) => openStore({ dir, retention, instance }),
     cleanup: () => fs.rmSync(dir, { recursive: true, force: true }),
   };
-});
+};
+
+describeTrajectoryStore("SQLite", openSqlite);
+describeRunStore("SQLite", openSqlite);
 
 describe("SQLite file", () => {
   it("creates the data dir and the file on first use, in WAL mode", async () => {
