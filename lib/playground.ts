@@ -18,6 +18,7 @@ import { createPostgresLiveFeeds } from "@/lib/episodes/live-postgres";
 import { createRecorder, type Recorder } from "@/lib/episodes/recorder";
 import { dataDir } from "@/lib/episodes/store/db";
 import { openPlaygroundStore } from "@/lib/episodes/store/open";
+import { createPostgresNotifier } from "@/lib/episodes/store/postgres-notify";
 import type { PlaygroundStore, RecoveredOrphans, StoreInstance } from "@/lib/episodes/store/types";
 import { createOrsClient, type OrsClient } from "@/lib/ors/client";
 import { createOrsHandler, hostOptionsFromEnv, type OrsHandler } from "@/lib/ors/host";
@@ -25,6 +26,7 @@ import { createServerRegistry, type ServerRegistry } from "@/lib/registry";
 import { postgresServerPersistence } from "@/lib/registry/postgres-persistence";
 import { createRelay, orsPathFromUrl, type Relay } from "@/lib/relay";
 import { createRunEvents, type RunEvents } from "@/lib/runs/events";
+import { createPostgresRunEvents } from "@/lib/runs/events-postgres";
 import { createRunExecutor, type RunExecutor } from "@/lib/runs/executor";
 import { createModelRegistry, type ModelRegistry } from "@/lib/runs/models";
 
@@ -118,8 +120,10 @@ export function createPlayground(
   });
   const relay = createRelay({ registry });
   const store: PlaygroundStore = opened.store;
-  const pgLive = pg ? createPostgresLiveFeeds(pg.db, pg.store) : null;
-  const live: LiveFeeds = pgLive ?? createLiveFeeds();
+  // Replicas on one database tell each other what they record and how their runs go (LISTEN/NOTIFY).
+  const notifier = pg ? createPostgresNotifier(pg.db) : null;
+  const live: LiveFeeds =
+    pg && notifier ? createPostgresLiveFeeds(pg.db, pg.store, { notifier }) : createLiveFeeds();
   const clients = new Map<string, OrsClient>();
   const relayClient = (server: string, o: ClientOptions = {}): OrsClient => {
     const relayFetch: typeof fetch = async (input, init) => {
@@ -174,7 +178,7 @@ export function createPlayground(
     }
   });
   const models = createModelRegistry(env);
-  const runEvents = createRunEvents();
+  const runEvents: RunEvents = pg && notifier ? createPostgresRunEvents(pg.db, notifier) : createRunEvents();
   const runs = createRunExecutor({
     store,
     recorder,
@@ -206,7 +210,7 @@ export function createPlayground(
   const lease = holdLease(store, { ...options.lease, onRecovered: published });
   // A database is ready once reached, migrated and listened to (a failure rejects: the server
   // entries report it at start); the lease starts then.
-  const ready = (pg ? Promise.all([pg.db.ready, pgLive?.ready]).then(() => {}) : Promise.resolve()).then(
+  const ready = (pg ? Promise.all([pg.db.ready, notifier?.ready]).then(() => {}) : Promise.resolve()).then(
     async () => {
       await lease.start();
       await recorder.sweep().catch((e: Error) => console.error(`[playground] could not sweep: ${e.message}`));
@@ -236,7 +240,7 @@ export function createPlayground(
       recorder.stop();
       await recorder.idle();
       await host.close();
-      await pgLive?.close();
+      await notifier?.close();
       await store.close();
     },
   };

@@ -1,12 +1,13 @@
 // `run <server-url> --env NAME --split NAME [...]`: a policy plays a split from the command line
 // (docs/runs.md "CLI"), through the same executor as the app, recording into the store the app uses
-// (PLAYGROUND_DATA_DIR), so the run shows in the playground. A progress bar on a terminal, a plain
-// summary otherwise; `--json` writes the summary, `--junit` a test case per task. Exit code 0 when
-// done (and at or above --min-success), 1 below it, 2 when it cannot run.
+// (PLAYGROUND_DATA_DIR, or PLAYGROUND_DATABASE_URL), so the run shows in the playground. A progress
+// bar on a terminal, a plain summary otherwise; `--json` writes the summary, `--junit` a test case
+// per task. Exit code 0 when done (and at or above --min-success), 1 below it, 2 when it cannot run.
 import fs from "node:fs";
 import path from "node:path";
 import type { Playground } from "@/lib/playground";
 import { createServerRegistry, invalidServerName } from "@/lib/registry";
+import type { ServerPersistence } from "@/lib/registry/persistence";
 import { isRunError } from "@/lib/runs/errors";
 import type { RunPolicy } from "@/lib/runs/spec";
 import { buildSummary, HISTOGRAM_BINS, type RunSummary, runConfigOf } from "@/lib/runs/summary";
@@ -50,7 +51,9 @@ options:
 
 The server is named as the playground knows it: a configured or added server with that URL keeps
 its name; another one on this machine is added (named after its host and port), so the app can
-open, replay and fork the run's episodes. Durations: 30000, 30s, 10m.
+open, replay and fork the run's episodes. With PLAYGROUND_DATABASE_URL set, the run is recorded in
+that PostgreSQL database (and the server added there), as the app's replicas keep theirs.
+Durations: 30000, 30s, 10m.
 Exit code: 0 when the run is done (and at or above --min-success), 1 below it (or when the run did
 not finish), 2 when it cannot run (a mistake on the command line, the server unreachable, an
 unknown environment or split).
@@ -263,26 +266,44 @@ export function serverNameOf(url: string): string {
 
 /**
  * The name the playground knows the server by: a known server with that URL keeps its name;
- * otherwise one is made from its host and port and, on this machine, added to the data folder's
- * servers (the app then opens its episodes); a remote one is known to this process only.
+ * otherwise one is made from its host and port and, on this machine, added to the playground's
+ * servers (the data folder's, or the database's with PLAYGROUND_DATABASE_URL: the app then opens
+ * its episodes); a remote one is known to this process only.
  */
 async function knownName(
   a: RunArgs,
   env: Record<string, string | undefined>,
 ): Promise<{ name: string; added: boolean; envOnly: string | null }> {
-  const registry = createServerRegistry({
-    dataDir: a.dataDir,
-    env,
-    localHandler: () => () => Promise.reject(new Error("no local host here")),
-  });
-  const same = (await registry.list()).find((s) => s.source !== "builtin" && s.url === a.url);
-  if (same) return { name: same.name, added: false, envOnly: null };
-  const name = serverNameOf(a.url);
+  // The database's added servers, when the store is there (loaded only then: `pg` and its pool).
+  const { databaseUrlFrom, openPostgresDatabase } = await import("@/lib/episodes/store/postgres-db");
+  const url = databaseUrlFrom(env);
+  const db = url ? openPostgresDatabase(url, { poolSize: 1 }) : null;
   try {
-    await registry.add({ name, url: a.url });
-    return { name, added: true, envOnly: null };
-  } catch (err) {
-    return { name, added: false, envOnly: (err as Error).message };
+    let persistence: ServerPersistence | undefined;
+    if (db) {
+      await db.ready;
+      persistence = (await import("@/lib/registry/postgres-persistence")).postgresServerPersistence(
+        db,
+        a.dataDir,
+      );
+    }
+    const registry = createServerRegistry({
+      dataDir: a.dataDir,
+      env,
+      localHandler: () => () => Promise.reject(new Error("no local host here")),
+      persistence,
+    });
+    const same = (await registry.list()).find((s) => s.source !== "builtin" && s.url === a.url);
+    if (same) return { name: same.name, added: false, envOnly: null };
+    const name = serverNameOf(a.url);
+    try {
+      await registry.add({ name, url: a.url });
+      return { name, added: true, envOnly: null };
+    } catch (err) {
+      return { name, added: false, envOnly: (err as Error).message };
+    }
+  } finally {
+    await db?.close();
   }
 }
 
@@ -370,7 +391,15 @@ export async function runCommand(argv: readonly string[], io: CommandIo): Promis
     return 0;
   }
   const env: Record<string, string | undefined> = { ...io.env, PLAYGROUND_DATA_DIR: a.dataDir };
-  const { name, added, envOnly } = await knownName(a, env);
+  let known: Awaited<ReturnType<typeof knownName>>;
+  try {
+    known = await knownName(a, env);
+  } catch (err) {
+    // PLAYGROUND_DATABASE_URL malformed or unreachable: said as the app says it at start.
+    io.stderr(`run: could not use the playground's store: ${(err as Error).message}\n`);
+    return 2;
+  }
+  const { name, added, envOnly } = known;
   if (envOnly !== null)
     env.ORS_SERVERS = [env.ORS_SERVERS?.trim(), `${name}=${a.url}`].filter(Boolean).join(",");
   if (a.apiKey) env[`ORS_SERVER_API_KEY_${name.toUpperCase().replace(/-/g, "_")}`] = a.apiKey;
@@ -385,6 +414,12 @@ export async function runCommand(argv: readonly string[], io: CommandIo): Promis
     // Loaded here, not at the CLI's start: the other commands need none of it.
     const { createPlayground } = await import("@/lib/playground");
     pg = createPlayground(env, { scriptRoots: null });
+    try {
+      await pg.ready;
+    } catch (err) {
+      io.stderr(`run: could not use the playground's store: ${(err as Error).message}\n`);
+      return 2;
+    }
     if (a.policy.kind === "replay" && a.policy.run && !(await pg.store.getRun(a.policy.run)))
       a.policy = {
         kind: "replay",
@@ -412,7 +447,7 @@ export async function runCommand(argv: readonly string[], io: CommandIo): Promis
       throw err;
     }
     io.stderr(
-      `run: ${run.id}: ${run.episodes} episode${run.episodes === 1 ? "" : "s"} of ${a.env}/${a.split} on ${name}, recorded in ${a.dataDir}\n`,
+      `run: ${run.id}: ${run.episodes} episode${run.episodes === 1 ? "" : "s"} of ${a.env}/${a.split} on ${name}, recorded in ${pg.storage.where}\n`,
     );
     const stopOnSignal = () => void pg?.runs.cancel(run.id).catch(() => {});
     io.signal?.addEventListener("abort", stopOnSignal, { once: true });
