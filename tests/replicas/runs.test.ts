@@ -2,8 +2,12 @@
 // playing the shared ORS server (the standalone host): a run started through replica A is played by
 // A and followed live on B (its episodes reach B by NOTIFY); two replicas never both play one run
 // (a run's claim is won once; B can neither resume nor play a run A plays; resumes on both at once:
-// one wins); and after kill -9 of A in the middle of a run, B shows it interrupted, resumes it, and
-// in the end every task was played to its end exactly once.
+// one wins); the CLI's `run` records into the database (the replicas show it); and after kill -9 of
+// A in the middle of a run, B shows it interrupted, resumes it, and in the end every task was played
+// to its end exactly once.
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../environments/helpers";
@@ -190,6 +194,67 @@ describe.skipIf(!db.ok)("runs across app replicas on one PostgreSQL database", (
       new Set([runB!.instance_id]),
     );
   }, 90_000);
+
+  it("the CLI's run records into the database: the replicas list the run, the server it added, its episodes", async () => {
+    const data = tempDataDir();
+    try {
+      const child = spawn(
+        process.execPath,
+        [
+          "bin/ors-playground.mjs",
+          "run",
+          shared.url,
+          "--env",
+          "math",
+          "--split",
+          "test",
+          "--tasks",
+          "1-2",
+          "--policy",
+          "script",
+          "--script",
+          "tests/runs/fixtures/math-oracle.ts",
+          "--json",
+          "-",
+        ],
+        {
+          cwd: path.resolve(__dirname, "../.."),
+          env: {
+            ...process.env,
+            PLAYGROUND_DATABASE_URL: db.ok ? db.url : "",
+            PLAYGROUND_DATA_DIR: data.dir,
+          },
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (d: Buffer) => {
+        stdout += d.toString();
+      });
+      child.stderr.on("data", (d: Buffer) => {
+        stderr += d.toString();
+      });
+      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+      expect(code, stderr).toBe(0);
+      expect(stderr).toMatch(/recorded in PostgreSQL at postgres:\/\//);
+      const { runId } = JSON.parse(stdout) as { runId: string };
+      // The server it played is added in the database: B knows it by the name the run carries.
+      const summary = await getJson<RunSummary & { server: string }>(`${b.url}/api/runs/${runId}`);
+      expect(summary).toMatchObject({ status: "done", episodes: 2, completed: 2, successRate: 1 });
+      expect(await query("SELECT name FROM added_servers WHERE url = $1", [shared.url])).toEqual([
+        { name: summary.server },
+      ]);
+      const listed = await getJson<{ items: { id: string; server: string }[] }>(
+        `${b.url}/api/trajectories?run=${runId}`,
+      );
+      expect(listed.items).toHaveLength(2);
+      // Nothing in the data folder: no SQLite store, no servers.json.
+      expect(existsSync(data.dir) ? readdirSync(data.dir) : []).toEqual([]);
+    } finally {
+      data.remove();
+    }
+  }, 60_000);
 
   it("kill -9 of the replica playing a run: the run shows interrupted on B, B resumes it, every task played once", async () => {
     const id = await startRun(a.url, "0-7", 2);
