@@ -46,6 +46,6 @@ const code = await runCli(argv, {
   color: !!process.stdout.isTTY && !process.env.NO_COLOR,
   progress: !!process.stderr.isTTY,
 });
-// A check or a test stopped by Ctrl-C ends with 130 (as scripts/check.ts); a server stopped by it with its own code.
+// A check, a test or a run stopped by Ctrl-C ends with 130 (as scripts/check.ts); a server stopped by it with its own code.
 const command = argv[0] ?? "start";
-process.exit(interrupted && (command === "check" || command === "test") ? 130 : code);
+process.exit(interrupted && (command === "check" || command === "test" || command === "run") ? 130 : code);

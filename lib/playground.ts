@@ -1,25 +1,34 @@
 // The composition root (server-only): builds the app's long-lived parts once per process — the ORS
-// host with the environments of an environment source, the server registry, the relay, the
-// trajectory store, the live feeds and the recorder — and hands them out. Nothing else starts a
-// part, and this is the one module that keeps them on globalThis: Next bundles each route separately
-// and dev HMR re-evaluates modules, and both must find the same parts. When the source reloads (an
-// edited environment), the host swaps its environments in place and the episodes of the old code end.
+// host with the environments of an environment source, the server registry, the relay, the store
+// (SQLite, or PostgreSQL shared by replicas), the live feeds, the recorder, this process's lease,
+// the model endpoints and the run executor — and hands them out. Nothing else starts a part, and
+// this is the one module that keeps them on globalThis: Next bundles each route separately and dev
+// HMR re-evaluates modules, and both must find the same parts. When the source reloads (an edited
+// environment), the host swaps its environments in place and the episodes of the old code end.
 import "server-only";
+import { randomBytes } from "node:crypto";
+import os from "node:os";
+import path from "node:path";
 import { builtinEnvironments } from "@/envs";
 import { environmentReloadedError } from "@/lib/environments/reload-notice";
 import { type EnvironmentSource, staticEnvironmentSource } from "@/lib/environments/source";
+import { holdLease, type LeaseOptions } from "@/lib/episodes/leases";
 import { createLiveFeeds, type LiveFeeds } from "@/lib/episodes/live";
 import { createPostgresLiveFeeds } from "@/lib/episodes/live-postgres";
 import { createRecorder, type Recorder } from "@/lib/episodes/recorder";
-import { sweepOrphansEvery } from "@/lib/episodes/replicas";
 import { dataDir } from "@/lib/episodes/store/db";
-import { openTrajectoryStore } from "@/lib/episodes/store/open";
-import type { TrajectoryStore } from "@/lib/episodes/store/types";
+import { openPlaygroundStore } from "@/lib/episodes/store/open";
+import { createPostgresNotifier } from "@/lib/episodes/store/postgres-notify";
+import type { PlaygroundStore, RecoveredOrphans, StoreInstance } from "@/lib/episodes/store/types";
 import { createOrsClient, type OrsClient } from "@/lib/ors/client";
 import { createOrsHandler, hostOptionsFromEnv, type OrsHandler } from "@/lib/ors/host";
 import { createServerRegistry, type ServerRegistry } from "@/lib/registry";
 import { postgresServerPersistence } from "@/lib/registry/postgres-persistence";
 import { createRelay, orsPathFromUrl, type Relay } from "@/lib/relay";
+import { createRunEvents, type RunEvents } from "@/lib/runs/events";
+import { createPostgresRunEvents } from "@/lib/runs/events-postgres";
+import { createRunExecutor, type RunExecutor } from "@/lib/runs/executor";
+import { createModelRegistry, type ModelRegistry } from "@/lib/runs/models";
 
 /** Where the app mounts its ORS host (it also answers the ORS shapes at the root). */
 export const ORS_BASE_PATH = "/api/ors";
@@ -29,24 +38,59 @@ export interface Playground {
   readonly host: OrsHandler;
   readonly registry: ServerRegistry;
   readonly relay: Relay;
-  readonly store: TrajectoryStore;
+  readonly store: PlaygroundStore;
   readonly live: LiveFeeds;
   readonly recorder: Recorder;
+  /** This process in the store: whose episodes and runs are recovered if it dies. */
+  readonly instance: StoreInstance;
+  /** The model endpoints runs and the episode page may call (PLAYGROUND_MODELS). */
+  readonly models: ModelRegistry;
+  /** Runs: the executor, and the bus of their progress. */
+  readonly runs: RunExecutor;
+  readonly runEvents: RunEvents;
   /** What the host serves, and where it comes from (reloads swap the host's environments). */
   readonly environments: EnvironmentSource;
-  /** Where trajectories and added servers are kept: the data folder, or `PostgreSQL at <URL>`. */
+  /** Where trajectories, runs and added servers are kept: the data folder, or `PostgreSQL at <URL>`. */
   readonly storage: { kind: "sqlite" | "postgres"; where: string };
-  /** A typed ORS client for a known server through the relay, in process (recorded like the UI's). */
-  clientFor(server: string): OrsClient;
-  /** Resolves once the store can be used (a database reached and migrated); rejects saying why. */
-  ready(): Promise<void>;
-  /** Stops watching environments and the recorder, tears the host's sessions down, closes the store. */
+  /**
+   * A typed ORS client for a known server through the relay, in process (recorded like the UI's).
+   * With options, a client of its own: `headers` on every request, its fetch wrapped.
+   */
+  clientFor(server: string, options?: ClientOptions): OrsClient;
+  /**
+   * Resolves once the store can be used (a database reached, migrated and listened to) and what
+   * stopped processes left in it has been recovered; rejects when the store cannot be used, saying
+   * why (the server entries and the CLI report it and stop).
+   */
+  readonly ready: Promise<void>;
+  /** Stops the runs, watching environments and the recorder, tears the host's sessions down, closes the store. */
   close(): Promise<void>;
+}
+
+export interface ClientOptions {
+  headers?: Record<string, string>;
+  wrapFetch?: (f: typeof fetch) => typeof fetch;
 }
 
 export interface PlaygroundOptions {
   /** The environments to host (default: the built-ins, never reloaded). */
   environments?: EnvironmentSource;
+  /**
+   * Folders the runs' script modules may be loaded from (default: the working folder, the folder of
+   * ORS_ENVS's module, and PLAYGROUND_SCRIPT_ROOTS); null: anywhere (the CLI's own command line).
+   */
+  scriptRoots?: readonly string[] | null;
+  /** The lease's timings (lib/episodes/leases.ts; tests shorten them). */
+  lease?: Pick<LeaseOptions, "everyMs" | "staleMs">;
+}
+
+/** The default folders of script modules (see PlaygroundOptions.scriptRoots). */
+export function scriptRootsFromEnv(env: Record<string, string | undefined>, cwd = process.cwd()): string[] {
+  const roots = [cwd];
+  if (env.ORS_ENVS?.trim()) roots.push(path.dirname(path.resolve(cwd, env.ORS_ENVS.trim())));
+  for (const r of (env.PLAYGROUND_SCRIPT_ROOTS ?? "").split(path.delimiter))
+    if (r.trim()) roots.push(path.resolve(cwd, r.trim()));
+  return roots;
 }
 
 /** Builds every part, wired together. Tests may build their own with other variables. */
@@ -59,9 +103,14 @@ export function createPlayground(
     ...hostOptionsFromEnv(env),
     basePath: ORS_BASE_PATH,
   });
-  // PLAYGROUND_DATABASE_URL: trajectories, added servers and live feeds shared through PostgreSQL.
+  const instance: StoreInstance = {
+    id: `i${randomBytes(9).toString("base64url")}`,
+    pid: process.pid,
+    host: os.hostname(),
+  };
+  // PLAYGROUND_DATABASE_URL: trajectories, runs, added servers and live feeds shared through PostgreSQL.
   const dir = dataDir(env as NodeJS.ProcessEnv);
-  const opened = openTrajectoryStore(env, { dir });
+  const opened = openPlaygroundStore(env, { dir, instance });
   const pg = opened.kind === "postgres" ? opened : null;
   const registry = createServerRegistry({
     env,
@@ -70,21 +119,28 @@ export function createPlayground(
     persistence: pg ? postgresServerPersistence(pg.db, dir) : undefined,
   });
   const relay = createRelay({ registry });
-  const store: TrajectoryStore = opened.store;
-  const pgLive = pg ? createPostgresLiveFeeds(pg.db, pg.store) : null;
-  const live: LiveFeeds = pgLive ?? createLiveFeeds();
+  const store: PlaygroundStore = opened.store;
+  // Replicas on one database tell each other what they record and how their runs go (LISTEN/NOTIFY).
+  const notifier = pg ? createPostgresNotifier(pg.db) : null;
+  const live: LiveFeeds =
+    pg && notifier ? createPostgresLiveFeeds(pg.db, pg.store, { notifier }) : createLiveFeeds();
   const clients = new Map<string, OrsClient>();
-  const clientFor = (server: string): OrsClient => {
+  const relayClient = (server: string, o: ClientOptions = {}): OrsClient => {
+    const relayFetch: typeof fetch = async (input, init) => {
+      const req = new Request(input, init);
+      return relay.handle(req, server, orsPathFromUrl(req.url, server));
+    };
+    return createOrsClient({
+      baseUrl: `http://playground.internal/api/servers/${encodeURIComponent(server)}`,
+      fetch: o.wrapFetch ? o.wrapFetch(relayFetch) : relayFetch,
+      ...(o.headers ? { headers: o.headers } : {}),
+    });
+  };
+  const clientFor = (server: string, o?: ClientOptions): OrsClient => {
+    if (o) return relayClient(server, o);
     let client = clients.get(server);
     if (!client) {
-      const base = `http://playground.internal/api/servers/${encodeURIComponent(server)}`;
-      client = createOrsClient({
-        baseUrl: base,
-        fetch: async (input, init) => {
-          const req = new Request(input, init);
-          return relay.handle(req, server, orsPathFromUrl(req.url, server));
-        },
-      });
+      client = relayClient(server);
       clients.set(server, client);
     }
     return client;
@@ -96,7 +152,6 @@ export function createPlayground(
       void clientFor(server)
         .ping(sid)
         .catch(() => {}),
-    inflightElsewhere: pg ? (id) => pg.store.inflightElsewhere(id) : undefined,
     idleLimitOf: async (server) =>
       server === "local"
         ? host.host.options.idleTimeoutMs
@@ -122,26 +177,46 @@ export function createPlayground(
       console.error("[playground] could not record the episodes ended by the reload:", e);
     }
   });
-  // A database is ready once reached and migrated (the server entries report a failure at start).
-  const ready = pg ? Promise.all([pg.db.ready, pgLive?.ready]).then(() => {}) : Promise.resolve();
-  // The built-in host lives in this process: its sessions did not survive a restart.
-  ready.then(
-    () =>
-      store
-        .endRunningOf(
-          "local",
-          "error",
-          Date.now(),
-          "the server restarted: the built-in host lost the session",
-        )
-        .then(() => recorder.sweep())
-        .catch((e: Error) =>
-          console.error(`[playground] could not end the episodes lost by a restart: ${e.message}`),
-        ),
-    () => {},
+  const models = createModelRegistry(env);
+  const runEvents: RunEvents = pg && notifier ? createPostgresRunEvents(pg.db, notifier) : createRunEvents();
+  const runs = createRunExecutor({
+    store,
+    recorder,
+    clientFor: (server, o) => clientFor(server, o),
+    models,
+    events: runEvents,
+    instance: instance.id,
+    cwd: process.cwd(),
+    scriptRoots: options.scriptRoots === undefined ? scriptRootsFromEnv(env) : options.scriptRoots,
+  });
+  // What processes that died left in the store (this one's built-in host sessions after a restart,
+  // steps in flight, runs) is recovered at start and on every beat of this process's lease
+  // (FORMAT.md "After a crash"; the store's "Leases"), and every view is told.
+  const published = async (r: RecoveredOrphans) => {
+    for (const e of r.ended)
+      live.publish({ type: "ended", id: e.id, end_reason: e.reason, error: e.error, ended_at: e.at });
+    for (const id of new Set(r.steps.map((x) => x.id))) {
+      const t = await store.get(id);
+      for (const step of t?.steps ?? [])
+        if (r.steps.some((x) => x.id === id && x.index === step.index))
+          live.publish({ type: "step", id, step });
+    }
+    for (const runId of r.runs) {
+      const run = await store.getRun(runId);
+      if (run)
+        runEvents.publish({ type: "status", runId, status: run.status, error: run.error, at: Date.now() });
+    }
+  };
+  const lease = holdLease(store, { ...options.lease, onRecovered: published });
+  // A database is ready once reached, migrated and listened to (a failure rejects: the server
+  // entries report it at start); the lease starts then.
+  const ready = (pg ? Promise.all([pg.db.ready, notifier?.ready]).then(() => {}) : Promise.resolve()).then(
+    async () => {
+      await lease.start();
+      await recorder.sweep().catch((e: Error) => console.error(`[playground] could not sweep: ${e.message}`));
+    },
   );
-  // Replicas on one database: the built-in host's episodes of a replica that stopped are over.
-  const stopOrphanSweep = pg ? sweepOrphansEvery(pg.store, live) : () => {};
+  ready.catch(() => {});
   return {
     host,
     registry,
@@ -149,17 +224,23 @@ export function createPlayground(
     store,
     live,
     recorder,
+    instance,
+    models,
+    runs,
+    runEvents,
     environments,
     storage: { kind: opened.kind, where: opened.where },
     clientFor,
-    ready: () => ready,
+    ready,
     async close() {
+      lease.stop();
+      await ready.catch(() => {});
+      await runs.close();
       environments.close();
       recorder.stop();
-      stopOrphanSweep();
       await recorder.idle();
       await host.close();
-      await pgLive?.close();
+      await notifier?.close();
       await store.close();
     },
   };

@@ -107,7 +107,7 @@ const SERVER_MODULES = [
   "lib/episodes/store/",
   "lib/episodes/live.ts",
   "lib/episodes/live-postgres.ts",
-  "lib/episodes/replicas.ts",
+  "lib/episodes/leases.ts",
   "lib/episodes/live-sse.ts",
   "lib/episodes/http.ts",
   "lib/episodes/fork.ts",

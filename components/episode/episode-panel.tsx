@@ -93,6 +93,10 @@ const END_TONE: Record<EndReason, string> = {
   timeout:
     "border-amber-300 bg-amber-50 text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100",
   error: "border-red-300 bg-red-50 text-red-900 dark:border-red-900 dark:bg-red-950 dark:text-red-100",
+  cancelled:
+    "border-zinc-300 bg-zinc-50 text-zinc-800 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100",
+  interrupted:
+    "border-amber-300 bg-amber-50 text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100",
 };
 
 function endExplanation(reason: EndReason, error: string | null): string {
@@ -103,6 +107,10 @@ function endExplanation(reason: EndReason, error: string | null): string {
       return error ?? "The episode was ended: the session was deleted on the server.";
     case "timeout":
       return error ?? "The session was idle past the server's limit and the server expired it.";
+    case "cancelled":
+      return error ?? "The run playing this episode was cancelled: its session was deleted.";
+    case "interrupted":
+      return error ?? "The playground stopped while this episode was running.";
     default:
       return error ?? "The server no longer has this session.";
   }

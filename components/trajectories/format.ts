@@ -7,12 +7,16 @@ export const END_REASON_LABEL: Record<EndReason | "running", string> = {
   user_closed: "Closed by user",
   timeout: "Expired",
   error: "Error",
+  cancelled: "Cancelled",
+  interrupted: "Interrupted",
   running: "Running",
 };
 
 export function endReasonTone(r: EndReason | null): BadgeTone {
   if (r == null) return "sky";
-  return r === "finished" ? "green" : r === "user_closed" ? "neutral" : r === "timeout" ? "amber" : "red";
+  if (r === "finished") return "green";
+  if (r === "user_closed" || r === "cancelled") return "neutral";
+  return r === "timeout" || r === "interrupted" ? "amber" : "red";
 }
 
 export function fmtMs(ms: number | null | undefined): string {

@@ -111,7 +111,7 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
   const { initPlayground } = await import("@/lib/playground");
   const playground = initPlayground({ environments: source });
   // A database that cannot be reached (PLAYGROUND_DATABASE_URL) stops the start here, saying why.
-  await playground.ready().catch(async (err: unknown) => {
+  await playground.ready.catch(async (err: unknown) => {
     await playground.close().catch(() => {});
     throw err;
   });

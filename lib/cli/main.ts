@@ -1,12 +1,13 @@
 // The `ors-playground` command (bin/ors-playground.mjs): picks the command — `start` (the default),
-// `serve`, `check` (lib/cli/check-command.ts), `test` (lib/cli/test-command.ts) — and hands it the
-// arguments. Answers `--help` and `--version`, and exit code 2 with a clear message for an unknown
+// `serve`, `check` (lib/cli/check-command.ts), `test` (lib/cli/test-command.ts), `run`
+// (lib/cli/run-command.ts) — and hands it the arguments. Answers `--help` and `--version`, and exit code 2 with a clear message for an unknown
 // command.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { CHECK_USAGE, checkCommand } from "./check-command";
 import type { CommandIo } from "./io";
+import { RUN_USAGE, runCommand } from "./run-command";
 import { SERVE_USAGE, serveCommand } from "./serve-command";
 import { START_USAGE, startCommand } from "./start-command";
 import { TEST_USAGE, testCommand } from "./test-command";
@@ -32,6 +33,9 @@ commands:
   check URL        a conformance check of any ORS server (exit code 1 when something breaks)
   test FILE...     replays golden episodes on a server as regression tests (exit code 1 on a
                    difference), e.g. ors-playground test golden.jsonl --server http://127.0.0.1:8080
+  run URL          a policy (a model, random inputs, a replay, your script) plays a split; the run
+                   shows in the playground, e.g. ors-playground run http://127.0.0.1:8080 --env math
+                   --split test --model-url http://127.0.0.1:8000/v1 --model qwen2.5 --min-success 0.8
   help [command]   the options of a command
 
 options:
@@ -39,7 +43,7 @@ options:
   -v, --version    the version
 `;
 
-const COMMANDS = ["start", "serve", "check", "test", "help"] as const;
+const COMMANDS = ["start", "serve", "check", "test", "run", "help"] as const;
 
 function usageOf(command: string): string | null {
   switch (command) {
@@ -51,6 +55,8 @@ function usageOf(command: string): string | null {
       return CHECK_USAGE;
     case "test":
       return TEST_USAGE;
+    case "run":
+      return RUN_USAGE;
     default:
       return null;
   }
@@ -78,6 +84,8 @@ export async function runCli(argv: readonly string[], io: CommandIo): Promise<nu
       return checkCommand(rest, io);
     case "test":
       return testCommand(rest, io);
+    case "run":
+      return runCommand(rest, io);
     case "help": {
       const topic = rest[0];
       if (topic === undefined) {

@@ -1,6 +1,7 @@
 // Tool inputs for the conformance check, from each tool's `input_schema` (JSON Schema as zod or
 // Pydantic 2 emit it: $defs/$ref, anyOf with null, const, enum, defaults, prefixItems, formats):
-// a minimal valid input, an input that must be refused, and which tools suit which check.
+// a minimal valid input, an input that must be refused, and which tools suit which check. Given a
+// random source, the same generator draws random valid inputs instead (the runs' `random` policy).
 import type { ToolSpec } from "@/lib/ors/protocol";
 
 type Schema = Record<string, unknown>;
@@ -9,6 +10,13 @@ export type JsonInput = Record<string, unknown>;
 export type Generated = { ok: true; value: unknown } | { ok: false; reason: string };
 
 const MAX_DEPTH = 10;
+
+/** A source of floats in [0, 1) (envs/shared/seeded-random.ts); absent: the minimal input. */
+type Rand = (() => number) | undefined;
+
+function pick<T>(rand: () => number, items: readonly T[]): T {
+  return items[Math.floor(rand() * items.length)]!;
+}
 
 function isSchema(v: unknown): v is Schema {
   return typeof v === "object" && v !== null && !Array.isArray(v);
@@ -41,7 +49,7 @@ function typesOf(s: Schema): string[] {
   return [];
 }
 
-function numberIn(s: Schema, integer: boolean): Generated {
+function numberIn(s: Schema, integer: boolean, rand?: Rand): Generated {
   const num = (k: string) => (typeof s[k] === "number" ? (s[k] as number) : undefined);
   let lo = num("minimum") ?? Number.NEGATIVE_INFINITY;
   let hi = num("maximum") ?? Number.POSITIVE_INFINITY;
@@ -51,9 +59,17 @@ function numberIn(s: Schema, integer: boolean): Generated {
   if (exLo !== undefined) lo = Math.max(lo, integer ? Math.floor(exLo) + 1 : exLo + step);
   if (exHi !== undefined) hi = Math.min(hi, integer ? Math.ceil(exHi) - 1 : exHi - step);
   let v = lo <= 0 && hi >= 0 ? 0 : lo > 0 ? lo : hi;
+  if (rand) {
+    // Unbounded sides reach 100 past the other bound (or past 0).
+    const from = Number.isFinite(lo) ? lo : Math.min(0, hi) - 100;
+    const to = Number.isFinite(hi) ? hi : Math.max(0, from) + 100;
+    v = from + rand() * (to - from);
+    if (!integer) v = Math.round(v * 100) / 100;
+  }
   if (integer) v = Math.ceil(v);
   const multipleOf = num("multipleOf");
   if (multipleOf && multipleOf > 0) v = Math.ceil(v / multipleOf) * multipleOf;
+  if (rand && !(v >= lo && v <= hi)) return numberIn(s, integer, undefined);
   if (!(v >= lo && v <= hi) || !Number.isFinite(v))
     return { ok: false, reason: "no number satisfies its bounds" };
   return { ok: true, value: v };
@@ -76,10 +92,17 @@ const FORMAT_EXAMPLES: Record<string, string> = {
   uuid: "00000000-0000-4000-8000-000000000000",
 };
 
-function stringIn(s: Schema): Generated {
+function stringIn(s: Schema, rand?: Rand): Generated {
   const min = typeof s.minLength === "number" ? s.minLength : 0;
   const max = typeof s.maxLength === "number" ? s.maxLength : Number.POSITIVE_INFINITY;
   const candidates: string[] = [];
+  if (rand && typeof s.pattern !== "string" && typeof s.format !== "string") {
+    const length = min + Math.floor(rand() * (Math.min(max, min + 12) - min + 1));
+    const letters = "abcdefghijklmnopqrstuvwxyz0123456789 ";
+    let out = "";
+    for (let i = 0; i < length; i++) out += pick(rand, [...letters]);
+    if (out.length >= min && out.length <= max) return { ok: true, value: out };
+  }
   if (typeof s.format === "string" && FORMAT_EXAMPLES[s.format]) candidates.push(FORMAT_EXAMPLES[s.format]!);
   candidates.push("a".repeat(min));
   // Short runs of one character class satisfy simple patterns (`^[0-9]{5}$`, `^[A-Z]{3}$`).
@@ -102,25 +125,28 @@ function stringIn(s: Schema): Generated {
   };
 }
 
-function generate(schema: unknown, root: Schema, depth: number): Generated {
+function generate(schema: unknown, root: Schema, depth: number, rand?: Rand): Generated {
   if (schema === true || schema === undefined) return { ok: true, value: null };
   if (schema === false) return { ok: false, reason: "the schema accepts nothing" };
   if (!isSchema(schema)) return { ok: true, value: null };
   if (depth > MAX_DEPTH) return { ok: false, reason: "the schema nests too deep" };
   const s = resolve(schema, root);
   if ("const" in s) return { ok: true, value: s.const };
-  if (Array.isArray(s.enum) && s.enum.length) return { ok: true, value: s.enum[0] };
-  if ("default" in s) return { ok: true, value: s.default };
-  if (Array.isArray(s.examples) && s.examples.length) return { ok: true, value: s.examples[0] };
+  if (Array.isArray(s.enum) && s.enum.length)
+    return { ok: true, value: rand ? pick(rand, s.enum) : s.enum[0] };
+  if ("default" in s && (!rand || rand() < 0.25)) return { ok: true, value: s.default };
+  if (Array.isArray(s.examples) && s.examples.length && !rand) return { ok: true, value: s.examples[0] };
   for (const key of ["anyOf", "oneOf"] as const) {
     const options = s[key];
     if (!Array.isArray(options)) continue;
     // Optional[...]: null is the smallest valid value.
-    if (options.some((o) => isSchema(o) && resolve(o, root).type === "null"))
+    if (!rand && options.some((o) => isSchema(o) && resolve(o, root).type === "null"))
       return { ok: true, value: null };
+    // Random: from a random branch on (each tried in turn until one can be generated).
+    const first = rand ? Math.floor(rand() * options.length) : 0;
     let last: Generated = { ok: false, reason: `no branch of its ${key} can be generated` };
-    for (const o of options) {
-      last = generate(o, root, depth + 1);
+    for (let i = 0; i < options.length; i++) {
+      last = generate(options[(first + i) % options.length], root, depth + 1, rand);
       if (last.ok) return last;
     }
     return last;
@@ -137,44 +163,52 @@ function generate(schema: unknown, root: Schema, depth: number): Generated {
       if (Array.isArray(p.required)) required.push(...(p.required as string[]));
     }
     const { allOf: _allOf, ...rest } = s;
-    return generate({ ...merged, ...rest, properties, required }, root, depth + 1);
+    return generate({ ...merged, ...rest, properties, required }, root, depth + 1, rand);
   }
   const types = typesOf(s);
-  const type = types.includes("null") ? "null" : (types[0] ?? "any");
+  const type =
+    rand && types.length > 1 ? pick(rand, types) : types.includes("null") ? "null" : (types[0] ?? "any");
   switch (type) {
     case "null":
     case "any":
       return { ok: true, value: null };
     case "boolean":
-      return { ok: true, value: false };
+      return { ok: true, value: rand ? rand() < 0.5 : false };
     case "integer":
-      return numberIn(s, true);
+      return numberIn(s, true, rand);
     case "number":
-      return numberIn(s, false);
+      return numberIn(s, false, rand);
     case "string":
-      return stringIn(s);
+      return stringIn(s, rand);
     case "array":
-      return arrayIn(s, root, depth);
+      return arrayIn(s, root, depth, rand);
     case "object":
-      return objectIn(s, root, depth);
+      return objectIn(s, root, depth, rand);
     default:
       return { ok: false, reason: `unknown type ${JSON.stringify(type)}` };
   }
 }
 
-function arrayIn(s: Schema, root: Schema, depth: number): Generated {
-  const min = typeof s.minItems === "number" ? s.minItems : 0;
+function arrayIn(s: Schema, root: Schema, depth: number, rand?: Rand): Generated {
+  let min = typeof s.minItems === "number" ? s.minItems : 0;
   const out: unknown[] = [];
   const prefix = Array.isArray(s.prefixItems) ? s.prefixItems : [];
   for (const p of prefix) {
-    const g = generate(p, root, depth + 1);
+    const g = generate(p, root, depth + 1, rand);
     if (!g.ok) return g;
     out.push(g.value);
+  }
+  if (rand && s.items !== false) {
+    const max = typeof s.maxItems === "number" ? s.maxItems : min + 3;
+    min = Math.max(
+      min,
+      out.length + Math.floor(rand() * (Math.max(0, Math.min(max, min + 3) - out.length) + 1)),
+    );
   }
   if (out.length >= min) return { ok: true, value: out };
   const items = s.items;
   for (let i = out.length; i < min; i++) {
-    const g = generate(items, root, depth + 1);
+    const g = generate(items, root, depth + 1, rand);
     if (!g.ok) return g;
     let v = g.value;
     // uniqueItems: vary simple values.
@@ -188,16 +222,33 @@ function arrayIn(s: Schema, root: Schema, depth: number): Generated {
   return { ok: true, value: out };
 }
 
-function objectIn(s: Schema, root: Schema, depth: number): Generated {
+function objectIn(s: Schema, root: Schema, depth: number, rand?: Rand): Generated {
   const properties = isSchema(s.properties) ? s.properties : {};
   const required = Array.isArray(s.required)
     ? (s.required as unknown[]).filter((r) => typeof r === "string")
     : [];
   const out: Record<string, unknown> = {};
   for (const name of required as string[]) {
-    const g = generate(properties[name], root, depth + 1);
+    const g = generate(properties[name], root, depth + 1, rand);
     if (!g.ok) return { ok: false, reason: `${name}: ${g.reason}` };
     out[name] = g.value;
+  }
+  // Random: each optional property half the time (left out when it cannot be generated), and a
+  // map (`additionalProperties` a schema) a few entries of its own.
+  if (rand) {
+    for (const name of Object.keys(properties)) {
+      if (name in out || rand() < 0.5) continue;
+      const g = generate(properties[name], root, depth + 1, rand);
+      if (g.ok) out[name] = g.value;
+    }
+    if (isSchema(s.additionalProperties)) {
+      const max = typeof s.maxProperties === "number" ? s.maxProperties : Number.POSITIVE_INFINITY;
+      const entries = Math.floor(rand() * 4);
+      for (let i = 0; i < entries && Object.keys(out).length < max; i++) {
+        const g = generate(s.additionalProperties, root, depth + 1, rand);
+        if (g.ok) out[`key${Math.floor(rand() * 1000)}`] = g.value;
+      }
+    }
   }
   return { ok: true, value: out };
 }
@@ -211,6 +262,22 @@ export function minimalInput(
   const s = resolve(inputSchema, inputSchema);
   // The root is the input object itself: its own default/examples do not replace generation.
   const g = objectIn(s, inputSchema, 0);
+  if (!g.ok) return g;
+  return { ok: true, value: g.value as JsonInput };
+}
+
+/**
+ * A random valid input for a tool, drawn from `rand` (seeded: the same seed draws the same input):
+ * enum members, anyOf branches, numbers within their bounds, strings of random letters (those with
+ * a pattern or format as for the minimal input), optional properties half the time.
+ */
+export function randomInput(
+  inputSchema: unknown,
+  rand: () => number,
+): { ok: true; value: JsonInput } | { ok: false; reason: string } {
+  if (inputSchema === null || inputSchema === undefined) return { ok: true, value: {} };
+  if (!isSchema(inputSchema)) return { ok: false, reason: "its input_schema is not an object" };
+  const g = objectIn(resolve(inputSchema, inputSchema), inputSchema, 0, rand);
   if (!g.ok) return g;
   return { ok: true, value: g.value as JsonInput };
 }

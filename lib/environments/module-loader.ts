@@ -84,7 +84,8 @@ export async function loadFresh(file: string): Promise<LoadedModule> {
   try {
     let namespace: Record<string, unknown>;
     try {
-      namespace = await import(`${pathToFileURL(file).href}?ors-v=${version}`);
+      // An author's file, loaded at run time: never the bundler's business (runs load scripts from Next's routes).
+      namespace = await import(/* turbopackIgnore: true */ `${pathToFileURL(file).href}?ors-v=${version}`);
     } catch (e) {
       await flush(l, version);
       throw new ModuleLoadError(e instanceof Error ? e.message : String(e), [...seen], { cause: e });

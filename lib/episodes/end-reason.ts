@@ -11,6 +11,8 @@ export const END_REASON_LABEL: Record<EndReason | "running", string> = {
   user_closed: "Closed",
   timeout: "Expired",
   error: "Error",
+  cancelled: "Cancelled",
+  interrupted: "Interrupted",
   running: "Running",
 };
 

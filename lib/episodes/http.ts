@@ -81,6 +81,7 @@ export function parseFilter(
   const raw: Record<string, string> = {};
   for (const [k, v] of url.searchParams) if (v !== "") raw[k] = v;
   delete raw.download;
+  delete raw.format; // the export's format (GET /api/trajectories/export), not a filter
   const r = trajectoryFilterSchema.strict().safeParse(raw);
   if (!r.success) return { ok: false, response: jsonError(400, describeZodError(r.error)) };
   return { ok: true, filter: r.data };

@@ -1,19 +1,24 @@
-// The live feeds across app replicas (the LiveFeeds contract of ./live.ts) over LISTEN/NOTIFY: events
-// go to this process's watchers at once and to other replicas as notifications (the event, or what
-// names its row when it exceeds NOTIFY's 8000 bytes). Both queues are bounded.
+// The live feeds across app replicas (the LiveFeeds contract of ./live.ts) over LISTEN/NOTIFY
+// (./store/postgres-notify.ts): events go to this process's watchers at once and to other replicas
+// as notifications (the event, or what names its row when it exceeds NOTIFY's 8000 bytes). Both
+// queues are bounded.
 import "server-only";
-import pg from "pg";
 import type { Block } from "@/lib/ors/protocol";
 import { createLiveFeeds, type LiveEvent, type LiveFeeds, type LiveListener } from "./live";
 import type { TrajectoryStep, TrajectorySummary } from "./schema";
 import type { PostgresDatabase } from "./store/postgres-db";
+import {
+  createPostgresNotifier,
+  MAX_QUEUED_NOTIFICATIONS,
+  type PostgresNotifier,
+} from "./store/postgres-notify";
 
 /** The channel every replica listens on (channels are per database). */
 export const LIVE_CHANNEL = "ors_playground_live";
 /** Most bytes a notification carries: PostgreSQL refuses payloads of 8000 bytes or more. */
 export const MAX_NOTIFY_BYTES = 7900;
-/** Notifications waiting to be sent, and received events waiting to be delivered, at most. */
-const MAX_QUEUED = 2000;
+/** Received events waiting to be delivered, at most (as many as may wait to be sent). */
+const MAX_QUEUED = MAX_QUEUED_NOTIFICATIONS;
 /** A frame's data cut to this many characters when its event would not fit. */
 const FRAME_DATA_CUT = 1000;
 
@@ -103,72 +108,22 @@ function isNotice(v: unknown): v is LiveNotice {
 }
 
 export function createPostgresLiveFeeds(
-  db: PostgresDatabase,
+  db: Pick<PostgresDatabase, "replica" | "ready" | "clientConfig">,
   rows: LiveRowReader,
-  opts: { log?: (m: string) => void; channel?: string } = {},
+  opts: { log?: (m: string) => void; channel?: string; notifier?: PostgresNotifier } = {},
 ): PostgresLiveFeeds {
   const log = opts.log ?? ((m: string) => console.error(`[live] ${m}`));
   const channel = opts.channel ?? LIVE_CHANNEL;
+  // The process's notifier when given (shared with the runs' progress), else one of its own.
+  const notifier = opts.notifier ?? createPostgresNotifier(db, { log });
   const local = createLiveFeeds();
   // Who listens here: notifications nobody here watches are not read back.
   const watchers = new Map<string | null, number>();
   let closed = false;
   let seq = 0;
-  let droppedOut = 0;
   let droppedIn = 0;
   const lastSeq = new Map<string, number>();
 
-  const warnDropped = (what: string, n: number) => {
-    if (n === 1 || n % 1000 === 0)
-      log(`${what}: ${n} live event(s) dropped so far (the database fell behind)`);
-  };
-
-  // ---- sending: one connection, so notifications leave in the order they were published ----
-  const outbox: string[] = [];
-  let sender: pg.Client | null = null;
-  let sending = false;
-  let draining: Promise<void> = Promise.resolve();
-  const connectSender = async (): Promise<pg.Client> => {
-    if (sender) return sender;
-    await db.ready;
-    const c = new pg.Client(db.clientConfig);
-    c.on("error", (err) => {
-      log(`the notifying connection broke: ${err.message}`);
-      if (sender === c) sender = null;
-    });
-    await c.connect();
-    sender = c;
-    return c;
-  };
-  const flush = () => {
-    if (sending) return;
-    sending = true;
-    draining = send();
-  };
-  const send = async () => {
-    try {
-      while (outbox.length) {
-        const batch = outbox.splice(0, 100);
-        try {
-          const c = await connectSender();
-          // One statement: unnest keeps the order, and the sequence numbers keep identical events apart.
-          await c.query("SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p", [channel, batch]);
-        } catch (err) {
-          droppedOut += batch.length;
-          warnDropped(`could not notify the other replicas (${(err as Error).message})`, droppedOut);
-          sender?.end().catch(() => {});
-          sender = null;
-          if (closed) outbox.length = 0;
-          else await new Promise((r) => setTimeout(r, 500));
-        }
-      }
-    } finally {
-      sending = false;
-    }
-  };
-
-  // ---- receiving: LISTEN on a connection of its own, reconnected when it breaks ----
-  let listener: pg.Client | null = null;
   let delivering: Promise<void> = Promise.resolve();
   let queuedIn = 0;
   const watched = (id: string, frame: boolean) =>
@@ -191,7 +146,14 @@ export function createPostgresLiveFeeds(
     if (lastSeq.size > 1000) lastSeq.delete(lastSeq.keys().next().value!);
     const id = "e" in notice ? notice.e.id : notice.ref.id;
     if (!watched(id, "e" in notice && notice.e.type === "frame")) return;
-    if (queuedIn >= MAX_QUEUED) return warnDropped("too many live events waiting", ++droppedIn);
+    if (queuedIn >= MAX_QUEUED) {
+      droppedIn++;
+      if (droppedIn === 1 || droppedIn % 1000 === 0)
+        log(
+          `too many live events waiting: ${droppedIn} live event(s) dropped so far (the database fell behind)`,
+        );
+      return;
+    }
     queuedIn++;
     // In order: a reference is read back before the events after it are delivered.
     delivering = delivering.then(async () => {
@@ -205,51 +167,10 @@ export function createPostgresLiveFeeds(
       }
     });
   };
-
-  let backoff = 250;
-  const listenSoon = () => {
-    if (closed) return;
-    setTimeout(() => {
-      listen().catch((err: Error) => {
-        log(`could not listen for live events: ${err.message}`);
-        backoff = Math.min(backoff * 2, 10_000);
-        listenSoon();
-      });
-    }, backoff).unref?.();
-  };
-  const listen = async (): Promise<void> => {
-    await db.ready;
-    const c = new pg.Client(db.clientConfig);
-    const lost = (why: string) => {
-      if (listener !== c) return;
-      listener = null;
-      c.end().catch(() => {});
-      if (closed) return;
-      log(`the listening connection broke (${why}); listening again`);
-      listenSoon();
-    };
-    c.on("notification", (msg) => {
-      if (msg.channel === channel) receive(msg.payload);
-    });
-    c.on("error", (err) => lost(err.message));
-    c.on("end", () => lost("closed"));
-    try {
-      await c.connect();
-      if (closed) throw new Error("closed");
-      await c.query(`LISTEN ${channel}`);
-    } catch (err) {
-      c.end().catch(() => {});
-      throw err;
-    }
-    listener = c;
-    backoff = 250;
-  };
-  // The first failure rejects `ready` (a server entry reports it at start); listening is retried all the same.
-  const ready = listen();
-  ready.catch(() => listenSoon());
+  const out = notifier.channel(channel, { onPayload: receive, what: "live event" });
 
   return {
-    ready,
+    ready: notifier.ready,
     subscribe(id: string | null, listener: LiveListener) {
       watchers.set(id, (watchers.get(id) ?? 0) + 1);
       const unsubscribe = local.subscribe(id, listener);
@@ -266,19 +187,11 @@ export function createPostgresLiveFeeds(
     publish(e: LiveEvent) {
       local.publish(e);
       if (closed) return;
-      if (outbox.length >= MAX_QUEUED) return warnDropped("too many notifications waiting", ++droppedOut);
-      outbox.push(encodeNotice(db.replica, ++seq, e));
-      flush();
+      out.send(encodeNotice(db.replica, ++seq, e));
     },
     async close() {
       closed = true;
-      const l = listener;
-      listener = null;
-      // What is already queued (an episode's end at shutdown) still goes out, within a moment.
-      await Promise.race([draining, new Promise((r) => setTimeout(r, 2000).unref?.())]);
-      outbox.length = 0;
-      await Promise.all([l?.end().catch(() => {}), sender?.end().catch(() => {})]);
-      sender = null;
+      if (!opts.notifier) await notifier.close();
     },
   };
 }

@@ -3,7 +3,18 @@
 import { runningRewardTotals, sumRewards } from "./reward";
 
 export const TRAJECTORY_FORMAT = "ors-trajectory/1" as const;
-export const END_REASONS = ["finished", "user_closed", "timeout", "error"] as const;
+/**
+ * How an episode ended (FORMAT.md "End reasons"). `cancelled`: a run was cancelled while the episode
+ * was playing; `interrupted`: the playground stopped (or a run's executor died) in the middle of it.
+ */
+export const END_REASONS = [
+  "finished",
+  "user_closed",
+  "timeout",
+  "error",
+  "cancelled",
+  "interrupted",
+] as const;
 export const SORT_KEYS = ["started_at", "ended_at", "total_reward", "num_steps", "env", "server"] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
 

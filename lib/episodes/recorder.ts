@@ -3,8 +3,9 @@
 // the order the relay saw them, one at a time (the store is asynchronous). It keeps in memory only
 // the calls in flight; secrets never reach it (relay events carry none).
 import "server-only";
-import type { Block } from "@/lib/ors/protocol";
+import type { Block, ToolSpec } from "@/lib/ors/protocol";
 import type { RelayEvent, RelayEvents } from "@/lib/relay/events";
+import { readAgent, readRunTag } from "./annotations";
 import { stableStringify } from "./diff";
 import { CHECK_LIVENESS, endForFailure, SPEC_IDLE_LIMIT_MS } from "./end-reason";
 import type { LiveFeeds } from "./live";
@@ -26,12 +27,17 @@ export interface Recorder {
   handle(event: RelayEvent): void;
   /** Steps of a trajectory whose calls are passing through the relay now, with their frames so far. */
   inflight(trajectoryId: string): TrajectoryStep[];
-  /** Indices of the steps in flight now: through this relay, and through other replicas' (`inflightElsewhere`). */
+  /** Indices of the steps in flight now: through this relay, and through other processes' (the store's `inflightElsewhere`). */
   inflightIndices(trajectoryId: string): Promise<number[]>;
   /** Resolves once every event taken so far has been written. */
   idle(): Promise<void>;
   /** Ends episodes idle past the limit and applies retention now. */
   sweep(now?: number): Promise<void>;
+  /**
+   * Ends a running episode from outside the relay's events (a run cancelled, timed out): after
+   * every event taken so far, published on the live feeds. False when it had already ended.
+   */
+  endEpisode(id: string, reason: EndReason, at: number, error: string | null): Promise<boolean>;
   stop(): void;
 }
 
@@ -55,8 +61,6 @@ export interface RecorderOptions {
   log?: (message: string) => void;
   /** The step-size cap in bytes (default PLAYGROUND_MAX_STEP_BYTES, else 4 MiB; see capStep). */
   maxStepBytes?: number;
-  /** Steps whose calls other app replicas carry now (replicas on one database). */
-  inflightElsewhere?: (trajectoryId: string) => Promise<number[]>;
 }
 
 /**
@@ -83,6 +87,8 @@ interface Call {
 
 /** Recent steps by task_id, so a re-post with a saved task_id continues its step. */
 const MAX_TASKS = 10_000;
+/** The tool specs last seen per server and environment (given to episodes that start there). */
+const MAX_TOOL_SETS = 256;
 
 export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): Recorder {
   const idleMs = opts.idleMs ?? idleTimeoutMs();
@@ -94,6 +100,10 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
   // finished call's step (its result, possibly megabytes) is not kept in memory for a resume.
   const byTaskId = new Map<string, { trajectoryId: string; index: number }>();
   let chain: Promise<void> = Promise.resolve();
+  // server/env → the tools the relay last saw listed there: an episode starting there was most
+  // likely shown them (its own /task_tools, when asked, replaces them).
+  const toolsSeen = new Map<string, ToolSpec[]>();
+  const envKey = (server: string, env: string | null) => `${server}\n${env ?? ""}`;
 
   const taskKey = (server: string, sid: string, taskId: string) => `${server}\n${sid}\n${taskId}`;
   const rememberTask = (key: string, call: Call) => {
@@ -108,8 +118,17 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
     env: string | null,
     task: TrajectoryTask | null,
     at: number,
+    run?: unknown,
   ): Promise<string> => {
-    const id = await store.create({ server, sid, env, task, startedAt: at });
+    const id = await store.create({
+      server,
+      sid,
+      env,
+      task,
+      startedAt: at,
+      run: readRunTag(run),
+      tools: toolsSeen.get(envKey(server, env)) ?? null,
+    });
     const summary = await store.summary(id);
     if (summary) live.publish({ type: "started", id, summary });
     return id;
@@ -163,12 +182,22 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
           "task_spec" in e.task
             ? { task_spec: e.task.task_spec }
             : { split: e.task.split, index: e.task.index };
-        await startTrajectory(e.server, e.sid, e.env, task, e.at);
+        await startTrajectory(e.server, e.sid, e.env, task, e.at, e.run);
+        return;
+      }
+      case "tools": {
+        const key = envKey(e.server, e.env);
+        toolsSeen.delete(key);
+        toolsSeen.set(key, e.tools);
+        if (toolsSeen.size > MAX_TOOL_SETS) toolsSeen.delete(toolsSeen.keys().next().value!);
+        if (!e.sid) return;
+        const t = await store.findRunning(e.server, e.sid);
+        if (t) await store.setTools(t.id, e.tools);
         return;
       }
       case "prompt": {
         const t = await trajectoryOf(e.server, e.sid, e.env, e.at);
-        if (e.env) await store.setEnv(t.id, e.env);
+        if (e.env && t.env === null) await store.setEnv(t.id, e.env);
         if (!(await store.hasPrompt(t.id))) {
           await store.setPrompt(t.id, e.blocks, e.at);
           live.publish({ type: "prompt", id: t.id, blocks: e.blocks });
@@ -204,7 +233,8 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
           return;
         }
         const t = await trajectoryOf(e.server, e.sid, e.env, e.at);
-        if (e.env) await store.setEnv(t.id, e.env);
+        if (e.env && t.env === null) await store.setEnv(t.id, e.env);
+        const agent = e.agent === undefined ? null : readAgent(e.agent);
         const step = pendingStep({
           index: t.num_steps + 1,
           tool: e.tool,
@@ -212,6 +242,7 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
           task_id: e.taskId ?? null,
           started_at: e.at,
           after_end: t.end_reason === "finished",
+          ...(agent ? { agent } : {}),
         });
         const call: Call = { trajectoryId: t.id, step, callId: e.callId, frames: frameBudget() };
         calls.set(e.callId, call);
@@ -283,12 +314,32 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
     }
   };
 
+  // Events are applied in order, those that queued up meanwhile together: the store may then
+  // write them in one commit (`batch`), which is what keeps many concurrent episodes cheap.
+  const queue: RelayEvent[] = [];
+  let scheduled = false;
+  const applyOne = async (e: RelayEvent) => {
+    try {
+      await apply(e);
+    } catch (err) {
+      log(`could not record ${e.type} of ${e.server}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  };
+  const drain = async () => {
+    scheduled = false;
+    const events = queue.splice(0);
+    const all = async () => {
+      for (const e of events) await applyOne(e);
+    };
+    await (store.batch ? store.batch(all) : all());
+  };
   const handle = (e: RelayEvent): void => {
-    chain = chain
-      .then(() => apply(e))
-      .catch((err: unknown) => {
-        log(`could not record ${e.type} of ${e.server}: ${err instanceof Error ? err.message : String(err)}`);
-      });
+    queue.push(e);
+    if (scheduled) return;
+    scheduled = true;
+    chain = chain.then(drain).catch((err: unknown) => {
+      log(`could not record: ${err instanceof Error ? err.message : String(err)}`);
+    });
   };
 
   const sweep = async (now = Date.now()) => {
@@ -321,11 +372,23 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
     inflight,
     async inflightIndices(trajectoryId) {
       const here = inflight(trajectoryId).map((s) => s.index);
-      const elsewhere = (await opts.inflightElsewhere?.(trajectoryId)) ?? [];
+      const elsewhere = await store.inflightElsewhere(trajectoryId);
       return [...new Set([...here, ...elsewhere])].sort((x, y) => x - y);
     },
     idle: () => chain,
     sweep,
+    endEpisode(id, reason, at, error) {
+      const done = chain.then(async () => {
+        if (!(await store.end(id, reason, at, error))) return false;
+        live.publish({ type: "ended", id, end_reason: reason, error, ended_at: at });
+        return true;
+      });
+      chain = done.then(
+        () => {},
+        () => {},
+      );
+      return done;
+    },
     stop() {
       unsubscribe();
       if (timer) clearInterval(timer);

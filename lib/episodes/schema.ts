@@ -2,7 +2,7 @@
 // Isomorphic: the store writes it, `GET /api/trajectories/<id>` serves it, export/import use it
 // unchanged (one object = JSON export, one object per line = JSONL). Documented in FORMAT.md.
 import { z } from "zod";
-import { blocksSchema, jsonObjectSchema } from "@/lib/ors/protocol";
+import { blocksSchema, jsonObjectSchema, toolSpecSchema } from "@/lib/ors/protocol";
 import { END_REASONS, SORT_KEYS, TRAJECTORY_FORMAT } from "./model";
 
 export {
@@ -49,6 +49,51 @@ export const replayMarkSchema = z.strictObject({
 });
 export type ReplayMark = z.infer<typeof replayMarkSchema>;
 
+/** Tokens a model turn took (the OpenAI usage names). */
+export const tokenUsageSchema = z.strictObject({
+  prompt_tokens: z.number().int().nonnegative(),
+  completion_tokens: z.number().int().nonnegative(),
+});
+export type TokenUsage = z.infer<typeof tokenUsageSchema>;
+
+/**
+ * Who chose a call, when a policy did (a run, or a model at the controls of a live episode): sent
+ * by the caller in the `x-playground-agent` header of the `/call` (lib/runs/agent-header.ts), which
+ * the relay does not forward. Calls a person makes have none.
+ */
+export const stepAgentSchema = z.strictObject({
+  /** The policy: `model`, `random`, `replay`, `script`. */
+  policy: z.string().min(1).max(32),
+  /** The model's id, for a model policy. */
+  model: z.string().max(200).optional(),
+  /** The policy's turn (1-based) that made this call: several calls of one turn share it. */
+  turn: z.number().int().positive(),
+  /** The call's id in the model's conversation (its `tool_call_id`). */
+  call_id: z.string().min(1).max(200),
+  /** What the model said beside its calls (on the first call of its turn only). */
+  message: z.string().optional(),
+  /** The turn's tokens (on the first call of its turn only, so sums count each turn once). */
+  usage: tokenUsageSchema.optional(),
+});
+export type StepAgent = z.infer<typeof stepAgentSchema>;
+
+/** A run's episode: which run, which task of its split (the dataset index), which repeat (0-based). */
+export const runTagSchema = z.strictObject({
+  id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
+  task_index: z.number().int().nonnegative(),
+  repeat: z.number().int().nonnegative(),
+});
+export type RunTag = z.infer<typeof runTagSchema>;
+
+/** Why a policy stopped playing an episode without a tool call, and its last words. */
+export const agentEndSchema = z.strictObject({
+  /** `no_tool_call` (the model answered without one), `max_turns`, `policy_stop`, ... */
+  reason: z.string().min(1).max(64),
+  message: z.string().nullable(),
+  usage: tokenUsageSchema.optional(),
+});
+export type AgentEnd = z.infer<typeof agentEndSchema>;
+
 export const trajectoryStepSchema = z.strictObject({
   /** 1-based step number within the episode. */
   index: z.number().int().positive(),
@@ -91,6 +136,8 @@ export const trajectoryStepSchema = z.strictObject({
       error_cut: z.literal(true).optional(),
     })
     .optional(),
+  /** Who chose this call, when a policy did (absent for calls a person made). */
+  agent: stepAgentSchema.optional(),
 });
 export type TrajectoryStep = z.infer<typeof trajectoryStepSchema>;
 
@@ -130,6 +177,15 @@ export const trajectorySchema = z.strictObject({
    * episodes"). Present (true) only on golden trajectories.
    */
   golden: z.boolean().optional(),
+  /** Present on a run's episode: the run, the task index and the repeat. */
+  run: runTagSchema.optional(),
+  /**
+   * The tool specs the episode was played with (the session's `/task_tools` or `/tools` answer as
+   * the relay saw it), so an export stays true after the environment changes. Absent when unknown.
+   */
+  tools: z.array(toolSpecSchema).optional(),
+  /** How a policy stopped without a tool call (a model's final answer); absent otherwise. */
+  agent_end: agentEndSchema.optional(),
 });
 export type Trajectory = z.infer<typeof trajectorySchema>;
 
@@ -151,6 +207,8 @@ export const trajectorySummarySchema = z.strictObject({
   origin: trajectoryOriginSchema.nullable().optional(),
   /** Present (true) only on golden trajectories. */
   golden: z.boolean().optional(),
+  /** Present on a run's episode. */
+  run: runTagSchema.optional(),
 });
 export type TrajectorySummary = z.infer<typeof trajectorySummarySchema>;
 
@@ -168,6 +226,8 @@ export const trajectoryFilterSchema = z.object({
     .transform((v) => v === true || v === "1" || v === "true")
     .optional(),
   q: z.string().optional(),
+  /** The episodes of one run (its id). */
+  run: z.string().min(1).max(64).optional(),
   sort: z.enum(SORT_KEYS).optional(),
   order: z.enum(["asc", "desc"]).optional(),
   limit: z.coerce.number().int().min(1).max(10_000).optional(),

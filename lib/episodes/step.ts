@@ -16,9 +16,10 @@ function ownCopy(s: string): string {
 export function pendingStep(
   fields: Pick<TrajectoryStep, "index" | "tool" | "input" | "task_id" | "started_at"> & {
     after_end?: boolean;
+    agent?: TrajectoryStep["agent"];
   },
 ): TrajectoryStep {
-  const { after_end, ...rest } = fields;
+  const { after_end, agent, ...rest } = fields;
   return {
     ...rest,
     ended_at: null,
@@ -31,6 +32,7 @@ export function pendingStep(
     metadata: null,
     events: [],
     ...(after_end ? { after_end: true } : {}),
+    ...(agent ? { agent } : {}),
   };
 }
 

@@ -10,6 +10,9 @@
 //   episode_created  {server, sid, env, task, at}           2xx /create. env: the body's env_name, or
 //                                                           null when omitted (server's default env).
 //                                                           task: {task_spec} | {split, index}
+//                                                           run: the decoded `x-playground-run`
+//                                                           header of the request, when sent
+//                                                           (lib/episodes/annotations.ts)
 //   prompt           {server, sid, env, blocks, at}         2xx /{env}/prompt or /prompt. env: the
 //                                                           path's, or for a bare path the one its
 //                                                           X-Deployment header names, else null
@@ -21,6 +24,8 @@
 //                                                           the request body (a reconnect or a trace
 //                                                           id). resumeOf: callId of the latest earlier
 //                                                           relayed call with that task_id, if any.
+//                                                           agent: the decoded `x-playground-agent`
+//                                                           header (who chose the call), when sent.
 //   call_frame       {server, sid, callId, frame, at}       each SSE frame of that call as it passes:
 //                                                           {kind:"event",event,data} (task_id,
 //                                                           chunk, end, error) or
@@ -31,6 +36,8 @@
 //                                                           error: the `event: error` data, or why
 //                                                           the stream broke (client went away,
 //                                                           upstream dropped, invalid JSON).
+//   tools            {server, sid?, env, tools, at}         2xx /{env}/tools or /{env}/task_tools
+//                                                           (sid: the request's X-Session-ID, if any)
 //   ping             {server, sid, ok, status?, at}         every /ping (ok: 2xx)
 //   session_deleted  {server, sid, endpoint, at}            2xx /delete or /delete_session
 //   request_failed   {server, sid?, endpoint, status, detail, at}
@@ -44,7 +51,7 @@
 // per throw, without the event). Each relay has its own bus (`createRelayEvents`), and
 // `hasListeners()` lets the relay skip all work when nobody listens.
 import "server-only";
-import type { Block, JsonObject, RunToolOutput, SseFrame } from "@/lib/ors/protocol";
+import type { Block, JsonObject, RunToolOutput, SseFrame, ToolSpec } from "@/lib/ors/protocol";
 
 export type RelayTask = { task_spec: JsonObject } | { split: string; index: number };
 
@@ -55,7 +62,7 @@ interface Base {
 
 export type RelayEvent =
   | (Base & { type: "session_created"; sid: string })
-  | (Base & { type: "episode_created"; sid: string; env: string | null; task: RelayTask })
+  | (Base & { type: "episode_created"; sid: string; env: string | null; task: RelayTask; run?: unknown })
   | (Base & { type: "prompt"; sid: string; env: string | null; blocks: Block[] })
   | (Base & {
       type: "call_started";
@@ -66,6 +73,7 @@ export type RelayEvent =
       input: JsonObject;
       taskId?: string;
       resumeOf?: string;
+      agent?: unknown;
     })
   | (Base & { type: "call_frame"; sid: string; callId: string; frame: SseFrame })
   | (Base & {
@@ -77,6 +85,7 @@ export type RelayEvent =
       error?: string;
       latencyMs: number;
     })
+  | (Base & { type: "tools"; sid?: string; env: string; tools: ToolSpec[] })
   | (Base & { type: "ping"; sid: string; ok: boolean; status?: number })
   | (Base & { type: "session_deleted"; sid: string; endpoint: "delete" | "delete_session" })
   | (Base & {

@@ -10,6 +10,7 @@ import {
   createSseFrameParser,
   deploymentNames,
   formatSseEvent,
+  listToolsOutputReadSchema,
   type OrsRoute,
   ResultAssembler,
   type ResultOutcome,
@@ -101,6 +102,8 @@ export interface Exchange {
   callId: string;
   /** The request's `X-Deployment` header: the environment of a bare path (`/call`). */
   deployment?: string | null;
+  /** The decoded annotation headers of the request (lib/episodes/annotations.ts), never forwarded. */
+  annotations?: { run?: unknown; agent?: unknown };
   events: RelayEvents;
   tasks: TaskCalls;
   limits: RelayLimits;
@@ -187,8 +190,26 @@ function json(x: Exchange, text: string): void {
       sid: x.sid,
       env: typeof body.env_name === "string" ? body.env_name : null,
       task,
+      ...(x.annotations?.run !== undefined ? { run: x.annotations.run } : {}),
       at,
     });
+  } else if (ep === "tools" || ep === "task_tools") {
+    // The tools an episode was played with (FORMAT.md), when the environment is known.
+    const env = envOf(x);
+    try {
+      const tools = listToolsOutputReadSchema.safeParse(JSON.parse(text));
+      if (tools.success && env !== null)
+        x.events.emit({
+          type: "tools",
+          server: x.server,
+          ...(x.sid ? { sid: x.sid } : {}),
+          env,
+          tools: tools.data.tools,
+          at,
+        });
+    } catch {
+      // not JSON
+    }
   } else if (ep === "prompt" && x.sid) {
     try {
       const blocks = blocksReadSchema.safeParse(JSON.parse(text));
@@ -252,6 +273,7 @@ function callObserver(x: Exchange): CallObserver {
         : {},
     ...(reqTaskId ? { taskId: reqTaskId } : {}),
     ...(resumeOf ? { resumeOf } : {}),
+    ...(x.annotations?.agent !== undefined ? { agent: x.annotations.agent } : {}),
     // When the call was sent, not when its answer started: a step's latency is the caller's.
     at: started,
   });

@@ -1,6 +1,7 @@
 // The recording relay (docs/architecture.md "The recording relay", "Security"): plain ORS in at
 // /api/servers/<name>/<ORS path>, forwarded to that known server (in process for `local`), the
 // answer streamed back unbuffered, and what passes published as RelayEvents (./events).
+import { AGENT_HEADER, decodeAnnotation, RUN_HEADER } from "@/lib/episodes/annotations";
 import { describeNetworkError } from "@/lib/ors/client/errors";
 import "server-only";
 import { randomBytes } from "node:crypto";
@@ -155,6 +156,12 @@ export function createRelay(options: RelayOptions): Relay {
       callId: callIdOf(req.headers.get(CALL_ID_HEADER)),
       deployment: req.headers.get("x-deployment"),
     };
+    // Annotations for the recorder (never forwarded: FORWARDED_HEADERS leaves them out).
+    if (listening) {
+      const run = endpoint === "create" ? decodeAnnotation(req.headers.get(RUN_HEADER)) : undefined;
+      const agent = endpoint === "call" ? decodeAnnotation(req.headers.get(AGENT_HEADER)) : undefined;
+      if (run !== undefined || agent !== undefined) exchange.annotations = { run, agent };
+    }
 
     /** An error answer; `failure` marks it as the relay's own (the server could not be used). */
     const fail = (status: number, detail: string, failure?: RelayFailure) => {
@@ -304,6 +311,9 @@ export function createRelay(options: RelayOptions): Relay {
     } else {
       outHeaders.set("cache-control", upstream.headers.get("cache-control") ?? "no-store");
     }
+    // A server at capacity says when to come back (429/503): clients honour it.
+    const retryAfter = upstream.headers.get("retry-after");
+    if (retryAfter && /^[\w ,:+-]{1,64}$/.test(retryAfter)) outHeaders.set("retry-after", retryAfter);
 
     exchange.status = upstream.status;
     if (!upstream.body) {

@@ -83,6 +83,10 @@ export function endHeadline(reason: EndReason): string {
       return "Episode closed";
     case "timeout":
       return "Session expired";
+    case "cancelled":
+      return "Episode cancelled";
+    case "interrupted":
+      return "Episode interrupted";
     default:
       return "Episode ended with an error";
   }

@@ -31,13 +31,14 @@ describe("ors-playground", () => {
     expect((await cli("serve", "--help")).out).toMatch(/^usage: serve \[--env \.\/envs\.ts\]/);
     expect((await cli("check", "--help")).out).toMatch(/^usage: check <URL> \[options\]/);
     expect((await cli("help", "serve")).out).toMatch(/^usage: serve/);
+    expect((await cli("run", "--help")).out).toMatch(/^usage: run <server-url> --env NAME --split NAME/);
   });
 
   it("refuses an unknown command or option with exit code 2", async () => {
     expect(await cli("deploy")).toEqual({
       code: 2,
       out: "",
-      err: 'ors-playground: unknown command "deploy" (commands: start, serve, check, test, help; see ors-playground --help)\n',
+      err: 'ors-playground: unknown command "deploy" (commands: start, serve, check, test, run, help; see ors-playground --help)\n',
     });
     const flag = await cli("--browser");
     expect(flag.code).toBe(2);

@@ -68,7 +68,7 @@ const { listenHttp } = await import("@/lib/ors/host/node-adapter");
 
 const playground = initPlayground({});
 try {
-  await playground.ready();
+  await playground.ready;
 } catch (err) {
   console.error(`could not start the replica: ${(err as Error).message}`);
   process.exit(1);

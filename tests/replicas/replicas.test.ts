@@ -7,6 +7,7 @@
 import { existsSync } from "node:fs";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HOST_STOPPED_ERROR, INTERRUPTED_STEP_ERROR } from "@/lib/episodes/store/types";
 import { eventually } from "../environments/helpers";
 import type { SpawnedServer } from "../relay/helpers";
 import { nginxBinary, startNginx } from "../support/nginx";
@@ -248,8 +249,8 @@ describe.skipIf(!db.ok)("app replicas on one PostgreSQL database", () => {
         // Both replicas recorded some of them (the database says which).
         const client = new pg.Client({ connectionString: db.ok ? db.url : "" });
         await client.connect();
-        const byReplica = await client.query<{ replica: string; n: number }>(
-          "SELECT replica, COUNT(*)::int AS n FROM trajectories WHERE sid = ANY($1) GROUP BY replica",
+        const byReplica = await client.query<{ instance_id: string; n: number }>(
+          "SELECT instance_id, COUNT(*)::int AS n FROM trajectories WHERE sid = ANY($1) GROUP BY instance_id",
           [sids],
         );
         await client.end();
@@ -304,18 +305,19 @@ describe.skipIf(!db.ok)("app replicas on one PostgreSQL database", () => {
 
     await a.kill9();
     expect(await inflight).toBeInstanceOf(Error);
-    // With A gone, that call is cut: nobody carries it any more.
+    // With A gone (B finds its lease dead), that call is cut: nobody carries it any more.
     expect(
       (await eventually(async () => ((await snapshotOnB()).inflight.length ? undefined : true))) as boolean,
     ).toBe(true);
 
-    // B serves: the list, the record so far (the cut call included), new episodes.
+    // B serves: the list, the record so far (the cut call marked interrupted), new episodes.
     const t = await getJson<Trajectory>(`${b.url}/api/trajectories/${id}`);
     expect(t.end_reason).toBeNull();
     expect(t.steps.map((s) => [s.index, s.tool, s.ok])).toEqual([
       [1, "fast", true],
-      [2, "wait", null],
+      [2, "wait", false],
     ]);
+    expect(t.steps[1]).toMatchObject({ error: INTERRUPTED_STEP_ERROR });
     const listed = await getJson<{ items: Summary[] }>(`${b.url}/api/trajectories?server=shared`);
     expect(listed.items.map((x) => x.id)).toContain(id);
     const fresh = await playGuess(b.url, 99);
@@ -331,7 +333,7 @@ describe.skipIf(!db.ok)("app replicas on one PostgreSQL database", () => {
     const after = await getJson<Trajectory>(`${b.url}/api/trajectories/${id}`);
     expect(after.steps.map((s) => [s.index, s.tool, s.ok])).toEqual([
       [1, "fast", true],
-      [2, "wait", null],
+      [2, "wait", false],
       [3, "fast", true],
     ]);
 
@@ -339,7 +341,7 @@ describe.skipIf(!db.ok)("app replicas on one PostgreSQL database", () => {
     const ended = await all.until((e) => e.event === "ended" && e.data.id === localId, 30_000);
     expect(ended.data).toMatchObject({
       end_reason: "error",
-      error: "the app replica that hosted this session stopped",
+      error: HOST_STOPPED_ERROR,
     });
     await all.close();
   }, 90_000);

@@ -7,6 +7,23 @@ import Database from "better-sqlite3";
 
 export type Db = Database.Database;
 
+/**
+ * Prepares each SQL text once: compiling a statement costs more than running it, and the store
+ * runs the same few statements for every step. Bounded (dynamic filters make a few variants).
+ */
+export function statementCache(db: Db, max = 256): (sql: string) => Database.Statement {
+  const cache = new Map<string, Database.Statement>();
+  return (sql) => {
+    let st = cache.get(sql);
+    if (!st) {
+      st = db.prepare(sql);
+      if (cache.size >= max) cache.delete(cache.keys().next().value!);
+      cache.set(sql, st);
+    }
+    return st;
+  };
+}
+
 /** Ordered migrations; index i brings the schema from version i to i + 1. Never edit a shipped one. */
 export const MIGRATIONS: string[] = [
   // 1: trajectories and their steps.
@@ -61,6 +78,66 @@ export const MIGRATIONS: string[] = [
   // 6: golden trajectories (regression tests' references): listed by a filter, kept by retention.
   `ALTER TABLE trajectories ADD COLUMN golden INTEGER NOT NULL DEFAULT 0;
    CREATE INDEX trajectories_golden ON trajectories(golden) WHERE golden = 1;`,
+  // 7: runs (lib/runs) beside trajectories: a run's episodes are trajectories tagged with it; the
+  // tool specs an episode was played with (stored once per distinct set); who chose each call
+  // (agent) and how a policy stopped; the recording processes, so a dead one's work is recovered.
+  `ALTER TABLE trajectories ADD COLUMN run_id TEXT;
+   ALTER TABLE trajectories ADD COLUMN run_task INTEGER;
+   ALTER TABLE trajectories ADD COLUMN run_repeat INTEGER;
+   ALTER TABLE trajectories ADD COLUMN tools_hash TEXT;
+   ALTER TABLE trajectories ADD COLUMN agent_end_json TEXT;
+   ALTER TABLE trajectories ADD COLUMN instance_id TEXT;
+   CREATE INDEX trajectories_run ON trajectories(run_id, run_task, run_repeat) WHERE run_id IS NOT NULL;
+   ALTER TABLE steps ADD COLUMN agent_json TEXT;
+   CREATE TABLE tool_sets (hash TEXT PRIMARY KEY, tools_json TEXT NOT NULL);
+   CREATE TABLE instances (
+     id TEXT PRIMARY KEY,
+     pid INTEGER NOT NULL,
+     host TEXT NOT NULL,
+     started_at INTEGER NOT NULL,
+     beat_at INTEGER NOT NULL
+   );
+   CREATE TABLE runs (
+     id TEXT PRIMARY KEY,
+     status TEXT NOT NULL,
+     server TEXT NOT NULL,
+     env TEXT NOT NULL,
+     split TEXT NOT NULL,
+     repeats INTEGER NOT NULL,
+     episodes INTEGER NOT NULL,
+     config_json TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     started_at INTEGER,
+     ended_at INTEGER,
+     error TEXT,
+     instance_id TEXT
+   );
+   CREATE INDEX runs_created ON runs(created_at);
+   CREATE TABLE run_episodes (
+     run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+     task_index INTEGER NOT NULL,
+     repeat INTEGER NOT NULL,
+     status TEXT NOT NULL DEFAULT 'pending',
+     trajectory_id TEXT,
+     reward REAL,
+     finished INTEGER,
+     turns INTEGER,
+     steps INTEGER,
+     duration_ms REAL,
+     prompt_tokens INTEGER,
+     completion_tokens INTEGER,
+     error TEXT,
+     stop TEXT,
+     started_at INTEGER,
+     ended_at INTEGER,
+     PRIMARY KEY (run_id, task_index, repeat)
+   );
+   CREATE INDEX run_episodes_status ON run_episodes(run_id, status);`,
+  // 8: which process carries each call (a step in flight of a process that died is cut, one carried
+  // by a living one is shown running), and which one plays each episode of a run (a process that lost
+  // its run cannot write over the one that took it over).
+  `ALTER TABLE steps ADD COLUMN instance_id TEXT;
+   ALTER TABLE run_episodes ADD COLUMN instance_id TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -8,7 +8,7 @@ import { MIGRATIONS } from "./postgres-schema";
 
 /** The variable that switches the store (and added servers, and live feeds) to PostgreSQL. */
 export const DATABASE_URL_VAR = "PLAYGROUND_DATABASE_URL";
-/** Connections each process keeps at most in its pool (the live feeds use two more of their own). */
+/** Connections each process keeps at most in its pool (its notifications use two more of their own). */
 export const DATABASE_POOL_VAR = "PLAYGROUND_DATABASE_POOL_SIZE";
 const DEFAULT_POOL_SIZE = 10;
 /** Every connection of a replica carries `ors-playground/<replica>`: other replicas see it live. */

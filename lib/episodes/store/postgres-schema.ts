@@ -62,6 +62,64 @@ export const MIGRATIONS: string[] = [
      added_at DOUBLE PRECISION NOT NULL
    );
    REVOKE ALL ON trajectories, steps, added_servers FROM PUBLIC;`,
+  // 2: runs (lib/runs) beside trajectories, as in SQLite (./db.ts, migrations 7 and 8): a run's
+  // episodes are trajectories tagged with it; the tool specs an episode was played with (stored
+  // once per distinct set); who chose each call (agent) and how a policy stopped; the recording
+  // processes and their leases. The replica that wrote a row is now its instance, as in SQLite.
+  `ALTER TABLE trajectories RENAME COLUMN replica TO instance_id;
+   ALTER TABLE steps RENAME COLUMN replica TO instance_id;
+   ALTER TABLE trajectories ADD COLUMN run_id TEXT, ADD COLUMN run_task INTEGER,
+     ADD COLUMN run_repeat INTEGER, ADD COLUMN tools_hash TEXT, ADD COLUMN agent_end_json TEXT;
+   CREATE INDEX trajectories_run ON trajectories (run_id, run_task, run_repeat) WHERE run_id IS NOT NULL;
+   CREATE INDEX trajectories_instance ON trajectories (instance_id) WHERE end_reason IS NULL;
+   ALTER TABLE steps ADD COLUMN agent_json TEXT;
+   CREATE TABLE tool_sets (hash TEXT PRIMARY KEY, tools_json TEXT NOT NULL);
+   CREATE TABLE instances (
+     id TEXT PRIMARY KEY,
+     pid INTEGER NOT NULL,
+     host TEXT NOT NULL,
+     started_at DOUBLE PRECISION NOT NULL,
+     beat_at DOUBLE PRECISION NOT NULL
+   );
+   CREATE TABLE runs (
+     id TEXT PRIMARY KEY,
+     seq BIGSERIAL NOT NULL,
+     status TEXT NOT NULL,
+     server TEXT NOT NULL,
+     env TEXT NOT NULL,
+     split TEXT NOT NULL,
+     repeats INTEGER NOT NULL,
+     episodes INTEGER NOT NULL,
+     config_json TEXT NOT NULL,
+     created_at DOUBLE PRECISION NOT NULL,
+     started_at DOUBLE PRECISION,
+     ended_at DOUBLE PRECISION,
+     error TEXT,
+     instance_id TEXT
+   );
+   CREATE INDEX runs_created ON runs (created_at, seq);
+   CREATE TABLE run_episodes (
+     run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+     task_index INTEGER NOT NULL,
+     repeat INTEGER NOT NULL,
+     status TEXT NOT NULL DEFAULT 'pending',
+     trajectory_id TEXT,
+     reward DOUBLE PRECISION,
+     finished SMALLINT,
+     turns INTEGER,
+     steps INTEGER,
+     duration_ms DOUBLE PRECISION,
+     prompt_tokens INTEGER,
+     completion_tokens INTEGER,
+     error TEXT,
+     stop TEXT,
+     started_at DOUBLE PRECISION,
+     ended_at DOUBLE PRECISION,
+     instance_id TEXT,
+     PRIMARY KEY (run_id, task_index, repeat)
+   );
+   CREATE INDEX run_episodes_status ON run_episodes (run_id, status);
+   REVOKE ALL ON tool_sets, instances, runs, run_episodes FROM PUBLIC;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,9 +1,13 @@
-// The team-scale trajectory store: the TrajectoryStore contract (./types.ts) over PostgreSQL, shared
-// by app replicas, with the SQLite store's rows and semantics (./sqlite.ts). Each trajectory and step
-// names the replica that wrote it, so that replicas never end each other's live episodes.
+// The team-scale store: the PlaygroundStore contract (./types.ts) over PostgreSQL, shared by app
+// replicas, with the SQLite store's rows and semantics (./rows.ts, ./sqlite.ts): trajectories here,
+// runs in ./postgres-runs.ts, leases and recovery in ./postgres-recovery.ts. Each trajectory and
+// step names the instance (replica) that wrote it, so that replicas never end each other's live episodes.
 import "server-only";
-import pg from "pg";
+import { createHash } from "node:crypto";
+import os from "node:os";
+import type pg from "pg";
 import {
+  type AgentEnd,
   type EndReason,
   type Trajectory,
   type TrajectoryFilter,
@@ -12,43 +16,46 @@ import {
   type TrajectorySummary,
   taskLabel,
 } from "@/lib/episodes/schema";
-import type { Block } from "@/lib/ors/protocol";
-import { sumRewards } from "../reward";
-import { APPLICATION_NAME_PREFIX, type PostgresDatabase } from "./postgres-db";
+import type { Block, ToolSpec } from "@/lib/ors/protocol";
+import type { PostgresDatabase } from "./postgres-db";
+import { beat, recoverOrphans } from "./postgres-recovery";
+import { orderByOf, whereOf, writeStep } from "./postgres-rows";
+import { PostgresRunStore } from "./postgres-runs";
 import {
-  escapeLike,
   newTrajectoryId,
   retentionFromEnv,
-  SORT_COLUMNS,
   type StepRow,
   type TrajRow,
   toStep,
   toSummary,
   toTrajectory,
-} from "./sqlite";
-import type { NewTrajectory, RetentionOptions, TrajectoryStore } from "./types";
+} from "./rows";
+import type {
+  NewTrajectory,
+  OrphanRecovery,
+  PlaygroundStore,
+  RecoveredOrphans,
+  RetentionOptions,
+  StoreInstance,
+} from "./types";
 
 // pg_try_advisory_xact_lock key: one replica applies retention at a time, the others skip it.
 const RETENTION_LOCK = 0x4f525350_02;
 
-/** `replica` is alive while any connection carries its application_name (a killed one's are gone). */
-const REPLICA_GONE = `(replica IS NULL OR NOT EXISTS (
-  SELECT 1 FROM pg_stat_activity a WHERE a.application_name = '${APPLICATION_NAME_PREFIX}' || trajectories.replica))`;
+/** Kept by retention whatever the caps: running, golden, or a run's episode (kept with its run). */
+const RETAINED =
+  "(end_reason IS NULL OR golden = 1 OR (run_id IS NOT NULL AND run_id IN (SELECT id FROM runs)))";
 
-const STEP_COLUMNS = `trajectory_id, idx, tool, input_json, task_id, started_at, ended_at, latency_ms, ok, error,
-  blocks_json, reward, finished, metadata_json, events_json, replay_json, after_end, truncated_json, replica`;
-
-export class PostgresTrajectoryStore implements TrajectoryStore {
+export class PostgresTrajectoryStore extends PostgresRunStore implements PlaygroundStore {
   readonly db: PostgresDatabase;
   readonly retention: RetentionOptions;
+  readonly instance: StoreInstance;
 
-  constructor(db: PostgresDatabase, retention: RetentionOptions = retentionFromEnv()) {
+  constructor(db: PostgresDatabase, retention: RetentionOptions, instance: StoreInstance) {
+    super();
     this.db = db;
     this.retention = retention;
-  }
-
-  private query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []) {
-    return this.db.use(() => this.db.pool.query<R>(text, values));
+    this.instance = instance;
   }
 
   private tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -61,10 +68,11 @@ export class PostgresTrajectoryStore implements TrajectoryStore {
 
   async create(t: NewTrajectory): Promise<string> {
     const id = t.id ?? newTrajectoryId();
+    const tools = t.tools ? await this.toolSet(t.tools) : null;
     await this.query(
       `INSERT INTO trajectories (id, server, env, sid, task_json, task_label, started_at, last_activity_at,
-         origin_json, stored_at, replica)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8, $9, $10)`,
+         origin_json, stored_at, instance_id, run_id, run_task, run_repeat, tools_hash)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8, $9, $10, $11, $12, $13, $14)`,
       [
         id,
         t.server,
@@ -75,11 +83,48 @@ export class PostgresTrajectoryStore implements TrajectoryStore {
         t.startedAt,
         t.origin ? JSON.stringify(t.origin) : null,
         Date.now(),
-        this.db.replica,
+        this.instance.id,
+        t.run?.id ?? null,
+        t.run?.task_index ?? null,
+        t.run?.repeat ?? null,
+        tools,
       ],
     );
-    await this.retain(Date.now());
+    // A run's episode does not count towards the cap: nothing to remove for it.
+    if (!t.run) await this.retain(Date.now());
     return id;
+  }
+
+  /** Tool sets known to be stored (a few distinct sets serve thousands of episodes). */
+  private readonly toolSets = new Map<string, string>();
+
+  /** Stores a set of tool specs once (on `c`, in its transaction, when given); returns its key. */
+  private async toolSet(tools: ToolSpec[], c?: pg.PoolClient): Promise<string> {
+    const json = JSON.stringify(tools);
+    const known = this.toolSets.get(json);
+    if (known) return known;
+    const hash = createHash("sha256").update(json).digest("base64url");
+    const insert = "INSERT INTO tool_sets (hash, tools_json) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING";
+    if (c) await c.query(insert, [hash, json]);
+    else await this.query(insert, [hash, json]);
+    // Remembered only once surely stored (not inside a transaction that may roll back).
+    if (!c) {
+      if (this.toolSets.size > 64) this.toolSets.clear();
+      this.toolSets.set(json, hash);
+    }
+    return hash;
+  }
+
+  async setTools(id: string, tools: ToolSpec[]): Promise<void> {
+    const hash = await this.toolSet(tools);
+    await this.query(
+      "UPDATE trajectories SET tools_hash = $1 WHERE id = $2 AND tools_hash IS DISTINCT FROM $1",
+      [hash, id],
+    );
+  }
+
+  async setAgentEnd(id: string, end: AgentEnd): Promise<void> {
+    await this.query("UPDATE trajectories SET agent_end_json = $1 WHERE id = $2", [JSON.stringify(end), id]);
   }
 
   async setPrompt(id: string, blocks: Block[], at: number): Promise<void> {
@@ -138,7 +183,7 @@ export class PostgresTrajectoryStore implements TrajectoryStore {
     // The recorder writes a step at each start and end of a call: three round trips, not six.
     await this.db.withClient(async (c) => {
       try {
-        await writeStep(c, id, step, this.db.replica, { begin: true, commit: true });
+        await writeStep(c, id, step, this.instance.id, { begin: true, commit: true });
       } catch (err) {
         await c.query("ROLLBACK").catch(() => {});
         throw err;
@@ -155,16 +200,10 @@ export class PostgresTrajectoryStore implements TrajectoryStore {
     return r.rows[0] ? toStep(r.rows[0]) : null;
   }
 
-  /**
-   * Indices of the steps whose calls another live replica is carrying now (pending, written by it):
-   * a watcher here shows them as running, not as cut.
-   */
   async inflightElsewhere(id: string): Promise<number[]> {
     const r = await this.query<{ idx: number }>(
-      `SELECT idx FROM steps s WHERE s.trajectory_id = $1 AND s.ok IS NULL AND s.replica <> $2
-         AND EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = '${APPLICATION_NAME_PREFIX}' || s.replica)
-       ORDER BY idx`,
-      [id, this.db.replica],
+      `SELECT idx FROM steps WHERE trajectory_id = $1 AND ok IS NULL AND instance_id <> $2 ORDER BY idx`,
+      [id, this.instance.id],
     );
     return r.rows.map((x) => x.idx);
   }
@@ -185,47 +224,24 @@ export class PostgresTrajectoryStore implements TrajectoryStore {
     return r.rowCount! > 0;
   }
 
-  /**
-   * Ends the running trajectories of a server that this replica recorded, or that a replica no
-   * longer running recorded: the built-in host of another live replica still has its sessions.
-   */
+  /** As the contract says: for `local`, this instance's only (another replica's host has its own sessions). */
   async endRunningOf(server: string, reason: EndReason, at: number, error: string | null): Promise<string[]> {
     const r = await this.query<{ id: string }>(
       `UPDATE trajectories SET end_reason = $1, ended_at = $2, error = $3
-       WHERE server = $4 AND end_reason IS NULL AND (replica = $5 OR ${REPLICA_GONE})
+       WHERE server = $4 AND end_reason IS NULL AND ($4 <> 'local' OR instance_id = $5)
        RETURNING id`,
-      [reason, at, error, server, this.db.replica],
+      [reason, at, error, server, this.instance.id],
     );
     return r.rows.map((x) => x.id);
   }
 
-  /** Ends the running trajectories of a server recorded by replicas that are gone (not this one). */
-  async endOrphanedOf(
-    server: string,
-    reason: EndReason,
-    at: number,
-    error: string | null,
-  ): Promise<string[]> {
-    const r = await this.query<{ id: string }>(
-      `UPDATE trajectories SET end_reason = $1, ended_at = $2, error = $3
-       WHERE server = $4 AND end_reason IS NULL AND replica IS DISTINCT FROM $5 AND ${REPLICA_GONE}
-       RETURNING id`,
-      [reason, at, error, server, this.db.replica],
-    );
-    return r.rows.map((x) => x.id);
-  }
-
-  /**
-   * As the contract says; for `local` only this replica's own: another replica's built-in host is
-   * another server under the same name, whose sessions this replica cannot reach (a request for one
-   * through this replica's relay, answered "unknown session" here, must not end its episode).
-   */
+  /** As the contract says; for `local` only this instance's. */
   async findRunning(server: string, sid: string): Promise<TrajectorySummary | null> {
     const r = await this.query<TrajRow>(
       `SELECT * FROM trajectories WHERE server = $1 AND sid = $2 AND end_reason IS NULL
-         AND ($1 <> 'local' OR replica IS NOT DISTINCT FROM $3)
+         AND ($1 <> 'local' OR instance_id IS NOT DISTINCT FROM $3)
        ORDER BY started_at DESC, seq DESC LIMIT 1`,
-      [server, sid, this.db.replica],
+      [server, sid, this.instance.id],
     );
     return r.rows[0] ? toSummary(r.rows[0]) : null;
   }
@@ -249,72 +265,38 @@ export class PostgresTrajectoryStore implements TrajectoryStore {
     // One snapshot: the trajectory and its steps as of the same moment.
     return this.tx(async (c) => {
       await c.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
-      const r = await c.query<TrajRow>("SELECT * FROM trajectories WHERE id = $1", [id]);
-      if (!r.rows[0]) return null;
+      const r = await c.query<TrajRow & { tools_json: string | null }>(
+        `SELECT t.*, ts.tools_json FROM trajectories t LEFT JOIN tool_sets ts ON ts.hash = t.tools_hash
+         WHERE t.id = $1`,
+        [id],
+      );
+      const row = r.rows[0];
+      if (!row) return null;
       const steps = await c.query<StepRow>("SELECT * FROM steps WHERE trajectory_id = $1 ORDER BY idx", [id]);
-      return toTrajectory(r.rows[0], steps.rows.map(toStep));
+      const tools = row.tools_json ? (JSON.parse(row.tools_json) as ToolSpec[]) : null;
+      return toTrajectory(row, steps.rows.map(toStep), tools);
     });
   }
 
-  private where(f: TrajectoryFilter): { sql: string; params: unknown[] } {
-    const clauses: string[] = [];
-    const params: unknown[] = [];
-    const p = (v: unknown) => {
-      params.push(v);
-      return `$${params.length}`;
-    };
-    if (f.server) clauses.push(`server = ${p(f.server)}`);
-    if (f.env) clauses.push(`env = ${p(f.env)}`);
-    if (f.task)
-      clauses.push(
-        `(task_label = ${p(f.task)} OR task_label ILIKE ${p(`%${escapeLike(f.task)}%`)} ESCAPE '\\')`,
-      );
-    if (f.end_reason === "running") clauses.push("end_reason IS NULL");
-    else if (f.end_reason) clauses.push(`end_reason = ${p(f.end_reason)}`);
-    if (f.golden !== undefined) clauses.push(f.golden ? "golden = 1" : "golden = 0");
-    if (f.min_reward != null) clauses.push(`total_reward >= ${p(f.min_reward)}`);
-    if (f.max_reward != null) clauses.push(`total_reward <= ${p(f.max_reward)}`);
-    if (f.q) {
-      // ILIKE: SQLite's LIKE ignores ASCII case, and the search reads the same on both stores.
-      const q = p(`%${escapeLike(f.q)}%`);
-      const like = (col: string) => `${col} ILIKE ${q} ESCAPE '\\'`;
-      clauses.push(
-        `(${["id", "server", "env", "sid", "task_label", "error", "prompt_json"].map(like).join(" OR ")}
-          OR EXISTS (SELECT 1 FROM steps s WHERE s.trajectory_id = trajectories.id AND
-            (${["s.tool", "s.input_json", "s.blocks_json"].map(like).join(" OR ")})))`,
-      );
-    }
-    return { sql: clauses.length ? `WHERE ${clauses.join(" AND ")}` : "", params };
-  }
-
-  /** The SQLite store's order: NULLs first going up, last going down; text compared bytewise. */
-  private orderBy(f: TrajectoryFilter): string {
-    const col = SORT_COLUMNS[f.sort ?? "started_at"] ?? "started_at";
-    const asc = (f.order ?? "desc") === "asc";
-    const dir = asc ? "ASC NULLS FIRST" : "DESC NULLS LAST";
-    const text = col === "env" || col === "server" ? ' COLLATE "C"' : "";
-    return `ORDER BY ${col}${text} ${dir}, started_at ${dir}, id COLLATE "C" ${dir}`;
-  }
-
   async list(f: TrajectoryFilter = {}): Promise<{ items: TrajectorySummary[]; total: number }> {
-    const { sql, params } = this.where(f);
+    const { sql, params } = whereOf(f);
     const total = await this.query<{ n: number }>(
       `SELECT COUNT(*)::int AS n FROM trajectories ${sql}`,
       params,
     );
     const n = params.length;
     const rows = await this.query<TrajRow>(
-      `SELECT * FROM trajectories ${sql} ${this.orderBy(f)} LIMIT $${n + 1} OFFSET $${n + 2}`,
+      `SELECT * FROM trajectories ${sql} ${orderByOf(f)} LIMIT $${n + 1} OFFSET $${n + 2}`,
       [...params, f.limit ?? 200, f.offset ?? 0],
     );
     return { items: rows.rows.map(toSummary), total: total.rows[0]!.n };
   }
 
   async *iterate(f: TrajectoryFilter = {}): AsyncGenerator<Trajectory> {
-    const { sql, params } = this.where(f);
+    const { sql, params } = whereOf(f);
     const n = params.length;
     const ids = await this.query<{ id: string }>(
-      `SELECT id FROM trajectories ${sql} ${this.orderBy(f)} LIMIT $${n + 1} OFFSET $${n + 2}`,
+      `SELECT id FROM trajectories ${sql} ${orderByOf(f)} LIMIT $${n + 1} OFFSET $${n + 2}`,
       [...params, f.limit ?? null, f.offset ?? 0],
     );
     for (const { id } of ids.rows) {
@@ -338,8 +320,9 @@ export class PostgresTrajectoryStore implements TrajectoryStore {
       for (const t of trajectories) {
         const r = await c.query(
           `INSERT INTO trajectories (id, server, env, sid, task_json, task_label, prompt_json, started_at,
-             ended_at, last_activity_at, end_reason, error, origin_json, stored_at, reprompts_json, golden)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+             ended_at, last_activity_at, end_reason, error, origin_json, stored_at, reprompts_json, golden,
+             run_id, run_task, run_repeat, tools_hash, agent_end_json)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
            ON CONFLICT (id) DO NOTHING`,
           [
             t.id,
@@ -358,6 +341,11 @@ export class PostgresTrajectoryStore implements TrajectoryStore {
             Date.now(),
             t.reprompts?.length ? JSON.stringify(t.reprompts) : null,
             t.golden ? 1 : 0,
+            t.run?.id ?? null,
+            t.run?.task_index ?? null,
+            t.run?.repeat ?? null,
+            t.tools ? await this.toolSet(t.tools, c) : null,
+            t.agent_end ? JSON.stringify(t.agent_end) : null,
           ],
         );
         if (r.rowCount === 0) {
@@ -381,25 +369,30 @@ export class PostgresTrajectoryStore implements TrajectoryStore {
     return this.retain(now);
   }
 
-  /** As the SQLite store (first stored first; running and golden ones kept); one replica at a time. */
+  /**
+   * As the SQLite store (first stored first; running, golden and runs' episodes kept, runs' not
+   * counted); one replica at a time.
+   */
   private async retain(now: number): Promise<number> {
     const { maxAgeDays, maxCount } = this.retention;
     if (maxAgeDays <= 0 && maxCount <= 0) return 0;
-    // One statement (it runs at every new trajectory): the age cap, then the count cap over what is left.
+    // One statement (it runs at every new trajectory): the age cap, then the count cap over what is
+    // left. Every part sees the table as it was before the statement: the aged are subtracted.
     const r = await this.query<{ removed: number }>(
       `WITH lock AS (SELECT pg_try_advisory_xact_lock($1) AS ok),
        aged AS (
          DELETE FROM trajectories
-         WHERE $2::float8 > 0 AND (SELECT ok FROM lock) AND end_reason IS NOT NULL AND golden = 0
-           AND stored_at < $3
+         WHERE $2::float8 > 0 AND (SELECT ok FROM lock) AND NOT ${RETAINED} AND stored_at < $3
          RETURNING id),
        capped AS (
          DELETE FROM trajectories WHERE id IN (
            SELECT id FROM trajectories
-           WHERE $4::float8 > 0 AND (SELECT ok FROM lock) AND end_reason IS NOT NULL AND golden = 0
+           WHERE $4::float8 > 0 AND (SELECT ok FROM lock) AND NOT ${RETAINED}
              AND id NOT IN (SELECT id FROM aged)
            ORDER BY stored_at ASC, seq ASC
-           LIMIT GREATEST(CEIL((SELECT COUNT(*) FROM trajectories) - (SELECT COUNT(*) FROM aged) - $4::float8), 0)::bigint)
+           LIMIT GREATEST(CEIL((SELECT COUNT(*) FROM trajectories
+             WHERE run_id IS NULL OR run_id NOT IN (SELECT id FROM runs))
+             - (SELECT COUNT(*) FROM aged) - $4::float8), 0)::bigint)
          RETURNING id)
        SELECT ((SELECT COUNT(*) FROM aged) + (SELECT COUNT(*) FROM capped))::int AS removed`,
       [RETENTION_LOCK, maxAgeDays, now - maxAgeDays * 86_400_000, maxCount],
@@ -417,77 +410,28 @@ export class PostgresTrajectoryStore implements TrajectoryStore {
     );
     return r.rows.map((x) => x.id);
   }
+
+  async beat(at: number): Promise<void> {
+    await beat(this.db, this.instance, at);
+  }
+
+  async recoverOrphans(at: number, o: OrphanRecovery): Promise<RecoveredOrphans> {
+    return recoverOrphans(this.db, this.instance.id, at, o);
+  }
 }
-
-const STEP_UPDATES = STEP_COLUMNS.split(",")
-  .map((col) => col.trim())
-  .filter((col) => col !== "trajectory_id" && col !== "idx")
-  .map((col) => `${col} = EXCLUDED.${col}`)
-  .join(", ");
-
-/** Upserts a step and reads back every step's reward as it now stands (the new one included). */
-const UPSERT_STEP = `WITH written AS (
-    INSERT INTO steps (${STEP_COLUMNS}) VALUES (${Array.from({ length: 19 }, (_, i) => `$${i + 1}`).join(", ")})
-    ON CONFLICT (trajectory_id, idx) DO UPDATE SET ${STEP_UPDATES}
-    RETURNING idx, reward, after_end)
-  SELECT idx, reward, after_end FROM steps WHERE trajectory_id = $1 AND idx <> $2
-  UNION ALL SELECT idx, reward, after_end FROM written
-  ORDER BY idx`;
-
-/** A number as an SQL literal (float8 takes the special values by name). */
-const num = (x: number) => (Number.isFinite(x) ? String(x) : `'${x}'::float8`);
 
 /**
- * Writes a step (insert or replace) and refreshes the counters, in a transaction: the caller's, or
- * one begun and committed here (`begin`/`commit` ride on the first and last statements).
- * `replica`: the one whose relay carries the call (null for imports).
+ * Opens the store on a database (see ./postgres-db.ts), for `instance` (default: this process,
+ * under the database's replica id, which names its connections).
  */
-async function writeStep(
-  c: pg.PoolClient,
-  id: string,
-  step: TrajectoryStep,
-  replica: string | null,
-  tx: { begin?: boolean; commit?: boolean } = {},
-): Promise<void> {
-  // Steps of one trajectory are written one at a time, whichever replica writes them.
-  const lock = `SELECT 1 FROM trajectories WHERE id = ${pg.escapeLiteral(id)} FOR UPDATE`;
-  const locked = await c.query(tx.begin ? `BEGIN; ${lock}` : lock);
-  const found = Array.isArray(locked) ? locked.at(-1) : locked;
-  if (!found?.rowCount) throw new Error(`no trajectory with id "${id}" to write a step to`);
-  const rows = await c.query<{ idx: number; reward: number | null; after_end: number }>(UPSERT_STEP, [
-    id,
-    step.index,
-    step.tool,
-    JSON.stringify(step.input),
-    step.task_id,
-    step.started_at,
-    step.ended_at,
-    step.latency_ms,
-    step.ok == null ? null : step.ok ? 1 : 0,
-    step.error,
-    JSON.stringify(step.blocks),
-    step.reward,
-    step.finished ? 1 : 0,
-    step.metadata ? JSON.stringify(step.metadata) : null,
-    JSON.stringify(step.events),
-    step.replay ? JSON.stringify(step.replay) : null,
-    step.after_end ? 1 : 0,
-    step.truncated ? JSON.stringify(step.truncated) : null,
-    replica,
-  ]);
-  // The total without float noise (as every view computes it), steps after the end left out.
-  const total = sumRewards(rows.rows.filter((r) => !r.after_end).map((r) => r.reward));
-  await c.query(
-    `UPDATE trajectories SET num_steps = ${rows.rowCount ?? 0}, total_reward = ${num(total)},
-       last_activity_at = GREATEST(last_activity_at, ${num(step.ended_at ?? step.started_at)})
-     WHERE id = ${pg.escapeLiteral(id)}${tx.commit ? "; COMMIT" : ""}`,
-  );
-}
-
-/** Opens the store on a database (see ./postgres-db.ts). */
 export function openPostgresStore(
   db: PostgresDatabase,
   retention?: RetentionOptions,
+  instance?: StoreInstance,
 ): PostgresTrajectoryStore {
-  return new PostgresTrajectoryStore(db, retention ?? retentionFromEnv());
+  return new PostgresTrajectoryStore(
+    db,
+    retention ?? retentionFromEnv(),
+    instance ?? { id: db.replica, pid: process.pid, host: os.hostname() },
+  );
 }

@@ -1,168 +1,70 @@
-// The embedded trajectory store: the TrajectoryStore contract (./types.ts) over one SQLite file —
-// step-by-step writes, list filters, import, retention. better-sqlite3 is synchronous and fast;
-// the methods are async only to honour the contract. One per process (lib/playground.ts).
+// The embedded store: the PlaygroundStore contract (./types.ts) over one SQLite file — trajectories
+// written step by step, list filters, import, retention, leases and recovery after a crash — and
+// runs beside them (./sqlite-runs.ts). better-sqlite3 is synchronous and fast; the methods are async
+// only to honour the contract. One per process (lib/playground.ts).
 import "server-only";
-import { randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
+import os from "node:os";
 import path from "node:path";
 import {
+  type AgentEnd,
   type EndReason,
-  type StepEvent,
-  TRAJECTORY_FORMAT,
   type Trajectory,
   type TrajectoryFilter,
   type TrajectoryOrigin,
   type TrajectoryStep,
   type TrajectorySummary,
-  type TrajectoryTask,
   taskLabel,
 } from "@/lib/episodes/schema";
-import type { Block, JsonObject } from "@/lib/ors/protocol";
+import type { Block, ToolSpec } from "@/lib/ors/protocol";
 import { sumRewards } from "../reward";
-import { type Db, dataDir, openDb } from "./db";
-import type { NewTrajectory, RetentionOptions, TrajectoryStore } from "./types";
+import { type Db, dataDir, openDb, statementCache } from "./db";
+import {
+  newTrajectoryId,
+  orderByOf,
+  retentionFromEnv,
+  type StepRow,
+  type TrajRow,
+  toStep,
+  toSummary,
+  toTrajectory,
+  whereOf,
+} from "./rows";
+import { recoverOrphans } from "./sqlite-recovery";
+import { SqliteRunStore, SqliteRuns } from "./sqlite-runs";
+import type {
+  NewTrajectory,
+  OrphanRecovery,
+  PlaygroundStore,
+  RecoveredOrphans,
+  RetentionOptions,
+  StoreInstance,
+} from "./types";
 
-export function retentionFromEnv(env: NodeJS.ProcessEnv = process.env): RetentionOptions {
-  const num = (v: string | undefined, d: number) => {
-    const n = Number(v);
-    return v !== undefined && v !== "" && Number.isFinite(n) && n >= 0 ? n : d;
-  };
-  return {
-    maxCount: num(env.PLAYGROUND_MAX_TRAJECTORIES, 5000),
-    maxAgeDays: num(env.PLAYGROUND_MAX_TRAJECTORY_AGE_DAYS, 30),
-  };
+/** A store handle's instance when none is given: this process. */
+export function processInstance(id: string): StoreInstance {
+  return { id, pid: process.pid, host: os.hostname() };
 }
 
-export function newTrajectoryId(): string {
-  return randomBytes(9).toString("base64url");
-}
+/** Trajectories that retention never removes: running, golden, or a run's episodes (kept with the run). */
+const RETAINED =
+  "end_reason IS NULL OR golden = 1 OR (run_id IS NOT NULL AND run_id IN (SELECT id FROM runs))";
 
-// Rows as both stores read them (./postgres.ts mirrors these columns and reuses the mappers).
-export interface TrajRow {
-  id: string;
-  server: string;
-  env: string | null;
-  sid: string | null;
-  task_json: string | null;
-  task_label: string;
-  prompt_json: string | null;
-  num_steps: number;
-  total_reward: number;
-  started_at: number;
-  ended_at: number | null;
-  last_activity_at: number;
-  end_reason: EndReason | null;
-  error: string | null;
-  origin_json: string | null;
-  reprompts_json: string | null;
-  golden: number;
-}
-
-export interface StepRow {
-  trajectory_id: string;
-  idx: number;
-  tool: string;
-  input_json: string;
-  task_id: string | null;
-  started_at: number;
-  ended_at: number | null;
-  latency_ms: number | null;
-  ok: number | null;
-  error: string | null;
-  blocks_json: string;
-  reward: number | null;
-  finished: number;
-  metadata_json: string | null;
-  events_json: string;
-  replay_json: string | null;
-  after_end: number;
-  truncated_json: string | null;
-}
-
-const parse = <T>(s: string | null): T | null => (s == null ? null : (JSON.parse(s) as T));
-
-export function toSummary(r: TrajRow): TrajectorySummary {
-  return {
-    id: r.id,
-    server: r.server,
-    env: r.env,
-    sid: r.sid,
-    task: parse<TrajectoryTask>(r.task_json),
-    task_label: r.task_label,
-    num_steps: r.num_steps,
-    total_reward: r.total_reward,
-    started_at: r.started_at,
-    ended_at: r.ended_at,
-    last_activity_at: r.last_activity_at,
-    end_reason: r.end_reason,
-    error: r.error,
-    origin: parse<TrajectoryOrigin>(r.origin_json),
-    ...(r.golden ? { golden: true } : {}),
-  };
-}
-
-export function toStep(r: StepRow): TrajectoryStep {
-  return {
-    index: r.idx,
-    tool: r.tool,
-    input: JSON.parse(r.input_json) as JsonObject,
-    task_id: r.task_id,
-    started_at: r.started_at,
-    ended_at: r.ended_at,
-    latency_ms: r.latency_ms,
-    ok: r.ok == null ? null : r.ok === 1,
-    error: r.error,
-    blocks: JSON.parse(r.blocks_json) as Block[],
-    reward: r.reward,
-    finished: r.finished === 1,
-    metadata: parse<JsonObject>(r.metadata_json),
-    events: JSON.parse(r.events_json) as StepEvent[],
-    replay: parse(r.replay_json),
-    ...(r.after_end ? { after_end: true } : {}),
-    ...(r.truncated_json ? { truncated: JSON.parse(r.truncated_json) as TrajectoryStep["truncated"] } : {}),
-  };
-}
-
-/** A trajectory in the export format from its row and its steps. */
-export function toTrajectory(r: TrajRow, steps: TrajectoryStep[]): Trajectory {
-  const t: Trajectory = {
-    format: TRAJECTORY_FORMAT,
-    id: r.id,
-    server: r.server,
-    env: r.env,
-    sid: r.sid,
-    task: parse<TrajectoryTask>(r.task_json),
-    prompt: parse<Block[]>(r.prompt_json),
-    steps,
-    total_reward: r.total_reward,
-    started_at: r.started_at,
-    ended_at: r.ended_at,
-    end_reason: r.end_reason,
-    error: r.error,
-  };
-  const origin = parse<TrajectoryOrigin>(r.origin_json);
-  if (origin) t.origin = origin;
-  const reprompts = parse<NonNullable<Trajectory["reprompts"]>>(r.reprompts_json);
-  if (reprompts?.length) t.reprompts = reprompts;
-  if (r.golden) t.golden = true;
-  return t;
-}
-
-export const SORT_COLUMNS: Record<string, string> = {
-  started_at: "started_at",
-  ended_at: "ended_at",
-  total_reward: "total_reward",
-  num_steps: "num_steps",
-  env: "env",
-  server: "server",
-};
-
-export class SqliteTrajectoryStore implements TrajectoryStore {
+export class SqliteTrajectoryStore extends SqliteRunStore implements PlaygroundStore {
   readonly db: Db;
   readonly retention: RetentionOptions;
+  protected readonly runs: SqliteRuns;
+  private readonly sql: ReturnType<typeof statementCache>;
 
-  constructor(db: Db, retention: RetentionOptions = retentionFromEnv()) {
+  readonly instance: StoreInstance;
+
+  constructor(db: Db, retention: RetentionOptions, instance: StoreInstance) {
+    super();
     this.db = db;
     this.retention = retention;
+    this.instance = instance;
+    this.sql = statementCache(db);
+    this.runs = new SqliteRuns(db, this.sql);
   }
 
   async close(): Promise<void> {
@@ -172,127 +74,164 @@ export class SqliteTrajectoryStore implements TrajectoryStore {
   /** Starts a trajectory (no steps yet); enforces retention. Returns its id. */
   async create(t: NewTrajectory): Promise<string> {
     const id = t.id ?? newTrajectoryId();
-    this.db
-      .prepare(
-        `INSERT INTO trajectories (id, server, env, sid, task_json, task_label, started_at, last_activity_at,
-           origin_json, stored_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        id,
-        t.server,
-        t.env,
-        t.sid,
-        t.task ? JSON.stringify(t.task) : null,
-        taskLabel(t.task),
-        t.startedAt,
-        t.startedAt,
-        t.origin ? JSON.stringify(t.origin) : null,
-        Date.now(),
-      );
-    this.retain(Date.now());
+    this.sql(
+      `INSERT INTO trajectories (id, server, env, sid, task_json, task_label, started_at, last_activity_at,
+           origin_json, stored_at, run_id, run_task, run_repeat, tools_hash, instance_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      id,
+      t.server,
+      t.env,
+      t.sid,
+      t.task ? JSON.stringify(t.task) : null,
+      taskLabel(t.task),
+      t.startedAt,
+      t.startedAt,
+      t.origin ? JSON.stringify(t.origin) : null,
+      Date.now(),
+      t.run?.id ?? null,
+      t.run?.task_index ?? null,
+      t.run?.repeat ?? null,
+      t.tools ? this.toolSet(t.tools) : null,
+      this.instance.id,
+    );
+    // A run's episode does not count towards the cap: nothing to remove for it.
+    if (!t.run) this.retain(Date.now());
     return id;
   }
 
-  async setPrompt(id: string, blocks: Block[], at: number): Promise<void> {
-    this.db
-      .prepare(
-        "UPDATE trajectories SET prompt_json = ?, last_activity_at = MAX(last_activity_at, ?) WHERE id = ?",
-      )
-      .run(JSON.stringify(blocks), at, id);
+  /** Tool sets known to be stored (a few distinct sets serve thousands of episodes). */
+  private readonly toolSets = new Map<string, string>();
+
+  /** Stores a set of tool specs once; returns its key. */
+  private toolSet(tools: ToolSpec[]): string {
+    const json = JSON.stringify(tools);
+    const known = this.toolSets.get(json);
+    if (known) return known;
+    const hash = createHash("sha256").update(json).digest("base64url");
+    this.sql("INSERT OR IGNORE INTO tool_sets (hash, tools_json) VALUES (?, ?)").run(hash, json);
+    if (this.toolSets.size > 64) this.toolSets.clear();
+    this.toolSets.set(json, hash);
+    return hash;
   }
 
-  async addReprompt(id: string, at: number, same: boolean): Promise<void> {
-    this.db
-      .prepare(
-        `UPDATE trajectories SET
-           reprompts_json = json_insert(COALESCE(reprompts_json, '[]'), '$[#]', json(?)),
-           last_activity_at = MAX(last_activity_at, ?)
-         WHERE id = ?`,
-      )
-      .run(JSON.stringify({ at, same }), at, id);
-  }
-
-  async hasPrompt(id: string): Promise<boolean> {
-    return !!this.db.prepare("SELECT 1 FROM trajectories WHERE id = ? AND prompt_json IS NOT NULL").get(id);
-  }
-
-  async setEnv(id: string, env: string): Promise<void> {
-    this.db.prepare("UPDATE trajectories SET env = ? WHERE id = ? AND env IS NULL").run(env, id);
-  }
-
-  async setOrigin(id: string, origin: TrajectoryOrigin): Promise<void> {
-    this.db.prepare("UPDATE trajectories SET origin_json = ? WHERE id = ?").run(JSON.stringify(origin), id);
-  }
-
-  async setGolden(id: string, golden: boolean): Promise<boolean> {
-    return (
-      this.db.prepare("UPDATE trajectories SET golden = ? WHERE id = ?").run(golden ? 1 : 0, id).changes > 0
+  async setTools(id: string, tools: ToolSpec[]): Promise<void> {
+    // No write when the episode already has this set (it usually started with it).
+    this.sql("UPDATE trajectories SET tools_hash = ? WHERE id = ? AND tools_hash IS NOT ?").run(
+      this.toolSet(tools),
+      id,
+      this.toolSet(tools),
     );
   }
 
+  async batch<T>(fn: () => Promise<T>): Promise<T> {
+    // Nested (a batch already open, or a transaction): the outer one commits.
+    if (this.db.inTransaction) return fn();
+    this.db.exec("BEGIN");
+    try {
+      return await fn();
+    } finally {
+      if (this.db.inTransaction) this.db.exec("COMMIT");
+    }
+  }
+
+  async setAgentEnd(id: string, end: AgentEnd): Promise<void> {
+    this.sql("UPDATE trajectories SET agent_end_json = ? WHERE id = ?").run(JSON.stringify(end), id);
+  }
+
+  async setPrompt(id: string, blocks: Block[], at: number): Promise<void> {
+    this.sql(
+      "UPDATE trajectories SET prompt_json = ?, last_activity_at = MAX(last_activity_at, ?) WHERE id = ?",
+    ).run(JSON.stringify(blocks), at, id);
+  }
+
+  async addReprompt(id: string, at: number, same: boolean): Promise<void> {
+    this.sql(
+      `UPDATE trajectories SET
+           reprompts_json = json_insert(COALESCE(reprompts_json, '[]'), '$[#]', json(?)),
+           last_activity_at = MAX(last_activity_at, ?)
+         WHERE id = ?`,
+    ).run(JSON.stringify({ at, same }), at, id);
+  }
+
+  async hasPrompt(id: string): Promise<boolean> {
+    return !!this.sql("SELECT 1 FROM trajectories WHERE id = ? AND prompt_json IS NOT NULL").get(id);
+  }
+
+  async setEnv(id: string, env: string): Promise<void> {
+    this.sql("UPDATE trajectories SET env = ? WHERE id = ? AND env IS NULL").run(env, id);
+  }
+
+  async setOrigin(id: string, origin: TrajectoryOrigin): Promise<void> {
+    this.sql("UPDATE trajectories SET origin_json = ? WHERE id = ?").run(JSON.stringify(origin), id);
+  }
+
+  async setGolden(id: string, golden: boolean): Promise<boolean> {
+    return this.sql("UPDATE trajectories SET golden = ? WHERE id = ?").run(golden ? 1 : 0, id).changes > 0;
+  }
+
   async touch(id: string, at: number): Promise<void> {
-    this.db
-      .prepare("UPDATE trajectories SET last_activity_at = MAX(last_activity_at, ?) WHERE id = ?")
-      .run(at, id);
+    this.sql("UPDATE trajectories SET last_activity_at = MAX(last_activity_at, ?) WHERE id = ?").run(at, id);
   }
 
   /** Writes a step (insert or replace) and refreshes the trajectory's counters. */
   async putStep(id: string, step: TrajectoryStep): Promise<void> {
-    this.writeStep(id, step);
+    this.writeStep(id, step, this.instance.id);
   }
 
-  private writeStep(id: string, step: TrajectoryStep): void {
+  /** `instance`: whose relay carries the call (null for imports). */
+  private writeStep(id: string, step: TrajectoryStep, instance: string | null): void {
     const tx = this.db.transaction(() => {
-      this.db
-        .prepare(
-          `INSERT OR REPLACE INTO steps (trajectory_id, idx, tool, input_json, task_id, started_at, ended_at,
+      this.sql(
+        `INSERT OR REPLACE INTO steps (trajectory_id, idx, tool, input_json, task_id, started_at, ended_at,
              latency_ms, ok, error, blocks_json, reward, finished, metadata_json, events_json, replay_json,
-             after_end, truncated_json)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
-          id,
-          step.index,
-          step.tool,
-          JSON.stringify(step.input),
-          step.task_id,
-          step.started_at,
-          step.ended_at,
-          step.latency_ms,
-          step.ok == null ? null : step.ok ? 1 : 0,
-          step.error,
-          JSON.stringify(step.blocks),
-          step.reward,
-          step.finished ? 1 : 0,
-          step.metadata ? JSON.stringify(step.metadata) : null,
-          JSON.stringify(step.events),
-          step.replay ? JSON.stringify(step.replay) : null,
-          step.after_end ? 1 : 0,
-          step.truncated ? JSON.stringify(step.truncated) : null,
-        );
+             after_end, truncated_json, agent_json, instance_id)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        id,
+        step.index,
+        step.tool,
+        JSON.stringify(step.input),
+        step.task_id,
+        step.started_at,
+        step.ended_at,
+        step.latency_ms,
+        step.ok == null ? null : step.ok ? 1 : 0,
+        step.error,
+        JSON.stringify(step.blocks),
+        step.reward,
+        step.finished ? 1 : 0,
+        step.metadata ? JSON.stringify(step.metadata) : null,
+        JSON.stringify(step.events),
+        step.replay ? JSON.stringify(step.replay) : null,
+        step.after_end ? 1 : 0,
+        step.truncated ? JSON.stringify(step.truncated) : null,
+        step.agent ? JSON.stringify(step.agent) : null,
+        instance,
+      );
       // The total without float noise (as every view computes it), steps after the end left out.
-      const rewards = this.db
-        .prepare("SELECT reward FROM steps WHERE trajectory_id = ? AND after_end = 0 ORDER BY idx")
+      const rewards = this.sql(
+        "SELECT reward FROM steps WHERE trajectory_id = ? AND after_end = 0 ORDER BY idx",
+      )
         .pluck()
         .all(id) as (number | null)[];
-      this.db
-        .prepare(
-          `UPDATE trajectories SET
+      this.sql(
+        `UPDATE trajectories SET
              num_steps = (SELECT COUNT(*) FROM steps WHERE trajectory_id = @id),
              total_reward = @total,
              last_activity_at = MAX(last_activity_at, @at)
            WHERE id = @id`,
-        )
-        .run({ id, total: sumRewards(rewards), at: step.ended_at ?? step.started_at });
+      ).run({ id, total: sumRewards(rewards), at: step.ended_at ?? step.started_at });
     });
     tx();
   }
 
   async setStepReplay(id: string, index: number, mark: TrajectoryStep["replay"]): Promise<void> {
-    this.db
-      .prepare("UPDATE steps SET replay_json = ? WHERE trajectory_id = ? AND idx = ?")
-      .run(mark ? JSON.stringify(mark) : null, id, index);
+    this.sql("UPDATE steps SET replay_json = ? WHERE trajectory_id = ? AND idx = ?").run(
+      mark ? JSON.stringify(mark) : null,
+      id,
+      index,
+    );
   }
 
   /** Ends a running trajectory. Returns false when it had already ended (nothing changes). */
@@ -301,48 +240,54 @@ export class SqliteTrajectoryStore implements TrajectoryStore {
   }
 
   private endSync(id: string, reason: EndReason, at: number, error: string | null): boolean {
-    const r = this.db
-      .prepare(
-        "UPDATE trajectories SET end_reason = ?, ended_at = ?, error = ? WHERE id = ? AND end_reason IS NULL",
-      )
-      .run(reason, at, error, id);
+    const r = this.sql(
+      "UPDATE trajectories SET end_reason = ?, ended_at = ?, error = ? WHERE id = ? AND end_reason IS NULL",
+    ).run(reason, at, error, id);
     return r.changes > 0;
   }
 
-  /** Ends every running trajectory of a server (e.g. `local` after the app restarted). */
+  /** Ends every running trajectory of a server (for `local`, this instance's only). */
   async endRunningOf(server: string, reason: EndReason, at: number, error: string | null): Promise<string[]> {
     const ids = (
-      this.db.prepare("SELECT id FROM trajectories WHERE server = ? AND end_reason IS NULL").all(server) as {
-        id: string;
-      }[]
+      this.sql(
+        `SELECT id FROM trajectories WHERE server = @server AND end_reason IS NULL
+           AND (@server != 'local' OR instance_id IS @self)`,
+      ).all({ server, self: this.instance.id }) as { id: string }[]
     ).map((r) => r.id);
     return ids.filter((id) => this.endSync(id, reason, at, error));
   }
 
-  /** The running trajectory of a session (the newest, if several), or null. */
+  /** The running trajectory of a session (the newest, if several; for `local`, this instance's), or null. */
   async findRunning(server: string, sid: string): Promise<TrajectorySummary | null> {
-    const r = this.db
-      .prepare(
-        "SELECT * FROM trajectories WHERE server = ? AND sid = ? AND end_reason IS NULL ORDER BY started_at DESC LIMIT 1",
-      )
-      .get(server, sid) as TrajRow | undefined;
+    const r = this.sql(
+      `SELECT * FROM trajectories WHERE server = @server AND sid = @sid AND end_reason IS NULL
+         AND (@server != 'local' OR instance_id IS @self)
+       ORDER BY started_at DESC, rowid DESC LIMIT 1`,
+    ).get({ server, sid, self: this.instance.id }) as TrajRow | undefined;
     return r ? toSummary(r) : null;
+  }
+
+  async inflightElsewhere(id: string): Promise<number[]> {
+    return this.sql(
+      `SELECT idx FROM steps WHERE trajectory_id = ? AND ok IS NULL AND instance_id IS NOT NULL
+         AND instance_id != ? ORDER BY idx`,
+    )
+      .pluck()
+      .all(id, this.instance.id) as number[];
   }
 
   /** The newest trajectory of a session, running or ended (imports excluded), or null. */
   async findBySession(server: string, sid: string): Promise<TrajectorySummary | null> {
-    const r = this.db
-      .prepare(
-        `SELECT * FROM trajectories WHERE server = ? AND sid = ?
+    const r = this.sql(
+      `SELECT * FROM trajectories WHERE server = ? AND sid = ?
            AND (origin_json IS NULL OR json_extract(origin_json, '$.kind') != 'import')
          ORDER BY started_at DESC LIMIT 1`,
-      )
-      .get(server, sid) as TrajRow | undefined;
+    ).get(server, sid) as TrajRow | undefined;
     return r ? toSummary(r) : null;
   }
 
   async summary(id: string): Promise<TrajectorySummary | null> {
-    const r = this.db.prepare("SELECT * FROM trajectories WHERE id = ?").get(id) as TrajRow | undefined;
+    const r = this.sql("SELECT * FROM trajectories WHERE id = ?").get(id) as TrajRow | undefined;
     return r ? toSummary(r) : null;
   }
 
@@ -352,83 +297,36 @@ export class SqliteTrajectoryStore implements TrajectoryStore {
   }
 
   private getSync(id: string): Trajectory | null {
-    const r = this.db.prepare("SELECT * FROM trajectories WHERE id = ?").get(id) as TrajRow | undefined;
+    const r = this.sql("SELECT * FROM trajectories WHERE id = ?").get(id) as TrajRow | undefined;
     return r ? this.hydrate(r) : null;
   }
 
   private hydrate(r: TrajRow): Trajectory {
     const steps = (
-      this.db.prepare("SELECT * FROM steps WHERE trajectory_id = ? ORDER BY idx").all(r.id) as StepRow[]
+      this.sql("SELECT * FROM steps WHERE trajectory_id = ? ORDER BY idx").all(r.id) as StepRow[]
     ).map(toStep);
-    return toTrajectory(r, steps);
-  }
-
-  private where(f: TrajectoryFilter): { sql: string; params: Record<string, unknown> } {
-    const clauses: string[] = [];
-    const params: Record<string, unknown> = {};
-    if (f.server) {
-      clauses.push("server = @server");
-      params.server = f.server;
-    }
-    if (f.env) {
-      clauses.push("env = @env");
-      params.env = f.env;
-    }
-    if (f.task) {
-      clauses.push("(task_label = @task OR task_label LIKE @taskLike ESCAPE '\\')");
-      params.task = f.task;
-      params.taskLike = `%${escapeLike(f.task)}%`;
-    }
-    if (f.end_reason === "running") clauses.push("end_reason IS NULL");
-    else if (f.end_reason) {
-      clauses.push("end_reason = @end_reason");
-      params.end_reason = f.end_reason;
-    }
-    if (f.golden !== undefined) clauses.push(f.golden ? "golden = 1" : "golden = 0");
-    if (f.min_reward != null) {
-      clauses.push("total_reward >= @min_reward");
-      params.min_reward = f.min_reward;
-    }
-    if (f.max_reward != null) {
-      clauses.push("total_reward <= @max_reward");
-      params.max_reward = f.max_reward;
-    }
-    if (f.q) {
-      params.q = `%${escapeLike(f.q)}%`;
-      clauses.push(
-        `(id LIKE @q ESCAPE '\\' OR server LIKE @q ESCAPE '\\' OR env LIKE @q ESCAPE '\\' OR sid LIKE @q ESCAPE '\\'
-          OR task_label LIKE @q ESCAPE '\\' OR error LIKE @q ESCAPE '\\' OR prompt_json LIKE @q ESCAPE '\\'
-          OR EXISTS (SELECT 1 FROM steps s WHERE s.trajectory_id = trajectories.id AND
-            (s.tool LIKE @q ESCAPE '\\' OR s.input_json LIKE @q ESCAPE '\\' OR s.blocks_json LIKE @q ESCAPE '\\')))`,
-      );
-    }
-    return { sql: clauses.length ? `WHERE ${clauses.join(" AND ")}` : "", params };
-  }
-
-  private orderBy(f: TrajectoryFilter): string {
-    const col = SORT_COLUMNS[f.sort ?? "started_at"] ?? "started_at";
-    const dir = (f.order ?? "desc") === "asc" ? "ASC" : "DESC";
-    return `ORDER BY ${col} ${dir}, started_at ${dir}, id ${dir}`;
+    const tools = r.tools_hash
+      ? this.sql("SELECT tools_json FROM tool_sets WHERE hash = ?").pluck().get(r.tools_hash)
+      : null;
+    return toTrajectory(r, steps, typeof tools === "string" ? (JSON.parse(tools) as ToolSpec[]) : null);
   }
 
   /** Summaries matching the filters, newest first by default, with the total count. */
   async list(f: TrajectoryFilter = {}): Promise<{ items: TrajectorySummary[]; total: number }> {
-    const { sql, params } = this.where(f);
-    const total = (
-      this.db.prepare(`SELECT COUNT(*) AS n FROM trajectories ${sql}`).get(params) as { n: number }
-    ).n;
-    const rows = this.db
-      .prepare(`SELECT * FROM trajectories ${sql} ${this.orderBy(f)} LIMIT @limit OFFSET @offset`)
-      .all({ ...params, limit: f.limit ?? 200, offset: f.offset ?? 0 }) as TrajRow[];
+    const { sql, params } = whereOf(f);
+    const total = (this.sql(`SELECT COUNT(*) AS n FROM trajectories ${sql}`).get(params) as { n: number }).n;
+    const rows = this.sql(
+      `SELECT * FROM trajectories ${sql} ${orderByOf(f)} LIMIT @limit OFFSET @offset`,
+    ).all({ ...params, limit: f.limit ?? 200, offset: f.offset ?? 0 }) as TrajRow[];
     return { items: rows.map(toSummary), total };
   }
 
   /** Every matching trajectory in the export format, one at a time (for JSONL export). */
   async *iterate(f: TrajectoryFilter = {}): AsyncGenerator<Trajectory> {
-    const { sql, params } = this.where(f);
-    const ids = this.db
-      .prepare(`SELECT id FROM trajectories ${sql} ${this.orderBy(f)} LIMIT @limit OFFSET @offset`)
-      .all({ ...params, limit: f.limit ?? -1, offset: f.offset ?? 0 }) as { id: string }[];
+    const { sql, params } = whereOf(f);
+    const ids = this.sql(
+      `SELECT id FROM trajectories ${sql} ${orderByOf(f)} LIMIT @limit OFFSET @offset`,
+    ).all({ ...params, limit: f.limit ?? -1, offset: f.offset ?? 0 }) as { id: string }[];
     for (const { id } of ids) {
       const t = this.getSync(id);
       if (t) yield t;
@@ -438,11 +336,9 @@ export class SqliteTrajectoryStore implements TrajectoryStore {
   /** Running trajectories (no end reason yet), newest activity first. */
   async running(): Promise<TrajectorySummary[]> {
     return (
-      this.db
-        .prepare(
-          "SELECT * FROM trajectories WHERE end_reason IS NULL ORDER BY last_activity_at DESC LIMIT 500",
-        )
-        .all() as TrajRow[]
+      this.sql(
+        "SELECT * FROM trajectories WHERE end_reason IS NULL ORDER BY last_activity_at DESC LIMIT 500",
+      ).all() as TrajRow[]
     ).map(toSummary);
   }
 
@@ -454,38 +350,42 @@ export class SqliteTrajectoryStore implements TrajectoryStore {
   async importMany(trajectories: Trajectory[]): Promise<{ imported: string[]; skipped: string[] }> {
     const imported: string[] = [];
     const skipped: string[] = [];
-    const exists = this.db.prepare("SELECT 1 FROM trajectories WHERE id = ?");
+    const exists = this.sql("SELECT 1 FROM trajectories WHERE id = ?");
     const tx = this.db.transaction(() => {
       for (const t of trajectories) {
         if (exists.get(t.id)) {
           skipped.push(t.id);
           continue;
         }
-        this.db
-          .prepare(
-            `INSERT INTO trajectories (id, server, env, sid, task_json, task_label, prompt_json, started_at,
-               ended_at, last_activity_at, end_reason, error, origin_json, stored_at, reprompts_json, golden)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          )
-          .run(
-            t.id,
-            t.server,
-            t.env,
-            t.sid,
-            t.task ? JSON.stringify(t.task) : null,
-            taskLabel(t.task),
-            t.prompt ? JSON.stringify(t.prompt) : null,
-            t.started_at,
-            t.ended_at ?? t.steps.filter((s) => !s.after_end).at(-1)?.ended_at ?? t.started_at,
-            t.ended_at ?? t.started_at,
-            t.end_reason ?? "error",
-            t.end_reason ? t.error : (t.error ?? "the episode was still running when it was exported"),
-            JSON.stringify(t.origin ?? { kind: "import", from: t.id }),
-            Date.now(),
-            t.reprompts?.length ? JSON.stringify(t.reprompts) : null,
-            t.golden ? 1 : 0,
-          );
-        for (const s of t.steps) this.writeStep(t.id, s);
+        this.sql(
+          `INSERT INTO trajectories (id, server, env, sid, task_json, task_label, prompt_json, started_at,
+               ended_at, last_activity_at, end_reason, error, origin_json, stored_at, reprompts_json, golden,
+               run_id, run_task, run_repeat, tools_hash, agent_end_json)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ).run(
+          t.id,
+          t.server,
+          t.env,
+          t.sid,
+          t.task ? JSON.stringify(t.task) : null,
+          taskLabel(t.task),
+          t.prompt ? JSON.stringify(t.prompt) : null,
+          t.started_at,
+          t.ended_at ?? t.steps.filter((s) => !s.after_end).at(-1)?.ended_at ?? t.started_at,
+          t.ended_at ?? t.started_at,
+          t.end_reason ?? "error",
+          t.end_reason ? t.error : (t.error ?? "the episode was still running when it was exported"),
+          JSON.stringify(t.origin ?? { kind: "import", from: t.id }),
+          Date.now(),
+          t.reprompts?.length ? JSON.stringify(t.reprompts) : null,
+          t.golden ? 1 : 0,
+          t.run?.id ?? null,
+          t.run?.task_index ?? null,
+          t.run?.repeat ?? null,
+          t.tools ? this.toolSet(t.tools) : null,
+          t.agent_end ? JSON.stringify(t.agent_end) : null,
+        );
+        for (const s of t.steps) this.writeStep(t.id, s, null);
         imported.push(t.id);
       }
     });
@@ -495,14 +395,15 @@ export class SqliteTrajectoryStore implements TrajectoryStore {
   }
 
   async delete(id: string): Promise<boolean> {
-    return this.db.prepare("DELETE FROM trajectories WHERE id = ?").run(id).changes > 0;
+    return this.sql("DELETE FROM trajectories WHERE id = ?").run(id).changes > 0;
   }
 
   /**
    * Deletes ended trajectories beyond the count cap (first stored first; ties within a millisecond
    * by insertion order) and those stored longer ago than the age cap (an import's age counts from
    * its import). Running ones are never deleted, nor golden ones (they are regression tests'
-   * references, kept until unmarked); they count towards the cap all the same.
+   * references, kept until unmarked); they count towards the cap all the same. A run's episodes
+   * are kept as long as their run (deleting the run deletes them) and do not count.
    */
   async enforceRetention(now: number): Promise<number> {
     return this.retain(now);
@@ -513,22 +414,22 @@ export class SqliteTrajectoryStore implements TrajectoryStore {
     const { maxAgeDays, maxCount } = this.retention;
     if (maxAgeDays > 0) {
       const cutoff = now - maxAgeDays * 86_400_000;
-      removed += this.db
-        .prepare(
-          "DELETE FROM trajectories WHERE end_reason IS NOT NULL AND golden = 0 AND COALESCE(stored_at, started_at) < ?",
-        )
-        .run(cutoff).changes;
+      removed += this.sql(
+        `DELETE FROM trajectories WHERE NOT (${RETAINED}) AND COALESCE(stored_at, started_at) < ?`,
+      ).run(cutoff).changes;
     }
     if (maxCount > 0) {
-      const n = (this.db.prepare("SELECT COUNT(*) AS n FROM trajectories").get() as { n: number }).n;
+      const n = this.sql(
+        "SELECT COUNT(*) FROM trajectories WHERE run_id IS NULL OR run_id NOT IN (SELECT id FROM runs)",
+      )
+        .pluck()
+        .get() as number;
       if (n > maxCount) {
-        removed += this.db
-          .prepare(
-            `DELETE FROM trajectories WHERE id IN (
-               SELECT id FROM trajectories WHERE end_reason IS NOT NULL AND golden = 0
+        removed += this.sql(
+          `DELETE FROM trajectories WHERE id IN (
+               SELECT id FROM trajectories WHERE NOT (${RETAINED})
                ORDER BY COALESCE(stored_at, started_at) ASC, rowid ASC LIMIT ?)`,
-          )
-          .run(n - maxCount).changes;
+        ).run(n - maxCount).changes;
       }
     }
     return removed;
@@ -536,11 +437,9 @@ export class SqliteTrajectoryStore implements TrajectoryStore {
 
   /** Ends as `timeout` every running trajectory with no activity for longer than `idleMs`. */
   async sweepIdle(now: number, idleMs: number): Promise<string[]> {
-    const rows = this.db
-      .prepare(
-        "SELECT id, last_activity_at FROM trajectories WHERE end_reason IS NULL AND last_activity_at < ?",
-      )
-      .all(now - idleMs) as { id: string; last_activity_at: number }[];
+    const rows = this.sql(
+      "SELECT id, last_activity_at FROM trajectories WHERE end_reason IS NULL AND last_activity_at < ?",
+    ).all(now - idleMs) as { id: string; last_activity_at: number }[];
     const ended: string[] = [];
     for (const r of rows) {
       if (
@@ -555,16 +454,37 @@ export class SqliteTrajectoryStore implements TrajectoryStore {
     }
     return ended;
   }
+
+  async beat(at: number): Promise<void> {
+    const i = this.instance;
+    this.sql(
+      `INSERT INTO instances (id, pid, host, started_at, beat_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT(id) DO UPDATE SET beat_at = MAX(beat_at, excluded.beat_at)`,
+    ).run(i.id, i.pid, i.host, at, at);
+  }
+
+  async recoverOrphans(at: number, o: OrphanRecovery): Promise<RecoveredOrphans> {
+    return recoverOrphans(
+      this.db,
+      this.runs,
+      at,
+      { ...o, self: this.instance.id },
+      (id, reason, when, error) => this.endSync(id, reason, when, error),
+    );
+  }
 }
 
-export function escapeLike(s: string): string {
-  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
-/** Opens a store on a file (tests) or in a data directory. */
+/**
+ * Opens a store on a file (tests) or in a data directory, for `instance` (default: this process,
+ * under a new id).
+ */
 export function openStore(
-  opts: { file?: string; dir?: string; retention?: RetentionOptions } = {},
+  opts: { file?: string; dir?: string; retention?: RetentionOptions; instance?: StoreInstance } = {},
 ): SqliteTrajectoryStore {
   const file = opts.file ?? path.join(opts.dir ?? dataDir(), "trajectories.sqlite");
-  return new SqliteTrajectoryStore(openDb(file), opts.retention ?? retentionFromEnv());
+  return new SqliteTrajectoryStore(
+    openDb(file),
+    opts.retention ?? retentionFromEnv(),
+    opts.instance ?? processInstance(`i${newTrajectoryId()}`),
+  );
 }

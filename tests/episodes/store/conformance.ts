@@ -1,13 +1,23 @@
-// The conformance suite of the TrajectoryStore contract (lib/episodes/store/types.ts): every
-// implementation — the embedded SQLite one today, a networked one later — must pass it unchanged.
-// An implementation's test file calls `describeTrajectoryStore(name, open)`.
+// The conformance suite of the store contract (lib/episodes/store/types.ts): every implementation —
+// the embedded SQLite one and PostgreSQL — must pass it unchanged. An implementation's test file
+// calls `describeTrajectoryStore(name, open)` and `describeRunStore(name, open)` (./conformance-runs.ts).
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Trajectory } from "@/lib/episodes/schema";
-import type { TrajectoryStore } from "@/lib/episodes/store/types";
+import {
+  HOST_STOPPED_ERROR,
+  INTERRUPTED_EPISODE_ERROR,
+  INTERRUPTED_STEP_ERROR,
+  type PlaygroundStore,
+  RUN_STOPPED_ERROR,
+  type StoreInstance,
+  type TrajectoryStore,
+} from "@/lib/episodes/store/types";
 import { step, trajectory } from "../helpers";
 
 export interface OpenedStore {
-  store: TrajectoryStore;
+  store: PlaygroundStore;
+  /** Another handle on the same storage, for another process (closed by the suite). */
+  as(instance: StoreInstance): Promise<PlaygroundStore>;
   /** Removes what the store wrote (after close). */
   cleanup?: () => Promise<void> | void;
 }
@@ -17,12 +27,26 @@ export type OpenStore = (retention?: { maxCount: number; maxAgeDays: number }) =
 export function describeTrajectoryStore(name: string, openStore: OpenStore): void {
   describe(`TrajectoryStore contract: ${name}`, () => {
     const opened: OpenedStore[] = [];
+    const handles: PlaygroundStore[] = [];
     const open = async (retention = { maxCount: 0, maxAgeDays: 0 }) => {
       const o = await openStore(retention);
       opened.push(o);
       return o.store;
     };
+    /** Handles on one storage, one per process named (the first opens it). */
+    const processes = async (...ids: [string, string?][]) => {
+      const o = await openStore({ maxCount: 0, maxAgeDays: 0 });
+      opened.push(o);
+      const out: PlaygroundStore[] = [];
+      for (const [id, host] of ids) {
+        const h = await o.as({ id, pid: 1_000_000 + out.length, host: host ?? "here" });
+        handles.push(h);
+        out.push(h);
+      }
+      return out;
+    };
     afterEach(async () => {
+      for (const h of handles.splice(0)) await h.close();
       for (const o of opened.splice(0)) {
         await o.store.close();
         await o.cleanup?.();
@@ -283,6 +307,229 @@ export function describeTrajectoryStore(name: string, openStore: OpenStore): voi
       expect(t.steps[0]!.replay).toEqual({ of: "orig", step: 1, differs: ["reward"] });
       const newer = await s.create({ server: "py", sid: "z", env: "farm", task: null, startedAt: 5 });
       expect((await s.findBySession("py", "z"))?.id).toBe(newer);
+    });
+
+    it("tags a run's episodes, keeps the tools they were played with, who chose each call, the last words", async () => {
+      const s = await open();
+      const tools = [{ name: "submit", description: "Answer", input_schema: { type: "object" } }];
+      const run = { id: "run-1", task_index: 7, repeat: 2 };
+      const a = await s.create({
+        server: "local",
+        sid: "a",
+        env: "math",
+        task: null,
+        startedAt: 1,
+        run,
+        tools,
+      });
+      const b = await s.create({ server: "local", sid: "b", env: "math", task: null, startedAt: 2, tools });
+      const c = await s.create({ server: "local", sid: "c", env: "math", task: null, startedAt: 3 });
+      const agent = {
+        policy: "model",
+        model: "m",
+        turn: 1,
+        call_id: "call_9",
+        message: "I will answer 4.",
+        usage: { prompt_tokens: 12, completion_tokens: 3 },
+      };
+      await s.putStep(a, step(1, { agent }));
+      await s.setAgentEnd(a, {
+        reason: "no_tool_call",
+        message: "done",
+        usage: { prompt_tokens: 1, completion_tokens: 2 },
+      });
+      const t = (await s.get(a))!;
+      expect(t.run).toEqual(run);
+      expect(t.tools).toEqual(tools);
+      expect(t.steps[0]!.agent).toEqual(agent);
+      expect(t.agent_end).toEqual({
+        reason: "no_tool_call",
+        message: "done",
+        usage: { prompt_tokens: 1, completion_tokens: 2 },
+      });
+      expect((await s.summary(a))?.run).toEqual(run);
+      expect((await s.get(b))?.tools).toEqual(tools);
+      // Without: the fields are absent (exports of other trajectories unchanged).
+      const plain = (await s.get(c))!;
+      for (const k of ["run", "tools", "agent_end"]) expect(plain).not.toHaveProperty(k);
+      expect((await s.summary(c))!).not.toHaveProperty("run");
+      // The tools an episode asked for later replace what it started with.
+      const other = [{ name: "guess", description: "Guess", input_schema: null }];
+      await s.setTools(b, other);
+      expect((await s.get(b))?.tools).toEqual(other);
+      expect((await s.get(a))?.tools).toEqual(tools);
+      // The run filter; an import keeps every field.
+      expect((await s.list({ run: "run-1" })).items.map((x) => x.id)).toEqual([a]);
+      const exported = (await s.get(a))!;
+      await s.delete(a);
+      await s.importMany([exported]);
+      expect(await s.get(a)).toMatchObject({ run, tools, agent_end: exported.agent_end });
+      expect((await s.get(a))?.steps[0]?.agent).toEqual(agent);
+    });
+
+    it("the built-in host is each process's own: its running episodes are found and ended there only", async () => {
+      const [a, b] = await processes(["a"], ["b"]);
+      const ofA = await a.create({ server: "local", sid: "l", env: "math", task: null, startedAt: 1 });
+      const ofB = await b.create({ server: "local", sid: "l", env: "math", task: null, startedAt: 2 });
+      const shared = await a.create({ server: "py", sid: "p", env: "math", task: null, startedAt: 3 });
+      expect((await a.findRunning("local", "l"))?.id).toBe(ofA);
+      expect((await b.findRunning("local", "l"))?.id).toBe(ofB);
+      // Another server's sessions are everyone's.
+      expect((await b.findRunning("py", "p"))?.id).toBe(shared);
+      // B restarting its host ends B's episode only.
+      expect(await b.endRunningOf("local", "error", 5, "restarted")).toEqual([ofB]);
+      expect((await a.summary(ofA))?.end_reason).toBeNull();
+      expect(await b.endRunningOf("py", "error", 6, "gone")).toEqual([shared]);
+    });
+
+    it("lists the calls another process carries as in flight there", async () => {
+      const [a, b] = await processes(["a"], ["b"]);
+      const id = await a.create({ server: "py", sid: "s", env: "math", task: null, startedAt: 1 });
+      const pending = { ok: null, ended_at: null, latency_ms: null, reward: null, blocks: [] };
+      await a.putStep(id, step(1));
+      await a.putStep(id, step(2, pending));
+      // The session's next request went through B (another replica): its call is B's.
+      await b.putStep(id, step(3, pending));
+      expect(await a.inflightElsewhere(id)).toEqual([3]);
+      expect(await b.inflightElsewhere(id)).toEqual([2]);
+      await b.putStep(id, step(3));
+      expect(await a.inflightElsewhere(id)).toEqual([]);
+    });
+
+    it("after a crash: the dead processes' calls in flight are cut, their host's episodes and their runs' ended, the living ones' kept", async () => {
+      const [s, dead, stale] = await processes(["self"], ["dead"], ["stale", "elsewhere"]);
+      await dead.beat(1_000);
+      await stale.beat(1_000);
+      await s.beat(1_000);
+      await s.beat(100_000);
+      const pending = { ok: null, ended_at: null, latency_ms: null, reward: null, blocks: [] };
+      const mk = (by: PlaygroundStore, server: string, sid: string) =>
+        by.create({ server, sid, env: "math", task: null, startedAt: 1 });
+      const local = await mk(dead, "local", "l");
+      const inflight = await mk(dead, "py", "i");
+      const quiet = await mk(dead, "py", "q");
+      const staleOne = await mk(stale, "py", "s");
+      const mine = await mk(s, "py", "m");
+      for (const [by, id] of [
+        [dead, local],
+        [dead, inflight],
+        [stale, staleOne],
+        [s, mine],
+      ] as const)
+        await by.putStep(id, step(1, pending));
+      await dead.putStep(quiet, step(1));
+      // A session played through both: the dead one's call is cut, the living one's kept.
+      const mixed = await mk(s, "py", "x");
+      await s.putStep(mixed, step(1, pending));
+      await dead.putStep(mixed, step(2, pending));
+      expect(await s.inflightElsewhere(mixed)).toEqual([2]);
+      // A run the dead one was playing: one episode finished (not yet written so), one in a call,
+      // one not started; and a run the living one plays.
+      const run = await dead.createRun({
+        server: "py",
+        env: "math",
+        split: "train",
+        tasks: [0, 1, 2],
+        repeats: 1,
+        config: {},
+        createdAt: 1,
+        instance: "dead",
+      });
+      await dead.setRunStatus(run.id, "running", 2, { from: ["queued"], instance: "dead" });
+      const tag = (i: number) => ({ id: run.id, task_index: i, repeat: 0 });
+      const ep = async (i: number) => {
+        const id = await dead.create({
+          server: "py",
+          sid: `r${i}`,
+          env: "math",
+          task: null,
+          startedAt: 3,
+          run: tag(i),
+        });
+        expect(
+          await dead.claimEpisode(run.id, { taskIndex: i, repeat: 0 }, "dead", {
+            status: "running",
+            trajectoryId: id,
+            startedAt: 3,
+          }),
+        ).toBe(true);
+        return id;
+      };
+      const played = await ep(0);
+      await dead.putStep(played, step(1, { reward: 0.5, finished: true }));
+      await dead.end(played, "finished", 1_300);
+      const playing = await ep(1);
+      await dead.putStep(playing, step(1, pending));
+      const mineRun = await s.createRun({
+        server: "py",
+        env: "math",
+        split: "train",
+        tasks: [0],
+        repeats: 1,
+        config: {},
+        createdAt: 1,
+        instance: "self",
+      });
+      await s.setRunStatus(mineRun.id, "running", 2, { from: ["queued"], instance: "self" });
+
+      // `dead`'s pid is gone; `stale` has not renewed its lease for longer than staleMs.
+      const r = await s.recoverOrphans(100_000, {
+        everyMs: 10_000,
+        staleMs: 60_000,
+        alive: (i) => i.id !== "dead",
+      });
+      expect(r.runs).toEqual([run.id]);
+      expect(r.steps).toEqual(
+        [
+          { id: local, index: 1 },
+          { id: inflight, index: 1 },
+          { id: staleOne, index: 1 },
+          { id: mixed, index: 2 },
+          { id: playing, index: 1 },
+        ].sort((a, b) => (a.id === b.id ? a.index - b.index : a.id < b.id ? -1 : 1)),
+      );
+      expect(r.ended.map((e) => [e.id, e.reason, e.error, e.at]).sort()).toEqual(
+        [
+          [local, "error", HOST_STOPPED_ERROR, 100_000],
+          [playing, "interrupted", INTERRUPTED_EPISODE_ERROR, 100_000],
+        ].sort(),
+      );
+      expect(await s.summary(local)).toMatchObject({ end_reason: "error", error: HOST_STOPPED_ERROR });
+      const i = (await s.get(inflight))!;
+      expect(i.steps[0]).toMatchObject({ ok: false, error: INTERRUPTED_STEP_ERROR, ended_at: null });
+      // Its session may live on a server that did not die: a client may still go on with it.
+      expect(i.end_reason).toBeNull();
+      expect((await s.summary(staleOne))?.end_reason).toBeNull();
+      expect((await s.summary(quiet))?.end_reason).toBeNull();
+      expect((await s.get(quiet))?.steps[0]?.ok).toBe(true);
+      expect((await s.get(mixed))?.steps.map((x) => x.ok)).toEqual([null, false]);
+      expect(await s.inflightElsewhere(mixed)).toEqual([]);
+      // This process's own episode, in flight, is untouched.
+      expect((await s.get(mine))?.steps[0]?.ok).toBeNull();
+      expect((await s.summary(mine))?.end_reason).toBeNull();
+      // The run: interrupted; the finished episode done once and for all, the one playing interrupted.
+      expect(await s.getRun(run.id)).toMatchObject({
+        status: "interrupted",
+        error: RUN_STOPPED_ERROR,
+        endedAt: 100_000,
+      });
+      expect((await s.runEpisodes(run.id)).map((e) => [e.taskIndex, e.status, e.reward, e.finished])).toEqual(
+        [
+          [0, "done", 0.5, true],
+          [1, "interrupted", null, null],
+          [2, "pending", null, null],
+        ],
+      );
+      expect(await s.pendingEpisodes(run.id)).toEqual([
+        { taskIndex: 1, repeat: 0 },
+        { taskIndex: 2, repeat: 0 },
+      ]);
+      expect(await s.summary(playing)).toMatchObject({ end_reason: "interrupted" });
+      expect((await s.getRun(mineRun.id))?.status).toBe("running");
+      // The dead are forgotten: recovering again changes nothing.
+      expect(
+        await s.recoverOrphans(100_001, { everyMs: 10_000, staleMs: 60_000, alive: () => false }),
+      ).toEqual({ ended: [], steps: [], runs: [] });
     });
   });
 }

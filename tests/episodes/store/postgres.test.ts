@@ -15,12 +15,14 @@ import {
   redactUrl,
 } from "@/lib/episodes/store/postgres-db";
 import { SCHEMA_VERSION } from "@/lib/episodes/store/postgres-schema";
+import { HOST_STOPPED_ERROR } from "@/lib/episodes/store/types";
 import { postgresServerPersistence } from "@/lib/registry/postgres-persistence";
 import { anyFreeLoopbackPort } from "../../../scripts/bench-proc";
 import { eventually } from "../../environments/helpers";
 import { postgresDatabase } from "../../support/postgres";
 import { tempDir } from "../helpers";
-import { describeTrajectoryStore } from "./conformance";
+import { describeTrajectoryStore, type OpenStore } from "./conformance";
+import { describeRunStore } from "./conformance-runs";
 
 const db = await postgresDatabase("store");
 const NO_RETENTION = { maxCount: 0, maxAgeDays: 0 };
@@ -37,10 +39,16 @@ describe.skipIf(!db.ok)("PostgreSQL store", () => {
     return r.url;
   };
 
-  describeTrajectoryStore("PostgreSQL", async (retention) => {
-    const store = openPostgresStore(openPostgresDatabase(await freshDatabase("conformance")), retention);
-    return { store };
-  });
+  const openConformance: OpenStore = async (retention) => {
+    const url = await freshDatabase("conformance");
+    return {
+      store: openPostgresStore(openPostgresDatabase(url), retention),
+      as: async (instance) =>
+        openPostgresStore(openPostgresDatabase(url, { replica: instance.id }), retention, instance),
+    };
+  };
+  describeTrajectoryStore("PostgreSQL", openConformance);
+  describeRunStore("PostgreSQL", openConformance);
 
   it("migrates once when replicas start together, and records the version", async () => {
     const shared = await freshDatabase("migrate");
@@ -69,28 +77,30 @@ describe.skipIf(!db.ok)("PostgreSQL store", () => {
     await expect(openPostgresStore(second).summary("x")).rejects.toThrow(/schema version 99/);
   });
 
-  it("ends the built-in host's running episodes of gone replicas only", async () => {
+  it("a replica that went away is found dead by its connections, before its lease is stale", async () => {
     const shared = await freshDatabase("replicas");
     const a = openPostgresDatabase(shared, { replica: "replicaA" });
     const b = openPostgresDatabase(shared, { replica: "replicaB" });
-    opened.push(a, b);
-    const storeA = openPostgresStore(a, NO_RETENTION);
-    const storeB = openPostgresStore(b, NO_RETENTION);
+    opened.push(b);
+    const storeA = openPostgresStore(a, NO_RETENTION, { id: "replicaA", pid: 1, host: "another machine" });
+    const storeB = openPostgresStore(b, NO_RETENTION, { id: "replicaB", pid: 2, host: "another machine" });
     const ofA = await storeA.create({ server: "local", sid: "a", env: "math", task: null, startedAt: 1 });
-    const ofB = await storeB.create({ server: "local", sid: "b", env: "math", task: null, startedAt: 1 });
     const remote = await storeA.create({ server: "py", sid: "c", env: "math", task: null, startedAt: 1 });
-    // B restarting: A is alive, so A's `local` episode is not B's to end.
-    expect(await storeB.endRunningOf("local", "error", 5, "restarted")).toEqual([ofB]);
-    expect(await storeB.endOrphanedOf("local", "error", 5, "gone")).toEqual([]);
-    // A goes away (its connections close): now its `local` episode is orphaned; `py`'s lives on.
+    const t0 = Date.now();
+    await storeA.beat(t0);
+    await storeB.beat(t0);
+    // Neither pid nor lease says A is gone (another machine; renewed a moment ago); its connections live.
+    const leases = { everyMs: 1_000, staleMs: 60_000, alive: () => true };
+    expect(await storeB.recoverOrphans(t0 + 2_000, leases)).toEqual({ ended: [], steps: [], runs: [] });
+    // A goes away (its connections close): once it missed a renewal, it is dead.
     await a.close();
     // (Its server processes leave pg_stat_activity a moment after the connections close.)
-    const orphans = await eventually(async () => {
-      const ended = await storeB.endOrphanedOf("local", "error", 6, "the replica stopped");
-      return ended.length ? ended : undefined;
+    const r = await eventually(async () => {
+      const got = await storeB.recoverOrphans(t0 + 2_000, leases);
+      return got.ended.length ? got : undefined;
     });
-    expect(orphans).toEqual([ofA]);
-    expect(await storeB.summary(ofA)).toMatchObject({ end_reason: "error", error: "the replica stopped" });
+    expect(r.ended).toEqual([{ id: ofA, reason: "error", error: HOST_STOPPED_ERROR, at: t0 + 2_000 }]);
+    expect(await storeB.summary(ofA)).toMatchObject({ end_reason: "error", error: HOST_STOPPED_ERROR });
     expect((await storeB.summary(remote))?.end_reason).toBeNull();
   });
 

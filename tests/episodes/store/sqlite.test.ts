@@ -6,16 +6,22 @@ import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { MIGRATIONS, migrate, openDb, SCHEMA_VERSION, schemaVersion } from "@/lib/episodes/store/db";
 import { openStore } from "@/lib/episodes/store/sqlite";
+import { INTERRUPTED_STEP_ERROR } from "@/lib/episodes/store/types";
 import { tempDir } from "../helpers";
-import { describeTrajectoryStore } from "./conformance";
+import { describeTrajectoryStore, type OpenStore } from "./conformance";
+import { describeRunStore } from "./conformance-runs";
 
-describeTrajectoryStore("SQLite", async (retention) => {
+const openSqlite: OpenStore = async (retention) => {
   const dir = tempDir();
   return {
     store: openStore({ dir, retention }),
+    as: async (instance) => openStore({ dir, retention, instance }),
     cleanup: () => fs.rmSync(dir, { recursive: true, force: true }),
   };
-});
+};
+
+describeTrajectoryStore("SQLite", openSqlite);
+describeRunStore("SQLite", openSqlite);
 
 describe("SQLite file", () => {
   it("creates the data dir and the file on first use, in WAL mode", async () => {
@@ -55,5 +61,28 @@ describe("SQLite file", () => {
     db.prepare("UPDATE schema_version SET version = 99").run();
     db.close();
     expect(() => openDb(file)).toThrow(/schema version 99/);
+  });
+
+  it("episodes recorded before instances existed (an older file) are recovered as a dead process's", async () => {
+    const file = path.join(tempDir(), "legacy.sqlite");
+    const db = new Database(file);
+    migrate(db, MIGRATIONS.slice(0, 6));
+    const insert = db.prepare(
+      "INSERT INTO trajectories (id, server, sid, task_label, started_at, last_activity_at) VALUES (?, ?, ?, 'unknown', 1, 1)",
+    );
+    insert.run("onLocal", "local", "l");
+    insert.run("onPy", "py", "p");
+    db.prepare(
+      `INSERT INTO steps (trajectory_id, idx, tool, input_json, started_at, blocks_json, events_json)
+       VALUES ('onPy', 1, 'wait', '{}', 1, '[]', '[]')`,
+    ).run();
+    db.close();
+    const s = openStore({ file, retention: { maxCount: 0, maxAgeDays: 0 } });
+    const r = await s.recoverOrphans(10, { everyMs: 5_000, staleMs: 60_000, alive: () => true });
+    expect(r.ended.map((e) => [e.id, e.reason])).toEqual([["onLocal", "error"]]);
+    expect(r.steps).toEqual([{ id: "onPy", index: 1 }]);
+    expect((await s.get("onPy"))?.steps[0]).toMatchObject({ ok: false, error: INTERRUPTED_STEP_ERROR });
+    expect((await s.summary("onPy"))?.end_reason).toBeNull();
+    await s.close();
   });
 });

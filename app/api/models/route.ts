@@ -1,0 +1,11 @@
+// GET /api/models: the model endpoints the app may call (PLAYGROUND_MODELS): names and base URLs,
+// whether a key is configured — never a key (docs/runs.md "Model endpoints").
+import { noStore } from "@/lib/episodes/http";
+import { getPlayground } from "@/lib/playground";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export function GET() {
+  return Response.json({ items: getPlayground().models.list() }, { headers: noStore });
+}

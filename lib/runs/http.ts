@@ -1,0 +1,256 @@
+// The runs' HTTP API (docs/runs.md "HTTP API"), as functions the thin route handlers under
+// app/api/runs/ call: request bodies checked with zod, errors as `{detail}` with their status, the
+// run's progress as SSE, exports streamed line by line. JSON in camelCase.
+import "server-only";
+import { z } from "zod";
+import { BodyError, jsonError, noStore, readJsonObject } from "@/lib/episodes/http";
+import type { LiveFeeds } from "@/lib/episodes/live";
+import type { Trajectory } from "@/lib/episodes/schema";
+import { type PlaygroundStore, RUN_STATUSES, type RunRecord } from "@/lib/episodes/store/types";
+import { describeZodError, formatSseComment, formatSseEvent } from "@/lib/ors/protocol";
+import { isRunError, RunError } from "./errors";
+import type { RunEvent, RunEvents } from "./events";
+import type { RunExecutor } from "./executor";
+import { EXPORT_FORMATS, type ExportFormat, exportLine } from "./exports";
+import { runRequestSchema } from "./spec";
+import { compareRuns } from "./stats";
+import { buildSummary, HISTOGRAM_BINS, type RunSummary, runConfigOf } from "./summary";
+
+export interface RunsApiDeps {
+  store: PlaygroundStore;
+  runs: RunExecutor;
+  runEvents: RunEvents;
+  live?: LiveFeeds;
+}
+
+/** Answers `fn`'s result as JSON, or its RunError / BodyError as `{detail}`. */
+export async function answer(fn: () => Promise<unknown>, status = 200): Promise<Response> {
+  try {
+    return Response.json(await fn(), { status, headers: noStore });
+  } catch (err) {
+    if (isRunError(err) || err instanceof BodyError) return jsonError(err.status, err.detail);
+    throw err;
+  }
+}
+
+/** Parses a JSON body with a schema: a 400 RunError naming what is wrong. */
+export async function bodyOf<T>(req: Request, schema: z.ZodType<T>): Promise<T> {
+  const raw = await readJsonObject(req, 1024 * 1024);
+  const r = schema.safeParse(raw);
+  if (!r.success) throw new RunError(400, describeZodError(r.error));
+  return r.data;
+}
+
+async function runOf(store: PlaygroundStore, id: string): Promise<RunRecord> {
+  const run = await store.getRun(id);
+  if (!run) throw new RunError(404, `no run with id "${id}"`);
+  return run;
+}
+
+/** The summary of a run, with its progress (rate, time left) while it plays. */
+export async function runSummary(
+  d: RunsApiDeps,
+  id: string,
+): Promise<RunSummary & { rate: number | null; etaMs: number | null }> {
+  const run = await runOf(d.store, id);
+  const config = runConfigOf(run);
+  const summary = buildSummary(
+    run,
+    await d.store.runAggregates(id, { successAt: config.successAt, histogramBins: HISTOGRAM_BINS }),
+  );
+  const p = run.status === "running" ? await d.runs.progress(id) : null;
+  return { ...summary, rate: p?.rate ?? null, etaMs: p?.etaMs ?? null };
+}
+
+const listQuery = z.strictObject({
+  server: z.string().optional(),
+  env: z.string().optional(),
+  status: z.enum(RUN_STATUSES).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  offset: z.coerce.number().int().min(0).optional(),
+});
+
+/** `GET /api/runs`: runs, newest first, each with its episodes' counts. */
+export async function listRuns(d: RunsApiDeps, url: URL) {
+  const q = listQuery.safeParse(Object.fromEntries([...url.searchParams].filter(([, v]) => v !== "")));
+  if (!q.success) throw new RunError(400, describeZodError(q.error));
+  const { items, total } = await d.store.listRuns(q.data);
+  return {
+    total,
+    items: await Promise.all(
+      items.map(async (r) => {
+        const { counts } = await d.store.runProgress(r.id, Date.now());
+        const c = runConfigOf(r);
+        return {
+          id: r.id,
+          status: r.status,
+          server: r.server,
+          env: r.env,
+          split: r.split,
+          policy: c.policy,
+          policyLabel: c.policyLabel,
+          repeats: r.repeats,
+          episodes: r.episodes,
+          createdAt: r.createdAt,
+          startedAt: r.startedAt,
+          endedAt: r.endedAt,
+          error: r.error,
+          completed: counts.done,
+          errored: counts.errored,
+          running: counts.running,
+          pending: counts.pending + counts.cancelled + counts.interrupted,
+        };
+      }),
+    ),
+  };
+}
+
+/** `POST /api/runs`: a run started from the request's body → `{id, status}`. */
+export async function startRun(d: RunsApiDeps, req: Request) {
+  const request = await bodyOf(req, runRequestSchema);
+  const run = await d.runs.start(request);
+  return { id: run.id, status: run.status };
+}
+
+/** `GET /api/runs/compare?a=&b=`: two runs task by task, paired. */
+export async function compare(d: RunsApiDeps, url: URL) {
+  const a = url.searchParams.get("a");
+  const b = url.searchParams.get("b");
+  if (!a || !b) throw new RunError(400, "give the two runs to compare: ?a=<run id>&b=<run id>");
+  const [ra, rb] = await Promise.all([runSummary(d, a), runSummary(d, b)]);
+  const c = compareRuns(ra.tasks, rb.tasks);
+  const head = (s: RunSummary) => ({
+    id: s.id,
+    status: s.status,
+    server: s.server,
+    env: s.env,
+    split: s.split,
+    policyLabel: s.policyLabel,
+    successRate: s.successRate,
+    meanReward: s.meanReward,
+  });
+  return { a: head(ra), b: head(rb), ...c };
+}
+
+const TERMINAL = new Set(["done", "cancelled", "interrupted", "failed"]);
+
+/**
+ * `GET /api/runs/{id}/events`: SSE of the run's progress — `progress` first, then `progress`,
+ * `episode` and `status` events as they happen — until the run stops. A run another process plays
+ * (the CLI) is followed by reading its progress from the store every second.
+ */
+export async function runEventsResponse(d: RunsApiDeps, req: Request, id: string): Promise<Response> {
+  const run = await d.store.getRun(id);
+  if (!run) return jsonError(404, `no run with id "${id}"`);
+  const encoder = new TextEncoder();
+  let cleanup = () => {};
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        let closed = false;
+        const send = (event: string, data: unknown) => {
+          if (closed) return;
+          // A reader that stopped reading is dropped, not buffered for (4 MB queued).
+          if ((controller.desiredSize ?? 0) < -4 * 1024 * 1024) return cleanup();
+          controller.enqueue(encoder.encode(formatSseEvent(event, JSON.stringify(data))));
+        };
+        let last = "";
+        /** Sends the progress now (when it changed) and closes once the run has stopped. */
+        const snapshot = async () => {
+          const p = await d.runs.progress(id);
+          if (!p) return cleanup();
+          const key = JSON.stringify(p);
+          if (key !== last) send("progress", { type: "progress", runId: id, at: Date.now(), ...p });
+          last = key;
+          if (TERMINAL.has(p.status) && !d.runs.isActive(id)) cleanup();
+        };
+        const unsubscribe = d.runEvents.subscribe(id, (e: RunEvent) => {
+          send(e.type, e);
+          if (e.type === "progress")
+            last = JSON.stringify({ ...e, type: undefined, runId: undefined, at: undefined });
+          if (e.type === "status" && TERMINAL.has(e.status)) void snapshot();
+        });
+        // A run played elsewhere (the CLI, another replica) sends nothing here: its store is read.
+        const poll = setInterval(() => {
+          if (!d.runs.isActive(id)) void snapshot().catch(() => cleanup());
+        }, 1000);
+        const ping = setInterval(() => {
+          if (!closed) controller.enqueue(encoder.encode(formatSseComment("ping")));
+        }, 15_000);
+        poll.unref?.();
+        ping.unref?.();
+        cleanup = () => {
+          if (closed) return;
+          closed = true;
+          unsubscribe();
+          clearInterval(poll);
+          clearInterval(ping);
+          try {
+            controller.close();
+          } catch {
+            // closed by the client
+          }
+        };
+        req.signal.addEventListener("abort", () => cleanup(), { once: true });
+        void snapshot().catch(() => cleanup());
+      },
+      cancel() {
+        cleanup();
+      },
+    },
+    { highWaterMark: 0, size: (chunk) => chunk.byteLength },
+  );
+  return new Response(body, {
+    headers: {
+      "Content-Type": "text/event-stream; charset=utf-8",
+      "Cache-Control": "no-cache, no-transform",
+      "X-Accel-Buffering": "no",
+    },
+  });
+}
+
+/** The format asked by `?format=` (default `jsonl`, the trajectory format); a 400 RunError otherwise. */
+export function exportFormatOf(url: URL, fallback: ExportFormat = "jsonl"): ExportFormat {
+  const f = url.searchParams.get("format") ?? fallback;
+  if (!(EXPORT_FORMATS as readonly string[]).includes(f))
+    throw new RunError(400, `format: expected one of ${EXPORT_FORMATS.join(", ")}, got ${JSON.stringify(f)}`);
+  return f as ExportFormat;
+}
+
+/** Streams trajectories as an export, one line each, never holding more than one in memory. */
+export function exportResponse(
+  trajectories: AsyncIterable<Trajectory>,
+  format: ExportFormat,
+  filename: string,
+  agent?: { version?: string },
+): Response {
+  const it = trajectories[Symbol.asyncIterator]();
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await it.next();
+      if (next.done) controller.close();
+      else controller.enqueue(encoder.encode(exportLine(next.value, format, agent)));
+    },
+    async cancel() {
+      await it.return?.(undefined);
+    },
+  });
+  return new Response(body, {
+    headers: {
+      ...noStore,
+      "Content-Type": "application/x-ndjson; charset=utf-8",
+      "Content-Disposition": `attachment; filename="${filename}.${format === "atif" ? "atif.jsonl" : "jsonl"}"`,
+    },
+  });
+}
+
+/** A run's episodes' trajectories (the last attempt of each task and repeat), task by task. */
+export async function* runTrajectories(store: PlaygroundStore, id: string): AsyncGenerator<Trajectory> {
+  await runOf(store, id);
+  for (const e of await store.runEpisodes(id)) {
+    if (!e.trajectoryId) continue;
+    const t = await store.get(e.trajectoryId);
+    if (t) yield t;
+  }
+}

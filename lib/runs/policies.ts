@@ -1,0 +1,105 @@
+// A run's policy from what was asked (docs/runs.md "Policies"): the model policy on a configured
+// endpoint (or the CLI's URL), the random policy with its seed, a replay of a recorded run or
+// trajectory, the author's script module. Every refusal is a RunError saying what to fix.
+import "server-only";
+import path from "node:path";
+import type { Trajectory } from "@/lib/episodes/schema";
+import type { PlaygroundStore, RunEpisode } from "@/lib/episodes/store/types";
+import { RunError } from "./errors";
+import { createModelClient, createModelPolicy } from "./model-policy";
+import { adHocEndpoint, type ModelEndpoint, ModelEndpointError, type ModelRegistry } from "./models";
+import { type Policy, PolicyError } from "./policy";
+import { createRandomPolicy } from "./random-policy";
+import { createReplayPolicy, type ReplaySource } from "./replay-policy";
+import { loadScriptPolicy } from "./script-policy";
+import type { RunPolicy } from "./spec";
+
+export interface PolicyDeps {
+  store: PlaygroundStore;
+  models: ModelRegistry;
+  /** Where a script module's path is resolved from. */
+  cwd: string;
+  /** Folders a script module must be in (null: anywhere, the CLI's own command line). */
+  scriptRoots: readonly string[] | null;
+}
+
+/** The run's default seed of the random policy when none is given. */
+export const DEFAULT_RANDOM_SEED = 1;
+
+function endpointOf(spec: Extract<RunPolicy, { kind: "model" }>, models: ModelRegistry): ModelEndpoint {
+  if (spec.endpoint === "cli" && "baseUrl" in spec) return adHocEndpoint(spec.baseUrl, spec.apiKeyEnv);
+  try {
+    return models.get(spec.endpoint);
+  } catch (err) {
+    if (err instanceof ModelEndpointError)
+      throw new RunError(err.status === 404 ? 400 : err.status, err.message);
+    throw err;
+  }
+}
+
+/** The recorded episodes a replay plays: a run's (its repeats cycled when it had fewer) or one trajectory. */
+export async function replaySource(
+  spec: Extract<RunPolicy, { kind: "replay" }>,
+  store: PlaygroundStore,
+): Promise<ReplaySource & { tasks: number[] }> {
+  if (spec.trajectory !== undefined) {
+    const t = await store.get(spec.trajectory);
+    if (!t) throw new RunError(404, `no trajectory with id "${spec.trajectory}" to replay`);
+    const tasks = t.task && "index" in t.task ? [t.task.index] : [];
+    return { label: `trajectory ${t.id}`, tasks, episode: async () => t };
+  }
+  const run = await store.getRun(spec.run!);
+  if (!run) throw new RunError(404, `no run with id "${spec.run}" to replay`);
+  let episodes: Map<string, RunEpisode> | null = null;
+  const all = await store.runEpisodes(run.id);
+  const tasks = [...new Set(all.map((e) => e.taskIndex))];
+  return {
+    label: `run ${run.id}`,
+    tasks,
+    async episode(taskIndex, repeat): Promise<Trajectory | null> {
+      episodes ??= new Map(all.map((e) => [`${e.taskIndex}/${e.repeat}`, e]));
+      const e = episodes.get(`${taskIndex}/${repeat % run.repeats}`);
+      return e?.trajectoryId ? store.get(e.trajectoryId) : null;
+    },
+  };
+}
+
+/** Whether `file` is inside one of `roots`. */
+function inside(file: string, roots: readonly string[]): boolean {
+  return roots.some((r) => {
+    const rel = path.relative(path.resolve(r), file);
+    return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
+  });
+}
+
+export async function policyFromSpec(spec: RunPolicy, deps: PolicyDeps): Promise<Policy> {
+  switch (spec.kind) {
+    case "model": {
+      const { kind: _k, endpoint: _e, maxTurns: _m, ...settings } = spec as RunPolicy & { kind: "model" };
+      const {
+        baseUrl: _b,
+        apiKeyEnv: _a,
+        ...rest
+      } = settings as typeof settings & { baseUrl?: string; apiKeyEnv?: string };
+      return createModelPolicy(createModelClient(deps.models, endpointOf(spec, deps.models), rest));
+    }
+    case "random":
+      return createRandomPolicy(spec.seed ?? DEFAULT_RANDOM_SEED);
+    case "replay":
+      return createReplayPolicy(await replaySource(spec, deps.store));
+    case "script": {
+      const file = path.resolve(deps.cwd, spec.module);
+      if (deps.scriptRoots && !inside(file, deps.scriptRoots))
+        throw new RunError(
+          403,
+          `refused: the script module ${spec.module} is outside the folders scripts may run from (${deps.scriptRoots.join(", ")}; PLAYGROUND_SCRIPT_ROOTS adds folders)`,
+        );
+      try {
+        return await loadScriptPolicy(file, deps.cwd);
+      } catch (err) {
+        if (err instanceof PolicyError) throw new RunError(400, err.message);
+        throw err;
+      }
+    }
+  }
+}
