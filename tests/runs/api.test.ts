@@ -188,7 +188,9 @@ describe("POST /api/runs and GET /api/runs/{id}", () => {
     );
     const list = await json(call("runs", "GET", "/api/runs?env=math"));
     expect(list.body.items).toEqual(
-      expect.arrayContaining([expect.objectContaining({ id, status: "done", completed: 20 })]),
+      expect.arrayContaining([
+        expect.objectContaining({ id, status: "done", completed: 20, successRate: 0.8 }),
+      ]),
     );
     const traj = await json(call("trajectories", "GET", `/api/trajectories?run=${id}&limit=100`));
     expect(traj.body.total).toBe(20);
