@@ -14,6 +14,9 @@ export const RUN_STATUS_LABEL: Record<RunStatus, string> = {
   failed: "Failed",
 };
 
+/** Every run status, in the order a run goes through them (the store's list, read without its module). */
+export const RUN_STATUS_ORDER = Object.keys(RUN_STATUS_LABEL) as RunStatus[];
+
 /** A share as a percentage: `0.8125` → `81.3%`; whole numbers without decimals (`100%`). */
 export function formatPercent(x: number | null | undefined, digits = 1): string {
   if (x === null || x === undefined || !Number.isFinite(x)) return NONE;
