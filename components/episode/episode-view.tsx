@@ -11,6 +11,7 @@ import { EpisodeStoreProvider, selectEndReason, useEpisodeStore } from "@/lib/ui
 import { useEpisodeFeed, useKeepAlive } from "@/lib/ui/use-episode";
 import { useToolCall } from "@/lib/ui/use-tool-call";
 import { EpisodePanel } from "./episode-panel";
+import { ModelControlsPanel } from "./model-controls";
 import { PromptCard } from "./prompt-card";
 import { StepList } from "./step-list";
 import { ToolPanel } from "./tool-panel";
@@ -61,6 +62,7 @@ function EpisodeScreen({ keepAliveIdleMs }: { keepAliveIdleMs: number }) {
         ) : (
           <SkeletonBlock label="Opening the episode" lines={4} />
         )}
+        {status === "ready" && <ModelControlsPanel caller={caller} />}
         <ToolPanel caller={caller} />
       </aside>
     </div>
