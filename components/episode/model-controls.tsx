@@ -94,19 +94,21 @@ export function ModelControlsPanel({ caller }: { caller: ToolCaller }) {
   const ended = end !== null;
   const idle = m.activity === "idle" && !m.playing;
   const canAct = !ended && idle && !busy && !!endpoint && !!remembered.model.trim() && turnsOk;
-  const status = ended
-    ? m.playing || m.proposal
-      ? ""
-      : "The episode has ended."
-    : m.activity === "thinking"
-      ? "The model is thinking…"
+  const doing =
+    m.activity === "thinking"
+      ? "the model is thinking…"
       : m.activity === "sending"
-        ? "Sending the model's call…"
-        : m.playing
-          ? m.pausing
-            ? "Pausing after this call…"
-            : `Playing: turn ${m.playedTurns} of at most ${turnsOk ? turns : DEFAULT_MAX_TURNS}`
-          : "";
+        ? "sending its call…"
+        : "";
+  const status = m.playing
+    ? m.pausing
+      ? "Pausing after this call…"
+      : `Playing: turn ${m.playedTurns} of at most ${turnsOk ? turns : DEFAULT_MAX_TURNS}${doing ? ` · ${doing}` : ""}`
+    : doing
+      ? doing.charAt(0).toUpperCase() + doing.slice(1)
+      : ended && !m.proposal
+        ? "The episode has ended."
+        : "";
 
   return (
     <Card>

@@ -28,12 +28,20 @@ export interface RunsApiDeps {
   live?: LiveFeeds;
 }
 
-/** Answers `fn`'s result as JSON, or its RunError / BodyError as `{detail}`. */
-export async function answer(fn: () => Promise<unknown>, status = 200): Promise<Response> {
+/**
+ * Answers `fn`'s result as JSON, or its RunError / BodyError as `{detail}`. With the request's
+ * `signal`: a request its client gave up on (a paused model turn) ends quietly, not as an error.
+ */
+export async function answer(
+  fn: () => Promise<unknown>,
+  status = 200,
+  signal?: AbortSignal,
+): Promise<Response> {
   try {
     return Response.json(await fn(), { status, headers: noStore });
   } catch (err) {
     if (isRunError(err) || err instanceof BodyError) return jsonError(err.status, err.detail);
+    if (signal?.aborted) return new Response(null, { status: 499 });
     throw err;
   }
 }

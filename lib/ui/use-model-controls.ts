@@ -291,10 +291,11 @@ export function useModelControls(caller: ToolCaller, settings: ModelSettings): M
         }
         if (finished) break;
       }
-      if (pauseRef.current) setNotice((n) => n ?? "Paused.");
     } catch (err) {
       fail(err);
     } finally {
+      // Paused (by the button, or by a call made by hand, which says so itself).
+      if (pauseRef.current) setNotice((n) => n ?? "Paused.");
       setPlaying(false);
       setPausing(false);
       pauseRef.current = false;

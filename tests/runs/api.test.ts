@@ -464,4 +464,29 @@ describe("model endpoints and a model at the controls of a live episode", () => 
       ),
     ).toMatchObject({ status: 404 });
   });
+
+  it("a model turn its client gave up on (a paused Play) ends quietly, without an error", async () => {
+    const ors = pg.clientFor("local");
+    const { sid } = await ors.createSession();
+    await ors.create(sid, { env_name: "guess", split: "train", index: 4 });
+    await ors.prompt("guess", sid);
+    await pg.recorder.idle();
+    const t = (await pg.store.findRunning("local", sid))!;
+    await model.delay(2000);
+    try {
+      const gone = new AbortController();
+      const req = new Request(`http://app.test/api/trajectories/${t.id}/model-turn`, {
+        method: "POST",
+        body: JSON.stringify({ endpoint: "fix", model: "oracle" }),
+        headers: { "content-type": "application/json" },
+        signal: gone.signal,
+      });
+      const pending = routes.modelTurn!.POST!(req, { params: Promise.resolve({ id: t.id }) });
+      setTimeout(() => gone.abort(), 200);
+      expect((await pending).status).toBe(499);
+    } finally {
+      await model.delay(0);
+      await ors.delete(sid);
+    }
+  });
 });
