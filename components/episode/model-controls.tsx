@@ -266,6 +266,11 @@ function ProposalView({
           </Button>
         )}
       </header>
+      {proposal.calls.some((c) => c.state === "pending") && !controls.playing && (
+        <p className="text-xs text-zinc-500">
+          Not sent yet: call it as proposed, edit its input first, or reject it — or call a tool yourself.
+        </p>
+      )}
       {proposal.message ? (
         <blockquote className="whitespace-pre-wrap break-words border-l-2 border-violet-300 pl-2 text-sm dark:border-violet-700">
           {proposal.message}

@@ -13,9 +13,13 @@ export function ModelsPanel() {
     <Card>
       <CardHeader>
         <CardTitle id="models-heading">Model endpoints</CardTitle>
-        <span className="text-xs text-zinc-500">OpenAI-compatible, from PLAYGROUND_MODELS</span>
+        <span className="text-xs text-zinc-500">PLAYGROUND_MODELS</span>
       </CardHeader>
-      <CardBody>
+      <CardBody className="space-y-2">
+        <p className="text-xs text-zinc-500">
+          OpenAI-compatible Chat Completions endpoints a run or the episode page may call. Keys stay on the
+          server.
+        </p>
         {models.isPending ? (
           <SkeletonBlock label="Loading model endpoints" lines={2} />
         ) : models.isError ? (

@@ -22,15 +22,18 @@ function Figure({
   children,
   sub,
   big,
+  wide,
 }: {
   term: string;
   children: ReactNode;
   sub?: ReactNode;
   big?: boolean;
+  /** Two columns (four values). */
+  wide?: boolean;
 }) {
   const id = useId();
   return (
-    <div className="min-w-0">
+    <div className={cn("min-w-0", wide && "col-span-2")}>
       <dt id={id} className="text-[11px] font-medium uppercase tracking-wide text-zinc-500">
         {term}
       </dt>
@@ -117,10 +120,10 @@ export function RunSummaryCard({ s }: { s: RunSummaryResponse }) {
                 : "—"}
             </Figure>
           )}
-          <Figure term="Turns" sub="p50 · p90 · p99 · max">
+          <Figure term="Turns" sub="p50 · p90 · p99 · max" wide>
             {percentiles(s.turns, (n) => String(n))}
           </Figure>
-          <Figure term="Duration" sub="p50 · p90 · p99 · max">
+          <Figure term="Duration" sub="p50 · p90 · p99 · max" wide>
             {percentiles(s.durationMs, formatDuration)}
           </Figure>
         </dl>

@@ -7,8 +7,8 @@ import { runHref } from "@/lib/ui/run-queries";
 
 export function RunTagLink({ run }: { run: RunTag }) {
   return (
-    <span className="inline-flex items-center gap-1">
-      <ListChecks aria-hidden="true" className="size-3.5" />
+    <span>
+      <ListChecks aria-hidden="true" className="mr-1 inline size-3.5 align-[-2px]" />
       part of{" "}
       <Link
         href={runHref(run.id, run.task_index)}

@@ -59,7 +59,7 @@ export function RunView({ id, task }: { id: string; task: number | null }) {
 }
 
 function Loaded({ s, task }: { s: RunSummaryResponse; task: number | null }) {
-  const live = useRunProgress(s.id, isRunActive(s.status));
+  const live = useRunProgress(s.id, isRunActive(s.status), s.episodes);
   // The stream's figures while it plays; the summary's once it stopped.
   const p: RunProgress = live.progress ?? {
     status: s.status,

@@ -75,7 +75,7 @@ export function RunsList() {
       <div className="grid gap-5 xl:grid-cols-[minmax(0,1fr)_22rem]">
         <section aria-label="Run list" className="min-w-0 space-y-2">
           <div className="flex flex-wrap items-end gap-3">
-            <div className="space-y-1">
+            <div className="flex flex-col gap-1">
               <Label htmlFor="runs-status">Status</Label>
               <select
                 id="runs-status"

@@ -53,14 +53,24 @@ export function runsQuery(f: RunListFilter = {}) {
   });
 }
 
-/** A run's summary. While it plays, it is read again every few seconds (the counters come live from its events). */
+/**
+ * How often a playing run's summary is read again: its size in ms (a 10,000-episode run's summary
+ * is a megabyte and a few hundred ms of the server's time), between 1.5 and 15 s. The counters,
+ * rate and time left come live from its events meanwhile (lib/ui/use-run-progress.ts).
+ */
+export function summaryRefreshMs(episodes: number): number {
+  return Math.min(15_000, Math.max(1_500, episodes));
+}
+
+/** A run's summary, read again while it plays (see summaryRefreshMs). */
 export function runQuery(id: string) {
   return queryOptions({
     queryKey: runKeys.one(id),
     queryFn: async ({ signal }) =>
       apiJson<RunSummaryResponse>(await fetch(`/api/runs/${encodeURIComponent(id)}`, { signal })),
     staleTime: 1_000,
-    refetchInterval: (q) => (isRunActive(q.state.data?.status) ? 3_000 : false),
+    refetchInterval: (q) =>
+      isRunActive(q.state.data?.status) ? summaryRefreshMs(q.state.data?.episodes ?? 0) * 2 : false,
   });
 }
 

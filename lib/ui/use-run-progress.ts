@@ -1,16 +1,15 @@
 // A run's live progress, read from `GET /api/runs/{id}/events` (SSE: progress, episode, status)
 // while it plays: the counters, rate and time left as they change, kept in the hook's state (a
 // stream, not a cached resource). Ended episodes and status changes refresh the run's summary in
-// the query cache, at most every REFRESH_MS, so the results fill in as episodes end.
+// the query cache — ended episodes at most every summaryRefreshMs (longer for bigger runs), a
+// status change at once — so the results fill in as episodes end.
 "use client";
 
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import type { RunStatus } from "@/lib/episodes/store/types";
 import type { RunEvent, RunProgress } from "@/lib/runs/events";
-import { FINAL_RUN_STATUSES, runKeys } from "./run-queries";
-
-const REFRESH_MS = 1_500;
+import { FINAL_RUN_STATUSES, runKeys, summaryRefreshMs } from "./run-queries";
 
 export interface LiveRunProgress {
   /** The newest progress the stream sent (null before the first). */
@@ -23,7 +22,7 @@ export interface LiveRunProgress {
  * Follows a run's events while `active` (queued or running). The stream closes when the run
  * stops (the server ends it; the browser is kept from reconnecting) or when `active` turns false.
  */
-export function useRunProgress(id: string, active: boolean): LiveRunProgress {
+export function useRunProgress(id: string, active: boolean, episodes: number): LiveRunProgress {
   const qc = useQueryClient();
   const [progress, setProgress] = useState<RunProgress | null>(null);
   const [connected, setConnected] = useState(false);
@@ -36,7 +35,7 @@ export function useRunProgress(id: string, active: boolean): LiveRunProgress {
     let refreshTimer: ReturnType<typeof setTimeout> | undefined;
     const refresh = (now: boolean) => {
       if (refreshTimer) return;
-      const wait = now ? 0 : Math.max(0, lastRefresh.current + REFRESH_MS - Date.now());
+      const wait = now ? 0 : Math.max(0, lastRefresh.current + summaryRefreshMs(episodes) - Date.now());
       refreshTimer = setTimeout(() => {
         refreshTimer = undefined;
         lastRefresh.current = Date.now();
@@ -79,7 +78,7 @@ export function useRunProgress(id: string, active: boolean): LiveRunProgress {
       if (refreshTimer) clearTimeout(refreshTimer);
       stop();
     };
-  }, [id, active, qc]);
+  }, [id, active, episodes, qc]);
 
   return { progress, connected };
 }
