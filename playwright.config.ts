@@ -31,6 +31,8 @@ sendTokenWithNodeFetch(TOKEN);
 const SECOND_PORT = Number(process.env.E2E_SECOND_PORT ?? 8199);
 // The reference-shaped test server (tests/fixtures/reference-server), known to the app as `py`.
 const REFERENCE_PORT = Number(process.env.E2E_REFERENCE_PORT ?? 8198);
+// The OpenAI-compatible model fixture (tests/fixtures/model-server), the app's model endpoint `fixture`.
+const MODEL_PORT = Number(process.env.E2E_MODEL_PORT ?? 8197);
 // The same build once more with ORS_FAST_PATH=0: /api/ors through Next's route handler and rewrites.
 const ROUTE_PORT = Number(process.env.E2E_ROUTE_PORT ?? PORT + 1);
 const DATA_DIR = process.env.E2E_DATA_DIR ?? `.data/e2e-${PORT}`;
@@ -97,9 +99,19 @@ export default defineConfig({
       // Short keep-alive pings, as for the local host below.
       env: { REF_PING_MS: "1000", REF_EXTRA_FIELDS: "all" },
     },
+    {
+      command: `node --import tsx tests/fixtures/model-server/main.ts --port ${MODEL_PORT} --host 127.0.0.1`,
+      url: `http://127.0.0.1:${MODEL_PORT}/v1/models`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      stdout: "ignore",
+      stderr: "pipe",
+    },
     nextStart(PORT, {
       PLAYGROUND_TOKEN: TOKEN,
       PLAYGROUND_DATA_DIR: DATA_DIR,
+      PLAYGROUND_MODELS: `fixture=http://127.0.0.1:${MODEL_PORT}/v1`,
+      PLAYGROUND_MODEL_API_KEY_FIXTURE: "e2e-fixture-key",
       ORS_SERVERS: `second=http://127.0.0.1:${SECOND_PORT},py=http://127.0.0.1:${REFERENCE_PORT}`,
       // Short SSE keep-alive pings so the episode e2e sees them within a few seconds.
       ORS_PING_INTERVAL_MS: "1000",

@@ -161,6 +161,29 @@ async function openEpisode(base: string, index = 0): Promise<Episode> {
   return { sid, headers };
 }
 
+/** A small finished run (random inputs on 5 math tasks) for the runs pages; its id. */
+async function finishedRun(base: string, seed: number): Promise<string> {
+  const r = await fetch(`${base}/api/runs`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      server: "local",
+      env: "math",
+      split: "test",
+      tasks: "0-4",
+      policy: { kind: "random", seed, maxTurns: 2 },
+    }),
+  });
+  if (r.status !== 201) throw new Error(`POST /api/runs answered ${r.status}: ${await r.text()}`);
+  const { id } = (await r.json()) as { id: string };
+  for (let i = 0; i < 300; i++) {
+    const s = (await (await fetch(`${base}/api/runs/${id}`)).json()) as { status: string };
+    if (s.status !== "running" && s.status !== "queued") return id;
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  throw new Error(`run ${id} did not finish within 30 s`);
+}
+
 async function closeEpisode(base: string, ep: Episode): Promise<void> {
   await fetch(`${base}/api/servers/local/delete`, { method: "POST", headers: ep.headers }).catch(() => {});
 }
@@ -479,6 +502,7 @@ async function main() {
     const a = await openEpisode(base, 0);
     const b = await openEpisode(base, 1);
     const ids = await trajectoryIds(base);
+    const runs = [await finishedRun(base, 1), await finishedRun(base, 2)];
     const routes = [
       "/",
       "/s/local",
@@ -490,6 +514,10 @@ async function main() {
       ids[0] ? `/trajectories/${ids[0]}` : "/trajectories/<none recorded>",
       ids[1] ? `/trajectories/compare?a=${ids[0]}&b=${ids[1]}` : "/trajectories/compare",
       "/live",
+      "/runs",
+      "/runs/new?server=local&env=math",
+      `/runs/${runs[0]}`,
+      `/runs/compare?a=${runs[0]}&b=${runs[1]}`,
     ];
     console.log("first-load JS …");
     for (const r of routes) {
@@ -531,6 +559,7 @@ function shortName(route: string): string {
   return route
     .replace(/\/episode\/[0-9a-f-]{36}/, "/episode/<sid>")
     .replace(/^\/trajectories\/(?!compare)[^/?]+/, "/trajectories/<id>")
+    .replace(/^\/runs\/(?!compare|new)[^/?]+/, "/runs/<id>")
     .replace(/=[A-Za-z0-9_-]{8,}/g, "=<id>");
 }
 

@@ -2,7 +2,7 @@
 
 // The environment page: a header with its splits, then two tabs kept in the URL — the tools with
 // their input schemas, and the task browser.
-import { FileJson, Play } from "lucide-react";
+import { FileJson, ListChecks, Play } from "lucide-react";
 import Link from "next/link";
 import { PageHeader } from "@/components/layout/page-header";
 import { TaskBrowser } from "@/components/tasks/task-browser";
@@ -11,6 +11,7 @@ import { buttonClasses } from "@/components/ui/button";
 import { Skeleton } from "@/components/ui/skeleton";
 import { TabPanel, Tabs } from "@/components/ui/tabs";
 import { useEnvironments, useNumTasks, useSplits, useTools } from "@/lib/ui/queries";
+import { newRunHref } from "@/lib/ui/run-queries";
 import { envHref, newEpisodeHref, serverHref } from "./links";
 import { ReloadErrorBanner } from "./reload-error-banner";
 import { ToolsPanel } from "./tools-panel";
@@ -97,6 +98,14 @@ export function EnvironmentView({ server, env }: { server: string; env: string }
         }
         actions={
           <>
+            <Link
+              href={newRunHref({ server, env, split: activeSplit })}
+              className={buttonClasses("secondary", "sm")}
+              title="A policy (a model, random inputs, a replay, a script) plays a whole split"
+            >
+              <ListChecks aria-hidden="true" />
+              Start a run
+            </Link>
             <Link href={newEpisodeHref(server, env)} className={buttonClasses("secondary", "sm")}>
               <FileJson aria-hidden="true" />
               Start with a custom task_spec

@@ -2,6 +2,7 @@
 // The episode view (/s/<server>/e/<env>/episode/<sid>): a view of the episode recorded on the
 // server, kept current by its live feed, so every tab, a reload and a second browser show the same
 // steps; composes the per-resource hooks (feed, tools, tool calls, keep-alive) around one store.
+import dynamic from "next/dynamic";
 import Link from "next/link";
 import { Suspense } from "react";
 import { ReloadErrorBanner } from "@/components/environments/reload-error-banner";
@@ -15,6 +16,11 @@ import { EpisodePanel } from "./episode-panel";
 import { PromptCard } from "./prompt-card";
 import { StepList } from "./step-list";
 import { ToolPanel } from "./tool-panel";
+
+// A model at the controls is an extra: its code loads after the page's own, as its own chunk.
+const ModelControlsPanel = dynamic(() => import("./model-controls").then((m) => m.ModelControlsPanel), {
+  ssr: false,
+});
 
 function EpisodeScreen({ keepAliveIdleMs }: { keepAliveIdleMs: number }) {
   useEpisodeFeed();
@@ -62,6 +68,7 @@ function EpisodeScreen({ keepAliveIdleMs }: { keepAliveIdleMs: number }) {
         ) : (
           <SkeletonBlock label="Opening the episode" lines={4} />
         )}
+        {status === "ready" && <ModelControlsPanel caller={caller} />}
         <ToolPanel caller={caller} />
       </aside>
     </div>

@@ -13,6 +13,7 @@ import { cn } from "@/lib/ui/cn";
 import type { LocalCall } from "@/lib/ui/episode-store";
 import { BlocksView, formatBytes } from "./blocks-view";
 import { MetadataView } from "./metadata-view";
+import { ModelStepNote } from "./model-step-note";
 import { RewardValue } from "./reward-value";
 import { formatSeconds, StreamLog } from "./stream-log";
 
@@ -145,6 +146,7 @@ export const StepCard = memo(function StepCard({
             Called after the episode had finished: kept in the record, not counted in its total reward.
           </p>
         )}
+        {step.agent && <ModelStepNote agent={step.agent} />}
         <div className="flex items-baseline gap-2 text-xs">
           <span className="shrink-0 font-medium text-zinc-500 dark:text-zinc-400">input</span>
           {inputText.length <= 160 ? (

@@ -22,6 +22,7 @@ export function TopBar() {
     },
     { href: "/trajectories", label: "Trajectories", active: pathname.startsWith("/trajectories") },
     { href: "/live", label: "Live", active: pathname.startsWith("/live") },
+    { href: "/runs", label: "Runs", active: pathname.startsWith("/runs") },
   ];
   return (
     <header className="sticky top-0 z-30 border-b border-zinc-200 bg-white/85 backdrop-blur dark:border-zinc-800 dark:bg-zinc-950/85">

@@ -3,6 +3,7 @@
 // latency, whether a replay found it different, and its raw SSE frames with timings.
 import { BlocksView } from "@/components/episode/blocks-view";
 import { MetadataView } from "@/components/episode/metadata-view";
+import { ModelStepNote } from "@/components/episode/model-step-note";
 import { RewardValue } from "@/components/episode/reward-value";
 import { TruncatedNote } from "@/components/episode/step-card";
 import { Badge } from "@/components/ui/badge";
@@ -63,6 +64,7 @@ export function StepDetail({ step, cumulative }: { step: TrajectoryStep; cumulat
           <dd className="font-mono">{fmtMs(elapsed)}</dd>
         </div>
       </dl>
+      {step.agent && <ModelStepNote agent={step.agent} />}
       <section aria-label="Action">
         <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-zinc-500">Action</h3>
         <JsonView value={step.input} label={`${step.tool} input`} maxHeight="16rem" />

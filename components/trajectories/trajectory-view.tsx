@@ -9,8 +9,10 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { BlocksView } from "@/components/episode/blocks-view";
+import { AgentEndNote } from "@/components/episode/model-step-note";
 import { RewardValue } from "@/components/episode/reward-value";
 import { PageContainer, PageHeader } from "@/components/layout/page-header";
+import { RunTagLink } from "@/components/runs/run-tag-link";
 import { Badge } from "@/components/ui/badge";
 import { Button, buttonClasses } from "@/components/ui/button";
 import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
@@ -152,6 +154,12 @@ function Loaded({ t, initialStep, feed }: { t: Trajectory; initialStep: number |
             <span className="font-mono">{t.sid ?? "—"}</span> · started {fmtTime(t.started_at)}
             {t.ended_at != null && ` · ran ${fmtMs(t.ended_at - t.started_at)}`}
             {running && feed === "live" && " · watching live"}
+            {t.run && (
+              <>
+                {" "}
+                · <RunTagLink run={t.run} />
+              </>
+            )}
             {t.origin?.from && (
               <>
                 {" "}
@@ -220,6 +228,11 @@ function Loaded({ t, initialStep, feed }: { t: Trajectory; initialStep: number |
         >
           {END_REASON_LABEL[t.end_reason ?? "running"]}: {t.error}
         </p>
+      )}
+      {t.agent_end && (
+        <div className="mb-3">
+          <AgentEndNote end={t.agent_end} />
+        </div>
       )}
       <div className="mb-4 grid gap-4 lg:grid-cols-[1fr_20rem]">
         <Card>

@@ -6,7 +6,12 @@ import { z } from "zod";
 import { BodyError, jsonError, noStore, readJsonObject } from "@/lib/episodes/http";
 import type { LiveFeeds } from "@/lib/episodes/live";
 import type { Trajectory } from "@/lib/episodes/schema";
-import { type PlaygroundStore, RUN_STATUSES, type RunRecord } from "@/lib/episodes/store/types";
+import {
+  type PlaygroundStore,
+  RUN_STATUSES,
+  type RunAggregates,
+  type RunRecord,
+} from "@/lib/episodes/store/types";
 import { describeZodError, formatSseComment, formatSseEvent } from "@/lib/ors/protocol";
 import { isRunError, RunError } from "./errors";
 import type { RunEvent, RunEvents } from "./events";
@@ -23,12 +28,20 @@ export interface RunsApiDeps {
   live?: LiveFeeds;
 }
 
-/** Answers `fn`'s result as JSON, or its RunError / BodyError as `{detail}`. */
-export async function answer(fn: () => Promise<unknown>, status = 200): Promise<Response> {
+/**
+ * Answers `fn`'s result as JSON, or its RunError / BodyError as `{detail}`. With the request's
+ * `signal`: a request its client gave up on (a paused model turn) ends quietly, not as an error.
+ */
+export async function answer(
+  fn: () => Promise<unknown>,
+  status = 200,
+  signal?: AbortSignal,
+): Promise<Response> {
   try {
     return Response.json(await fn(), { status, headers: noStore });
   } catch (err) {
     if (isRunError(err) || err instanceof BodyError) return jsonError(err.status, err.detail);
+    if (signal?.aborted) return new Response(null, { status: 499 });
     throw err;
   }
 }
@@ -70,7 +83,45 @@ const listQuery = z.strictObject({
   offset: z.coerce.number().int().min(0).optional(),
 });
 
-/** `GET /api/runs`: runs, newest first, each with its episodes' counts. */
+/** Statuses a run stops in (resume may start it again). */
+const TERMINAL = new Set(["done", "cancelled", "interrupted", "failed"]);
+
+/** A listed run's counts and success rate. */
+interface ListedStats {
+  counts: RunAggregates["counts"];
+  successRate: number | null;
+}
+
+/**
+ * The list's figures of runs that stopped, per store, which change only when a run plays again
+ * (its status and end time are in the key): a list of big runs is not recomputed at every poll.
+ */
+const stoppedStats = new WeakMap<PlaygroundStore, Map<string, ListedStats>>();
+const STOPPED_STATS_KEPT = 1000;
+
+async function listedStats(store: PlaygroundStore, r: RunRecord): Promise<ListedStats> {
+  const key = `${r.id}:${r.status}:${r.endedAt}`;
+  const stopped = TERMINAL.has(r.status);
+  let cache = stoppedStats.get(store);
+  const hit = stopped ? cache?.get(key) : undefined;
+  if (hit) return hit;
+  const a = await store.runAggregates(r.id, {
+    successAt: runConfigOf(r).successAt,
+    histogramBins: HISTOGRAM_BINS,
+  });
+  const stats = { counts: a.counts, successRate: a.counts.done ? a.successes / a.counts.done : null };
+  if (stopped) {
+    if (!cache) {
+      cache = new Map();
+      stoppedStats.set(store, cache);
+    }
+    if (cache.size >= STOPPED_STATS_KEPT) cache.delete(cache.keys().next().value!);
+    cache.set(key, stats);
+  }
+  return stats;
+}
+
+/** `GET /api/runs`: runs, newest first, each with its episodes' counts and success rate. */
 export async function listRuns(d: RunsApiDeps, url: URL) {
   const q = listQuery.safeParse(Object.fromEntries([...url.searchParams].filter(([, v]) => v !== "")));
   if (!q.success) throw new RunError(400, describeZodError(q.error));
@@ -79,7 +130,7 @@ export async function listRuns(d: RunsApiDeps, url: URL) {
     total,
     items: await Promise.all(
       items.map(async (r) => {
-        const { counts } = await d.store.runProgress(r.id, Date.now());
+        const { counts, successRate } = await listedStats(d.store, r);
         const c = runConfigOf(r);
         return {
           id: r.id,
@@ -99,6 +150,8 @@ export async function listRuns(d: RunsApiDeps, url: URL) {
           errored: counts.errored,
           running: counts.running,
           pending: counts.pending + counts.cancelled + counts.interrupted,
+          /** Completed episodes that succeeded, over the completed ones (null before any). */
+          successRate,
         };
       }),
     ),
@@ -132,7 +185,13 @@ export async function compare(d: RunsApiDeps, url: URL) {
   return { a: head(ra), b: head(rb), ...c };
 }
 
-const TERMINAL = new Set(["done", "cancelled", "interrupted", "failed"]);
+/** What `GET /api/runs` answers (the UI reads these types). */
+export type RunList = Awaited<ReturnType<typeof listRuns>>;
+export type RunListItem = RunList["items"][number];
+/** What `GET /api/runs/{id}` answers: the summary, with the progress while it plays. */
+export type RunSummaryResponse = Awaited<ReturnType<typeof runSummary>>;
+/** What `GET /api/runs/compare?a=&b=` answers. */
+export type RunComparison = Awaited<ReturnType<typeof compare>>;
 
 /**
  * `GET /api/runs/{id}/events`: SSE of the run's progress — `progress` first, then `progress`,

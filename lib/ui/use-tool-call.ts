@@ -15,6 +15,8 @@ import { errorMessage } from "./use-episode";
 
 /** The header naming this tab's call to the relay (lib/relay: CALL_ID_HEADER). */
 const CALL_ID_HEADER = "x-playground-call-id";
+/** Who chose the call, when a policy did (lib/episodes/annotations.ts: AGENT_HEADER). */
+const AGENT_HEADER = "x-playground-agent";
 const ABANDON = "abandoned";
 const UNMOUNT = "unmounted";
 
@@ -24,9 +26,14 @@ function newCallId(): string {
     : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`;
 }
 
+export interface CallOptions {
+  /** The `x-playground-agent` value of a call a model proposed (the model-turn API gives it). */
+  agent?: string;
+}
+
 export interface ToolCaller {
-  /** Calls a tool; resolves when this tab's stream of the call ends. */
-  call: (tool: string, input: JsonObject) => Promise<void>;
+  /** Calls a tool; resolves with this tab's id of the call when its stream ends. */
+  call: (tool: string, input: JsonObject, options?: CallOptions) => Promise<string>;
   /** Stops watching the calls this tab streams (the server may still finish them). */
   abandon: () => void;
   /** Picks up a step left in flight (e.g. the playground restarted) by re-posting its task_id. */
@@ -47,7 +54,12 @@ export function useToolCall(): ToolCaller {
   }, []);
 
   const run = useCallback(
-    async (tool: string, input: JsonObject, resume: TrajectoryStep | null) => {
+    async (
+      tool: string,
+      input: JsonObject,
+      resume: TrajectoryStep | null,
+      agent?: string,
+    ): Promise<string> => {
       const { server, env, sid } = store.getState();
       const callId = newCallId();
       const ctrl = new AbortController();
@@ -63,7 +75,7 @@ export function useToolCall(): ToolCaller {
           { name: tool, input, ...(resume?.task_id ? { task_id: resume.task_id } : {}) },
           {
             signal: ctrl.signal,
-            headers: { [CALL_ID_HEADER]: callId },
+            headers: { [CALL_ID_HEADER]: callId, ...(agent ? { [AGENT_HEADER]: agent } : {}) },
             onEvent: (ev) => {
               // Reconnections and give-ups happen in this tab only: kept as its notes on the call.
               if (ev.type === "reconnect" || ev.type === "give-up") {
@@ -77,21 +89,30 @@ export function useToolCall(): ToolCaller {
       } catch (err) {
         const reason = ctrl.signal.reason as unknown;
         const why = reason instanceof DOMException ? reason.message : "";
-        if (why === UNMOUNT) return; // the page went away: the relay records the call anyway
+        if (why === UNMOUNT) return callId; // the page went away: the relay records the call anyway
         if (why === ABANDON || (ctrl.signal.aborted && isAbortError(err))) {
           store.getState().updateCall(callId, { watching: false, abandoned: true });
-          return;
+          return callId;
         }
         store.getState().updateCall(callId, { watching: false, error: errorMessage(err) });
       } finally {
         controllers.current.delete(callId);
       }
+      return callId;
     },
     [store],
   );
 
-  const call = useCallback((tool: string, input: JsonObject) => run(tool, input, null), [run]);
-  const pickUp = useCallback((step: TrajectoryStep) => run(step.tool, step.input, step), [run]);
+  const call = useCallback(
+    (tool: string, input: JsonObject, options?: CallOptions) => run(tool, input, null, options?.agent),
+    [run],
+  );
+  const pickUp = useCallback(
+    async (step: TrajectoryStep) => {
+      await run(step.tool, step.input, step);
+    },
+    [run],
+  );
   const abandon = useCallback(() => {
     for (const c of controllers.current.values()) c.abort(new DOMException(ABANDON, "AbortError"));
   }, []);

@@ -188,7 +188,9 @@ describe("POST /api/runs and GET /api/runs/{id}", () => {
     );
     const list = await json(call("runs", "GET", "/api/runs?env=math"));
     expect(list.body.items).toEqual(
-      expect.arrayContaining([expect.objectContaining({ id, status: "done", completed: 20 })]),
+      expect.arrayContaining([
+        expect.objectContaining({ id, status: "done", completed: 20, successRate: 0.8 }),
+      ]),
     );
     const traj = await json(call("trajectories", "GET", `/api/trajectories?run=${id}&limit=100`));
     expect(traj.body.total).toBe(20);
@@ -461,5 +463,30 @@ describe("model endpoints and a model at the controls of a live episode", () => 
         }),
       ),
     ).toMatchObject({ status: 404 });
+  });
+
+  it("a model turn its client gave up on (a paused Play) ends quietly, without an error", async () => {
+    const ors = pg.clientFor("local");
+    const { sid } = await ors.createSession();
+    await ors.create(sid, { env_name: "guess", split: "train", index: 4 });
+    await ors.prompt("guess", sid);
+    await pg.recorder.idle();
+    const t = (await pg.store.findRunning("local", sid))!;
+    await model.delay(2000);
+    try {
+      const gone = new AbortController();
+      const req = new Request(`http://app.test/api/trajectories/${t.id}/model-turn`, {
+        method: "POST",
+        body: JSON.stringify({ endpoint: "fix", model: "oracle" }),
+        headers: { "content-type": "application/json" },
+        signal: gone.signal,
+      });
+      const pending = routes.modelTurn!.POST!(req, { params: Promise.resolve({ id: t.id }) });
+      setTimeout(() => gone.abort(), 200);
+      expect((await pending).status).toBe(499);
+    } finally {
+      await model.delay(0);
+      await ors.delete(sid);
+    }
   });
 });

@@ -12,20 +12,24 @@ export const dynamic = "force-dynamic";
 export async function POST(req: Request, ctx: { params: Promise<{ id: string }> }) {
   const { id } = await ctx.params;
   const playground = getPlayground();
-  return answer(async () => {
-    const body = await bodyOf(req, modelTurnRequestSchema);
-    await playground.recorder.idle();
-    const t = await playground.store.get(id);
-    if (!t) throw new RunError(404, `no trajectory with id "${id}"`);
-    const inflight = playground.recorder.inflight(id);
-    return liveModelTurn(
-      {
-        models: playground.models,
-        toolsOf: async (x) => (await playground.clientFor(x.server).tools(x.env ?? "")).tools,
-      },
-      inflight.length ? { ...t, steps: [...t.steps, ...inflight] } : t,
-      body,
-      req.signal,
-    );
-  });
+  return answer(
+    async () => {
+      const body = await bodyOf(req, modelTurnRequestSchema);
+      await playground.recorder.idle();
+      const t = await playground.store.get(id);
+      if (!t) throw new RunError(404, `no trajectory with id "${id}"`);
+      const inflight = playground.recorder.inflight(id);
+      return liveModelTurn(
+        {
+          models: playground.models,
+          toolsOf: async (x) => (await playground.clientFor(x.server).tools(x.env ?? "")).tools,
+        },
+        inflight.length ? { ...t, steps: [...t.steps, ...inflight] } : t,
+        body,
+        req.signal,
+      );
+    },
+    200,
+    req.signal,
+  );
 }

@@ -1,0 +1,272 @@
+"use client";
+// A run's per-task table: each repeat's reward (every cell opens its trajectory), the mean, the
+// spread and whether the task succeeded. Virtualized (@tanstack/react-virtual), so a run of
+// 10,000 tasks renders only the rows on screen; filter by outcome, jump to a task (`?task=N`
+// highlights and scrolls to it, which is where a trajectory's "part of run" link leads back).
+import { useVirtualizer } from "@tanstack/react-virtual";
+import Link from "next/link";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { Card, CardHeader, CardTitle } from "@/components/ui/card";
+import { FieldError, Input, inputClasses, Label } from "@/components/ui/input";
+import { formatReward, rewardLabel } from "@/lib/episodes/reward";
+import type { RunTaskRow } from "@/lib/runs/summary";
+import { cn } from "@/lib/ui/cn";
+import { trajectoryHref } from "@/lib/ui/run-queries";
+
+const ROW = 32;
+type Outcome = "all" | "succeeded" | "failed" | "incomplete";
+
+function matches(t: RunTaskRow, o: Outcome): boolean {
+  if (o === "succeeded") return t.succeeded === true;
+  if (o === "failed") return t.succeeded === false;
+  if (o === "incomplete") return t.completed < t.rewards.length;
+  return true;
+}
+
+export function TaskTable({
+  tasks,
+  repeats,
+  successAt,
+  highlight,
+}: {
+  tasks: RunTaskRow[];
+  repeats: number;
+  successAt: number;
+  /** The task to show first (from `?task=`). */
+  highlight: number | null;
+}) {
+  const [outcome, setOutcome] = useState<Outcome>("all");
+  const [jump, setJump] = useState("");
+  const [jumpError, setJumpError] = useState<string>();
+  const [selected, setSelected] = useState<number | null>(highlight);
+  const rows = useMemo(
+    () => (outcome === "all" ? tasks : tasks.filter((t) => matches(t, outcome))),
+    [tasks, outcome],
+  );
+  const parentRef = useRef<HTMLDivElement>(null);
+  const v = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => parentRef.current,
+    estimateSize: () => ROW,
+    overscan: 12,
+  });
+  // Repeats beyond a few scroll sideways with the rest of the row.
+  const cols = `5rem repeat(${repeats}, minmax(3.5rem, 1fr)) 4.5rem 4.5rem 5.5rem`;
+  const minWidth = `${5 + repeats * 3.5 + 14.5}rem`;
+
+  const scrollTo = (index: number) => {
+    const row = rows.findIndex((t) => t.index === index);
+    if (row >= 0) v.scrollToIndex(row, { align: "center" });
+    return row >= 0;
+  };
+  // The task named in the URL, once its row exists.
+  const scrolled = useRef(false);
+  useEffect(() => {
+    if (scrolled.current || highlight === null || rows.length === 0) return;
+    scrolled.current = true;
+    scrollTo(highlight);
+  });
+
+  const onJump = () => {
+    const n = Number(jump.trim());
+    if (!/^\d+$/.test(jump.trim()) || !tasks.some((t) => t.index === n)) {
+      setJumpError(`Task ${jump.trim() || "?"} is not in this run`);
+      return;
+    }
+    setJumpError(undefined);
+    setSelected(n);
+    if (!scrollTo(n)) {
+      setOutcome("all");
+      requestAnimationFrame(() =>
+        v.scrollToIndex(
+          tasks.findIndex((t) => t.index === n),
+          { align: "center" },
+        ),
+      );
+    }
+  };
+
+  return (
+    <Card>
+      <CardHeader className="flex-wrap">
+        <CardTitle id="tasks-heading">Tasks</CardTitle>
+        <div className="flex flex-wrap items-end gap-3">
+          <div className="flex items-center gap-1.5">
+            <Label htmlFor="task-outcome">Show</Label>
+            <select
+              id="task-outcome"
+              className={cn(inputClasses, "h-7 w-36 text-xs")}
+              value={outcome}
+              onChange={(e) => setOutcome(e.target.value as Outcome)}
+            >
+              <option value="all">all tasks</option>
+              <option value="succeeded">succeeded</option>
+              <option value="failed">failed</option>
+              <option value="incomplete">not all attempts done</option>
+            </select>
+          </div>
+          <form
+            className="flex items-center gap-1.5"
+            onSubmit={(e) => {
+              e.preventDefault();
+              onJump();
+            }}
+          >
+            <Label htmlFor="task-jump">Go to task</Label>
+            <Input
+              id="task-jump"
+              inputMode="numeric"
+              className="h-7 w-20 text-xs"
+              value={jump}
+              aria-invalid={!!jumpError}
+              aria-describedby={jumpError ? "task-jump-error" : undefined}
+              onChange={(e) => setJump(e.target.value)}
+            />
+          </form>
+          <span className="text-xs text-zinc-500" role="status">
+            {rows.length === tasks.length
+              ? `${rows.length.toLocaleString("en-US")} tasks`
+              : `${rows.length.toLocaleString("en-US")} of ${tasks.length.toLocaleString("en-US")} tasks`}
+          </span>
+        </div>
+      </CardHeader>
+      {jumpError && (
+        <div className="px-3 pt-2">
+          <FieldError id="task-jump-error">{jumpError}</FieldError>
+        </div>
+      )}
+      {/* A real table laid out as a grid, so only the rows on screen exist (TanStack Virtual's table pattern). */}
+      <div ref={parentRef} className="max-h-[60vh] overflow-auto text-xs" data-testid="task-table-scroller">
+        <table
+          aria-labelledby="tasks-heading"
+          aria-rowcount={rows.length + 1}
+          className="grid"
+          style={{ minWidth }}
+        >
+          <thead className="sticky top-0 z-10 grid border-b border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-950">
+            <tr
+              aria-rowindex={1}
+              className="grid items-center gap-1 px-3 py-1.5 text-left font-semibold text-zinc-500"
+              style={{ gridTemplateColumns: cols }}
+            >
+              <th scope="col" className="font-semibold">
+                Task
+              </th>
+              {Array.from({ length: repeats }, (_, r) => (
+                <th scope="col" key={r} className="text-center font-semibold">
+                  {repeats === 1 ? "Reward" : `#${r + 1}`}
+                </th>
+              ))}
+              <th scope="col" className="text-right font-semibold">
+                Mean
+              </th>
+              <th scope="col" className="text-right font-semibold">
+                Spread
+              </th>
+              <th scope="col" className="text-right font-semibold">
+                Succeeded
+              </th>
+            </tr>
+          </thead>
+          <tbody className="relative grid" style={{ height: rows.length ? v.getTotalSize() : undefined }}>
+            {rows.length === 0 && (
+              <tr className="grid">
+                <td className="p-4 text-center text-zinc-500">No task matches.</td>
+              </tr>
+            )}
+            {v.getVirtualItems().map((vi) => {
+              const t = rows[vi.index]!;
+              return (
+                <tr
+                  key={t.index}
+                  aria-rowindex={vi.index + 2}
+                  data-task={t.index}
+                  className={cn(
+                    "absolute left-0 grid w-full items-center gap-1 border-b border-zinc-100 px-3 dark:border-zinc-900",
+                    selected === t.index &&
+                      "bg-indigo-50 ring-1 ring-inset ring-indigo-300 dark:bg-indigo-950 dark:ring-indigo-800",
+                  )}
+                  style={{ top: vi.start, height: ROW, gridTemplateColumns: cols }}
+                >
+                  <th scope="row" className="text-left font-mono font-medium">
+                    {t.index}
+                  </th>
+                  {t.rewards.map((reward, r) => (
+                    <td key={r} className="text-center">
+                      <RewardCell
+                        task={t.index}
+                        repeat={r}
+                        repeats={repeats}
+                        reward={reward}
+                        episodeId={t.episodeIds[r] ?? null}
+                        success={reward !== null && reward >= successAt}
+                        onOpen={() => setSelected(t.index)}
+                      />
+                    </td>
+                  ))}
+                  <td className="text-right font-mono tabular-nums">{formatReward(t.mean, { digits: 3 })}</td>
+                  <td className="text-right font-mono tabular-nums text-zinc-500">
+                    {formatReward(t.spread, { digits: 3 })}
+                  </td>
+                  <td className="text-right">
+                    {t.succeeded === null ? (
+                      <span className="text-zinc-400">—</span>
+                    ) : t.succeeded ? (
+                      <span className="text-emerald-700 dark:text-emerald-400">yes</span>
+                    ) : (
+                      <span className="text-red-700 dark:text-red-400">no</span>
+                    )}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </Card>
+  );
+}
+
+function RewardCell({
+  task,
+  repeat,
+  repeats,
+  reward,
+  episodeId,
+  success,
+  onOpen,
+}: {
+  task: number;
+  repeat: number;
+  repeats: number;
+  reward: number | null;
+  episodeId: string | null;
+  success: boolean;
+  onOpen: () => void;
+}) {
+  const which = repeats === 1 ? `Task ${task}` : `Task ${task}, repeat ${repeat + 1}`;
+  if (!episodeId)
+    return (
+      <span className="text-zinc-400" title={`${which}: not played yet`}>
+        ·
+      </span>
+    );
+  return (
+    <Link
+      href={trajectoryHref(episodeId)}
+      prefetch={false}
+      onClick={onOpen}
+      aria-label={`${which}: ${reward === null ? "no reward (not completed)" : `reward ${rewardLabel(reward)}`}`}
+      className={cn(
+        "inline-block min-w-10 rounded px-1.5 py-0.5 font-mono tabular-nums hover:ring-1 hover:ring-indigo-400",
+        reward === null
+          ? "bg-zinc-100 text-zinc-500 dark:bg-zinc-800"
+          : success
+            ? "bg-emerald-50 text-emerald-800 dark:bg-emerald-950 dark:text-emerald-300"
+            : "bg-red-50 text-red-800 dark:bg-red-950 dark:text-red-300",
+      )}
+    >
+      {formatReward(reward, { digits: 3 })}
+    </Link>
+  );
+}

@@ -1,0 +1,152 @@
+// UI e2e: a model at the controls of a live episode (docs/runs.md "A model at the controls"),
+// with the OpenAI-compatible fixture as a real process (the app's endpoint `fixture`, model
+// `oracle`: bisection on `guess`). Step shows the model's text and its call before anything is
+// sent; the call is edited in the tool's form and sent; a proposal is rejected; the user takes
+// over by calling a tool by hand; Play runs turns until paused, and Play again to the end. The
+// model's text and tokens are recorded on its steps (the trajectory says so, and both views show
+// it). Locators by role and label; no fixed sleeps.
+import { expect, type Page, test } from "@playwright/test";
+import type { Trajectory } from "@/lib/episodes/schema";
+
+const MODEL_PORT = Number(process.env.E2E_MODEL_PORT ?? 8197);
+const FIXTURE = `http://127.0.0.1:${MODEL_PORT}`;
+
+/** Makes every answer of the model fixture wait `delayMs` (0: at once). */
+async function modelDelay(delayMs: number) {
+  const res = await fetch(`${FIXTURE}/__fixture/fail`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ failures: [], delayMs }),
+  });
+  expect(res.ok).toBe(true);
+}
+
+function step(page: Page, n: number, tool: string) {
+  return page.getByRole("article", { name: `Step ${n}: ${tool}` });
+}
+
+function controls(page: Page) {
+  return page.getByRole("region", { name: "Model at the controls" });
+}
+
+test.afterEach(async () => {
+  await fetch(`${FIXTURE}/__fixture/reset`, { method: "POST" });
+});
+
+test("a model at the controls: step, edit, reject, take over, play, pause, play to the end", async ({
+  page,
+  baseURL,
+}) => {
+  // guess, test split, task 16: the hidden number is 100 (bisection needs a few turns).
+  await page.goto("/s/local/e/guess/episode/new?split=test&task=16");
+  await page.getByRole("button", { name: "Start episode" }).click();
+  await expect(page).toHaveURL(/\/s\/local\/e\/guess\/episode\/(?!new)[^/?]+$/);
+  const sid = decodeURIComponent(new URL(page.url()).pathname.split("/").pop()!);
+
+  const panel = controls(page);
+  await expect(panel.getByLabel("Model endpoint")).toHaveValue("fixture");
+  await panel.getByLabel("Model id").fill("oracle");
+
+  // Step: the model's turn is shown, and nothing is sent yet.
+  await panel.getByRole("button", { name: "Step", exact: true }).click();
+  const proposal = panel.getByRole("region", { name: "Model proposal" });
+  await expect(proposal).toContainText("Turn 1");
+  await expect(proposal).toContainText("I guess 50.");
+  await expect(proposal).toContainText(/\d+ in · \d+ out tokens/);
+  const call = proposal.getByRole("region", { name: "Proposed call: guess" });
+  await expect(call.getByLabel("number")).toHaveValue("50");
+  await expect(page.getByRole("article", { name: /^Step 1:/ })).toHaveCount(0);
+
+  // Edited in the tool's form, then sent: the step records that the model proposed it.
+  await call.getByLabel("number").fill("40");
+  await call.getByRole("button", { name: "Call guess" }).click();
+  const first = step(page, 1, "guess");
+  await expect(first.getByRole("region", { name: "Output of step 1" })).toHaveText(/higher/);
+  await expect(first).toContainText('{"number":40}');
+  const note = first.getByRole("note", { name: "Chosen by model oracle, turn 1" });
+  await expect(note).toContainText("I guess 50.");
+  await expect(note).toContainText(/\d+ in · \d+ out tokens/);
+  await expect(proposal).toHaveCount(0);
+
+  // Step again, and reject: nothing is sent.
+  await panel.getByRole("button", { name: "Step", exact: true }).click();
+  await expect(proposal).toContainText("Turn 2");
+  await expect(proposal).toContainText("I guess 70."); // above 40, as the edited call was answered
+  await proposal.getByRole("button", { name: "Reject" }).click();
+  await expect(proposal).toHaveCount(0);
+  await expect(page.getByRole("article", { name: /^Step 2:/ })).toHaveCount(0);
+
+  // The user takes over: a call by hand in the Tools panel (no model mark on it).
+  await page.getByRole("radio", { name: "guess", exact: true }).click();
+  await page.getByRole("region", { name: "Call guess" }).getByLabel("number").fill("45");
+  await page.keyboard.press("Control+Enter");
+  const second = step(page, 2, "guess");
+  await expect(second.getByRole("region", { name: "Output of step 2" })).toHaveText(/higher/);
+  await expect(second.getByRole("note")).toHaveCount(0);
+
+  // Play, slowed down so Pause lands between turns; it stops before the end.
+  await modelDelay(800);
+  await panel.getByRole("button", { name: "Play", exact: true }).click();
+  await expect(panel.getByText(/^Playing: turn \d+ of at most 30/)).toBeVisible();
+  await expect(step(page, 3, "guess")).toBeVisible();
+  await panel.getByRole("button", { name: "Pause", exact: true }).click();
+  await expect(panel.getByText("Paused.")).toBeVisible();
+  await expect(panel.getByRole("button", { name: "Play", exact: true })).toBeEnabled();
+  const paused = await page.getByRole("article", { name: /^Step \d+: guess$/ }).count();
+  expect(paused).toBeGreaterThanOrEqual(3);
+  await expect(page.getByRole("status").filter({ hasText: "Episode finished" })).toHaveCount(0);
+
+  // Play again, at full speed, to the end: bisection above 45 finds 100.
+  await modelDelay(0);
+  await panel.getByRole("button", { name: "Play", exact: true }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Episode finished" })).toBeVisible();
+  await expect(panel.getByRole("button", { name: "Play", exact: true })).toBeDisabled();
+  const last = page.getByRole("article", { name: /^Step \d+: guess$/ }).last();
+  await expect(last.getByRole("region", { name: /^Output of step/ })).toHaveText(/correct/);
+  await expect(last.getByRole("note", { name: /^Chosen by model oracle, turn \d+$/ })).toBeVisible();
+
+  // The record: the model's calls carry its mark (text and tokens on each turn), the hand call none.
+  const res = await fetch(`${baseURL}/api/trajectories/by-session/local/${encodeURIComponent(sid)}`);
+  const t = (await res.json()) as Trajectory;
+  expect(t.end_reason).toBe("finished");
+  expect(t.steps[0]!.agent).toMatchObject({
+    policy: "model",
+    model: "oracle",
+    turn: 1,
+    message: "Turn 1: I guess 50.",
+  });
+  expect(t.steps[0]!.agent!.usage!.prompt_tokens).toBeGreaterThan(0);
+  expect(t.steps[1]!.agent).toBeUndefined();
+  expect(t.steps.slice(2).every((s) => s.agent?.model === "oracle" && s.agent.usage)).toBe(true);
+  expect(t.steps.at(-1)!.input).toEqual({ number: 100 });
+
+  // The trajectory page shows the model's text beside its calls too.
+  await page.goto(`/trajectories/${encodeURIComponent(t.id)}?step=1`);
+  await expect(page.getByRole("note", { name: "Chosen by model oracle, turn 1" })).toContainText(
+    "I guess 50.",
+  );
+});
+
+test("the model answering without a call says so, and sends nothing", async ({ page }) => {
+  await page.goto("/s/local/e/math/episode/new?split=test&task=0");
+  await page.getByRole("button", { name: "Start episode" }).click();
+  await expect(page).toHaveURL(/\/s\/local\/e\/math\/episode\/(?!new)[^/?]+$/);
+  const panel = controls(page);
+  await panel.getByLabel("Model id").fill("chatty");
+  await panel.getByRole("button", { name: "Step", exact: true }).click();
+  await expect(panel).toContainText("The model proposes no call: it answered without a tool call.");
+  await expect(panel.getByRole("region", { name: "Model proposal" })).toContainText(
+    "I think the answer is 42",
+  );
+  await expect(page.getByRole("article", { name: /^Step 1:/ })).toHaveCount(0);
+  // An endpoint that fails says why (the model-turn API's 502), and the page stays usable.
+  await fetch(`${FIXTURE}/__fixture/fail`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ failures: [{ status: 400 }] }),
+  });
+  await panel.getByRole("button", { name: "Dismiss the proposal" }).click();
+  await panel.getByRole("button", { name: "Step", exact: true }).click();
+  await expect(panel.getByRole("alert")).toContainText("fixture failure 400");
+  await expect(panel.getByRole("button", { name: "Step", exact: true })).toBeEnabled();
+});

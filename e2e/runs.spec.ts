@@ -1,0 +1,231 @@
+// UI e2e of runs (docs/runs.md), against the built-in host and the OpenAI-compatible model fixture
+// as a real process (the app's endpoint `fixture`; models `oracle` solves math, `wrong` misses by
+// one): start a run from an environment's page and watch it finish live; its results page (summary
+// figures, histogram, a task cell opening its trajectory and back, exports); compare two runs (the
+// tasks gained and lost); cancel and resume; the runs list and the model endpoints (never a key).
+// Locators by role and label; no fixed sleeps.
+import { expect, type Page, test } from "@playwright/test";
+
+const MODEL_PORT = Number(process.env.E2E_MODEL_PORT ?? 8197);
+const FIXTURE = `http://127.0.0.1:${MODEL_PORT}`;
+
+async function modelDelay(delayMs: number) {
+  const res = await fetch(`${FIXTURE}/__fixture/fail`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ failures: [], delayMs }),
+  });
+  expect(res.ok).toBe(true);
+}
+
+test.afterEach(async () => {
+  await fetch(`${FIXTURE}/__fixture/reset`, { method: "POST" });
+});
+
+/** A figure of a card's list of terms (`Success rate` → its value). */
+function figure(page: Page, card: string, term: string) {
+  return page
+    .getByRole("heading", { name: card, exact: true })
+    .locator("xpath=ancestor::div[contains(@class,'rounded-lg')][1]")
+    .locator("dl > div")
+    .filter({ has: page.locator("dt", { hasText: new RegExp(`^${term}$`, "i") }) })
+    .locator("dd");
+}
+
+/** Starts a run through the API (what the UI posts), returning its id. */
+async function startRun(baseURL: string, model: string, tasks: string, extra: Record<string, unknown> = {}) {
+  const res = await fetch(`${baseURL}/api/runs`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({
+      server: "local",
+      env: "math",
+      split: "test",
+      tasks,
+      policy: { kind: "model", endpoint: "fixture", model },
+      ...extra,
+    }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { id: string }).id;
+}
+
+async function waitDone(baseURL: string, id: string) {
+  await expect
+    .poll(
+      async () => ((await (await fetch(`${baseURL}/api/runs/${id}`)).json()) as { status: string }).status,
+      {
+        timeout: 30_000,
+      },
+    )
+    .toBe("done");
+}
+
+test("start a run from an environment's page, watch it live, read its results, open an episode and come back", async ({
+  page,
+}) => {
+  await page.goto("/s/local/e/math");
+  await page.getByRole("link", { name: "Start a run" }).click();
+  await expect(page).toHaveURL(/\/runs\/new\?server=local&env=math/);
+  await expect(page.getByRole("heading", { level: 1, name: "Start a run" })).toBeVisible();
+  await expect(page.getByLabel("Environment")).toHaveValue("math");
+  await page.getByLabel("Split").selectOption("test");
+  await page.getByRole("radio", { name: "Range" }).check();
+  await page.getByLabel("From task").fill("0");
+  await page.getByLabel("To task (included)").fill("9");
+  await page.getByLabel("Repeats").fill("2");
+  await page.getByLabel("Concurrency").fill("2");
+  await expect(page.getByRole("radio", { name: "Model" })).toBeChecked();
+  await expect(page.getByLabel("Endpoint")).toHaveValue("fixture");
+  // A mistake is named by its field, and nothing starts.
+  await page.getByRole("button", { name: "Start run" }).click();
+  await expect(page.getByText("Give the model's id")).toBeVisible();
+  await expect(page.getByLabel("Model id")).toBeFocused();
+  await page.getByLabel("Model id").fill("oracle");
+  await expect(page.getByRole("status", { name: "Episodes to play" })).toHaveText(
+    "10 tasks × 2 = 20 episodes",
+  );
+
+  // Slow enough to be seen playing: progress comes live from the run's events.
+  await modelDelay(400);
+  await page.getByRole("button", { name: "Start run" }).click();
+  await expect(page).toHaveURL(/\/runs\/[A-Za-z0-9_-]+$/);
+  const runUrl = page.url();
+  const id = new URL(runUrl).pathname.split("/").pop()!;
+  await expect(page.getByLabel("Status: Running")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Cancel run" })).toBeVisible();
+  const done = figure(page, "Progress", "Done");
+  const seen = new Set<string>();
+  await expect
+    .poll(
+      async () => {
+        seen.add((await done.textContent()) ?? "");
+        return page.getByLabel("Status: Done").count();
+      },
+      { timeout: 30_000, intervals: [100] },
+    )
+    .toBe(1);
+  expect([...seen].some((v) => Number(v) > 0 && Number(v) < 20)).toBe(true);
+  await expect(done).toHaveText("20");
+  await expect(page.getByRole("progressbar", { name: "Episodes ended" })).toHaveAttribute(
+    "aria-valuenow",
+    "100",
+  );
+
+  // The summary.
+  await expect(figure(page, "Summary", "Success rate")).toHaveText("100%");
+  await expect(figure(page, "Summary", "Mean reward")).toHaveText("1");
+  await expect(figure(page, "Summary", "Tasks")).toHaveText("10");
+  await expect(page.getByRole("list", { name: "pass@k" })).toHaveText(/pass@1\s*100%\s*pass@2\s*100%/);
+  await expect(figure(page, "Summary", "Tokens per episode")).toHaveText(/^\d+ in · \d+ out$/);
+  await expect(figure(page, "Summary", "Turns")).toHaveText("1 · 1 · 1 · 1");
+  await expect(page.getByRole("figure", { name: "Reward histogram" })).toBeVisible();
+  await page.getByText("As a table").click();
+  await expect(page.getByRole("figure", { name: "Reward histogram" }).getByRole("row").last()).toHaveText(
+    /^1\s*20$/,
+  );
+  await expect(page.getByText("No episode errored.")).toBeVisible();
+
+  // Exports: chat JSONL and ATIF, one line per episode.
+  const chat = await page.request.get(
+    (await page.getByRole("link", { name: "Export chat JSONL" }).getAttribute("href"))!,
+  );
+  const lines = (await chat.text()).trim().split("\n");
+  expect(lines).toHaveLength(20);
+  expect(JSON.parse(lines[0]!)).toMatchObject({ reward: 1, env: "math", runId: id });
+  const atif = await page.request.get(
+    (await page.getByRole("link", { name: "Export ATIF" }).getAttribute("href"))!,
+  );
+  expect(JSON.parse((await atif.text()).split("\n")[0]!).schema_version).toMatch(/^ATIF-v1\./);
+
+  // A task cell opens its trajectory; the trajectory links back to the run, on that task.
+  const table = page.getByRole("table", { name: "Tasks" });
+  await expect(table.getByRole("row")).not.toHaveCount(0);
+  await table.getByRole("link", { name: "Task 3, repeat 2: reward 1" }).click();
+  await expect(page).toHaveURL(/\/trajectories\/[A-Za-z0-9_-]+$/);
+  await expect(page.getByText("part of run")).toContainText(`run ${id.slice(0, 8)}, task 3, repeat 2`);
+  await expect(page.getByRole("note", { name: "Chosen by model oracle, turn 1" })).toContainText(
+    "the answer is",
+  );
+  await page.getByRole("link", { name: `run ${id.slice(0, 8)}` }).click();
+  await expect(page).toHaveURL(`${runUrl}?task=3`);
+  await expect(page.getByRole("row", { name: /^3\b/ })).toHaveClass(/bg-indigo-50/);
+});
+
+test("compare two runs: the tasks B gained, and lost once swapped", async ({ page, baseURL }) => {
+  const a = await startRun(baseURL!, "wrong", "0-4");
+  const b = await startRun(baseURL!, "oracle", "0-4");
+  await waitDone(baseURL!, a);
+  await waitDone(baseURL!, b);
+
+  await page.goto("/runs");
+  await page.getByRole("checkbox", { name: `Select run ${a} to compare` }).check();
+  await page.getByRole("checkbox", { name: `Select run ${b} to compare` }).check();
+  await page.getByRole("link", { name: "Compare selected" }).click();
+  await expect(page).toHaveURL(`/runs/compare?a=${a}&b=${b}`);
+  const gained = page.getByRole("list", { name: "Gained (5)" });
+  await expect(gained.getByRole("link")).toHaveText(["0", "1", "2", "3", "4"]);
+  await expect(page.getByRole("heading", { name: "Lost (0)" })).toBeVisible();
+  await expect(page.getByText("Mean difference").locator("xpath=following-sibling::dd[1]")).toHaveText("+1");
+  const table = page.getByRole("table", { name: "Tasks" });
+  await expect(table.getByRole("row", { name: /^2\b/ })).toContainText("gained");
+  await expect(table.getByRole("row", { name: /^2\b/ })).toContainText("+1");
+
+  await page.getByRole("button", { name: "Swap A and B" }).click();
+  await expect(page).toHaveURL(`/runs/compare?a=${b}&b=${a}`);
+  await expect(page.getByRole("list", { name: "Lost (5)" }).getByRole("link")).toHaveCount(5);
+  await expect(page.getByRole("heading", { name: "Gained (0)" })).toBeVisible();
+  await expect(page.getByText("Mean difference").locator("xpath=following-sibling::dd[1]")).toHaveText("-1");
+});
+
+test("cancel a run, then resume it: only the missing episodes are played", async ({ page, baseURL }) => {
+  await modelDelay(500);
+  const id = await startRun(baseURL!, "oracle", "0-19", { concurrency: 1 });
+  await page.goto(`/runs/${id}`);
+  await expect(page.getByLabel("Status: Running")).toBeVisible();
+  const done = figure(page, "Progress", "Done");
+  await expect
+    .poll(async () => Number(await done.textContent()), { timeout: 20_000 })
+    .toBeGreaterThanOrEqual(2);
+  await page.getByRole("button", { name: "Cancel run" }).click();
+  await expect(page.getByLabel("Status: Cancelled")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Cancel run" })).toHaveCount(0);
+  const played = Number(await done.textContent());
+  expect(played).toBeLessThan(20);
+  await expect(figure(page, "Progress", "To play")).toHaveText(String(20 - played));
+
+  await modelDelay(0);
+  await page.getByRole("button", { name: "Resume" }).click();
+  await expect(page.getByLabel("Status: Done")).toBeVisible({ timeout: 30_000 });
+  await expect(done).toHaveText("20");
+  await expect(figure(page, "Summary", "Success rate")).toHaveText("100%");
+  await expect(page.getByRole("button", { name: "Resume" })).toHaveCount(0);
+  // Every task was played once: the tasks done before the cancel were not played again.
+  const r = (await (await fetch(`${baseURL}/api/trajectories?run=${id}&limit=100`)).json()) as {
+    items: { end_reason: string | null }[];
+  };
+  expect(r.items.filter((t) => t.end_reason === "finished")).toHaveLength(20);
+});
+
+test("the runs list shows each run's figures, and the model endpoints without their keys", async ({
+  page,
+  baseURL,
+}) => {
+  const id = await startRun(baseURL!, "wrong", "0-1");
+  await waitDone(baseURL!, id);
+  await page.goto("/runs");
+  const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: `Run ${id}` }) });
+  await expect(row).toContainText("Done");
+  await expect(row).toContainText("local / math / test");
+  await expect(row).toContainText("model wrong at fixture");
+  await expect(row).toContainText("2/2");
+  await expect(row).toContainText("0%");
+  const models = page.getByRole("table", { name: "Model endpoints" });
+  await expect(models.getByRole("row", { name: /fixture/ })).toContainText(
+    `http://127.0.0.1:${MODEL_PORT}/v1`,
+  );
+  await expect(models.getByRole("row", { name: /fixture/ })).toContainText("set");
+  await expect(page.locator("body")).not.toContainText("e2e-fixture-key");
+  await page.getByLabel("Status", { exact: true }).selectOption("failed");
+  await expect(page.getByText("No failed runs.")).toBeVisible();
+});

@@ -1,0 +1,190 @@
+import { describe, expect, it } from "vitest";
+import { MAX_TURNS_LIMIT, runRequestSchema } from "@/lib/runs/spec";
+import {
+  buildRunRequest,
+  DEFAULT_RUN_FORM,
+  MAX_TURNS,
+  type RunFormValues,
+  taskSelectionOf,
+} from "@/lib/ui/run-form";
+
+const form = (patch: Partial<RunFormValues>): RunFormValues => ({
+  ...DEFAULT_RUN_FORM,
+  server: "local",
+  env: "math",
+  split: "test",
+  policy: "model",
+  endpoint: "fixture",
+  model: "oracle",
+  ...patch,
+});
+
+describe("the new-run form's task selection", () => {
+  it("asks for all tasks, a range, a list or a seeded sample", () => {
+    expect(taskSelectionOf(form({ taskMode: "all" }))).toEqual({ ok: true, selection: undefined });
+    expect(taskSelectionOf(form({ taskMode: "range", rangeFrom: "20", rangeTo: " 59 " }))).toEqual({
+      ok: true,
+      selection: "20-59",
+    });
+    expect(taskSelectionOf(form({ taskMode: "list", list: " 1, 5 ,9-12 " }))).toEqual({
+      ok: true,
+      selection: "1,5,9-12",
+    });
+    expect(taskSelectionOf(form({ taskMode: "sample", sampleSize: "50", sampleSeed: "7" }))).toEqual({
+      ok: true,
+      selection: { sample: 50, seed: 7 },
+    });
+    expect(taskSelectionOf(form({ taskMode: "sample", sampleSize: "5", sampleSeed: "" }))).toEqual({
+      ok: true,
+      selection: { sample: 5 },
+    });
+  });
+
+  it("names the field that is wrong", () => {
+    expect(taskSelectionOf(form({ taskMode: "range", rangeFrom: "9", rangeTo: "3" }))).toMatchObject({
+      ok: false,
+      field: "rangeTo",
+    });
+    expect(taskSelectionOf(form({ taskMode: "range", rangeFrom: "-1", rangeTo: "3" }))).toMatchObject({
+      ok: false,
+      field: "rangeFrom",
+    });
+    expect(taskSelectionOf(form({ taskMode: "range", rangeFrom: "0", rangeTo: "" }))).toMatchObject({
+      ok: false,
+      field: "rangeTo",
+    });
+    expect(taskSelectionOf(form({ taskMode: "list", list: "1,,2" }))).toMatchObject({
+      ok: false,
+      field: "list",
+    });
+    expect(taskSelectionOf(form({ taskMode: "list", list: "a" }))).toMatchObject({
+      ok: false,
+      field: "list",
+    });
+    expect(taskSelectionOf(form({ taskMode: "sample", sampleSize: "0" }))).toMatchObject({
+      ok: false,
+      field: "sampleSize",
+    });
+    expect(taskSelectionOf(form({ taskMode: "sample", sampleSize: "3", sampleSeed: "1.5" }))).toMatchObject({
+      ok: false,
+      field: "sampleSeed",
+    });
+  });
+});
+
+describe("the new-run form's request", () => {
+  it("builds the request POST /api/runs takes (the server's own schema accepts it)", () => {
+    const built = buildRunRequest(
+      form({
+        taskMode: "range",
+        rangeFrom: "0",
+        rangeTo: "9",
+        repeats: "3",
+        concurrency: "2",
+        successAt: "0.5",
+        timeout: "30",
+        maxTurns: "5",
+        temperature: "0.2",
+      }),
+      200,
+    );
+    expect(built.errors).toEqual({});
+    expect(built.request).toEqual({
+      server: "local",
+      env: "math",
+      split: "test",
+      tasks: "0-9",
+      repeats: 3,
+      concurrency: 2,
+      successAt: 0.5,
+      timeoutMs: 30_000,
+      policy: { kind: "model", endpoint: "fixture", model: "oracle", maxTurns: 5, temperature: 0.2 },
+    });
+    expect(built.tasks).toBe(10);
+    expect(built.episodes).toBe(30);
+    expect(runRequestSchema.safeParse(built.request).success).toBe(true);
+  });
+
+  it("leaves blank settings to the server's defaults", () => {
+    const built = buildRunRequest(
+      form({ repeats: "", concurrency: "", successAt: "", timeout: "", policy: "random", randomSeed: "" }),
+    );
+    expect(built.request).toEqual({
+      server: "local",
+      env: "math",
+      split: "test",
+      policy: { kind: "random" },
+    });
+    expect(built.tasks).toBeNull();
+    expect(runRequestSchema.safeParse(built.request).success).toBe(true);
+  });
+
+  it("builds each policy", () => {
+    const r = (patch: Partial<RunFormValues>) => buildRunRequest(form(patch)).request?.policy;
+    expect(r({ policy: "random", randomSeed: "7", maxTurns: "3" })).toEqual({
+      kind: "random",
+      seed: 7,
+      maxTurns: 3,
+    });
+    expect(r({ policy: "replay", replayRun: "abc" })).toEqual({ kind: "replay", run: "abc" });
+    expect(r({ policy: "script", scriptModule: " policies/oracle.ts " })).toEqual({
+      kind: "script",
+      module: "policies/oracle.ts",
+    });
+  });
+
+  it("resolves the selection against the split's size, as the server will", () => {
+    const beyond = buildRunRequest(form({ taskMode: "range", rangeFrom: "0", rangeTo: "200" }), 200);
+    expect(beyond.request).toBeNull();
+    expect(beyond.errors.rangeTo).toMatch(/^Task 200 is beyond the split/);
+    const twice = buildRunRequest(form({ taskMode: "list", list: "1,2,1" }), 200);
+    expect(twice.errors.list).toMatch(/selected twice/);
+    const sample = buildRunRequest(form({ taskMode: "sample", sampleSize: "300" }), 200);
+    expect(sample.errors.sampleSize).toMatch(/sample of 300/);
+    expect(buildRunRequest(form({ taskMode: "sample", sampleSize: "20", repeats: "2" }), 200).episodes).toBe(
+      40,
+    );
+    // A replay with "all" plays the replayed run's tasks: how many is not known here.
+    expect(buildRunRequest(form({ policy: "replay", replayRun: "abc" }), 200).tasks).toBeNull();
+  });
+
+  it("refuses what the server would, field by field", () => {
+    const bad = buildRunRequest(
+      form({
+        server: "",
+        env: "",
+        split: "",
+        repeats: "0",
+        concurrency: "1.5",
+        successAt: "x",
+        timeout: "0",
+        maxTurns: String(MAX_TURNS + 1),
+        endpoint: "",
+        model: " ",
+        temperature: "3",
+      }),
+    );
+    expect(bad.request).toBeNull();
+    expect(Object.keys(bad.errors).sort()).toEqual(
+      [
+        "server",
+        "env",
+        "split",
+        "repeats",
+        "concurrency",
+        "successAt",
+        "timeout",
+        "maxTurns",
+        "endpoint",
+        "model",
+        "temperature",
+      ].sort(),
+    );
+    expect(buildRunRequest(form({ policy: "replay", replayRun: "" })).errors.replayRun).toBeTruthy();
+    expect(buildRunRequest(form({ policy: "script", scriptModule: "" })).errors.scriptModule).toBeTruthy();
+  });
+
+  it("keeps the turn limit the server's", () => {
+    expect(MAX_TURNS).toBe(MAX_TURNS_LIMIT);
+  });
+});
