@@ -1,9 +1,10 @@
 // The composition root (server-only): builds the app's long-lived parts once per process — the ORS
 // host with the environments of an environment source, the server registry, the relay, the
-// trajectory store, the live feeds and the recorder — and hands them out. Nothing else starts a
-// part, and this is the one module that keeps them on globalThis: Next bundles each route separately
-// and dev HMR re-evaluates modules, and both must find the same parts. When the source reloads (an
-// edited environment), the host swaps its environments in place and the episodes of the old code end.
+// trajectory store, the live feeds, the recorder, and the servers it runs itself (lib/spawn) — and
+// hands them out. Nothing else starts a part, and this is the one module that keeps them on
+// globalThis: Next bundles each route separately and dev HMR re-evaluates modules, and both must find
+// the same parts. When the source reloads (an edited environment), the host swaps its environments in
+// place and the episodes of the old code end; when a spawned server restarts or exits, so do its.
 import "server-only";
 import { builtinEnvironments } from "@/envs";
 import { environmentReloadedError } from "@/lib/environments/reload-notice";
@@ -20,6 +21,7 @@ import { createOrsHandler, hostOptionsFromEnv, type OrsHandler } from "@/lib/ors
 import { createServerRegistry, type ServerRegistry } from "@/lib/registry";
 import { postgresServerPersistence } from "@/lib/registry/postgres-persistence";
 import { createRelay, orsPathFromUrl, type Relay } from "@/lib/relay";
+import { emptySupervisor, type ServerSupervisor } from "@/lib/spawn/supervisor";
 
 /** Where the app mounts its ORS host (it also answers the ORS shapes at the root). */
 export const ORS_BASE_PATH = "/api/ors";
@@ -34,19 +36,24 @@ export interface Playground {
   readonly recorder: Recorder;
   /** What the host serves, and where it comes from (reloads swap the host's environments). */
   readonly environments: EnvironmentSource;
+  /** The servers this playground runs itself (`start --spawn`): their processes and logs. */
+  readonly spawned: ServerSupervisor;
   /** Where trajectories and added servers are kept: the data folder, or `PostgreSQL at <URL>`. */
   readonly storage: { kind: "sqlite" | "postgres"; where: string };
   /** A typed ORS client for a known server through the relay, in process (recorded like the UI's). */
   clientFor(server: string): OrsClient;
   /** Resolves once the store can be used (a database reached and migrated); rejects saying why. */
   ready(): Promise<void>;
-  /** Stops watching environments and the recorder, tears the host's sessions down, closes the store. */
+  /** Stops the spawned servers, watching environments and the recorder, tears the host's sessions
+   *  down, closes the store. */
   close(): Promise<void>;
 }
 
 export interface PlaygroundOptions {
   /** The environments to host (default: the built-ins, never reloaded). */
   environments?: EnvironmentSource;
+  /** Servers to run and register (lib/spawn; default none). Started by whoever made it; stopped on close. */
+  spawned?: ServerSupervisor;
 }
 
 /** Builds every part, wired together. Tests may build their own with other variables. */
@@ -55,6 +62,7 @@ export function createPlayground(
   options: PlaygroundOptions = {},
 ): Playground {
   const environments = options.environments ?? staticEnvironmentSource(builtinEnvironments);
+  const spawned = options.spawned ?? emptySupervisor();
   const host = createOrsHandler([...environments.current().environments], {
     ...hostOptionsFromEnv(env),
     basePath: ORS_BASE_PATH,
@@ -68,6 +76,7 @@ export function createPlayground(
     dataDir: dir,
     localHandler: () => host,
     persistence: pg ? postgresServerPersistence(pg.db, dir) : undefined,
+    spawned,
   });
   const relay = createRelay({ registry });
   const store: TrajectoryStore = opened.store;
@@ -122,6 +131,14 @@ export function createPlayground(
       console.error("[playground] could not record the episodes ended by the reload:", e);
     }
   });
+  // A spawned server restarted (files under --watch changed) or exited: its sessions are gone, and
+  // so are the recorded episodes running on it, with the reason, for every view.
+  spawned.onSessionsLost(async (server, error) => {
+    await recorder.idle();
+    const at = Date.now();
+    for (const id of await store.endRunningOf(server, "error", at, error))
+      live.publish({ type: "ended", id, end_reason: "error", error, ended_at: at });
+  });
   // A database is ready once reached and migrated (the server entries report a failure at start).
   const ready = pg ? Promise.all([pg.db.ready, pgLive?.ready]).then(() => {}) : Promise.resolve();
   // The built-in host lives in this process: its sessions did not survive a restart.
@@ -150,10 +167,12 @@ export function createPlayground(
     live,
     recorder,
     environments,
+    spawned,
     storage: { kind: opened.kind, where: opened.where },
     clientFor,
     ready: () => ready,
     async close() {
+      await spawned.stop();
       environments.close();
       recorder.stop();
       stopOrphanSweep();

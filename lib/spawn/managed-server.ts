@@ -207,7 +207,7 @@ export function createManagedServer(spec: SpawnSpec, port: number, o: ManagedSer
       ...spec.env,
       ...(cmd.kind === "argv" ? cmd.env : {}),
       PORT: String(port),
-    } as NodeJS.ProcessEnv;
+    } as unknown as NodeJS.ProcessEnv;
   };
 
   const onExit = (

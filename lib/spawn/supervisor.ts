@@ -199,17 +199,18 @@ export async function createServerSupervisor(
       process.on("exit", onExit);
       if (options.orphanGuard ?? process.platform !== "win32") {
         try {
-          guard = spawn(process.execPath, [GUARD], {
+          const g = spawn(process.execPath, [GUARD], {
             detached: true,
             stdio: ["pipe", "ignore", "ignore"],
-            env: {},
+            env: {} as NodeJS.ProcessEnv,
           });
-          guard.on("error", () => {
-            guard = null;
+          g.on("error", () => {
+            if (guard === g) guard = null;
           });
-          guard.stdin!.on("error", () => {});
-          guard.unref();
-          (guard.stdin as unknown as { unref?: () => void }).unref?.();
+          g.stdin!.on("error", () => {});
+          g.unref();
+          (g.stdin as unknown as { unref?: () => void }).unref?.();
+          guard = g;
         } catch {
           guard = null;
         }
