@@ -75,6 +75,25 @@ test.beforeAll(async () => {
   base = new URL(openUrl).origin;
 });
 
+/** The PID of a spawned server, from its log's API. */
+async function pidOf(name: string): Promise<number> {
+  const token = new URL(openUrl).searchParams.get("token")!;
+  const res = await fetch(`${base}/api/servers/${name}/log`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  const body = (await res.json()) as { status: { pid: number | null } };
+  return body.status.pid!;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 test.afterAll(async () => {
   if (app && app.exitCode === null && app.pid) {
     const exited = once(app, "exit");
@@ -115,6 +134,8 @@ test("the server's page shows its process and its log, live", async ({ page }) =
   await expect(page.getByText(`when a file changes under ${dir}`)).toBeVisible();
   await expect(page.getByRole("link", { name: "farmplanner" })).toBeVisible();
   await page.screenshot({ path: path.join(SHOTS, "spawn-server-page.png"), fullPage: true });
+  await page.goto(`${base}/`);
+  await expect(page.getByRole("heading", { name: "ref" }).locator("..")).toContainText("started here");
 });
 
 test("a change under --watch restarts it; the episode open on it ends saying so", async ({
@@ -161,4 +182,15 @@ test("a crashed server shows its exit code and last lines; Restart runs it again
   await expect(log).toContainText("▸ restarting: restarted from the playground's page");
   await expect(log.getByText("boom: missing dependency leftpad", { exact: true })).toHaveCount(2);
   await expect(page.getByLabel("state: exited with code 3")).toBeVisible();
+});
+
+test("Ctrl-C stops the playground and the servers it started", async () => {
+  const pid = await pidOf("ref");
+  expect(alive(pid)).toBe(true);
+  const exited = once(app, "exit");
+  // As a terminal's Ctrl-C: SIGINT to the playground's process group (the servers have their own).
+  process.kill(-app.pid!, "SIGINT");
+  await exited;
+  expect(out).toContain("stopping");
+  await expect.poll(() => alive(pid), { timeout: 10_000 }).toBe(false);
 });
