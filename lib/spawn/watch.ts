@@ -40,6 +40,8 @@ export const DEFAULT_IGNORE = [
 
 /** Files bigger than this are compared by size and mtime, not read. */
 const HASH_LIMIT_BYTES = 4 * 1024 * 1024;
+/** Bytes read at the start (the first scan blocks): beyond it, files start with size and mtime. */
+const INITIAL_HASH_BYTES = 64 * 1024 * 1024;
 /** Folders watched at most (each costs an inotify watch): beyond it, the rest is not watched. */
 const MAX_FOLDERS = 4000;
 /** Files remembered at most. */
@@ -83,8 +85,9 @@ export function ignoreMatcher(patterns: readonly string[]): (name: string, rel: 
   return (name, rel) => res.some((re) => re.test(name) || re.test(rel));
 }
 
-function fingerprint(file: string, st: Stats): Fingerprint {
-  if (st.size > HASH_LIMIT_BYTES) return `big:${st.size}:${st.mtimeMs}`;
+/** What a file holds: its size and a hash of its bytes, or (`meta`) its size and mtime. */
+function fingerprint(file: string, st: Stats, meta = false): Fingerprint {
+  if (meta || st.size > HASH_LIMIT_BYTES) return `meta:${st.size}:${st.mtimeMs}`;
   try {
     return `${st.size}:${createHash("sha1").update(readFileSync(file)).digest("hex")}`;
   } catch {
@@ -159,13 +162,17 @@ export function watchContent(options: ContentWatcherOptions): ContentWatcher {
     }
   };
 
+  let hashBudget = INITIAL_HASH_BYTES;
   const remember = (file: string) => {
     if (known.size >= MAX_FILES) {
       warn(`comparing only the first ${MAX_FILES} files under ${roots.join(", ")}`);
       return;
     }
     try {
-      known.set(file, fingerprint(file, statSync(file)));
+      const st = statSync(file);
+      const meta = st.size > hashBudget;
+      if (!meta) hashBudget -= st.size;
+      known.set(file, fingerprint(file, st, meta));
     } catch {
       // gone meanwhile
     }
@@ -238,6 +245,8 @@ export function watchContent(options: ContentWatcherOptions): ContentWatcher {
         continue;
       }
       if (before === undefined && known.size >= MAX_FILES) continue;
+      // A file first seen by size and mtime is compared so once, then by its bytes.
+      if (before?.startsWith("meta:") && fingerprint(abs, st, true) === before) continue;
       const now = fingerprint(abs, st);
       if (now !== before) {
         known.set(abs, now);
