@@ -2,10 +2,12 @@
 // `npm pack` (its prepack builds the app and the SDK) → the tarball holds what the CLI needs and no
 // data, tests, repository or caches → `npm install <tarball>` in an empty folder → the README's
 // environment module type-checks against the installed `ors-playground/sdk` → `npx ors-playground`
-// starts the playground with that module: a page and /api/ors/health answer, the module's
-// environment plays an episode → stopped by its PID. The temporary folder is removed.
+// starts the playground with that module, a server of its own (`--spawn ... --watch .`) and the
+// folder's config file: a page and /api/ors/health answer, the module's environment plays an
+// episode, the spawned server is ready and relayed, the config file's server is known → stopped by
+// its PID, and the spawned server with it. The temporary folder is removed.
 import { execFile } from "node:child_process";
-import { readdirSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
@@ -122,6 +124,16 @@ describe("npm pack → install → npx ors-playground", () => {
         );
       });
 
+      // A server of the author's own, and a config file beside it.
+      writeFileSync(
+        path.join(app, "server.mjs"),
+        readFileSync(path.join(REPO, "tests/spawn/fixtures/tiny-ors.mjs"), "utf8"),
+      );
+      writeFileSync(
+        path.join(app, "ors-playground.config.json"),
+        JSON.stringify({ servers: { staging: "http://127.0.0.1:8768" } }),
+      );
+      let spawnedPid = 0;
       const py = "http://127.0.0.1:8769";
       const cli = start(
         [
@@ -134,6 +146,10 @@ describe("npm pack → install → npx ors-playground", () => {
           `py=${py}`,
           "--data-dir",
           "./data",
+          "--spawn",
+          "node server.mjs --port {port}",
+          "--watch",
+          ".",
         ],
         {
           cwd: app,
@@ -148,12 +164,27 @@ describe("npm pack → install → npx ors-playground", () => {
           /Hosted here {3}capitals {2}\(from \.\/envs\.ts, reloaded when you save it\)/,
         );
         expect(cli.out()).toContain(`Data          ${path.join(app, "data")}`);
-        expect(cli.out()).toContain(`Servers       py       ${py}`);
+        expect(cli.out()).toMatch(/Servers {7}server {3}http:\/\/127\.0\.0\.1:\d+\n/);
+        expect(cli.out()).toContain(`                py       ${py}`);
+        expect(cli.out()).toContain(`Config        ./ors-playground.config.json`);
+        expect(cli.out()).toContain(`Open          ${base}/s/server?token=${TEST_TOKEN}`);
+        await cli.waitFor(/\[server\] ready at http:\/\/127\.0\.0\.1:\d+/, 60_000);
+        const log = (await (
+          await fetch(`${base}/api/servers/server/log`, { headers: WITH_TOKEN })
+        ).json()) as {
+          status: { state: string; pid: number };
+        };
+        expect(log.status.state).toBe("ready");
+        spawnedPid = log.status.pid;
+        expect(
+          await (await fetch(`${base}/api/servers/server/list_environments`, { headers: WITH_TOKEN })).json(),
+        ).toEqual(["tiny"]);
         const servers = (await (await fetch(`${base}/api/servers`, { headers: WITH_TOKEN })).json()) as {
           name: string;
           url: string;
         }[];
         expect(servers.find((s) => s.name === "py")).toMatchObject({ url: py });
+        expect(servers.find((s) => s.name === "staging")).toMatchObject({ url: "http://127.0.0.1:8768" });
         expect((await fetch(`${base}/`)).status).toBe(401);
         const page = await fetch(`${base}/`, { headers: WITH_TOKEN });
         expect(page.status).toBe(200);
@@ -169,6 +200,18 @@ describe("npm pack → install → npx ors-playground", () => {
       } finally {
         await cli.stop();
       }
+      // The server it started stopped with it.
+      expect(spawnedPid).toBeGreaterThan(0);
+      const gone = () => {
+        try {
+          process.kill(spawnedPid, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      };
+      for (let i = 0; i < 100 && !gone(); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(gone()).toBe(true);
       // The command itself stopped cleanly on SIGTERM (npm's own exit status is npm's business).
       expect(cli.out()).toMatch(/stopping\n$/);
       expect(cli.err()).not.toMatch(/Error|unhandled/);
