@@ -22,6 +22,7 @@ import { createServerRegistry, type ServerRegistry } from "@/lib/registry";
 import { postgresServerPersistence } from "@/lib/registry/postgres-persistence";
 import { createRelay, orsPathFromUrl, type Relay } from "@/lib/relay";
 import { emptySupervisor, type ServerSupervisor } from "@/lib/spawn/supervisor";
+import { serverRestartedError } from "@/lib/spawn/types";
 
 /** Where the app mounts its ORS host (it also answers the ORS shapes at the root). */
 export const ORS_BASE_PATH = "/api/ors";
@@ -150,6 +151,21 @@ export function createPlayground(
           "error",
           Date.now(),
           "the server restarted: the built-in host lost the session",
+        )
+        // So do the servers this process runs itself (started anew with it).
+        .then(() =>
+          Promise.all(
+            spawned
+              .entries()
+              .map(({ name }) =>
+                store.endRunningOf(
+                  name,
+                  "error",
+                  Date.now(),
+                  serverRestartedError(name, "the playground was started again"),
+                ),
+              ),
+          ),
         )
         .then(() => recorder.sweep())
         .catch((e: Error) =>

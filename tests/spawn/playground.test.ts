@@ -110,4 +110,33 @@ describe("a spawned server in the playground", () => {
     await client.create(again.sid, { env_name: "farmplanner", split: "train", index: 0 });
     expect(await client.prompt("farmplanner", again.sid)).not.toHaveLength(0);
   });
+
+  it("ends, at the next start, the episodes left running on it when the playground stopped", async () => {
+    const client = pg.clientFor("ref");
+    const { sid } = await client.createSession();
+    await client.create(sid, { env_name: "coffeeshop", split: "train", index: 0 });
+    await pg.recorder.idle();
+    const left = (await pg.store.findRunning("ref", sid))!;
+    await pg.close();
+    // The next start: the same data, the same server name, a new process (not even started here).
+    const next = await createServerSupervisor([{ name: "ref", command: "node x.js", cwd: REPO }], {
+      baseEnv: {},
+      orphanGuard: false,
+    });
+    pg = createPlayground(
+      { PLAYGROUND_DATA_DIR: path.join(dir, "data"), ORS_SERVERS: "" },
+      { spawned: next },
+    );
+    await pg.ready();
+    const deadline = Date.now() + 10_000;
+    while ((await pg.store.get(left.id))?.end_reason == null) {
+      if (Date.now() > deadline) throw new Error("the episode was not ended");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(await pg.store.get(left.id)).toMatchObject({
+      end_reason: "error",
+      error:
+        'server restarted: the playground was started again, so the playground started server "ref" again and the sessions on it are gone. Start a new episode (Restart on this task) to use the new process.',
+    });
+  });
 });
