@@ -1,10 +1,11 @@
 // The composition root (server-only): builds the app's long-lived parts once per process — the ORS
 // host with the environments of an environment source, the server registry, the relay, the store
 // (SQLite, or PostgreSQL shared by replicas), the live feeds, the recorder, this process's lease,
-// the model endpoints and the run executor — and hands them out. Nothing else starts a part, and
-// this is the one module that keeps them on globalThis: Next bundles each route separately and dev
-// HMR re-evaluates modules, and both must find the same parts. When the source reloads (an edited
-// environment), the host swaps its environments in place and the episodes of the old code end.
+// the model endpoints, the run executor and the servers it runs itself (lib/spawn) — and hands them
+// out. Nothing else starts a part, and this is the one module that keeps them on globalThis: Next
+// bundles each route separately and dev HMR re-evaluates modules, and both must find the same parts.
+// When the source reloads (an edited environment), the host swaps its environments in place and the
+// episodes of the old code end; when a spawned server restarts or exits, so do its episodes.
 import "server-only";
 import { randomBytes } from "node:crypto";
 import os from "node:os";
@@ -29,6 +30,8 @@ import { createRunEvents, type RunEvents } from "@/lib/runs/events";
 import { createPostgresRunEvents } from "@/lib/runs/events-postgres";
 import { createRunExecutor, type RunExecutor } from "@/lib/runs/executor";
 import { createModelRegistry, type ModelRegistry } from "@/lib/runs/models";
+import { emptySupervisor, type ServerSupervisor } from "@/lib/spawn/supervisor";
+import { serverRestartedError } from "@/lib/spawn/types";
 
 /** Where the app mounts its ORS host (it also answers the ORS shapes at the root). */
 export const ORS_BASE_PATH = "/api/ors";
@@ -50,6 +53,8 @@ export interface Playground {
   readonly runEvents: RunEvents;
   /** What the host serves, and where it comes from (reloads swap the host's environments). */
   readonly environments: EnvironmentSource;
+  /** The servers this playground runs itself (`start --spawn`): their processes and logs. */
+  readonly spawned: ServerSupervisor;
   /** Where trajectories, runs and added servers are kept: the data folder, or `PostgreSQL at <URL>`. */
   readonly storage: { kind: "sqlite" | "postgres"; where: string };
   /**
@@ -63,7 +68,8 @@ export interface Playground {
    * why (the server entries and the CLI report it and stop).
    */
   readonly ready: Promise<void>;
-  /** Stops the runs, watching environments and the recorder, tears the host's sessions down, closes the store. */
+  /** Stops the runs, the spawned servers, watching environments and the recorder, tears the host's
+   *  sessions down, closes the store. */
   close(): Promise<void>;
 }
 
@@ -82,6 +88,8 @@ export interface PlaygroundOptions {
   scriptRoots?: readonly string[] | null;
   /** The lease's timings (lib/episodes/leases.ts; tests shorten them). */
   lease?: Pick<LeaseOptions, "everyMs" | "staleMs">;
+  /** Servers to run and register (lib/spawn; default none). Started by whoever made it; stopped on close. */
+  spawned?: ServerSupervisor;
 }
 
 /** The default folders of script modules (see PlaygroundOptions.scriptRoots). */
@@ -99,6 +107,7 @@ export function createPlayground(
   options: PlaygroundOptions = {},
 ): Playground {
   const environments = options.environments ?? staticEnvironmentSource(builtinEnvironments);
+  const spawned = options.spawned ?? emptySupervisor();
   const host = createOrsHandler([...environments.current().environments], {
     ...hostOptionsFromEnv(env),
     basePath: ORS_BASE_PATH,
@@ -117,6 +126,7 @@ export function createPlayground(
     dataDir: dir,
     localHandler: () => host,
     persistence: pg ? postgresServerPersistence(pg.db, dir) : undefined,
+    spawned,
   });
   const relay = createRelay({ registry });
   const store: PlaygroundStore = opened.store;
@@ -177,6 +187,14 @@ export function createPlayground(
       console.error("[playground] could not record the episodes ended by the reload:", e);
     }
   });
+  // A spawned server restarted (files under --watch changed) or exited: its sessions are gone, and
+  // so are the recorded episodes running on it, with the reason, for every view.
+  spawned.onSessionsLost(async (server, error) => {
+    await recorder.idle();
+    const at = Date.now();
+    for (const id of await store.endRunningOf(server, "error", at, error))
+      live.publish({ type: "ended", id, end_reason: "error", error, ended_at: at });
+  });
   const models = createModelRegistry(env);
   const runEvents: RunEvents = pg && notifier ? createPostgresRunEvents(pg.db, notifier) : createRunEvents();
   const runs = createRunExecutor({
@@ -213,6 +231,16 @@ export function createPlayground(
   const ready = (pg ? Promise.all([pg.db.ready, notifier?.ready]).then(() => {}) : Promise.resolve()).then(
     async () => {
       await lease.start();
+      // The servers this process runs itself were started anew with it: their old sessions are gone.
+      for (const { name } of spawned.entries())
+        await store
+          .endRunningOf(
+            name,
+            "error",
+            Date.now(),
+            serverRestartedError(name, "the playground was started again"),
+          )
+          .catch(() => {});
       await recorder.sweep().catch((e: Error) => console.error(`[playground] could not sweep: ${e.message}`));
     },
   );
@@ -229,6 +257,7 @@ export function createPlayground(
     runs,
     runEvents,
     environments,
+    spawned,
     storage: { kind: opened.kind, where: opened.where },
     clientFor,
     ready,
@@ -236,6 +265,7 @@ export function createPlayground(
       lease.stop();
       await ready.catch(() => {});
       await runs.close();
+      await spawned.stop();
       environments.close();
       recorder.stop();
       await recorder.idle();

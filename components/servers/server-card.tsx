@@ -15,9 +15,10 @@ import { HealthDot, healthLabel } from "./health-dot";
 
 const sourceLabel: Record<ServerInfo["source"], string> = {
   builtin: "built-in",
-  env: "ORS_SERVERS",
-  config: "config file",
+  env: "configured",
+  config: "servers.json",
   user: "added by you",
+  spawned: "started here",
 };
 
 export function ServerCard({ server }: { server: ServerInfo }) {

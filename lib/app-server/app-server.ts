@@ -21,6 +21,7 @@ import {
 } from "@/lib/security/listen";
 import { appPolicyFromEnv, LISTEN_HOSTS_VAR } from "@/lib/security/policy-config";
 import type { RequestPolicy } from "@/lib/security/request-policy";
+import type { SpawnSpec } from "@/lib/spawn/managed-server";
 import { checkNodeRequest, guardServer, writeAnswer } from "./node-http";
 
 export interface AppServerOptions {
@@ -41,6 +42,14 @@ export interface AppServerOptions {
   /** The environments to host and what reloads them (default: from ORS_ENVS, ORS_ENVS_ONLY,
    *  ORS_ENVS_WATCH; the built-ins reload in dev). */
   environments?: RuntimeSourceOptions;
+  /** Servers to start, register and watch (`start --spawn`, lib/spawn); a bad one stops the start. */
+  spawn?: {
+    servers: readonly SpawnSpec[];
+    /** The environment as the user started the playground: what each server process gets. */
+    baseEnv: Readonly<Record<string, string | undefined>>;
+    /** Lines about them for the terminal (ready, exited, restarting). */
+    say?: (line: string) => void;
+  };
 }
 
 export interface AppServer {
@@ -108,13 +117,28 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
     "@/lib/environments/runtime-source"
   );
   const source = await openRuntimeSource(options.environments ?? runtimeSourceOptionsFromEnv(env, { dev }));
+  const { createServerSupervisor } = await import("@/lib/spawn/supervisor");
+  const { invalidServerName } = await import("@/lib/registry/registry");
+  const { dataDir } = await import("@/lib/episodes/store/db");
+  const spawned = await createServerSupervisor(options.spawn?.servers ?? [], {
+    baseEnv: options.spawn?.baseEnv ?? env,
+    say: options.spawn?.say,
+    invalidName: invalidServerName,
+    // The store's files change with every step recorded: never a reason to restart a server.
+    ignorePaths: [dataDir(env as NodeJS.ProcessEnv)],
+  }).catch((err: unknown) => {
+    source.close();
+    throw err;
+  });
   const { initPlayground } = await import("@/lib/playground");
-  const playground = initPlayground({ environments: source });
+  const playground = initPlayground({ environments: source, spawned });
   // A database that cannot be reached (PLAYGROUND_DATABASE_URL) stops the start here, saying why.
   await playground.ready.catch(async (err: unknown) => {
     await playground.close().catch(() => {});
     throw err;
   });
+  // Spawned servers boot while Next prepares; each is registered as ready once it answers /health.
+  await spawned.start();
   const ors = fastPath ? createNodeListener(playground.host) : null;
 
   type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;

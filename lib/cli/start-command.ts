@@ -1,8 +1,10 @@
 // `start` (the CLI's default command): the playground on its production build, on loopback, pointed
-// at ORS servers (`--server py=http://127.0.0.1:8080`) and/or hosting an author's module (`--env
-// ./envs.ts`, reloaded on save), through the app's server entry (lib/app-server). Prints what a
-// newcomer needs: the URL to open (with its access token; `--open` opens it), what is hosted, the
-// servers, where the data goes, how to stop.
+// at ORS servers (`--server py=http://127.0.0.1:8080`), running the author's own server (`--spawn
+// "python my_env.py --port {port}"`, restarted on changes under `--watch DIR`) and/or hosting an
+// author's module (`--env ./envs.ts`, reloaded on save), through the app's server entry
+// (lib/app-server), with the config file under it all (./config-file.ts; the command line wins over
+// the environment, which wins over the file). Prints what a newcomer needs: the URL to open (with its
+// access token; `--open` opens it), what is hosted, the servers, where the data goes, how to stop.
 import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -12,7 +14,10 @@ import { EnvironmentModuleError } from "@/lib/environments/module-exports";
 import { describeEnvironmentSet } from "@/lib/environments/source";
 import { invalidServerName } from "@/lib/registry/registry";
 import { DEFAULT_LISTEN_HOST } from "@/lib/security/listen";
+import { CommandLineError, nameFromCommand, parseCommandLine } from "@/lib/spawn/command-line";
+import type { SpawnSpec } from "@/lib/spawn/managed-server";
 import { parseArgs, portOf, UsageError } from "./args";
+import { applyConfigFile, CONFIG_FILE_NAME, ConfigFileError, loadConfigFile } from "./config-file";
 import { type CommandIo, untilAborted } from "./io";
 import { linkNextExternals } from "./next-externals";
 import { openInBrowser } from "./open-url";
@@ -26,6 +31,17 @@ Starts the playground (the web UI and its ORS host) on this machine and prints t
 options:
   --server NAME=URL  an ORS server to explore, e.g. --server py=http://127.0.0.1:8080
                      (repeatable; added to $ORS_SERVERS)
+  --spawn "CMD"      run your ORS server: the playground starts CMD on a free port (given as
+                     {port} in CMD, and as $PORT), shows its log on the server's page, and
+                     registers it once it answers /health, e.g.
+                       --spawn "python my_env.py --port {port}"
+  --watch DIR        with --spawn: restart it when a file under DIR changes (repeatable); the
+                     episodes running on it end, saying so
+  --spawn-name NAME  with --spawn: its name in the playground (default: from the command, e.g.
+                     my_env for python my_env.py)
+  --config FILE      the config file (default: ./${CONFIG_FILE_NAME} when there is one):
+                     servers, spawned servers, model endpoints, access; the command line wins
+                     over the environment, which wins over the file
   --env FILE         host the environments this TypeScript/JavaScript module exports, beside
                      the built-in examples; saving it (or a file it imports) reloads them
   --only             with --env: host your module's environments only
@@ -35,7 +51,8 @@ options:
   --data-dir DIR     where recorded episodes and added servers are kept (default
                      $PLAYGROUND_DATA_DIR, else ${defaultDataDirShown()}); with
                      $PLAYGROUND_DATABASE_URL (postgres://...) they are kept in PostgreSQL instead
-  --open             open the printed URL in your browser
+  --open             open the printed URL in your browser (the spawned server's page when
+                     there is one)
   -h, --help         this help
 
 Pages and APIs need an access token; the URL it prints carries it (?token=...). The token is
@@ -60,6 +77,14 @@ export interface StartArgs {
   help: boolean;
   /** Open the URL in the browser once the playground listens. */
   open: boolean;
+  /** Servers to run (the config file's, then `--spawn`'s). */
+  spawn: SpawnSpec[];
+  /** The config file read (absolute), or null. */
+  config: string | null;
+  /** What to say at start about the configuration (secrets in a readable file ...). */
+  warnings: string[];
+  /** The page `--open` and the printed URL lead to (`/s/my_env`, or `/`). */
+  page: string;
 }
 
 /** `name=http://host:port` of `--server`; a UsageError naming what is wrong. */
@@ -84,28 +109,60 @@ export function parseServerFlag(value: string): { name: string; url: string } {
   return { name, url };
 }
 
+/** `a=url,b=url` without the names in `drop`. */
+function withoutNames(list: string | undefined, drop: ReadonlySet<string>): string[] {
+  return (list ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s && !drop.has(s.slice(0, Math.max(0, s.indexOf("="))).trim()));
+}
+
 /**
- * Parses the arguments. What the app reads from the environment goes there: `--server` into
- * ORS_SERVERS, `--env`/`--only`/`--no-watch` into ORS_ENVS*, `--data-dir` (or the per-user default)
- * into PLAYGROUND_DATA_DIR.
+ * The page to open: the spawned server's when there is one (its log and environments), else the
+ * server given by `--server` when it is the only one, else the playground's home.
  */
-export function parseStartArgs(argv: readonly string[], env: Record<string, string | undefined>): StartArgs {
+export function pageToOpen(o: { spawned: readonly string[]; cliServers: readonly string[] }): string {
+  if (o.spawned.length === 1) return `/s/${encodeURIComponent(o.spawned[0]!)}`;
+  if (o.spawned.length === 0 && o.cliServers.length === 1)
+    return `/s/${encodeURIComponent(o.cliServers[0]!)}`;
+  return "/";
+}
+
+/**
+ * Parses the arguments and reads the config file (`--config`, or ./ors-playground.config.json).
+ * What the app reads from the environment goes there, the command line first, then what the
+ * environment had, then the file: `--server` and the file's servers into ORS_SERVERS, `--env`/`--only`/
+ * `--no-watch` into ORS_ENVS*, `--data-dir` (or the file's, or the per-user default) into
+ * PLAYGROUND_DATA_DIR, and the file's keys, models and access policy into theirs. Throws UsageError
+ * (a command-line mistake) or ConfigFileError (a bad config file).
+ */
+export function parseStartArgs(
+  argv: readonly string[],
+  env: Record<string, string | undefined>,
+  cwd: string = process.cwd(),
+): StartArgs {
   const args = parseArgs(argv, {
-    values: ["--port", "--host", "--server", "--env", "--data-dir"],
+    values: [
+      "--port",
+      "--host",
+      "--server",
+      "--env",
+      "--data-dir",
+      "--spawn",
+      "--spawn-name",
+      "--watch",
+      "--config",
+    ],
     booleans: ["--only", "--no-watch", "--open", "--help"],
     aliases: { "-p": "--port", "-H": "--host", "--hostname": "--host", "-h": "--help" },
-    repeatable: ["--server"],
+    repeatable: ["--server", "--watch"],
   });
-  if (args.booleans.has("--help")) return { port: 0, host: "", help: true, open: false };
+  if (args.booleans.has("--help"))
+    return { port: 0, host: "", help: true, open: false, spawn: [], config: null, warnings: [], page: "/" };
   if (args.positionals.length)
     throw new UsageError(
       `unexpected argument ${JSON.stringify(args.positionals[0])} (a server is given as --server NAME=URL)`,
     );
-  const host = args.values.get("--host") ?? DEFAULT_LISTEN_HOST;
-  if (!host.trim()) throw new UsageError("--host needs an address");
-  const portValue = args.values.get("--port") ?? (env.PORT?.trim() ? env.PORT : undefined);
-  const port =
-    portValue === undefined ? 3000 : portOf(portValue, args.values.has("--port") ? "--port" : "PORT");
 
   const servers = (args.lists.get("--server") ?? []).map(parseServerFlag);
   const seen = new Set<string>();
@@ -113,10 +170,47 @@ export function parseStartArgs(argv: readonly string[], env: Record<string, stri
     if (seen.has(s.name)) throw new UsageError(`--server: two servers named ${JSON.stringify(s.name)}`);
     seen.add(s.name);
   }
-  if (servers.length)
-    env.ORS_SERVERS = [env.ORS_SERVERS?.trim(), ...servers.map((s) => `${s.name}=${s.url}`)]
-      .filter(Boolean)
-      .join(",");
+  const spawnCommand = args.values.get("--spawn");
+  const watch = args.lists.get("--watch") ?? [];
+  const spawnName = args.values.get("--spawn-name");
+  if ((watch.length || spawnName !== undefined) && spawnCommand === undefined)
+    throw new UsageError("--watch and --spawn-name go with --spawn");
+  let cliSpawn: SpawnSpec | null = null;
+  if (spawnCommand !== undefined) {
+    let parsed: ReturnType<typeof parseCommandLine>;
+    try {
+      parsed = parseCommandLine(spawnCommand);
+    } catch (e) {
+      if (e instanceof CommandLineError)
+        throw new UsageError(`--spawn: ${e.message} (e.g. --spawn "python my_env.py --port {port}")`);
+      throw e;
+    }
+    const name = spawnName ?? nameFromCommand(parsed) ?? "spawned";
+    const bad = invalidServerName(name);
+    if (bad)
+      throw new UsageError(
+        spawnName === undefined
+          ? `--spawn: the name taken from the command, ${JSON.stringify(name)}, cannot be used (${bad}): give one with --spawn-name`
+          : `--spawn-name ${JSON.stringify(name)}: ${bad}`,
+      );
+    for (const dir of watch) if (!dir.trim()) throw new UsageError("--watch needs a folder");
+    cliSpawn = { name, command: spawnCommand, cwd, watch: watch.map((d) => path.resolve(cwd, d)) };
+  }
+
+  // The config file fills what the environment leaves unset (and names the command line gives stay
+  // the command line's).
+  const loaded = loadConfigFile(args.values.get("--config"), cwd);
+  const layer = loaded
+    ? applyConfigFile(loaded, env, { servers: servers.map((s) => s.name) })
+    : { spawn: [], warnings: [] };
+
+  if (servers.length) {
+    const cli = new Set(servers.map((s) => s.name));
+    env.ORS_SERVERS = [
+      ...servers.map((s) => `${s.name}=${s.url}`),
+      ...withoutNames(env.ORS_SERVERS, cli),
+    ].join(",");
+  }
 
   const module = args.values.get("--env");
   if (module !== undefined) {
@@ -130,20 +224,64 @@ export function parseStartArgs(argv: readonly string[], env: Record<string, stri
 
   const dataDir = args.values.get("--data-dir");
   if (dataDir !== undefined && !dataDir.trim()) throw new UsageError("--data-dir needs a folder");
-  env.PLAYGROUND_DATA_DIR = path.resolve(dataDir ?? (env.PLAYGROUND_DATA_DIR?.trim() || defaultDataDir(env)));
-  return { port, host, help: false, open: args.booleans.has("--open") };
+  env.PLAYGROUND_DATA_DIR = path.resolve(
+    cwd,
+    dataDir ?? (env.PLAYGROUND_DATA_DIR?.trim() || defaultDataDir(env)),
+  );
+
+  const host = args.values.get("--host") ?? layer.host ?? DEFAULT_LISTEN_HOST;
+  if (!host.trim()) throw new UsageError("--host needs an address");
+  const portValue = args.values.get("--port") ?? (env.PORT?.trim() ? env.PORT : undefined);
+  const port =
+    portValue === undefined ? 3000 : portOf(portValue, args.values.has("--port") ? "--port" : "PORT");
+
+  const spawn = [...layer.spawn.filter((s) => s.name !== cliSpawn?.name), ...(cliSpawn ? [cliSpawn] : [])];
+  const configured = new Set(
+    [...(env.ORS_SERVERS ?? "").split(",")].map((s) => s.slice(0, Math.max(0, s.indexOf("="))).trim()),
+  );
+  for (const s of spawn)
+    if (configured.has(s.name))
+      throw new UsageError(
+        `the spawned server ${JSON.stringify(s.name)} has the name of a configured server (--server, ORS_SERVERS or the config file)${s === cliSpawn ? ": give it another with --spawn-name" : ""}`,
+      );
+  return {
+    port,
+    host,
+    help: false,
+    open: args.booleans.has("--open"),
+    spawn,
+    config: loaded?.file ?? null,
+    warnings: layer.warnings,
+    page: pageToOpen({ spawned: spawn.map((s) => s.name), cliServers: servers.map((s) => s.name) }),
+  };
+}
+
+/** The URL to open: `page` on the app, with the access token when one is required. */
+export function openUrlOf(app: Pick<AppServer, "url" | "token">, page: string): string {
+  return app.token ? `${app.url}${page}?token=${encodeURIComponent(app.token)}` : `${app.url}${page}`;
+}
+
+/** A folder as shown: relative to `cwd` when inside it. */
+function shownPath(p: string, cwd: string): string {
+  const rel = path.relative(cwd, p);
+  return rel === "" ? "." : !rel.startsWith("..") && !path.isAbsolute(rel) ? `./${rel}` : p;
 }
 
 /** What the CLI prints once the playground listens. */
-export async function startBanner(app: AppServer, version: string): Promise<string> {
+export async function startBanner(
+  app: AppServer,
+  version: string,
+  o: { page?: string; config?: string | null; cwd?: string } = {},
+): Promise<string> {
   const pg = app.playground;
+  const cwd = o.cwd ?? process.cwd();
   const set = pg.environments.current();
   const { builtin, modules } = describeEnvironmentSet(set);
   const servers = (await pg.registry.list()).filter((s) => s.source !== "builtin");
   const col = (label: string) => `  ${label.padEnd(14)}`;
   const pad = " ".repeat(16);
   const lines = [`ORS Playground ${version} is running (production build).`, ""];
-  lines.push(`${col("Open")}${app.openUrl}`);
+  lines.push(`${col("Open")}${openUrlOf(app, o.page ?? "/")}`);
   lines.push(`${col("ORS base URL")}${app.url}/api/ors   (for ORS clients; ${app.url} works too)`);
   const hosted: string[] = [];
   for (const [file, names] of modules)
@@ -158,8 +296,17 @@ export async function startBanner(app: AppServer, version: string): Promise<stri
     lines.push(`${col("Servers")}none yet: add one in the UI, or start with --server NAME=URL`);
   servers.forEach((s, i) => {
     lines.push(`${i === 0 ? col("Servers") : pad}${s.name.padEnd(8)} ${s.url}`);
+    const run = s.source === "spawned" ? pg.spawned.get(s.name)?.status() : undefined;
+    if (run) {
+      const sub = `${pad}${" ".repeat(9)}`;
+      lines.push(`${sub}runs: ${run.command}  (in ${shownPath(run.cwd, cwd)})`);
+      lines.push(
+        `${sub}${run.watch.length ? `restarted when files under ${run.watch.map((w) => shownPath(w, cwd)).join(", ")} change; ` : ""}its log: ${app.url}/s/${encodeURIComponent(s.name)}`,
+      );
+    }
   });
   lines.push(`${col("Data")}${pg.storage.where}  (recorded episodes, added servers)`);
+  if (o.config) lines.push(`${col("Config")}${shownPath(o.config, cwd)}`);
   app.accessNotice.lines.forEach((line, i) => {
     lines.push(`${i === 0 ? col("Access") : pad}${line}`);
   });
@@ -173,10 +320,18 @@ export async function startCommand(
   io: CommandIo & { version: string },
 ): Promise<number> {
   const env = io.env;
+  const cwd = io.cwd ?? process.cwd();
+  // What a spawned server gets: the environment as the user started the playground, before the
+  // settings below are written into it.
+  const baseEnv = { ...env };
   let args: StartArgs;
   try {
-    args = parseStartArgs(argv, env);
+    args = parseStartArgs(argv, env, cwd);
   } catch (e) {
+    if (e instanceof ConfigFileError) {
+      io.stderr(`ors-playground: ${e.message}\n`);
+      return 2;
+    }
     if (!(e instanceof UsageError)) throw e;
     io.stderr(`ors-playground: ${e.message}\n\n${START_USAGE}`);
     return 2;
@@ -200,24 +355,39 @@ export async function startCommand(
     );
     return 1;
   }
+  for (const warning of args.warnings) io.stderr(`ors-playground: warning: ${warning}\n`);
+  // Lines about spawned servers wait for the banner, then follow it as they come.
+  let bannerShown = false;
+  const early: string[] = [];
+  const say = (line: string) => {
+    if (bannerShown) io.stdout(`${line}\n`);
+    else early.push(line);
+  };
   // Before Next and React load: they pick their builds by NODE_ENV.
   env.NODE_ENV = "production";
   const { startAppServer } = await import("@/lib/app-server/app-server");
   let app: AppServer;
   try {
-    app = await startAppServer({ host: args.host, port: args.port, dev: false });
+    app = await startAppServer({
+      host: args.host,
+      port: args.port,
+      dev: false,
+      spawn: { servers: args.spawn, baseEnv, say },
+    });
   } catch (e) {
     const why = e instanceof EnvironmentModuleError ? e.message : (e as Error).message;
     io.stderr(`ors-playground: could not start: ${why}\n`);
     return 1;
   }
-  io.stdout(await startBanner(app, io.version));
+  io.stdout(await startBanner(app, io.version, { page: args.page, config: args.config, cwd }));
   if (app.accessNotice.warning) io.stderr(`\n${app.accessNotice.warning}\n\n`);
+  if (early.length) io.stdout(`\n${early.map((l) => `${l}\n`).join("")}`);
+  bannerShown = true;
   if (args.open) {
-    const opened = await openInBrowser(app.openUrl, { env });
+    const opened = await openInBrowser(openUrlOf(app, args.page), { env });
     io.stdout(
       opened.ok
-        ? `Opened ${app.url} in your browser (${opened.command}).\n`
+        ? `Opened ${app.url}${args.page} in your browser (${opened.command}).\n`
         : `Could not open a browser (${opened.reason}): open the URL above yourself.\n`,
     );
   }

@@ -19,5 +19,6 @@ export {
   type ServerRegistry,
   ServerRegistryError,
   type ServerSource,
+  type SpawnedServers,
   toPublicServer,
 } from "./registry";

@@ -1,7 +1,8 @@
 // The known ORS servers: `local` (the built-in host, reached in process), `ORS_SERVERS`
 // (`name=url,name=url`), the config file `PLAYGROUND_DATA_DIR/servers.json` ("servers": hand-written
-// entries) and the servers users added in the UI (kept by ./persistence.ts: its "userServers", or
-// PostgreSQL when the app has a database).
+// entries), the servers users added in the UI (kept by ./persistence.ts: its "userServers", or
+// PostgreSQL when the app has a database), and the servers the playground started itself
+// (`start --spawn`, lib/spawn), known from the start and forwarded to only while ready.
 import "server-only";
 import path from "node:path";
 import { ENV_ENDPOINTS, ROOT_ENDPOINTS } from "@/lib/ors/protocol";
@@ -10,7 +11,7 @@ import { type AddressVerdict, checkServerUrl, type Resolver } from "./address-po
 import { createOrsProbe, type OrsProbe, type OrsProbeVerdict } from "./ors-probe";
 import { fileServerPersistence, type ServerPersistence, type StoredServer } from "./persistence";
 
-export type ServerSource = "builtin" | "env" | "config" | "user";
+export type ServerSource = "builtin" | "env" | "config" | "user" | "spawned";
 
 export interface ServerEntry {
   name: string;
@@ -35,6 +36,13 @@ export interface PublicServer {
 
 export type FetchHandler = (req: Request) => Promise<Response>;
 
+/** The servers this process runs itself (lib/spawn's supervisor): listed whatever their state. */
+export interface SpawnedServers {
+  entries(): { name: string; url: string }[];
+  /** Why the relay must not forward to `name` now (starting, exited ...), or null when it is ready. */
+  notReady(name: string): string | null;
+}
+
 export interface ServerRegistryOptions {
   /** Where servers.json lives (default `PLAYGROUND_DATA_DIR` or `.data`). */
   dataDir?: string;
@@ -49,6 +57,8 @@ export interface ServerRegistryOptions {
   /** Asks user servers whether they speak ORS (default: /health and /list_environments over a
    *  pinned fetch, trusted for a minute). */
   probe?: OrsProbe;
+  /** Servers this process started (`start --spawn`); they come right after `local`. */
+  spawned?: SpawnedServers;
 }
 
 export class ServerRegistryError extends Error {
@@ -113,7 +123,8 @@ export interface ServerRegistry {
   /**
    * Whether the relay may forward to this server at `addresses` (as checkAddress gave them): a
    * server added at run time must first answer /health and /list_environments like an ORS server
-   * (asked again after a minute); configured servers and `local` always may.
+   * (asked again after a minute); a spawned one must be ready (it answered /health since it last
+   * started); configured servers and `local` always may.
    */
   checkOrsServer(entry: ServerEntry, addresses: readonly string[]): Promise<OrsProbeVerdict>;
 }
@@ -199,6 +210,7 @@ export function createServerRegistry(options: ServerRegistryOptions): ServerRegi
         ...(isIdleLimit(idle) ? { idleTimeoutMs: idle } : {}),
       });
     };
+    for (const e of options.spawned?.entries() ?? []) push(e, "spawned");
     for (const e of envServers) push(e, "env");
     for (const e of validEntries(f.servers)) push(e, "config");
     for (const e of validEntries(f.userServers)) push(e, "user");
@@ -222,6 +234,10 @@ export function createServerRegistry(options: ServerRegistryOptions): ServerRegi
     entry: ServerEntry,
     addresses: readonly string[],
   ): Promise<OrsProbeVerdict> => {
+    if (entry.source === "spawned") {
+      const why = options.spawned?.notReady(entry.name) ?? null;
+      return why === null ? { ok: true } : { ok: false, status: 502, failure: "unreachable", reason: why };
+    }
     if (entry.source !== "user") return { ok: true };
     probe ??= createOrsProbe({ fetch: createPinnedFetch({ maxPools: 8 }) });
     return probe.check(entry, addresses);
@@ -273,7 +289,7 @@ export function createServerRegistry(options: ServerRegistryOptions): ServerRegi
         if (entry.source !== "user")
           throw new ServerRegistryError(
             403,
-            `server "${name}" comes from ${entry.source === "builtin" ? "the app itself" : entry.source === "env" ? "ORS_SERVERS" : "servers.json"} and cannot be removed here`,
+            `server "${name}" comes from ${entry.source === "builtin" ? "the app itself" : entry.source === "env" ? "ORS_SERVERS" : entry.source === "spawned" ? "--spawn (the playground runs it)" : "servers.json"} and cannot be removed here`,
           );
         await persistence.removeUser(name);
         cached = undefined;

@@ -2,7 +2,7 @@
 // DELETE /api/servers/<name>). Errors carry the registry's `detail` so forms can show it inline.
 import { apiError } from "./api-error";
 
-export type ServerSource = "builtin" | "env" | "config" | "user";
+export type ServerSource = "builtin" | "env" | "config" | "user" | "spawned";
 
 export type ServerHealth = { ok: boolean; status?: number; detail?: string; latencyMs?: number };
 

@@ -94,13 +94,23 @@ describe("start's settings", () => {
       ],
       env,
     );
-    expect(args).toEqual({ port: 4000, host: "127.0.0.1", help: false, open: false });
+    expect(args).toEqual({
+      port: 4000,
+      host: "127.0.0.1",
+      help: false,
+      open: false,
+      spawn: [],
+      config: null,
+      warnings: [],
+      page: "/",
+    });
     expect(parseStartArgs(["--open", "--host", "0.0.0.0"], {})).toMatchObject({
       open: true,
       host: "0.0.0.0",
     });
     expect(env).toMatchObject({
-      ORS_SERVERS: "a=http://127.0.0.1:1,py=http://127.0.0.1:8080,ts=http://localhost:9000",
+      // The command line first: a name it shares with the environment is the command line's.
+      ORS_SERVERS: "py=http://127.0.0.1:8080,ts=http://localhost:9000,a=http://127.0.0.1:1",
       ORS_ENVS: "./envs.ts",
       ORS_ENVS_ONLY: "1",
       PLAYGROUND_DATA_DIR: defaultDataDir(env),

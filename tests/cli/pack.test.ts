@@ -6,8 +6,10 @@
 // module against the installed `ors-playground/sdk` (and fails on a type error), `npx ors-playground
 // --env ./envs.ts` starts the playground: a page and /api/ors/health answer, the module's environment
 // plays an episode; the commands the UI and the doc offer work there too (`npx ors-playground check`
-// on the playground, `npx ors-playground test` on a golden episode recorded through it) → stopped by
-// its PID. Nothing installs the package by name from the registry: it is private.
+// on the playground, `npx ors-playground test` on a golden episode recorded through it); the folder's
+// config file adds a server and one the playground runs itself (spawn), ready and relayed → stopped
+// by its PID, and the spawned server with it. Nothing installs the package by name from the
+// registry: it is private.
 import { execFile } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -140,6 +142,19 @@ describe("npm pack → install → npx ors-playground", () => {
       await expect(sh(tsc!, project, 5 * 60_000)).rejects.toThrow(/wrong\.ts.*error TS/s);
       await sh("rm wrong.ts", project, 10_000);
 
+      // A server of the author's own, run by the playground, and a config file that says so.
+      writeFileSync(
+        path.join(project, "server.mjs"),
+        readFileSync(path.join(REPO, "tests/spawn/fixtures/tiny-ors.mjs"), "utf8"),
+      );
+      writeFileSync(
+        path.join(project, "ors-playground.config.json"),
+        JSON.stringify({
+          servers: { staging: "http://127.0.0.1:8768" },
+          spawn: { server: "node server.mjs --port {port}" },
+        }),
+      );
+      let spawnedPid = 0;
       // The start line as printed; where to listen and keep data come from variables.
       const data = path.join(tmp.dir, "xdg");
       const cli = start(["-c", startLine!], {
@@ -147,13 +162,33 @@ describe("npm pack → install → npx ors-playground", () => {
         command: "sh",
         env: { ...NPM_ENV, PORT: "0", XDG_DATA_HOME: data, ORS_SERVERS: "" },
       });
+
       try {
         const base = (await cli.waitFor(/Open {10}(http:\/\/127\.0\.0\.1:\d+)/, 120_000))[1]!;
         expect(cli.out()).toMatch(
           /Hosted here {3}capitals {2}\(from \.\/envs\.ts, reloaded when you save it\)/,
         );
         expect(cli.out()).toContain(`Data          ${path.join(data, "ors-playground")}`);
-        expect(cli.out()).toContain(`${base}/?token=${TEST_TOKEN}`);
+        expect(cli.out()).toContain(`Config        ./ors-playground.config.json`);
+        expect(cli.out()).toMatch(/Servers {7}server {3}http:\/\/127\.0\.0\.1:\d+\n/);
+        // One spawned server: the URL to open is its page.
+        expect(cli.out()).toContain(`Open          ${base}/s/server?token=${TEST_TOKEN}`);
+        await cli.waitFor(/\[server\] ready at http:\/\/127\.0\.0\.1:\d+/, 60_000);
+        const log = (await (
+          await fetch(`${base}/api/servers/server/log`, { headers: WITH_TOKEN })
+        ).json()) as {
+          status: { state: string; pid: number };
+        };
+        expect(log.status.state).toBe("ready");
+        spawnedPid = log.status.pid;
+        expect(
+          await (await fetch(`${base}/api/servers/server/list_environments`, { headers: WITH_TOKEN })).json(),
+        ).toEqual(["tiny"]);
+        const servers = (await (await fetch(`${base}/api/servers`, { headers: WITH_TOKEN })).json()) as {
+          name: string;
+          url: string;
+        }[];
+        expect(servers.find((s) => s.name === "staging")).toMatchObject({ url: "http://127.0.0.1:8768" });
         expect((await fetch(`${base}/`)).status).toBe(401);
         const page = await fetch(`${base}/`, { headers: WITH_TOKEN });
         expect(page.status).toBe(200);
@@ -217,6 +252,18 @@ describe("npm pack → install → npx ors-playground", () => {
       } finally {
         await cli.stop();
       }
+      // The server it started stopped with it.
+      expect(spawnedPid).toBeGreaterThan(0);
+      const gone = () => {
+        try {
+          process.kill(spawnedPid, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      };
+      for (let i = 0; i < 100 && !gone(); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(gone()).toBe(true);
       // The command itself stopped cleanly on SIGTERM (npm's own exit status is npm's business).
       expect(cli.out()).toMatch(/stopping\n$/);
       expect(cli.err()).not.toMatch(/Error|unhandled/);

@@ -4,8 +4,10 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { EnvironmentList } from "@/components/environments/environment-list";
 import { PageContainer, PageHeader } from "@/components/layout/page-header";
+import { ServerProcess } from "@/components/servers/server-process";
 import { ServerSummary } from "@/components/servers/server-summary";
 import { buttonClasses } from "@/components/ui/button";
+import { getPlayground } from "@/lib/playground";
 import { decodeParam, serverExists } from "@/lib/ui/server-lookup";
 
 type Params = { params: Promise<{ server: string }> };
@@ -30,6 +32,8 @@ export default async function ServerPage({ params }: Params) {
           </Link>
         }
       />
+      {/* A server the playground runs itself (start --spawn): its process and log. */}
+      {getPlayground().spawned.get(server) && <ServerProcess server={server} />}
       <EnvironmentList server={server} />
     </PageContainer>
   );
