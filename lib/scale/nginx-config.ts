@@ -50,7 +50,7 @@ function listenAddress({ host, port }: FrontOptions["listen"]): string {
   return bare.includes(":") ? `[${bare}]:${port}` : `${bare}:${port}`;
 }
 
-/** `{"detail": text}` as nginx's `return` writes it; `${ors_worker}` in `text` is the worker's index. */
+/** `{"detail": text}` as nginx's `return` writes it; `$ors_worker` in `text` is the worker's index. */
 function detailBody(text: string): string {
   return quoted(JSON.stringify({ detail: text }));
 }
@@ -153,7 +153,7 @@ export function nginxConfig(o: FrontOptions): string {
     "        add_header Cache-Control no-store always;",
     `        return 503 ${detailBody("No ORS host worker is running right now (they are being restarted): retry shortly")};`,
     "      }",
-    `      return 410 ${detailBody("This session is lost: the ORS host worker that held it (worker ${ors_worker}) stopped. Sessions live in the memory of the worker that created them and cannot move to another; start a new session with /create_session")};`,
+    `      return 410 ${detailBody("This session is lost: the ORS host worker that held it (worker $ors_worker) stopped. Sessions live in the memory of the worker that created them and cannot move to another; start a new session with /create_session")};`,
     "    }",
     "    location @worker_silent {",
     "      default_type application/json;",
