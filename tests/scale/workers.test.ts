@@ -139,7 +139,8 @@ describe.skipIf(!nginx.ok)("serve --workers 2 behind nginx", () => {
       { name: "dump", input: { size: 1_048_576 } },
       { onEvent: (e) => events.push(e) },
     );
-    const text = out.output!.blocks.map((b) => ("text" in b ? b.text : "")).join("");
+    if (!out.ok) throw new Error(out.error);
+    const text = out.output.blocks.map((b) => ("text" in b ? b.text : "")).join("");
     expect(text.length).toBe(1_048_576);
     const chunks = events.filter((e) => e.type === "chunk");
     // Pieces of at most 4096 characters (a cut moves off whitespace, so some are shorter).
