@@ -4,6 +4,7 @@
 // the workers, 429 + Retry-After and 413 from a worker passed on unchanged, a killed worker (its
 // sessions: JSON 410, the others unaffected, restarted and serving), and a clean stop on Ctrl-C.
 import { existsSync } from "node:fs";
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CallEvent, createOrsClient, type OrsClient, OrsClientError } from "@/lib/ors/client";
 import { createOpenRewardClient } from "../fixtures/openreward-client/client";
@@ -248,6 +249,51 @@ describe.skipIf(!nginx.ok)("serve --workers 2 behind nginx", () => {
     });
     await ors.delete(fresh);
     await ors.delete(w0);
+  });
+
+  it("restarts a worker whose port was taken meanwhile on another, and nginx follows it there", async () => {
+    const oldPid = host.workerPids()[0]!;
+    const oldPort = Number(/worker 0: pid \d+ on http:\/\/127\.0\.0\.1:(\d+)/.exec(host.proc.out())![1]);
+    process.kill(oldPid, "SIGKILL");
+    // Someone else takes the port before the restart (0.5 s later) can.
+    const squatter = net.createServer((s) => s.destroy());
+    expect(
+      await until(
+        () =>
+          new Promise<boolean>((resolve) => {
+            squatter.once("error", () => resolve(false));
+            squatter.listen(oldPort, "127.0.0.1", () => resolve(true));
+          }),
+        2_000,
+      ),
+    ).toBe(true);
+    try {
+      expect(await until(() => /retrying worker 0 in/.test(host.proc.err()), 30_000)).toBe(true);
+      expect(host.proc.err()).toMatch(/worker 0 exited while starting \(exit code 1\):\n.*could not listen/);
+      // Gone again: nginx's old configuration now finds nobody there (refused: the next worker is
+      // tried); only the reload can send worker 0's sessions to where it listens now.
+      squatter.close();
+      expect(await until(() => (host.workerPids()[0] ?? oldPid) !== oldPid, 60_000)).toBe(true);
+      const port = Number(
+        [...host.proc.out().matchAll(/worker 0: pid \d+ on http:\/\/127\.0\.0\.1:(\d+)/g)].at(-1)![1],
+      );
+      expect(port).not.toBe(oldPort);
+      // nginx was told (a reload takes effect within moments): worker 0's new sessions reach it on
+      // its new port.
+      let sid = "";
+      await until(async () => {
+        sid = (await ors.createSession()).sid;
+        return sid.startsWith("w0-");
+      }, 10_000);
+      expect(sid).toMatch(/^w0-r2-/);
+      await ors.create(sid, { env_name: "dice", split: "train", index: 0 });
+      expect(await ors.callTool("dice", sid, { name: "echo", input: { text: "moved" } })).toMatchObject({
+        ok: true,
+      });
+      await ors.delete(sid);
+    } finally {
+      squatter.close();
+    }
   });
 
   it("stops nginx and every worker on Ctrl-C, removing its run folder", async () => {
