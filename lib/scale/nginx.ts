@@ -118,7 +118,11 @@ export async function startNginx(bin: string, options: FrontOptions): Promise<Ru
     reload(workers) {
       current = { ...current, workers };
       writeFileSync(conf, nginxConfig(current));
-      if (!gone) process.kill(pid, "SIGHUP");
+      try {
+        if (!gone) process.kill(pid, "SIGHUP");
+      } catch {
+        // exited meanwhile: the command stops on that
+      }
     },
     stop(graceMs = 3000) {
       return stopGroup(pid, child, exited, graceMs);

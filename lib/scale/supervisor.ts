@@ -136,6 +136,11 @@ export class Supervisor {
         if (w.status !== "ready") return keep(d);
         const lines = (partial + d).split("\n");
         partial = lines.pop()!;
+        // A line that never ends is passed on in pieces rather than kept.
+        if (partial.length > 64 * 1024) {
+          lines.push(partial);
+          partial = "";
+        }
         for (const line of lines) write(`${name}${line}`);
       };
     };

@@ -1,8 +1,8 @@
 // `serve --workers 2 --env envs.ts` (real workers behind a real nginx, an author's module in a folder
 // outside the repository): every worker reloads a saved module and ends its sessions on the old code;
 // session ids follow the user's ORS_SESSION_ID_PREFIX and still route; a module that does not load
-// stops the start with the workers' message; and when the supervisor is killed (kill -9), its
-// workers and nginx stop by themselves and its run folder goes.
+// stops the start with the workers' message; when the supervisor is killed (kill -9), its workers
+// and nginx stop by themselves and its run folder goes; when nginx dies, the command stops (exit 1).
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -103,6 +103,23 @@ describe.skipIf(!nginx.ok)("serve --workers with an author's module", () => {
     expect(await until(() => host.livePids().length === 0, 15_000)).toBe(true);
     expect(await until(() => !existsSync(host.runDir), 5_000)).toBe(true);
     await expect(fetch(`${host.url}/health`)).rejects.toThrow();
+  });
+
+  it("stops, exit code 1 with nginx's reason, when nginx stops by itself", async () => {
+    const one = await startScaled(nginx.ok ? nginx.path : "", 1, {
+      cwd: tmp.dir,
+      args: ["--env", "envs.ts"],
+    });
+    try {
+      const exited = new Promise<number | null>((r) => one.proc.child.once("exit", (code) => r(code)));
+      process.kill(one.nginxPid, "SIGKILL");
+      expect(await exited).toBe(1);
+      expect(one.proc.err()).toMatch(/serve: nginx \(pid \d+\) stopped by itself \(signal SIGKILL\)/);
+      expect(await until(() => one.livePids().length === 0, 15_000)).toBe(true);
+      expect(existsSync(one.runDir)).toBe(false);
+    } finally {
+      await one.proc.stop();
+    }
   });
 
   it("does not start when the module does not load: the workers' message, exit code 1", async () => {
