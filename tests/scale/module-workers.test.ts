@@ -31,7 +31,7 @@ export const counter = defineEnvironment({
 });
 `;
 
-describe.skipIf(!nginx.ok)("serve --workers with an author's module", () => {
+describe.skipIf(!nginx.ok)("serve --workers with an author's module", { timeout: 120_000 }, () => {
   const tmp = tempDir("ors-scale-module-");
   let host: ScaledHost;
 

@@ -27,7 +27,8 @@ async function json(res: Response): Promise<{ detail?: string } & Record<string,
   return (await res.json()) as { detail?: string };
 }
 
-describe.skipIf(!nginx.ok)("serve --workers 2 behind nginx", () => {
+// Worker starts and restarts compile TypeScript: on a loaded machine they take a while.
+describe.skipIf(!nginx.ok)("serve --workers 2 behind nginx", { timeout: 120_000 }, () => {
   let host: ScaledHost;
   let ors: OrsClient;
 
