@@ -100,21 +100,28 @@ export async function serveWorkers(args: ServeWorkersArgs, io: CommandIo): Promi
     io.stderr(`serve: ${e.message}\n`);
     return 1;
   }
-  try {
-    nginx = await startNginx(bin, {
-      listen: { host, port },
-      workers: upstreams(),
-      runDir,
-      sessionIdBase,
-      maxBodyBytes: options.maxBodyBytes,
-      readTimeoutS: READ_TIMEOUT_S,
-      user: null,
-    });
-  } catch (e) {
-    await supervisor.stop();
-    cleanUp();
-    io.stderr(`serve: nginx (${bin}) did not start on ${host}:${port}:\n${(e as Error).message}\n`);
-    return 1;
+  for (let attempt = 1; !nginx; attempt++) {
+    try {
+      nginx = await startNginx(bin, {
+        listen: { host, port },
+        workers: upstreams(),
+        runDir,
+        sessionIdBase,
+        maxBodyBytes: options.maxBodyBytes,
+        readTimeoutS: READ_TIMEOUT_S,
+        user: null,
+      });
+    } catch (e) {
+      // A port picked for --port 0 may be taken by someone else before nginx binds it: pick again.
+      if (args.port === 0 && attempt < 3 && /Address already in use/.test((e as Error).message)) {
+        port = await freePort(host, 0);
+        continue;
+      }
+      await supervisor.stop();
+      cleanUp();
+      io.stderr(`serve: nginx (${bin}) did not start on ${host}:${port}:\n${(e as Error).message}\n`);
+      return 1;
+    }
   }
   groups.nginx = nginx.pid;
   writePids();
