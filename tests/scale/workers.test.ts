@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CallEvent, createOrsClient, type OrsClient, OrsClientError } from "@/lib/ors/client";
+import { processTree } from "../../scripts/bench-proc";
 import { createOpenRewardClient } from "../fixtures/openreward-client/client";
 import { nginxBinary } from "../support/nginx";
 import { type ScaledHost, startScaled, until } from "./helpers";
@@ -253,6 +254,9 @@ describe.skipIf(!nginx.ok)("serve --workers 2 behind nginx", { timeout: 120_000 
   });
 
   it("restarts a worker whose port was taken meanwhile on another, and nginx follows it there", async () => {
+    // nginx's worker processes (its master's children): a reload replaces them.
+    const nginxWorkers = () => processTree(host.nginxPid).filter((p) => p !== host.nginxPid);
+    const before = nginxWorkers();
     const oldPid = host.workerPids()[0]!;
     const oldPort = Number(/worker 0: pid \d+ on http:\/\/127\.0\.0\.1:(\d+)/.exec(host.proc.out())![1]);
     process.kill(oldPid, "SIGKILL");
@@ -279,8 +283,15 @@ describe.skipIf(!nginx.ok)("serve --workers 2 behind nginx", { timeout: 120_000 
         [...host.proc.out().matchAll(/worker 0: pid \d+ on http:\/\/127\.0\.0\.1:(\d+)/g)].at(-1)![1],
       );
       expect(port).not.toBe(oldPort);
-      // nginx was told (a reload takes effect within moments): worker 0's new sessions reach it on
-      // its new port.
+      // nginx was told: once its reload is done (its old worker process gone; until then requests
+      // on connections opened before may still meet the old address), worker 0's new sessions reach
+      // it on its new port.
+      expect(
+        await until(() => {
+          const now = nginxWorkers();
+          return now.length === 1 && !before.includes(now[0]!);
+        }, 15_000),
+      ).toBe(true);
       let sid = "";
       await until(async () => {
         sid = (await ors.createSession()).sid;
