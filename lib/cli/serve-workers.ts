@@ -29,7 +29,7 @@ const READ_TIMEOUT_S = 15 * 60;
 /** Runs N workers behind nginx until `io.signal` aborts. Exit codes: 2 no nginx, 1 could not start. */
 export async function serveWorkers(args: ServeWorkersArgs, io: CommandIo): Promise<number> {
   const env = io.env;
-  const bin = findNginx(args.nginx);
+  const bin = findNginx(args.nginx, { pathVar: env.PATH ?? "" });
   if (!bin) {
     io.stderr(
       `serve: ${args.nginx !== undefined ? `--nginx ${args.nginx}: not an executable file.\n` : ""}${NGINX_MISSING}\n`,
