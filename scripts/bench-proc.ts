@@ -69,6 +69,26 @@ export function treeCpuSeconds(root: number): number {
   return ticks / ticksPerSecond();
 }
 
+/**
+ * CPU seconds of each live process of the tree (own utime + stime + waited-for children), with its
+ * command name (`/proc/<pid>/comm`: "node", "nginx", "postgres" ...), for a breakdown by part.
+ */
+export function treeCpuByProcess(root: number): Array<{ pid: number; command: string; seconds: number }> {
+  const out: Array<{ pid: number; command: string; seconds: number }> = [];
+  for (const pid of processTree(root)) {
+    const st = readStat(pid);
+    if (!st) continue;
+    let command = "";
+    try {
+      command = fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+    } catch {
+      // exited meanwhile
+    }
+    out.push({ pid, command, seconds: st.ticks / ticksPerSecond() });
+  }
+  return out;
+}
+
 /** Resident memory of the whole tree, in bytes (VmRSS from /proc/<pid>/status). */
 export function treeRssBytes(root: number): number {
   let kb = 0;

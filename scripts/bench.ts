@@ -3,12 +3,14 @@
 //   large:              N clients call bigoutput `dump` for 1 MB results, reassembling the SSE (MB/s)
 //   image:              the same with one 1 MB PNG image block per call (scripts/bench-env.ts)
 //   idle:               open 10,000 sessions and report the server's RSS before/after
+//   --workers N:        `serve --workers N` behind nginx against one process direct, then the relay
+//                       on PostgreSQL (scripts/bench-workers.ts)
 // Besides throughput and latency it reports the server's own CPU time per episode from /proc (the
 // figure that is stable from run to run on a shared 2-core machine; docs/architecture.md "Measuring performance").
 
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { BenchHttp, type HttpReply, reassembleCall } from "./bench-http";
 import {
@@ -46,12 +48,13 @@ const USAGE = `Usage: npm run bench -- [options]
   --next-dist-dir <d>   --spawn next: the build directory (default $NEXT_DIST_DIR or .next)
   --port <n>            --spawn: the spawned server's port (default: a free one in 8350-8399)
   --cpu-prof <dir>      spawned server runs with node --cpu-prof, profiles written to <dir>
-  --json                print the figures as one JSON line too`;
+  --json                print the figures as one JSON line too
+  --workers <n>         the host scaled out: see npm run bench -- --workers 2 --help`;
 
 const PORT_RANGE: [number, number] = [8350, 8399];
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
-interface Config {
+export interface Config {
   url?: string;
   spawn?: "standalone" | "next" | "floor";
   root: boolean;
@@ -76,7 +79,7 @@ interface Config {
   ascii: boolean;
 }
 
-function parseConfig(argv: string[]): Config {
+export function parseConfig(argv: string[]): Config {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -348,10 +351,12 @@ async function planEpisodes(http: BenchHttp, cfg: Config): Promise<EpisodePlan> 
 // ---------------------------------------------------------------------------------------------
 // Measuring
 
-interface Target {
+export interface Target {
   http: BenchHttp;
   pid?: number;
   label: string;
+  /** Called when the measured window starts and when it ends (after the warm-up; at the end). */
+  window?: (edge: "start" | "end") => void;
 }
 
 interface Window {
@@ -392,12 +397,14 @@ async function runLoad(
   let t0 = performance.now();
   let cpu0 = target.pid ? treeCpuSeconds(target.pid) : undefined;
   let bench0 = process.cpuUsage();
+  if (measuring) target.window?.("start");
   const startMeasuring = () => {
     stats.reset();
     measuring = true;
     t0 = performance.now();
     cpu0 = target.pid ? treeCpuSeconds(target.pid) : undefined;
     bench0 = process.cpuUsage();
+    target.window?.("start");
   };
   const timers: NodeJS.Timeout[] = [];
   if (!measuring) timers.push(setTimeout(startMeasuring, cfg.warmup * 1000));
@@ -418,6 +425,7 @@ async function runLoad(
   clearInterval(watchdog);
   const seconds = (performance.now() - t0) / 1000;
   const serverCpu = target.pid && cpu0 !== undefined ? treeCpuSeconds(target.pid) - cpu0 : undefined;
+  target.window?.("end");
   const b = process.cpuUsage(bench0);
   return { seconds, serverCpu, benchCpu: (b.user + b.system) / 1e6 };
 }
@@ -434,7 +442,7 @@ function printLatencies(stats: Stats): void {
   }
 }
 
-async function benchEpisodes(target: Target, cfg: Config): Promise<Record<string, unknown>> {
+export async function benchEpisodes(target: Target, cfg: Config): Promise<Record<string, unknown>> {
   const plan = await planEpisodes(target.http, cfg);
   const stats = new Stats();
   const w = await runLoad(
@@ -659,7 +667,7 @@ async function benchIdle(target: Target, cfg: Config): Promise<Record<string, un
 // ---------------------------------------------------------------------------------------------
 // Main
 
-async function startServer(cfg: Config): Promise<SpawnedServer> {
+export async function startServer(cfg: Config): Promise<SpawnedServer> {
   const port = cfg.port ?? (await freeLoopbackPort(...PORT_RANGE));
   const nodeFlags = cfg.cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(cfg.cpuProf)}`] : [];
   const env: Record<string, string> = {
@@ -732,6 +740,10 @@ async function startServer(cfg: Config): Promise<SpawnedServer> {
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes("--workers")) {
+    const { benchWorkers } = await import("./bench-workers");
+    return benchWorkers(process.argv.slice(2));
+  }
   const cfg = parseConfig(process.argv.slice(2));
   let server: SpawnedServer | undefined;
   const onSignal = () => {
@@ -768,7 +780,9 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((e: unknown) => {
-  console.error(`bench: ${e instanceof Error ? e.message : String(e)}`);
-  process.exit(1);
-});
+// Run as a script (not when scripts/bench-workers.ts imports the parts above).
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href)
+  main().catch((e: unknown) => {
+    console.error(`bench: ${e instanceof Error ? e.message : String(e)}`);
+    process.exit(1);
+  });

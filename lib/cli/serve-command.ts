@@ -2,11 +2,13 @@
 // or an author's module (`--env ./envs.ts`, reloaded when it changes) — behind the request policy
 // (Host allow-list, no cross-site browser requests; lib/security), on loopback unless told
 // otherwise, with an API key required off loopback. `npm run serve` and the CLI's `serve` run this.
+// With --workers N it runs N such processes behind nginx instead (./serve-workers.ts).
 import { guardListener, guardServer } from "@/lib/app-server/node-http";
 import { EnvironmentModuleError } from "@/lib/environments/module-exports";
 import { openRuntimeSource, runtimeSourceOptionsFromEnv } from "@/lib/environments/runtime-source";
 import { describeEnvironmentSet } from "@/lib/environments/source";
 import { createNodeListener, createOrsHandler, hostOptionsFromEnv, listenHttp } from "@/lib/ors/host";
+import { answerLostSessions, reportReady, supervisorGone, workerIdentityFromEnv } from "@/lib/scale/worker";
 import { DEFAULT_LISTEN_HOST, isLoopbackAddress, listenHostNames, newSecret } from "@/lib/security/listen";
 import {
   createRequestPolicy,
@@ -16,6 +18,7 @@ import {
 } from "@/lib/security/policy-config";
 import { parseArgs, portOf, UsageError } from "./args";
 import { type CommandIo, untilAborted } from "./io";
+import { serveWorkers } from "./serve-workers";
 
 export const SERVE_USAGE = `usage: serve [--env ./envs.ts] [--port 8080] [--host 127.0.0.1] [options]
 
@@ -30,6 +33,11 @@ options:
   --port, -p N    port (default $PORT, else 8080; 0 picks a free one)
   --host, -H ADDR listen address (default 127.0.0.1). Off loopback, clients need an API key:
                   $ORS_API_KEYS, or one generated and printed at startup
+  --workers N     run N host processes on loopback behind nginx (on --port), each session on the
+                  worker that created it; a worker that dies is restarted, and only its own
+                  sessions are lost. Each worker holds at most $ORS_MAX_SESSIONS sessions.
+                  Needs nginx (Debian: apt-get install nginx)
+  --nginx FILE    with --workers: the nginx binary (default: found on PATH or in /usr/sbin)
   -h, --help      this help
 
 Stop it with Ctrl-C: sessions are torn down, exit code 0.
@@ -39,12 +47,18 @@ export interface ServeArgs {
   port: number;
   host: string;
   help: boolean;
+  /** --workers: that many host processes behind nginx; absent, one process. */
+  workers?: number;
+  nginx?: string;
 }
+
+/** The most workers one machine sensibly runs (each is a Node process). */
+const MAX_WORKERS = 64;
 
 /** Parses the arguments; `--env`, `--builtins`, `--no-watch` go into `env` as ORS_ENVS* variables. */
 export function parseServeArgs(argv: readonly string[], env: Record<string, string | undefined>): ServeArgs {
   const args = parseArgs(argv, {
-    values: ["--port", "--host", "--env"],
+    values: ["--port", "--host", "--env", "--workers", "--nginx"],
     booleans: ["--builtins", "--no-watch", "--help"],
     aliases: { "-p": "--port", "-H": "--host", "--hostname": "--host", "-h": "--help" },
   });
@@ -65,7 +79,18 @@ export function parseServeArgs(argv: readonly string[], env: Record<string, stri
   const portValue = args.values.get("--port") ?? (env.PORT?.trim() ? env.PORT : undefined);
   const port =
     portValue === undefined ? 8080 : portOf(portValue, args.values.has("--port") ? "--port" : "PORT");
-  return { port, host, help: args.booleans.has("--help") };
+  const workersValue = args.values.get("--workers");
+  let workers: number | undefined;
+  if (workersValue !== undefined) {
+    workers = Number(workersValue);
+    if (!/^\d+$/.test(workersValue.trim()) || workers < 1 || workers > MAX_WORKERS)
+      throw new UsageError(
+        `--workers must be a whole number from 1 to ${MAX_WORKERS}, got ${JSON.stringify(workersValue)}`,
+      );
+  }
+  const nginx = args.values.get("--nginx");
+  if (nginx !== undefined && workers === undefined) throw new UsageError("--nginx goes with --workers");
+  return { port, host, help: args.booleans.has("--help"), workers, nginx };
 }
 
 /** Runs the standalone host until `io.signal` aborts; the exit code (2: usage, 1: could not start). */
@@ -84,6 +109,16 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
     return 0;
   }
   const { host, port } = args;
+  if (args.workers !== undefined)
+    return serveWorkers({ workers: args.workers, host, port, nginx: args.nginx }, io);
+  // Started by `serve --workers`: it says when it listens and answers its lost sessions.
+  let worker: ReturnType<typeof workerIdentityFromEnv>;
+  try {
+    worker = workerIdentityFromEnv(env);
+  } catch (e) {
+    io.stderr(`serve: ${(e as Error).message}\n`);
+    return 1;
+  }
   let source: Awaited<ReturnType<typeof openRuntimeSource>>;
   try {
     // A module alone, unless --builtins: a standalone host of *your* environments.
@@ -117,8 +152,9 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
   });
   let listening: Awaited<ReturnType<typeof listenHttp>>;
   try {
+    const listener = createNodeListener(handler);
     listening = await listenHttp(
-      guardListener(() => policy, createNodeListener(handler)),
+      guardListener(() => policy, worker ? answerLostSessions(worker, listener) : listener),
       { host, port },
     );
   } catch (e) {
@@ -133,6 +169,20 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
     .current()
     .environments.map((e) => e.name)
     .join(", ");
+  if (worker) {
+    reportReady({
+      type: "ready",
+      url: listening.url,
+      environments: source.current().environments.map((e) => e.name),
+      modules: [...hosted.modules].map(([file, envs]) => ({
+        file,
+        environments: [...envs],
+        watched: source.watching.includes(file),
+      })),
+    });
+    await Promise.race([untilAborted(io.signal), supervisorGone()]);
+    return stop();
+  }
   io.stdout(`ORS host listening on ${listening.url} (environments: ${names})\n`);
   io.stdout(`  ORS base URL for clients: ${listening.url}\n`);
   for (const [file, envs] of hosted.modules)
@@ -147,10 +197,14 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
 
   await untilAborted(io.signal);
   io.stdout("stopping\n");
-  source.close();
-  const stopped = listening.close();
-  // Ending the sessions ends their open SSE streams, so the connections can close.
-  await handler.close();
-  await stopped;
-  return 0;
+  return stop();
+
+  async function stop(): Promise<number> {
+    source.close();
+    const stopped = listening.close();
+    // Ending the sessions ends their open SSE streams, so the connections can close.
+    await handler.close();
+    await stopped;
+    return 0;
+  }
 }

@@ -1,0 +1,179 @@
+// The nginx configuration of `serve --workers N` (docs/team-scale.md, "The host scaled out"): every
+// request of a session reaches the worker process that owns it, by the worker named in its session
+// id; requests without a session are spread; SSE streams through unbuffered; failures answer JSON.
+import "server-only";
+
+export interface WorkerUpstream {
+  index: number;
+  /** The worker's loopback port. */
+  port: number;
+}
+
+export interface FrontOptions {
+  /** Where nginx listens (the command's --host and --port). */
+  listen: { host: string; port: number };
+  workers: readonly WorkerUpstream[];
+  /** The run folder: nginx's pid file, error log and temporary files. */
+  runDir: string;
+  /** ORS_SESSION_ID_PREFIX as the user set it ("" when unset): the workers' prefixes follow it. */
+  sessionIdBase: string;
+  /** The host's request body limit (ORS_MAX_BODY_BYTES): nginx refuses beyond it as the host would. */
+  maxBodyBytes: number;
+  /** Longest wait for a worker's next bytes; well above the ping interval of a running tool call. */
+  readTimeoutS: number;
+  /** `user` of nginx's worker processes when started as root (they then must not run as root). */
+  user: string | null;
+}
+
+/** The start of every session id worker `index` makes, whatever its restart: what routes to it. */
+export function workerRoutePrefix(base: string, index: number): string {
+  return `${base}w${index}-`;
+}
+
+/** The session id prefix of worker `index` in its `restart`-th start (`w1-r0-`, then `w1-r1-` ...). */
+export function workerSessionPrefix(base: string, index: number, restart: number): string {
+  return `${workerRoutePrefix(base, index)}r${restart}-`;
+}
+
+/** A regular expression matching `text` literally (the prefix characters the host allows). */
+function literal(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\~-]/g, "\\$&");
+}
+
+/** An nginx single-quoted string. */
+function quoted(text: string): string {
+  return `'${text.replace(/[\\']/g, "\\$&")}'`;
+}
+
+function listenAddress({ host, port }: FrontOptions["listen"]): string {
+  const bare = host.replace(/^\[(.*)\]$/, "$1");
+  return bare.includes(":") ? `[${bare}]:${port}` : `${bare}:${port}`;
+}
+
+/** `{"detail": text}` as nginx's `return` writes it; `$ors_worker` in `text` is the worker's index. */
+function detailBody(text: string): string {
+  return quoted(JSON.stringify({ detail: text }));
+}
+
+// Below node's 60 s keepAliveTimeout (lib/ors/host/node-adapter.ts): nginx must never reuse an
+// upstream connection the worker is closing at that moment (a spurious 502).
+const UPSTREAM_KEEPALIVE = ["keepalive 64;", "keepalive_timeout 50s;", "keepalive_requests 1000000;"];
+
+/**
+ * The whole nginx.conf. Routing: `X-Session-ID` starting with a worker's prefix goes to that worker
+ * alone; no session id: least connections over all workers (`create_session`, discovery, `/health`);
+ * an id made by the client itself: hashed, so its requests still meet. A worker that is down answers
+ * its sessions 410 with a `detail` (its sessions are lost: they lived in its memory); no worker at
+ * all, 503 with `Retry-After`. Answers of the workers (their 404, 410, 429 + Retry-After) pass
+ * unchanged.
+ */
+export function nginxConfig(o: FrontOptions): string {
+  const servers = (extra = "") => o.workers.map((w) => `    server 127.0.0.1:${w.port}${extra};`);
+  const temp = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map(
+    (name) => `  ${name}_temp_path ${o.runDir}/${name};`,
+  );
+  const routes = o.workers.map(
+    (w) => `    ${quoted(`~^${literal(workerRoutePrefix(o.sessionIdBase, w.index))}`)} ors_w${w.index};`,
+  );
+  const names = o.workers.map(
+    (w) => `    ${quoted(`~^${literal(workerRoutePrefix(o.sessionIdBase, w.index))}`)} ${w.index};`,
+  );
+  const own = o.workers.flatMap((w) => [
+    `  upstream ors_w${w.index} {`,
+    `    server 127.0.0.1:${w.port};`,
+    ...UPSTREAM_KEEPALIVE.map((l) => `    ${l}`),
+    "  }",
+  ]);
+  const minutes = Math.ceil(o.readTimeoutS / 60);
+  return [
+    "# Written by `ors-playground serve --workers` (lib/scale/nginx-config.ts), rewritten when a",
+    "# worker comes back on another port. Not meant to be edited: it lives only while the command runs.",
+    "daemon off;",
+    "master_process on;",
+    "worker_processes 1;",
+    "worker_rlimit_nofile 20000;",
+    o.user ? `user ${o.user};` : "",
+    `pid ${o.runDir}/nginx.pid;`,
+    `error_log ${o.runDir}/error.log warn;`,
+    "events { worker_connections 8192; }",
+    "http {",
+    "  access_log off;",
+    "  server_tokens off;",
+    ...temp,
+    "",
+    "  # The worker a request goes to: the one named by its session id.",
+    "  map $http_x_session_id $ors_upstream {",
+    '    "" ors_spread;',
+    ...routes,
+    "    default ors_hashed;",
+    "  }",
+    "  map $http_x_session_id $ors_worker {",
+    ...names,
+    '    default "";',
+    "  }",
+    "  upstream ors_spread {",
+    "    least_conn;",
+    ...servers(" max_fails=1 fail_timeout=1s"),
+    ...UPSTREAM_KEEPALIVE.map((l) => `    ${l}`),
+    "  }",
+    "  upstream ors_hashed {",
+    "    hash $http_x_session_id consistent;",
+    ...servers(" max_fails=1 fail_timeout=1s"),
+    ...UPSTREAM_KEEPALIVE.map((l) => `    ${l}`),
+    "  }",
+    ...own,
+    "",
+    "  server {",
+    `    listen ${listenAddress(o.listen)} backlog=4096;`,
+    "    keepalive_requests 1000000;",
+    `    client_max_body_size ${o.maxBodyBytes};`,
+    "    client_body_buffer_size 1m;",
+    "    large_client_header_buffers 4 32k;",
+    "    error_page 400 414 494 = @bad_request;",
+    "    error_page 413 = @too_large;",
+    "    error_page 502 = @worker_down;",
+    "    error_page 504 = @worker_silent;",
+    "",
+    "    location / {",
+    "      proxy_pass http://$ors_upstream;",
+    "      proxy_http_version 1.1;",
+    '      proxy_set_header Connection "";',
+    "      proxy_set_header Host $http_host;",
+    "      # Tool calls answer with server-sent events: every frame goes out as it comes.",
+    "      proxy_buffering off;",
+    "      proxy_connect_timeout 5s;",
+    `      proxy_read_timeout ${o.readTimeoutS}s;`,
+    `      proxy_send_timeout ${o.readTimeoutS}s;`,
+    "    }",
+    "    location @worker_down {",
+    "      default_type application/json;",
+    "      add_header Cache-Control no-store always;",
+    '      if ($ors_worker = "") {',
+    "        add_header Retry-After 1 always;",
+    "        add_header Cache-Control no-store always;",
+    `        return 503 ${detailBody("No ORS host worker is running right now (they are being restarted): retry shortly")};`,
+    "      }",
+    `      return 410 ${detailBody("This session is lost: the ORS host worker that held it (worker $ors_worker) stopped. Sessions live in the memory of the worker that created them and cannot move to another; start a new session with /create_session")};`,
+    "    }",
+    "    location @worker_silent {",
+    "      default_type application/json;",
+    "      add_header Cache-Control no-store always;",
+    `      return 504 ${detailBody(`The ORS host worker sent nothing for ${minutes} minute${minutes === 1 ? "" : "s"}: gave up waiting`)};`,
+    "    }",
+    "    location @too_large {",
+    "      default_type application/json;",
+    "      add_header Cache-Control no-store always;",
+    `      return 413 ${detailBody(`Request body too large: the limit is ${o.maxBodyBytes} bytes (ORS_MAX_BODY_BYTES)`)};`,
+    "    }",
+    "    location @bad_request {",
+    "      default_type application/json;",
+    "      add_header Cache-Control no-store always;",
+    `      return 400 ${detailBody("Bad request: malformed HTTP, or a request line or header larger than 32 KiB")};`,
+    "    }",
+    "  }",
+    "}",
+  ]
+    .filter((line) => line !== "")
+    .join("\n")
+    .concat("\n");
+}
