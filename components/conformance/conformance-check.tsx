@@ -10,7 +10,7 @@ import { Button } from "@/components/ui/button";
 import { Card, CardBody } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import { FieldError, FieldHint, Input, Label } from "@/components/ui/input";
-import { formatMs, summaryLine } from "@/lib/conformance/labels";
+import { formatMs, summaryLine, verdictOf } from "@/lib/conformance/labels";
 import type { ConformanceReport } from "@/lib/conformance/types";
 import { cn } from "@/lib/ui/cn";
 import { useEnvironments, useServerInfo } from "@/lib/ui/queries";
@@ -50,6 +50,11 @@ function parseOptions(o: OptionsText): Parsed {
     else errors.idle = "Milliseconds, more than 0 and at most 1,800,000 (30 minutes)";
   }
   return Object.keys(errors).length ? { ok: false, errors } : { ok: true, request };
+}
+
+/** `clean` → `Clean.` */
+function sentence(text: string): string {
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
 }
 
 function download(report: ConformanceReport, server: string) {
@@ -132,8 +137,9 @@ export function ConformanceCheck({ server }: { server: string }) {
           <p className="text-sm text-zinc-600 dark:text-zinc-300">
             Walks every endpoint and behaviour of the ORS specification against{" "}
             <span className="font-mono">{server}</span> and says, for each, whether it passes, differs from
-            the spec, or breaks the reference Python client. It opens a few sessions (and deletes them), and
-            calls tools with inputs made up from their schemas.
+            the spec, or breaks the reference Python client — and whose each finding is: the environment's, or
+            the server framework's under it (the reference Python SDK's, say). It opens a few sessions (and
+            deletes them), and calls tools with inputs made up from their schemas.
           </p>
           <form onSubmit={onSubmit} aria-label="Conformance check" className="space-y-3">
             <details className="rounded-md border border-zinc-200 dark:border-zinc-800">
@@ -263,13 +269,7 @@ export function ConformanceCheck({ server }: { server: string }) {
             )}
             {state.status === "done" && report && (
               <>
-                <span className="font-medium">
-                  {report.summary.clean
-                    ? "Clean."
-                    : report.summary.ok
-                      ? "Usable by the reference client."
-                      : "Not usable as is by the reference client."}
-                </span>{" "}
+                <span className="font-medium">{sentence(verdictOf(report).text)}</span>{" "}
                 {summaryLine(report.summary.counts)} ({report.summary.total} checks in{" "}
                 {formatMs(report.durationMs)}).
               </>
@@ -293,7 +293,11 @@ export function ConformanceCheck({ server }: { server: string }) {
         </div>
       )}
 
-      <CheckResults results={state.results} />
+      <CheckResults
+        results={state.results}
+        framework={report?.framework ?? null}
+        strict={report?.policy.strict ?? false}
+      />
     </div>
   );
 }

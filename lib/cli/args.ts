@@ -1,5 +1,7 @@
-// Small helpers for the command-line tools: flag parsing with `--flag value` and `--flag=value`,
-// durations (`30000`, `30s`, `2m`), and the usage error every command reports with exit code 2.
+// Small helpers for the command-line tools: flag parsing with `--flag value` and `--flag=value` (on
+// node:util's parseArgs), durations (`30000`, `30s`, `2m`), and the usage error every command
+// reports with exit code 2.
+import { parseArgs as nodeParseArgs } from "node:util";
 
 /** A mistake in the command line: the command prints it with its usage and exits 2. */
 export class UsageError extends Error {
@@ -28,29 +30,60 @@ export interface ParsedArgs {
   lists: Map<string, string[]>;
 }
 
-/** Parses argv by `spec`; an unknown flag, a missing value or a repeated flag is a UsageError. */
+/** node:util's name of a flag (`--env` → `env`, `-h` → `h`). */
+function bare(flag: string): string {
+  return flag.replace(/^--?/, "");
+}
+
+/**
+ * Parses argv by `spec`; an unknown flag, a missing value or a repeated flag is a UsageError.
+ * Tokenizing is node:util's `parseArgs`; this layer adds what it does not do: aliases that are
+ * long names (`--hostname`), repeatable flags collected apart, and our messages. A value may start
+ * with a dash (`--input -1`), `--flag=value` works for short flags too, and grouped short flags
+ * (`-p4000`, `-hp`) are refused as unknown.
+ */
 export function parseArgs(argv: readonly string[], spec: FlagSpec): ParsedArgs {
   const out: ParsedArgs = { positionals: [], values: new Map(), booleans: new Set(), lists: new Map() };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === "--") {
-      out.positionals.push(...argv.slice(i + 1));
-      break;
-    }
-    if (!arg.startsWith("-") || arg === "-") {
-      out.positionals.push(arg);
+  const options: Record<string, { type: "string" | "boolean"; short?: string }> = {};
+  const typeOf = (flag: string) => (spec.booleans.includes(flag) ? "boolean" : "string");
+  for (const flag of [...spec.values, ...spec.booleans]) options[bare(flag)] = { type: typeOf(flag) };
+  for (const [alias, flag] of Object.entries(spec.aliases ?? {})) {
+    if (!spec.values.includes(flag) && !spec.booleans.includes(flag)) continue;
+    if (alias.startsWith("--")) options[bare(alias)] = { type: typeOf(flag) };
+    else if (/^-[^-]$/.test(alias)) options[bare(flag)]!.short = alias.slice(1);
+  }
+  // Long options are named as written; short ones by the long name they stand for.
+  const byName = new Map<string, string>();
+  for (const name of Object.keys(options)) byName.set(name, `--${name}`);
+  for (const [alias, flag] of Object.entries(spec.aliases ?? {}))
+    if (alias.startsWith("--")) byName.set(bare(alias), flag);
+
+  const { tokens } = nodeParseArgs({
+    args: [...argv],
+    options,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  for (const token of tokens) {
+    if (token.kind === "positional") {
+      out.positionals.push(token.value);
       continue;
     }
+    if (token.kind === "option-terminator") continue;
+    const arg = argv[token.index]!;
     const eq = arg.indexOf("=");
-    let flag = eq > 0 ? arg.slice(0, eq) : arg;
-    flag = spec.aliases?.[flag] ?? flag;
+    const written = eq > 0 ? arg.slice(0, eq) : arg;
+    // A short flag inside a group (`-hp`) or with its value stuck on (`-p4000`) is no flag of ours.
+    if (written !== token.rawName) throw new UsageError(`unknown option ${written}`);
+    const flag = byName.get(token.name);
+    if (!flag || !(token.name in options)) throw new UsageError(`unknown option ${written}`);
     if (spec.booleans.includes(flag)) {
       if (eq > 0) throw new UsageError(`${flag} takes no value`);
       out.booleans.add(flag);
       continue;
     }
-    if (!spec.values.includes(flag)) throw new UsageError(`unknown option ${flag}`);
-    const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
+    const value = eq > 0 ? arg.slice(eq + 1) : token.value;
     if (value === undefined) throw new UsageError(`${flag} needs a value`);
     if (spec.repeatable?.includes(flag)) {
       out.lists.set(flag, [...(out.lists.get(flag) ?? []), value]);

@@ -1,7 +1,10 @@
-// `check URL`: the ORS conformance check of any server from the command line (lib/conformance).
-// Prints the report as text (or `--json`) and answers an exit code: 0 when nothing breaks the
-// reference client and nothing failed, 1 otherwise, 2 for a usage mistake.
+// `check URL`: the ORS conformance check of any server from the command line (lib/conformance). Prints
+// the report as text or `--json`, writes `--junit` XML, and answers an exit code (docs/check.md "Exit
+// codes"): 0 when no finding counts under the policy (`--strict`, waivers), 1 otherwise, 2 usage.
+import fs from "node:fs";
+import path from "node:path";
 import {
+  CHECKS,
   type CheckResult,
   type CheckTask,
   type ConformanceOptions,
@@ -12,16 +15,22 @@ import {
   runConformanceCheck,
 } from "@/lib/conformance";
 import { parseArgs, parseDuration, UsageError } from "./args";
+import { checkJUnit } from "./check-junit";
 import type { HeadlessIo } from "./io";
 
 export const CHECK_USAGE = `usage: check <URL> [options]
 
 Checks that the ORS server at URL speaks the protocol as the spec and the reference Python
 client expect, and reports every check: breaks the reference client, differs from the spec,
-error, not exercised, pass.
+error, not exercised, pass. Each finding says whose it is: the environment's author's, or the
+server framework's under it (the reference Python SDK, recognised by its own behaviours).
 
 options:
   --json                  print the report as JSON (format ors-conformance/1)
+  --junit FILE            also write a JUnit XML report: one testcase per check
+  --strict                count every finding, the framework's and spec differences too
+  --allow ID              waive a check's findings: reported, never counted (repeatable)
+  --allow-file FILE       waive the check ids in FILE: one a line, # starts a comment
   --env NAME              environment for the session checks (default: the first with tasks)
   --task SPLIT:INDEX      task for the session checks (default: task 0 of the first split)
   --tool NAME             tool for the call checks (default: chosen from the input schemas)
@@ -35,14 +44,16 @@ options:
   -h, --help              this help
 
 Durations are milliseconds, or with a unit: 30s, 2m.
-Exit code: 0 when nothing breaks the reference client and nothing failed, 1 otherwise,
-2 for a mistake on the command line.
+Exit code: 0 when no finding counts, 1 otherwise, 2 for a mistake on the command line (or an
+unreadable --allow-file). By default only the author's findings that break the reference
+client or are errors count; the server framework's never do, unless --strict.
 `;
 
 const MARKS: Record<CheckResult["outcome"], string> = {
   "breaks-reference-client": "✗",
   error: "✗",
   "differs-from-spec": "!",
+  "breaks-openreward-client": "◇",
   "not-exercised": "-",
   pass: "✓",
 };
@@ -84,11 +95,51 @@ function parseUrl(value: string): string {
   return url.toString().replace(/\/+$/, "");
 }
 
-/** Parses the command line into the check's options; throws UsageError. Null for --help. */
+const CHECK_IDS = new Set<string>(CHECKS.map((c) => c.id));
+
+/** A check id to waive, or a UsageError naming `where` it came from. */
+function checkId(value: string, where: string): string {
+  const id = value.trim();
+  if (!CHECK_IDS.has(id))
+    throw new UsageError(
+      `${where}: no check ${JSON.stringify(id)} (the ids are the report's, e.g. call-chunking, unknown-path)`,
+    );
+  return id;
+}
+
+/**
+ * The check ids of an `--allow-file`: one a line; `#` starts a comment (a whole line or after the
+ * id); blank lines are skipped. An unknown id or two on one line is a UsageError naming the line.
+ */
+export function parseAllowFile(text: string, file: string): string[] {
+  const ids: string[] = [];
+  for (const [i, raw] of text
+    .replace(/^\uFEFF/, "")
+    .split(/\r?\n/)
+    .entries()) {
+    const line = raw.replace(/#.*$/, "").trim();
+    if (!line) continue;
+    const where = `--allow-file ${file}:${i + 1}`;
+    if (/\s/.test(line)) throw new UsageError(`${where}: one check id a line, got ${JSON.stringify(line)}`);
+    ids.push(checkId(line, where));
+  }
+  return ids;
+}
+
+export interface CheckArgs {
+  options: ConformanceOptions;
+  json: boolean;
+  /** Where to write JUnit XML, or null. */
+  junit: string | null;
+  /** `--allow-file` files, read by the command (their ids join `options.allow`). */
+  allowFiles: string[];
+}
+
+/** Parses the command line into the check's options; throws UsageError. Null for --help. Reads no file. */
 export function parseCheckArgs(
   argv: readonly string[],
   env: Record<string, string | undefined> = {},
-): { options: ConformanceOptions; json: boolean } | null {
+): CheckArgs | null {
   const args = parseArgs(argv, {
     values: [
       "--env",
@@ -100,9 +151,13 @@ export function parseCheckArgs(
       "--timeout",
       "--max-time",
       "--ping-time",
+      "--junit",
+      "--allow",
+      "--allow-file",
     ],
-    booleans: ["--json", "--help"],
+    booleans: ["--json", "--strict", "--help"],
     aliases: { "-h": "--help" },
+    repeatable: ["--allow", "--allow-file"],
   });
   if (args.booleans.has("--help")) return null;
   if (args.positionals.length === 0)
@@ -132,12 +187,41 @@ export function parseCheckArgs(
     options.slowToolSeconds = parseDuration(v("--ping-time")!, "--ping-time", { allowZero: true }) / 1000;
   const apiKey = v("--api-key") ?? env.ORS_API_KEY;
   if (apiKey) options.apiKey = apiKey;
-  return { options, json: args.booleans.has("--json") };
+  if (args.booleans.has("--strict")) options.strict = true;
+  const allow = (args.lists.get("--allow") ?? []).map((id) => checkId(id, "--allow"));
+  if (allow.length) options.allow = allow;
+  const junit = v("--junit") ?? null;
+  if (junit !== null && !junit.trim()) throw new UsageError("--junit: empty file name");
+  const allowFiles = args.lists.get("--allow-file") ?? [];
+  if (allowFiles.some((f) => !f.trim())) throw new UsageError("--allow-file: empty file name");
+  return { options, json: args.booleans.has("--json"), junit, allowFiles };
+}
+
+/** The `--allow-file` ids added to the options, and `--junit`'s folder checked; throws UsageError. */
+function readFiles(parsed: CheckArgs, cwd: string): void {
+  const allow = [...(parsed.options.allow ?? [])];
+  for (const file of parsed.allowFiles) {
+    let text: string;
+    try {
+      text = fs.readFileSync(path.resolve(cwd, file), "utf8");
+    } catch (e) {
+      throw new UsageError(
+        `--allow-file: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      );
+    }
+    allow.push(...parseAllowFile(text, file));
+  }
+  if (allow.length) parsed.options.allow = [...new Set(allow)];
+  if (parsed.junit !== null) {
+    const dir = path.dirname(path.resolve(cwd, parsed.junit));
+    if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory())
+      throw new UsageError(`--junit: the folder ${dir} does not exist`);
+  }
 }
 
 /**
- * Runs `check <URL> [options]`: the conformance check, its report on stdout, progress on stderr.
- * Answers the exit code (0 usable by the reference client, 1 a break or an error, 2 usage).
+ * Runs `check <URL> [options]`: the conformance check, its report on stdout, progress on stderr,
+ * JUnit XML to `--junit`. Answers the exit code (0 no finding counts, 1 some does, 2 usage).
  *
  * @example
  * const code = await checkCommand(["http://127.0.0.1:8080", "--json"], {
@@ -146,9 +230,11 @@ export function parseCheckArgs(
  * });
  */
 export async function checkCommand(argv: readonly string[], io: HeadlessIo): Promise<number> {
-  let parsed: ReturnType<typeof parseCheckArgs>;
+  let parsed: CheckArgs | null;
+  const cwd = io.cwd ?? process.cwd();
   try {
     parsed = parseCheckArgs(argv, io.env ?? {});
+    if (parsed) readFiles(parsed, cwd);
   } catch (err) {
     if (err instanceof UsageError) {
       io.stderr(`check: ${err.message}\n\n${CHECK_USAGE}`);
@@ -160,7 +246,7 @@ export async function checkCommand(argv: readonly string[], io: HeadlessIo): Pro
     io.stdout(CHECK_USAGE);
     return 0;
   }
-  const { options, json } = parsed;
+  const { options, json, junit } = parsed;
   let done = 0;
   const report = await runConformanceCheck({
     ...options,
@@ -174,5 +260,13 @@ export async function checkCommand(argv: readonly string[], io: HeadlessIo): Pro
       : undefined,
   });
   io.stdout(json ? formatReportJson(report) : formatReportText(report, { color: io.color }));
-  return report.summary.ok ? 0 : 1;
+  if (junit !== null) {
+    try {
+      fs.writeFileSync(path.resolve(cwd, junit), checkJUnit(report));
+    } catch (e) {
+      io.stderr(`check: could not write the JUnit report ${junit}: ${(e as Error).message}\n`);
+      return 1;
+    }
+  }
+  return report.summary.passed ? 0 : 1;
 }

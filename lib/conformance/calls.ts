@@ -2,7 +2,7 @@
 // error, `: ping` comments) and as the reference client does, and judging its framing, its 4096-
 // character chunks and its keep-alive pings.
 import { describeZodError, runToolOutputSchema, SSE_CHUNK_SIZE } from "@/lib/ors/protocol";
-import { breaks, Findings, failed, notExercised, type Verdict } from "./findings";
+import { breaks, differs, Findings, failed, notExercised, pass, type Verdict } from "./findings";
 import { formatMs } from "./labels";
 import { describeAnswer, isSse, type ProbeAnswer, snippet, type TimedFrame } from "./probe";
 import {
@@ -219,8 +219,12 @@ export function judgeChunking(a: CallAnalysis, source: string): Verdict {
     const then = ref.ok
       ? `rebuilds ${codePoints(ref.json)} characters instead of ${total}, text silently lost (${firstDifference(a.json, ref.json)})`
       : `then fails: ${ref.failure}`;
+    // Every piece but the last exactly 4096 characters: cut wherever the count falls, as the
+    // reference SDK does.
+    const cutAnywhere = sizes.slice(0, -1).every((n) => n === SSE_CHUNK_SIZE);
     f.breaks(
       `${source}: ${spaced.length} of ${a.pieces.length} pieces start with whitespace (piece ${i + 1}: ${JSON.stringify(snippet(p, 16))}, U+${code}); the reference client lstrips SSE data and ${then}`,
+      cutAnywhere ? "chunk-cut-anywhere" : undefined,
     );
   } else referenceFinding(a, f);
   if (a.jsonError) f.breaks(`${source}: the pieces do not join into JSON: ${a.jsonError}`);
@@ -269,6 +273,34 @@ export function judgePings(
   };
 }
 
-function differs(observed: string): Verdict {
-  return { outcome: "differs-from-spec", observed };
+function utf8Bytes(s: string): number {
+  return new TextEncoder().encode(s).byteLength;
+}
+
+/**
+ * Pieces of at most 4096 bytes (ors-sse.txt "Chunking": "4KB (4096 bytes)"), where a server that
+ * counts characters shows only when a piece holds non-ASCII text; the last piece is not judged.
+ */
+export function judgeChunkSize(a: CallAnalysis, source: string): Verdict {
+  if (a.json === null) return notExercised(`${source}: no end event to look at`);
+  if (a.pieces.length < 2) return notExercised(`${source}: the result came in one piece (see call-chunking)`);
+  const pieces = a.pieces.slice(0, -1).map((p, i) => ({ i, bytes: utf8Bytes(p), chars: codePoints(p) }));
+  const over = pieces.filter((p) => p.bytes > SSE_CHUNK_SIZE);
+  if (over.length) {
+    const first = over[0]!;
+    const counted = over.every((p) => p.chars <= SSE_CHUNK_SIZE);
+    return differs(
+      `${source}: ${over.length} of ${a.pieces.length} pieces over ${SSE_CHUNK_SIZE} bytes (piece ${first.i + 1}: ${first.chars} characters in ${first.bytes} bytes)${counted ? ": counted in characters" : ""}; the spec's pieces are 4 KB (${SSE_CHUNK_SIZE} bytes)`,
+      counted ? "chunk-size-characters" : undefined,
+    );
+  }
+  const telling = pieces.filter((p) => p.bytes > p.chars);
+  if (!telling.length)
+    return notExercised(
+      `${source}: the pieces are ASCII, where ${SSE_CHUNK_SIZE} characters are ${SSE_CHUNK_SIZE} bytes, so whether they are counted in bytes does not show. Name a tool whose result has non-ASCII text over 4 KB with --tool NAME --input JSON.`,
+    );
+  const largest = Math.max(...pieces.map((p) => p.bytes));
+  return pass(
+    `${source}: ${a.pieces.length} pieces of at most ${SSE_CHUNK_SIZE} bytes (largest ${largest}); ${telling.length} hold non-ASCII text (piece ${telling[0]!.i + 1}: ${telling[0]!.chars} characters in ${telling[0]!.bytes} bytes)`,
+  );
 }

@@ -54,6 +54,13 @@ export const CHECKS = [
   check("invalid-split", "discovery", "An unknown split is a 400", HTTP, "POST /{env_name}/num_tasks"),
   check("invalid-index", "discovery", "An index out of range is a 400", HTTP, "POST /{env_name}/task"),
   check(
+    "task-negative-index",
+    "discovery",
+    "A negative index is a 400 (the index is zero-based; Python lists count -1 from the end)",
+    HTTP,
+    "POST /{env_name}/task",
+  ),
+  check(
     "unknown-environment",
     "discovery",
     "An unknown environment is a 404 (not a redirect)",
@@ -124,6 +131,13 @@ export const CHECKS = [
     SSE,
     "Chunking",
   ),
+  check(
+    "call-chunk-size",
+    "calls",
+    "Pieces are at most 4096 bytes, not 4096 characters (shows with non-ASCII text)",
+    SSE,
+    "Chunking",
+  ),
   check("call-pings", "calls", "While a tool runs, a `: ping` comment every 10 s", SSE, "Keep-Alive Pings"),
   check(
     "call-reconnect",
@@ -135,11 +149,24 @@ export const CHECKS = [
   check(
     "call-reconnect-unknown",
     "calls",
-    "Re-posting an unknown task_id answers event: error",
+    "Re-posting an unknown task_id answers task_id, then event: error",
     SSE,
     "Reconnection",
   ),
-  check("call-unknown-tool", "calls", 'An unknown tool answers {"ok": false, ...}', SSE, "Tool Logic Errors"),
+  check(
+    "call-unknown-tool",
+    "calls",
+    'An unknown tool is an error of the call (404 or event: error), not {"ok": false}',
+    SSE,
+    "HTTP-Level Errors",
+  ),
+  check(
+    "call-env-mismatch",
+    "calls",
+    "A call on another environment's path than its session's is a 404",
+    HTTP,
+    "POST /{env_name}/call",
+  ),
   check("call-bad-input", "calls", 'Invalid tool input answers {"ok": false, ...}', SSE, "Tool Logic Errors"),
   check("malformed-body", "calls", "A body that is not JSON is a 400", HTTP, "Standard HTTP Status Codes"),
   check(
@@ -214,6 +241,28 @@ export const CHECKS = [
     "A session idle for the configured time is gone (404)",
     SESSIONS,
     "Timeout Cleanup",
+  ),
+  // What the OpenReward client needs (beyond the spec; the sections are the nearest ones)
+  check(
+    "openreward-bare-paths",
+    "openreward",
+    "Paths without the environment (/tools, /splits, /num_tasks, /task; /prompt, /task_tools, /call in a session) reach it: the one named by X-Deployment, or the only one",
+    HTTP,
+    "POST /create",
+  ),
+  check(
+    "openreward-env-name",
+    "openreward",
+    "POST /{env}/task and /{env}/task_range answers carry env_name",
+    HTTP,
+    "POST /{env_name}/task",
+  ),
+  check(
+    "openreward-create-session-sse",
+    "openreward",
+    "POST /create_session asked with Accept: text/event-stream answers SSE with the session id",
+    HTTP,
+    "POST /create_session",
   ),
 ] as const satisfies readonly CheckInfo[];
 

@@ -27,6 +27,8 @@ export interface ProbeRequest {
   /** Sent as is, with `Content-Type: application/json` (for malformed bodies). */
   rawBody?: string;
   accept?: string;
+  /** More headers, e.g. `X-Deployment` (the OpenReward client's). */
+  headers?: Readonly<Record<string, string>>;
   /** Overrides the probe's request time limit. */
   timeoutMs?: number;
   /** Stops reading at the first SSE event this returns true for (the rest is cancelled). */
@@ -127,7 +129,7 @@ export class Probe {
     const limit = req.timeoutMs ?? this.options.requestTimeoutMs;
     const timer = AbortSignal.timeout(limit);
     const signal = req.detached ? timer : AbortSignal.any([overall, timer]);
-    const headers = new Headers();
+    const headers = new Headers(req.headers);
     if (this.options.apiKey) headers.set("x-api-key", this.options.apiKey);
     if (req.sid !== undefined) headers.set("x-session-id", req.sid);
     if (req.accept) headers.set("accept", req.accept);

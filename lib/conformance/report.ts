@@ -1,12 +1,20 @@
-// The conformance report for people (text grouped by outcome, worst first, with a summary line) and
-// for machines (`ors-conformance/1` JSON, documented in README.md "Check a server"). Isomorphic.
-import { formatMs, OUTCOME_TITLES, specLabel, summaryLine } from "./labels";
-import { CHECK_OUTCOMES, type CheckOutcome, type ConformanceReport } from "./types";
+// The conformance report for people (text: the author's findings by outcome, the server framework's,
+// the waived ones, not exercised, passed, and the verdict) and for machines (`ors-conformance/1`
+// JSON, documented in docs/check.md). Isomorphic.
+import { formatMs, OUTCOME_TITLES, specLabel, summaryLine, verdictOf } from "./labels";
+import {
+  CHECK_OUTCOMES,
+  type CheckOutcome,
+  type CheckResult,
+  type ConformanceReport,
+  isFinding,
+} from "./types";
 
 const MARKS: Record<CheckOutcome, string> = {
   "breaks-reference-client": "✗",
   error: "✗",
   "differs-from-spec": "!",
+  "breaks-openreward-client": "◇",
   "not-exercised": "-",
   pass: "✓",
 };
@@ -15,9 +23,11 @@ const COLORS: Record<CheckOutcome, string> = {
   "breaks-reference-client": "\x1b[31m",
   error: "\x1b[31m",
   "differs-from-spec": "\x1b[33m",
+  "breaks-openreward-client": "\x1b[35m",
   "not-exercised": "\x1b[90m",
   pass: "\x1b[32m",
 };
+const FRAMEWORK_COLOR = "\x1b[36m";
 const BOLD = "\x1b[1m";
 const DIM = "\x1b[2m";
 const RESET = "\x1b[0m";
@@ -27,7 +37,7 @@ export interface TextOptions {
   color?: boolean;
 }
 
-/** The report as text: a header, the results grouped by outcome (worst first), a summary line. */
+/** The report as text: a header, the results in sections (see above), a summary line. */
 export function formatReportText(report: ConformanceReport, options: TextOptions = {}): string {
   const c = (code: string, s: string) => (options.color ? `${code}${s}${RESET}` : s);
   const lines: string[] = [];
@@ -39,26 +49,76 @@ export function formatReportText(report: ConformanceReport, options: TextOptions
     tool ? `tool ${tool.name} ${JSON.stringify(tool.input)}` : null,
   ].filter(Boolean);
   if (target.length) lines.push(c(DIM, target.join(" · ")));
+  if (report.framework)
+    lines.push(
+      c(
+        DIM,
+        `server framework: ${report.framework.name} (recognised by ${report.framework.evidence.length} of its own behaviours)`,
+      ),
+    );
+
+  const item = (r: CheckResult, mark: string, color: string, extra: string | null = null) => {
+    lines.push(`  ${c(color, mark)} ${r.id} — ${r.title}`);
+    lines.push(`      ${r.observed}`);
+    lines.push(`      ${c(DIM, [specLabel(r), extra].filter(Boolean).join(" · "))}`);
+  };
+  const section = (title: string, results: CheckResult[], note: string | null = null) => {
+    if (!results.length) return false;
+    lines.push("", c(BOLD, `${title} (${results.length})`));
+    if (note) lines.push(c(DIM, `  ${note}`));
+    return true;
+  };
+
+  const author = report.results.filter((r) => r.owner !== "framework" && !r.waived);
   for (const outcome of CHECK_OUTCOMES) {
-    const group = report.results.filter((r) => r.outcome === outcome);
-    if (!group.length) continue;
-    lines.push("", c(BOLD, `${OUTCOME_TITLES[outcome]} (${group.length})`));
-    for (const r of group) {
-      lines.push(`  ${c(COLORS[outcome], MARKS[outcome])} ${r.id} — ${r.title}`);
-      lines.push(`      ${r.observed}`);
-      lines.push(`      ${c(DIM, specLabel(r))}`);
-    }
+    if (!isFinding(outcome)) continue;
+    const group = author.filter((r) => r.outcome === outcome);
+    const note =
+      outcome === "breaks-openreward-client"
+        ? `What the OpenReward platform's client (openreward) needs beyond the spec; ${report.policy.strict ? "counted (--strict)" : "not counted (--strict counts them)"}.`
+        : null;
+    if (section(OUTCOME_TITLES[outcome], group, note))
+      for (const r of group) item(r, MARKS[outcome], COLORS[outcome]);
   }
-  const verdict = report.summary.clean
-    ? "clean"
-    : report.summary.ok
-      ? "usable by the reference client"
-      : "NOT usable as is by the reference client";
+  const framework = report.results.filter((r) => r.owner === "framework" && !r.waived);
+  if (
+    report.framework &&
+    section(
+      `The server framework's: ${report.framework.name}`,
+      framework,
+      `Known deviations of the ${report.framework.name}, which the environment's author cannot fix; ${report.policy.strict ? "counted (--strict)" : "not counted (--strict counts them)"}.`,
+    )
+  )
+    for (const r of framework)
+      item(
+        r,
+        MARKS[r.outcome],
+        FRAMEWORK_COLOR,
+        `${OUTCOME_TITLES[r.outcome].toLowerCase()}, the framework's`,
+      );
+  const waived = report.results.filter((r) => r.waived && isFinding(r.outcome));
+  if (section("Waived", waived, "Findings of checks waived with --allow or --allow-file: never counted."))
+    for (const r of waived)
+      item(
+        r,
+        MARKS[r.outcome],
+        COLORS["not-exercised"],
+        `${OUTCOME_TITLES[r.outcome].toLowerCase()}${r.owner === "framework" ? ", the framework's" : ""}`,
+      );
+  for (const outcome of ["not-exercised", "pass"] as const) {
+    const group = report.results.filter((r) => r.outcome === outcome);
+    if (section(OUTCOME_TITLES[outcome], group))
+      for (const r of group) item(r, MARKS[outcome], COLORS[outcome]);
+  }
+
+  const verdict = verdictOf(report);
+  // Said loud in a terminal, as it has always been.
+  const words = verdict.text.replace(/^not usable/, "NOT usable");
   lines.push(
     "",
     `${c(BOLD, "Summary:")} ${summaryLine(report.summary.counts)} (${report.summary.total} checks, ${formatMs(report.durationMs)}): ${c(
-      report.summary.ok ? COLORS.pass : COLORS.error,
-      verdict,
+      verdict.passed ? COLORS.pass : COLORS.error,
+      words,
     )}`,
   );
   return `${lines.join("\n")}\n`;

@@ -6,9 +6,15 @@ import { describe, expect, it } from "vitest";
 
 const ROOT = path.resolve(__dirname, "../..");
 
+/** The imports of every module under `dir`, its subfolders included. */
 function imports(dir: string): { file: string; spec: string }[] {
   const out: { file: string; spec: string }[] = [];
-  for (const name of readdirSync(path.join(ROOT, dir))) {
+  for (const entry of readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
+    const name = entry.name;
+    if (entry.isDirectory()) {
+      out.push(...imports(`${dir}/${name}`));
+      continue;
+    }
     if (!/\.tsx?$/.test(name)) continue;
     const text = readFileSync(path.join(ROOT, dir, name), "utf8");
     for (const m of text.matchAll(/^(?:import|export)[^;]*?from\s+"([^"]+)"/gm))
@@ -22,6 +28,8 @@ describe("conformance boundaries", () => {
   it("lib/conformance imports no Node module and no server part", () => {
     const found = imports("lib/conformance");
     expect(found.length).toBeGreaterThan(10);
+    // The checks' own folder is read too.
+    expect(found.some(({ file }) => file.startsWith("lib/conformance/checks/"))).toBe(true);
     const bad = found.filter(({ spec }) =>
       /^(node:|server-only$|@\/lib\/(playground|registry|relay|episodes|ors\/host|ors\/sdk)|@\/envs)/.test(
         spec,
@@ -33,7 +41,7 @@ describe("conformance boundaries", () => {
   it("the check page's components use only the catalogue's light modules, no runner", () => {
     const found = imports("components/conformance").filter(({ spec }) => spec.startsWith("@/lib/"));
     expect(found.length).toBeGreaterThan(0);
-    const allowed = /^@\/lib\/(conformance\/(labels|types)|ui\/.+|ors\/protocol\/errors)$/;
+    const allowed = /^@\/lib\/(conformance\/(labels|types|frameworks)|ui\/.+|ors\/protocol\/errors)$/;
     expect(found.filter(({ spec }) => !allowed.test(spec))).toEqual([]);
   });
 });

@@ -1,12 +1,13 @@
 // The conformance check against a deliberately broken server (our host with faults, served over
 // real HTTP on loopback): each fault is flagged with the right outcome and spec section, and
-// nothing else is.
+// nothing else is. Some faults are the reference SDK's too, but not enough of its own behaviours
+// are there to recognise it: every finding is the author's.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinEnvironments } from "@/envs";
 import { type ConformanceReport, runConformanceCheck } from "@/lib/conformance";
 import { createOrsHandler, type OrsHandler } from "@/lib/ors/host";
 import { proxyToHandler, startHttpServer } from "../relay/helpers";
-import { brokenHandler, notPassing, result } from "./helpers";
+import { brokenHandler, notPassing, owners, result } from "./helpers";
 
 const PORT = 8706;
 
@@ -34,10 +35,15 @@ describe("conformance check of a broken server", () => {
   });
 
   it("flags exactly the faults, each with its outcome", () => {
-    expect(notPassing(report)).toEqual({
+    // What the OpenReward client needs is looked at below and in openreward.test.ts.
+    expect(notPassing(report, "openreward")).toEqual({
       "create-session-sse": "breaks-reference-client",
       tools: "breaks-reference-client",
       "call-chunking": "breaks-reference-client",
+      // Cut every 4096 UTF-16 units: pieces with non-ASCII text are over 4096 bytes.
+      "call-chunk-size": "differs-from-spec",
+      // Our host's own: an unknown tool is {"ok": false}.
+      "call-unknown-tool": "differs-from-spec",
       "malformed-body": "differs-from-spec",
       "invalid-body": "differs-from-spec",
       "unknown-path": "differs-from-spec",
@@ -45,6 +51,34 @@ describe("conformance check of a broken server", () => {
     });
     expect(report.summary.ok).toBe(false);
     expect(report.summary.clean).toBe(false);
+  });
+
+  it("recognises no framework: every finding is the author's, and the breaks count", () => {
+    expect(report.framework).toBeNull();
+    expect(new Set(Object.values(owners(report)))).toEqual(new Set(["author"]));
+    expect(report.results.filter((r) => r.counted).map((r) => r.id)).toEqual([
+      "tools",
+      "create-session-sse",
+      "call-chunking",
+    ]);
+    expect(report.summary.passed).toBe(false);
+    expect(report.summary.owners.framework).toBe(0);
+  });
+
+  it("JSON from /create_session also fails the OpenReward client, which is not counted", () => {
+    expect(result(report, "openreward-create-session-sse")).toMatchObject({
+      outcome: "breaks-openreward-client",
+      owner: "author",
+      counted: false,
+    });
+  });
+
+  it("pieces of 4096 characters with non-ASCII text are over 4096 bytes: counted in characters", () => {
+    const r = result(report, "call-chunk-size");
+    expect(r.spec).toEqual({ file: "ors-sse.txt", section: "Chunking" });
+    expect(r.observed).toMatch(
+      /^bigoutput\/dump \{\}: \d+ of \d+ pieces over 4096 bytes \(piece \d+: \d+ characters in \d+ bytes\): counted in characters/,
+    );
   });
 
   it("JSON from /create_session breaks the reference client, which reads SSE", () => {

@@ -5,13 +5,14 @@ import {
   CHECK_GROUPS,
   CHECK_OUTCOMES,
   CHECKS,
+  type CheckGroup,
   type CheckOutcome,
   type ConformanceReport,
 } from "@/lib/conformance";
 import { formatSseEvent, parseOrsPath, readSseFrames } from "@/lib/ors/protocol";
 import type { FetchHandler } from "@/lib/registry";
 
-/** The documented `ors-conformance/1` shape (README.md "Check a server"), strict. */
+/** The documented `ors-conformance/1` shape (docs/check.md "The JSON report"), strict. */
 export const reportShape = z.strictObject({
   format: z.literal("ors-conformance/1"),
   baseUrl: z.string().url(),
@@ -28,7 +29,14 @@ export const reportShape = z.strictObject({
     counts: z.strictObject(Object.fromEntries(CHECK_OUTCOMES.map((o) => [o, z.number().int()]))),
     ok: z.boolean(),
     clean: z.boolean(),
+    owners: z.strictObject({ author: z.number().int(), framework: z.number().int() }),
+    waived: z.number().int(),
+    passed: z.boolean(),
   }),
+  framework: z
+    .strictObject({ id: z.string().min(1), name: z.string().min(1), evidence: z.array(z.string().min(1)) })
+    .nullable(),
+  policy: z.strictObject({ strict: z.boolean(), allow: z.array(z.string()) }),
   results: z.array(
     z.strictObject({
       id: z.string(),
@@ -41,19 +49,30 @@ export const reportShape = z.strictObject({
         section: z.string().min(1),
       }),
       durationMs: z.number().nonnegative(),
+      owner: z.enum(["author", "framework"]).nullable(),
+      deviations: z.array(z.string()),
+      waived: z.boolean(),
+      counted: z.boolean(),
     }),
   ),
 });
 
-/** The outcome of every check that did not pass, by id. */
-export function notPassing(report: ConformanceReport): Record<string, CheckOutcome> {
-  return Object.fromEntries(report.results.filter((r) => r.outcome !== "pass").map((r) => [r.id, r.outcome]));
+/** Whose each finding is, by id (passes and checks not exercised left out). */
+export function owners(report: ConformanceReport): Record<string, string> {
+  return Object.fromEntries(report.results.filter((r) => r.owner).map((r) => [r.id, r.owner!]));
 }
 
-/** The results that did not pass, readable in a failed assertion. */
-export function problems(report: ConformanceReport): string[] {
+/** The outcome of every check that did not pass, by id (`except` a group of checks). */
+export function notPassing(report: ConformanceReport, except?: CheckGroup): Record<string, CheckOutcome> {
+  return Object.fromEntries(
+    report.results.filter((r) => r.outcome !== "pass" && r.group !== except).map((r) => [r.id, r.outcome]),
+  );
+}
+
+/** The results that did not pass, readable in a failed assertion (`except` a group of checks). */
+export function problems(report: ConformanceReport, except?: CheckGroup): string[] {
   return report.results
-    .filter((r) => r.outcome !== "pass")
+    .filter((r) => r.outcome !== "pass" && r.group !== except)
     .map((r) => `${r.id}: ${r.outcome}: ${r.observed}`);
 }
 
@@ -139,6 +158,58 @@ export function brokenHandler(host: FetchHandler): FetchHandler {
       (res.headers.get("content-type") ?? "").includes("event-stream")
     )
       return new Response(recut(res.body), { status: res.status, headers: res.headers });
+    return res;
+  };
+}
+
+const BARE_PATHS = new Set([
+  "tools",
+  "splits",
+  "tasks",
+  "num_tasks",
+  "task",
+  "task_range",
+  "prompt",
+  "task_tools",
+  "call",
+]);
+
+/**
+ * Our host with what the OpenReward client needs added in front: a path without the environment
+ * goes to the session's environment, else the one `X-Deployment` names, else the only one; and
+ * `/task` and `/task_range` answers carry `env_name`. A server that does all three, for the checks'
+ * passing side whatever our host itself does.
+ */
+export function openRewardHandler(host: FetchHandler, envs: readonly string[]): FetchHandler {
+  const sessions = new Map<string, string>();
+  return async (incoming) => {
+    const url = new URL(incoming.url);
+    const sid = incoming.headers.get("x-session-id");
+    const body = incoming.method === "POST" ? await incoming.text() : undefined;
+    const segment = url.pathname.replace(/^\/+/, "");
+    if (BARE_PATHS.has(segment)) {
+      const env =
+        (sid ? sessions.get(sid) : undefined) ??
+        incoming.headers.get("x-deployment") ??
+        (envs.length === 1 ? envs[0] : undefined);
+      if (env) url.pathname = `/${env}/${segment}`;
+    }
+    const req = new Request(url, {
+      method: incoming.method,
+      headers: incoming.headers,
+      body,
+      signal: incoming.signal,
+    });
+    const res = await host(req);
+    if (url.pathname === "/create" && res.status === 200 && sid) {
+      const created = JSON.parse(body ?? "{}") as { env_name?: string };
+      sessions.set(sid, created.env_name ?? envs[0]!);
+    }
+    const named = /^\/([^/]+)\/(task|task_range)$/.exec(url.pathname);
+    if (named && res.status === 200) {
+      const value = (await res.json()) as Record<string, unknown>;
+      return Response.json({ ...value, env_name: named[1] });
+    }
     return res;
   };
 }

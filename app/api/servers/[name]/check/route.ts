@@ -65,8 +65,9 @@ export async function POST(req: Request, ctx: Ctx) {
   if (entry.source === "builtin") {
     options.baseUrl = "http://local.invalid";
     options.fetch = (input, init) => host(new Request(input, init));
-    // Long enough for one keep-alive ping of this host's configured interval.
-    options.slowToolSeconds = Math.max(1.5, (host.host.options.pingIntervalMs * 1.2) / 1000);
+    // Long enough for one keep-alive ping of this host's configured interval, with room for a busy
+    // machine (the run is timed from the task_id event's arrival).
+    options.slowToolSeconds = Math.max(2.5, (host.host.options.pingIntervalMs * 2) / 1000);
   } else {
     const verdict = await registry.checkAddress(entry);
     if (!verdict.ok)
