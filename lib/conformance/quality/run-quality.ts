@@ -14,15 +14,18 @@ import type { RunPolicy } from "@/lib/runs/spec";
 import { sampleIndexes } from "@/lib/runs/tasks";
 import { analyzeQuality, bestReward, qualitySummary } from "./analyze";
 import type { CallFailure, PlayedEpisode, QualityData } from "./played";
-import type { PlayRole, QualityPlay, QualityReport, QualitySample } from "./types";
+import {
+  DEFAULT_QUALITY_MAX_TIME_MS,
+  DEFAULT_QUALITY_SEED,
+  DEFAULT_QUALITY_TASKS,
+  MAX_QUALITY_TASKS,
+  type PlayRole,
+  QUALITY_EPISODE_TIMEOUT_MS,
+  type QualityPlay,
+  type QualityReport,
+  type QualitySample,
+} from "./types";
 
-/** Tasks sampled by default: a few dozen, so the checks stay under a minute on a typical environment. */
-export const DEFAULT_QUALITY_TASKS = 24;
-export const MAX_QUALITY_TASKS = 200;
-export const DEFAULT_QUALITY_SEED = 1;
-/** The time limit of one episode, and of the whole play (episodes still playing then are cancelled). */
-export const QUALITY_EPISODE_TIMEOUT_MS = 60_000;
-export const DEFAULT_QUALITY_MAX_TIME_MS = 5 * 60_000;
 const CONCURRENCY = 4;
 
 export interface QualityDeps {

@@ -80,6 +80,14 @@ export interface QualityResult extends QualityCheckInfo {
   counted: boolean;
 }
 
+/** Tasks sampled by default: a few dozen, so the checks stay under a minute on a typical environment. */
+export const DEFAULT_QUALITY_TASKS = 24;
+export const MAX_QUALITY_TASKS = 200;
+export const DEFAULT_QUALITY_SEED = 1;
+/** The time limit of one episode, and of the whole play (episodes still playing then are cancelled). */
+export const QUALITY_EPISODE_TIMEOUT_MS = 60_000;
+export const DEFAULT_QUALITY_MAX_TIME_MS = 5 * 60_000;
+
 /** Evidence kept per finding (the count says how many there were). */
 export const MAX_EVIDENCE = 20;
 
