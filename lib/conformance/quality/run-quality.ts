@@ -22,6 +22,7 @@ import {
   type PlayRole,
   QUALITY_EPISODE_TIMEOUT_MS,
   type QualityPlay,
+  type QualityProgress,
   type QualityReport,
   type QualitySample,
 } from "./types";
@@ -48,13 +49,6 @@ export function qualityDeps(
     relayEvents: pg.relay.events,
     clientFor: (server) => pg.clientFor(server),
   };
-}
-
-export interface QualityProgress {
-  phase: "sampling" | "playing" | "replaying" | "reading";
-  /** Episodes ended so far in this phase, of `total`. */
-  done: number;
-  total: number;
 }
 
 export interface QualityOptions {

@@ -80,6 +80,14 @@ export interface QualityResult extends QualityCheckInfo {
   counted: boolean;
 }
 
+/** Where the checks are while they play (the UI's progress, the CLI's progress lines). */
+export interface QualityProgress {
+  phase: "sampling" | "playing" | "replaying" | "reading";
+  /** Episodes ended so far in this phase, of `total`. */
+  done: number;
+  total: number;
+}
+
 /** Tasks sampled by default: a few dozen, so the checks stay under a minute on a typical environment. */
 export const DEFAULT_QUALITY_TASKS = 24;
 export const MAX_QUALITY_TASKS = 200;
