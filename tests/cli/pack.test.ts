@@ -3,7 +3,8 @@
 // data, tests, repository or caches → `npm install <tarball>` in an empty folder → the README's
 // environment module type-checks against the installed `ors-playground/sdk` → `npx ors-playground`
 // starts the playground with that module: a page and /api/ors/health answer, the module's
-// environment plays an episode → stopped by its PID. The temporary folder is removed.
+// environment plays an episode, and `check --quality` plays its quality checks into the app's store
+// → stopped by its PID. The temporary folder is removed.
 import { execFile } from "node:child_process";
 import { readdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -164,6 +165,26 @@ describe("npm pack → install → npx ors-playground", () => {
           ok: true,
           output: { reward: 1, finished: true },
         });
+        // `check --quality` from the installed package: its episodes are recorded where this app reads them.
+        const { stdout } = await exec(
+          "npx",
+          [
+            "ors-playground",
+            "check",
+            base,
+            "--quality",
+            "--env",
+            "capitals",
+            "--data-dir",
+            "./data",
+            "--json",
+          ],
+          { cwd: app, maxBuffer: 16 << 20 },
+        );
+        const quality = JSON.parse(stdout).quality;
+        expect(quality.summary).toMatchObject({ findings: 0, passed: true });
+        const played = await fetch(`${base}/api/trajectories?run=${quality.sample.plays[0].runId}`);
+        expect((await played.json()).total).toBe(2);
       } finally {
         await cli.stop();
       }

@@ -122,9 +122,7 @@ export function trivialReward(data: QualityData): Verdict {
       outcome: "not-exercised",
       observed: `no reward above 0 was seen${data.oracle ? ", the oracle's included" : ""}: nothing to reach${data.oracle ? "" : " (an --oracle shows the best reward)"}`,
     };
-  const against = data.oracle
-    ? "the oracle's reward (else the best seen)"
-    : `the best reward seen (${fmt(best!)})`;
+  const against = data.oracle ? "the oracle's reward on the task" : `the best reward seen (${fmt(best!)})`;
   const share = reached.length / meaningful;
   const observed = `random valid inputs reached ${against} on ${reached.length} of ${meaningful} tasks (${pct(reached.length, meaningful)})`;
   if (share >= TRIVIAL_SHARE) return { outcome: "finding", observed, evidence: reached };

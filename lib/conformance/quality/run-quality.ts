@@ -235,9 +235,17 @@ export async function runQualityChecks(deps: QualityDeps, o: QualityOptions): Pr
       throw err;
     }
     await play("playing", oracleRun ? [randomRun, oracleRun] : [randomRun]);
+    // The replays; one that cannot start (the server went away) leaves what was played to analyse.
+    let unreplayed: string | null = null;
     if (!stop.signal.aborted) {
-      const replays = [await start("random-replay", { kind: "replay", run: randomRun })];
-      if (oracleRun) replays.push(await start("oracle-replay", { kind: "replay", run: oracleRun }));
+      const replays: string[] = [];
+      try {
+        replays.push(await start("random-replay", { kind: "replay", run: randomRun }));
+        if (oracleRun) replays.push(await start("oracle-replay", { kind: "replay", run: oracleRun }));
+      } catch (err) {
+        if (!isRunError(err)) throw err;
+        unreplayed = `the episodes could not be replayed: ${err.detail}`;
+      }
       await play("replaying", replays);
     }
 
@@ -275,7 +283,7 @@ export async function runQualityChecks(deps: QualityDeps, o: QualityOptions): Pr
     };
     const stopped = stop.signal.aborted
       ? `stopped before the end (${(stop.signal.reason as Error | undefined)?.message ?? "stopped"}): what was played is analysed`
-      : null;
+      : unreplayed;
     const results = analyzeQuality(data, o.allow ?? []);
     const sample = sampleOf(t, data, { requested, seed, indexes, oracle: o.oracle ?? null, plays });
     const finished = Date.now();
