@@ -218,6 +218,7 @@ describe("on a terminal", () => {
       { ...io, progress: true, env: { PLAYGROUND_DATA_DIR: tempDir("runs-cli-") } },
     );
     expect(code).toBe(0);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the bar starts with a terminal escape
     expect(out.stderr).toMatch(/\r\u001b\[2K\[#+\.*\] \d\/6 · 0 errored · \d running/);
     expect(out.stderr).toMatch(/\[#{24}\] 6\/6 · 0 errored · 0 running/);
     expect(out.stdout).toMatch(
