@@ -110,7 +110,7 @@ export function QualityOptions({
           <FieldHint id={`${id}-on-hint`}>
             Plays a seeded sample of tasks with random valid inputs (and your oracle), replays each episode,
             and finds answer leaks, nondeterminism, trivial or missing rewards and crashing tools. The
-            episodes are recorded like a run's. Environment: the one in Options, else the first with tasks.
+            episodes are recorded like a run's. Environment: as set above, else the first with tasks.
           </FieldHint>
         </div>
       </div>

@@ -249,7 +249,7 @@ export async function runQualityChecks(deps: QualityDeps, o: QualityOptions): Pr
       await play("replaying", replays);
     }
 
-    o.onProgress?.({ phase: "reading", done: 0, total: indexes.length });
+    o.onProgress?.({ phase: "reading", done: 0, total: 0 });
     const episodes = async (role: PlayRole): Promise<PlayedEpisode[] | null> => {
       const run = plays.find((p) => p.role === role);
       if (!run) return null;

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkCommand } from "@/lib/cli/check-command";
+import { checkCommand, parseAllowFile } from "@/lib/cli/check-command";
 import type { ConformanceReport } from "@/lib/conformance";
 import { openStore } from "@/lib/episodes/store/sqlite";
 import { captureIo } from "../../cli/helpers";
@@ -212,6 +212,25 @@ describe("check --quality from the command line", () => {
   });
 });
 
+describe("check --quality in process", () => {
+  it("says on stderr what it plays, phase by phase, on a terminal", async () => {
+    const { io, out } = captureIo();
+    const code = await checkCommand(
+      [host.url, "--quality", "--env", "sound", "--tasks", "2", "--data-dir", tempDir("quality-cli-")],
+      { ...io, progress: true, env: {} },
+    );
+    expect(code, out.stderr).toBe(0);
+    for (const line of [
+      "[quality] sampling",
+      "[quality] playing 2/2",
+      "[quality] replaying 2/2",
+      "[quality] reading",
+    ])
+      expect(out.stderr).toContain(`${line}\n`);
+    expect(out.stdout).toMatch(/quality: no finding\n$/);
+  });
+});
+
 describe("check --quality usage", () => {
   it.each([
     [["--split", "train"], "--split goes with --quality"],
@@ -228,6 +247,10 @@ describe("check --quality usage", () => {
   });
 
   it("takes the quality checks' ids as waivers, and lists the flags in --help", async () => {
+    expect(parseAllowFile("tool-crash   # a known crash, fixed next week\nanswer-leak\n", "w.txt")).toEqual([
+      "tool-crash",
+      "answer-leak",
+    ]);
     const { io, out } = captureIo();
     expect(await checkCommand(["--help"], io)).toBe(0);
     for (const flag of [
