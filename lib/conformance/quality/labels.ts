@@ -41,11 +41,11 @@ export function callsLine(s: QualitySample): string {
 
 /** The quality part of the verdict: `quality: 2 findings (answer-leak, tool-crash)`. */
 export function qualityVerdictText(q: QualityReport): string {
-  if (q.error && !q.sample) return `quality: not checked (${q.error})`;
+  if (q.error && !q.sample) return `quality: not played (${q.error})`;
   const counted = q.results.filter((r) => r.counted).map((r) => r.id);
   const waived = q.summary.waived ? `, ${q.summary.waived} waived` : "";
-  const stopped = q.error ? ` (${q.error})` : "";
+  const stopped = q.error ? `; ${q.error}` : "";
   if (counted.length)
     return `quality: ${plural(counted.length, "finding")} (${counted.join(", ")})${waived}${stopped}`;
-  return `quality: no finding${waived}${stopped}`;
+  return q.error ? `quality: no finding${waived}, but ${q.error}` : `quality: no finding${waived}`;
 }

@@ -174,6 +174,27 @@ describe("quality checks on our host", () => {
     });
   });
 
+  it("stopped while playing: the runs cancelled, what was played analysed, and it does not pass", async () => {
+    const stop = new AbortController();
+    const report = await runQualityChecks(qualityDeps(pg), {
+      server: "local",
+      env: "sound",
+      tasks: 30,
+      signal: stop.signal,
+      onProgress: (p) => {
+        if (p.phase === "playing" && p.done >= 1) stop.abort(new Error("stopped by the test"));
+      },
+    });
+    expect(report.error).toBe("stopped before the end (stopped by the test): what was played is analysed");
+    expect(report.summary.passed).toBe(false);
+    const [random, ...rest] = report.sample!.plays;
+    expect(random!.role).toBe("random");
+    expect(rest).toEqual([]);
+    expect(random!.done).toBeGreaterThanOrEqual(1);
+    expect(random!.done).toBeLessThan(30);
+    expect((await pg.store.getRun(random!.runId))!.status).toBe("cancelled");
+  });
+
   it("waivers: a waived finding is reported and does not count", async () => {
     const report = await runQualityChecks(qualityDeps(pg), {
       server: "local",
