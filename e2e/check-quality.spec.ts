@@ -43,6 +43,7 @@ test("check this server with its environment's quality: the sample, the findings
   await expect(evidence).toContainText("the oracle got 0, the best seen is 1");
 
   await page.screenshot({ path: "test-results/check-quality.png", fullPage: true });
+  await section.screenshot({ path: "test-results/check-quality-section.png" });
 
   await evidence.getByRole("link", { name: "Open episode of task 125" }).click();
   await expect(page).toHaveURL(/\/trajectories\/[\w-]+\?step=1$/);
