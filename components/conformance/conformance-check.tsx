@@ -1,7 +1,8 @@
 "use client";
 
-// The "Check this server" page: options, Run/Stop, progress as results stream in, the results
-// grouped by outcome with their spec sections, the summary, and Download JSON.
+// The "Check this server" page: options (the environment quality checks among them), Run/Stop,
+// progress as results stream in, the quality checks' results with links to their episodes, the
+// protocol results grouped by outcome with their spec sections, the summary, and Download JSON.
 import { Download, Play, Square } from "lucide-react";
 import { type FormEvent, type ReactNode, useEffect, useId, useState } from "react";
 import { parseJsonObject } from "@/components/schema-form/json-text";
@@ -15,6 +16,8 @@ import type { ConformanceReport } from "@/lib/conformance/types";
 import { cn } from "@/lib/ui/cn";
 import { useEnvironments, useServerInfo } from "@/lib/ui/queries";
 import { CheckResults } from "./check-results";
+import { NO_QUALITY, parseQualityOptions, type QualityErrors, QualityOptions } from "./quality-options";
+import { QualityResults } from "./quality-results";
 import { type CheckRequest, useConformanceCheck } from "./use-conformance-check";
 
 interface OptionsText {
@@ -99,6 +102,8 @@ export function ConformanceCheck({ server }: { server: string }) {
   const envs = useEnvironments(server);
   const [text, setText] = useState<OptionsText>({ env: "", task: "", tool: "", input: "", idle: "" });
   const [errors, setErrors] = useState<Partial<Record<keyof OptionsText, string>>>({});
+  const [quality, setQuality] = useState(NO_QUALITY);
+  const [qualityErrors, setQualityErrors] = useState<QualityErrors>({});
   const [origin, setOrigin] = useState("");
   useEffect(() => setOrigin(window.location.origin), []);
 
@@ -110,12 +115,11 @@ export function ConformanceCheck({ server }: { server: string }) {
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
     const parsed = parseOptions(text);
-    if (!parsed.ok) {
-      setErrors(parsed.errors);
-      return;
-    }
-    setErrors({});
-    void run(parsed.request);
+    const q = parseQualityOptions(quality);
+    setErrors(parsed.ok ? {} : parsed.errors);
+    setQualityErrors(q.ok ? {} : q.errors);
+    if (!parsed.ok || !q.ok) return;
+    void run(q.quality ? { ...parsed.request, quality: q.quality } : parsed.request);
   };
 
   const set = (key: keyof OptionsText) => (e: { target: { value: string } }) =>
@@ -129,6 +133,7 @@ export function ConformanceCheck({ server }: { server: string }) {
     "aria-describedby": `${id}-${key}-hint${errors[key] ? ` ${id}-${key}-error` : ""}`,
   });
   const cliUrl = info?.source === "builtin" ? origin : info?.url;
+  const cliCommand = `npx ors-playground check ${cliUrl}${quality.on ? ` --quality${text.env.trim() ? ` --env ${text.env.trim()}` : ""}${quality.split.trim() ? ` --split ${quality.split.trim()}` : ""}${quality.tasks.trim() ? ` --tasks ${quality.tasks.trim()}` : ""}${quality.oracle.trim() ? ` --oracle ${quality.oracle.trim()}` : ""}` : ""}`;
 
   return (
     <div className="space-y-4">
@@ -212,6 +217,7 @@ export function ConformanceCheck({ server }: { server: string }) {
                 </div>
               </div>
             </details>
+            <QualityOptions value={quality} onChange={setQuality} errors={qualityErrors} disabled={running} />
             <div className="flex flex-wrap items-center gap-2">
               {running ? (
                 <Button variant="danger" onClick={stop}>
@@ -231,9 +237,9 @@ export function ConformanceCheck({ server }: { server: string }) {
                 <span className="ml-auto inline-flex items-center gap-1 text-xs text-zinc-500 dark:text-zinc-400">
                   From a terminal:
                   <code className="rounded bg-zinc-100 px-1.5 py-0.5 font-mono text-zinc-800 dark:bg-zinc-800 dark:text-zinc-200">
-                    npx ors-playground check {cliUrl}
+                    {cliCommand}
                   </code>
-                  <CopyButton text={`npx ors-playground check ${cliUrl}`} label="Copy command" />
+                  <CopyButton text={cliCommand} label="Copy command" />
                 </span>
               )}
             </div>
@@ -262,7 +268,11 @@ export function ConformanceCheck({ server }: { server: string }) {
           </div>
           <p role="status" className="text-sm text-zinc-700 dark:text-zinc-300">
             {state.status === "running" &&
-              (total ? `Running: ${done} of ${total} checks done…` : "Starting…")}
+              (state.quality
+                ? `Checking the environment's quality: ${state.quality.phase}${state.quality.total ? ` (${state.quality.done} of ${state.quality.total} episodes)` : ""}…`
+                : total
+                  ? `Running: ${done} of ${total} checks done…`
+                  : "Starting…")}
             {state.status === "stopped" && `Stopped after ${done} of ${total} checks.`}
             {state.status === "failed" && (
               <span className="text-red-700 dark:text-red-400">The check could not run: {state.error}</span>
@@ -292,6 +302,25 @@ export function ConformanceCheck({ server }: { server: string }) {
           )}
         </div>
       )}
+
+      {state.status === "running" && state.quality && state.quality.total > 0 && (
+        <div
+          role="progressbar"
+          aria-label="Quality episodes played"
+          aria-valuemin={0}
+          aria-valuemax={state.quality.total}
+          aria-valuenow={state.quality.done}
+          aria-valuetext={`${state.quality.phase}: ${state.quality.done} of ${state.quality.total} episodes`}
+          className="h-1.5 overflow-hidden rounded-full bg-zinc-200 dark:bg-zinc-800"
+        >
+          <div
+            className="h-full rounded-full bg-emerald-500 transition-[width]"
+            style={{ width: `${Math.round((state.quality.done / state.quality.total) * 100)}%` }}
+          />
+        </div>
+      )}
+
+      {report?.quality && <QualityResults quality={report.quality} />}
 
       <CheckResults
         results={state.results}

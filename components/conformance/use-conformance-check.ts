@@ -1,11 +1,12 @@
 "use client";
 
 import { useCallback, useEffect, useReducer, useRef } from "react";
+import type { QualityProgress } from "@/lib/conformance/quality/types";
 import type { CheckInfo, CheckResult, ConformanceReport } from "@/lib/conformance/types";
 // Runs the conformance check of one server through POST /api/servers/<name>/check and follows its
-// NDJSON stream: the catalogue first, each result as it is decided, the report at the end. A stream,
-// so it stays out of the query cache; Stop (or leaving the page) aborts it and the server deletes
-// the sessions the check made.
+// NDJSON stream: the catalogue first, each result as it is decided, the quality checks' progress
+// when asked for, the report at the end. A stream, so it stays out of the query cache; Stop (or
+// leaving the page) aborts it and the server deletes the sessions the check made.
 import { apiError } from "@/lib/ui/api-error";
 
 export type CheckStatus = "idle" | "running" | "done" | "failed" | "stopped";
@@ -18,6 +19,8 @@ export interface CheckRunState {
   results: CheckResult[];
   report: ConformanceReport | null;
   error: string | null;
+  /** The quality checks' progress while they play (null when not asked, or not started). */
+  quality: QualityProgress | null;
 }
 
 /** The options the page sends (all optional). */
@@ -27,11 +30,14 @@ export interface CheckRequest {
   tool?: string;
   input?: Record<string, unknown>;
   idleTimeoutMs?: number;
+  /** The environment quality checks, when present (`{}`: with their defaults). */
+  quality?: { split?: string; tasks?: number; seed?: number; oracle?: string };
 }
 
 type StreamMessage =
   | { type: "start"; checks: CheckInfo[] }
   | { type: "result"; result: CheckResult }
+  | { type: "quality"; progress: QualityProgress }
   | { type: "report"; report: ConformanceReport }
   | { type: "error"; detail: string };
 
@@ -42,7 +48,14 @@ type Action =
   | { type: "fail"; error: string }
   | { type: "stopped" };
 
-const initial: CheckRunState = { status: "idle", checks: [], results: [], report: null, error: null };
+const initial: CheckRunState = {
+  status: "idle",
+  checks: [],
+  results: [],
+  report: null,
+  error: null,
+  quality: null,
+};
 
 function reducer(state: CheckRunState, action: Action): CheckRunState {
   switch (action.type) {
@@ -52,6 +65,7 @@ function reducer(state: CheckRunState, action: Action): CheckRunState {
       const m = action.message;
       if (m.type === "start") return { ...state, checks: m.checks };
       if (m.type === "result") return { ...state, results: [...state.results, m.result] };
+      if (m.type === "quality") return { ...state, quality: m.progress };
       if (m.type === "report")
         return { ...state, report: m.report, results: m.report.results, status: "done" };
       return { ...state, status: "failed", error: m.detail };

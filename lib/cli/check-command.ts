@@ -1,4 +1,5 @@
-// `check URL`: the ORS conformance check of any server from the command line (lib/conformance). Prints
+// `check URL`: the ORS conformance check of any server from the command line (lib/conformance), and
+// with `--quality` the environment quality checks (./check-quality.ts) in the same report. Prints
 // the report as text or `--json`, writes `--junit` XML, and answers an exit code (docs/check.md "Exit
 // codes"): 0 when no finding counts under the policy (`--strict`, waivers), 1 otherwise, 2 usage.
 import fs from "node:fs";
@@ -14,8 +15,17 @@ import {
   formatReportText,
   runConformanceCheck,
 } from "@/lib/conformance";
+import { attachQuality } from "@/lib/conformance/quality/report";
+import { QUALITY_CHECK_IDS } from "@/lib/conformance/quality/types";
 import { parseArgs, parseDuration, UsageError } from "./args";
 import { checkJUnit } from "./check-junit";
+import {
+  parseQualityArgs,
+  playQuality,
+  QUALITY_USAGE,
+  QUALITY_VALUE_FLAGS,
+  type QualityArgs,
+} from "./check-quality";
 import type { HeadlessIo } from "./io";
 
 export const CHECK_USAGE = `usage: check <URL> [options]
@@ -31,7 +41,8 @@ options:
   --strict                count every finding, the framework's and spec differences too
   --allow ID              waive a check's findings: reported, never counted (repeatable)
   --allow-file FILE       waive the check ids in FILE: one a line, # starts a comment
-  --env NAME              environment for the session checks (default: the first with tasks)
+  --env NAME              environment for the session checks and the quality checks (default:
+                          the first with tasks)
   --task SPLIT:INDEX      task for the session checks (default: task 0 of the first split)
   --tool NAME             tool for the call checks (default: chosen from the input schemas)
   --input JSON            its input, a JSON object (default: made up from its schema)
@@ -43,10 +54,12 @@ options:
                           just over the spec's 10 s ping interval; 0 calls none)
   -h, --help              this help
 
+${QUALITY_USAGE}
 Durations are milliseconds, or with a unit: 30s, 2m.
 Exit code: 0 when no finding counts, 1 otherwise, 2 for a mistake on the command line (or an
-unreadable --allow-file). By default only the author's findings that break the reference
-client or are errors count; the server framework's never do, unless --strict.
+unreadable --allow-file, or a --quality environment, split or oracle that cannot be played). By
+default only the author's findings that break the reference client or are errors count; the
+server framework's never do, unless --strict. Every quality finding counts (unless waived).
 `;
 
 const MARKS: Record<CheckResult["outcome"], string> = {
@@ -95,7 +108,8 @@ function parseUrl(value: string): string {
   return url.toString().replace(/\/+$/, "");
 }
 
-const CHECK_IDS = new Set<string>(CHECKS.map((c) => c.id));
+/** Ids `--allow` takes: the protocol checks' and the quality checks'. */
+const CHECK_IDS = new Set<string>([...CHECKS.map((c) => c.id), ...QUALITY_CHECK_IDS]);
 
 /** A check id to waive, or a UsageError naming `where` it came from. */
 function checkId(value: string, where: string): string {
@@ -133,12 +147,15 @@ export interface CheckArgs {
   junit: string | null;
   /** `--allow-file` files, read by the command (their ids join `options.allow`). */
   allowFiles: string[];
+  /** `--quality` and its flags, or null. */
+  quality: QualityArgs | null;
 }
 
 /** Parses the command line into the check's options; throws UsageError. Null for --help. Reads no file. */
 export function parseCheckArgs(
   argv: readonly string[],
   env: Record<string, string | undefined> = {},
+  cwd = process.cwd(),
 ): CheckArgs | null {
   const args = parseArgs(argv, {
     values: [
@@ -154,8 +171,9 @@ export function parseCheckArgs(
       "--junit",
       "--allow",
       "--allow-file",
+      ...QUALITY_VALUE_FLAGS,
     ],
-    booleans: ["--json", "--strict", "--help"],
+    booleans: ["--json", "--strict", "--help", "--quality"],
     aliases: { "-h": "--help" },
     repeatable: ["--allow", "--allow-file"],
   });
@@ -194,7 +212,8 @@ export function parseCheckArgs(
   if (junit !== null && !junit.trim()) throw new UsageError("--junit: empty file name");
   const allowFiles = args.lists.get("--allow-file") ?? [];
   if (allowFiles.some((f) => !f.trim())) throw new UsageError("--allow-file: empty file name");
-  return { options, json: args.booleans.has("--json"), junit, allowFiles };
+  const quality = parseQualityArgs(args, env, cwd);
+  return { options, json: args.booleans.has("--json"), junit, allowFiles, quality };
 }
 
 /** The `--allow-file` ids added to the options, and `--junit`'s folder checked; throws UsageError. */
@@ -233,7 +252,7 @@ export async function checkCommand(argv: readonly string[], io: HeadlessIo): Pro
   let parsed: CheckArgs | null;
   const cwd = io.cwd ?? process.cwd();
   try {
-    parsed = parseCheckArgs(argv, io.env ?? {});
+    parsed = parseCheckArgs(argv, io.env ?? {}, cwd);
     if (parsed) readFiles(parsed, cwd);
   } catch (err) {
     if (err instanceof UsageError) {
@@ -248,7 +267,7 @@ export async function checkCommand(argv: readonly string[], io: HeadlessIo): Pro
   }
   const { options, json, junit } = parsed;
   let done = 0;
-  const report = await runConformanceCheck({
+  let report = await runConformanceCheck({
     ...options,
     fetch: io.fetch,
     signal: io.signal,
@@ -259,7 +278,27 @@ export async function checkCommand(argv: readonly string[], io: HeadlessIo): Pro
         }
       : undefined,
   });
-  io.stdout(json ? formatReportJson(report) : formatReportText(report, { color: io.color }));
+  let exit: number | null = null;
+  if (parsed.quality && !io.signal?.aborted) {
+    const played = await playQuality(
+      parsed.quality,
+      {
+        url: options.baseUrl,
+        env: options.env ?? report.target.environment,
+        apiKey: options.apiKey,
+        allow: options.allow ?? [],
+        maxTimeMs: options.maxTimeMs,
+      },
+      io,
+    );
+    report = attachQuality(report, played.report);
+    exit = played.exit;
+  }
+  io.stdout(
+    json
+      ? formatReportJson(report)
+      : formatReportText(report, { color: io.color, appUrl: parsed.quality?.appUrl }),
+  );
   if (junit !== null) {
     try {
       fs.writeFileSync(path.resolve(cwd, junit), checkJUnit(report));
@@ -267,6 +306,10 @@ export async function checkCommand(argv: readonly string[], io: HeadlessIo): Pro
       io.stderr(`check: could not write the JUnit report ${junit}: ${(e as Error).message}\n`);
       return 1;
     }
+  }
+  if (exit !== null) {
+    io.stderr(`check: --quality: ${report.quality?.error}\n`);
+    return exit;
   }
   return report.summary.passed ? 0 : 1;
 }

@@ -1,7 +1,10 @@
 // The conformance report as JUnit XML (`check --junit FILE`): a testcase per check; a counted finding
 // fails (an error when the server failed), a check not exercised is skipped, and a finding that does
-// not count passes with its text in <system-out>, so the CI view agrees with the exit code.
+// not count passes with its text in <system-out>, so the CI view agrees with the exit code. The
+// quality checks (`--quality`) are a second suite, one testcase per check, the same way.
 import { OUTCOME_TITLES, specLabel } from "@/lib/conformance/labels";
+import { sampleLine } from "@/lib/conformance/quality/labels";
+import type { QualityResult } from "@/lib/conformance/quality/types";
 import { type CheckResult, type ConformanceReport, isFinding } from "@/lib/conformance/types";
 import { type JUnitCase, junitXml } from "./junit";
 
@@ -31,13 +34,52 @@ function testcase(r: CheckResult, report: ConformanceReport): JUnitCase {
   return c;
 }
 
+/** A quality check's testcase: its evidence (tasks, calls, trajectory pages) in the text. */
+function qualityCase(r: QualityResult): JUnitCase {
+  const c: JUnitCase = { classname: "quality", name: r.id, time: 0 };
+  const evidence = r.evidence.map(
+    (e) =>
+      `task ${e.task}${e.call ? ` ${e.call.tool} ${JSON.stringify(e.call.input)}` : ""}: ${e.what}${e.trajectory ? ` (${e.compareHref ?? e.trajectory.href})` : ""}`,
+  );
+  const more =
+    r.evidenceTotal > r.evidence.length ? [`… and ${r.evidenceTotal - r.evidence.length} more`] : [];
+  const text = [r.title, r.observed, ...evidence, ...more].join("\n");
+  if (r.outcome === "not-exercised") c.skipped = { message: oneLine(r.observed) };
+  else if (r.counted) c.failure = { message: oneLine(r.observed), type: "quality-finding", text };
+  else if (r.outcome === "finding") c.systemOut = `finding (not counted: waived)\n${text}`;
+  return c;
+}
+
 /** The whole report as a JUnit XML document. */
 export function checkJUnit(report: ConformanceReport): string {
+  const q = report.quality;
   return junitXml("ORS conformance check", [
     {
       name: `ORS conformance check of ${report.baseUrl}`,
       timestamp: Date.parse(report.startedAt),
       cases: report.results.map((r) => testcase(r, report)),
     },
+    ...(q
+      ? [
+          {
+            name: `ORS quality check of ${q.sample ? sampleLine(q.sample) : "(not played)"} at ${report.baseUrl}`,
+            timestamp: Date.parse(q.startedAt),
+            cases: [
+              // Checks that could not play at all fail the suite, as they fail the exit code.
+              ...(q.error
+                ? [
+                    {
+                      classname: "quality",
+                      name: "played",
+                      time: q.durationMs / 1000,
+                      error: { message: oneLine(q.error), type: "not-played" },
+                    } satisfies JUnitCase,
+                  ]
+                : []),
+              ...q.results.map(qualityCase),
+            ],
+          },
+        ]
+      : []),
   ]);
 }

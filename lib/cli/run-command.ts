@@ -268,10 +268,11 @@ export function serverNameOf(url: string): string {
  * The name the playground knows the server by: a known server with that URL keeps its name;
  * otherwise one is made from its host and port and, on this machine, added to the playground's
  * servers (the data folder's, or the database's with PLAYGROUND_DATABASE_URL: the app then opens
- * its episodes); a remote one is known to this process only.
+ * its episodes); a remote one is known to this process only. (`check --quality` names its server
+ * the same way.)
  */
-async function knownName(
-  a: RunArgs,
+export async function knownName(
+  a: Pick<RunArgs, "url" | "dataDir">,
   env: Record<string, string | undefined>,
 ): Promise<{ name: string; added: boolean; envOnly: string | null }> {
   // The database's added servers, when the store is there (loaded only then: `pg` and its pool).

@@ -1,5 +1,6 @@
 // Words and formats shared by the text report, the CLI and the UI (isomorphic, no dependencies, so
 // the browser bundle of the check page stays small).
+import { qualityVerdictText } from "./quality/labels";
 import type { CheckOutcome, CheckResult, ConformanceReport, OutcomeCounts } from "./types";
 
 export const OUTCOME_TITLES: Record<CheckOutcome, string> = {
@@ -47,9 +48,27 @@ export function findings(n: number): string {
 /**
  * The report's verdict in a sentence (the text report's last words, the UI's headline), and whether
  * it passed (the CLI's exit code 0). Framework findings are named as the framework's, so a check
- * of a server built on it does not read as an alarm for its author.
+ * of a server built on it does not read as an alarm for its author. With the quality checks, their
+ * part follows (`...; quality: 2 findings (answer-leak, tool-crash)`) and both must pass.
  */
-export function verdictOf(report: Pick<ConformanceReport, "summary" | "results" | "framework" | "policy">): {
+export function verdictOf(
+  report: Pick<ConformanceReport, "summary" | "results" | "framework" | "policy"> &
+    Partial<Pick<ConformanceReport, "quality">>,
+): {
+  passed: boolean;
+  text: string;
+} {
+  const protocol = protocolVerdict(report);
+  const quality = report.quality;
+  if (!quality) return protocol;
+  return {
+    passed: protocol.passed && quality.summary.passed,
+    text: `${protocol.text}; ${qualityVerdictText(quality)}`,
+  };
+}
+
+/** The verdict of the protocol checks alone. */
+function protocolVerdict(report: Pick<ConformanceReport, "summary" | "results" | "framework" | "policy">): {
   passed: boolean;
   text: string;
 } {
@@ -62,7 +81,7 @@ export function verdictOf(report: Pick<ConformanceReport, "summary" | "results" 
     framework && summary.owners.framework > 0
       ? `${findings(summary.owners.framework)} ${summary.owners.framework === 1 ? "is" : "are"} the ${framework.name}'s, not the environment's`
       : null;
-  if (!summary.passed) {
+  if (counted.length) {
     if (byAuthor.length)
       return {
         passed: false,

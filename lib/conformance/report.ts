@@ -1,7 +1,8 @@
 // The conformance report for people (text: the author's findings by outcome, the server framework's,
-// the waived ones, not exercised, passed, and the verdict) and for machines (`ors-conformance/1`
-// JSON, documented in docs/check.md). Isomorphic.
+// the waived ones, not exercised, passed, the environment quality checks when run, and the verdict)
+// and for machines (`ors-conformance/1` JSON, documented in docs/check.md). Isomorphic.
 import { formatMs, OUTCOME_TITLES, specLabel, summaryLine, verdictOf } from "./labels";
+import { formatQualityText } from "./quality/report";
 import {
   CHECK_OUTCOMES,
   type CheckOutcome,
@@ -35,6 +36,8 @@ const RESET = "\x1b[0m";
 export interface TextOptions {
   /** ANSI colours (for a terminal). */
   color?: boolean;
+  /** The playground's URL, for the links to the quality checks' recorded trajectories. */
+  appUrl?: string;
 }
 
 /** The report as text: a header, the results in sections (see above), a summary line. */
@@ -110,6 +113,9 @@ export function formatReportText(report: ConformanceReport, options: TextOptions
     if (section(OUTCOME_TITLES[outcome], group))
       for (const r of group) item(r, MARKS[outcome], COLORS[outcome]);
   }
+
+  if (report.quality)
+    lines.push(...formatQualityText(report.quality, { color: options.color, appUrl: options.appUrl }));
 
   const verdict = verdictOf(report);
   // Said loud in a terminal, as it has always been.

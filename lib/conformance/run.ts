@@ -119,6 +119,7 @@ function finish(ctx: CheckContext): ConformanceReport {
     framework,
     policy,
     results,
+    quality: null,
   };
 }
 

@@ -1,6 +1,7 @@
 // The result model of the ORS conformance check (isomorphic): outcomes, references into the ORS
 // specification, one result per check with whose finding it is, and the report
 // (`ors-conformance/1`, documented in docs/check.md).
+import type { QualityReport } from "./quality/types";
 
 /**
  * How a check came out, worst first:
@@ -143,7 +144,7 @@ export interface ConformanceReport {
     owners: Record<FindingOwner, number>;
     /** Findings waived by the policy. */
     waived: number;
-    /** No finding counts under the policy: the CLI exits 0. */
+    /** No finding counts under the policy (the quality checks' included, when run): the CLI exits 0. */
     passed: boolean;
   };
   /** The server framework recognised under the environment, or null. */
@@ -152,6 +153,8 @@ export interface ConformanceReport {
   policy: CheckPolicy;
   /** One result per check, in catalogue order (every check is always present). */
   results: CheckResult[];
+  /** The environment quality checks (`check --quality`), or null when not asked for. */
+  quality: QualityReport | null;
 }
 
 export function emptyCounts(): OutcomeCounts {

@@ -7,8 +7,8 @@
 // --env ./envs.ts` starts the playground: a page and /api/ors/health answer, the module's environment
 // plays an episode; the commands the UI and the doc offer work there too (`npx ors-playground check`
 // on the playground, `npx ors-playground test` on a golden episode recorded through it); the folder's
-// config file adds a server and one the playground runs itself (spawn), ready and relayed → stopped
-// by its PID, and the spawned server with it. Nothing installs the package by name from the
+// config file adds a server and one the playground runs itself (spawn), ready and relayed; `check
+// --quality` plays its quality checks into the app's store → stopped by its PID, and the spawned server with it. Nothing installs the package by name from the
 // registry: it is private.
 import { execFile } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -249,6 +249,22 @@ describe("npm pack → install → npx ors-playground", () => {
           2 * 60_000,
         );
         expect(test.stdout).toMatch(new RegExp(`^PASS +${id} +capitals · train/1 · 1 step`, "m"));
+
+        // `check --quality` from the installed package: its episodes are recorded where this app reads them.
+        const q = await sh(
+          `npx ors-playground check ${base} --quality --env capitals --json`,
+          project,
+          6 * 60_000,
+          {
+            XDG_DATA_HOME: data,
+          },
+        );
+        const quality = JSON.parse(q.stdout).quality;
+        expect(quality.summary).toMatchObject({ findings: 0, passed: true });
+        const played = await fetch(`${base}/api/trajectories?run=${quality.sample.plays[0].runId}`, {
+          headers: WITH_TOKEN,
+        });
+        expect(((await played.json()) as { total: number }).total).toBe(2);
       } finally {
         await cli.stop();
       }

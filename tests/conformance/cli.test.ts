@@ -51,6 +51,7 @@ describe("check command: options", () => {
       json: true,
       junit: "out/check.xml",
       allowFiles: ["waivers.txt"],
+      quality: null,
       options: {
         baseUrl: "http://127.0.0.1:8080",
         env: "math",
@@ -70,7 +71,15 @@ describe("check command: options", () => {
       junit: null,
       allowFiles: [],
       options: { baseUrl: "http://h:1" },
+      quality: null,
     });
+    expect(
+      parseCheckArgs(
+        ["http://h:1", "--quality", "--split", "test", "--tasks", "7", "--seed", "3", "--data-dir", "d"],
+        {},
+        "/work",
+      )?.quality,
+    ).toEqual({ split: "test", tasks: 7, seed: 3, dataDir: "/work/d", appUrl: "http://127.0.0.1:3000" });
     expect(parseCheckArgs(["http://h:1", "--api-key", "k"], { ORS_API_KEY: "env" })?.options.apiKey).toBe(
       "k",
     );

@@ -9,8 +9,75 @@ import {
   type CheckOutcome,
   type ConformanceReport,
 } from "@/lib/conformance";
+import { PLAY_ROLES, QUALITY_CHECK_IDS, QUALITY_OUTCOMES } from "@/lib/conformance/quality/types";
 import { formatSseEvent, parseOrsPath, readSseFrames } from "@/lib/ors/protocol";
 import type { FetchHandler } from "@/lib/registry";
+
+const trajectoryRefShape = z.strictObject({
+  id: z.string().min(1),
+  step: z.number().int().positive().nullable(),
+  href: z.string().startsWith("/trajectories/"),
+});
+
+/** The documented quality part of the report (docs/check.md "The JSON report", `quality`), strict. */
+export const qualityReportShape = z.strictObject({
+  server: z.string().min(1),
+  startedAt: z.iso.datetime(),
+  finishedAt: z.iso.datetime(),
+  durationMs: z.number().int().nonnegative(),
+  sample: z
+    .strictObject({
+      environment: z.string(),
+      split: z.string(),
+      splitSize: z.number().int().positive(),
+      requested: z.number().int().positive(),
+      seed: z.number().int(),
+      tasks: z.array(z.number().int().nonnegative()),
+      oracle: z.string().nullable(),
+      plays: z.array(
+        z.strictObject({
+          role: z.enum(PLAY_ROLES),
+          runId: z.string().min(1),
+          label: z.string().min(1),
+          episodes: z.number().int(),
+          done: z.number().int(),
+          errored: z.number().int(),
+        }),
+      ),
+      calls: z.number().int(),
+      tools: z.array(z.strictObject({ name: z.string(), calls: z.number().int() })),
+    })
+    .nullable(),
+  error: z.string().nullable(),
+  bestReward: z.number().nullable(),
+  results: z.array(
+    z.strictObject({
+      id: z.enum(QUALITY_CHECK_IDS),
+      title: z.string().min(1),
+      outcome: z.enum(QUALITY_OUTCOMES),
+      observed: z.string().min(1),
+      evidence: z.array(
+        z.strictObject({
+          task: z.number().int().nonnegative(),
+          what: z.string().min(1),
+          call: z.strictObject({ tool: z.string(), input: z.record(z.string(), z.unknown()) }).nullable(),
+          trajectory: trajectoryRefShape.nullable(),
+          other: trajectoryRefShape.nullable(),
+          compareHref: z.string().startsWith("/trajectories/compare?").nullable(),
+        }),
+      ),
+      evidenceTotal: z.number().int().nonnegative(),
+      waived: z.boolean(),
+      counted: z.boolean(),
+    }),
+  ),
+  summary: z.strictObject({
+    findings: z.number().int(),
+    waived: z.number().int(),
+    notExercised: z.number().int(),
+    passed: z.boolean(),
+  }),
+});
 
 /** The documented `ors-conformance/1` shape (docs/check.md "The JSON report"), strict. */
 export const reportShape = z.strictObject({
@@ -55,6 +122,7 @@ export const reportShape = z.strictObject({
       counted: z.boolean(),
     }),
   ),
+  quality: qualityReportShape.nullable(),
 });
 
 /** Whose each finding is, by id (passes and checks not exercised left out). */

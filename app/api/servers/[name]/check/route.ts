@@ -2,14 +2,27 @@
 // server, server-side, and streams it as NDJSON, one JSON object a line:
 //   {"type":"start","server":..,"baseUrl":..,"checks":[{id,group,title,spec}...]}
 //   {"type":"result","result":{...CheckResult}}          one per check, as each is decided
-//   {"type":"report","report":{...ConformanceReport}}    at the end
-// Body (application/json, every field optional): {env, task: "split:index", tool, input, idleTimeoutMs}.
+//   {"type":"quality","progress":{phase,done,total}}     with `quality`: the quality checks playing
+//   {"type":"report","report":{...ConformanceReport}}    at the end (its `quality` part when asked)
+// Body (application/json, every field optional): {env, task: "split:index", tool, input, idleTimeoutMs,
+// quality: {split, tasks, seed, oracle}} — `quality` (even `{}`) adds the environment quality checks
+// (docs/check.md "Environment quality"), played through the relay and recorded like runs; an oracle
+// module must be in a folder runs' scripts may load from.
 // `local` is checked in process; other servers at their URL after the registry's address check,
 // with no redirect followed. A client that goes away stops the check (its sessions are deleted).
 import { z } from "zod";
-import { CHECKS, type ConformanceOptions, runConformanceCheck } from "@/lib/conformance";
+import {
+  CHECKS,
+  type ConformanceOptions,
+  type ConformanceReport,
+  runConformanceCheck,
+} from "@/lib/conformance";
+import { attachQuality, unplayedQuality } from "@/lib/conformance/quality/report";
+import { qualityDeps, runQualityChecks } from "@/lib/conformance/quality/run-quality";
+import { MAX_QUALITY_TASKS } from "@/lib/conformance/quality/types";
 import { getPlayground } from "@/lib/playground";
 import { detailResponse } from "@/lib/relay/relay";
+import { isRunError } from "@/lib/runs/errors";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -30,6 +43,14 @@ const bodySchema = z.strictObject({
     .int()
     .positive()
     .max(30 * 60_000)
+    .optional(),
+  quality: z
+    .strictObject({
+      split: z.string().trim().min(1).max(256).optional(),
+      tasks: z.number().int().min(1).max(MAX_QUALITY_TASKS).optional(),
+      seed: z.number().int().optional(),
+      oracle: z.string().trim().min(1).max(4096).optional(),
+    })
     .optional(),
 });
 
@@ -57,7 +78,8 @@ export async function POST(req: Request, ctx: Ctx) {
   if (body.input && !body.tool) return detailResponse(400, "input: give the tool it is for");
 
   const { name } = await ctx.params;
-  const { registry, host } = getPlayground();
+  const pg = getPlayground();
+  const { registry, host } = pg;
   const entry = await registry.get(name);
   if (!entry) return detailResponse(404, `unknown server "${name}"`);
 
@@ -105,11 +127,25 @@ export async function POST(req: Request, ctx: Ctx) {
       };
       send({ type: "start", server: name, baseUrl: entry.url, checks: CHECKS });
       try {
-        const report = await runConformanceCheck({
+        let report: ConformanceReport = await runConformanceCheck({
           ...options,
           signal: stop.signal,
           onResult: (result) => send({ type: "result", result }),
         });
+        if (body.quality && !stop.signal.aborted) {
+          const q = body.quality;
+          const quality = await runQualityChecks(qualityDeps(pg), {
+            server: name,
+            env: body.env ?? report.target.environment,
+            ...q,
+            signal: stop.signal,
+            onProgress: (progress) => send({ type: "quality", progress }),
+          }).catch((err: unknown) => {
+            if (isRunError(err)) return unplayedQuality(name, err.detail);
+            throw err;
+          });
+          report = attachQuality(report, quality);
+        }
         send({ type: "report", report });
       } catch (err) {
         send({ type: "error", detail: `the check failed: ${(err as Error).message}` });

@@ -1,0 +1,156 @@
+"use client";
+
+// The environment quality checks' results on the check page: what was sampled and played (tasks,
+// runs, calls per tool), then each check — finding, passed or not exercised — with the tasks and
+// calls that show a finding and links to their recorded episodes (and to both episodes side by side
+// when a replay differed).
+import { CheckCircle2, GitCompare, MinusCircle, PlayCircle, XCircle } from "lucide-react";
+import Link from "next/link";
+import { Badge, type BadgeTone } from "@/components/ui/badge";
+import {
+  callsLine,
+  PLAY_ROLE_TITLES,
+  QUALITY_OUTCOME_TITLES,
+  sampleLine,
+} from "@/lib/conformance/quality/labels";
+import type { QualityOutcome, QualityReport, QualityResult } from "@/lib/conformance/quality/types";
+import { cn } from "@/lib/ui/cn";
+
+const TONES: Record<QualityOutcome, BadgeTone> = {
+  finding: "red",
+  "not-exercised": "neutral",
+  pass: "green",
+};
+const ICONS: Record<QualityOutcome, typeof XCircle> = {
+  finding: XCircle,
+  "not-exercised": MinusCircle,
+  pass: CheckCircle2,
+};
+const ICON_COLORS: Record<QualityOutcome, string> = {
+  finding: "text-red-600 dark:text-red-400",
+  "not-exercised": "text-zinc-400 dark:text-zinc-500",
+  pass: "text-emerald-600 dark:text-emerald-400",
+};
+const LINK = "text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300";
+
+function Evidence({ result }: { result: QualityResult }) {
+  if (!result.evidence.length) return null;
+  return (
+    <ul aria-label={`Evidence of ${result.id}`} className="mt-1 space-y-1">
+      {result.evidence.map((e, i) => (
+        <li
+          key={`${e.task}-${e.trajectory?.id ?? ""}-${e.trajectory?.step ?? ""}-${i}`}
+          className="flex flex-wrap items-baseline gap-x-2 gap-y-0.5 text-xs text-zinc-700 dark:text-zinc-300"
+        >
+          <Badge className="font-mono">task {e.task}</Badge>
+          {e.call && (
+            <code className="font-mono text-zinc-600 dark:text-zinc-400">
+              {e.call.tool} {JSON.stringify(e.call.input)}
+            </code>
+          )}
+          <span className="break-words">{e.what}</span>
+          {e.trajectory && (
+            <Link className={cn(LINK, "inline-flex items-center gap-0.5")} href={e.trajectory.href}>
+              <PlayCircle aria-hidden="true" className="size-3.5" />
+              Open episode<span className="sr-only"> of task {e.task}</span>
+            </Link>
+          )}
+          {e.compareHref && (
+            <Link className={cn(LINK, "inline-flex items-center gap-0.5")} href={e.compareHref}>
+              <GitCompare aria-hidden="true" className="size-3.5" />
+              Compare with its replay<span className="sr-only"> (task {e.task})</span>
+            </Link>
+          )}
+        </li>
+      ))}
+      {result.evidenceTotal > result.evidence.length && (
+        <li className="text-xs text-zinc-500 dark:text-zinc-400">
+          … and {result.evidenceTotal - result.evidence.length} more
+        </li>
+      )}
+    </ul>
+  );
+}
+
+function Result({ result }: { result: QualityResult }) {
+  const Icon = ICONS[result.outcome];
+  return (
+    <li className="flex gap-2.5 px-3 py-2.5">
+      <Icon aria-hidden="true" className={cn("mt-0.5 size-4 shrink-0", ICON_COLORS[result.outcome])} />
+      <div className="min-w-0 flex-1 space-y-1">
+        <p className="flex flex-wrap items-center gap-x-1.5 gap-y-1 text-sm text-zinc-900 dark:text-zinc-100">
+          <span className="font-medium">{result.title}</span>
+          <code className="text-xs text-zinc-500 dark:text-zinc-400">{result.id}</code>
+          <Badge tone={result.waived ? "neutral" : TONES[result.outcome]}>
+            {QUALITY_OUTCOME_TITLES[result.outcome]}
+            {result.waived && result.outcome === "finding" ? " (waived)" : ""}
+          </Badge>
+        </p>
+        <p className="break-words text-xs text-zinc-700 dark:text-zinc-300">{result.observed}</p>
+        <Evidence result={result} />
+      </div>
+    </li>
+  );
+}
+
+/** The quality part of a check's report. */
+export function QualityResults({ quality }: { quality: QualityReport }) {
+  const s = quality.sample;
+  const findings = quality.results.filter((r) => r.outcome === "finding").length;
+  return (
+    <section
+      aria-labelledby="quality-heading"
+      className="rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900/40"
+    >
+      <div className="space-y-1 px-3 pt-2 pb-2">
+        <h2
+          id="quality-heading"
+          className="inline-flex items-center gap-2 text-sm font-semibold text-zinc-900 dark:text-zinc-100"
+        >
+          Environment quality{s ? ` of ${sampleLine(s)}` : ""}
+          <Badge tone={findings ? "red" : "green"}>
+            {findings} finding{findings === 1 ? "" : "s"}
+          </Badge>
+        </h2>
+        {quality.error && (
+          <p role="alert" className="text-xs text-red-700 dark:text-red-400">
+            {quality.error}
+          </p>
+        )}
+        {s && (
+          <dl
+            aria-label="What was sampled"
+            className="grid gap-x-3 gap-y-0.5 text-xs sm:grid-cols-[auto_1fr]"
+          >
+            <dt className="text-zinc-500 dark:text-zinc-400">Tasks</dt>
+            <dd className="font-mono text-zinc-700 dark:text-zinc-300">{s.tasks.join(", ")}</dd>
+            <dt className="text-zinc-500 dark:text-zinc-400">Played</dt>
+            <dd className="text-zinc-700 dark:text-zinc-300">
+              {s.plays.map((p, i) => (
+                <span key={p.runId}>
+                  {i > 0 && "; "}
+                  {PLAY_ROLE_TITLES[p.role]}
+                  {p.role === "oracle" ? ` (${p.label})` : ""}: {p.episodes} episodes
+                  {p.errored ? ` (${p.errored} errored)` : ""}, run{" "}
+                  <code className="font-mono">{p.runId}</code>
+                </span>
+              ))}
+            </dd>
+            <dt className="text-zinc-500 dark:text-zinc-400">Calls</dt>
+            <dd className="text-zinc-700 dark:text-zinc-300">
+              {callsLine(s)}; best episode reward {quality.bestReward ?? "none"}
+            </dd>
+          </dl>
+        )}
+      </div>
+      <ul
+        aria-label="Quality checks"
+        className="divide-y divide-zinc-200 border-t border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800"
+      >
+        {quality.results.map((r) => (
+          <Result key={r.id} result={r} />
+        ))}
+      </ul>
+    </section>
+  );
+}
