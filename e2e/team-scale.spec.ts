@@ -117,7 +117,8 @@ test.beforeAll(async () => {
     startApp(
       ["--import", "tsx", "lib/app-server/main.ts", "--port", "0"],
       { ...env, PLAYGROUND_DATA_DIR: path.join(dir, "b") },
-      /ORS Playground \(production build\) on (http:\/\/\S+)/,
+      // Ready once it has said where it keeps its data (the last line of its banner that matters here).
+      /ORS Playground \(production build\) on (http:\/\/\S+)[\s\S]*Trajectories, runs and added servers: /,
     ),
   ]);
 });
@@ -130,7 +131,7 @@ test.afterAll(async () => {
 
 test("a page on replica B shows live the episode a script plays through replica A", async ({ page }) => {
   expect(a!.out()).toMatch(/Data\s+PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:\d+\/e2e_team_scale/);
-  expect(b!.out()).toContain("Trajectories and added servers: PostgreSQL at postgres://");
+  expect(b!.out()).toContain("Trajectories, runs and added servers: PostgreSQL at postgres://");
   // The token as a cookie (where the app requires one), then B's list of running episodes.
   await page.goto(`${b!.url}/?token=${TOKEN}`);
   await page.goto(`${b!.url}/live`);

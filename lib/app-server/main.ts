@@ -44,7 +44,7 @@ console.log(`  ORS host for ORS clients: ${app.url}/api/ors (and at the root: ${
   if (source.watching.length) console.log(`  Reloaded when saved: ${source.watching.join(", ")}`);
 }
 if (app.playground.storage.kind === "postgres")
-  console.log(`  Trajectories and added servers: ${app.playground.storage.where} (shared by replicas)`);
+  console.log(`  Trajectories, runs and added servers: ${app.playground.storage.where} (shared by replicas)`);
 if (app.accessNotice.warning) {
   // Loud: on stderr, framed, and last, where it is seen.
   const rule = "!".repeat(78);
