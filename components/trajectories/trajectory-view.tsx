@@ -26,6 +26,7 @@ import {
   downloadUrl,
   episodeHref,
   type ForkResponse,
+  forkability,
   forkTrajectoryRequest,
   playwrightUrl,
   replayTrajectoryRequest,
@@ -38,14 +39,6 @@ import { END_REASON_LABEL, endReasonTone, fmtMs, fmtTime } from "./format";
 import { RewardChart } from "./reward-chart";
 import { StepDetail, StepStatus } from "./step-detail";
 import { useLiveTrajectory } from "./use-live-trajectory";
-
-/**
- * The new-episode page's sessionStorage key of a task_spec draft (`draftSpecKey` in
- * lib/ui/use-episode.ts, repeated here so this page does not bundle the episode store).
- */
-function draftSpecKey(server: string, env: string): string {
-  return `ors-task-spec:${server}:${env}`;
-}
 
 function useStepParam(initial: number | null, count: number) {
   const [step, setStep] = useState<number | null>(initial);
@@ -172,23 +165,7 @@ function Loaded({ t, initialStep, feed }: { t: Trajectory; initialStep: number |
               </Link>
             )}
             {restart && (
-              <Link
-                className={buttonClasses("secondary", "sm")}
-                href={restart}
-                onClick={() => {
-                  // The new-episode page reads a task_spec draft from sessionStorage.
-                  if (t.env && t.task && "task_spec" in t.task) {
-                    try {
-                      sessionStorage.setItem(
-                        draftSpecKey(t.server, t.env),
-                        JSON.stringify(t.task.task_spec, null, 2),
-                      );
-                    } catch {
-                      // no storage: the page opens with an empty spec
-                    }
-                  }
-                }}
-              >
+              <Link className={buttonClasses("secondary", "sm")} href={restart}>
                 <RotateCcw aria-hidden="true" /> Restart on the same task
               </Link>
             )}
@@ -271,7 +248,12 @@ function Loaded({ t, initialStep, feed }: { t: Trajectory; initialStep: number |
                   )}
                 >
                   <span className="w-6 shrink-0 text-right font-mono text-zinc-500">{s.index}</span>
-                  <span className="min-w-0 flex-1 truncate font-mono">{s.tool}</span>
+                  <span className="min-w-0 flex-1 truncate font-mono">
+                    {s.tool}
+                    {s.after_end && (
+                      <span className="ml-1 font-sans text-amber-700 dark:text-amber-400">(after end)</span>
+                    )}
+                  </span>
                   {markDiffers(s.replay) && (
                     <span className="text-amber-600" title="differs from the original">
                       ≠
@@ -353,11 +335,11 @@ function Operations({ t, step }: { t: Trajectory; step: number | null }) {
   const router = useRouter();
   const qc = useQueryClient();
   const [other, setOther] = useState("");
-  const [fork, setFork] = useState<ForkResponse | null>(null);
+  const [forked, setForked] = useState<ForkResponse | null>(null);
   const forkM = useMutation({
     mutationFn: (n: number) => forkTrajectoryRequest(t.id, n),
     onSuccess: (r) => {
-      setFork(r);
+      setForked(r);
       void qc.invalidateQueries({ queryKey: trajectoryKeys.all });
     },
   });
@@ -371,6 +353,7 @@ function Operations({ t, step }: { t: Trajectory; step: number | null }) {
     },
   });
   const canRerun = t.task != null && t.steps.length > 0;
+  const fork = forkability(t, step);
   return (
     <Card>
       <CardHeader>
@@ -380,8 +363,9 @@ function Operations({ t, step }: { t: Trajectory; step: number | null }) {
         <div className="flex flex-wrap gap-2">
           <Button
             size="sm"
-            disabled={!canRerun || step == null || forkM.isPending}
-            onClick={() => step != null && forkM.mutate(step)}
+            disabled={!fork.ok || forkM.isPending}
+            aria-describedby={fork.ok || !canRerun ? undefined : "fork-unavailable"}
+            onClick={() => step != null && fork.ok && forkM.mutate(step)}
           >
             <GitBranch aria-hidden="true" />
             {forkM.isPending ? "Forking…" : `Fork at step ${step ?? "—"}`}
@@ -391,35 +375,41 @@ function Operations({ t, step }: { t: Trajectory; step: number | null }) {
             {replayM.isPending ? "Replaying…" : "Replay and diff"}
           </Button>
         </div>
-        {!canRerun && (
+        {!canRerun ? (
           <p className="text-zinc-500">Fork and replay need a known task and at least one step.</p>
+        ) : (
+          !fork.ok && (
+            <p id="fork-unavailable" className="text-amber-800 dark:text-amber-300">
+              {fork.reason}
+            </p>
+          )
         )}
         {forkM.error && <ErrorPanel compact error={forkM.error} context={{ what: "fork" }} />}
         {replayM.error && <ErrorPanel compact error={replayM.error} context={{ what: "replay" }} />}
-        {fork && (
+        {forked && (
           <div
             role="status"
             aria-label="Fork result"
             className="space-y-1 rounded-md bg-zinc-50 p-2 dark:bg-zinc-900"
           >
             <p>
-              Forked at step {fork.step}: new session <span className="font-mono">{fork.sid}</span>.
+              Forked at step {forked.step}: new session <span className="font-mono">{forked.sid}</span>.
             </p>
             <p>
-              {fork.differing.length === 0
+              {forked.differing.length === 0
                 ? "Every replayed step matched the original."
-                : `Replayed steps that differ from the original: ${fork.differing.join(", ")}.`}
+                : `Replayed steps that differ from the original: ${forked.differing.join(", ")}.`}
             </p>
             <div className="flex flex-wrap gap-2">
               <Link
                 className={buttonClasses("primary", "xs")}
-                href={episodeHref(fork.server, fork.env, fork.sid)}
+                href={episodeHref(forked.server, forked.env, forked.sid)}
               >
                 Continue in the episode view
               </Link>
               <Link
                 className={buttonClasses("secondary", "xs")}
-                href={`/trajectories/${encodeURIComponent(fork.trajectory_id)}`}
+                href={`/trajectories/${encodeURIComponent(forked.trajectory_id)}`}
               >
                 View the fork
               </Link>

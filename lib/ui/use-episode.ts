@@ -23,28 +23,7 @@ export const KEEP_ALIVE_INACTIVITY_MS = 15 * 60_000;
 
 // ---- URLs ----
 
-export function episodeUrl(server: string, env: string, sid: string, step?: number): string {
-  const base = `/s/${encodeURIComponent(server)}/e/${encodeURIComponent(env)}/episode/${encodeURIComponent(sid)}`;
-  return step ? `${base}?step=${step}` : base;
-}
-
-/** The "start an episode" page for the same task: split+index in the URL; a task spec via `stashTaskSpec`. */
-export function newEpisodeUrl(server: string, env: string, task?: EpisodeTask | null): string {
-  const base = `/s/${encodeURIComponent(server)}/e/${encodeURIComponent(env)}/episode/new`;
-  if (!task) return base;
-  if ("split" in task) return `${base}?split=${encodeURIComponent(task.split)}&task=${task.index}`;
-  return `${base}?spec=1`;
-}
-
-/** Hands a task spec to the new-episode page through this tab's sessionStorage (not the URL). */
-export function stashTaskSpec(server: string, env: string, task?: EpisodeTask | null): void {
-  if (!task || !("task_spec" in task)) return;
-  try {
-    sessionStorage.setItem(draftSpecKey(server, env), JSON.stringify(task.task_spec, null, 2));
-  } catch {
-    // storage full or disabled: the editor starts empty
-  }
-}
+export { episodeUrl, newEpisodeUrl } from "./episode-links";
 
 /** Where the new-episode page keeps a task_spec draft (sessionStorage; never secrets). */
 export function draftSpecKey(server: string, env: string): string {
