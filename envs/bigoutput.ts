@@ -4,9 +4,10 @@
 // throughput and the episode page with a huge text (npm run bench:ui); and `pictures`, a step of
 // several noisy PNG images of about a megabyte each.
 import { z } from "zod";
+import type { Block } from "@/lib/ors/protocol";
 import { defineEnvironment, defineTool, image, text } from "@/lib/ors/sdk";
-import { seededRandom } from "./shared/seeded-random";
 import { encodePng } from "./paint/png";
+import { seededRandom } from "./shared/seeded-random";
 
 export const BIGOUTPUT_DEFAULT_SIZE = 150_000;
 export const BIGOUTPUT_MAX_SIZE = 64 * 1024 * 1024;
@@ -119,7 +120,7 @@ const pictures = defineTool({
     kib: z.number().int().min(1).max(4096).default(1024).describe("Approximate size of each, in KiB"),
   }),
   run: ({ count, kib }) => {
-    const blocks = [text(`${count} images of about ${kib} KiB each.`)];
+    const blocks: Block[] = [text(`${count} images of about ${kib} KiB each.`)];
     for (let n = 0; n < count; n++) blocks.push(image(cachedNoisePng(kib, n), "image/png"));
     return { blocks, reward: 0, finished: false };
   },

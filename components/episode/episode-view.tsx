@@ -11,11 +11,18 @@ import { EpisodeStoreProvider, selectEndReason, useEpisodeStore } from "@/lib/ui
 import { useEpisodeFeed, useKeepAlive } from "@/lib/ui/use-episode";
 import { useToolCall } from "@/lib/ui/use-tool-call";
 import { EpisodePanel } from "./episode-panel";
+import type { PrerenderedBlocks } from "./prerender";
 import { PromptCard } from "./prompt-card";
 import { StepList } from "./step-list";
 import { ToolPanel } from "./tool-panel";
 
-function EpisodeScreen({ keepAliveIdleMs }: { keepAliveIdleMs: number }) {
+function EpisodeScreen({
+  keepAliveIdleMs,
+  initialPrompt,
+}: {
+  keepAliveIdleMs: number;
+  initialPrompt: PrerenderedBlocks | null;
+}) {
   useEpisodeFeed();
   const status = useEpisodeStore((s) => s.status);
   const missing = useEpisodeStore((s) => s.missingReason);
@@ -38,7 +45,7 @@ function EpisodeScreen({ keepAliveIdleMs }: { keepAliveIdleMs: number }) {
   return (
     <div className="grid gap-5 lg:grid-cols-[minmax(0,1fr)_26rem]">
       <div className="flex min-w-0 flex-col gap-4">
-        <PromptCard />
+        <PromptCard initial={initialPrompt} />
         <section aria-labelledby="steps-heading" className="flex flex-col gap-2">
           <h2 id="steps-heading" className="text-sm font-semibold">
             Steps
@@ -73,6 +80,7 @@ export function EpisodeView({
   sid,
   idleLimitMs,
   keepAliveIdleMs,
+  initialPrompt = null,
 }: {
   server: string;
   env: string;
@@ -81,6 +89,8 @@ export function EpisodeView({
   idleLimitMs: number | null;
   /** Keep-alive stops after this long without anyone using the tab. */
   keepAliveIdleMs: number;
+  /** The recorded prompt as the server rendered it (its Markdown laid out), when it had one. */
+  initialPrompt?: PrerenderedBlocks | null;
 }) {
   return (
     <PageContainer>
@@ -123,7 +133,7 @@ export function EpisodeView({
         sid={sid}
         idleLimitMs={idleLimitMs}
       >
-        <EpisodeScreen keepAliveIdleMs={keepAliveIdleMs} />
+        <EpisodeScreen keepAliveIdleMs={keepAliveIdleMs} initialPrompt={initialPrompt} />
       </EpisodeStoreProvider>
     </PageContainer>
   );

@@ -1,8 +1,10 @@
 "use client";
 // The SSE log of one tool call as the relay recorded it: task_id, each result piece with its size,
 // keep-alive pings with the time elapsed, resumes, then end or error — plus what only this tab's
-// client saw (its reconnections). While the call runs, a timer shows it is alive.
-import { useEffect, useState } from "react";
+// client saw (its reconnections). While the call runs, a timer shows it is alive. A huge result
+// passes as thousands of pieces: the log shows the latest MAX_ROWS and says how many came before
+// (all of them on request), and its rows are built once per new frame, not on every tick.
+import { useEffect, useMemo, useState } from "react";
 import type { StepEvent, TrajectoryStep } from "@/lib/episodes/schema";
 import { receivedChars } from "@/lib/episodes/step";
 import type { CallEvent } from "@/lib/ors/client/call-tool";
@@ -76,23 +78,36 @@ function noteRow(n: CallEvent, startedAt: number): Row {
   };
 }
 
+/** The log shows at most this many of the latest rows until asked for all. */
+export const MAX_ROWS = 300;
+
+const NO_NOTES: CallEvent[] = [];
+
 export function StreamLog({
   step,
   running,
-  notes = [],
+  notes = NO_NOTES,
 }: {
   step: TrajectoryStep;
   running: boolean;
   notes?: CallEvent[];
 }) {
   const now = useNow(running);
-  const rows = [...step.events.map(rowOf), ...notes.map((n) => noteRow(n, step.started_at))].sort(
-    (a, b) => a.t - b.t,
-  );
-  const pings = step.events.filter((e) => e.kind === "comment" && e.comment === "ping").length;
-  const pieces = step.events.filter(
-    (e) => e.kind === "event" && (e.event === "chunk" || e.event === "end"),
-  ).length;
+  const [everything, setEverything] = useState(false);
+  const { rows, pings, pieces } = useMemo(() => {
+    const rows = [...step.events.map(rowOf), ...notes.map((n) => noteRow(n, step.started_at))].sort(
+      (a, b) => a.t - b.t,
+    );
+    let pings = 0;
+    let pieces = 0;
+    for (const e of step.events) {
+      if (e.kind === "comment" && e.comment === "ping") pings++;
+      else if (e.kind === "event" && (e.event === "chunk" || e.event === "end")) pieces++;
+    }
+    return { rows, pings, pieces };
+  }, [step.events, step.started_at, notes]);
+  const hidden = everything ? 0 : Math.max(0, rows.length - MAX_ROWS);
+  const shownRows = hidden ? rows.slice(hidden) : rows;
   const lastT = step.events.length ? step.events[step.events.length - 1]!.t : 0;
   return (
     <div className="rounded-md border border-zinc-200 bg-zinc-50 dark:border-zinc-800 dark:bg-zinc-950">
@@ -121,13 +136,25 @@ export function StreamLog({
         aria-label={`Stream of step ${step.index}`}
         className="max-h-64 overflow-auto px-2 py-1 font-mono text-xs leading-5"
       >
+        {hidden > 0 && (
+          <li className="text-zinc-500 dark:text-zinc-400">
+            {hidden.toLocaleString()} earlier events not shown.{" "}
+            <button
+              type="button"
+              onClick={() => setEverything(true)}
+              className="font-medium text-sky-700 underline-offset-2 hover:underline dark:text-sky-400"
+            >
+              Show all {rows.length.toLocaleString()}
+            </button>
+          </li>
+        )}
         {rows.length === 0 && (
           <li className="text-zinc-500 dark:text-zinc-400">
             {running ? "waiting for the server…" : "no events"}
           </li>
         )}
-        {rows.map((r, i) => (
-          <li key={i} className="grid grid-cols-[4.5rem_5.5rem_minmax(0,1fr)] gap-2">
+        {shownRows.map((r, i) => (
+          <li key={hidden + i} className="grid grid-cols-[4.5rem_5.5rem_minmax(0,1fr)] gap-2">
             <span className="tabular-nums text-zinc-400 dark:text-zinc-500">+{(r.t / 1000).toFixed(3)}</span>
             <span className={cn("font-semibold", r.tone)}>{r.kind}</span>
             <span

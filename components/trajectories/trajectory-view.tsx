@@ -9,6 +9,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { BlocksView } from "@/components/episode/blocks-view";
+import type { PrerenderedBlocks } from "@/components/episode/prerender";
 import { RewardValue } from "@/components/episode/reward-value";
 import { PageContainer, PageHeader } from "@/components/layout/page-header";
 import { Badge } from "@/components/ui/badge";
@@ -60,7 +61,18 @@ function useStepParam(initial: number | null, count: number) {
   };
 }
 
-export function TrajectoryView({ id, initialStep }: { id: string; initialStep: number | null }) {
+export function TrajectoryView({
+  id,
+  initialStep,
+  initialPrompt = null,
+}: {
+  id: string;
+  /** The trajectory's server (the page knows it from the store; the top bar's picker shows it). */
+  server?: string;
+  initialStep: number | null;
+  /** The prompt as the server rendered it (its Markdown laid out), when it is open at once. */
+  initialPrompt?: PrerenderedBlocks | null;
+}) {
   const { data: t, error, isPending, refetch, feed } = useLiveTrajectory(id);
   if (isPending) {
     return (
@@ -80,10 +92,20 @@ export function TrajectoryView({ id, initialStep }: { id: string; initialStep: n
       </PageContainer>
     );
   }
-  return <Loaded t={t} initialStep={initialStep} feed={feed} />;
+  return <Loaded t={t} initialStep={initialStep} feed={feed} initialPrompt={initialPrompt} />;
 }
 
-function Loaded({ t, initialStep, feed }: { t: Trajectory; initialStep: number | null; feed: string }) {
+function Loaded({
+  t,
+  initialStep,
+  feed,
+  initialPrompt,
+}: {
+  t: Trajectory;
+  initialStep: number | null;
+  feed: string;
+  initialPrompt: PrerenderedBlocks | null;
+}) {
   const { step, select } = useStepParam(initialStep, t.steps.length);
   const cum = useMemo(() => cumulativeRewards(t.steps), [t.steps]);
   const selected = step != null ? t.steps[step - 1] : undefined;
@@ -225,7 +247,16 @@ function Loaded({ t, initialStep, feed }: { t: Trajectory; initialStep: number |
         >
           <summary className="cursor-pointer text-sm font-semibold">Prompt</summary>
           <div className="mt-2">
-            <BlocksView id={`${t.id}:prompt`} blocks={t.prompt} />
+            <BlocksView
+              id={`${t.id}:prompt`}
+              blocks={t.prompt}
+              rendered={t.prompt.map((b, i) => {
+                const was = initialPrompt?.blocks[i];
+                return b.type === "text" && was?.type === "text" && was.text === b.text
+                  ? (initialPrompt?.rendered[i] ?? null)
+                  : null;
+              })}
+            />
           </div>
         </details>
       )}

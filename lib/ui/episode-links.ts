@@ -3,7 +3,7 @@
 // that works anywhere (a reload, a new tab, another browser of the same playground): a split task
 // by `?split=&task=`, a custom task_spec inline as `?task_spec=<JSON>` while it is short, else by
 // the recorded episode that ran it, `?from=<trajectory id>` (the new-episode page reads its spec
-// from the store). See docs/episodes.md.
+// from the store). See docs/playground-ui.md.
 import type { TrajectoryTask } from "@/lib/episodes/schema";
 
 /**

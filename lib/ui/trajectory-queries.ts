@@ -3,8 +3,9 @@
 import { queryOptions } from "@tanstack/react-query";
 import type { TrajectoryDiff } from "@/lib/episodes/diff";
 import type { ForkResult, Trajectory, TrajectoryFilter, TrajectorySummary } from "@/lib/episodes/schema";
-import { apiJson } from "./api-error";
+import { ApiError, apiJson } from "./api-error";
 import { episodeUrl, newEpisodeUrl } from "./episode-links";
+import { fetchJsonOffThread } from "./off-thread";
 
 export function filterToParams(f: TrajectoryFilter): URLSearchParams {
   const p = new URLSearchParams();
@@ -46,8 +47,16 @@ export function liveTrajectoriesQuery() {
 export function trajectoryQuery(id: string) {
   return queryOptions({
     queryKey: trajectoryKeys.one(id),
-    queryFn: async ({ signal }) =>
-      apiJson<Trajectory>(await fetch(`/api/trajectories/${encodeURIComponent(id)}`, { signal })),
+    // Read and parsed off the main thread: a trajectory may hold megabytes of results.
+    queryFn: async ({ signal }) => {
+      const res = await fetchJsonOffThread(`/api/trajectories/${encodeURIComponent(id)}`, signal);
+      if (res.status < 200 || res.status >= 300) {
+        const body = res.body as { detail?: unknown } | null;
+        const detail = typeof body?.detail === "string" ? body.detail : (res.text ?? `HTTP ${res.status}`);
+        throw new ApiError(res.status, detail);
+      }
+      return res.body as Trajectory;
+    },
     staleTime: 5_000,
   });
 }
