@@ -32,6 +32,11 @@ export function useNow(active: boolean, ms = 250): number {
 
 type Row = { t: number; kind: string; text: string; tone: string; full?: string };
 
+/** 12345678 → "12,345,678", without toLocaleString (slow when called for thousands of frames). */
+function grouped(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
 const TONE: Record<string, string> = {
   task_id: "text-sky-700 dark:text-sky-400",
   chunk: "text-zinc-700 dark:text-zinc-300",
@@ -58,7 +63,7 @@ function rowOf(e: StepEvent): Row {
     return {
       t: e.t,
       kind: e.event,
-      text: `${size.toLocaleString()} chars  ${e.data}${size > e.data.length ? "…" : ""}`,
+      text: `${grouped(size)} chars  ${e.data}${size > e.data.length ? "…" : ""}`,
       tone: TONE[e.event]!,
     };
   }
@@ -94,28 +99,30 @@ export function StreamLog({
 }) {
   const now = useNow(running);
   const [everything, setEverything] = useState(false);
-  const { rows, pings, pieces } = useMemo(() => {
-    const rows = [...step.events.map(rowOf), ...notes.map((n) => noteRow(n, step.started_at))].sort(
-      (a, b) => a.t - b.t,
-    );
+  // Rows are made only for what is shown (the latest MAX_ROWS): a huge result has thousands of frames.
+  const { rows, total, pings, pieces } = useMemo(() => {
     let pings = 0;
     let pieces = 0;
     for (const e of step.events) {
       if (e.kind === "comment" && e.comment === "ping") pings++;
       else if (e.kind === "event" && (e.event === "chunk" || e.event === "end")) pieces++;
     }
-    return { rows, pings, pieces };
-  }, [step.events, step.started_at, notes]);
-  const hidden = everything ? 0 : Math.max(0, rows.length - MAX_ROWS);
-  const shownRows = hidden ? rows.slice(hidden) : rows;
+    const total = step.events.length + notes.length;
+    const from = everything ? 0 : Math.max(0, step.events.length - MAX_ROWS);
+    const rows = [...step.events.slice(from).map(rowOf), ...notes.map((n) => noteRow(n, step.started_at))]
+      .sort((a, b) => a.t - b.t)
+      .slice(everything ? 0 : -MAX_ROWS);
+    return { rows, total, pings, pieces };
+  }, [step.events, step.started_at, notes, everything]);
+  const hidden = total - rows.length;
+  const shownRows = rows;
   const lastT = step.events.length ? step.events[step.events.length - 1]!.t : 0;
   return (
     <div className="rounded-md border border-zinc-200 bg-zinc-50 dark:border-zinc-800 dark:bg-zinc-950">
       <div className="flex flex-wrap items-center gap-x-3 gap-y-1 border-b border-zinc-200 px-2 py-1 text-[11px] text-zinc-500 dark:border-zinc-800 dark:text-zinc-400">
         <span className="font-medium uppercase tracking-wide">SSE stream</span>
         <span className="tabular-nums">
-          {pieces} piece{pieces === 1 ? "" : "s"} · {receivedChars(step).toLocaleString()} chars · {pings}{" "}
-          ping
+          {pieces} piece{pieces === 1 ? "" : "s"} · {grouped(receivedChars(step))} chars · {pings} ping
           {pings === 1 ? "" : "s"}
         </span>
         {running && (
@@ -138,13 +145,13 @@ export function StreamLog({
       >
         {hidden > 0 && (
           <li className="text-zinc-500 dark:text-zinc-400">
-            {hidden.toLocaleString()} earlier events not shown.{" "}
+            {grouped(hidden)} earlier events not shown.{" "}
             <button
               type="button"
               onClick={() => setEverything(true)}
               className="font-medium text-sky-700 underline-offset-2 hover:underline dark:text-sky-400"
             >
-              Show all {rows.length.toLocaleString()}
+              Show all {grouped(total)}
             </button>
           </li>
         )}
