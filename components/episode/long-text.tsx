@@ -12,7 +12,7 @@ import { LONG_TEXT, PAGE_CHARS } from "./long-text-limits";
 export { LONG_TEXT, PAGE_CHARS };
 
 /** At most this many pages are shown one after the other; beyond, "Show all" (virtualized). */
-const MAX_PAGES = 10;
+const MAX_PAGES = 20;
 
 const AllLines = lazy(() => import("./long-text-all").then((m) => ({ default: m.AllLines })));
 
@@ -87,7 +87,7 @@ export function LongText({ text, name, label }: { text: string; name: string; la
           aria-label={label}
           // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region is reached by keyboard
           tabIndex={0}
-          className="max-h-[32rem] overflow-auto rounded-md bg-zinc-50 p-3 dark:bg-zinc-900"
+          className="max-h-[32rem] overflow-auto rounded-md bg-zinc-50 p-3 [contain:content] dark:bg-zinc-900"
         >
           <pre className="whitespace-pre-wrap break-words font-mono text-[13px] leading-snug">
             {text.slice(0, shownEnd)}

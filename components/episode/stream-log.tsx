@@ -84,7 +84,7 @@ function noteRow(n: CallEvent, startedAt: number): Row {
 }
 
 /** The log shows at most this many of the latest rows until asked for all. */
-export const MAX_ROWS = 300;
+export const MAX_ROWS = 200;
 
 const NO_NOTES: CallEvent[] = [];
 
@@ -141,7 +141,7 @@ export function StreamLog({
       </div>
       <ol
         aria-label={`Stream of step ${step.index}`}
-        className="max-h-64 overflow-auto px-2 py-1 font-mono text-xs leading-5"
+        className="max-h-64 overflow-auto px-2 py-1 font-mono text-xs leading-5 [contain:content]"
       >
         {hidden > 0 && (
           <li className="text-zinc-500 dark:text-zinc-400">
