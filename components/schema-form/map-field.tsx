@@ -130,11 +130,20 @@ function MapField(props: FieldProps) {
 
   const [keyTouched, setKeyTouched] = useState<ReadonlySet<number>>(() => new Set());
 
+  // rjsf's fields skip a re-render when only functions changed (its deep compare ignores them), so
+  // a value field may call back with a handler of an earlier render: handlers read the rows here.
+  const latest = useRef(current);
+  latest.current = current;
+  const latestData = useRef(data);
+  latestData.current = data;
+
   const emit = (next: MapRow[]) => {
+    latest.current = next;
     setRowsState(next);
     ui.mapRows.set(mapKey, next);
     const out: Record<string, unknown> = {};
-    for (const k of fixed) if (data && data[k] !== undefined) out[k] = data[k];
+    const now = latestData.current;
+    for (const k of fixed) if (now && now[k] !== undefined) out[k] = now[k];
     for (const [k, v] of entriesOf(next, fixed)) out[k] = v;
     onChange(out, path);
   };
@@ -142,13 +151,14 @@ function MapField(props: FieldProps) {
   const add = () => {
     const vs = valueSchemaOf(schema, undefined) as Schema;
     const value = vs.default !== undefined ? vs.default : vs.const !== undefined ? vs.const : undefined;
-    emit([...current, { id: nextRowId++, key: "", value }]);
+    emit([...latest.current, { id: nextRowId++, key: "", value }]);
   };
-  const remove = (id: number) => emit(current.filter((r) => r.id !== id));
-  const rename = (id: number, key: string) => emit(current.map((r) => (r.id === id ? { ...r, key } : r)));
+  const remove = (id: number) => emit(latest.current.filter((r) => r.id !== id));
+  const rename = (id: number, key: string) =>
+    emit(latest.current.map((r) => (r.id === id ? { ...r, key } : r)));
   const setValue = (id: number, value: unknown, at: FieldPathList, entryPath: FieldPathList) => {
     emit(
-      current.map((r) => {
+      latest.current.map((r) => {
         if (r.id !== id) return r;
         const rest = at.slice(entryPath.length);
         if (rest.length === 0) return { ...r, value };

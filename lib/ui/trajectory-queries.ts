@@ -168,7 +168,7 @@ export function forkability(
   if (step > actions) {
     return {
       ok: false,
-      reason: `Step ${step} was called after the episode had finished: it is not part of the episode, so a fork can start from step ${actions === 1 ? "1" : `1–${actions}`} only.`,
+      reason: `Step ${step} was called after the episode had finished: it is not part of the episode. Fork at one of its steps (${actions === 1 ? "step 1" : `1 to ${actions}`}).`,
     };
   }
   return { ok: true };

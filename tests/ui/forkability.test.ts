@@ -23,11 +23,11 @@ describe("forkability", () => {
     const r = forkability({ task, steps }, 3);
     expect(r.ok).toBe(false);
     expect(!r.ok && r.reason).toBe(
-      "Step 3 was called after the episode had finished: it is not part of the episode, so a fork can start from step 1–2 only.",
+      "Step 3 was called after the episode had finished: it is not part of the episode. Fork at one of its steps (1 to 2).",
     );
     expect(forkability({ task, steps: [step(1), step(2, true)] }, 2)).toMatchObject({
       ok: false,
-      reason: expect.stringContaining("from step 1 only"),
+      reason: expect.stringContaining("(step 1)"),
     });
   });
 
