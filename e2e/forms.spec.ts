@@ -197,14 +197,15 @@ test.describe("forms for Pydantic schemas", () => {
     await expect(page.getByRole("region", { name: "null_input" })).toContainText("This tool takes no input.");
     await page.goto("/s/py/e/farmplanner?tab=tools");
     await expect(page.getByRole("region", { name: "observe" })).toContainText("This tool takes no input.");
-    // The Tools tab and the form agree: a default is optional there too; a docstring reads dedented.
+    // The Tools tab and the form agree: a default is optional there too; a docstring reads reflowed.
     const plan = page.getByRole("region", { name: "plan" });
     const extra = plan
       .getByRole("listitem")
       .filter({ has: page.locator("code", { hasText: /^extra_action$/ }) });
     await expect(extra).toContainText("optional");
     await expect(extra).toContainText('default "none"');
-    await expect(plan.getByText(/^Submit the plan for every slot\.\nReturns/)).toBeVisible();
+    // The docstring reflowed: its hard wrap joined (docs/playground-ui.md).
+    await expect(plan.getByText(/^Submit the plan for every slot\. Returns/)).toBeVisible();
   });
 });
 
