@@ -67,8 +67,6 @@ export function TrajectoryView({
   initialPrompt = null,
 }: {
   id: string;
-  /** The trajectory's server (the page knows it from the store; the top bar's picker shows it). */
-  server?: string;
   initialStep: number | null;
   /** The prompt as the server rendered it (its Markdown laid out), when it is open at once. */
   initialPrompt?: PrerenderedBlocks | null;

@@ -32,7 +32,6 @@ export default async function TrajectoryPage({
     <TrajectoryView
       key={id}
       id={id}
-      server={summary.server}
       initialStep={Number.isInteger(n) && n > 0 ? n : null}
       initialPrompt={prompt}
     />

@@ -20,6 +20,12 @@ function keepAliveIdleMs(): number {
 }
 
 /**
+ * Episodes with more steps than this read their prompt in the browser only: the store reads a
+ * whole trajectory (its steps too), and the page reads it again from the browser.
+ */
+const PRERENDER_MAX_STEPS = 20;
+
+/**
  * The session's recorded prompt, its Markdown rendered here: the page shows it laid out from the
  * first paint (the browser then reads the record and follows its live feed as before).
  */
@@ -27,7 +33,7 @@ async function recordedPrompt(server: string, sid: string): Promise<PrerenderedB
   const { store } = getPlayground();
   try {
     const found = await store.findBySession(server, sid);
-    const t = found ? await store.get(found.id) : null;
+    const t = found && found.num_steps <= PRERENDER_MAX_STEPS ? await store.get(found.id) : null;
     return t?.prompt ? prerenderBlocks(t.prompt) : null;
   } catch {
     return null; // the browser reads the record itself
