@@ -103,7 +103,7 @@ describe("a long text block", () => {
 
 describe("the SSE log of a huge result", () => {
   it("shows the latest rows and how many came before; all on request", async () => {
-    const events: StepEvent[] = Array.from({ length: 3000 }, (_, n) => ({
+    const events: StepEvent[] = Array.from({ length: 1000 }, (_, n) => ({
       t: n,
       kind: "event",
       event: "chunk",
@@ -114,12 +114,12 @@ describe("the SSE log of a huge result", () => {
     render(<StreamLog step={s} running />);
     const log = screen.getByRole("list", { name: "Stream of step 1" });
     expect(log.querySelectorAll("li")).toHaveLength(MAX_ROWS + 1);
-    expect(log.textContent).toContain("piece 2999");
+    expect(log.textContent).toContain("piece 999");
     expect(log.textContent).not.toContain("piece 0 ");
-    expect(screen.getByText(/2,800 earlier events not shown/)).toBeTruthy();
+    expect(screen.getByText(/800 earlier events not shown/)).toBeTruthy();
     await act(async () => {
-      screen.getByRole("button", { name: "Show all 3,000" }).click();
+      screen.getByRole("button", { name: "Show all 1,000" }).click();
     });
-    expect(log.querySelectorAll("li")).toHaveLength(3000);
+    expect(log.querySelectorAll("li")).toHaveLength(1000);
   });
 });
