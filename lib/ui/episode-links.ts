@@ -1,9 +1,6 @@
-// The URLs of episode pages, shared by the episode page, the trajectory page and the new-episode
-// page (no store, no zod: both pages load it on first load). "Restart on the same task" is a link
-// that works anywhere (a reload, a new tab, another browser of the same playground): a split task
-// by `?split=&task=`, a custom task_spec inline as `?task_spec=<JSON>` while it is short, else by
-// the recorded episode that ran it, `?from=<trajectory id>` (the new-episode page reads its spec
-// from the store). See docs/playground-ui.md.
+// The URLs of episode pages (no store, no zod: pages load it on first load). Restart links work in
+// any tab: a split task by split and index, a task_spec inline while short, else `?from=<trajectory
+// id>` read from the store (docs/playground-ui.md, "Episodes and trajectories").
 import type { TrajectoryTask } from "@/lib/episodes/schema";
 
 /**

@@ -1,8 +1,6 @@
-// Applies a batch of live-feed events to a trajectory at once (the episode page and the trajectory
-// page receive them in batches, off-thread.ts). The same result as folding applyFeedEvent over the
-// batch (lib/episodes/feed.ts, the one definition of what each event does), in one pass: a burst
-// of thousands of `frame` events of a huge result copies the trajectory, its steps and each touched
-// step's frames once per batch, not once per event.
+// A batch of live-feed events applied to a trajectory in one pass: the same result as folding
+// applyFeedEvent (lib/episodes/feed.ts) over it, but a burst of thousands of frames copies the
+// trajectory, its steps and each touched step's frames once per batch, not once per event.
 import { applyFeedEvent, type LiveEvent } from "@/lib/episodes/feed";
 import { totalReward } from "@/lib/episodes/model";
 import type { Trajectory, TrajectoryStep } from "@/lib/episodes/schema";

@@ -1,7 +1,6 @@
-// The page's side of the episode pages' worker (stream-worker.ts): a tool call's stream, a live
-// feed and JSON fetches of recorded episodes run off the main thread, so a 50 MiB result or a
-// trajectory of many megabytes never blocks the page. Where no worker can start (an old browser,
-// tests under jsdom) the same work runs here, with the same batching of feed events.
+// The page's side of the episode pages' worker (stream-worker.ts): call streams, live feeds and JSON
+// fetches of recorded episodes run off the main thread, so a 50 MiB result never blocks the page;
+// where no worker can start (an old browser, jsdom) the same work runs here, batched the same way.
 "use client";
 
 import type { JsonObject } from "@/lib/ors/protocol";

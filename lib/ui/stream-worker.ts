@@ -1,9 +1,6 @@
-// The episode pages' worker (a dedicated Web Worker, one per tab): what would block the main
-// thread on a huge step runs here. A tool call's SSE stream (read, reassembled and parsed by the
-// typed client, a 50 MiB result included; the tab needs only how it ended, since the live feed
-// brings the step), a live feed (EventSource, each event parsed here and handed over in batches),
-// and JSON fetches of recorded episodes. The page's side is off-thread.ts; the messages are in
-// stream-protocol.ts.
+// The episode pages' Web Worker (one per tab; page side: off-thread.ts, messages: stream-protocol.ts):
+// a tool call's stream (a 50 MiB result read and parsed here; the page hears how it ended), a live
+// feed (parsed here, handed over in batches) and JSON fetches of recorded episodes.
 import { createOrsClient, type OrsClient } from "@/lib/ors/client";
 import { FEED_BATCH_MS, type WorkerError, type WorkerReply, type WorkerRequest } from "./stream-protocol";
 
