@@ -1,7 +1,7 @@
 // The episode pages' Web Worker (one per tab; page side: off-thread.ts, messages: stream-protocol.ts):
 // a tool call's stream (a 50 MiB result read and parsed here; the page hears how it ended), a live
 // feed (parsed here, handed over in batches) and JSON fetches of recorded episodes.
-import { createOrsClient, type OrsClient } from "@/lib/ors/client";
+import type { OrsClient } from "@/lib/ors/client";
 import { FEED_BATCH_MS, type WorkerError, type WorkerReply, type WorkerRequest } from "./stream-protocol";
 
 type Scope = {
@@ -31,10 +31,13 @@ export function serveWorker(scope: Scope): void {
   const fetches = new Map<number, AbortController>();
   const post = (m: WorkerReply) => scope.postMessage(m);
 
-  const clientFor = (base: string) => {
+  // The typed client (with its zod schemas) loads on the first call: feeds and fetches, which the
+  // page needs at once, do not wait for it.
+  const clientFor = async (base: string) => {
     let c = clients.get(base);
     if (!c) {
-      c = createOrsClient({ baseUrl: base });
+      const { createOrsClient } = await import("@/lib/ors/client");
+      c = clients.get(base) ?? createOrsClient({ baseUrl: base });
       clients.set(base, c);
     }
     return c;
@@ -44,7 +47,9 @@ export function serveWorker(scope: Scope): void {
     const ctrl = new AbortController();
     calls.set(r.id, ctrl);
     try {
-      await clientFor(r.base).callTool(r.env, r.sid, r.call, {
+      const client = await clientFor(r.base);
+      if (ctrl.signal.aborted) return;
+      await client.callTool(r.env, r.sid, r.call, {
         signal: ctrl.signal,
         headers: r.headers,
         onEvent: (ev) => {
