@@ -1,5 +1,5 @@
-// The page's side of the episode pages' worker (stream-worker.ts): call streams, live feeds and JSON
-// fetches of recorded episodes run off the main thread, so a 50 MiB result never blocks the page;
+// The page's side of the episode pages' worker (stream-worker.ts): call streams, live feeds and the
+// parsing of large recorded episodes run off the main thread, so a 50 MiB result never blocks the page;
 // where no worker can start (an old browser, jsdom) the same work runs here, batched the same way.
 "use client";
 
@@ -168,46 +168,53 @@ function openFeedHere(
   };
 }
 
-/** A JSON GET (a recorded episode): its status and parsed body, read and parsed off the main thread. */
-export function fetchJsonOffThread(
-  url: string,
-  signal?: AbortSignal,
-): Promise<{ status: number; body: unknown; text: string | null }> {
-  const w = getWorker();
-  if (!w) return fetchJsonHere(url, signal);
-  const id = nextId++;
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      listeners.delete(id);
-      send(w, { type: "fetch-abort", id });
-      reject(signal?.reason);
-    };
-    if (signal?.aborted) return reject(signal.reason);
-    signal?.addEventListener("abort", onAbort, { once: true });
-    listeners.set(id, (r) => {
-      if (r.type === "json") {
-        listeners.delete(id);
-        signal?.removeEventListener("abort", onAbort);
-        if (r.status === 0) reject(new Error(r.text ?? "the request failed"));
-        else resolve({ status: r.status, body: r.body, text: r.text });
-      } else if (r.type === "feed-state" && r.id === -1) {
-        listeners.delete(id);
-        fetchJsonHere(url, signal).then(resolve, reject);
-      }
-    });
-    send(w, { type: "fetch-json", id, url });
-  });
-}
+/** Bodies longer than this (characters) are parsed in the worker; shorter ones here, at once. */
+export const OFF_THREAD_JSON_CHARS = 512 * 1024;
 
-async function fetchJsonHere(
+/**
+ * A JSON GET of a recorded episode: its status and parsed body. The body is read by the browser
+ * off the main thread; a large one (a trajectory of megabytes) is parsed in the worker too, a small
+ * one here (no worker to wait for on the way to an interactive page).
+ */
+export async function fetchJsonOffThread(
   url: string,
   signal?: AbortSignal,
 ): Promise<{ status: number; body: unknown; text: string | null }> {
   const res = await fetch(url, { signal, headers: { accept: "application/json" } });
   const text = await res.text();
-  try {
-    return { status: res.status, body: JSON.parse(text), text: null };
-  } catch {
-    return { status: res.status, body: null, text: text.slice(0, 2000) };
+  const w = text.length > OFF_THREAD_JSON_CHARS ? getWorker() : null;
+  if (!w) {
+    try {
+      return { status: res.status, body: JSON.parse(text), text: null };
+    } catch {
+      return { status: res.status, body: null, text: text.slice(0, 2000) };
+    }
   }
+  const id = nextId++;
+  const parsed = await new Promise<{ body: unknown; error: string | null }>((resolve, reject) => {
+    const onAbort = () => {
+      listeners.delete(id);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    listeners.set(id, (r) => {
+      if (r.type === "json") {
+        listeners.delete(id);
+        signal?.removeEventListener("abort", onAbort);
+        resolve({ body: r.body, error: r.error });
+      } else if (r.type === "feed-state" && r.id === -1) {
+        // The worker died: parse here.
+        listeners.delete(id);
+        try {
+          resolve({ body: JSON.parse(text), error: null });
+        } catch (err) {
+          resolve({ body: null, error: String(err) });
+        }
+      }
+    });
+    send(w, { type: "parse-json", id, text });
+  });
+  return parsed.error === null
+    ? { status: res.status, body: parsed.body, text: null }
+    : { status: res.status, body: null, text: text.slice(0, 2000) };
 }

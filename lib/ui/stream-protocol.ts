@@ -17,8 +17,8 @@ export type WorkerRequest =
   | { type: "abort"; id: number }
   | { type: "feed-open"; id: number; url: string; events: readonly string[] }
   | { type: "feed-close"; id: number }
-  | { type: "fetch-json"; id: number; url: string }
-  | { type: "fetch-abort"; id: number };
+  /** A large JSON text (a recorded episode the page fetched) to parse here. */
+  | { type: "parse-json"; id: number; text: string };
 
 /** A failure as it crosses to the page (an OrsClientError keeps its kind, status and detail). */
 export interface WorkerError {
@@ -41,7 +41,8 @@ export type WorkerReply =
   | { type: "call-error"; id: number; error: WorkerError }
   | { type: "feed-events"; id: number; events: { type: string; data: unknown }[] }
   | { type: "feed-state"; id: number; state: "open" | "connecting" | "closed" }
-  | { type: "json"; id: number; status: number; body: unknown; text: string | null };
+  /** The parsed value, or why the text is not JSON. */
+  | { type: "json"; id: number; body: unknown; error: string | null };
 
 /** Feed events are handed over at most this often (a burst of frames becomes one batch). */
 export const FEED_BATCH_MS = 50;

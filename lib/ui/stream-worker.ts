@@ -1,6 +1,6 @@
 // The episode pages' Web Worker (one per tab; page side: off-thread.ts, messages: stream-protocol.ts):
 // a tool call's stream (a 50 MiB result read and parsed here; the page hears how it ended), a live
-// feed (parsed here, handed over in batches) and JSON fetches of recorded episodes.
+// feed (parsed here, handed over in batches) and the parsing of large recorded episodes.
 import type { OrsClient } from "@/lib/ors/client";
 import { FEED_BATCH_MS, type WorkerError, type WorkerReply, type WorkerRequest } from "./stream-protocol";
 
@@ -28,10 +28,9 @@ export function serveWorker(scope: Scope): void {
   const clients = new Map<string, OrsClient>();
   const calls = new Map<number, AbortController>();
   const feeds = new Map<number, () => void>();
-  const fetches = new Map<number, AbortController>();
   const post = (m: WorkerReply) => scope.postMessage(m);
 
-  // The typed client (with its zod schemas) loads on the first call: feeds and fetches, which the
+  // The typed client (with its zod schemas) loads on the first call: feeds and parsing, which the
   // page needs at once, do not wait for it.
   const clientFor = async (base: string) => {
     let c = clients.get(base);
@@ -108,24 +107,11 @@ export function serveWorker(scope: Scope): void {
     };
   };
 
-  const fetchJson = async (r: Extract<WorkerRequest, { type: "fetch-json" }>) => {
-    const ctrl = new AbortController();
-    fetches.set(r.id, ctrl);
+  const parseJson = (r: Extract<WorkerRequest, { type: "parse-json" }>) => {
     try {
-      const res = await fetch(r.url, { signal: ctrl.signal, headers: { accept: "application/json" } });
-      const text = await res.text();
-      let body: unknown = null;
-      let raw: string | null = null;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        raw = text.slice(0, 2000);
-      }
-      post({ type: "json", id: r.id, status: res.status, body, text: raw });
+      post({ type: "json", id: r.id, body: JSON.parse(r.text), error: null });
     } catch (err) {
-      if (!ctrl.signal.aborted) post({ type: "json", id: r.id, status: 0, body: null, text: String(err) });
-    } finally {
-      fetches.delete(r.id);
+      post({ type: "json", id: r.id, body: null, error: err instanceof Error ? err.message : String(err) });
     }
   };
 
@@ -146,12 +132,8 @@ export function serveWorker(scope: Scope): void {
         feeds.get(r.id)?.();
         feeds.delete(r.id);
         break;
-      case "fetch-json":
-        void fetchJson(r);
-        break;
-      case "fetch-abort":
-        fetches.get(r.id)?.abort();
-        fetches.delete(r.id);
+      case "parse-json":
+        parseJson(r);
         break;
     }
   });

@@ -1,7 +1,7 @@
 // The episode pages' worker (lib/ui/stream-worker.ts), driven through its message protocol against
 // the real host on a loopback port: a tool call's stream is read whole in the worker, and the page
 // hears only how it ended — never the result's pieces — whatever the result's size; failures keep
-// the client's kind and detail; a JSON fetch comes back parsed.
+// the client's kind and detail; a large JSON text comes back parsed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinEnvironments } from "@/envs/index";
 import { createOrsClient } from "@/lib/ors/client";
@@ -102,14 +102,14 @@ describe("stream worker", () => {
     expect(w.replies.filter((r) => r.id === 3)).toEqual([]);
   });
 
-  it("fetches JSON parsed, and says what a non-JSON answer was", async () => {
+  it("parses a large JSON text, and says what a text that is not JSON was", async () => {
     const w = fakeWorker();
-    w.send({ type: "fetch-json", id: 4, url: `${served.url}/list_environments` });
+    const big = { steps: [{ blocks: [{ type: "text", text: "x".repeat(2_000_000) }] }] };
+    w.send({ type: "parse-json", id: 4, text: JSON.stringify(big) });
     const r = await w.until((x) => x.id === 4);
-    expect(r).toMatchObject({ type: "json", status: 200, text: null });
-    expect(r.type === "json" && (r.body as string[]).includes("bigoutput")).toBe(true);
-    w.send({ type: "fetch-json", id: 5, url: `${served.url}/nope/tools` });
+    expect(r).toEqual({ type: "json", id: 4, body: big, error: null });
+    w.send({ type: "parse-json", id: 5, text: "<html>" });
     const bad = await w.until((x) => x.id === 5);
-    expect(bad.type === "json" && bad.status).toBe(404);
+    expect(bad).toMatchObject({ type: "json", body: null, error: expect.stringMatching(/JSON/) });
   });
 });
