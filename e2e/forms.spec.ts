@@ -197,14 +197,15 @@ test.describe("forms for Pydantic schemas", () => {
     await expect(page.getByRole("region", { name: "null_input" })).toContainText("This tool takes no input.");
     await page.goto("/s/py/e/farmplanner?tab=tools");
     await expect(page.getByRole("region", { name: "observe" })).toContainText("This tool takes no input.");
-    // The Tools tab and the form agree: a default is optional there too; a docstring reads dedented.
+    // The Tools tab and the form agree: a default is optional there too; a docstring reads reflowed.
     const plan = page.getByRole("region", { name: "plan" });
     const extra = plan
       .getByRole("listitem")
       .filter({ has: page.locator("code", { hasText: /^extra_action$/ }) });
     await expect(extra).toContainText("optional");
     await expect(extra).toContainText('default "none"');
-    await expect(plan.getByText(/^Submit the plan for every slot\.\nReturns/)).toBeVisible();
+    // The docstring reflowed: its hard wrap joined (docs/playground-ui.md).
+    await expect(plan.getByText(/^Submit the plan for every slot\. Returns/)).toBeVisible();
   });
 });
 
@@ -309,6 +310,108 @@ test.describe("form behaviour", () => {
     await editor.press("Control+Enter");
     const out = await accepted(page, 2, "handoff");
     await expect(out).toContainText("P2");
+  });
+
+  test("a one-line field: Enter confirms and changes nothing; whitespace is flagged; a field switches to several lines", async ({
+    page,
+  }) => {
+    await startEpisode(page, "triagedesk");
+    const form = await pickTool(page, "handoff");
+    const id = form.getByLabel("patient_id");
+    await expect(id).toHaveJSProperty("tagName", "INPUT");
+    await id.fill("case-17");
+    await id.press("Enter");
+    await expect(id).toHaveValue("case-17");
+    await expect(page.getByText("No steps yet.")).toBeVisible();
+    // Enter confirmed the field: its own errors would show; nothing else moved or was sent.
+    await expect(id).toBeFocused();
+    // A trailing space is flagged beside the field before anything is sent, and trimmed on request.
+    await id.press("End");
+    await id.press("Space");
+    const flag = form.getByText(/Whitespace: the value ends with a space; it is sent as typed\./);
+    await expect(flag).toBeVisible();
+    await expect(id).toHaveAttribute("aria-describedby", /__whitespace/);
+    await form.getByRole("button", { name: "Trim patient_id" }).click();
+    await expect(id).toHaveValue("case-17");
+    await expect(flag).toHaveCount(0);
+    // Free text is a growing text area; a short field switches to one when asked (and back).
+    await expect(form.getByLabel("notes")).toHaveJSProperty("tagName", "TEXTAREA");
+    const toggle = form.getByRole("button", { name: "patient_id multi-line" });
+    await expect(toggle).toHaveAttribute("aria-pressed", "false");
+    await toggle.press("Enter");
+    await expect(toggle).toHaveAttribute("aria-pressed", "true");
+    await form.getByLabel("patient_id").click();
+    await page.keyboard.press("End");
+    await page.keyboard.press("Enter");
+    await expect(form.getByLabel("patient_id")).toHaveValue("case-17\n");
+    await expect(form.getByText(/the value ends with a line break/)).toBeVisible();
+    await form.getByRole("button", { name: "Trim patient_id" }).click();
+    await toggle.click();
+    await expect(form.getByLabel("patient_id")).toHaveJSProperty("tagName", "INPUT");
+    await combo(form, "disposition").selectOption("observe");
+    await form.getByLabel("notes").fill("stable");
+    const input = await sentInput(page, "handoff", () => page.keyboard.press("Control+Enter"));
+    expect(input).toEqual({ patient_id: "case-17", disposition: "observe", notes: "stable" });
+  });
+
+  test("a map: a new entry's key starts empty; a repeated key is an error on its entry, never renamed or sent", async ({
+    page,
+  }) => {
+    await startEpisode(page, "canvas");
+    const form = await pickTool(page, "dispatch");
+    const calls: string[] = [];
+    page.on("request", (r) => {
+      if (r.method() === "POST" && r.url().endsWith("/call")) calls.push(r.postData() ?? "");
+    });
+    await form.getByRole("button", { name: "Add entry to units" }).click();
+    await expect(form.getByLabel("units #1 key")).toHaveValue("");
+    await form.getByLabel("units #1 key").fill("g1");
+    await form.getByLabel("units #1 value").fill("100");
+    await form.getByRole("button", { name: "Add entry to units" }).click();
+    await form.getByLabel("units #2 key").fill("g1");
+    await form.getByLabel("units #2 value").fill("20");
+    await expect(form.getByText('"g1" is already the key of entry #1')).toBeVisible();
+    await expect(form.getByLabel("units #2 key")).toHaveValue("g1");
+    await expect(form.getByLabel("units #2 key")).toHaveAttribute("aria-invalid", "true");
+    await form.getByRole("button", { name: "Call dispatch" }).click();
+    await expect(form.getByLabel("units #2 key")).toBeFocused();
+    expect(calls).toEqual([]);
+    // The JSON tab shows the value without it, and says so.
+    await form.getByRole("tab", { name: "JSON" }).click();
+    await expect(form.getByText(/units #2: "g1" is already the key of entry #1/)).toBeVisible();
+    await expect(form.getByLabel("Input JSON of dispatch")).not.toContainText("g1-1");
+    await form.getByRole("tab", { name: "Form" }).click();
+    await form.getByLabel("units #2 key").fill("g2");
+    const input = await sentInput(page, "dispatch", () =>
+      form.getByRole("button", { name: "Call dispatch" }).click(),
+    );
+    expect(input).toEqual({ units: { g1: 100, g2: 20 } });
+  });
+
+  test("the JSON tab names keys the form cannot show, and refuses additionalProperties: false keys as typed", async ({
+    page,
+  }) => {
+    await startEpisode(page, "canvas");
+    const form = await pickTool(page, "dispatch");
+    await form.getByRole("tab", { name: "JSON" }).click();
+    const editor = form.getByLabel("Input JSON of dispatch");
+    const status = form.locator('[id$="-json-status"]');
+    await editor.fill('{"units": {"g1": 5}}');
+    await expect(status).toHaveText("Valid JSON object; the form shows the same value.");
+    // Typed, not called: the refusal shows at once.
+    await editor.fill('{"units": {"g1": 5}, "mode": "eco"}');
+    await expect(status).toContainText("Not allowed");
+    await expect(status).toContainText("mode");
+    await expect(page.getByText("No steps yet.")).toBeVisible();
+    // A model without additionalProperties: a key the form has no field for is named, kept and sent.
+    const buy = await pickTool(page, "order");
+    await buy.getByRole("tab", { name: "JSON" }).click();
+    await buy.getByLabel("Input JSON of order").fill('{"items": [{"sku": "A-1", "qty": 1, "note": "x"}]}');
+    await expect(buy.locator('[id$="-json-status"]')).toContainText(
+      "The form has no field for items[0].note: it is kept and sent as typed.",
+    );
+    await buy.getByRole("tab", { name: "Form" }).click();
+    await expect(buy.getByRole("note")).toContainText("items[0].note");
   });
 
   test("one-line fields: Enter does nothing", async ({ page }) => {

@@ -296,3 +296,62 @@ test("export as JSON and JSONL, import back; a bad file imports nothing", async 
   );
   expect((await fetch(`${baseURL}/api/trajectories/${fresh.id}`)).status).toBe(200);
 });
+
+test("a call after the episode finished: marked in the chart, not counted, and not offered for a fork", async ({
+  page,
+  baseURL,
+}) => {
+  const ors = relayClient(baseURL!, "local");
+  const { sid } = await ors.createSession();
+  await ors.create(sid, { env_name: "dice", split: "train", index: 0 });
+  await ors.prompt("dice", sid);
+  await ors.callTool("dice", sid, { name: "echo", input: { text: "one" } });
+  await ors.callTool("dice", sid, { name: "stop", input: {} });
+  // An outside client calls on after `finished: true`: kept, marked after the end.
+  await ors.callTool("dice", sid, { name: "echo", input: { text: "too late" } });
+  const t = await trajectoryOf(baseURL!, "local", sid, 3);
+  await ors.delete(sid);
+  expect(t.steps[2]!.after_end).toBe(true);
+
+  await page.goto(`/trajectories/${t.id}?step=3`);
+  const chart = page.getByRole("img", { name: /^Reward per step chart/ });
+  await expect(chart).toHaveAttribute(
+    "aria-label",
+    /step 3 was called after the episode finished and does not count/,
+  );
+  await expect(page.getByText("after the end (not counted)")).toBeVisible();
+  await expect(chart.locator("g[data-after-end]")).toHaveCount(1);
+  await expect(steps(page).nth(2)).toContainText("(after end)");
+  // Not offered at a step after the end, with the reason; offered (and working) at the last step.
+  const fork = page.getByRole("button", { name: /^Fork at step/ });
+  await expect(fork).toHaveText("Fork at step 3");
+  await expect(fork).toBeDisabled();
+  await expect(page.getByText(/Step 3 was called after the episode had finished/)).toBeVisible();
+  await page.keyboard.press("k");
+  await expect(page.getByRole("button", { name: "Fork at step 2" })).toBeEnabled();
+  await page.getByRole("button", { name: "Fork at step 2" }).click();
+  await expect(page.getByRole("status", { name: "Fork result" })).toContainText("Forked at step 2");
+});
+
+test("a trajectory's page names its own server in the picker; an unknown one is a real 404", async ({
+  page,
+  baseURL,
+}) => {
+  const ors = relayClient(baseURL!, "second");
+  const { sid } = await ors.createSession();
+  await ors.create(sid, { env_name: "math", split: "test", index: 1 });
+  await ors.prompt("math", sid);
+  const t = await trajectoryOf(baseURL!, "second", sid);
+  await ors.delete(sid);
+
+  await page.goto(`/trajectories/${t.id}`);
+  await expect(page.getByRole("button", { name: "Server: second. Switch server" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Environments" })).toHaveAttribute("href", "/s/second");
+  // Elsewhere the default stays.
+  await page.goto("/trajectories");
+  await expect(page.getByRole("button", { name: "Server: local. Switch server" })).toBeVisible();
+
+  const res = await page.goto("/trajectories/no-such-trajectory");
+  expect(res?.status()).toBe(404);
+  await expect(page.getByRole("heading", { name: "Not found" })).toBeVisible();
+});

@@ -275,8 +275,51 @@ test.describe("run an episode", () => {
     await expect(page.getByRole("status").filter({ hasText: "Episode finished" })).toBeVisible();
     await expect(page.getByRole("table", { name: "Reward per step" })).toContainText("+1");
     await page.getByRole("link", { name: "Restart on this task" }).click();
-    await expect(page).toHaveURL(/\/episode\/new\?spec=1$/);
+    // The spec is in the link itself: a reload and a new tab (no sessionStorage) open on it too.
+    await expect(page).toHaveURL(/\/episode\/new\?task_spec=/);
     await expect(page.getByLabel("task_spec (JSON)")).toHaveValue(/"answer": "4"/);
+    await page.reload();
+    await expect(page.getByLabel("task_spec (JSON)")).toHaveValue(/"answer": "4"/);
+    const other = await page
+      .context()
+      .browser()!
+      .newPage({ baseURL: new URL(page.url()).origin });
+    await other.goto(page.url());
+    await expect(other.getByLabel("task_spec (JSON)")).toHaveValue(/"question": "What is 2 \+ 2\?"/);
+    await other.close();
+  });
+
+  test("restart on a large task_spec links the recorded episode, and works in a new tab", async ({
+    page,
+  }) => {
+    // A spec too long for a link (lib/ui/episode-links.ts): the link names the recorded episode.
+    const filler = "x".repeat(3000);
+    await page.goto("/s/local/e/math/episode/new");
+    await page
+      .getByLabel("task_spec (JSON)")
+      .fill(JSON.stringify({ question: "What is 3 + 4?", answer: "7", filler }, null, 2));
+    await page.getByRole("button", { name: "Start episode" }).click();
+    await expect(page).toHaveURL(/\/episode\/(?!new)[^/?]+$/);
+    await page.getByRole("button", { name: "End episode" }).click();
+    await page.getByRole("link", { name: "Restart on this task" }).click();
+    await expect(page).toHaveURL(/\/episode\/new\?from=[^&]+$/);
+    const url = page.url();
+    expect(url.length).toBeLessThan(300);
+    const other = await page
+      .context()
+      .browser()!
+      .newPage({ baseURL: new URL(url).origin });
+    await other.goto(url);
+    const editor = other.getByLabel("task_spec (JSON)");
+    await expect(editor).toHaveValue(/"answer": "7"/);
+    await expect(editor).toHaveValue(new RegExp(`"filler": "${filler}"`));
+    // Edits are this tab's draft: a reload keeps them.
+    await editor.fill('{"question": "What is 1 + 1?", "answer": "2"}');
+    await other.reload();
+    await expect(other.getByLabel("task_spec (JSON)")).toHaveValue(/"answer": "2"/);
+    await other.getByRole("button", { name: "Start episode" }).click();
+    await expect(other.getByRole("region", { name: "Prompt" })).toContainText("What is 1 + 1?");
+    await other.close();
   });
 
   test("an episode on a second server, through the relay", async ({ page }) => {

@@ -6,10 +6,12 @@
 //   2. navigation → interactive tool form of an open `math` episode (the `submit` form's `answer`
 //      field and its Call button enabled) — ≤ 1.5 s, median of cold runs (fresh browser context);
 //      warm runs and the click-through from the new-episode page are reported beside it;
-//   3. `task_range` requests when the 100,000-task `bigsplit` list is scrolled to its end.
+//   3. `task_range` requests when the 100,000-task `bigsplit` list is scrolled to its end;
+//   4. huge outputs on a live episode page (bench-ui-huge.ts): a 50 MiB text result and a step of
+//      a dozen ~1 MB images — the step shown ≤ 3 s after the result's end, no main-thread block
+//      over 200 ms.
 // Prints the tables with PASS/FAIL per budget and writes them to scripts/BENCH-UI.md.
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -17,12 +19,10 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { type Browser, type BrowserContext, chromium, type Page } from "@playwright/test";
 import { anyFreeLoopbackPort } from "./bench-proc";
+import { AUTH, appContext, TOKEN } from "./bench-ui-auth";
+import { type HugeFigure, hugeReport, measureHugeOutputs } from "./bench-ui-huge";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-// The app asks for its access token: the server gets this one, Node's requests send it as a
-// bearer token, and every browser context starts with the cookie that opening `/?token=` sets.
-const TOKEN = randomBytes(24).toString("base64url");
-const AUTH = { authorization: `Bearer ${TOKEN}` };
 const JS_BUDGET_KB = 200;
 const FORM_BUDGET_MS = 1500;
 const STEP_TIMEOUT_MS = 30_000;
@@ -33,6 +33,11 @@ const USAGE = `Usage: npm run bench:ui -- [options]
   --port <n>            loopback port for next start (default: a free one picked by the OS)
   --runs <n>            timed runs per tool-form figure (default 7, at least 5 recommended)
   --chromium <path>     Chromium executable (default $CHROMIUM_PATH or /usr/bin/chromium)
+  --only <parts>        measure only these parts, comma-separated: js, form, scroll, huge (default all)
+  --huge-mib <n>        size of the huge text result in MiB (default 50)
+  --huge-images <n>     images of ~1 MiB in the image step (default 12)
+  --huge-runs <n>       runs of each huge-output case (default 3)
+  --huge-timeout <s>    give up waiting for a huge step after this many seconds (default 300)
   --no-write            do not write scripts/BENCH-UI.md`;
 
 const { values: args } = parseArgs({
@@ -43,6 +48,11 @@ const { values: args } = parseArgs({
     runs: { type: "string", default: "7" },
     chromium: { type: "string" },
     "no-write": { type: "boolean", default: false },
+    only: { type: "string" },
+    "huge-mib": { type: "string", default: "50" },
+    "huge-images": { type: "string", default: "12" },
+    "huge-runs": { type: "string", default: "3" },
+    "huge-timeout": { type: "string", default: "300" },
     help: { type: "boolean", default: false },
   },
 });
@@ -53,6 +63,13 @@ if (args.help) {
 const distDir = args["dist-dir"] ?? process.env.NEXT_DIST_DIR ?? ".next-bench-ui";
 const runs = Math.min(50, Math.max(1, Number(args.runs) || 7));
 const chromiumPath = args.chromium ?? process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const parts = new Set((args.only ?? "js,form,scroll,huge").split(",").map((p) => p.trim()));
+const huge = {
+  mib: Math.max(1, Number(args["huge-mib"]) || 50),
+  images: Math.min(24, Math.max(1, Number(args["huge-images"]) || 12)),
+  runs: Math.min(20, Math.max(1, Number(args["huge-runs"]) || 3)),
+  timeoutMs: Math.max(10, Number(args["huge-timeout"]) || 300) * 1000,
+};
 
 /** A free loopback port: the given one, else one the OS hands out. */
 async function pickPort(): Promise<number> {
@@ -66,29 +83,6 @@ function run(cmd: string, cmdArgs: string[], env: NodeJS.ProcessEnv): Promise<vo
     child.on("exit", (code) =>
       code === 0 ? resolve() : reject(new Error(`${cmd} ${cmdArgs.join(" ")} exited ${code}`)),
     );
-  });
-}
-
-/** A fresh browser context that holds the app's token cookie (as after opening the printed URL). */
-function appContext(browser: Browser, base: string, options: Parameters<Browser["newContext"]>[0] = {}) {
-  const { hostname, port } = new URL(base);
-  return browser.newContext({
-    ...options,
-    storageState: {
-      origins: [],
-      cookies: [
-        {
-          name: `ors_playground_token_${port}`,
-          value: TOKEN,
-          domain: hostname,
-          path: "/",
-          expires: -1,
-          httpOnly: true,
-          secure: false,
-          sameSite: "Strict",
-        },
-      ],
-    },
   });
 }
 
@@ -165,7 +159,7 @@ async function openEpisode(base: string, index = 0): Promise<Episode> {
 async function finishedRun(base: string, seed: number): Promise<string> {
   const r = await fetch(`${base}/api/runs`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { ...AUTH, "content-type": "application/json" },
     body: JSON.stringify({
       server: "local",
       env: "math",
@@ -177,7 +171,7 @@ async function finishedRun(base: string, seed: number): Promise<string> {
   if (r.status !== 201) throw new Error(`POST /api/runs answered ${r.status}: ${await r.text()}`);
   const { id } = (await r.json()) as { id: string };
   for (let i = 0; i < 300; i++) {
-    const s = (await (await fetch(`${base}/api/runs/${id}`)).json()) as { status: string };
+    const s = (await (await fetch(`${base}/api/runs/${id}`, { headers: AUTH })).json()) as { status: string };
     if (s.status !== "running" && s.status !== "queued") return id;
     await new Promise((res) => setTimeout(res, 100));
   }
@@ -498,42 +492,48 @@ async function main() {
       executablePath: chromiumPath,
       args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
     });
-    // Two recorded episodes (the relay records every episode) for the trajectory pages.
-    const a = await openEpisode(base, 0);
-    const b = await openEpisode(base, 1);
-    const ids = await trajectoryIds(base);
-    const runs = [await finishedRun(base, 1), await finishedRun(base, 2)];
-    const routes = [
-      "/",
-      "/s/local",
-      "/s/local/e/math",
-      "/s/local/e/bigsplit?tab=tasks&split=train&task=12",
-      "/s/local/e/math/episode/new?split=train&task=0",
-      `/s/local/e/math/episode/${a.sid}`,
-      "/trajectories",
-      ids[0] ? `/trajectories/${ids[0]}` : "/trajectories/<none recorded>",
-      ids[1] ? `/trajectories/compare?a=${ids[0]}&b=${ids[1]}` : "/trajectories/compare",
-      "/live",
-      "/runs",
-      "/runs/new?server=local&env=math",
-      `/runs/${runs[0]}`,
-      `/runs/compare?a=${runs[0]}&b=${runs[1]}`,
-    ];
-    console.log("first-load JS …");
-    for (const r of routes) {
-      // Server-side warm-up (first render of each route), not timed.
-      const p = await (await appContext(browser, base)).newPage();
-      await p.goto(base + r).catch(() => undefined);
-      await p.context().close();
-    }
     const js: JsFigure[] = [];
-    for (const r of routes) js.push(await firstLoadJs(browser, base, r));
-    await closeEpisode(base, a);
-    await closeEpisode(base, b);
-    const form = await toolFormFigures(browser, base);
-    console.log("scrolling bigsplit …");
-    const scroll = await scrollBigsplit(browser, base);
-    report(js, form, scroll, port);
+    if (parts.has("js")) {
+      // Two recorded episodes (the relay records every episode) for the trajectory pages.
+      const a = await openEpisode(base, 0);
+      const b = await openEpisode(base, 1);
+      const ids = await trajectoryIds(base);
+      const runs = [await finishedRun(base, 1), await finishedRun(base, 2)];
+      const routes = [
+        "/",
+        "/s/local",
+        "/s/local/e/math",
+        "/s/local/e/bigsplit?tab=tasks&split=train&task=12",
+        "/s/local/e/math/episode/new?split=train&task=0",
+        `/s/local/e/math/episode/${a.sid}`,
+        "/trajectories",
+        ids[0] ? `/trajectories/${ids[0]}` : "/trajectories/<none recorded>",
+        ids[1] ? `/trajectories/compare?a=${ids[0]}&b=${ids[1]}` : "/trajectories/compare",
+        "/live",
+        "/runs",
+        "/runs/new?server=local&env=math",
+        `/runs/${runs[0]}`,
+        `/runs/compare?a=${runs[0]}&b=${runs[1]}`,
+      ];
+      console.log("first-load JS …");
+      for (const r of routes) {
+        // Server-side warm-up (first render of each route), not timed.
+        const p = await (await appContext(browser, base)).newPage();
+        await p.goto(base + r).catch(() => undefined);
+        await p.context().close();
+      }
+      for (const r of routes) js.push(await firstLoadJs(browser, base, r));
+      await closeEpisode(base, a);
+      await closeEpisode(base, b);
+    }
+    const form = parts.has("form") ? await toolFormFigures(browser, base) : null;
+    let scroll: ScrollFigure | null = null;
+    if (parts.has("scroll")) {
+      console.log("scrolling bigsplit …");
+      scroll = await scrollBigsplit(browser, base);
+    }
+    const hugeFigures = parts.has("huge") ? await measureHugeOutputs(browser, base, huge) : null;
+    report(js, form, scroll, hugeFigures, port);
   } finally {
     await browser?.close();
     await stopGroup(server);
@@ -563,7 +563,13 @@ function shortName(route: string): string {
     .replace(/=[A-Za-z0-9_-]{8,}/g, "=<id>");
 }
 
-function report(js: JsFigure[], form: FormFigures, scroll: ScrollFigure, port: number) {
+function report(
+  js: JsFigure[],
+  form: FormFigures | null,
+  scroll: ScrollFigure | null,
+  hugeFigures: HugeFigure[] | null,
+  port: number,
+) {
   const rows: string[] = [
     "| Page | HTTP | Scripts before `load` | raw (kB) | **gzip, transferred (kB)** | ≤ 200 kB | Later (on demand, until idle): scripts, gzip kB |",
     "|---|---|---|---|---|---|---|",
@@ -577,30 +583,52 @@ function report(js: JsFigure[], form: FormFigures, scroll: ScrollFigure, port: n
       `| \`${shortName(f.page)}\` | ${f.status} | ${f.first.length} | ${sumKb(f.first, "rawKb").toFixed(1)} | ${kb.toFixed(1)} | ${f.status < 400 ? verdict(ok) : "FAIL (page missing)"} | ${f.later.length}, ${sumKb(f.later, "transferKb").toFixed(1)} |`,
     );
   }
-  const maxJs = Math.max(...js.map((f) => sumKb(f.first, "transferKb")));
-  const cold = form.cold.runs.length ? stats(form.cold.runs) : null;
+  const maxJs = Math.max(0, ...js.map((f) => sumKb(f.first, "transferKb")));
+  const cold = form?.cold.runs.length ? stats(form.cold.runs) : null;
   const formOk = cold !== null && cold.median <= FORM_BUDGET_MS;
-  const scrollOk = scroll.lastVisible && scroll.requests <= 6;
-  const figures = [
-    "| Figure | Value | Budget |",
-    "|---|---|---|",
-    `| **Tool form, cold**: navigation to an open episode (\`/s/local/e/math/episode/<sid>\`, created through the relay) → \`submit\`'s \`answer\` field and Call button enabled; fresh browser context per run | ${seriesCell(form.cold)} | ≤ ${FORM_BUDGET_MS} ms (median): ${verdict(formOk)} |`,
-    `| Tool form, warm: the same in one browser context (HTTP cache primed) | ${seriesCell(form.warm)} | (info) |`,
-    `| Click-through, cold: navigation to \`/s/local/e/math/episode/new?split=train&task=0\` → "Start episode" enabled and hydrated → click (session, /create, /prompt) → episode page → form interactive | ${seriesCell(form.click)}; of which until "Start episode" clickable: ${form.clickReady.join(", ")} ms | (info) |`,
-    `| \`task_range\` requests scrolling \`bigsplit\` (100,000 tasks) to its end in 40 steps | ${scroll.requests} (${scroll.ranges.join(", ")}); task 99999 ${scroll.lastVisible ? "visible" : "NOT visible"} after ${scroll.ms} ms | only visible ranges: ${verdict(scrollOk)} |`,
-  ];
+  const scrollOk = !!scroll && scroll.lastVisible && scroll.requests <= 6;
+  const figures = ["| Figure | Value | Budget |", "|---|---|---|"];
+  if (form)
+    figures.push(
+      `| **Tool form, cold**: navigation to an open episode (\`/s/local/e/math/episode/<sid>\`, created through the relay) → \`submit\`'s \`answer\` field and Call button enabled; fresh browser context per run | ${seriesCell(form.cold)} | ≤ ${FORM_BUDGET_MS} ms (median): ${verdict(formOk)} |`,
+      `| Tool form, warm: the same in one browser context (HTTP cache primed) | ${seriesCell(form.warm)} | (info) |`,
+      `| Click-through, cold: navigation to \`/s/local/e/math/episode/new?split=train&task=0\` → "Start episode" enabled and hydrated → click (session, /create, /prompt) → episode page → form interactive | ${seriesCell(form.click)}; of which until "Start episode" clickable: ${form.clickReady.join(", ")} ms | (info) |`,
+    );
+  if (scroll)
+    figures.push(
+      `| \`task_range\` requests scrolling \`bigsplit\` (100,000 tasks) to its end in 40 steps | ${scroll.requests} (${scroll.ranges.join(", ")}); task 99999 ${scroll.lastVisible ? "visible" : "NOT visible"} after ${scroll.ms} ms | only visible ranges: ${verdict(scrollOk)} |`,
+    );
+  const hugeOut = hugeFigures ? hugeReport(hugeFigures, huge.timeoutMs) : null;
   const summary = [
-    `- First-load JS ≤ ${JS_BUDGET_KB} kB gzip on every page: **${verdict(jsOk)}** (largest ${maxJs.toFixed(1)} kB)`,
-    `- Navigation → interactive tool form ≤ ${FORM_BUDGET_MS} ms: **${verdict(formOk)}** (cold median ${cold?.median ?? "n/a"} ms, max ${cold?.max ?? "n/a"} ms)`,
-    `- 100,000-task split fetches only visible ranges: **${verdict(scrollOk)}** (${scroll.requests} task_range requests)`,
-  ];
+    js.length
+      ? `- First-load JS ≤ ${JS_BUDGET_KB} kB gzip on every page: **${verdict(jsOk)}** (largest ${maxJs.toFixed(1)} kB)`
+      : "",
+    form
+      ? `- Navigation → interactive tool form ≤ ${FORM_BUDGET_MS} ms: **${verdict(formOk)}** (cold median ${cold?.median ?? "n/a"} ms, max ${cold?.max ?? "n/a"} ms)`
+      : "",
+    scroll
+      ? `- 100,000-task split fetches only visible ranges: **${verdict(scrollOk)}** (${scroll.requests} task_range requests)`
+      : "",
+    hugeOut
+      ? `- Huge outputs (${huge.mib} MiB text, ${huge.images} images of ~1 MiB): step shown ≤ 3 s after the result's end, no main-thread block over 200 ms: **${verdict(hugeOut.ok)}**`
+      : "",
+  ].filter(Boolean);
   const load = os
     .loadavg()
     .map((l) => l.toFixed(2))
     .join(" / ");
-  const out = [...summary, "", ...rows, "", ...figures].join("\n");
+  const out = [
+    ...summary,
+    ...(js.length ? ["", ...rows] : []),
+    ...(figures.length > 2 ? ["", ...figures] : []),
+    ...(hugeOut ? ["", ...hugeOut.lines] : []),
+  ].join("\n");
   console.log(`\n${out}\n\nload average at the end: ${load}\n`);
   if (args["no-write"]) return;
+  if (parts.size < 4) {
+    console.log("scripts/BENCH-UI.md not written: only some parts were measured (--only)");
+    return;
+  }
   const md = [
     "# UI benchmark (`npm run bench:ui`)",
     "",
@@ -620,6 +648,11 @@ function report(js: JsFigure[], form: FormFigures, scroll: ScrollFigure, port: n
     "  of the navigation, checked every animation frame) until the `submit` form's `answer` field and its",
     "  Call button are both enabled. Cold = fresh browser context per run; warm = one context whose cache",
     "  a first visit primed. The server was warmed up by one click-through before timing.",
+    "- **Huge outputs**: an episode on `bigoutput` is opened through the relay; on its page, `dump` is",
+    "  called with a 50 MiB `size` and `pictures` with 12 images of 1024 KiB, through the JSON tab.",
+    "  Timed from the result's end (the recorded step's `ended_at`) to its output drawn on the page (the",
+    "  page's clock, every animation frame), and the longest main-thread task from the click to a second",
+    "  after (PerformanceObserver `longtask`, installed before the page's scripts). Worst of the runs counts.",
     "",
     out,
     "",

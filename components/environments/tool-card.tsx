@@ -1,9 +1,9 @@
 "use client";
 
-// One tool: name, description (a Python docstring dedented), and its input schema as a readable
+// One tool: name, description (a Python docstring reflowed), and its input schema as a readable
 // field list or as raw JSON (exactly as the server sent it).
 import { useState } from "react";
-import { dedent } from "@/components/schema-form/schema-utils";
+import { reflow } from "@/components/schema-form/schema-utils";
 import { Card } from "@/components/ui/card";
 import { CodeBlock } from "@/components/ui/code-block";
 import type { ToolSpec } from "@/lib/ors/protocol";
@@ -25,8 +25,8 @@ export function ToolCard({ tool }: { tool: ToolSpec }) {
               {tool.name}
             </h3>
             {tool.description ? (
-              <p className="mt-0.5 whitespace-pre-line text-xs text-zinc-600 dark:text-zinc-400">
-                {dedent(tool.description)}
+              <p className="mt-0.5 whitespace-pre-wrap text-xs text-zinc-600 dark:text-zinc-400">
+                {reflow(tool.description)}
               </p>
             ) : (
               <p className="mt-0.5 text-xs italic text-zinc-500">No description.</p>

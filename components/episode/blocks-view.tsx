@@ -3,45 +3,19 @@
 // text with its line breaks, Markdown only when it is Markdown (text-kind.ts), a Markdown/Raw
 // switch per block. Environment output is untrusted: Markdown without raw HTML (dropped, never
 // injected), links open safely, and images render only as data: URLs of raster types (png, jpeg,
-// gif, webp) — never SVG, never a remote URL.
-import { useState } from "react";
+// gif, webp) — never SVG, never a remote URL. A long text (a log, a dump, a result stored at the
+// step-size cap) is paged, with "Show all" (virtualized) and "Download" (long-text.tsx); images
+// decode off the main thread.
+import type { ReactNode } from "react";
 import type { Block } from "@/lib/ors/protocol";
+import { formatBytes, LONG_TEXT, LongText } from "./long-text";
 import { safeImageSrc } from "./safe-image";
 import { TextBlock, textFingerprint } from "./text-block";
 
 export { RASTER_MIME_TYPES, safeImageSrc } from "./safe-image";
 export { classifyText, isMarkdown, looksPreformatted } from "./text-kind";
 
-/** Text longer than this is shown as plain, collapsed text (Markdown of 100 KB is slow and unreadable). */
-const LARGE_TEXT = 20_000;
-
-function LargeText({ text }: { text: string }) {
-  const [expanded, setExpanded] = useState(false);
-  const shown = expanded ? text : text.slice(0, LARGE_TEXT);
-  return (
-    <div>
-      <pre className="max-h-[32rem] overflow-auto whitespace-pre-wrap break-words rounded-md bg-zinc-50 p-3 font-mono text-[13px] leading-snug dark:bg-zinc-900">
-        {shown}
-      </pre>
-      <div className="mt-1 flex items-center gap-3 text-xs text-zinc-500 dark:text-zinc-400">
-        <span>{formatBytes(new TextEncoder().encode(text).length)} of text, shown as plain text</span>
-        <button
-          type="button"
-          onClick={() => setExpanded((v) => !v)}
-          className="rounded px-1 font-medium text-sky-700 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-sky-500 dark:text-sky-400"
-        >
-          {expanded ? "Collapse" : `Show all ${text.length.toLocaleString()} characters`}
-        </button>
-      </div>
-    </div>
-  );
-}
-
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
-  return `${(n / 1024 / 1024).toFixed(2)} MB`;
-}
+export { formatBytes };
 
 function ImageBlockView({ data, mimeType, index }: { data: string; mimeType: string; index: number }) {
   const src = safeImageSrc(data, mimeType);
@@ -58,6 +32,7 @@ function ImageBlockView({ data, mimeType, index }: { data: string; mimeType: str
       {/* biome-ignore lint/performance/noImgElement: a data: URL, next/image adds nothing here. */}
       <img
         src={src}
+        decoding="async"
         alt={`Block ${index + 1}: ${mimeType.replace("image/", "")} observation`}
         className="max-h-[28rem] max-w-full rounded-md border border-zinc-200 bg-[conic-gradient(#eee_25%,#fff_0_50%,#eee_0_75%,#fff_0)] bg-[length:16px_16px] [image-rendering:pixelated] dark:border-zinc-700"
       />
@@ -83,6 +58,11 @@ export interface BlocksViewProps {
   id?: string;
   /** Shown when `blocks` is empty. */
   emptyText?: string;
+  /**
+   * Markdown text blocks already rendered (on the server, components/episode/prerender.tsx), by
+   * block index: shown at once instead of loading the Markdown renderer, so nothing re-lays out.
+   */
+  rendered?: readonly (ReactNode | null | undefined)[];
   className?: string;
 }
 
@@ -96,6 +76,7 @@ export function BlocksView({
   className,
   textMode = "auto",
   id,
+  rendered,
 }: BlocksViewProps) {
   if (blocks.length === 0) {
     return (
@@ -112,10 +93,15 @@ export function BlocksView({
             </div>
           );
         }
-        if (block.text.length > LARGE_TEXT) {
+        if (block.text.length > LONG_TEXT) {
+          const label = blocks.length === 1 ? "Text" : `Text of block ${i + 1}`;
           return (
             <div key={i} data-block-type="text">
-              <LargeText text={block.text} />
+              <LongText
+                text={block.text}
+                label={label}
+                name={`${(id ?? "output").replace(/[^\w.-]+/g, "_")}-block-${i + 1}.txt`}
+              />
             </div>
           );
         }
@@ -129,6 +115,7 @@ export function BlocksView({
               memoryKey={key}
               label={blocks.length === 1 ? "Text view" : `Block ${i + 1} view`}
               initialView={textMode === "auto" ? undefined : textMode === "markdown" ? "markdown" : "raw"}
+              rendered={rendered?.[i] ?? undefined}
             />
           </div>
         );

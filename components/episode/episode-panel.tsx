@@ -27,7 +27,6 @@ import {
   errorMessage,
   type KeepAliveState,
   newEpisodeUrl,
-  stashTaskSpec,
   useEndEpisode,
 } from "@/lib/ui/use-episode";
 import { RewardValue } from "./reward-value";
@@ -121,6 +120,7 @@ export function EndBanner() {
   const reason = useEpisodeStore(selectEndReason);
   const error = useEpisodeStore((s) => s.trajectory?.error ?? null);
   const task = useEpisodeStore(selectTask);
+  const id = useEpisodeStore((s) => s.trajectory?.id ?? null);
   const { server, env } = useEpisodeStoreApi().getState();
   if (!reason) return null;
   // Hot reload (lib/environments): the environment's code changed under a running episode.
@@ -131,11 +131,7 @@ export function EndBanner() {
       <p className="mt-0.5 text-sm opacity-90">{endExplanation(reason, error)}</p>
       <div className="mt-2 flex flex-wrap gap-2">
         {task && (
-          <Link
-            href={newEpisodeUrl(server, env, task)}
-            onClick={() => stashTaskSpec(server, env, task)}
-            className={buttonClasses("primary", "sm")}
-          >
+          <Link href={newEpisodeUrl(server, env, task, id)} className={buttonClasses("primary", "sm")}>
             Restart on this task
           </Link>
         )}

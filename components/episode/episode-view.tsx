@@ -13,6 +13,7 @@ import { EpisodeStoreProvider, selectEndReason, useEpisodeStore } from "@/lib/ui
 import { useEpisodeFeed, useKeepAlive } from "@/lib/ui/use-episode";
 import { useToolCall } from "@/lib/ui/use-tool-call";
 import { EpisodePanel } from "./episode-panel";
+import type { PrerenderedBlocks } from "./prerender";
 import { PromptCard } from "./prompt-card";
 import { StepList } from "./step-list";
 import { ToolPanel } from "./tool-panel";
@@ -22,7 +23,13 @@ const ModelControlsPanel = dynamic(() => import("./model-controls").then((m) => 
   ssr: false,
 });
 
-function EpisodeScreen({ keepAliveIdleMs }: { keepAliveIdleMs: number }) {
+function EpisodeScreen({
+  keepAliveIdleMs,
+  initialPrompt,
+}: {
+  keepAliveIdleMs: number;
+  initialPrompt: PrerenderedBlocks | null;
+}) {
   useEpisodeFeed();
   const status = useEpisodeStore((s) => s.status);
   const missing = useEpisodeStore((s) => s.missingReason);
@@ -45,7 +52,7 @@ function EpisodeScreen({ keepAliveIdleMs }: { keepAliveIdleMs: number }) {
   return (
     <div className="grid gap-5 lg:grid-cols-[minmax(0,1fr)_26rem]">
       <div className="flex min-w-0 flex-col gap-4">
-        <PromptCard />
+        <PromptCard initial={initialPrompt} />
         <section aria-labelledby="steps-heading" className="flex flex-col gap-2">
           <h2 id="steps-heading" className="text-sm font-semibold">
             Steps
@@ -81,6 +88,7 @@ export function EpisodeView({
   sid,
   idleLimitMs,
   keepAliveIdleMs,
+  initialPrompt = null,
 }: {
   server: string;
   env: string;
@@ -89,6 +97,8 @@ export function EpisodeView({
   idleLimitMs: number | null;
   /** Keep-alive stops after this long without anyone using the tab. */
   keepAliveIdleMs: number;
+  /** The recorded prompt as the server rendered it (its Markdown laid out), when it had one. */
+  initialPrompt?: PrerenderedBlocks | null;
 }) {
   return (
     <PageContainer>
@@ -132,7 +142,7 @@ export function EpisodeView({
         sid={sid}
         idleLimitMs={idleLimitMs}
       >
-        <EpisodeScreen keepAliveIdleMs={keepAliveIdleMs} />
+        <EpisodeScreen keepAliveIdleMs={keepAliveIdleMs} initialPrompt={initialPrompt} />
       </EpisodeStoreProvider>
     </PageContainer>
   );

@@ -2,6 +2,8 @@
 // Start an episode (/s/<server>/e/<env>/episode/new): on a task (split + index, its JSON shown)
 // or on a hand-written task_spec, with optional secrets; Start runs /create_session, /create and
 // the prompt (which waits for setup) through the relay, then replaces the URL with the episode's.
+// A restart link names its task_spec (`?task_spec=` or `?from=`, lib/ui/episode-links.ts); edits
+// of it are kept as this tab's draft, so a reload keeps them and a new tab starts from the link.
 import { useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useEffect, useId, useState } from "react";
@@ -87,25 +89,44 @@ function TaskPicker({
   );
 }
 
+/** A task_spec named by the page's URL (a restart link): its text, or why it is unknown. */
+export interface SpecSource {
+  /** Names the source, so this tab's edits of it are kept apart from other drafts. */
+  key: string;
+  text: string | null;
+  error: string | null;
+}
+
+/** The inline spec as people read it: pretty-printed when it is JSON, else as it came. */
+function readable(text: string): string {
+  const p = parseJsonObject(text);
+  return p.ok ? JSON.stringify(p.value, null, 2) : text;
+}
+
 export function NewEpisode({
   server,
   env,
   split: initialSplit,
   index: initialIndex,
   fromSpec,
+  specSource = null,
 }: {
   server: string;
   env: string;
   split: string | null;
   index: number | null;
   fromSpec: boolean;
+  specSource?: SpecSource | null;
 }) {
   const router = useRouter();
   const tabsId = useId().replace(/:/g, "");
   const [mode, setMode] = useState<"task" | "spec">(fromSpec ? "spec" : "task");
   const [split, setSplit] = useState(initialSplit ?? "");
   const [index, setIndex] = useState(initialIndex ?? 0);
-  const [specText, setSpecText] = useState("{\n  \n}");
+  const draftKey = specSource ? `${draftSpecKey(server, env)}:${specSource.key}` : draftSpecKey(server, env);
+  const [specText, setSpecText] = useState(() =>
+    specSource?.text != null ? readable(specSource.text) : "{\n  \n}",
+  );
   const [secrets, setSecrets] = useState<SecretRow[]>([]);
   const [formError, setFormError] = useState<string | null>(null);
   // As soon as the session exists, fetch the episode page (its route code) while /create and the
@@ -121,15 +142,15 @@ export function NewEpisode({
     void afterPageLoad().then(() => import("./markdown-text"));
   }, []);
 
-  // Restart on the same task_spec: the episode view hands the spec over through sessionStorage.
+  // This tab's edits of the spec (a reload keeps them); a new tab starts from the link.
   useEffect(() => {
     try {
-      const draft = sessionStorage.getItem(draftSpecKey(server, env));
+      const draft = sessionStorage.getItem(draftKey);
       if (draft) setSpecText(draft);
     } catch {
-      // no storage: start empty
+      // no storage: start from the link, or empty
     }
-  }, [server, env]);
+  }, [draftKey]);
 
   useEffect(() => {
     if (split === "" && splits.data?.[0]) setSplit(splits.data[0].name);
@@ -138,7 +159,7 @@ export function NewEpisode({
   const onSpecChange = (text: string) => {
     setSpecText(text);
     try {
-      sessionStorage.setItem(draftSpecKey(server, env), text);
+      sessionStorage.setItem(draftKey, text);
     } catch {
       // not kept
     }
@@ -226,7 +247,12 @@ export function NewEpisode({
                 />
               </TabPanel>
             ) : (
-              <TabPanel idBase={tabsId} value="spec">
+              <TabPanel idBase={tabsId} value="spec" className="flex flex-col gap-2">
+                {specSource?.error && (
+                  <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+                    {specSource.error}
+                  </p>
+                )}
                 <TaskSpecEditor text={specText} onChange={onSpecChange} />
               </TabPanel>
             )}

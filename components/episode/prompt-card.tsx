@@ -1,18 +1,39 @@
 "use client";
 // The episode's prompt as recorded when the session started (the environment is asked once; a
 // reopened episode never asks again, since environments may build their world in get_prompt),
-// with the task it runs on.
+// with the task it runs on. The page hands it the prompt as recorded when it was rendered on the
+// server, its Markdown already laid out (prerender.tsx): shown at once, it does not move when the
+// record arrives in the browser.
+import type { ReactNode } from "react";
 import { Button } from "@/components/ui/button";
 import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
 import { JsonView } from "@/components/ui/json-view";
 import { SkeletonBlock } from "@/components/ui/skeleton";
+import type { Block } from "@/lib/ors/protocol";
 import { selectEnded, selectTask, useEpisodeStore } from "@/lib/ui/episode-store";
 import { errorMessage, useRequestPrompt } from "@/lib/ui/use-episode";
 import { BlocksView } from "./blocks-view";
+import type { PrerenderedBlocks } from "./prerender";
 
-export function PromptCard() {
+/** The server's rendering of block i, while the shown block is the same text it rendered. */
+function renderedFor(
+  shown: readonly Block[],
+  initial: PrerenderedBlocks | null,
+): (ReactNode | null)[] | undefined {
+  if (!initial) return undefined;
+  return shown.map((b, i) => {
+    const was = initial.blocks[i];
+    return b.type === "text" && was?.type === "text" && was.text === b.text
+      ? (initial.rendered[i] ?? null)
+      : null;
+  });
+}
+
+export function PromptCard({ initial = null }: { initial?: PrerenderedBlocks | null }) {
   const status = useEpisodeStore((s) => s.status);
-  const prompt = useEpisodeStore((s) => s.trajectory?.prompt ?? null);
+  const recorded = useEpisodeStore((s) => s.trajectory?.prompt ?? null);
+  // Until the record is read in the browser, the prompt the server rendered.
+  const prompt = status === "loading" ? (initial?.blocks ?? null) : recorded;
   const task = useEpisodeStore(selectTask);
   const ended = useEpisodeStore(selectEnded);
   const request = useRequestPrompt();
@@ -27,10 +48,14 @@ export function PromptCard() {
         )}
       </CardHeader>
       <CardBody className="flex flex-col gap-3">
-        {status === "loading" && <SkeletonBlock label="Loading the prompt" lines={3} />}
-        {status === "ready" && prompt && (
+        {status === "loading" && !prompt && <SkeletonBlock label="Loading the prompt" lines={3} />}
+        {status !== "missing" && prompt && (
           <section aria-labelledby="episode-prompt-title">
-            <BlocksView blocks={prompt} emptyText="The prompt is empty." />
+            <BlocksView
+              blocks={prompt}
+              emptyText="The prompt is empty."
+              rendered={renderedFor(prompt, initial)}
+            />
           </section>
         )}
         {status === "ready" && !prompt && ended && (

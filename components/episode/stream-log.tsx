@@ -1,8 +1,10 @@
 "use client";
 // The SSE log of one tool call as the relay recorded it: task_id, each result piece with its size,
 // keep-alive pings with the time elapsed, resumes, then end or error — plus what only this tab's
-// client saw (its reconnections). While the call runs, a timer shows it is alive.
-import { useEffect, useState } from "react";
+// client saw (its reconnections). While the call runs, a timer shows it is alive. A huge result
+// passes as thousands of pieces: the log shows the latest MAX_ROWS and says how many came before
+// (all of them on request), and its rows are built once per new frame, not on every tick.
+import { useEffect, useMemo, useState } from "react";
 import type { StepEvent, TrajectoryStep } from "@/lib/episodes/schema";
 import { receivedChars } from "@/lib/episodes/step";
 import type { CallEvent } from "@/lib/ors/client/call-tool";
@@ -30,6 +32,11 @@ export function useNow(active: boolean, ms = 250): number {
 
 type Row = { t: number; kind: string; text: string; tone: string; full?: string };
 
+/** 12345678 → "12,345,678", without toLocaleString (slow when called for thousands of frames). */
+function grouped(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
 const TONE: Record<string, string> = {
   task_id: "text-sky-700 dark:text-sky-400",
   chunk: "text-zinc-700 dark:text-zinc-300",
@@ -56,7 +63,7 @@ function rowOf(e: StepEvent): Row {
     return {
       t: e.t,
       kind: e.event,
-      text: `${size.toLocaleString()} chars  ${e.data}${size > e.data.length ? "…" : ""}`,
+      text: `${grouped(size)} chars  ${e.data}${size > e.data.length ? "…" : ""}`,
       tone: TONE[e.event]!,
     };
   }
@@ -76,31 +83,46 @@ function noteRow(n: CallEvent, startedAt: number): Row {
   };
 }
 
+/** The log shows at most this many of the latest rows until asked for all. */
+export const MAX_ROWS = 200;
+
+const NO_NOTES: CallEvent[] = [];
+
 export function StreamLog({
   step,
   running,
-  notes = [],
+  notes = NO_NOTES,
 }: {
   step: TrajectoryStep;
   running: boolean;
   notes?: CallEvent[];
 }) {
   const now = useNow(running);
-  const rows = [...step.events.map(rowOf), ...notes.map((n) => noteRow(n, step.started_at))].sort(
-    (a, b) => a.t - b.t,
-  );
-  const pings = step.events.filter((e) => e.kind === "comment" && e.comment === "ping").length;
-  const pieces = step.events.filter(
-    (e) => e.kind === "event" && (e.event === "chunk" || e.event === "end"),
-  ).length;
+  const [everything, setEverything] = useState(false);
+  // Rows are made only for what is shown (the latest MAX_ROWS): a huge result has thousands of frames.
+  const { rows, total, pings, pieces } = useMemo(() => {
+    let pings = 0;
+    let pieces = 0;
+    for (const e of step.events) {
+      if (e.kind === "comment" && e.comment === "ping") pings++;
+      else if (e.kind === "event" && (e.event === "chunk" || e.event === "end")) pieces++;
+    }
+    const total = step.events.length + notes.length;
+    const from = everything ? 0 : Math.max(0, step.events.length - MAX_ROWS);
+    const rows = [...step.events.slice(from).map(rowOf), ...notes.map((n) => noteRow(n, step.started_at))]
+      .sort((a, b) => a.t - b.t)
+      .slice(everything ? 0 : -MAX_ROWS);
+    return { rows, total, pings, pieces };
+  }, [step.events, step.started_at, notes, everything]);
+  const hidden = total - rows.length;
+  const shownRows = rows;
   const lastT = step.events.length ? step.events[step.events.length - 1]!.t : 0;
   return (
     <div className="rounded-md border border-zinc-200 bg-zinc-50 dark:border-zinc-800 dark:bg-zinc-950">
       <div className="flex flex-wrap items-center gap-x-3 gap-y-1 border-b border-zinc-200 px-2 py-1 text-[11px] text-zinc-500 dark:border-zinc-800 dark:text-zinc-400">
         <span className="font-medium uppercase tracking-wide">SSE stream</span>
         <span className="tabular-nums">
-          {pieces} piece{pieces === 1 ? "" : "s"} · {receivedChars(step).toLocaleString()} chars · {pings}{" "}
-          ping
+          {pieces} piece{pieces === 1 ? "" : "s"} · {grouped(receivedChars(step))} chars · {pings} ping
           {pings === 1 ? "" : "s"}
         </span>
         {running && (
@@ -119,15 +141,27 @@ export function StreamLog({
       </div>
       <ol
         aria-label={`Stream of step ${step.index}`}
-        className="max-h-64 overflow-auto px-2 py-1 font-mono text-xs leading-5"
+        className="max-h-64 overflow-auto px-2 py-1 font-mono text-xs leading-5 [contain:content]"
       >
+        {hidden > 0 && (
+          <li className="text-zinc-500 dark:text-zinc-400">
+            {grouped(hidden)} earlier events not shown.{" "}
+            <button
+              type="button"
+              onClick={() => setEverything(true)}
+              className="font-medium text-sky-700 underline-offset-2 hover:underline dark:text-sky-400"
+            >
+              Show all {grouped(total)}
+            </button>
+          </li>
+        )}
         {rows.length === 0 && (
           <li className="text-zinc-500 dark:text-zinc-400">
             {running ? "waiting for the server…" : "no events"}
           </li>
         )}
-        {rows.map((r, i) => (
-          <li key={i} className="grid grid-cols-[4.5rem_5.5rem_minmax(0,1fr)] gap-2">
+        {shownRows.map((r, i) => (
+          <li key={hidden + i} className="grid grid-cols-[4.5rem_5.5rem_minmax(0,1fr)] gap-2">
             <span className="tabular-nums text-zinc-400 dark:text-zinc-500">+{(r.t / 1000).toFixed(3)}</span>
             <span className={cn("font-semibold", r.tone)}>{r.kind}</span>
             <span

@@ -3,7 +3,7 @@
 // when it is Markdown, otherwise the text with its line breaks (monospace when preformatted). A
 // "Markdown | Raw" switch per block, always visible and reachable by keyboard, overrides that;
 // the choice is remembered per block while the page lives.
-import { lazy, Suspense, useId, useMemo, useState } from "react";
+import { lazy, type ReactNode, Suspense, useId, useMemo, useState } from "react";
 import { cn } from "@/lib/ui/cn";
 import { classifyText, couldBeMarkdown } from "./text-kind";
 
@@ -111,10 +111,12 @@ export interface TextBlockProps {
   label: string;
   /** Force the initial view instead of detecting it. */
   initialView?: TextView;
+  /** The Markdown already rendered (on the server): shown at once, no renderer to load. */
+  rendered?: ReactNode;
 }
 
 /** A text block with its Markdown/Raw switch (the switch is left out where both would look alike). */
-export function TextBlock({ text, memoryKey, label, initialView }: TextBlockProps) {
+export function TextBlock({ text, memoryKey, label, initialView, rendered }: TextBlockProps) {
   const kind = useMemo(() => classifyText(text), [text]);
   const detected: TextView = initialView ?? (kind.markdown ? "markdown" : "raw");
   const [view, setView] = useState<TextView>(() => remembered.get(memoryKey) ?? detected);
@@ -127,7 +129,9 @@ export function TextBlock({ text, memoryKey, label, initialView }: TextBlockProp
   return (
     <div className="flex items-start gap-2" data-text-view={shown}>
       <div className="min-w-0 flex-1">
-        {shown === "markdown" ? (
+        {shown === "markdown" && rendered ? (
+          rendered
+        ) : shown === "markdown" ? (
           <Suspense fallback={<RawText text={text} monospace={false} />}>
             <LazyMarkdown text={text} />
           </Suspense>

@@ -3,7 +3,7 @@
 // one. The form (react-jsonschema-form + AJV) loads as its own chunk. A tool without input is one
 // button. The input is remembered per tool and task.
 import { useEffect, useState } from "react";
-import { dedent, takesNoInput } from "@/components/schema-form/schema-utils";
+import { reflow, takesNoInput } from "@/components/schema-form/schema-utils";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
@@ -226,8 +226,8 @@ export function ToolPanel({ caller }: { caller: ToolCaller }) {
         {current && (
           <section aria-label={`Call ${current.name}`} className="flex flex-col gap-3">
             {current.description && (
-              <p className="whitespace-pre-line text-sm text-zinc-600 dark:text-zinc-400">
-                {dedent(current.description)}
+              <p className="whitespace-pre-wrap text-sm text-zinc-600 dark:text-zinc-400">
+                {reflow(current.description)}
               </p>
             )}
             <ToolInput key={current.name} tool={current} caller={caller} ready={ready} />

@@ -1,7 +1,8 @@
 "use client";
 
-// The top bar's server picker: the current server with its health, and a menu of every known
-// server (built-in, configured, user-added) linking to its environment list.
+// The top bar's server picker: the current server with its health (on a trajectory's page, the
+// server it was recorded on), and a menu of every known server (built-in, configured, user-added)
+// linking to its environment list.
 import { Check, ChevronsUpDown, Settings2 } from "lucide-react";
 import Link from "next/link";
 import { useEffect, useId, useRef, useState } from "react";
@@ -11,7 +12,7 @@ import { useServers } from "@/lib/ui/queries";
 import { useCurrentServer } from "./use-current-server";
 
 export function ServerPicker() {
-  const { name } = useCurrentServer();
+  const { name, pending } = useCurrentServer();
   const servers = useServers();
   const [open, setOpen] = useState(false);
   const rootRef = useRef<HTMLDivElement>(null);
@@ -44,12 +45,13 @@ export function ServerPicker() {
         aria-haspopup="true"
         aria-expanded={open}
         aria-controls={menuId}
-        aria-label={`Server: ${name}. Switch server`}
+        aria-label={pending ? "Server: loading. Switch server" : `Server: ${name}. Switch server`}
+        aria-busy={pending || undefined}
         onClick={() => setOpen((o) => !o)}
         className="inline-flex h-7 items-center gap-2 rounded-md border border-zinc-200 bg-white px-2 text-xs font-medium text-zinc-800 hover:bg-zinc-50 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-200 dark:hover:bg-zinc-800"
       >
-        <HealthDot health={current?.health} />
-        <span className="max-w-32 truncate font-mono">{name}</span>
+        <HealthDot health={pending ? undefined : current?.health} />
+        <span className={cn("max-w-32 truncate font-mono", pending && "invisible")}>{name}</span>
         <ChevronsUpDown aria-hidden="true" className="size-3.5 text-zinc-400" />
       </button>
       {open && (

@@ -9,17 +9,17 @@
 //   an optional nullable model lists null first, so an absent value reads as "none";
 // - unions of literals become enums; other union options get readable titles (`kind = circle`);
 // - a `discriminator` keeps only what AJV's draft-7 mode accepts (no `mapping`);
-// - descriptions are dedented (Python docstrings keep their indentation).
+// - descriptions are reflowed (Python docstrings' indentation removed, their hard wraps joined).
 // A field with a `default` stays optional: the server fills it when absent.
 import type { JsonObject } from "@/lib/ors/protocol";
 import {
-  dedent,
   deref,
   findDiscriminator,
   isObj,
   isPrimitive,
   nullableOption,
   optionTitle,
+  reflow,
   resolveRef,
   type Schema,
   tagValue,
@@ -123,7 +123,7 @@ function walk(w: Walk, node: unknown): unknown {
   w.seen.set(node, out);
   for (const [k, v] of Object.entries(src)) out[k] = walk(w, v);
 
-  if (typeof out.description === "string") out.description = dedent(out.description);
+  if (typeof out.description === "string") out.description = reflow(out.description);
   if (Array.isArray(out.prefixItems)) {
     const positions = out.prefixItems;
     delete out.prefixItems;

@@ -183,18 +183,84 @@ export function isPrimitive(schema: Schema): boolean {
   return typeof schema.type === "string" && ["string", "number", "integer", "boolean"].includes(schema.type);
 }
 
-/** Below this `maxLength`, a string is a short value (an id, a code) and gets a one-line input. */
-export const SHORT_TEXT_MAX_LENGTH = 80;
+/**
+ * From this `maxLength` on, a string is free text (a comment, a report) and gets a growing text area;
+ * below it, a bounded value (an id, a code) gets a one-line input.
+ */
+export const LONG_TEXT_MIN_LENGTH = 256;
+
+/** Words that make a string free text when its name, title or description says them. */
+const FREE_TEXT_WORDS = /\b(notes?|text|messages?|content|body)\b/i;
+
+/** `patient_notes`, `messageBody` → `patient notes`, `message Body` (words for FREE_TEXT_WORDS). */
+function nameWords(name: string): string {
+  return name.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/[_\-.]+/g, " ");
+}
 
 /**
- * Whether a string schema is free text, typed in a multi-line text area: no `enum`, no `format`,
- * no `pattern` and no `maxLength` under 80.
+ * Whether a string field is free text, typed in a growing multi-line text area: its name, title or
+ * description says notes, text, message, content or body, or its `maxLength` is a few hundred or
+ * more. Every other string (ids, names, enum-like values, anything with a `maxLength`, `pattern` or
+ * `format`) is a short value with a one-line input, in which Enter never adds a line.
  */
-export function isFreeText(schema: Schema): boolean {
+export function isFreeText(schema: Schema, name?: string): boolean {
   if (schema.type !== "string") return false;
   if (schema.enum !== undefined || schema.const !== undefined) return false;
   if (schema.format !== undefined || schema.pattern !== undefined) return false;
-  return !(typeof schema.maxLength === "number" && schema.maxLength < SHORT_TEXT_MAX_LENGTH);
+  if (typeof schema.maxLength === "number") return schema.maxLength >= LONG_TEXT_MIN_LENGTH;
+  const said = [name ? nameWords(name) : "", schema.title, schema.description];
+  return said.some((s) => typeof s === "string" && FREE_TEXT_WORDS.test(s));
+}
+
+/** A line that starts a list item (`- a`, `* a`, `1. a`, `2) a`): the marker and the text's column. */
+function listItem(line: string): number | null {
+  const m = /^(\s*)([-*+\u2022]|\d{1,3}[.)])\s+/.exec(line);
+  return m ? m[0].length : null;
+}
+
+/** A line that starts a definition (`x: the x`, `size (int): ...`, as docstrings list arguments). */
+function isDefinition(line: string): boolean {
+  return /^\s*[\w*.[\]]+( \([^)]*\))?:(\s|$)/.test(line);
+}
+
+const indentOf = (line: string) => line.length - line.trimStart().length;
+
+/**
+ * A description as prose that reflows in its column: a docstring's indentation removed (`dedent`)
+ * and its hard line wraps joined, so a narrow panel does not show the author's 79-column lines.
+ * Blank lines still separate paragraphs; a line break is kept before a list item, a definition
+ * (`x: ...`), a line less indented than the text it would join, a table row, and after a line
+ * that ends with a colon (`Args:`). Kept lines keep their indentation.
+ * `"Submit the plan for\n    every slot.\n\n    Returns the state."` → `"Submit the plan for every slot.\n\nReturns the state."`
+ */
+export function reflow(text: string): string {
+  const lines = dedent(text).split("\n");
+  const out: string[] = [];
+  // The column a continuation of the current line starts at (its text's, after a list marker).
+  let column = 0;
+  for (const line of lines) {
+    const prev = out.length ? out[out.length - 1]! : "";
+    const content = line.trim();
+    if (!content || !prev.trim()) {
+      out.push(content ? line : "");
+      column = content ? (listItem(line) ?? indentOf(line)) : 0;
+      continue;
+    }
+    const item = listItem(line);
+    const joins =
+      item === null &&
+      !isDefinition(line) &&
+      !content.startsWith("|") &&
+      !prev.trimEnd().endsWith(":") &&
+      indentOf(line) >= column;
+    if (joins) {
+      out[out.length - 1] = `${prev.trimEnd()} ${content}`;
+    } else {
+      out.push(line);
+      column = item ?? indentOf(line);
+    }
+  }
+  return out.join("\n").replace(/\n{3,}/g, "\n\n");
 }
 
 /** How a default reads in a placeholder or a schema view: strings bare, the rest as JSON. */

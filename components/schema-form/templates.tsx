@@ -4,7 +4,8 @@
 //   field-names.tsx); a model's title only as a hint beside it;
 // - nested objects and arrays as fieldsets whose legend names them; the root object plain, never
 //   removable;
-// - maps (`additionalProperties`) as key/value rows with add and remove;
+// - maps (`additionalProperties`) as key/value rows with add and remove (map-field.tsx draws the
+//   rows; a map entry's value field here is labelled `<map> #n value`);
 // - a union's option selector named by the union's field; an optional model as a none/set choice;
 // - a field reports to the form when the user leaves it having typed something, so its errors show
 //   from then on (validation.ts), and errors render below the field without moving what is above.
@@ -29,20 +30,20 @@ import { cloneElement, type FocusEvent, type ReactNode, useContext, useRef } fro
 import { cn } from "@/lib/ui/cn";
 import { EntryIndexContext, FieldContext, FieldName, pathName, samePath, useField } from "./field-names";
 import { DISCRIMINATOR_MARK } from "./prepare-schema";
-import { dedent, deref, isObj, isPrimitive, nullableOption, type Schema, titleHint } from "./schema-utils";
+import { deref, isObj, isPrimitive, nullableOption, type Schema, titleHint } from "./schema-utils";
 import { FormUiContext } from "./validation";
-import { inputClasses, NullableChoiceWidget } from "./widgets";
+import { NullableChoiceWidget } from "./widgets";
 
 const labelClasses = "font-mono text-xs font-medium text-zinc-800 dark:text-zinc-200";
 const hintClasses = "text-[11px] text-zinc-500 dark:text-zinc-400";
-const descriptionClasses = "whitespace-pre-line text-xs text-zinc-600 dark:text-zinc-400";
+const descriptionClasses = "whitespace-pre-wrap text-xs text-zinc-600 dark:text-zinc-400";
 const smallButton =
   "inline-flex h-6 items-center gap-1 rounded-md border border-zinc-300 bg-white px-2 text-xs font-medium text-zinc-700 shadow-xs hover:bg-zinc-50 disabled:cursor-not-allowed disabled:opacity-50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-200 dark:hover:bg-zinc-800 [&_svg]:size-3.5";
-const iconButton =
+export const iconButton =
   "inline-flex size-7 items-center justify-center rounded-md text-zinc-500 hover:bg-zinc-100 hover:text-zinc-900 disabled:cursor-not-allowed disabled:opacity-40 dark:text-zinc-400 dark:hover:bg-zinc-800 dark:hover:text-zinc-100 [&_svg]:size-3.5";
 
 /** "Add entry" / "Add item"; screen readers also hear which field it adds to. */
-function AddButton({
+export function AddButton({
   label,
   path,
   onClick,
@@ -76,11 +77,12 @@ function Star({ show }: { show?: boolean }) {
   );
 }
 
+/** A description as prepareSchema left it (reflowed: docstring wraps joined, paragraphs kept). */
 function Description({ id, text }: { id?: string; text: unknown }) {
   if (typeof text !== "string" || !text.trim()) return null;
   return (
     <p id={id} className={descriptionClasses}>
-      {dedent(text)}
+      {text}
     </p>
   );
 }
@@ -146,67 +148,10 @@ export function FieldTemplate(props: FieldTemplateProps) {
       {errors}
     </div>
   );
-  return (
-    <FieldContext.Provider value={info}>
-      {entry ? (
-        <MapEntry {...props} index={entryIndex}>
-          {body}
-        </MapEntry>
-      ) : (
-        body
-      )}
-    </FieldContext.Provider>
-  );
+  return <FieldContext.Provider value={info}>{body}</FieldContext.Provider>;
 }
 
-/** One key/value row of a map: the key's input, the value's field, a remove button. */
-function MapEntry({
-  id,
-  label,
-  index,
-  fieldPathId,
-  disabled,
-  readonly,
-  onKeyRenameBlur,
-  onRemoveProperty,
-  children,
-}: FieldTemplateProps & { index: number; children: ReactNode }) {
-  const mapPath = fieldPathId.path.slice(0, -1);
-  const keyId = `${id}-key`;
-  return (
-    <div className="flex items-start gap-2">
-      <div className="w-2/5 shrink-0">
-        <label htmlFor={keyId} className="sr-only">
-          {pathName([...mapPath, index])} key
-        </label>
-        <input
-          key={label}
-          id={keyId}
-          type="text"
-          defaultValue={label}
-          disabled={disabled || readonly}
-          onBlur={readonly ? undefined : onKeyRenameBlur}
-          onFocus={(e) => e.target.select()}
-          placeholder="key"
-          className={cn(inputClasses, "h-9 font-mono")}
-        />
-      </div>
-      {children}
-      <button
-        type="button"
-        className={iconButton}
-        disabled={disabled || readonly}
-        onClick={onRemoveProperty}
-        title="Remove this entry"
-      >
-        <X aria-hidden="true" />
-        <span className="sr-only">Remove {pathName([...mapPath, index])}</span>
-      </button>
-    </div>
-  );
-}
-
-/** rjsf wraps map entries here; the row is drawn by the field template (MapEntry) instead. */
+/** rjsf wraps additional properties here; a map's rows are drawn by map-field.tsx instead. */
 export function WrapIfAdditionalTemplate({ children, classNames, style }: WrapIfAdditionalTemplateProps) {
   return (
     <div className={classNames} style={style}>
@@ -219,7 +164,7 @@ export function WrapIfAdditionalTemplate({ children, classNames, style }: WrapIf
  * A nested object or array: a fieldset named by its legend's field name only (its model's title
  * and its constraints describe it; an add/remove control sits beside them).
  */
-function Group({
+export function Group({
   id,
   path,
   required,

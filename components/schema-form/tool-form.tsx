@@ -5,8 +5,10 @@
 // JSON shows an error without touching the value. The JSON tab's editor (CodeMirror) loads as its
 // own chunk when the tab is first opened.
 //
-// Keys: Enter in a field never calls the tool (free text gets a new line); Ctrl/Cmd+Enter calls
-// from any field and from the JSON editor. Errors show under a field once the user has left it
+// Keys: Enter in a field never calls the tool (in a one-line field it changes nothing and confirms
+// the field; free text gets a new line); Ctrl/Cmd+Enter calls from any field and from the JSON
+// editor. The JSON tab says which keys the form has no field for, and refuses keys an object's
+// `additionalProperties: false` does not allow as they are typed. Errors show under a field once the user has left it
 // having typed something, or after an attempt to call, and clear as soon as the value is valid; an
 // error that appears while a pointer is pressed waits for its release, so the layout does not move
 // under a click (on Call, say).
@@ -30,7 +32,9 @@ import { Button } from "@/components/ui/button";
 import { Kbd } from "@/components/ui/kbd";
 import { TabPanel, Tabs } from "@/components/ui/tabs";
 import type { JsonObject } from "@/lib/ors/protocol";
+import { JsonStatus } from "./json-status";
 import { jsonEqual, parseJsonObject } from "./json-text";
+import { ObjectField } from "./map-field";
 import { prepareSchema } from "./prepare-schema";
 import {
   AnyOfField,
@@ -45,7 +49,18 @@ import {
   OptionalDataControlsTemplate,
   WrapIfAdditionalTemplate,
 } from "./templates";
-import { errorLines, FormUiContext, pathKey, validate, validator, visibleErrors } from "./validation";
+import { keyPathText, unshownKeys } from "./unshown-keys";
+import {
+  errorLines,
+  type FormUi,
+  FormUiContext,
+  type LineMode,
+  type MapRow,
+  pathKey,
+  validate,
+  validator,
+  visibleErrors,
+} from "./validation";
 import { BaseInputTemplate, CheckboxWidget, NativeSelectWidget, TextareaWidget, TextWidget } from "./widgets";
 
 // The shadcn theme with the templates and widgets above. Its searchable select (cmdk + a dialog)
@@ -73,7 +88,7 @@ const ThemedForm = withTheme({
     TextWidget,
     SelectWidget: NativeSelectWidget,
   },
-  fields: { AnyOfField, OneOfField },
+  fields: { AnyOfField, OneOfField, ObjectField },
 });
 
 /**
@@ -173,6 +188,11 @@ export function ToolForm({
   const [jsonText, setJsonText] = useState(() => JSON.stringify(value, null, 2));
   const [jsonErrors, setJsonErrors] = useState<string[]>([]);
   const [focusError, setFocusError] = useState(0);
+  const [lineModes, setLineModes] = useState<Readonly<Record<string, LineMode>>>({});
+  const mapRows = useRef(new Map<string, MapRow[]>());
+  const [entryProblems, setEntryProblems] = useState<Readonly<Record<string, readonly string[]>>>({});
+  // Entry problems of maps as they stood when the user left the form for the JSON tab.
+  const [leftBehind, setLeftBehind] = useState<readonly string[]>([]);
   const formBox = useRef<HTMLDivElement>(null);
   const { Editor, failed: editorFailed } = useJsonEditor(tab === "json");
 
@@ -210,15 +230,38 @@ export function ToolForm({
       document.removeEventListener("pointercancel", up, true);
     };
   }, [flush]);
-  const formUi = useMemo(
+  const formUi = useMemo<FormUi>(
     () => ({
       touch(path: FieldPathList) {
         pending.current.push(...withAncestors(path));
         if (!pointerDown.current) flush();
       },
+      attempted,
+      showsErrors: (path) => attempted || touched.has(pathKey(path)),
+      lineMode: (path) => lineModes[pathKey(path)],
+      setLineMode: (path, mode) => setLineModes((m) => ({ ...m, [pathKey(path)]: mode })),
+      mapRows: mapRows.current,
+      reportEntryProblems(mapKey, problems) {
+        setEntryProblems((prev) => {
+          const before = prev[mapKey] ?? [];
+          if (before.length === problems.length && before.every((p, i) => p === problems[i])) return prev;
+          const next = { ...prev };
+          if (problems.length) next[mapKey] = problems;
+          else delete next[mapKey];
+          return next;
+        });
+      },
     }),
-    [flush],
+    [flush, attempted, touched, lineModes],
   );
+  const problems = useMemo(() => Object.values(entryProblems).flat(), [entryProblems]);
+  // Keys the form has no field for (kept and sent), and keys `additionalProperties: false` refuses.
+  const unshown = useMemo(
+    () => unshownKeys(prepared as Record<string, unknown>, parsed.ok ? parsed.value : value),
+    [prepared, parsed, value],
+  );
+  const hidden = unshown.filter((k) => !k.refused).map((k) => keyPathText(k.path));
+  const refused = unshown.filter((k) => k.refused).map((k) => keyPathText(k.path));
 
   // After a refused call, focus the first field showing an error.
   useEffect(() => {
@@ -228,6 +271,7 @@ export function ToolForm({
 
   const switchTab = (next: string) => {
     if (next === "json") {
+      setLeftBehind(problems);
       // Keep what was typed while it still means the current value; else show the value.
       const p = parseJsonObject(jsonText);
       if (!p.ok || !jsonEqual(p.value, value)) setJsonText(JSON.stringify(value, null, 2));
@@ -249,14 +293,16 @@ export function ToolForm({
       setJsonErrors([`Invalid JSON: ${parsed.message}`]);
       return;
     }
-    const errors = errorLines(validate(prepared, parsed.value).errors);
+    const all = validate(prepared, parsed.value).errors;
+    // Keys `additionalProperties: false` refuses are listed as they are typed (above the list).
+    const errors = errorLines(all.filter((e) => e.name !== "additionalProperties"));
     setJsonErrors(errors);
-    if (errors.length === 0) onCall(parsed.value);
+    if (all.length === 0) onCall(parsed.value);
   };
 
   const callFromForm = () => {
     setAttempted(true);
-    if (validation.errors.length > 0) {
+    if (validation.errors.length > 0 || problems.length > 0) {
       setFocusError((n) => n + 1);
       return;
     }
@@ -269,6 +315,11 @@ export function ToolForm({
     if (tab === "json") callFromJson();
     else callFromForm();
   };
+  // rjsf's Form skips a re-render when only functions changed (its deep compare ignores them), so
+  // the Call button inside it reaches the current callNow through a ref.
+  const callRef = useRef(callNow);
+  callRef.current = callNow;
+  const callCurrent = useCallback(() => callRef.current(), []);
 
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
     if (e.defaultPrevented) return;
@@ -282,7 +333,7 @@ export function ToolForm({
 
   const callButton = (
     <div className="flex flex-wrap items-center gap-2 pt-1">
-      <Button variant="primary" disabled={disabled} onClick={callNow}>
+      <Button variant="primary" disabled={disabled} onClick={callCurrent}>
         Call {toolName}
       </Button>
       <span className="text-xs text-zinc-500 dark:text-zinc-400">
@@ -315,6 +366,15 @@ export function ToolForm({
           {!parsed.ok && (
             <p className="mb-2 rounded-md border border-amber-300 bg-amber-50 px-2 py-1 text-xs text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200">
               The JSON tab has invalid JSON; the form shows the last valid value.
+            </p>
+          )}
+          {unshown.length > 0 && (
+            <p
+              role="note"
+              className="mb-2 rounded-md border border-amber-300 bg-amber-50 px-2 py-1 text-xs text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200"
+            >
+              The value has keys this form has no field for (see the JSON tab):{" "}
+              {unshown.map((k) => keyPathText(k.path)).join(", ")}.
             </p>
           )}
           <div ref={formBox}>
@@ -368,21 +428,14 @@ export function ToolForm({
               <span className="sr-only">Loading the JSON editor</span>
             </div>
           )}
-          <div id={jsonStatusId} className="text-xs" aria-live="polite">
-            {!parsed.ok ? (
-              <p className="text-red-600 dark:text-red-400">Invalid JSON: {parsed.message}</p>
-            ) : jsonErrors.length ? (
-              <ul className="list-disc pl-5 text-red-600 dark:text-red-400">
-                {jsonErrors.map((e) => (
-                  <li key={e}>{e}</li>
-                ))}
-              </ul>
-            ) : (
-              <p className="text-zinc-500 dark:text-zinc-400">
-                Valid JSON object; the form shows the same value.
-              </p>
-            )}
-          </div>
+          <JsonStatus
+            id={jsonStatusId}
+            invalid={parsed.ok ? null : parsed.message}
+            refused={refused}
+            hidden={hidden}
+            errors={jsonErrors}
+            leftBehind={leftBehind}
+          />
           {callButton}
         </TabPanel>
       )}

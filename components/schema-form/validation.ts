@@ -87,10 +87,45 @@ export function visibleErrors(errorSchema: ErrorSchema, show: (path: string[]) =
   return (walk(errorSchema, []) ?? {}) as ErrorSchema;
 }
 
-/** What fields tell the form about the user's progress through them. */
+/** How a string field is typed: a one-line input or a growing text area (the user's choice). */
+export type LineMode = "line" | "area";
+
+/** The key/value rows of a map as the user typed them (keys may be empty or repeated). */
+export interface MapRow {
+  id: number;
+  key: string;
+  value: unknown;
+}
+
+/** What fields tell the form about the user's progress through them, and what they ask of it. */
 export interface FormUi {
   /** The user left the field at `path` having typed something: its errors show from now on. */
   touch(path: FieldPathList): void;
+  /** A call was attempted: every error shows. */
+  attempted: boolean;
+  /** Whether the errors of the field at `path` show (it was touched, or a call was attempted). */
+  showsErrors(path: FieldPathList): boolean;
+  /** The user's choice of one line or a text area for the string at `path`, if any. */
+  lineMode(path: FieldPathList): LineMode | undefined;
+  setLineMode(path: FieldPathList, mode: LineMode): void;
+  /**
+   * The rows of every map in the form, by `pathKey` of the map: kept by the form, so switching to
+   * the JSON tab and back keeps an entry whose key is not filled in yet.
+   */
+  mapRows: Map<string, MapRow[]>;
+  /**
+   * A map's entries that cannot be sent (no key, a repeated key, no value), by `pathKey` of the
+   * map, as readable lines; an empty list clears them. The form refuses to call while any remain.
+   */
+  reportEntryProblems(mapKey: string, problems: string[]): void;
 }
 
-export const FormUiContext = createContext<FormUi>({ touch: () => {} });
+export const FormUiContext = createContext<FormUi>({
+  touch: () => {},
+  attempted: false,
+  showsErrors: () => false,
+  lineMode: () => undefined,
+  setLineMode: () => {},
+  mapRows: new Map(),
+  reportEntryProblems: () => {},
+});

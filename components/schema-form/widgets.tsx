@@ -1,8 +1,10 @@
 "use client";
 // The input widgets of generated forms, in the app's look (zinc/indigo, light and dark): one-line
-// inputs for short values, auto-growing text areas for free text (Enter types a new line; only
-// Ctrl/Cmd+Enter calls), native checkboxes and selects with real labels, and a none/set choice for
-// an optional model (`Optional[Point]`). A field with a default shows it as its placeholder.
+// inputs for short values (Enter never changes the value and never calls: it confirms the field,
+// showing its errors), growing text areas for free text (Enter types a new line; only Ctrl/Cmd+Enter
+// calls), a per-field switch between the two, a flag beside a value that starts or ends with
+// whitespace (it is sent as typed), native checkboxes and selects with real labels, and a none/set
+// choice for an optional model (`Optional[Point]`). A field with a default shows it as its placeholder.
 import type { BaseInputTemplateProps, WidgetProps } from "@rjsf/utils";
 import {
   ariaDescribedByIds,
@@ -11,10 +13,12 @@ import {
   getInputProps,
   getSchemaType,
 } from "@rjsf/utils";
-import type { ChangeEvent, FocusEvent } from "react";
+import { WrapText } from "lucide-react";
+import { type ChangeEvent, type FocusEvent, type KeyboardEvent, useContext } from "react";
 import { cn } from "@/lib/ui/cn";
 import { FieldName, ownName, pathName, useField } from "./field-names";
 import { isFreeText, showDefault, titleHint } from "./schema-utils";
+import { FormUiContext } from "./validation";
 
 export const inputClasses =
   "w-full rounded-md border border-zinc-300 bg-white px-2.5 text-sm text-zinc-900 shadow-xs placeholder:text-zinc-400 focus-visible:border-indigo-500 disabled:cursor-not-allowed disabled:opacity-50 read-only:bg-zinc-50 read-only:text-zinc-600 aria-[invalid=true]:border-red-500 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:placeholder:text-zinc-500 dark:read-only:bg-zinc-800/60 dark:read-only:text-zinc-400 dark:aria-[invalid=true]:border-red-400";
@@ -48,9 +52,20 @@ export function BaseInputTemplate({
   extraProps,
   className,
 }: BaseInputTemplateProps) {
+  const field = useField();
+  const ui = useContext(FormUiContext);
   const inputProps = { ...extraProps, ...getInputProps(schema, type, options) };
   const handleChange = ({ target }: ChangeEvent<HTMLInputElement>) =>
     onChange(target.value === "" ? options.emptyValue : target.value);
+  // Enter in a one-line field confirms it: its errors show; the value stays, nothing is called.
+  const onKeyDown = (e: KeyboardEvent<HTMLInputElement>) => {
+    if (e.key !== "Enter" || e.nativeEvent.isComposing || e.ctrlKey || e.metaKey || e.altKey) return;
+    e.preventDefault();
+    if (field) ui.touch(field.path);
+  };
+  const describedBy = [ariaDescribedByIds(id, !!schema.examples), extraProps?.["aria-describedby"]]
+    .filter(Boolean)
+    .join(" ");
   return (
     <input
       id={id}
@@ -64,10 +79,11 @@ export function BaseInputTemplate({
       {...inputProps}
       value={value || value === 0 ? value : ""}
       onChange={onChangeOverride || handleChange}
+      onKeyDown={onKeyDown}
       onBlur={({ target }: FocusEvent<HTMLInputElement>) => onBlur(id, target.value)}
       onFocus={({ target }: FocusEvent<HTMLInputElement>) => onFocus(id, target.value)}
       aria-invalid={rawErrors.length > 0 || undefined}
-      aria-describedby={ariaDescribedByIds(id, !!schema.examples)}
+      aria-describedby={describedBy}
       className={cn(inputClasses, "h-9", className)}
     />
   );
@@ -89,7 +105,8 @@ export function TextareaWidget({
   options,
   schema,
   rawErrors = [],
-}: WidgetProps) {
+  describedBy,
+}: WidgetProps & { describedBy?: string }) {
   return (
     <textarea
       id={id}
@@ -107,16 +124,168 @@ export function TextareaWidget({
       onBlur={({ target }) => onBlur(id, target.value)}
       onFocus={({ target }) => onFocus(id, target.value)}
       aria-invalid={rawErrors.length > 0 || undefined}
-      aria-describedby={ariaDescribedByIds(id)}
+      aria-describedby={[ariaDescribedByIds(id), describedBy].filter(Boolean).join(" ")}
       className={cn(inputClasses, "field-sizing-content block min-h-9 max-h-72 resize-y py-1.5 leading-5")}
     />
   );
 }
 
-/** Text fields: a text area for free text, a one-line input for short or constrained values. */
+/** How many of what: `a space`, `2 line breaks`. */
+function count(n: number, one: string, many: string): string {
+  return n === 1 ? `a ${one}` : `${n} ${many}`;
+}
+
+/** Whitespace in words: `a space and a line break`. */
+export function describeWhitespace(ws: string): string {
+  let spaces = 0;
+  let tabs = 0;
+  let breaks = 0;
+  let other = 0;
+  for (const c of ws.replace(/\r\n?/g, "\n")) {
+    if (c === " ") spaces++;
+    else if (c === "\t") tabs++;
+    else if (c === "\n") breaks++;
+    else other++;
+  }
+  const parts = [
+    spaces ? count(spaces, "space", "spaces") : "",
+    tabs ? count(tabs, "tab", "tabs") : "",
+    breaks ? count(breaks, "line break", "line breaks") : "",
+    other ? count(other, "other blank character", "other blank characters") : "",
+  ].filter(Boolean);
+  return parts.length > 1 ? `${parts.slice(0, -1).join(", ")} and ${parts.at(-1)}` : (parts[0] ?? "");
+}
+
+/**
+ * What a string's leading and trailing whitespace is, in words, or null when it has none:
+ * `ends with a line break`, `starts with a space and ends with 2 spaces`, `is only whitespace (a tab)`.
+ */
+export function whitespaceNotice(value: string): string | null {
+  if (value === "") return null;
+  if (value.trim() === "") return `is only whitespace (${describeWhitespace(value)})`;
+  const lead = /^\s+/.exec(value)?.[0];
+  const trail = /\s+$/.exec(value)?.[0];
+  const parts = [
+    lead ? `starts with ${describeWhitespace(lead)}` : "",
+    trail ? `ends with ${describeWhitespace(trail)}` : "",
+  ].filter(Boolean);
+  return parts.length ? parts.join(" and ") : null;
+}
+
+/** The flag beside a value with leading or trailing whitespace: what it is, and a Trim button. */
+function WhitespaceFlag({
+  id,
+  name,
+  notice,
+  onTrim,
+  disabled,
+}: {
+  id: string;
+  name: string;
+  notice: string;
+  onTrim: () => void;
+  disabled?: boolean;
+}) {
+  return (
+    <p
+      id={id}
+      className="flex flex-wrap items-center gap-x-2 gap-y-0.5 rounded-md border border-amber-300 bg-amber-50 px-2 py-0.5 text-[11px] text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200"
+    >
+      <span>
+        <span className="font-semibold">Whitespace:</span> the value {notice}; it is sent as typed.
+      </span>
+      <button
+        type="button"
+        onClick={onTrim}
+        disabled={disabled}
+        className="rounded px-1 font-medium underline underline-offset-2 hover:bg-amber-100 disabled:opacity-50 dark:hover:bg-amber-900"
+      >
+        Trim <span className="sr-only">{name}</span>
+      </button>
+    </p>
+  );
+}
+
+/**
+ * A string field: a one-line input for a short value, a growing text area for free text (see
+ * `isFreeText`), as the user switches it; a value holding a line break is always shown in a text
+ * area (a one-line input would hide the break, and the next keystroke would drop it).
+ */
+function StringWidget(props: WidgetProps) {
+  const { id, value, schema, disabled, readonly, onChange, options } = props;
+  const field = useField();
+  const ui = useContext(FormUiContext);
+  const path = field?.path ?? [id];
+  const last = path[path.length - 1];
+  const text = typeof value === "string" ? value : "";
+  const hasBreak = /[\r\n]/.test(text);
+  const chosen = ui.lineMode(path);
+  const auto = isFreeText({ ...schema, type: "string" }, typeof last === "string" ? last : undefined);
+  const area = hasBreak || (chosen ? chosen === "area" : auto);
+  // A format (date, e-mail, URL...) keeps its own input type.
+  const switchable = schema.format === undefined && !readonly;
+  const notice = whitespaceNotice(text);
+  const flagId = `${id}__whitespace`;
+  const name = pathName(path);
+  const trim = () => {
+    const t = text.trim();
+    onChange(t === "" ? options.emptyValue : t);
+  };
+  return (
+    <div className="flex min-w-0 flex-col gap-1">
+      <div className="flex min-w-0 items-start gap-1">
+        <div className="min-w-0 flex-1">
+          {area ? (
+            <TextareaWidget {...props} describedBy={notice ? flagId : undefined} />
+          ) : (
+            <BaseInputTemplate
+              {...(props as BaseInputTemplateProps)}
+              extraProps={notice ? { "aria-describedby": flagId } : undefined}
+            />
+          )}
+        </div>
+        {switchable && (
+          <button
+            type="button"
+            aria-pressed={area}
+            disabled={disabled || (area && hasBreak)}
+            onClick={() => ui.setLineMode(path, area ? "line" : "area")}
+            title={
+              area && hasBreak
+                ? "Multi-line: the value has line breaks (remove them to type it on one line)"
+                : area
+                  ? "Multi-line: Enter adds a line. Press for one line"
+                  : "One line: Enter adds nothing. Press for several lines"
+            }
+            className={cn(
+              "inline-flex size-9 shrink-0 items-center justify-center rounded-md border text-zinc-500 hover:bg-zinc-100 hover:text-zinc-900 disabled:cursor-not-allowed disabled:opacity-50 dark:text-zinc-400 dark:hover:bg-zinc-800 dark:hover:text-zinc-100 [&_svg]:size-3.5",
+              area
+                ? "border-indigo-300 bg-indigo-50 text-indigo-700 dark:border-indigo-700 dark:bg-indigo-950 dark:text-indigo-300"
+                : "border-transparent",
+            )}
+          >
+            <WrapText aria-hidden="true" />
+            <span className="sr-only">{name} multi-line</span>
+          </button>
+        )}
+      </div>
+      {notice && (
+        <WhitespaceFlag
+          id={flagId}
+          name={name}
+          notice={notice}
+          onTrim={trim}
+          disabled={disabled || readonly}
+        />
+      )}
+    </div>
+  );
+}
+
+/** Text fields: strings as above; numbers and other one-line values in an `<input>`. */
 export function TextWidget(props: WidgetProps) {
   const type = getSchemaType(props.schema);
-  if (type === "string" && isFreeText({ ...props.schema, type })) return <TextareaWidget {...props} />;
+  if (type === "string") return <StringWidget {...props} />;
   return <BaseInputTemplate {...(props as BaseInputTemplateProps)} />;
 }
 

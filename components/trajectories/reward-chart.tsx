@@ -1,6 +1,8 @@
 "use client";
 // Reward per step (bars) and cumulative reward (line), hand-drawn SVG. Clicking a bar selects
-// the step.
+// the step. Steps called after the episode finished (by an outside client) are drawn apart: grey,
+// hatched, beyond a dashed "end" line, and the cumulative line does not count them.
+import { useId } from "react";
 import { cumulativeRewards } from "@/lib/episodes/model";
 import { formatReward, rewardLabel } from "@/lib/episodes/reward";
 import type { TrajectoryStep } from "@/lib/episodes/schema";
@@ -16,8 +18,12 @@ export function RewardChart({
   onSelect?: (index: number) => void;
   height?: number;
 }) {
+  const hatchId = `after-end-${useId().replace(/:/g, "")}`;
   if (steps.length === 0) return <p className="text-xs text-zinc-500">No steps yet.</p>;
   const cum = cumulativeRewards(steps);
+  const after = steps.filter((s) => s.after_end).map((s) => s.index);
+  // Where the episode ended: after the last step that counts (after-end steps come last).
+  const endAt = steps.findIndex((s) => s.after_end);
   const values = [...steps.map((s) => s.reward ?? 0), ...cum, 0];
   const min = Math.min(...values);
   // All-zero (or constant) rewards still get a readable scale with the zero line at the bottom.
@@ -27,12 +33,18 @@ export function RewardChart({
   const pad = 6;
   const y = (v: number) => pad + ((max - v) / span) * (height - 2 * pad);
   const bw = Math.min(w / steps.length, 48);
-  const line = cum.map((c, i) => `${i === 0 ? "M" : "L"}${(i + 0.5) * bw},${y(c)}`).join(" ");
+  // The cumulative line stops at the end: after-end steps add nothing and are not drawn on it.
+  const counted = endAt >= 0 ? cum.slice(0, endAt) : cum;
+  const line = counted.map((c, i) => `${i === 0 ? "M" : "L"}${(i + 0.5) * bw},${y(c)}`).join(" ");
   return (
     <figure className="overflow-x-auto">
       <svg
         role="img"
-        aria-label={`Reward per step chart: ${steps.length} steps, total ${formatReward(cum.at(-1))}`}
+        aria-label={`Reward per step chart: ${steps.length} steps, total ${formatReward(cum.at(-1))}${
+          after.length
+            ? `; ${after.length === 1 ? `step ${after[0]} was` : `steps ${after[0]}–${after.at(-1)} were`} called after the episode finished and ${after.length === 1 ? "does" : "do"} not count`
+            : ""
+        }`}
         viewBox={`0 0 ${w} ${height}`}
         preserveAspectRatio="none"
         width="100%"
@@ -49,25 +61,72 @@ export function RewardChart({
           strokeWidth={1}
           vectorEffect="non-scaling-stroke"
         />
+        <defs>
+          <pattern
+            id={hatchId}
+            width="6"
+            height="6"
+            patternUnits="userSpaceOnUse"
+            patternTransform="rotate(45)"
+          >
+            <rect width="6" height="6" className="fill-zinc-300 dark:fill-zinc-700" />
+            <line
+              x1="0"
+              y1="0"
+              x2="0"
+              y2="6"
+              strokeWidth="3"
+              className="stroke-zinc-400 dark:stroke-zinc-500"
+            />
+          </pattern>
+        </defs>
+        {endAt > 0 && (
+          <g data-testid="episode-end">
+            <line
+              x1={endAt * bw}
+              x2={endAt * bw}
+              y1={0}
+              y2={height}
+              stroke="currentColor"
+              strokeDasharray="4 3"
+              vectorEffect="non-scaling-stroke"
+            />
+            <text x={endAt * bw + 3} y={10} className="fill-zinc-500 text-[9px]">
+              end
+            </text>
+          </g>
+        )}
         {steps.map((s, i) => {
           const r = s.reward ?? 0;
           const top = Math.min(y(r), y(0));
           const h = Math.max(Math.abs(y(r) - y(0)), r === 0 ? 1 : 0);
           return (
             // biome-ignore lint/a11y/noStaticElementInteractions: a mouse shortcut; j/k and the list are the keyboard path
-            <g key={s.index} onClick={() => onSelect?.(s.index)} className="cursor-pointer">
-              <title>{`Step ${s.index}: reward ${rewardLabel(s.reward, { signed: true })}, cumulative ${formatReward(cum[i])}`}</title>
+            <g
+              key={s.index}
+              onClick={() => onSelect?.(s.index)}
+              className="cursor-pointer"
+              data-after-end={s.after_end ? "true" : undefined}
+            >
+              <title>
+                {s.after_end
+                  ? `Step ${s.index}: called after the episode finished, not counted (reward ${rewardLabel(s.reward, { signed: true })})`
+                  : `Step ${s.index}: reward ${rewardLabel(s.reward, { signed: true })}, cumulative ${formatReward(cum[i])}`}
+              </title>
               <rect
                 x={i * bw + bw * 0.2}
                 width={bw * 0.6}
                 y={top}
                 height={h}
+                fill={s.after_end && s.index !== selected ? `url(#${hatchId})` : undefined}
                 className={
                   s.index === selected
                     ? "fill-indigo-600 dark:fill-indigo-400"
-                    : r < 0
-                      ? "fill-red-400"
-                      : "fill-emerald-500/70"
+                    : s.after_end
+                      ? "opacity-70"
+                      : r < 0
+                        ? "fill-red-400"
+                        : "fill-emerald-500/70"
                 }
               />
             </g>
@@ -90,6 +149,12 @@ export function RewardChart({
           <span className="mr-1 inline-block h-0.5 w-3 bg-amber-500 align-middle" />
           cumulative
         </span>
+        {after.length > 0 && (
+          <span>
+            <span className="mr-1 inline-block size-2 bg-[repeating-linear-gradient(45deg,#a1a1aa_0_2px,#e4e4e7_2px_4px)]" />
+            after the end (not counted)
+          </span>
+        )}
       </figcaption>
     </figure>
   );

@@ -10,6 +10,7 @@ import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { BlocksView } from "@/components/episode/blocks-view";
 import { AgentEndNote } from "@/components/episode/model-step-note";
+import type { PrerenderedBlocks } from "@/components/episode/prerender";
 import { RewardValue } from "@/components/episode/reward-value";
 import { PageContainer, PageHeader } from "@/components/layout/page-header";
 import { RunTagLink } from "@/components/runs/run-tag-link";
@@ -28,6 +29,7 @@ import {
   downloadUrl,
   episodeHref,
   type ForkResponse,
+  forkability,
   forkTrajectoryRequest,
   playwrightUrl,
   replayTrajectoryRequest,
@@ -40,14 +42,6 @@ import { END_REASON_LABEL, endReasonTone, fmtMs, fmtTime } from "./format";
 import { RewardChart } from "./reward-chart";
 import { StepDetail, StepStatus } from "./step-detail";
 import { useLiveTrajectory } from "./use-live-trajectory";
-
-/**
- * The new-episode page's sessionStorage key of a task_spec draft (`draftSpecKey` in
- * lib/ui/use-episode.ts, repeated here so this page does not bundle the episode store).
- */
-function draftSpecKey(server: string, env: string): string {
-  return `ors-task-spec:${server}:${env}`;
-}
 
 function useStepParam(initial: number | null, count: number) {
   const [step, setStep] = useState<number | null>(initial);
@@ -69,7 +63,16 @@ function useStepParam(initial: number | null, count: number) {
   };
 }
 
-export function TrajectoryView({ id, initialStep }: { id: string; initialStep: number | null }) {
+export function TrajectoryView({
+  id,
+  initialStep,
+  initialPrompt = null,
+}: {
+  id: string;
+  initialStep: number | null;
+  /** The prompt as the server rendered it (its Markdown laid out), when it is open at once. */
+  initialPrompt?: PrerenderedBlocks | null;
+}) {
   const { data: t, error, isPending, refetch, feed } = useLiveTrajectory(id);
   if (isPending) {
     return (
@@ -89,10 +92,20 @@ export function TrajectoryView({ id, initialStep }: { id: string; initialStep: n
       </PageContainer>
     );
   }
-  return <Loaded t={t} initialStep={initialStep} feed={feed} />;
+  return <Loaded t={t} initialStep={initialStep} feed={feed} initialPrompt={initialPrompt} />;
 }
 
-function Loaded({ t, initialStep, feed }: { t: Trajectory; initialStep: number | null; feed: string }) {
+function Loaded({
+  t,
+  initialStep,
+  feed,
+  initialPrompt,
+}: {
+  t: Trajectory;
+  initialStep: number | null;
+  feed: string;
+  initialPrompt: PrerenderedBlocks | null;
+}) {
   const { step, select } = useStepParam(initialStep, t.steps.length);
   const cum = useMemo(() => cumulativeRewards(t.steps), [t.steps]);
   const selected = step != null ? t.steps[step - 1] : undefined;
@@ -180,23 +193,7 @@ function Loaded({ t, initialStep, feed }: { t: Trajectory; initialStep: number |
               </Link>
             )}
             {restart && (
-              <Link
-                className={buttonClasses("secondary", "sm")}
-                href={restart}
-                onClick={() => {
-                  // The new-episode page reads a task_spec draft from sessionStorage.
-                  if (t.env && t.task && "task_spec" in t.task) {
-                    try {
-                      sessionStorage.setItem(
-                        draftSpecKey(t.server, t.env),
-                        JSON.stringify(t.task.task_spec, null, 2),
-                      );
-                    } catch {
-                      // no storage: the page opens with an empty spec
-                    }
-                  }
-                }}
-              >
+              <Link className={buttonClasses("secondary", "sm")} href={restart}>
                 <RotateCcw aria-hidden="true" /> Restart on the same task
               </Link>
             )}
@@ -261,7 +258,16 @@ function Loaded({ t, initialStep, feed }: { t: Trajectory; initialStep: number |
         >
           <summary className="cursor-pointer text-sm font-semibold">Prompt</summary>
           <div className="mt-2">
-            <BlocksView id={`${t.id}:prompt`} blocks={t.prompt} />
+            <BlocksView
+              id={`${t.id}:prompt`}
+              blocks={t.prompt}
+              rendered={t.prompt.map((b, i) => {
+                const was = initialPrompt?.blocks[i];
+                return b.type === "text" && was?.type === "text" && was.text === b.text
+                  ? (initialPrompt?.rendered[i] ?? null)
+                  : null;
+              })}
+            />
           </div>
         </details>
       )}
@@ -284,7 +290,12 @@ function Loaded({ t, initialStep, feed }: { t: Trajectory; initialStep: number |
                   )}
                 >
                   <span className="w-6 shrink-0 text-right font-mono text-zinc-500">{s.index}</span>
-                  <span className="min-w-0 flex-1 truncate font-mono">{s.tool}</span>
+                  <span className="min-w-0 flex-1 truncate font-mono">
+                    {s.tool}
+                    {s.after_end && (
+                      <span className="ml-1 font-sans text-amber-700 dark:text-amber-400">(after end)</span>
+                    )}
+                  </span>
                   {markDiffers(s.replay) && (
                     <span className="text-amber-600" title="differs from the original">
                       ≠
@@ -366,11 +377,11 @@ function Operations({ t, step }: { t: Trajectory; step: number | null }) {
   const router = useRouter();
   const qc = useQueryClient();
   const [other, setOther] = useState("");
-  const [fork, setFork] = useState<ForkResponse | null>(null);
+  const [forked, setForked] = useState<ForkResponse | null>(null);
   const forkM = useMutation({
     mutationFn: (n: number) => forkTrajectoryRequest(t.id, n),
     onSuccess: (r) => {
-      setFork(r);
+      setForked(r);
       void qc.invalidateQueries({ queryKey: trajectoryKeys.all });
     },
   });
@@ -384,6 +395,7 @@ function Operations({ t, step }: { t: Trajectory; step: number | null }) {
     },
   });
   const canRerun = t.task != null && t.steps.length > 0;
+  const fork = forkability(t, step);
   return (
     <Card>
       <CardHeader>
@@ -393,8 +405,9 @@ function Operations({ t, step }: { t: Trajectory; step: number | null }) {
         <div className="flex flex-wrap gap-2">
           <Button
             size="sm"
-            disabled={!canRerun || step == null || forkM.isPending}
-            onClick={() => step != null && forkM.mutate(step)}
+            disabled={!fork.ok || forkM.isPending}
+            aria-describedby={fork.ok || !canRerun ? undefined : "fork-unavailable"}
+            onClick={() => step != null && fork.ok && forkM.mutate(step)}
           >
             <GitBranch aria-hidden="true" />
             {forkM.isPending ? "Forking…" : `Fork at step ${step ?? "—"}`}
@@ -404,35 +417,41 @@ function Operations({ t, step }: { t: Trajectory; step: number | null }) {
             {replayM.isPending ? "Replaying…" : "Replay and diff"}
           </Button>
         </div>
-        {!canRerun && (
+        {!canRerun ? (
           <p className="text-zinc-500">Fork and replay need a known task and at least one step.</p>
+        ) : (
+          !fork.ok && (
+            <p id="fork-unavailable" className="text-amber-800 dark:text-amber-300">
+              {fork.reason}
+            </p>
+          )
         )}
         {forkM.error && <ErrorPanel compact error={forkM.error} context={{ what: "fork" }} />}
         {replayM.error && <ErrorPanel compact error={replayM.error} context={{ what: "replay" }} />}
-        {fork && (
+        {forked && (
           <div
             role="status"
             aria-label="Fork result"
             className="space-y-1 rounded-md bg-zinc-50 p-2 dark:bg-zinc-900"
           >
             <p>
-              Forked at step {fork.step}: new session <span className="font-mono">{fork.sid}</span>.
+              Forked at step {forked.step}: new session <span className="font-mono">{forked.sid}</span>.
             </p>
             <p>
-              {fork.differing.length === 0
+              {forked.differing.length === 0
                 ? "Every replayed step matched the original."
-                : `Replayed steps that differ from the original: ${fork.differing.join(", ")}.`}
+                : `Replayed steps that differ from the original: ${forked.differing.join(", ")}.`}
             </p>
             <div className="flex flex-wrap gap-2">
               <Link
                 className={buttonClasses("primary", "xs")}
-                href={episodeHref(fork.server, fork.env, fork.sid)}
+                href={episodeHref(forked.server, forked.env, forked.sid)}
               >
                 Continue in the episode view
               </Link>
               <Link
                 className={buttonClasses("secondary", "xs")}
-                href={`/trajectories/${encodeURIComponent(fork.trajectory_id)}`}
+                href={`/trajectories/${encodeURIComponent(forked.trajectory_id)}`}
               >
                 View the fork
               </Link>

@@ -2,11 +2,16 @@
 // One trajectory, kept current: fetched once, then (while it runs) followed over the SSE feed
 // `/api/trajectories/<id>/events` — new steps and frames appear as they happen, from any tab or
 // any outside client driving the episode through the relay. Stream state stays out of the query cache.
+// The feed is read off the main thread and applied in batches (lib/ui/off-thread.ts).
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import { applyFeedEvent, type FeedEvent, type LiveEvent } from "@/lib/episodes/feed";
+import type { FeedEvent, LiveEvent } from "@/lib/episodes/feed";
 import type { Trajectory } from "@/lib/episodes/schema";
+import { applyFeedEvents } from "@/lib/ui/feed-batch";
+import { openFeed } from "@/lib/ui/off-thread";
 import { trajectoryKeys, trajectoryQuery } from "@/lib/ui/trajectory-queries";
+
+const FEED_EVENTS = ["snapshot", "prompt", "reprompt", "step", "frame", "ended"] as const;
 
 export type FeedState = "idle" | "connecting" | "live" | "closed" | "error";
 
@@ -20,29 +25,34 @@ export function useLiveTrajectory(id: string) {
   useEffect(() => {
     if (!running) return;
     setFeed("connecting");
-    const es = new EventSource(`/api/trajectories/${encodeURIComponent(id)}/events`);
-    const on = (type: FeedEvent["type"]) => (msg: MessageEvent<string>) => {
-      const e = JSON.parse(msg.data) as FeedEvent;
-      if (type === "snapshot") setFeed("live");
-      setLive((prev) => {
-        const base =
-          prev ?? (type === "snapshot" ? null : (qc.getQueryData(trajectoryKeys.one(id)) as Trajectory));
-        if (e.type === "snapshot") return e.trajectory;
-        return base ? applyFeedEvent(base, e as LiveEvent) : base;
-      });
-      if (type === "ended") {
-        es.close();
-        setFeed("closed");
-        void qc.invalidateQueries({ queryKey: trajectoryKeys.all });
-      }
-    };
-    for (const t of ["snapshot", "prompt", "reprompt", "step", "frame", "ended"] as const)
-      es.addEventListener(t, on(t));
-    es.onerror = () => {
-      if (es.readyState === EventSource.CLOSED) setFeed("error");
-      else setFeed("connecting");
-    };
-    return () => es.close();
+    // Read and parsed off the main thread, applied in batches (a burst of frames re-renders once).
+    const close = openFeed(`/api/trajectories/${encodeURIComponent(id)}/events`, FEED_EVENTS, {
+      events: (batch) => {
+        const events = batch.map((b) => b.data as FeedEvent);
+        if (events.some((e) => e.type === "snapshot")) setFeed("live");
+        setLive((prev) => {
+          let t = prev ?? (qc.getQueryData(trajectoryKeys.one(id)) as Trajectory | undefined) ?? null;
+          let pending: LiveEvent[] = [];
+          for (const e of events) {
+            if (e.type === "snapshot") {
+              t = e.trajectory;
+              pending = [];
+            } else if (t) pending.push(e);
+          }
+          return t ? applyFeedEvents(t, pending) : t;
+        });
+        if (events.some((e) => e.type === "ended")) {
+          close();
+          setFeed("closed");
+          void qc.invalidateQueries({ queryKey: trajectoryKeys.all });
+        }
+      },
+      state: (s) => {
+        if (s === "closed") setFeed("error");
+        else if (s === "connecting") setFeed("connecting");
+      },
+    });
+    return close;
   }, [id, running, qc]);
 
   const data =

@@ -128,7 +128,11 @@ function jsonUnitBytes(s: string, i: number): number {
 /** The bytes of a string as a UTF-8 JSON string, quotes included. */
 function stringJsonBytes(s: string): number {
   let n = 2;
-  for (let i = 0; i < s.length; i++) n += jsonUnitBytes(s, i);
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    // Printable ASCII (most text) is one byte: counted here, the rest by jsonUnitBytes.
+    n += c >= 0x20 && c < 0x7f && c !== 0x22 && c !== 0x5c ? 1 : jsonUnitBytes(s, i);
+  }
   return n;
 }
 
@@ -262,7 +266,10 @@ function capBlocks(
   let cut = 0;
   let dropped = 0;
   for (const b of blocks) {
-    const n = jsonBytes(b);
+    // A block whose characters alone exceed the room is not counted (a 50 MiB text costs ~0.5 s to
+    // count, and capStep has already counted it once): every character takes at least a byte.
+    const least = b.type === "text" ? b.text.length : b.type === "image" ? b.data.length : 0;
+    const n = least + 1 > left ? Number.POSITIVE_INFINITY : jsonBytes(b);
     if (n + 1 <= left) {
       kept.push(b);
       left -= n + 1;

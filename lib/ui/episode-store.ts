@@ -7,11 +7,12 @@
 
 import { createContext, createElement, type ReactNode, useContext, useState } from "react";
 import { createStore, type StateCreator, useStore } from "zustand";
-import { applyFeedEvent, type LiveEvent, lastActivityOf, type SnapshotEvent } from "@/lib/episodes/feed";
+import { type LiveEvent, lastActivityOf, type SnapshotEvent } from "@/lib/episodes/feed";
 import { cumulativeRewards, totalReward } from "@/lib/episodes/model";
 import type { Trajectory, TrajectoryStep, TrajectoryTask } from "@/lib/episodes/schema";
 import type { CallEvent } from "@/lib/ors/client/call-tool";
 import type { JsonObject } from "@/lib/ors/protocol";
+import { applyFeedEvents } from "./feed-batch";
 
 export type EpisodeTask = TrajectoryTask;
 
@@ -54,6 +55,8 @@ export interface EpisodeState {
   calls: LocalCall[];
   loadSnapshot: (snapshot: SnapshotEvent) => void;
   applyEvent: (e: LiveEvent) => void;
+  /** Applies a batch of live events in one update (a burst of frames re-renders once). */
+  applyEvents: (events: readonly LiveEvent[]) => void;
   setFeed: (feed: FeedStatus) => void;
   setMissing: (reason: string) => void;
   addCall: (call: Pick<LocalCall, "callId" | "tool" | "input">) => void;
@@ -85,21 +88,29 @@ const createEpisodeState =
         inflight: new Set(snap.inflight),
         calls: joinCalls(s.calls, snap.trajectory, null),
       })),
-    applyEvent: (e) =>
+    applyEvent: (e) => get().applyEvents([e]),
+    applyEvents: (events) =>
       set((s) => {
-        if (!s.trajectory) return {};
-        const trajectory = applyFeedEvent(s.trajectory, e);
+        if (!s.trajectory || events.length === 0) return {};
+        const trajectory = applyFeedEvents(s.trajectory, events);
         const patch: Partial<EpisodeState> = { trajectory };
-        if (e.type === "activity") patch.lastActivityAt = Math.max(e.at, s.lastActivityAt ?? 0);
-        if (e.type === "step") {
-          const inflight = new Set(s.inflight);
-          if (e.step.ok === null) inflight.add(e.step.index);
-          else inflight.delete(e.step.index);
-          patch.inflight = inflight;
-          patch.lastActivityAt = Math.max(e.step.ended_at ?? e.step.started_at, s.lastActivityAt ?? 0);
-          if (e.callId)
-            patch.calls = joinCalls(s.calls, trajectory, { callId: e.callId, index: e.step.index });
+        let inflight: Set<number> | null = null;
+        let last = s.lastActivityAt ?? 0;
+        let calls = s.calls;
+        for (const e of events) {
+          if (e.id !== s.trajectory.id) continue;
+          if (e.type === "activity") last = Math.max(last, e.at);
+          if (e.type === "step") {
+            inflight ??= new Set(s.inflight);
+            if (e.step.ok === null) inflight.add(e.step.index);
+            else inflight.delete(e.step.index);
+            last = Math.max(last, e.step.ended_at ?? e.step.started_at);
+            if (e.callId) calls = joinCalls(calls, trajectory, { callId: e.callId, index: e.step.index });
+          }
         }
+        if (inflight) patch.inflight = inflight;
+        if (last !== (s.lastActivityAt ?? 0)) patch.lastActivityAt = last;
+        if (calls !== s.calls) patch.calls = calls;
         return patch;
       }),
     setFeed: (feed) => set({ feed }),

@@ -3,7 +3,9 @@
 import { queryOptions } from "@tanstack/react-query";
 import type { TrajectoryDiff } from "@/lib/episodes/diff";
 import type { ForkResult, Trajectory, TrajectoryFilter, TrajectorySummary } from "@/lib/episodes/schema";
-import { apiJson } from "./api-error";
+import { ApiError, apiJson } from "./api-error";
+import { episodeUrl, newEpisodeUrl } from "./episode-links";
+import { fetchJsonOffThread } from "./off-thread";
 
 export function filterToParams(f: TrajectoryFilter): URLSearchParams {
   const p = new URLSearchParams();
@@ -45,8 +47,16 @@ export function liveTrajectoriesQuery() {
 export function trajectoryQuery(id: string) {
   return queryOptions({
     queryKey: trajectoryKeys.one(id),
-    queryFn: async ({ signal }) =>
-      apiJson<Trajectory>(await fetch(`/api/trajectories/${encodeURIComponent(id)}`, { signal })),
+    // Read and parsed off the main thread: a trajectory may hold megabytes of results.
+    queryFn: async ({ signal }) => {
+      const res = await fetchJsonOffThread(`/api/trajectories/${encodeURIComponent(id)}`, signal);
+      if (res.status < 200 || res.status >= 300) {
+        const body = res.body as { detail?: unknown } | null;
+        const detail = typeof body?.detail === "string" ? body.detail : (res.text ?? `HTTP ${res.status}`);
+        throw new ApiError(res.status, detail);
+      }
+      return res.body as Trajectory;
+    },
     staleTime: 5_000,
   });
 }
@@ -142,15 +152,34 @@ export function playwrightUrl(id: string): string {
   return `/api/trajectories/${encodeURIComponent(id)}/playwright`;
 }
 
-/** The episode page's "new episode" URL on the same task (restart). */
-export function restartHref(t: Pick<Trajectory, "server" | "env" | "task">): string | null {
+/**
+ * Whether "Fork at step N" can work on a trajectory, and why not: fork replays the episode's
+ * actions 1..N on its task (lib/episodes/replay.ts), so it needs a known task, and N must be one of
+ * the episode's own steps, not a call an outside client made after it had finished (the server
+ * would refuse it with a 400 the user cannot act on).
+ */
+export function forkability(
+  t: Pick<Trajectory, "task" | "steps">,
+  step: number | null,
+): { ok: true } | { ok: false; reason: string } {
+  if (!t.task) return { ok: false, reason: "Fork needs a known task (this episode was recorded mid-way)." };
+  const actions = t.steps.filter((s) => !s.after_end).length;
+  if (step == null || actions === 0) return { ok: false, reason: "Fork needs at least one step." };
+  if (step > actions) {
+    return {
+      ok: false,
+      reason: `Step ${step} was called after the episode had finished: it is not part of the episode. Fork at one of its steps (${actions === 1 ? "step 1" : `1 to ${actions}`}).`,
+    };
+  }
+  return { ok: true };
+}
+
+/** The "new episode" URL on the same task as a recorded episode (restart): see episode-links.ts. */
+export function restartHref(t: Pick<Trajectory, "id" | "server" | "env" | "task">): string | null {
   if (!t.env || !t.task) return null;
-  const base = `/s/${encodeURIComponent(t.server)}/e/${encodeURIComponent(t.env)}/episode/new`;
-  if ("split" in t.task) return `${base}?split=${encodeURIComponent(t.task.split)}&task=${t.task.index}`;
-  // The new-episode page takes a task_spec from sessionStorage (see `rememberSpecForRestart`).
-  return `${base}?spec=1`;
+  return newEpisodeUrl(t.server, t.env, t.task, t.id);
 }
 
 export function episodeHref(server: string, env: string, sid: string): string {
-  return `/s/${encodeURIComponent(server)}/e/${encodeURIComponent(env)}/episode/${encodeURIComponent(sid)}`;
+  return episodeUrl(server, env, sid);
 }

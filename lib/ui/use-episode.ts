@@ -13,6 +13,7 @@ import type { OrsClient } from "@/lib/ors/client";
 import { isOrsClientError } from "@/lib/ors/client/errors";
 import type { Secrets, ToolSpec } from "@/lib/ors/protocol";
 import { type EpisodeTask, selectEnded, useEpisodeStore, useEpisodeStoreApi } from "./episode-store";
+import { fetchJsonOffThread, openFeed } from "./off-thread";
 import { loadOrsClient } from "./ors-loader";
 import { orsKeys } from "./query-keys";
 
@@ -23,28 +24,7 @@ export const KEEP_ALIVE_INACTIVITY_MS = 15 * 60_000;
 
 // ---- URLs ----
 
-export function episodeUrl(server: string, env: string, sid: string, step?: number): string {
-  const base = `/s/${encodeURIComponent(server)}/e/${encodeURIComponent(env)}/episode/${encodeURIComponent(sid)}`;
-  return step ? `${base}?step=${step}` : base;
-}
-
-/** The "start an episode" page for the same task: split+index in the URL; a task spec via `stashTaskSpec`. */
-export function newEpisodeUrl(server: string, env: string, task?: EpisodeTask | null): string {
-  const base = `/s/${encodeURIComponent(server)}/e/${encodeURIComponent(env)}/episode/new`;
-  if (!task) return base;
-  if ("split" in task) return `${base}?split=${encodeURIComponent(task.split)}&task=${task.index}`;
-  return `${base}?spec=1`;
-}
-
-/** Hands a task spec to the new-episode page through this tab's sessionStorage (not the URL). */
-export function stashTaskSpec(server: string, env: string, task?: EpisodeTask | null): void {
-  if (!task || !("task_spec" in task)) return;
-  try {
-    sessionStorage.setItem(draftSpecKey(server, env), JSON.stringify(task.task_spec, null, 2));
-  } catch {
-    // storage full or disabled: the editor starts empty
-  }
-}
+export { episodeUrl, newEpisodeUrl } from "./episode-links";
 
 /** Where the new-episode page keeps a task_spec draft (sessionStorage; never secrets). */
 export function draftSpecKey(server: string, env: string): string {
@@ -95,16 +75,15 @@ export function endHeadline(reason: EndReason): string {
 // ---- The recorded episode, followed live ----
 
 async function findRecorded(server: string, sid: string, signal: AbortSignal): Promise<Trajectory | null> {
-  const res = await fetch(
+  // Read and parsed off the main thread: a recorded episode may hold megabytes of results.
+  const res = await fetchJsonOffThread(
     `/api/trajectories/by-session/${encodeURIComponent(server)}/${encodeURIComponent(sid)}`,
-    {
-      signal,
-      headers: { accept: "application/json" },
-    },
+    signal,
   );
   if (res.status === 404) return null;
-  if (!res.ok) throw new Error(`could not look the episode up (HTTP ${res.status})`);
-  return (await res.json()) as Trajectory;
+  if (res.status < 200 || res.status >= 300)
+    throw new Error(`could not look the episode up (HTTP ${res.status})`);
+  return res.body as Trajectory;
 }
 
 const FEED_EVENTS = ["snapshot", "prompt", "reprompt", "step", "frame", "activity", "ended"] as const;
@@ -112,14 +91,16 @@ const FEED_EVENTS = ["snapshot", "prompt", "reprompt", "step", "frame", "activit
 /**
  * Finds the session's recorded episode and follows its live feed into the store: the snapshot,
  * then every step, frame, prompt and end as it happens (from this tab, another tab, or any client
- * of the relay). The feed closes once the episode has ended.
+ * of the relay). The feed is read and parsed off the main thread and applied in batches, so a
+ * burst of frames of a huge result re-renders the page once per batch. It closes once the episode
+ * has ended.
  */
 export function useEpisodeFeed(): void {
   const store = useEpisodeStoreApi();
   useEffect(() => {
     const { server, sid } = store.getState();
     const abort = new AbortController();
-    let es: EventSource | null = null;
+    let close: (() => void) | null = null;
     (async () => {
       let found: Trajectory | null = null;
       // The recorder writes the episode as /create passes; a page opened in that instant looks again.
@@ -160,32 +141,46 @@ export function useEpisodeFeed(): void {
         store.getState().setFeed("closed");
         return;
       }
-      es = new EventSource(`/api/trajectories/${encodeURIComponent(id)}/events`);
-      const source = es;
-      const on = (msg: MessageEvent<string>) => {
-        const e = JSON.parse(msg.data) as FeedEvent;
-        const s = store.getState();
-        if (e.type === "snapshot") {
-          s.loadSnapshot(e as SnapshotEvent);
-          s.setFeed(over(e.trajectory.end_reason) ? "closed" : "live");
-        } else s.applyEvent(e as LiveEvent);
-        if (
-          (e.type === "ended" && over(e.end_reason)) ||
-          (e.type === "snapshot" && over(e.trajectory.end_reason))
-        ) {
-          source.close();
-          s.setFeed("closed");
-        }
+      let closed = false;
+      const stop = () => {
+        if (closed) return;
+        closed = true;
+        close?.();
+        store.getState().setFeed("closed");
       };
-      for (const t of FEED_EVENTS) source.addEventListener(t, on as EventListener);
-      source.onerror = () => {
-        if (source.readyState === EventSource.CLOSED) store.getState().setFeed("error");
-        else store.getState().setFeed("connecting");
-      };
+      close = openFeed(`/api/trajectories/${encodeURIComponent(id)}/events`, FEED_EVENTS, {
+        events: (batch) => {
+          if (closed) return;
+          const s = store.getState();
+          let live: LiveEvent[] = [];
+          for (const { data } of batch) {
+            const e = data as FeedEvent;
+            if (e.type === "snapshot") {
+              s.applyEvents(live);
+              live = [];
+              s.loadSnapshot(e as SnapshotEvent);
+              s.setFeed(over(e.trajectory.end_reason) ? "closed" : "live");
+              if (over(e.trajectory.end_reason)) return stop();
+            } else {
+              live.push(e as LiveEvent);
+              if (e.type === "ended" && over(e.end_reason)) {
+                s.applyEvents(live);
+                return stop();
+              }
+            }
+          }
+          s.applyEvents(live);
+        },
+        state: (state) => {
+          if (closed) return;
+          if (state === "closed") store.getState().setFeed("error");
+          else if (state === "connecting") store.getState().setFeed("connecting");
+        },
+      });
     })();
     return () => {
       abort.abort();
-      es?.close();
+      close?.();
     };
   }, [store]);
 }

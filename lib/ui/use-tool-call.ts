@@ -2,14 +2,17 @@
 // call is shown at once as this tab's own; the relay records it and the live feed brings its step
 // (frames, result) to every view, this tab included, matched by the call id this tab sends. A call
 // can be let go of (the server may still finish it; the record will show the result), and a step
-// left in flight by a restart can be picked up again by its task_id.
+// left in flight by a restart can be picked up again by its task_id. The call's stream is read in
+// the tab's worker (off-thread.ts): a 50 MiB result is reassembled and parsed there, not here.
 "use client";
 
 import { useCallback, useEffect, useMemo, useRef } from "react";
 import type { TrajectoryStep } from "@/lib/episodes/schema";
+import type { CallEvent } from "@/lib/ors/client/call-tool";
 import { isAbortError } from "@/lib/ors/client/errors";
 import type { JsonObject } from "@/lib/ors/protocol";
 import { useEpisodeStoreApi } from "./episode-store";
+import { callToolOffThread } from "./off-thread";
 import { loadOrsClient } from "./ors-loader";
 import { errorMessage } from "./use-episode";
 
@@ -68,21 +71,29 @@ export function useToolCall(): ToolCaller {
       s.addCall({ callId, tool, input });
       if (resume) s.updateCall(callId, { index: resume.index });
       try {
-        const client = await loadOrsClient(server);
-        await client.callTool(
+        const call = { name: tool, input, ...(resume?.task_id ? { task_id: resume.task_id } : {}) };
+        const headers = { [CALL_ID_HEADER]: callId, ...(agent ? { [AGENT_HEADER]: agent } : {}) };
+        // Reconnections and give-ups happen in this tab only: kept as its notes on the call.
+        const onNote = (ev: CallEvent) => {
+          const c = store.getState().calls.find((x) => x.callId === callId);
+          store.getState().updateCall(callId, { notes: [...(c?.notes ?? []), ev] });
+        };
+        await callToolOffThread(
+          `/api/servers/${encodeURIComponent(server)}`,
           env,
           sid,
-          { name: tool, input, ...(resume?.task_id ? { task_id: resume.task_id } : {}) },
-          {
-            signal: ctrl.signal,
-            headers: { [CALL_ID_HEADER]: callId, ...(agent ? { [AGENT_HEADER]: agent } : {}) },
-            onEvent: (ev) => {
-              // Reconnections and give-ups happen in this tab only: kept as its notes on the call.
-              if (ev.type === "reconnect" || ev.type === "give-up") {
-                const c = store.getState().calls.find((x) => x.callId === callId);
-                store.getState().updateCall(callId, { notes: [...(c?.notes ?? []), ev] });
-              }
-            },
+          call,
+          { signal: ctrl.signal, headers, onNote },
+          // Where no worker can run: the same call on this thread.
+          async () => {
+            const client = await loadOrsClient(server);
+            await client.callTool(env, sid, call, {
+              signal: ctrl.signal,
+              headers,
+              onEvent: (ev) => {
+                if (ev.type === "reconnect" || ev.type === "give-up") onNote(ev);
+              },
+            });
           },
         );
         store.getState().updateCall(callId, { watching: false });

@@ -224,6 +224,21 @@ describe("bigoutput", () => {
     expect(tooBig.ok).toBe(false);
     if (!tooBig.ok) expect(tooBig.error).toContain("size:");
   });
+
+  it("pictures: count noisy PNGs of about kib KiB each, distinct, that decode as PNG", async () => {
+    const s = await openDirectSession(bigoutput, { id: 0 });
+    const r = await ok(s.call("pictures", { count: 3, kib: 64 }));
+    const images = r.blocks.filter((b) => b.type === "image");
+    expect(images).toHaveLength(3);
+    const bytes = images.map((b) => Buffer.from(b.type === "image" ? b.data : "", "base64"));
+    for (const png of bytes) {
+      expect(png.subarray(1, 4).toString("latin1")).toBe("PNG");
+      expect(png.length).toBeGreaterThan(60 * 1024);
+      expect(png.length).toBeLessThan(70 * 1024);
+    }
+    expect(new Set(bytes.map((b) => b.toString("base64"))).size).toBe(3);
+    expect((await s.call("pictures", {})).ok).toBe(false); // count is required
+  });
 });
 
 describe("slow", () => {

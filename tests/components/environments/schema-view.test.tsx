@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 // The Tools tab's schema view against the tool form, on Pydantic 2.13's schemas and on zod's (the
 // built-in `schemas` environment): they agree on required, optional and defaults; unions read by
-// their tag; descriptions are dedented; internal names never show.
+// their tag; descriptions are reflowed (dedented, hard wraps joined); internal names never show.
 import { cleanup, render, screen, within } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
 import { SchemaView } from "@/components/environments/schema-view";
@@ -118,13 +118,13 @@ describe("the schema view", () => {
     }
   });
 
-  it("shows descriptions dedented (docstrings keep their indentation on the wire)", () => {
+  it("shows descriptions reflowed (docstrings keep their indentation and hard wraps on the wire)", () => {
     render(<ToolCard tool={tools.find((t) => t.name === "plan")!} />);
     const region = screen.getByRole("region", { name: "plan" });
     expect(
       within(region).getByText(/^Submit the plan for every slot\./, { normalizer: (s) => s }).textContent,
     ).toBe(
-      "Submit the plan for every slot.\nReturns the new state, a reward and whether the episode finished.",
+      "Submit the plan for every slot. Returns the new state, a reward and whether the episode finished.",
     );
   });
 });

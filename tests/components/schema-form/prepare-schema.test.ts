@@ -52,16 +52,16 @@ describe("prepareSchema", () => {
     expect(draw.properties.anchor!.anyOf!.map((o) => o.title)).toEqual(["null", "Point"]);
   });
 
-  it("dedents descriptions and does not modify its input", () => {
+  it("reflows descriptions (dedented, hard wraps joined, paragraphs kept) and does not modify its input", () => {
     const schema = {
       type: "object",
-      description: "First.\n        Second.",
+      description: "First line\n        wrapped.\n\n        Second.",
       properties: { a: { type: "string", description: "One.\n    Two." } },
     };
     const copy = JSON.parse(JSON.stringify(schema));
     const out = prepareSchema(schema) as S;
-    expect(out.description).toBe("First.\nSecond.");
-    expect(out.properties.a!.description).toBe("One.\nTwo.");
+    expect(out.description).toBe("First line wrapped.\n\nSecond.");
+    expect(out.properties.a!.description).toBe("One. Two.");
     expect(schema).toEqual(copy);
   });
 

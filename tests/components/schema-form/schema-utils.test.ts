@@ -6,6 +6,7 @@ import {
   findDiscriminator,
   isFreeText,
   optionTitle,
+  reflow,
   refName,
   type Schema,
   takesNoInput,
@@ -86,13 +87,99 @@ describe("names shown for schemas", () => {
 });
 
 describe("isFreeText", () => {
-  it("is a string without enum, format, pattern or a maxLength under 80", () => {
-    expect(isFreeText({ type: "string" })).toBe(true);
+  it("is a string whose name, title or description says notes, text, message, content or body", () => {
+    expect(isFreeText({ type: "string" })).toBe(false);
+    expect(isFreeText({ type: "string" }, "item_id")).toBe(false);
+    expect(isFreeText({ type: "string", description: "low | medium | high" }, "level")).toBe(false);
+    expect(isFreeText({ type: "string" }, "notes")).toBe(true);
+    expect(isFreeText({ type: "string" }, "messageBody")).toBe(true);
+    expect(isFreeText({ type: "string" }, "reply_text")).toBe(true);
+    expect(isFreeText({ type: "string", title: "Content" }, "c")).toBe(true);
+    expect(isFreeText({ type: "string", description: "Free-text notes; several lines are normal." })).toBe(
+      true,
+    );
+    expect(isFreeText({ type: "string", description: "The context" })).toBe(false); // a word, not a part of one
+  });
+
+  it("follows maxLength: a few hundred or more is free text, less a short value", () => {
     expect(isFreeText({ type: "string", maxLength: 500 })).toBe(true);
+    expect(isFreeText({ type: "string", maxLength: 256 }, "id")).toBe(true);
+    expect(isFreeText({ type: "string", maxLength: 255 }, "notes")).toBe(false);
     expect(isFreeText({ type: "string", maxLength: 32 })).toBe(false);
-    expect(isFreeText({ type: "string", enum: ["a"] })).toBe(false);
-    expect(isFreeText({ type: "string", format: "email" })).toBe(false);
-    expect(isFreeText({ type: "string", pattern: "^[A-Z]+$" })).toBe(false);
-    expect(isFreeText({ type: "integer" })).toBe(false);
+  });
+
+  it("is never an enum, a format, a pattern or another type", () => {
+    expect(isFreeText({ type: "string", enum: ["a"] }, "notes")).toBe(false);
+    expect(isFreeText({ type: "string", format: "email" }, "notes")).toBe(false);
+    expect(isFreeText({ type: "string", pattern: "^[A-Z]+$" }, "text")).toBe(false);
+    expect(isFreeText({ type: "integer" }, "notes")).toBe(false);
+  });
+
+  it("on the fixture: handoff's notes is free text; ids, crops, levels, actions and skus are short", () => {
+    const prop = (tool: string, name: string) =>
+      ((schemaOf(tool).properties as Schema)[name] ??
+        ((schemaOf(tool).$defs as Schema).Slot as Schema)) as Schema;
+    expect(isFreeText(prop("handoff", "notes"), "notes")).toBe(true);
+    expect(isFreeText(prop("handoff", "patient_id"), "patient_id")).toBe(false);
+    expect(isFreeText(prop("battery", "action"), "action")).toBe(false);
+    const slot = (schemaOf("plan").$defs as Schema).Slot as Schema;
+    expect(isFreeText((slot.properties as Schema).crop as Schema, "crop")).toBe(false);
+    expect(isFreeText((slot.properties as Schema).level as Schema, "level")).toBe(false);
+  });
+});
+
+describe("reflow", () => {
+  it("joins a docstring's hard wraps (with their indentation) into one paragraph", () => {
+    const doc = tools.find((t) => t.name === "plan")!.description;
+    expect(reflow(doc)).toBe(
+      "Submit the plan for every slot. Returns the new state, a reward and whether the episode finished.",
+    );
+    expect(
+      reflow("Move the robot one cell in the\n        given direction and return what it\n        sees."),
+    ).toBe("Move the robot one cell in the given direction and return what it sees.");
+  });
+
+  it("keeps blank lines between paragraphs", () => {
+    expect(reflow("First paragraph,\n    wrapped.\n\n    Second\n    one.\n\n\n    Third.")).toBe(
+      "First paragraph, wrapped.\n\nSecond one.\n\nThird.",
+    );
+  });
+
+  it("keeps list items, definitions and lines after a colon on lines of their own", () => {
+    const doc = `Dispatch the units.
+
+        Args:
+            units: power per unit, in MW; a unit left
+                out keeps its output.
+            dry_run (bool): only check the plan.
+
+        Steps:
+        - check the plan
+        - apply it, which may take
+          a while
+        1. one
+        2) two
+        Then report.`;
+    expect(reflow(doc)).toBe(
+      [
+        "Dispatch the units.",
+        "",
+        "Args:",
+        "    units: power per unit, in MW; a unit left out keeps its output.",
+        "    dry_run (bool): only check the plan.",
+        "",
+        "Steps:",
+        "- check the plan",
+        "- apply it, which may take a while",
+        "1. one",
+        "2) two",
+        "Then report.",
+      ].join("\n"),
+    );
+  });
+
+  it("leaves one-line text and Markdown tables alone", () => {
+    expect(reflow("Buy an item.")).toBe("Buy an item.");
+    expect(reflow("| a | b |\n|---|---|\n| 1 | 2 |")).toBe("| a | b |\n|---|---|\n| 1 | 2 |");
   });
 });

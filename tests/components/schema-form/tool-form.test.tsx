@@ -377,18 +377,278 @@ describe("keys", () => {
     await user.type(textbox("item_id"), "abc{Enter}");
     await user.type(spinbutton("quantity"), "2{Enter}");
     expect(calls).toHaveLength(0);
-    expect((textbox("item_id") as HTMLTextAreaElement).value).toBe("abc\n"); // free text: Enter is a new line
-    await user.clear(textbox("item_id"));
-    await user.type(textbox("item_id"), "abc");
     await user.click(spinbutton("quantity"));
     await user.keyboard("{Control>}{Enter}{/Control}");
     expect(calls).toEqual([{ item_id: "abc", quantity: 2 }]);
   });
 
-  it("free-text strings are text areas; constrained strings one-line inputs", () => {
+  it("Enter in a one-line field leaves the value as it is and confirms the field (its errors show)", async () => {
+    const { user, calls, state } = renderForm("buy");
+    const item = textbox("item_id");
+    expect(item.tagName).toBe("INPUT");
+    await user.type(item, "case-17{Enter}");
+    expect((item as HTMLInputElement).value).toBe("case-17");
+    expect(state.value).toEqual({ item_id: "case-17" });
+    const qty = spinbutton("quantity");
+    await user.type(qty, "500{Enter}");
+    expect(document.activeElement).toBe(qty); // still there: Enter did not move on or submit
+    expect(qty.getAttribute("aria-invalid")).toBe("true");
+    expect(screen.getByText("must be <= 100")).toBeTruthy();
+    expect(calls).toHaveLength(0);
+  });
+
+  it("short strings are one-line inputs; free text (notes, text, message, content, body; long maxLength) text areas", () => {
     renderForm("order");
-    expect(textbox("items #1 sku").tagName).toBe("TEXTAREA");
+    expect(textbox("items #1 sku").tagName).toBe("INPUT");
     expect(textbox("coupon").tagName).toBe("INPUT");
+    cleanup();
+    renderForm("handoff");
+    expect(textbox("patient_id").tagName).toBe("INPUT");
+    expect(textbox("notes").tagName).toBe("TEXTAREA");
+    cleanup();
+    renderForm("plan");
+    expect(textbox("slot_1 crop").tagName).toBe("INPUT");
+    expect(textbox("slot_1 level").tagName).toBe("INPUT");
+    cleanup();
+    const schema = {
+      type: "object",
+      properties: {
+        code: { type: "string", maxLength: 12 },
+        report: { type: "string", maxLength: 4000 },
+        message: { type: "string" },
+        body: { type: "string", description: "anything" },
+        answer: { type: "string", description: "The text of your answer" },
+        email: { type: "string", format: "email" },
+      },
+    };
+    render(<ToolForm toolName="t" schema={schema} value={{}} onChange={() => {}} onCall={() => {}} />);
+    expect(textbox("code").tagName).toBe("INPUT");
+    expect(textbox("report").tagName).toBe("TEXTAREA");
+    expect(textbox("message").tagName).toBe("TEXTAREA");
+    expect(textbox("body").tagName).toBe("TEXTAREA");
+    expect(textbox("answer").tagName).toBe("TEXTAREA");
+    expect(textbox("email").tagName).toBe("INPUT");
+    // A format keeps its own input: no switch.
+    expect(screen.queryByRole("button", { name: "email multi-line" })).toBeNull();
+  });
+
+  it("a field switches between one line and a text area, keeping its value", async () => {
+    const { user, state, calls, call } = renderForm("handoff");
+    const toggle = screen.getByRole("button", { name: "patient_id multi-line" });
+    expect(toggle.getAttribute("aria-pressed")).toBe("false");
+    await user.type(textbox("patient_id"), "p-7");
+    await user.click(toggle);
+    expect(toggle.getAttribute("aria-pressed")).toBe("true");
+    expect(textbox("patient_id").tagName).toBe("TEXTAREA");
+    expect((textbox("patient_id") as HTMLTextAreaElement).value).toBe("p-7");
+    // In a text area Enter types a line break.
+    await user.type(textbox("patient_id"), "{Enter}x");
+    expect(state.value.patient_id).toBe("p-7\nx");
+    // With a line break in it, it cannot go back to one line (the input would hide the break).
+    expect((toggle as HTMLButtonElement).disabled).toBe(true);
+    await user.clear(textbox("patient_id"));
+    await user.type(textbox("patient_id"), "p-8");
+    await user.click(toggle);
+    expect(textbox("patient_id").tagName).toBe("INPUT");
+    // The other way: notes to one line.
+    await user.click(screen.getByRole("button", { name: "notes multi-line" }));
+    expect(textbox("notes").tagName).toBe("INPUT");
+    await user.type(textbox("notes"), "short{Enter}");
+    await user.selectOptions(screen.getByRole("combobox", { name: "disposition" }), "admit");
+    await call();
+    expect(calls).toEqual([{ patient_id: "p-8", disposition: "admit", notes: "short" }]);
+  });
+
+  it("flags a value that starts or ends with whitespace, sends it as typed, and trims on request", async () => {
+    const { user, calls, call, state } = renderForm("buy");
+    const item = textbox("item_id");
+    await user.type(item, " case-17  ");
+    await user.type(spinbutton("quantity"), "1");
+    const flag = document.getElementById(item.getAttribute("aria-describedby")!.split(" ").at(-1)!)!;
+    expect(flag.textContent).toContain("starts with a space and ends with 2 spaces");
+    await call();
+    expect(calls[0]).toEqual({ item_id: " case-17  ", quantity: 1 });
+    await user.click(screen.getByRole("button", { name: "Trim item_id" }));
+    expect(state.value.item_id).toBe("case-17");
+    expect(screen.queryByText(/Whitespace:/)).toBeNull();
+    expect(textbox("item_id").getAttribute("aria-describedby") ?? "").not.toContain("whitespace");
+  });
+
+  it("a value with a line break (remembered from before) is shown whole in a text area and flagged", () => {
+    renderForm("buy", { item_id: "case-17\n", quantity: 1 });
+    const item = textbox("item_id") as HTMLTextAreaElement;
+    expect(item.tagName).toBe("TEXTAREA");
+    expect(item.value).toBe("case-17\n");
+    expect(screen.getByText(/ends with a line break/)).toBeTruthy();
+    expect(screen.getByRole("button", { name: "Trim item_id" })).toBeTruthy();
+  });
+});
+
+describe("maps", () => {
+  const entryKey = (n: number) => textbox(`units #${n} key`) as HTMLInputElement;
+  const entryValue = (n: number) => spinbutton(`units #${n} value`) as HTMLInputElement;
+
+  it("a new entry starts with an empty key that must be filled; the call is refused until it is", async () => {
+    const { user, calls, call } = renderForm("dispatch");
+    await user.click(screen.getByRole("button", { name: "Add entry to units" }));
+    expect(entryKey(1).value).toBe("");
+    expect(screen.queryByDisplayValue("newKey")).toBeNull();
+    await user.type(entryValue(1), "5");
+    await call();
+    expect(calls).toHaveLength(0);
+    expect(entryKey(1).getAttribute("aria-invalid")).toBe("true");
+    expect(document.activeElement).toBe(entryKey(1));
+    expect(screen.getByText("needs a key")).toBeTruthy();
+    await user.type(entryKey(1), "g1");
+    await call();
+    expect(calls).toEqual([{ units: { g1: 5 } }]);
+    expectAccepted("dispatch", calls[0]);
+  });
+
+  it("a repeated key is an error on that entry, never renamed and never sent", async () => {
+    const { user, calls, call, state } = renderForm("dispatch");
+    await user.click(screen.getByRole("button", { name: "Add entry to units" }));
+    await user.type(entryKey(1), "g1");
+    await user.type(entryValue(1), "1");
+    await user.click(screen.getByRole("button", { name: "Add entry to units" }));
+    await user.type(entryKey(2), "g1");
+    await user.type(entryValue(2), "2");
+    // Shown at once, on the second entry; the key stays as typed.
+    expect(entryKey(2).value).toBe("g1");
+    expect(entryKey(2).getAttribute("aria-invalid")).toBe("true");
+    expect(screen.getByText('"g1" is already the key of entry #1')).toBeTruthy();
+    expect(entryKey(1).getAttribute("aria-invalid")).toBeNull();
+    expect(state.value).toEqual({ units: { g1: 1 } });
+    expect(JSON.stringify(state.value)).not.toMatch(/g1-1|newKey/);
+    await call();
+    expect(calls).toHaveLength(0);
+    await user.clear(entryKey(2));
+    await user.type(entryKey(2), "g2");
+    expect(screen.queryByText(/already the key/)).toBeNull();
+    await call();
+    expect(calls).toEqual([{ units: { g1: 1, g2: 2 } }]);
+  });
+
+  it("an entry without a value is refused, not silently dropped", async () => {
+    const { user, calls, call } = renderForm("dispatch");
+    await user.click(screen.getByRole("button", { name: "Add entry to units" }));
+    await user.type(entryKey(1), "g1");
+    await call();
+    expect(calls).toHaveLength(0);
+    expect(entryValue(1).getAttribute("aria-invalid")).toBe("true");
+    expect(screen.getByText("needs a value")).toBeTruthy();
+  });
+
+  it("a key that names one of the object's own fields is an error too", async () => {
+    const schema = {
+      type: "object",
+      properties: { mode: { type: "string" } },
+      additionalProperties: { type: "integer" },
+    };
+    const calls: JsonObject[] = [];
+    function Harness() {
+      const [value, setValue] = useState<JsonObject>({});
+      return (
+        <ToolForm
+          toolName="t"
+          schema={schema}
+          value={value}
+          onChange={setValue}
+          onCall={(v) => calls.push(v)}
+        />
+      );
+    }
+    const user = userEvent.setup({ delay: null });
+    render(<Harness />);
+    await user.type(textbox("mode"), "fast");
+    await user.click(screen.getByRole("button", { name: "Add entry" }));
+    await user.type(textbox("#1 key"), "mode");
+    await user.type(spinbutton("#1 value"), "3");
+    expect(screen.getByText('"mode" is the name of a field of its own')).toBeTruthy();
+    await user.click(screen.getByRole("button", { name: "Call t" }));
+    expect(calls).toHaveLength(0);
+    await user.clear(textbox("#1 key"));
+    await user.type(textbox("#1 key"), "extra");
+    await user.click(screen.getByRole("button", { name: "Call t" }));
+    expect(calls).toEqual([{ mode: "fast", extra: 3 }]);
+  });
+
+  it("an entry with no key yet survives a visit to the JSON tab, which says it is not in the value", async () => {
+    const { user } = renderForm("dispatch");
+    await user.click(screen.getByRole("button", { name: "Add entry to units" }));
+    await user.type(entryKey(1), "g1");
+    await user.type(entryValue(1), "1");
+    await user.click(screen.getByRole("button", { name: "Add entry to units" }));
+    await user.type(entryValue(2), "7");
+    await user.click(screen.getByRole("tab", { name: "JSON" }));
+    expect(await screen.findByText(/Not in this value/)).toBeTruthy();
+    expect(screen.getByText(/units #2: needs a key/)).toBeTruthy();
+    await user.click(screen.getByRole("tab", { name: "Form" }));
+    expect(entryKey(2).value).toBe("");
+    expect(entryValue(2).value).toBe("7");
+    expect(entryKey(1).value).toBe("g1");
+  });
+});
+
+describe("the JSON tab", () => {
+  const status = () => document.querySelector('[id$="-json-status"]')!.textContent ?? "";
+
+  it("names the keys the form has no field for (kept and sent), not 'the same value'", async () => {
+    const { user } = renderForm("buy", { item_id: "a", quantity: 1, colour: "red" });
+    expect(screen.getByRole("note").textContent).toContain("colour");
+    await user.click(screen.getByRole("tab", { name: "JSON" }));
+    expect(status()).toContain("The form has no field for colour: it is kept and sent as typed.");
+    expect(status()).not.toContain("the form shows the same value");
+  });
+
+  it("finds them inside models, lists and unions", () => {
+    const { view } = renderForm("draw", {
+      shape: { kind: "rect", corner: { x: 1, y: 2, z: 3 }, size: [1, 2], rounded: true },
+      extra: 1,
+    });
+    expect(view.container.textContent).toContain("shape.corner.z, shape.rounded, extra");
+    cleanup();
+    renderForm("order", { items: [{ sku: "a", qty: 1, note: "x" }] });
+    expect(screen.getByRole("note").textContent).toContain("items[0].note");
+  });
+
+  it("says at once which keys additionalProperties: false refuses, and refuses the call", async () => {
+    const { user, calls } = renderForm("dispatch", { units: { g1: 1 }, mode: "x" });
+    await user.click(screen.getByRole("tab", { name: "JSON" }));
+    expect(status()).toMatch(
+      /Not allowed \(its object sets additionalProperties: false; the call would be refused\): mode\./,
+    );
+    await user.click(screen.getByRole("button", { name: "Call dispatch" }));
+    expect(calls).toHaveLength(0);
+  });
+
+  it("says the form shows the same value when it does", async () => {
+    const { user } = renderForm("buy", { item_id: "a", quantity: 1 });
+    await user.click(screen.getByRole("tab", { name: "JSON" }));
+    expect(status()).toBe("Valid JSON object; the form shows the same value.");
+  });
+});
+
+describe("descriptions", () => {
+  it("join a docstring's hard wraps; blank lines still separate paragraphs", () => {
+    const schema = {
+      type: "object",
+      properties: {
+        route: {
+          type: "string",
+          description:
+            "The route to drive, as a list of\n        intersections separated by commas.\n\n        Unknown names are refused.",
+        },
+      },
+    };
+    render(<ToolForm toolName="t" schema={schema} value={{}} onChange={() => {}} onCall={() => {}} />);
+    const ids = textbox("route").getAttribute("aria-describedby")!.split(" ");
+    const description = ids
+      .map((id) => document.getElementById(id))
+      .find((e) => e?.id.endsWith("__description"));
+    expect(description!.textContent).toBe(
+      "The route to drive, as a list of intersections separated by commas.\n\nUnknown names are refused.",
+    );
   });
 });
 

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { EpisodeView } from "@/components/episode/episode-view";
+import { type PrerenderedBlocks, prerenderBlocks } from "@/components/episode/prerender";
 import { getPlayground } from "@/lib/playground";
 import { decodeParam } from "@/lib/ui/server-lookup";
 
@@ -18,9 +19,31 @@ function keepAliveIdleMs(): number {
   return Number.isFinite(v) && v > 0 ? v : 15 * 60_000;
 }
 
+/**
+ * Episodes with more steps than this read their prompt in the browser only: the store reads a
+ * whole trajectory (its steps too), and the page reads it again from the browser.
+ */
+const PRERENDER_MAX_STEPS = 20;
+
+/**
+ * The session's recorded prompt, its Markdown rendered here: the page shows it laid out from the
+ * first paint (the browser then reads the record and follows its live feed as before).
+ */
+async function recordedPrompt(server: string, sid: string): Promise<PrerenderedBlocks | null> {
+  const { store } = getPlayground();
+  try {
+    const found = await store.findBySession(server, sid);
+    const t = found && found.num_steps <= PRERENDER_MAX_STEPS ? await store.get(found.id) : null;
+    return t?.prompt ? prerenderBlocks(t.prompt) : null;
+  } catch {
+    return null; // the browser reads the record itself
+  }
+}
+
 export default async function EpisodePage({ params }: Params) {
   const p = await params;
   const server = decodeParam(p.server);
+  const sid = decodeParam(p.sid);
   const { host, registry } = getPlayground();
   // The server's idle limit, where the playground knows it: its own host, or a per-server setting.
   const idleLimitMs =
@@ -31,9 +54,10 @@ export default async function EpisodePage({ params }: Params) {
     <EpisodeView
       server={server}
       env={decodeParam(p.env)}
-      sid={decodeParam(p.sid)}
+      sid={sid}
       idleLimitMs={idleLimitMs}
       keepAliveIdleMs={keepAliveIdleMs()}
+      initialPrompt={await recordedPrompt(server, sid)}
     />
   );
 }

@@ -1,0 +1,193 @@
+// The huge-output part of `npm run bench:ui`: a live episode page receiving a 50 MiB text result
+// (bigoutput `dump`) and a step of a dozen ~1 MB images (bigoutput `pictures`). For each, in
+// headless Chromium: the time from the result's end (the step's `ended_at`, recorded by the relay
+// when the result's last frame passed; same machine, same clock) to the step shown on the page
+// (its output region drawn, checked every animation frame by the page's own clock), and the longest
+// main-thread block from the click to a second after that (a PerformanceObserver of `longtask`
+// entries, installed before the page's own scripts). Budgets: ≤ 3 s and ≤ 200 ms.
+import type { Browser } from "@playwright/test";
+import { AUTH, appContext } from "./bench-ui-auth";
+
+export const HUGE_SHOWN_BUDGET_MS = 3000;
+export const HUGE_BLOCK_BUDGET_MS = 200;
+
+export interface HugeFigure {
+  what: string;
+  /** ms from the result's end to the step shown; null when it was not shown in time. */
+  shownAfterEndMs: number | null;
+  /** ms from the click to the step shown. */
+  shownAfterClickMs: number | null;
+  longestTaskMs: number;
+  longTasks: number;
+  /** Long tasks of 200 ms or more. */
+  over200: number;
+  /** What the stored step holds (the step-size cap cuts it). */
+  stored: string;
+  error?: string;
+}
+
+type Ep = { sid: string; headers: Record<string, string> };
+
+async function openBigoutput(base: string): Promise<Ep> {
+  const relay = `${base}/api/servers/local`;
+  const s = await fetch(`${relay}/create_session`, { method: "POST", headers: AUTH });
+  if (!s.ok) throw new Error(`create_session answered ${s.status}`);
+  const { sid } = (await s.json()) as { sid: string };
+  const headers = { ...AUTH, "content-type": "application/json", "x-session-id": sid };
+  const c = await fetch(`${relay}/create`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ env_name: "bigoutput", split: "train", index: 0 }),
+  });
+  if (!c.ok) throw new Error(`create answered ${c.status}: ${await c.text()}`);
+  const p = await fetch(`${relay}/bigoutput/prompt`, { headers });
+  if (!p.ok) throw new Error(`prompt answered ${p.status}`);
+  return { sid, headers };
+}
+
+const LONG_TASKS = `
+  window.__longTasks = [];
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longTasks.push({ start: e.startTime, duration: e.duration });
+    }).observe({ type: "longtask", buffered: true });
+  } catch {}
+`;
+
+/** One huge step: open the page, call `tool` with `input` through its JSON tab, time it. */
+async function hugeOnce(
+  browser: Browser,
+  base: string,
+  what: string,
+  tool: string,
+  input: Record<string, unknown>,
+  timeoutMs: number,
+): Promise<HugeFigure> {
+  const ep = await openBigoutput(base);
+  const ctx = await appContext(browser, base, { viewport: { width: 1400, height: 900 } });
+  await ctx.addInitScript(LONG_TASKS);
+  const page = await ctx.newPage();
+  try {
+    await page.goto(`${base}/s/local/e/bigoutput/episode/${ep.sid}`, { timeout: 60_000 });
+    await page.getByRole("radio", { name: tool, exact: true }).click({ timeout: 60_000 });
+    const panel = page.getByRole("region", { name: `Call ${tool}` });
+    await panel.getByRole("tab", { name: "JSON" }).click();
+    const editor = panel.getByLabel(`Input JSON of ${tool}`);
+    await editor.fill(JSON.stringify(input));
+    const button = panel.getByRole("button", { name: `Call ${tool}` });
+    await button.waitFor({ state: "visible" });
+    // Settle, then start counting long tasks from the click.
+    await page.waitForTimeout(500);
+    const clickAt = await page.evaluate(() => performance.now());
+    const clickWall = Date.now();
+    await button.click();
+    let shownWall: number | null = null;
+    try {
+      const h = await page.waitForFunction(
+        (name) => {
+          const step = document.querySelector(`article[aria-label="Step 1: ${name}"]`);
+          const out = step?.querySelector('section[aria-label="Output of step 1"]');
+          return out && (out.textContent ?? "").length > 0 ? Date.now() : 0;
+        },
+        tool,
+        { polling: "raf", timeout: timeoutMs },
+      );
+      shownWall = Number(await h.jsonValue());
+    } catch (err) {
+      if (!/Timeout/.test(String(err))) throw err;
+    }
+    if (shownWall) await page.waitForTimeout(1000);
+    const tasks = (await page.evaluate(
+      (from) =>
+        (
+          (window as unknown as { __longTasks: { start: number; duration: number }[] }).__longTasks ?? []
+        ).filter((t) => t.start + t.duration >= from),
+      clickAt,
+    )) as { start: number; duration: number }[];
+    const t = (await (
+      await fetch(`${base}/api/trajectories/by-session/local/${encodeURIComponent(ep.sid)}`, {
+        headers: AUTH,
+      })
+    ).json()) as {
+      steps: {
+        ended_at: number | null;
+        blocks: { type: string; text?: string }[];
+        truncated?: { original_bytes: number; kept_bytes: number };
+      }[];
+    };
+    const s = t.steps[0];
+    const stored = s
+      ? s.truncated
+        ? `${(s.truncated.original_bytes / 1048576).toFixed(1)} MiB stored as ${(s.truncated.kept_bytes / 1048576).toFixed(1)} MiB (${s.blocks.filter((b) => b.type === "image").length} images, cap)`
+        : `${s.blocks.length} blocks, whole`
+      : "no step recorded";
+    return {
+      what,
+      shownAfterEndMs: shownWall && s?.ended_at ? Math.max(0, shownWall - s.ended_at) : null,
+      shownAfterClickMs: shownWall ? shownWall - clickWall : null,
+      longestTaskMs: Math.round(Math.max(0, ...tasks.map((x) => x.duration))),
+      longTasks: tasks.length,
+      over200: tasks.filter((x) => x.duration >= 200).length,
+      stored,
+    };
+  } finally {
+    await ctx.close();
+    await fetch(`${base}/api/servers/local/delete`, { method: "POST", headers: ep.headers }).catch(() => {});
+  }
+}
+
+/** The two huge-output cases, `runs` times each. */
+export async function measureHugeOutputs(
+  browser: Browser,
+  base: string,
+  o: { runs: number; mib: number; images: number; timeoutMs: number },
+): Promise<HugeFigure[]> {
+  const cases: [string, string, Record<string, unknown>][] = [
+    [`${o.mib} MiB text result (bigoutput dump)`, "dump", { size: o.mib * 1024 * 1024 }],
+    [`${o.images} images of ~1 MiB (bigoutput pictures)`, "pictures", { count: o.images, kib: 1024 }],
+  ];
+  const out: HugeFigure[] = [];
+  for (const [what, tool, input] of cases) {
+    for (let i = 0; i < o.runs; i++) {
+      console.log(`huge outputs: ${what}, run ${i + 1} …`);
+      try {
+        out.push(await hugeOnce(browser, base, what, tool, input, o.timeoutMs));
+      } catch (err) {
+        out.push({
+          what,
+          shownAfterEndMs: null,
+          shownAfterClickMs: null,
+          longestTaskMs: 0,
+          longTasks: 0,
+          over200: 0,
+          stored: "",
+          error: (err as Error).message.split("\n")[0],
+        });
+      }
+    }
+  }
+  return out;
+}
+
+/** The figures as a Markdown table with a verdict per case (the worst run counts). */
+export function hugeReport(figures: HugeFigure[], timeoutMs: number): { lines: string[]; ok: boolean } {
+  const lines = [
+    "| Case | Result's end → step shown | Click → step shown | Longest main-thread block | Long tasks (≥ 200 ms) | Stored step | Budget (≤ 3 s, ≤ 200 ms) |",
+    "|---|---|---|---|---|---|---|",
+  ];
+  let ok = true;
+  for (const f of figures) {
+    const pass =
+      !f.error &&
+      f.shownAfterEndMs !== null &&
+      f.shownAfterEndMs <= HUGE_SHOWN_BUDGET_MS &&
+      f.longestTaskMs <= HUGE_BLOCK_BUDGET_MS;
+    ok &&= pass;
+    const shown = (ms: number | null) =>
+      ms === null ? `not shown within ${timeoutMs / 1000} s` : `${ms} ms`;
+    lines.push(
+      `| ${f.what} | ${f.error ? `error: ${f.error}` : shown(f.shownAfterEndMs)} | ${shown(f.shownAfterClickMs)} | **${f.longestTaskMs} ms** | ${f.longTasks} (${f.over200}) | ${f.stored} | ${pass ? "PASS" : "FAIL"} |`,
+    );
+  }
+  return { lines, ok };
+}
