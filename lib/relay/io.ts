@@ -128,7 +128,7 @@ class NodeRelayRequest implements RelayRequest {
 
   constructor(
     private readonly req: IncomingMessage,
-    private readonly res: ServerResponse,
+    res: ServerResponse,
   ) {
     this.method = req.method ?? "GET";
     const url = req.url ?? "/";
@@ -159,7 +159,8 @@ class NodeRelayRequest implements RelayRequest {
       cb();
       return () => {};
     }
-    (this.listeners ??= []).push(cb);
+    if (!this.listeners) this.listeners = [];
+    this.listeners.push(cb);
     return () => {
       const ls = this.listeners;
       if (!ls) return;

@@ -57,8 +57,10 @@ export function tapSse(x: Exchange, source: SseSource, log: ExchangeLog | null):
     }
     observer.frame(frame);
     if (frame.kind !== "event") return;
-    if (frame.event === "chunk") (result ??= new ResultAssembler(limits.maxResultChars)).add(frame.data);
-    else if (frame.event === "end") {
+    if (frame.event === "chunk") {
+      if (!result) result = new ResultAssembler(limits.maxResultChars);
+      result.add(frame.data);
+    } else if (frame.event === "end") {
       finished = true;
       observer.finish((result ?? new ResultAssembler(limits.maxResultChars)).end(frame.data));
       result = null;
@@ -82,7 +84,10 @@ export function tapSse(x: Exchange, source: SseSource, log: ExchangeLog | null):
         if (decoder) parser.feed(decoder.decode());
         parser.end();
       } else if (typeof chunk === "string") parser.feed(chunk);
-      else parser.feed((decoder ??= new TextDecoder()).decode(chunk, { stream: true }));
+      else {
+        if (!decoder) decoder = new TextDecoder();
+        parser.feed(decoder.decode(chunk, { stream: true }));
+      }
       return null;
     } catch (err) {
       if (err instanceof SseLimitError || (err instanceof Error && err.name === "ResultTooLargeError"))

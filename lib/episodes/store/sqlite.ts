@@ -19,7 +19,6 @@ import {
   taskLabel,
 } from "@/lib/episodes/schema";
 import type { Block, ToolSpec } from "@/lib/ors/protocol";
-import { sumRewards } from "../reward";
 import { type Db, dataDir, openDb, statementCache } from "./db";
 import {
   newTrajectoryId,
