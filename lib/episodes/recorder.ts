@@ -89,6 +89,8 @@ interface Call {
   frames: FrameBudget;
 }
 
+/** How long the recorder applies events before it lets the event loop serve others, at most (ms). */
+const SLICE_MS = 8;
 /** Recent steps by task_id, so a re-post with a saved task_id continues its step. */
 const MAX_TASKS = 10_000;
 /** The tool specs last seen per server and environment (given to episodes that start there). */
@@ -325,7 +327,9 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
   };
 
   // Events are applied in order, those that queued up meanwhile together: the store may then
-  // write them in one commit (`batch`), which is what keeps many concurrent episodes cheap.
+  // write them in one commit (`batch`), which is what keeps many concurrent episodes cheap. A batch
+  // lasts a few milliseconds at most; then it commits and the event loop serves other requests before
+  // the next one, so recording megabytes of results never holds the relay's small calls up for long.
   const queue: RelayEvent[] = [];
   let scheduled = false;
   const applyOne = async (e: RelayEvent) => {
@@ -336,12 +340,26 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
     }
   };
   const drain = async () => {
-    scheduled = false;
-    const events = queue.splice(0);
-    const all = async () => {
-      for (const e of events) await applyOne(e);
-    };
-    await (store.batch ? store.batch(all) : all());
+    try {
+      while (queue.length > 0) {
+        const start = performance.now();
+        let n = 0;
+        const slice = async () => {
+          while (n < queue.length) {
+            await applyOne(queue[n++]!);
+            if (performance.now() - start >= SLICE_MS) break;
+          }
+        };
+        try {
+          await (store.batch ? store.batch(slice) : slice());
+        } finally {
+          queue.splice(0, n);
+        }
+        if (queue.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      scheduled = false;
+    }
   };
   const handle = (e: RelayEvent): void => {
     queue.push(e);

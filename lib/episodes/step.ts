@@ -7,8 +7,19 @@ import type { StepEvent, TrajectoryStep } from "./schema";
 /** `chunk`/`end` data is kept as a preview of this many characters (the result is the step itself). */
 export const FRAME_PREVIEW_CHARS = 240;
 
+/** Node's Buffer when there is one (the recorder, on the server), for the native paths below. */
+const NodeBuffer = (globalThis as { Buffer?: typeof Buffer }).Buffer;
+/** Strings from this length on are measured and copied natively (on the server). */
+const NATIVE_FROM = 1024;
+
 /** A copy of a string that does not reference the string it was cut from. */
 function ownCopy(s: string): string {
+  if (NodeBuffer && s.length >= NATIVE_FROM) {
+    // Copied as raw code units (lone surrogates included): megabytes in a memcpy, not a JSON round trip.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: any code unit beyond Latin-1
+    const encoding = /[^\x00-\xff]/.test(s) ? "utf16le" : "latin1";
+    return NodeBuffer.from(s, encoding).toString(encoding);
+  }
   return JSON.parse(JSON.stringify(s)) as string;
 }
 
@@ -125,10 +136,27 @@ function jsonUnitBytes(s: string, i: number): number {
   return 3;
 }
 
+/** Characters JSON escapes, but the newline (counted apart, being the common one). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what JSON escapes
+const ESCAPED = /["\\\u0000-\u0009\u000b-\u001f]/g;
+/** A surrogate that is not half of a pair (JSON escapes it: 6 bytes). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /** The bytes of a string as a UTF-8 JSON string, quotes included. */
 function stringJsonBytes(s: string): number {
-  let n = 2;
-  for (let i = 0; i < s.length; i++) n += jsonUnitBytes(s, i);
+  if (!NodeBuffer || s.length < NATIVE_FROM || LONE_SURROGATE.test(s)) {
+    let n = 2;
+    for (let i = 0; i < s.length; i++) n += jsonUnitBytes(s, i);
+    return n;
+  }
+  // The UTF-8 bytes (a pair: 4), plus what escaping adds: 1 for \n \b \t \f \r " \\, 5 for \u00XX.
+  let n = NodeBuffer.byteLength(s, "utf8") + 2;
+  for (let i = s.indexOf("\n"); i !== -1; i = s.indexOf("\n", i + 1)) n++;
+  ESCAPED.lastIndex = 0;
+  for (let m = ESCAPED.exec(s); m !== null; m = ESCAPED.exec(s)) {
+    const c = m[0].charCodeAt(0);
+    n += c === 8 || c === 9 || c === 12 || c === 13 || c === 0x22 || c === 0x5c ? 1 : 5;
+  }
   return n;
 }
 
@@ -165,6 +193,8 @@ export function jsonBytes(value: unknown): number {
   }
 }
 
+const CUT_BLOCK = 16 * 1024;
+
 /**
  * The longest start of `s` whose JSON string takes at most `maxBytes` (never splitting a surrogate
  * pair), as a new string: a slice would keep the whole original alive in memory.
@@ -172,6 +202,17 @@ export function jsonBytes(value: unknown): number {
 export function cutText(s: string, maxBytes: number): string {
   let bytes = 2; // the quotes
   let i = 0;
+  // Whole blocks measured natively while they fit (never splitting a pair), the last one by units.
+  if (NodeBuffer && s.length >= NATIVE_FROM)
+    while (i < s.length) {
+      let end = Math.min(s.length, i + CUT_BLOCK);
+      const last = s.charCodeAt(end - 1);
+      if (end < s.length && last >= 0xd800 && last <= 0xdbff) end++;
+      const n = stringJsonBytes(s.slice(i, end)) - 2;
+      if (bytes + n > maxBytes) break;
+      bytes += n;
+      i = end;
+    }
   for (; i < s.length; i++) {
     const n = jsonUnitBytes(s, i);
     const pair = n === 4;

@@ -58,7 +58,11 @@
 //                                                           exchange: method, path, masked headers,
 //                                                           bodies within a cap, status, timing
 //                                                           (NewExchange, lib/episodes/schema.ts).
-//                                                           Emitted after the events of its answer.
+//                                                           A whole (JSON) answer's comes before the
+//                                                           events that answer causes (so a /delete
+//                                                           is logged before the episode ends); an
+//                                                           SSE answer's once it is whole (a call's
+//                                                           at its `end`, after call_finished).
 //
 // Listeners are called synchronously, in order; a listener that throws is isolated (logged once
 // per throw, without the event). Each relay has its own bus (`createRelayEvents`), and

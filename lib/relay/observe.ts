@@ -94,8 +94,6 @@ export interface Exchange {
   deployment?: string | null;
   /** The decoded annotation headers of the request (lib/episodes/annotations.ts), never forwarded. */
   annotations?: { run?: unknown; agent?: unknown; step?: unknown };
-  /** The session id a JSON `/create_session` answer gave (for the protocol log). */
-  sessionCreated?: string;
   /** The parsed JSON object of the request body, once read (undefined: not yet; null: none). */
   requestObject?: Record<string, unknown> | null;
   events: RelayEvents;
@@ -171,10 +169,7 @@ function json(x: Exchange, text: string): void {
   if (ep === "create_session") {
     try {
       const sid = (JSON.parse(text) as { sid?: unknown }).sid;
-      if (typeof sid === "string") {
-        x.sessionCreated = sid;
-        x.events.emit({ type: "session_created", server: x.server, sid, at });
-      }
+      if (typeof sid === "string") x.events.emit({ type: "session_created", server: x.server, sid, at });
     } catch {
       // not JSON: nothing to publish
     }

@@ -144,6 +144,16 @@ function describeServer(entry: ServerEntry): string {
   return entry.source === "builtin" ? `server "${entry.name}"` : `server "${entry.name}" (${entry.url})`;
 }
 
+/** The session id of a JSON `/create_session` answer, for the log. */
+function sidOf(text: string): string | undefined {
+  try {
+    const sid = (JSON.parse(text) as { sid?: unknown }).sid;
+    return typeof sid === "string" ? sid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A header worth passing on from a server's answer: `Retry-After` (a 429 or 503 says when to come back). */
 function retryAfterOf(value: string | null | undefined): Record<string, string> {
   return value && /^[\w ,:+-]{1,64}$/.test(value) ? { "retry-after": value } : {};
@@ -230,9 +240,21 @@ export function createRelay(options: RelayOptions): Relay {
           events,
         }
       : null;
-    /** A whole answer (JSON, or a `{detail}` error), logged. */
-    const whole = (status: number, out: Record<string, string>, text: string): RelayAnswer => {
-      if (log) publishExchange(log, status, out["content-type"] ?? "", answerBodyOf(text), x.sessionCreated);
+    /**
+     * A whole answer (JSON, or a `{detail}` error): logged first, then what it says is published
+     * (`json`: a 2xx answer read for the recorder, a session endpoint's failure), so the log has a
+     * request before the end of the episode it causes (a `/delete`, a lost session).
+     */
+    const whole = (status: number, out: Record<string, string>, text: string, json = false): RelayAnswer => {
+      if (log)
+        publishExchange(
+          log,
+          status,
+          out["content-type"] ?? "",
+          answerBodyOf(text),
+          endpoint === "create_session" && status < 300 ? sidOf(text) : undefined,
+        );
+      if (json) observeExchange.json(x, text);
       return { status, headers: out, body: text === "" ? null : text };
     };
     const detail = (status: number, text: string, out?: Record<string, string>) => {
@@ -241,8 +263,9 @@ export function createRelay(options: RelayOptions): Relay {
     };
     /** An error answer; `failure` marks it as the relay's own (the server could not be used). */
     const fail = (status: number, text: string, failure?: RelayFailure) => {
+      const a = detail(status, text, failure ? { [RELAY_FAILURE_HEADER]: failure } : undefined);
       observeExchange.failed(x, endpoint, status, text);
-      return detail(status, text, failure ? { [RELAY_FAILURE_HEADER]: failure } : undefined);
+      return a;
     };
 
     // The addresses checked here are the only ones connected to (no second DNS lookup).
@@ -300,7 +323,6 @@ export function createRelay(options: RelayOptions): Relay {
       x.started = started;
       if (reply.kind === "json") {
         x.status = reply.status;
-        observeExchange.json(x, reply.body);
         return whole(
           reply.status,
           {
@@ -309,6 +331,7 @@ export function createRelay(options: RelayOptions): Relay {
             ...retryAfterOf(reply.headers?.["retry-after"]),
           },
           reply.body,
+          true,
         );
       }
       x.status = 200;
@@ -401,14 +424,14 @@ export function createRelay(options: RelayOptions): Relay {
           }, not JSON or SSE`,
           "not-ors",
         );
+      const a = detail(upstream.status, text.trim().slice(0, 2000), passedOn);
       observeExchange.failed(x, endpoint, upstream.status, text.trim().slice(0, 2000));
-      return detail(upstream.status, text.trim().slice(0, 2000), passedOn);
+      return a;
     }
 
     x.status = upstream.status;
     if (!upstream.body) {
       stopListening();
-      if (!isSse) observeExchange.json(x, "");
       return whole(
         upstream.status,
         {
@@ -452,7 +475,6 @@ export function createRelay(options: RelayOptions): Relay {
         `${describeServer(entry)} sent a JSON answer larger than ${limits.maxJsonBytes} bytes to ${orsPath}; refused`,
         "not-ors",
       );
-    observeExchange.json(x, text);
     return whole(
       upstream.status,
       {
@@ -461,6 +483,7 @@ export function createRelay(options: RelayOptions): Relay {
         "cache-control": upstream.headers.get("cache-control") ?? "no-store",
       },
       text,
+      true,
     );
   }
 
