@@ -31,7 +31,7 @@ const USAGE = `Usage: npm run bench:relay -- [options]
   --sessions <n>        sessions: sessions calling at once (default 256)
   --large-clients <n>   large: clients streaming large results (default 8)
   --large-size <chars>  large: their result size (default 4194304)
-  --warmup <s>          speed parts: seconds before measuring (default 3)
+  --warmup <s>          speed parts: seconds before measuring (default 5)
   --seconds <s>         speed parts: seconds measured (default 10)
   --cpu-prof <dir>      run the app under node --cpu-prof, profiles written to <dir> when it stops
   --duration <s>        load: seconds of load (default 60)
@@ -83,7 +83,7 @@ function parseConfig(argv: string[]): Config {
       sessions: { type: "string", default: "256" },
       "large-clients": { type: "string", default: "8" },
       "large-size": { type: "string", default: String(4 * MB) },
-      warmup: { type: "string", default: "3" },
+      warmup: { type: "string", default: "5" },
       seconds: { type: "string", default: "10" },
       "cpu-prof": { type: "string" },
       duration: { type: "string", default: "60" },

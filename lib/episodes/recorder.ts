@@ -89,8 +89,10 @@ interface Call {
   frames: FrameBudget;
 }
 
-/** How long the recorder applies events before it lets the event loop serve others, at most (ms). */
+/** How long the recorder applies events before it lets the event loop serve others, at most (ms)... */
 const SLICE_MS = 8;
+/** ...unless this many events are waiting: then it works them off first. */
+const MAX_BACKLOG = 2000;
 /** Recent steps by task_id, so a re-post with a saved task_id continues its step. */
 const MAX_TASKS = 10_000;
 /** The tool specs last seen per server and environment (given to episodes that start there). */
@@ -347,7 +349,8 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
         const slice = async () => {
           while (n < queue.length) {
             await applyOne(queue[n++]!);
-            if (performance.now() - start >= SLICE_MS) break;
+            // A backlog is worked off before anything else: the queue (and its memory) stays bounded.
+            if (performance.now() - start >= SLICE_MS && queue.length - n < MAX_BACKLOG) break;
           }
         };
         try {

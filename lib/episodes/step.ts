@@ -136,27 +136,27 @@ function jsonUnitBytes(s: string, i: number): number {
   return 3;
 }
 
-/** Characters JSON escapes, but the newline (counted apart, being the common one). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what JSON escapes
-const ESCAPED = /["\\\u0000-\u0009\u000b-\u001f]/g;
-/** A surrogate that is not half of a pair (JSON escapes it: 6 bytes). */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const OTHER_ESCAPES = /["\\\u0000-\u0009\u000b-\u001f]/;
+
+/** Whether a string has no lone surrogate (String.prototype.isWellFormed, where there is one). */
+function wellFormed(s: string): boolean | null {
+  const f = (s as unknown as { isWellFormed?: () => boolean }).isWellFormed;
+  return typeof f === "function" ? f.call(s) : null;
+}
 
 /** The bytes of a string as a UTF-8 JSON string, quotes included. */
 function stringJsonBytes(s: string): number {
-  if (!NodeBuffer || s.length < NATIVE_FROM || LONE_SURROGATE.test(s)) {
-    let n = 2;
-    for (let i = 0; i < s.length; i++) n += jsonUnitBytes(s, i);
+  if (NodeBuffer && s.length >= NATIVE_FROM && wellFormed(s)) {
+    // Text without a lone surrogate: its UTF-8 bytes (a pair: 4) plus one per newline (`\n`), when
+    // nothing else needs escaping (one native scan says so); else JSON.stringify's own count.
+    if (OTHER_ESCAPES.test(s)) return NodeBuffer.byteLength(JSON.stringify(s), "utf8");
+    let n = NodeBuffer.byteLength(s, "utf8") + 2;
+    for (let i = s.indexOf("\n"); i !== -1; i = s.indexOf("\n", i + 1)) n++;
     return n;
   }
-  // The UTF-8 bytes (a pair: 4), plus what escaping adds: 1 for \n \b \t \f \r " \\, 5 for \u00XX.
-  let n = NodeBuffer.byteLength(s, "utf8") + 2;
-  for (let i = s.indexOf("\n"); i !== -1; i = s.indexOf("\n", i + 1)) n++;
-  ESCAPED.lastIndex = 0;
-  for (let m = ESCAPED.exec(s); m !== null; m = ESCAPED.exec(s)) {
-    const c = m[0].charCodeAt(0);
-    n += c === 8 || c === 9 || c === 12 || c === 13 || c === 0x22 || c === 0x5c ? 1 : 5;
-  }
+  let n = 2;
+  for (let i = 0; i < s.length; i++) n += jsonUnitBytes(s, i);
   return n;
 }
 
