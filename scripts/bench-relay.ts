@@ -1,4 +1,6 @@
-// `npm run bench:relay`: what the recording relay of a built app (`next start`) costs in memory.
+// `npm run bench:relay`: what the recording relay of a built app costs in CPU, latency and memory.
+//   calls, sessions, large (./bench-relay-speed.ts): CPU per small relayed and recorded call, its
+//            p50/p99, against the same call on /api/ors; with 256 sessions; under large outputs.
 //   load:    N clients call bigoutput `dump` for 1 MB results through /api/servers/<server>/ for a
 //            while; the app's RSS is printed every few seconds, then while it idles.
 //            Targets: RSS below 600 MB, no growth over the last 30 s of load, lower after idling.
@@ -16,12 +18,22 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { BenchHttp, reassembleCall } from "./bench-http";
 import { freeLoopbackPort, type SpawnedServer, spawnServer, treeRssBytes } from "./bench-proc";
+import { runSpeed } from "./bench-relay-speed";
 
 const USAGE = `Usage: npm run bench:relay -- [options]
-  --part <p>            all (default) | load | hostile
-  --server <s>          load: local (default: the built-in host, in the app's process) or
-                        standalone (scripts/serve.ts, a second process reached over HTTP)
-  --clients <n>         load: concurrent clients (default 4)
+  --part <p>            all (default: every part below) | speed (calls, sessions, large) | calls |
+                        sessions | large | load | hostile
+  --app <a>             entry (default: npm start's server entry, lib/app-server) | next (next start)
+  --server <s>          local (default: the built-in host, in the app's process) or standalone
+                        (scripts/serve.ts, a second process reached over HTTP)
+  --clients <n>         calls, large: small-call clients, each with its session (default 16);
+                        load: concurrent clients (default 4)
+  --sessions <n>        sessions: sessions calling at once (default 256)
+  --large-clients <n>   large: clients streaming large results (default 8)
+  --large-size <chars>  large: their result size (default 4194304)
+  --warmup <s>          speed parts: seconds before measuring (default 5)
+  --seconds <s>         speed parts: seconds measured (default 10)
+  --cpu-prof <dir>      run the app under node --cpu-prof, profiles written to <dir> when it stops
   --duration <s>        load: seconds of load (default 60)
   --idle <s>            load: seconds watched after the load (default 30)
   --size <chars>        load: result size (default 1048576)
@@ -37,10 +49,20 @@ const MB = 1024 * 1024;
 const TOKEN = randomBytes(24).toString("base64url");
 const AUTH = { authorization: `Bearer ${TOKEN}` };
 
+const PARTS = ["all", "speed", "calls", "sessions", "large", "load", "hostile"] as const;
+type Part = (typeof PARTS)[number];
+
 interface Config {
-  part: "all" | "load" | "hostile";
+  part: Part;
+  app: "entry" | "next";
   server: "local" | "standalone";
-  clients: number;
+  clients: number | null;
+  sessions: number;
+  largeClients: number;
+  largeSize: number;
+  warmup: number;
+  seconds: number;
+  cpuProf: string | null;
   duration: number;
   idle: number;
   size: number;
@@ -55,8 +77,15 @@ function parseConfig(argv: string[]): Config {
     args: argv,
     options: {
       part: { type: "string", default: "all" },
+      app: { type: "string", default: "entry" },
       server: { type: "string", default: "local" },
-      clients: { type: "string", default: "4" },
+      clients: { type: "string" },
+      sessions: { type: "string", default: "256" },
+      "large-clients": { type: "string", default: "8" },
+      "large-size": { type: "string", default: String(4 * MB) },
+      warmup: { type: "string", default: "5" },
+      seconds: { type: "string", default: "10" },
+      "cpu-prof": { type: "string" },
       duration: { type: "string", default: "60" },
       idle: { type: "string", default: "30" },
       size: { type: "string", default: String(MB) },
@@ -71,14 +100,23 @@ function parseConfig(argv: string[]): Config {
     console.log(USAGE);
     process.exit(0);
   }
-  const part = values.part as Config["part"];
+  const part = values.part as Part;
+  const app = values.app as Config["app"];
   const server = values.server as Config["server"];
-  if (!["all", "load", "hostile"].includes(part)) throw new Error(`--part: ${part}?`);
+  if (!PARTS.includes(part)) throw new Error(`--part: ${part}?`);
+  if (!["entry", "next"].includes(app)) throw new Error(`--app: ${app}?`);
   if (!["local", "standalone"].includes(server)) throw new Error(`--server: ${server}?`);
   return {
     part,
+    app,
     server,
-    clients: Number(values.clients),
+    clients: values.clients === undefined ? null : Number(values.clients),
+    sessions: Number(values.sessions),
+    largeClients: Number(values["large-clients"]),
+    largeSize: Number(values["large-size"]),
+    warmup: Number(values.warmup),
+    seconds: Number(values.seconds),
+    cpuProf: values["cpu-prof"] ? path.resolve(values["cpu-prof"]) : null,
     duration: Number(values.duration),
     idle: Number(values.idle),
     size: Number(values.size),
@@ -128,17 +166,22 @@ async function startApp(cfg: Config, env: Record<string, string>): Promise<Spawn
   if (!fs.existsSync(buildId)) throw new Error(`no build in ${cfg.nextDistDir}: run npm run build first`);
   const port = await freeLoopbackPort(...PORTS);
   const base = `http://127.0.0.1:${port}`;
+  const prof = cfg.cpuProf ? ["--cpu-prof", "--cpu-prof-dir", cfg.cpuProf] : [];
+  // npm start's server entry (the request policy, the ORS fast path, Next for the rest), or bare
+  // `next start` (Next's proxy applies the same policy).
+  const args =
+    cfg.app === "entry"
+      ? [...prof, "--import", "tsx", path.join(ROOT, "lib/app-server/main.ts"), "--port", String(port)]
+      : [...prof, path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port)];
   return spawnServer({
     command: process.execPath,
-    args: [
-      path.join(ROOT, "node_modules/next/dist/bin/next"),
-      "start",
-      "-p",
-      String(port),
-      "-H",
-      "127.0.0.1",
-    ],
-    env: { NODE_ENV: "production", NEXT_DIST_DIR: cfg.nextDistDir, PLAYGROUND_TOKEN: TOKEN, ...env },
+    args: [...args, "-H", "127.0.0.1"],
+    env: {
+      NODE_ENV: "production",
+      NEXT_DIST_DIR: cfg.nextDistDir,
+      PLAYGROUND_TOKEN: TOKEN,
+      ...env,
+    },
     cwd: ROOT,
     baseUrl: base,
     // Open without the token: the app is up.
@@ -170,10 +213,11 @@ async function runLoad(
   server: string,
   dataDir: string,
 ): Promise<LoadFigures> {
+  const clients = cfg.clients ?? 4;
   console.log(
-    `\nload: ${cfg.clients} clients, ${cfg.size} -character results from "${server}" through the relay, ${cfg.duration} s, then ${cfg.idle} s idle`,
+    `\nload: ${clients} clients, ${cfg.size} -character results from "${server}" through the relay, ${cfg.duration} s, then ${cfg.idle} s idle`,
   );
-  const http = new BenchHttp(new URL(`${app.baseUrl}/api/servers/${server}`), cfg.clients, undefined, AUTH);
+  const http = new BenchHttp(new URL(`${app.baseUrl}/api/servers/${server}`), clients, undefined, AUTH);
   let calls = 0;
   let failures = 0;
   let bytes = 0;
@@ -215,7 +259,7 @@ async function runLoad(
   };
   sample();
   const timer = setInterval(sample, cfg.every * 1000);
-  await Promise.all(Array.from({ length: cfg.clients }, client));
+  await Promise.all(Array.from({ length: clients }, client));
   const loadSeconds = (performance.now() - start) / 1000;
   await sleep(cfg.idle * 1000);
   clearInterval(timer);
@@ -402,8 +446,15 @@ async function main() {
   const stops: Array<() => Promise<void>> = [];
   const result: Record<string, unknown> = { config: cfg };
   try {
+    const speed = new Set(
+      (["calls", "sessions", "large"] as const).filter(
+        (x) => cfg.part === x || cfg.part === "speed" || cfg.part === "all",
+      ),
+    );
+    const load = cfg.part === "load" || cfg.part === "all";
+    const hostile = cfg.part === "hostile" || cfg.part === "all";
     const servers: string[] = [];
-    if (cfg.part !== "load") {
+    if (hostile) {
       const port = await freeLoopbackPort(...PORTS);
       const hostile = await startHelper(
         "hostile server",
@@ -414,7 +465,7 @@ async function main() {
       stops.push(hostile.stop);
       servers.push(`hostile=http://127.0.0.1:${port}`);
     }
-    if (cfg.part !== "hostile" && cfg.server === "standalone") {
+    if ((load || speed.size > 0) && cfg.server === "standalone") {
       const port = await freeLoopbackPort(...PORTS);
       const standalone = await startHelper(
         "standalone server",
@@ -440,10 +491,27 @@ async function main() {
     });
     stops.unshift(app.stop);
     console.log(
-      `app: next start (pid ${app.pid}) at ${app.baseUrl}, data in ${dataDir}; RSS ${mb(treeRssBytes(app.pid))}`,
+      `app: ${cfg.app === "entry" ? "npm start's server entry" : "next start"} (pid ${app.pid}) at ${app.baseUrl}, data in ${dataDir}; RSS ${mb(treeRssBytes(app.pid))}; load average ${os.loadavg()[0]!.toFixed(1)}`,
     );
 
-    if (cfg.part !== "hostile") {
+    if (speed.size > 0) {
+      result.speed = await runSpeed(
+        speed,
+        {
+          clients: cfg.clients ?? 16,
+          sessions: cfg.sessions,
+          largeClients: cfg.largeClients,
+          largeSize: cfg.largeSize,
+          warmup: cfg.warmup,
+          duration: cfg.seconds,
+        },
+        app,
+        cfg.server,
+        AUTH,
+      );
+      console.log(`  load average after: ${os.loadavg()[0]!.toFixed(1)}`);
+    }
+    if (load) {
       const f = await runLoad(cfg, app, cfg.server, dataDir);
       result.load = f;
       const growth = f.growth30Mb;
@@ -456,7 +524,7 @@ async function main() {
         `  targets: below 600 MB ${f.peakMb < 600 ? "yes" : "NO"}; no growth over the last 30 s ${growth < 25 ? "yes" : "NO"}; lower after idling ${f.afterIdleMb < f.peakMb ? "yes" : "NO"}`,
       );
     }
-    if (cfg.part !== "load") result.hostile = await runHostile(app);
+    if (hostile) result.hostile = await runHostile(app);
   } finally {
     for (const stop of stops) await stop().catch(() => {});
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -1,7 +1,8 @@
 // The app's HTTP server: one node:http server in front of Next's documented custom-server API
 // (`next({ dev, dir, hostname, port })` + `getRequestHandler()`). Every request passes the request
 // policy (lib/security) first; then, in production, ORS-shaped paths go straight to the host's
-// node:http adapter (the fast path: Next's pipeline costs more CPU per episode than the whole host),
+// node:http adapter and relayed ORS requests (`/api/servers/<name>/<ORS path>`) straight to the
+// relay (the fast paths: Next's pipeline costs more CPU per request than the host or the relay),
 // and everything else goes to Next. The one module that starts Next as a server.
 import "server-only";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -23,6 +24,7 @@ import { appPolicyFromEnv, LISTEN_HOSTS_VAR } from "@/lib/security/policy-config
 import type { RequestPolicy } from "@/lib/security/request-policy";
 import type { SpawnSpec } from "@/lib/spawn/managed-server";
 import { checkNodeRequest, guardServer, writeAnswer } from "./node-http";
+import { relayTarget } from "./relay-path";
 
 export interface AppServerOptions {
   /** Listen address (default 127.0.0.1). */
@@ -36,8 +38,9 @@ export interface AppServerOptions {
   /** The access token of pages and APIs (default `PLAYGROUND_TOKEN`, else one generated at this
    *  start; none with `PLAYGROUND_AUTH=none`). */
   token?: string;
-  /** ORS paths straight to the host (default: in production unless `ORS_FAST_PATH=0`; never in dev,
-   *  where Next's route handler serves them, as edits to it reload). */
+  /** ORS paths straight to the host, and relayed ORS requests straight to the relay (default: in
+   *  production unless `ORS_FAST_PATH=0`; never in dev, where Next's route handlers serve them, as
+   *  edits to them reload). */
   fastPath?: boolean;
   /** The environments to host and what reloads them (default: from ORS_ENVS, ORS_ENVS_ONLY,
    *  ORS_ENVS_WATCH; the built-ins reload in dev). */
@@ -74,6 +77,9 @@ export interface AppServer {
 
 /** Response header set only by the fast path (tests and benchmarks check which path served). */
 export const FAST_PATH_HEADER = "x-ors-fast-path";
+/** Response header set only by the relay's fast path. */
+export const RELAY_FAST_PATH_HEADER = "x-relay-fast-path";
+const RELAY_FAST: Readonly<Record<string, string>> = { [RELAY_FAST_PATH_HEADER]: "1" };
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -155,10 +161,25 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
     const refused = checkNodeRequest(req, policy());
     if (refused) return writeAnswer(req, res, refused);
     if (ors) {
-      const kind = kindOf(pathOf(req.url ?? "/"));
+      const path = pathOf(req.url ?? "/");
+      const kind = kindOf(path);
       if (kind === "ors" || kind === "health") {
         res.setHeader(FAST_PATH_HEADER, "1");
         return ors(req, res);
+      }
+      // The relay's ORS shapes; its other routes (a server's page data, check, log) are Next's.
+      const relayed = kind === "api" ? relayTarget(req.method ?? "GET", path) : null;
+      if (relayed) {
+        playground.relay
+          .handleNode(req, res, relayed.name, relayed.orsPath, RELAY_FAST)
+          .catch((err: unknown) => {
+            console.error(`[app-server] relaying ${path.slice(0, 200)} failed:`, err);
+            if (!res.headersSent) {
+              res.writeHead(502, { "content-type": "application/json" });
+              res.end('{"detail":"relay error"}');
+            } else res.destroy();
+          });
+        return;
       }
     }
     (handleNext ? handleNext(req, res) : whenNext.then((h) => h(req, res))).catch((err: unknown) => {

@@ -3,5 +3,11 @@
 // under plain node, call allowServerOnlyUnderNode() (./server-only-hook) before importing this.
 import "server-only";
 
-export { type AppServer, type AppServerOptions, FAST_PATH_HEADER, startAppServer } from "./app-server";
+export {
+  type AppServer,
+  type AppServerOptions,
+  FAST_PATH_HEADER,
+  RELAY_FAST_PATH_HEADER,
+  startAppServer,
+} from "./app-server";
 export { APP_SERVER_USAGE, type AppServerArgs, parseAppServerArgs } from "./args";

@@ -1,12 +1,16 @@
 // What a caller may tell the recorder about a request it sends through the relay, beside the ORS
 // request itself (FORMAT.md "Annotations"): `x-playground-run` on `/create` tags the episode with
 // its run, `x-playground-agent` on `/call` says which policy chose the call (the model's text,
-// its call id, its tokens). The relay never forwards these headers. Isomorphic: the browser and
-// the run executor encode them, the relay decodes them, the recorder validates them.
-import { type RunTag, runTagSchema, type StepAgent, stepAgentSchema } from "./schema";
+// its call id, its tokens), `x-playground-step` on `/call` says it replays a call of the protocol
+// log. The relay never forwards these headers. Isomorphic: the browser and the run executor encode
+// them, the relay decodes them, the recorder validates them.
+import { z } from "zod";
+import { type RunTag, runTagSchema, type StepAgent, type StepOrigin, stepAgentSchema } from "./schema";
 
 export const RUN_HEADER = "x-playground-run";
 export const AGENT_HEADER = "x-playground-agent";
+/** On a `/call` sent again from the protocol log: `{replayOf: <the logged call's seq>, edited}`. */
+export const STEP_HEADER = "x-playground-step";
 
 /** The longest header value read (encoded); longer ones are ignored. */
 export const MAX_ANNOTATION_CHARS = 64 * 1024;
@@ -83,4 +87,22 @@ export function readAgent(value: unknown): StepAgent | null {
 export function readRunTag(value: unknown): RunTag | null {
   const r = runTagSchema.safeParse(value);
   return r.success ? r.data : null;
+}
+
+/** What `x-playground-step` carries. */
+export const stepAnnotationSchema = z.strictObject({
+  replayOf: z.number().int().positive(),
+  edited: z.boolean(),
+});
+export type StepAnnotation = z.infer<typeof stepAnnotationSchema>;
+
+/** `x-playground-step` for a call replayed from the protocol log. */
+export function encodeStepAnnotation(step: StepAnnotation): string {
+  return encodeAnnotation(step);
+}
+
+/** The step's origin a decoded `x-playground-step` names, or null when it is not one. */
+export function readStepOrigin(value: unknown): StepOrigin | null {
+  const r = stepAnnotationSchema.safeParse(value);
+  return r.success ? { kind: "replay", exchange: r.data.replayOf, edited: r.data.edited } : null;
 }

@@ -4,7 +4,14 @@
 // same record. Isomorphic (the recorder publishes these events; the browser applies them).
 import type { Block } from "@/lib/ors/protocol";
 import { totalReward } from "./model";
-import type { EndReason, StepEvent, Trajectory, TrajectoryStep, TrajectorySummary } from "./schema";
+import type {
+  EndReason,
+  ExchangeSummary,
+  StepEvent,
+  Trajectory,
+  TrajectoryStep,
+  TrajectorySummary,
+} from "./schema";
 
 export type LiveEvent =
   | { type: "started"; id: string; summary: TrajectorySummary }
@@ -20,7 +27,12 @@ export type LiveEvent =
   | { type: "frame"; id: string; index: number; n: number; event: StepEvent }
   /** A request of the session (a ping) reached the server at `at`. */
   | { type: "activity"; id: string; at: number }
-  | { type: "ended"; id: string; end_reason: EndReason; error: string | null; ended_at: number };
+  | { type: "ended"; id: string; end_reason: EndReason; error: string | null; ended_at: number }
+  /**
+   * A request of the session was added to the episode's protocol log: its summary (seq, at, method,
+   * path, status, ms); the whole exchange is at `GET /api/trajectories/<id>/exchanges`.
+   */
+  | ({ type: "exchange"; id: string } & ExchangeSummary);
 
 /** The first event of an episode's feed: the whole record as it stands. */
 export interface SnapshotEvent {
@@ -53,6 +65,7 @@ export function applyFeedEvent(t: Trajectory, e: LiveEvent): Trajectory {
   switch (e.type) {
     case "started":
     case "activity":
+    case "exchange":
       return t;
     case "prompt":
       return { ...t, prompt: e.blocks };

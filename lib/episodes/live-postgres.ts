@@ -145,7 +145,8 @@ export function createPostgresLiveFeeds(
     lastSeq.set(notice.r, notice.s);
     if (lastSeq.size > 1000) lastSeq.delete(lastSeq.keys().next().value!);
     const id = "e" in notice ? notice.e.id : notice.ref.id;
-    if (!watched(id, "e" in notice && notice.e.type === "frame")) return;
+    // Frames and protocol log entries go to the watchers of their episode only (not the all-episodes feed).
+    if (!watched(id, "e" in notice && (notice.e.type === "frame" || notice.e.type === "exchange"))) return;
     if (queuedIn >= MAX_QUEUED) {
       droppedIn++;
       if (droppedIn === 1 || droppedIn % 1000 === 0)

@@ -1,14 +1,16 @@
 // The trajectory recorder: turns the relay's events (lib/relay/events.ts) into recorded episodes
-// in the store, step by step, and publishes every change on the live feeds. Events are applied in
-// the order the relay saw them, one at a time (the store is asynchronous). It keeps in memory only
-// the calls in flight; secrets never reach it (relay events carry none).
+// in the store, step by step, with each episode's protocol log (./protocol-log.ts decides which
+// episode a request belongs to), and publishes every change on the live feeds. Events are applied
+// in the order the relay saw them, those that queued up together in one batch. It keeps in memory
+// only the calls in flight; secrets never reach it (relay events carry none).
 import "server-only";
 import type { Block, ToolSpec } from "@/lib/ors/protocol";
 import type { RelayEvent, RelayEvents } from "@/lib/relay/events";
-import { readAgent, readRunTag } from "./annotations";
+import { readAgent, readRunTag, readStepOrigin } from "./annotations";
 import { stableStringify } from "./diff";
 import { CHECK_LIVENESS, endForFailure, SPEC_IDLE_LIMIT_MS } from "./end-reason";
 import type { LiveFeeds } from "./live";
+import { createProtocolLog, exchangeLimitFrom } from "./protocol-log";
 import type { EndReason, TrajectoryStep, TrajectoryTask } from "./schema";
 import {
   capStep,
@@ -20,7 +22,7 @@ import {
   pendingStep,
   stepEvent,
 } from "./step";
-import type { TrajectoryStore } from "./store/types";
+import type { ExchangeLimit, TrajectoryStore } from "./store/types";
 
 export interface Recorder {
   /** Takes one relay event (the relay's bus calls this; tests may too). Applied in order. */
@@ -61,6 +63,8 @@ export interface RecorderOptions {
   log?: (message: string) => void;
   /** The step-size cap in bytes (default PLAYGROUND_MAX_STEP_BYTES, else 4 MiB; see capStep). */
   maxStepBytes?: number;
+  /** The caps of each episode's protocol log (default: exchangeLimitFrom(process.env)). */
+  exchangeLimit?: ExchangeLimit;
 }
 
 /**
@@ -85,6 +89,10 @@ interface Call {
   frames: FrameBudget;
 }
 
+/** How long the recorder applies events before it lets the event loop serve others, at most (ms)... */
+const SLICE_MS = 8;
+/** ...unless this many events are waiting: then it works them off first. */
+const MAX_BACKLOG = 2000;
 /** Recent steps by task_id, so a re-post with a saved task_id continues its step. */
 const MAX_TASKS = 10_000;
 /** The tool specs last seen per server and environment (given to episodes that start there). */
@@ -95,6 +103,7 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
   const live = opts.live;
   const log = opts.log ?? ((m: string) => console.error(`[recorder] ${m}`));
   const maxStepBytes = opts.maxStepBytes ?? maxStepBytesFrom(process.env);
+  const exchanges = createProtocolLog(store, live, opts.exchangeLimit ?? exchangeLimitFrom(process.env));
   const calls = new Map<string, Call>(); // relay callId → the call's step
   // server/sid/task_id → the step of the latest call with that task_id. Only where the step is: a
   // finished call's step (its result, possibly megabytes) is not kept in memory for a resume.
@@ -182,7 +191,8 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
           "task_spec" in e.task
             ? { task_spec: e.task.task_spec }
             : { split: e.task.split, index: e.task.index };
-        await startTrajectory(e.server, e.sid, e.env, task, e.at, e.run);
+        const id = await startTrajectory(e.server, e.sid, e.env, task, e.at, e.run);
+        await exchanges.started(id, e.server, e.sid, e.env, e.at);
         return;
       }
       case "tools": {
@@ -235,6 +245,7 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
         const t = await trajectoryOf(e.server, e.sid, e.env, e.at);
         if (e.env && t.env === null) await store.setEnv(t.id, e.env);
         const agent = e.agent === undefined ? null : readAgent(e.agent);
+        const origin = e.origin === undefined ? null : readStepOrigin(e.origin);
         const step = pendingStep({
           index: t.num_steps + 1,
           tool: e.tool,
@@ -244,6 +255,7 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
           after_end: t.end_reason === "finished",
           ...(agent ? { agent } : {}),
         });
+        if (origin) step.origin = origin;
         const call: Call = { trajectoryId: t.id, step, callId: e.callId, frames: frameBudget() };
         calls.set(e.callId, call);
         if (key) rememberTask(key, call);
@@ -295,6 +307,8 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
         if (t) await end(t.id, "user_closed", e.at, null);
         return;
       }
+      case "exchange":
+        return exchanges.add(e);
       case "request_failed": {
         if (!e.sid) return;
         const t = await store.findRunning(e.server, e.sid);
@@ -315,7 +329,9 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
   };
 
   // Events are applied in order, those that queued up meanwhile together: the store may then
-  // write them in one commit (`batch`), which is what keeps many concurrent episodes cheap.
+  // write them in one commit (`batch`), which is what keeps many concurrent episodes cheap. A batch
+  // lasts a few milliseconds at most; then it commits and the event loop serves other requests before
+  // the next one, so recording megabytes of results never holds the relay's small calls up for long.
   const queue: RelayEvent[] = [];
   let scheduled = false;
   const applyOne = async (e: RelayEvent) => {
@@ -326,12 +342,27 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
     }
   };
   const drain = async () => {
-    scheduled = false;
-    const events = queue.splice(0);
-    const all = async () => {
-      for (const e of events) await applyOne(e);
-    };
-    await (store.batch ? store.batch(all) : all());
+    try {
+      while (queue.length > 0) {
+        const start = performance.now();
+        let n = 0;
+        const slice = async () => {
+          while (n < queue.length) {
+            await applyOne(queue[n++]!);
+            // A backlog is worked off before anything else: the queue (and its memory) stays bounded.
+            if (performance.now() - start >= SLICE_MS && queue.length - n < MAX_BACKLOG) break;
+          }
+        };
+        try {
+          await (store.batch ? store.batch(slice) : slice());
+        } finally {
+          queue.splice(0, n);
+        }
+        if (queue.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      scheduled = false;
+    }
   };
   const handle = (e: RelayEvent): void => {
     queue.push(e);

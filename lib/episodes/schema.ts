@@ -94,6 +94,19 @@ export const agentEndSchema = z.strictObject({
 });
 export type AgentEnd = z.infer<typeof agentEndSchema>;
 
+/**
+ * Where a step came from when it was not an ordinary call: `replay` — sent again from the episode's
+ * protocol log (`exchange`: the seq of the logged call it replays; `edited`: its input was changed
+ * first). Sent by the caller in the `x-playground-step` header of the `/call`
+ * (lib/episodes/annotations.ts), which the relay does not forward.
+ */
+export const stepOriginSchema = z.strictObject({
+  kind: z.literal("replay"),
+  exchange: z.number().int().positive(),
+  edited: z.boolean(),
+});
+export type StepOrigin = z.infer<typeof stepOriginSchema>;
+
 export const trajectoryStepSchema = z.strictObject({
   /** 1-based step number within the episode. */
   index: z.number().int().positive(),
@@ -138,6 +151,8 @@ export const trajectoryStepSchema = z.strictObject({
     .optional(),
   /** Who chose this call, when a policy did (absent for calls a person made). */
   agent: stepAgentSchema.optional(),
+  /** A call replayed from the protocol log (absent on every other step). */
+  origin: stepOriginSchema.optional(),
 });
 export type TrajectoryStep = z.infer<typeof trajectoryStepSchema>;
 
@@ -234,6 +249,48 @@ export const trajectoryFilterSchema = z.object({
   offset: z.coerce.number().int().min(0).optional(),
 });
 export type TrajectoryFilter = z.infer<typeof trajectoryFilterSchema>;
+
+// ---- The protocol log (FORMAT.md "Protocol log"): every request of an episode's session ----
+
+/** One side of a logged exchange: the body as text (cut to a cap), its whole size in bytes. */
+export const exchangeSideSchema = z.strictObject({
+  body: z.string(),
+  size: z.number().int().nonnegative(),
+  /** Present (true) when `body` was cut. */
+  truncated: z.literal(true).optional(),
+});
+export type ExchangeSide = z.infer<typeof exchangeSideSchema>;
+
+/** One request of a session through the relay and its answer, as `GET /api/trajectories/<id>/exchanges` lists it. */
+export const protocolExchangeSchema = z.strictObject({
+  /** 1, 2, ... in the order the exchanges ended (were logged). */
+  seq: z.number().int().positive(),
+  /** When the request reached the relay (ms since the epoch). */
+  at: z.number(),
+  /** From then until the answer ended (an SSE answer: its last byte, or the client going away). */
+  ms: z.number().nonnegative(),
+  method: z.string(),
+  /** The ORS path as requested, e.g. `/math/call`. */
+  path: z.string(),
+  status: z.number().int(),
+  request: exchangeSideSchema.extend({
+    /** X-Session-ID, Accept, Content-Type, X-Deployment as sent; X-API-Key and X-Secrets masked. */
+    headers: z.record(z.string(), z.string()),
+  }),
+  response: exchangeSideSchema.extend({ contentType: z.string() }),
+});
+export type ProtocolExchange = z.infer<typeof protocolExchangeSchema>;
+/** An exchange before the store numbers it. */
+export type NewExchange = Omit<ProtocolExchange, "seq">;
+
+/** A trajectory's protocol log: its exchanges, and how many were left out beyond its caps. */
+export interface ExchangeList {
+  items: ProtocolExchange[];
+  dropped: number;
+}
+
+/** The summary of a newly logged exchange on an episode's live feed (bodies are fetched on demand). */
+export type ExchangeSummary = Pick<ProtocolExchange, "seq" | "at" | "method" | "path" | "status" | "ms">;
 
 /** What a fork at step N answers: the new live session, its trajectory, and how the replay went. */
 export interface ForkResult {

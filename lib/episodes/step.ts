@@ -7,8 +7,19 @@ import type { StepEvent, TrajectoryStep } from "./schema";
 /** `chunk`/`end` data is kept as a preview of this many characters (the result is the step itself). */
 export const FRAME_PREVIEW_CHARS = 240;
 
+/** Node's Buffer when there is one (the recorder, on the server), for the native paths below. */
+const NodeBuffer = (globalThis as { Buffer?: typeof Buffer }).Buffer;
+/** Strings from this length on are measured and copied natively (on the server). */
+const NATIVE_FROM = 1024;
+
 /** A copy of a string that does not reference the string it was cut from. */
 function ownCopy(s: string): string {
+  if (NodeBuffer && s.length >= NATIVE_FROM) {
+    // Copied as raw code units (lone surrogates included): megabytes in a memcpy, not a JSON round trip.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: any code unit beyond Latin-1
+    const encoding = /[^\x00-\xff]/.test(s) ? "utf16le" : "latin1";
+    return NodeBuffer.from(s, encoding).toString(encoding);
+  }
   return JSON.parse(JSON.stringify(s)) as string;
 }
 
@@ -125,8 +136,25 @@ function jsonUnitBytes(s: string, i: number): number {
   return 3;
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what JSON escapes
+const OTHER_ESCAPES = /["\\\u0000-\u0009\u000b-\u001f]/;
+
+/** Whether a string has no lone surrogate (String.prototype.isWellFormed, where there is one). */
+function wellFormed(s: string): boolean | null {
+  const f = (s as unknown as { isWellFormed?: () => boolean }).isWellFormed;
+  return typeof f === "function" ? f.call(s) : null;
+}
+
 /** The bytes of a string as a UTF-8 JSON string, quotes included. */
 function stringJsonBytes(s: string): number {
+  if (NodeBuffer && s.length >= NATIVE_FROM && wellFormed(s)) {
+    // Text without a lone surrogate: its UTF-8 bytes (a pair: 4) plus one per newline (`\n`), when
+    // nothing else needs escaping (one native scan says so); else JSON.stringify's own count.
+    if (OTHER_ESCAPES.test(s)) return NodeBuffer.byteLength(JSON.stringify(s), "utf8");
+    let n = NodeBuffer.byteLength(s, "utf8") + 2;
+    for (let i = s.indexOf("\n"); i !== -1; i = s.indexOf("\n", i + 1)) n++;
+    return n;
+  }
   let n = 2;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -169,6 +197,8 @@ export function jsonBytes(value: unknown): number {
   }
 }
 
+const CUT_BLOCK = 16 * 1024;
+
 /**
  * The longest start of `s` whose JSON string takes at most `maxBytes` (never splitting a surrogate
  * pair), as a new string: a slice would keep the whole original alive in memory.
@@ -176,6 +206,17 @@ export function jsonBytes(value: unknown): number {
 export function cutText(s: string, maxBytes: number): string {
   let bytes = 2; // the quotes
   let i = 0;
+  // Whole blocks measured natively while they fit (never splitting a pair), the last one by units.
+  if (NodeBuffer && s.length >= NATIVE_FROM)
+    while (i < s.length) {
+      let end = Math.min(s.length, i + CUT_BLOCK);
+      const last = s.charCodeAt(end - 1);
+      if (end < s.length && last >= 0xd800 && last <= 0xdbff) end++;
+      const n = stringJsonBytes(s.slice(i, end)) - 2;
+      if (bytes + n > maxBytes) break;
+      bytes += n;
+      i = end;
+    }
   for (; i < s.length; i++) {
     const n = jsonUnitBytes(s, i);
     const pair = n === 4;

@@ -26,6 +26,9 @@
 //                                                           relayed call with that task_id, if any.
 //                                                           agent: the decoded `x-playground-agent`
 //                                                           header (who chose the call), when sent.
+//                                                           origin: the decoded `x-playground-step`
+//                                                           header (a call replayed from the
+//                                                           protocol log), when sent.
 //   call_frame       {server, sid, callId, frame, at}       each SSE frame of that call as it passes:
 //                                                           {kind:"event",event,data} (task_id,
 //                                                           chunk, end, error) or
@@ -46,11 +49,26 @@
 //                                                           delete, ...) or a relay failure (502/504).
 //                                                           endpoint: the ORS endpoint name, e.g.
 //                                                           "call", "create"; detail: text.
+//   exchange         {server, sid?, env, endpoint, callId?, sessionCreated?, exchange, at}
+//                                                           every relayed request of a known server
+//                                                           once its answer ended (for the protocol
+//                                                           log, lib/relay/exchange-log.ts): sid: the
+//                                                           request's X-Session-ID; sessionCreated:
+//                                                           the sid a /create_session answered;
+//                                                           exchange: method, path, masked headers,
+//                                                           bodies within a cap, status, timing
+//                                                           (NewExchange, lib/episodes/schema.ts).
+//                                                           A whole (JSON) answer's comes before the
+//                                                           events that answer causes (so a /delete
+//                                                           is logged before the episode ends); an
+//                                                           SSE answer's once it is whole (a call's
+//                                                           at its `end`, after call_finished).
 //
 // Listeners are called synchronously, in order; a listener that throws is isolated (logged once
 // per throw, without the event). Each relay has its own bus (`createRelayEvents`), and
 // `hasListeners()` lets the relay skip all work when nobody listens.
 import "server-only";
+import type { NewExchange } from "@/lib/episodes/schema";
 import type { Block, JsonObject, RunToolOutput, SseFrame, ToolSpec } from "@/lib/ors/protocol";
 
 export type RelayTask = { task_spec: JsonObject } | { split: string; index: number };
@@ -74,6 +92,7 @@ export type RelayEvent =
       taskId?: string;
       resumeOf?: string;
       agent?: unknown;
+      origin?: unknown;
     })
   | (Base & { type: "call_frame"; sid: string; callId: string; frame: SseFrame })
   | (Base & {
@@ -94,6 +113,15 @@ export type RelayEvent =
       endpoint: string;
       status: number;
       detail: string;
+    })
+  | (Base & {
+      type: "exchange";
+      sid?: string;
+      env: string | null;
+      endpoint: string;
+      callId?: string;
+      sessionCreated?: string;
+      exchange: NewExchange;
     });
 
 export type RelayEventType = RelayEvent["type"];

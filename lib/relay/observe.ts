@@ -1,23 +1,17 @@
-// The relay's recording tap: turns relayed exchanges into RelayEvents (./events) — /create, the
-// prompt, every /call frame, /ping, /delete and failures — with bounded memory whatever the
-// upstream sends. An SSE answer passes to the client chunk by chunk as the client reads it (no
-// tee, no buffering) and is parsed on the way with size limits; when the client goes away in the
-// middle of a call, the tap keeps reading the server's answer so the step is recorded whole (the
-// episode lives on the server). Secrets (the /create body's `secrets`, X-Secrets) never leave.
+// What the relay publishes of an exchange (./events): /create, the prompt, the tools, every /call
+// (started, its frames, finished: the SSE tap, ./tap.ts, drives that part), /ping, /delete and
+// failures, each read from what passed with bounded memory whatever the upstream sends. Secrets (the
+// /create body's `secrets`, X-Secrets) never leave.
 import "server-only";
 import {
   blocksReadSchema,
-  createSseFrameParser,
   deploymentNames,
-  formatSseEvent,
   listToolsOutputReadSchema,
   type OrsRoute,
-  ResultAssembler,
   type ResultOutcome,
   readErrorDetail,
   SESSION_ENDPOINTS,
   type SseFrame,
-  SseLimitError,
 } from "@/lib/ors/protocol";
 import { readWithin } from "@/lib/ors/protocol/body";
 import type { RelayEvents, RelayTask } from "./events";
@@ -70,7 +64,7 @@ export function detach(s: string): string {
  * A frame whose strings are copies (see `detach`), but for result pieces: those are joined into
  * a new string at `end` (and steps keep copied previews), so they hold their chunk only meanwhile.
  */
-function detachFrame(f: SseFrame): SseFrame {
+export function detachFrame(f: SseFrame): SseFrame {
   if (f.kind === "comment") return { kind: "comment", comment: detach(f.comment) };
   if (f.event === "chunk" || f.event === "end") return f;
   return {
@@ -81,10 +75,6 @@ function detachFrame(f: SseFrame): SseFrame {
   };
 }
 
-/** A duration as a message says it: `60 s`, `0.3 s`. */
-function seconds(ms: number): string {
-  return ms >= 10_000 ? `${Math.round(ms / 1000)} s` : `${Number((ms / 1000).toFixed(1))} s`;
-}
 /** task_id → callId of the latest relayed call with it, so a reconnect can say which call it resumes. */
 export type TaskCalls = Map<string, string>;
 
@@ -103,7 +93,9 @@ export interface Exchange {
   /** The request's `X-Deployment` header: the environment of a bare path (`/call`). */
   deployment?: string | null;
   /** The decoded annotation headers of the request (lib/episodes/annotations.ts), never forwarded. */
-  annotations?: { run?: unknown; agent?: unknown };
+  annotations?: { run?: unknown; agent?: unknown; step?: unknown };
+  /** The parsed JSON object of the request body, once read (undefined: not yet; null: none). */
+  requestObject?: Record<string, unknown> | null;
   events: RelayEvents;
   tasks: TaskCalls;
   limits: RelayLimits;
@@ -116,7 +108,7 @@ function rememberTask(m: TaskCalls, server: string, sid: string, taskId: string,
   if (m.size > MAX_TASKS) m.delete(m.keys().next().value!);
 }
 
-function endpointOf(x: Exchange): string | undefined {
+export function endpointOf(x: Exchange): string | undefined {
   return x.route.kind === "unknown" ? undefined : x.route.endpoint;
 }
 
@@ -124,19 +116,25 @@ function endpointOf(x: Exchange): string | undefined {
  * The environment a request names: its path's, or for a bare path the one `X-Deployment` names
  * (`ns/math` → `math`). Null when it names none (the server's only environment, or the session's).
  */
-function envOf(x: Exchange): string | null {
+export function envOf(x: Exchange): string | null {
   if (x.route.kind === "env") return x.route.env;
   return deploymentNames(x.deployment ?? null).at(-1) ?? null;
 }
 
+const decoder = new TextDecoder();
+
+/** The request body as a JSON object (parsed once), or undefined. */
 function requestJson(x: Exchange): Record<string, unknown> | undefined {
+  if (x.requestObject !== undefined) return x.requestObject ?? undefined;
+  x.requestObject = null;
   if (!x.requestBody) return undefined;
   try {
-    const v = JSON.parse(new TextDecoder().decode(x.requestBody)) as unknown;
-    return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+    const v = JSON.parse(decoder.decode(x.requestBody)) as unknown;
+    if (v && typeof v === "object" && !Array.isArray(v)) x.requestObject = v as Record<string, unknown>;
   } catch {
-    return undefined;
+    // not JSON
   }
+  return x.requestObject ?? undefined;
 }
 
 function failed(x: Exchange, endpoint: string, status: number, detail: string): void {
@@ -244,13 +242,13 @@ async function readJson(
 }
 
 /** What a call's tap tells the recorder: every frame, then once how the call ended. */
-interface CallObserver {
+export interface CallObserver {
   frame(frame: SseFrame): void;
   /** The server's stream ended: `end`'s result, an `event: error`, or why it broke. */
   finish(outcome: ResultOutcome | { ok: false; error: string; broken: true }): void;
 }
 
-function callObserver(x: Exchange): CallObserver {
+export function callObserver(x: Exchange): CallObserver {
   const sid = x.sid ?? "";
   const env = envOf(x);
   const body = requestJson(x) ?? {};
@@ -274,6 +272,7 @@ function callObserver(x: Exchange): CallObserver {
     ...(reqTaskId ? { taskId: reqTaskId } : {}),
     ...(resumeOf ? { resumeOf } : {}),
     ...(x.annotations?.agent !== undefined ? { agent: x.annotations.agent } : {}),
+    ...(x.annotations?.step !== undefined ? { origin: x.annotations.step } : {}),
     // When the call was sent, not when its answer started: a step's latency is the caller's.
     at: started,
   });
@@ -303,172 +302,4 @@ function callObserver(x: Exchange): CallObserver {
   };
 }
 
-/**
- * Passes an SSE answer to the client as it reads it, parsing it on the way. For `/call` the
- * frames and the result are published; for `/create_session` the session id. Past a limit the
- * client gets an `event: error` saying why and the stream ends. When the client goes away during
- * a call, the server's answer is still read (bounded in time and size) so the step is recorded.
- */
-function sse(
-  x: Exchange,
-  body: ReadableStream<Uint8Array>,
-  abortUpstream: () => void,
-): ReadableStream<Uint8Array> {
-  const ep = endpointOf(x);
-  const ok = (x.status ?? 0) >= 200 && (x.status ?? 0) < 300;
-  const isCall = x.listening && ok && ep === "call";
-  const isSession = x.listening && ok && ep === "create_session";
-  const observer = isCall ? callObserver(x) : null;
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  const result = new ResultAssembler(x.limits.maxResultChars);
-  let sawSession = false;
-  let finished = false;
-  let otherChars = 0;
-  const onFrame = (parsed: SseFrame) => {
-    if (!isSession && (!observer || finished)) return;
-    const frame = detachFrame(parsed);
-    if (isSession && !sawSession && frame.kind === "event" && frame.event === "task_id") {
-      sawSession = true;
-      x.events.emit({ type: "session_created", server: x.server, sid: frame.data.trim(), at: Date.now() });
-    }
-    if (!observer || finished) return;
-    if (frame.kind === "comment" || (frame.event !== "chunk" && frame.event !== "end")) {
-      otherChars +=
-        frame.kind === "comment" ? frame.comment.length + 4 : frame.event.length + frame.data.length + 16;
-      if (otherChars > x.limits.maxCallOtherChars)
-        throw new SseLimitError(
-          `more than ${x.limits.maxCallOtherChars} characters of frames that are not part of a result`,
-        );
-    }
-    observer.frame(frame);
-    if (frame.kind !== "event") return;
-    if (frame.event === "chunk") result.add(frame.data);
-    else if (frame.event === "end") {
-      finished = true;
-      observer.finish(result.end(frame.data));
-    } else if (frame.event === "error") {
-      finished = true;
-      observer.finish({ ok: false, error: frame.data || "unknown SSE error" });
-    }
-  };
-  const parser = createSseFrameParser(onFrame, {
-    maxLineChars: x.limits.maxSseLineChars,
-    maxEventChars: x.limits.maxSseEventChars,
-  });
-  /** Parses one piece; returns an error message when the upstream broke a limit. */
-  const parse = (chunk: Uint8Array | null): string | null => {
-    if (!observer && !isSession) return null;
-    try {
-      if (chunk) parser.feed(decoder.decode(chunk, { stream: true }));
-      else {
-        parser.feed(decoder.decode());
-        parser.end();
-      }
-      return null;
-    } catch (err) {
-      if (err instanceof SseLimitError || (err instanceof Error && err.name === "ResultTooLargeError"))
-        return `relay: ${x.server} sent ${err.message}; the stream was ended`;
-      return `relay: could not read the stream: ${err instanceof Error ? err.message : String(err)}`;
-    }
-  };
-  const broken = (why: string) => {
-    if (observer && !finished) {
-      finished = true;
-      observer.finish({ ok: false, error: why, broken: true });
-    }
-  };
-
-  /** The client went away: keep reading a call's answer so its step is recorded, within bounds. */
-  const drain = async () => {
-    if (!observer || finished) {
-      reader.cancel().catch(() => {});
-      abortUpstream();
-      return;
-    }
-    const deadline = Date.now() + x.limits.drainMaxMs;
-    let idle: ReturnType<typeof setTimeout> | undefined;
-    const stop = (why: string) => {
-      broken(why);
-      reader.cancel().catch(() => {});
-      abortUpstream();
-    };
-    try {
-      while (!finished) {
-        const timeLeft = Math.min(x.limits.drainIdleMs, deadline - Date.now());
-        if (timeLeft <= 0)
-          return stop("the client went away and the server's answer took too long; stopped reading");
-        const read = reader.read();
-        const silent = new Promise<"silent">((resolve) => {
-          idle = setTimeout(() => resolve("silent"), timeLeft);
-        });
-        const r = await Promise.race([read, silent]);
-        clearTimeout(idle);
-        if (r === "silent") return stop("the client went away and the server went silent; stopped reading");
-        if (r.done) {
-          parse(null);
-          return broken("the stream ended before `end`");
-        }
-        const limitHit = parse(r.value);
-        if (limitHit) return stop(limitHit);
-      }
-      reader.cancel().catch(() => {});
-    } catch (err) {
-      broken(`the stream broke before \`end\`: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  };
-
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        let r: ReadableStreamReadResult<Uint8Array> | "silent";
-        let idle: ReturnType<typeof setTimeout> | undefined;
-        try {
-          const silent = new Promise<"silent">((resolve) => {
-            idle = setTimeout(() => resolve("silent"), x.limits.streamIdleMs);
-          });
-          r = await Promise.race([reader.read(), silent]);
-        } catch (err) {
-          broken(`the stream broke before \`end\`: ${err instanceof Error ? err.message : String(err)}`);
-          // Closed, not errored: what was already passed on (the task_id) still reaches the client,
-          // which then re-posts with it instead of starting the call again.
-          controller.close();
-          return;
-        } finally {
-          clearTimeout(idle);
-        }
-        if (r === "silent") {
-          const why = `relay: ${x.server} sent nothing for ${seconds(x.limits.streamIdleMs)} (not even a ping); the stream was ended`;
-          broken(why);
-          controller.enqueue(new TextEncoder().encode(formatSseEvent("error", why)));
-          controller.close();
-          reader.cancel().catch(() => {});
-          abortUpstream();
-          return;
-        }
-        if (r.done) {
-          parse(null);
-          broken("the stream ended before `end`");
-          controller.close();
-          return;
-        }
-        const limitHit = parse(r.value);
-        if (limitHit) {
-          broken(limitHit);
-          controller.enqueue(new TextEncoder().encode(formatSseEvent("error", limitHit)));
-          controller.close();
-          reader.cancel().catch(() => {});
-          abortUpstream();
-          return;
-        }
-        controller.enqueue(r.value);
-      },
-      cancel() {
-        void drain();
-      },
-    },
-    { highWaterMark: 0 },
-  );
-}
-
-export const observeExchange = { failed, json, readJson, sse };
+export const observeExchange = { failed, json, readJson };

@@ -1,23 +1,31 @@
 // The recording relay (docs/architecture.md "The recording relay", "Security"): plain ORS in at
 // /api/servers/<name>/<ORS path>, forwarded to that known server (in process for `local`), the
-// answer streamed back unbuffered, and what passes published as RelayEvents (./events).
-import { AGENT_HEADER, decodeAnnotation, RUN_HEADER } from "@/lib/episodes/annotations";
+// answer streamed back unbuffered, and what passes published as RelayEvents (./events) — the
+// episode's steps and its protocol log. One core (`serve`) and two thin ways in (./io.ts): a fetch
+// Request (Next's route, in-process clients) and node:http (the server entry's fast path).
+import { AGENT_HEADER, decodeAnnotation, RUN_HEADER, STEP_HEADER } from "@/lib/episodes/annotations";
 import { describeNetworkError } from "@/lib/ors/client/errors";
 import "server-only";
 import { randomBytes } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { OrsReply } from "@/lib/ors/host";
 import { RELAY_FAILURE_HEADER, type RelayFailure } from "@/lib/ors/protocol";
-import { readWithin } from "@/lib/ors/protocol/body";
 import type { ServerEntry, ServerRegistry } from "@/lib/registry";
 import { createPinnedFetch, type PinnedFetch } from "@/lib/security/pinned-fetch";
 import { createRelayEvents, type RelayEvents } from "./events";
+import { answerBodyOf, type ExchangeLog, publishExchange, requestBodyOf, shownHeaders } from "./exchange-log";
+import { nodeRequest, type RelayAnswer, type RelayRequest, toResponse, webRequest, writeNode } from "./io";
 import {
   DEFAULT_RELAY_LIMITS,
   type Exchange,
+  envOf,
   observeExchange,
   type RelayLimits,
   type TaskCalls,
 } from "./observe";
 import { checkRelayRequest } from "./request-shape";
+import { tapSse } from "./tap";
+import { dispatchOf, localRequest, replySource, webSource } from "./upstream";
 
 export interface RelayOptions {
   registry: ServerRegistry;
@@ -41,6 +49,17 @@ export interface RelayOptions {
 export interface Relay {
   /** Relays one request to server `name`; `orsPath` is the ORS path, e.g. `/math/call`. */
   handle(req: Request, name: string, orsPath: string): Promise<Response>;
+  /**
+   * The same on node:http (the server entry's fast path, after the request policy): the answer is
+   * written to `res`, with `headers` added. Resolves once the answer has started.
+   */
+  handleNode(
+    req: IncomingMessage,
+    res: ServerResponse,
+    name: string,
+    orsPath: string,
+    headers?: Record<string, string>,
+  ): Promise<void>;
   /** What passes through the relay, as RelayEvents (the recorder subscribes here). */
   readonly events: RelayEvents;
 }
@@ -62,6 +81,13 @@ function callIdOf(header: string | null): string {
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const JSON_TYPE = "application/json";
+const SSE_ANSWER_HEADERS: Readonly<Record<string, string>> = {
+  "content-type": "text/event-stream; charset=utf-8",
+  // no-transform: keeps `next start`'s compression from buffering the stream.
+  "cache-control": "no-cache, no-transform",
+  "x-accel-buffering": "no",
+};
 
 /**
  * Loop detection: every relay sends the marks of the relays a request went through, its own last.
@@ -82,12 +108,24 @@ function marksOf(header: string | null): string[] {
     .slice(-MAX_MARKS);
 }
 
+function detailBody(detail: string): string {
+  return JSON.stringify({ detail });
+}
+
 /** `{detail}` JSON answer (the ORS error body). */
 export function detailResponse(status: number, detail: string, headers?: HeadersInit): Response {
   const h = new Headers(headers);
-  h.set("content-type", "application/json");
+  h.set("content-type", JSON_TYPE);
   h.set("cache-control", "no-store");
-  return new Response(JSON.stringify({ detail }), { status, headers: h });
+  return new Response(detailBody(detail), { status, headers: h });
+}
+
+function detailAnswer(status: number, detail: string, headers?: Record<string, string>): RelayAnswer {
+  return {
+    status,
+    headers: { ...headers, "content-type": JSON_TYPE, "cache-control": "no-store" },
+    body: detailBody(detail),
+  };
 }
 
 /**
@@ -106,6 +144,21 @@ function describeServer(entry: ServerEntry): string {
   return entry.source === "builtin" ? `server "${entry.name}"` : `server "${entry.name}" (${entry.url})`;
 }
 
+/** The session id of a JSON `/create_session` answer, for the log. */
+function sidOf(text: string): string | undefined {
+  try {
+    const sid = (JSON.parse(text) as { sid?: unknown }).sid;
+    return typeof sid === "string" ? sid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A header worth passing on from a server's answer: `Retry-After` (a 429 or 503 says when to come back). */
+function retryAfterOf(value: string | null | undefined): Record<string, string> {
+  return value && /^[\w ,:+-]{1,64}$/.test(value) ? { "retry-after": value } : {};
+}
+
 export function createRelay(options: RelayOptions): Relay {
   const { registry } = options;
   const timeoutMs = options.timeoutMs ?? (Number(process.env.PLAYGROUND_RELAY_TIMEOUT_MS) || 60_000);
@@ -117,21 +170,21 @@ export function createRelay(options: RelayOptions): Relay {
   // A stream that goes silent for as long as an answer may take to start is ended too.
   const limits: RelayLimits = { ...DEFAULT_RELAY_LIMITS, streamIdleMs: timeoutMs, ...options.limits };
 
-  async function handle(req: Request, name: string, orsPath: string): Promise<Response> {
+  async function serve(req: RelayRequest, name: string, orsPath: string): Promise<RelayAnswer> {
     // Which browsers may use the relay at all (same-origin writes, allowed Hosts, the access token)
     // is the request policy's, applied to every request by the app's server entry (lib/security).
     // ORS shapes and methods only, checked before anything is contacted.
-    const target = checkRelayRequest(req.method, orsPath, new URL(req.url).search);
+    const target = checkRelayRequest(req.method, orsPath, req.search);
     if (!target.ok)
-      return detailResponse(target.status, target.detail, {
+      return detailAnswer(target.status, target.detail, {
         [RELAY_FAILURE_HEADER]: "refused",
         ...(target.allow ? { allow: target.allow } : {}),
       });
     const { route } = target;
     const endpoint = route.endpoint;
-    const marks = marksOf(req.headers.get(LOOP_HEADER));
+    const marks = marksOf(req.header(LOOP_HEADER));
     if (marks.includes(loopMark))
-      return detailResponse(
+      return detailAnswer(
         508,
         `refused: this request came back to the relay that sent it (server "${name}" leads back to this app: a loop)`,
         { [RELAY_FAILURE_HEADER]: "refused" },
@@ -140,11 +193,11 @@ export function createRelay(options: RelayOptions): Relay {
     const entry = await registry.get(name);
     if (!entry) {
       const known = (await registry.list()).map((s) => s.name).join(", ");
-      return detailResponse(404, `unknown server "${name}" (known: ${known})`);
+      return detailAnswer(404, `unknown server "${name}" (known: ${known})`);
     }
-    const sid = req.headers.get("x-session-id") ?? undefined;
+    const sid = req.header("x-session-id") ?? undefined;
     const listening = events.hasListeners();
-    const exchange: Exchange = {
+    const x: Exchange = {
       server: name,
       sid,
       route,
@@ -153,20 +206,66 @@ export function createRelay(options: RelayOptions): Relay {
       events,
       tasks,
       limits,
-      callId: callIdOf(req.headers.get(CALL_ID_HEADER)),
-      deployment: req.headers.get("x-deployment"),
+      callId: callIdOf(req.header(CALL_ID_HEADER)),
+      deployment: req.header("x-deployment"),
     };
     // Annotations for the recorder (never forwarded: FORWARDED_HEADERS leaves them out).
     if (listening) {
-      const run = endpoint === "create" ? decodeAnnotation(req.headers.get(RUN_HEADER)) : undefined;
-      const agent = endpoint === "call" ? decodeAnnotation(req.headers.get(AGENT_HEADER)) : undefined;
-      if (run !== undefined || agent !== undefined) exchange.annotations = { run, agent };
+      const run = endpoint === "create" ? decodeAnnotation(req.header(RUN_HEADER)) : undefined;
+      const agent = endpoint === "call" ? decodeAnnotation(req.header(AGENT_HEADER)) : undefined;
+      const step = endpoint === "call" ? decodeAnnotation(req.header(STEP_HEADER)) : undefined;
+      if (run !== undefined || agent !== undefined || step !== undefined)
+        x.annotations = { run, agent, step };
     }
 
+    const headers = new Headers({ [LOOP_HEADER]: [...marks.slice(-(MAX_MARKS - 1)), loopMark].join(",") });
+    for (const h of FORWARDED_HEADERS) {
+      const v = req.header(h);
+      if (v !== null) headers.set(h, v);
+    }
+    if (!headers.has("x-api-key") && entry.apiKey) headers.set("x-api-key", entry.apiKey);
+
+    // The protocol log (./exchange-log.ts): every answer from here on is logged, once.
+    const log: ExchangeLog | null = listening
+      ? {
+          server: name,
+          ...(sid ? { sid } : {}),
+          env: envOf(x),
+          endpoint,
+          ...(endpoint === "call" ? { callId: x.callId } : {}),
+          at: Date.now(),
+          method: req.method,
+          path: orsPath,
+          request: { headers: shownHeaders(headers), body: "", size: 0 },
+          events,
+        }
+      : null;
+    /**
+     * A whole answer (JSON, or a `{detail}` error): logged first, then what it says is published
+     * (`json`: a 2xx answer read for the recorder, a session endpoint's failure), so the log has a
+     * request before the end of the episode it causes (a `/delete`, a lost session).
+     */
+    const whole = (status: number, out: Record<string, string>, text: string, json = false): RelayAnswer => {
+      if (log)
+        publishExchange(
+          log,
+          status,
+          out["content-type"] ?? "",
+          answerBodyOf(text),
+          endpoint === "create_session" && status < 300 ? sidOf(text) : undefined,
+        );
+      if (json) observeExchange.json(x, text);
+      return { status, headers: out, body: text === "" ? null : text };
+    };
+    const detail = (status: number, text: string, out?: Record<string, string>) => {
+      const a = detailAnswer(status, text, out);
+      return whole(status, a.headers, a.body as string);
+    };
     /** An error answer; `failure` marks it as the relay's own (the server could not be used). */
-    const fail = (status: number, detail: string, failure?: RelayFailure) => {
-      observeExchange.failed(exchange, endpoint, status, detail);
-      return detailResponse(status, detail, failure ? { [RELAY_FAILURE_HEADER]: failure } : undefined);
+    const fail = (status: number, text: string, failure?: RelayFailure) => {
+      const a = detail(status, text, failure ? { [RELAY_FAILURE_HEADER]: failure } : undefined);
+      observeExchange.failed(x, endpoint, status, text);
+      return a;
     };
 
     // The addresses checked here are the only ones connected to (no second DNS lookup).
@@ -174,7 +273,7 @@ export function createRelay(options: RelayOptions): Relay {
     if (entry.source !== "builtin") {
       const verdict = await registry.checkAddress(entry);
       if (!verdict.ok)
-        return detailResponse(403, `refused: ${describeServer(entry)}: ${verdict.reason}`, {
+        return detail(403, `refused: ${describeServer(entry)}: ${verdict.reason}`, {
           [RELAY_FAILURE_HEADER]: "refused",
         });
       addresses = verdict.addresses;
@@ -185,35 +284,64 @@ export function createRelay(options: RelayOptions): Relay {
 
     let body: Uint8Array | undefined;
     if (req.method !== "GET" && req.method !== "HEAD") {
-      const read = await readWithin(req.body, maxBodyBytes, {
-        declaredLength: req.headers.get("content-length"),
-      });
-      if (read === null) return detailResponse(413, `request body larger than ${maxBodyBytes} bytes`);
+      const read = await req.readBody(maxBodyBytes);
+      if (read === null) return detail(413, `request body larger than ${maxBodyBytes} bytes`);
       body = read;
-      exchange.requestBody = body;
+      x.requestBody = body;
+      if (log) log.request = { headers: log.request.headers, ...requestBodyOf(endpoint, body) };
     }
 
-    const headers = new Headers({ [LOOP_HEADER]: [...marks.slice(-(MAX_MARKS - 1)), loopMark].join(",") });
-    for (const h of FORWARDED_HEADERS) {
-      const v = req.headers.get(h);
-      if (v !== null) headers.set(h, v);
-    }
-    if (!headers.has("x-api-key") && entry.apiKey) headers.set("x-api-key", entry.apiKey);
-
-    const ctrl = new AbortController();
-    const onClientGone = () => ctrl.abort(req.signal.reason);
-    if (req.signal.aborted) ctrl.abort(req.signal.reason);
-    req.signal.addEventListener("abort", onClientGone, { once: true });
     let timedOut = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         timedOut = true;
-        ctrl.abort(new DOMException("timed out", "TimeoutError"));
         reject(new DOMException("timed out", "TimeoutError"));
       }, timeoutMs);
     });
+    const timedOutAnswer = () =>
+      fail(
+        504,
+        `${describeServer(entry)} timed out after ${Math.round(timeoutMs / 1000)} s (no answer to ${orsPath})`,
+        "timeout",
+      );
     const started = Date.now();
+
+    // The built-in host through its own entry point: no fetch Request, no web streams.
+    const dispatch = entry.source === "builtin" ? dispatchOf(registry.localHandler()) : null;
+    if (dispatch) {
+      let reply: OrsReply;
+      try {
+        reply = await Promise.race([dispatch(localRequest(req.method, target.path, headers, body)), timeout]);
+      } catch (err) {
+        if (timedOut) return timedOutAnswer();
+        console.error(`relay: the built-in host failed on ${orsPath}:`, (err as Error).message);
+        return fail(502, `the built-in host failed: ${(err as Error).message}`, "unreachable");
+      } finally {
+        clearTimeout(timer);
+      }
+      x.started = started;
+      if (reply.kind === "json") {
+        x.status = reply.status;
+        return whole(
+          reply.status,
+          {
+            "content-type": JSON_TYPE,
+            "cache-control": "no-store",
+            ...retryAfterOf(reply.headers?.["retry-after"]),
+          },
+          reply.body,
+          true,
+        );
+      }
+      x.status = 200;
+      return { status: 200, headers: { ...SSE_ANSWER_HEADERS }, body: tapSse(x, replySource(reply), log) };
+    }
+
+    const ctrl = new AbortController();
+    const stopListening = req.onGone(() =>
+      ctrl.abort(new DOMException("the client went away", "AbortError")),
+    );
     let upstream: Response;
     try {
       if (entry.source === "builtin") {
@@ -241,14 +369,9 @@ export function createRelay(options: RelayOptions): Relay {
         ]);
       }
     } catch (err) {
-      req.signal.removeEventListener("abort", onClientGone);
-      if (timedOut)
-        return fail(
-          504,
-          `${describeServer(entry)} timed out after ${Math.round(timeoutMs / 1000)} s (no answer to ${orsPath})`,
-          "timeout",
-        );
-      if (req.signal.aborted) return detailResponse(499, "the client went away");
+      stopListening();
+      if (timedOut) return timedOutAnswer();
+      if (req.gone) return detail(499, "the client went away");
       if (entry.source === "builtin") {
         console.error(`relay: the built-in host failed on ${orsPath}:`, (err as Error).message);
         return fail(502, `the built-in host failed: ${(err as Error).message}`, "unreachable");
@@ -261,12 +384,12 @@ export function createRelay(options: RelayOptions): Relay {
     } finally {
       clearTimeout(timer);
     }
-    exchange.started = started;
+    x.started = started;
 
     // Redirects: follow none. Same server → mapped into the relay; anywhere else → refused.
     if (REDIRECT_STATUSES.has(upstream.status)) {
       await upstream.body?.cancel().catch(() => {});
-      req.signal.removeEventListener("abort", onClientGone);
+      stopListening();
       const location = upstream.headers.get("location");
       if (!location)
         return fail(502, `${describeServer(entry)} answered a redirect without a Location`, "not-ors");
@@ -277,19 +400,22 @@ export function createRelay(options: RelayOptions): Relay {
           `refused: ${describeServer(entry)} redirected ${orsPath} to ${location}, outside that server; the relay follows no redirects to other places`,
           "refused",
         );
-      return new Response(null, {
+      if (log) publishExchange(log, upstream.status, "", answerBodyOf(""));
+      return {
         status: upstream.status,
         headers: { location: mapped, "cache-control": "no-store" },
-      });
+        body: null,
+      };
     }
 
     const type = upstream.headers.get("content-type") ?? "";
     const isSse = type.includes("text/event-stream");
     const isJson = type.includes("json");
+    const passedOn = retryAfterOf(upstream.headers.get("retry-after"));
     if (!isSse && !isJson && upstream.body) {
       // Not ORS: an HTML page, or some other body. Errors in plain text keep their status.
       const text = (await observeExchange.readJson(upstream.body, 4096).catch(() => null)) ?? "";
-      req.signal.removeEventListener("abort", onClientGone);
+      stopListening();
       if (type.includes("html") || upstream.ok || !text.trim())
         return fail(
           502,
@@ -298,43 +424,43 @@ export function createRelay(options: RelayOptions): Relay {
           }, not JSON or SSE`,
           "not-ors",
         );
-      observeExchange.failed(exchange, endpoint, upstream.status, text.trim().slice(0, 2000));
-      return detailResponse(upstream.status, text.trim().slice(0, 2000), passedOn(upstream));
+      const a = detail(upstream.status, text.trim().slice(0, 2000), passedOn);
+      observeExchange.failed(x, endpoint, upstream.status, text.trim().slice(0, 2000));
+      return a;
     }
 
-    const outHeaders = new Headers(passedOn(upstream));
-    outHeaders.set("content-type", type || "application/json");
-    if (isSse) {
-      // no-transform: keeps `next start`'s compression from buffering the stream.
-      outHeaders.set("cache-control", "no-cache, no-transform");
-      outHeaders.set("x-accel-buffering", "no");
-    } else {
-      outHeaders.set("cache-control", upstream.headers.get("cache-control") ?? "no-store");
-    }
-    // A server at capacity says when to come back (429/503): clients honour it.
-    const retryAfter = upstream.headers.get("retry-after");
-    if (retryAfter && /^[\w ,:+-]{1,64}$/.test(retryAfter)) outHeaders.set("retry-after", retryAfter);
-
-    exchange.status = upstream.status;
+    x.status = upstream.status;
     if (!upstream.body) {
-      req.signal.removeEventListener("abort", onClientGone);
-      if (!isSse) observeExchange.json(exchange, "");
-      return new Response(null, { status: upstream.status, headers: outHeaders });
+      stopListening();
+      return whole(
+        upstream.status,
+        {
+          ...passedOn,
+          "content-type": type || JSON_TYPE,
+          "cache-control": isSse
+            ? "no-cache, no-transform"
+            : (upstream.headers.get("cache-control") ?? "no-store"),
+        },
+        "",
+      );
     }
     if (isSse) {
       // The tap decides what a client going away means: a call's answer is still read and recorded.
       // Every SSE answer passes the tap, recorded or not: it ends streams that go silent.
-      req.signal.removeEventListener("abort", onClientGone);
-      const stream = observeExchange.sse(exchange, upstream.body, () => ctrl.abort());
-      return new Response(stream, { status: upstream.status, headers: outHeaders });
+      stopListening();
+      return {
+        status: upstream.status,
+        headers: { ...passedOn, ...SSE_ANSWER_HEADERS, "content-type": type },
+        body: tapSse(x, webSource(upstream.body), log),
+      };
     }
     // JSON answers are read whole, within a limit: a huge or endless body costs bounded memory.
     let text: string | null;
     try {
       text = await observeExchange.readJson(upstream.body, limits.maxJsonBytes, timeoutMs);
     } catch (err) {
-      req.signal.removeEventListener("abort", onClientGone);
-      if (req.signal.aborted) return detailResponse(499, "the client went away");
+      stopListening();
+      if (req.gone) return detail(499, "the client went away");
       const why = err instanceof Error ? err.message : String(err);
       return fail(
         err instanceof Error && err.name === "BodyStalledError" ? 504 : 502,
@@ -342,34 +468,47 @@ export function createRelay(options: RelayOptions): Relay {
         err instanceof Error && err.name === "BodyStalledError" ? "timeout" : "unreachable",
       );
     }
-    req.signal.removeEventListener("abort", onClientGone);
+    stopListening();
     if (text === null)
       return fail(
         502,
         `${describeServer(entry)} sent a JSON answer larger than ${limits.maxJsonBytes} bytes to ${orsPath}; refused`,
         "not-ors",
       );
-    observeExchange.json(exchange, text);
-    return new Response(text, { status: upstream.status, headers: outHeaders });
+    return whole(
+      upstream.status,
+      {
+        ...passedOn,
+        "content-type": type,
+        "cache-control": upstream.headers.get("cache-control") ?? "no-store",
+      },
+      text,
+      true,
+    );
   }
+
+  const safely = async (req: RelayRequest, name: string, orsPath: string): Promise<RelayAnswer> => {
+    try {
+      return await serve(req, name, orsPath);
+    } catch (err) {
+      console.error(`relay: internal error relaying to "${name}" ${orsPath}:`, (err as Error).message);
+      return detailAnswer(502, `relay error: ${(err as Error).message}`);
+    }
+  };
 
   return {
     events,
-    handle: async (req, name, orsPath) => {
+    handle: async (req, name, orsPath) => toResponse(await safely(webRequest(req), name, orsPath)),
+    handleNode: async (req, res, name, orsPath, headers) => {
+      const answer = await safely(nodeRequest(req, res), name, orsPath);
       try {
-        return await handle(req, name, orsPath);
+        writeNode(answer, res, headers);
       } catch (err) {
-        console.error(`relay: internal error relaying to "${name}" ${orsPath}:`, (err as Error).message);
-        return detailResponse(502, `relay error: ${(err as Error).message}`);
+        console.error(`relay: could not write the answer of "${name}" ${orsPath}:`, (err as Error).message);
+        res.destroy();
       }
     },
   };
-}
-
-/** Headers of an upstream answer passed on unchanged: `Retry-After` (of a 429 or a 503). */
-function passedOn(upstream: Response): Record<string, string> {
-  const retryAfter = upstream.headers.get("retry-after");
-  return retryAfter ? { "retry-after": retryAfter } : {};
 }
 
 /**

@@ -102,10 +102,15 @@ describe("episodes through the relay are recorded", () => {
     });
     expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
     const frames = readSseFrames(res.body!, abort.signal);
+    // The protocol log's entries are collected apart (checked at the end).
+    const exchanges: { seq: number; path: string; status: number }[] = [];
     const next = async () => {
       for (;;) {
         const f = (await frames.next()).value;
-        if (f?.kind === "event") return { event: f.event, data: JSON.parse(f.data) };
+        if (f?.kind !== "event") continue;
+        const data = JSON.parse(f.data);
+        if (f.event === "exchange") exchanges.push(data);
+        else return { event: f.event, data };
       }
     };
     expect(await next()).toMatchObject({ event: "snapshot", data: { trajectory: { id, steps: [] } } });
@@ -127,6 +132,22 @@ describe("episodes through the relay are recorded", () => {
     await ors.delete(sid);
     expect(await next()).toMatchObject({ event: "ended", data: { end_reason: "user_closed" } });
     expect((await frames.next()).done).toBe(true);
+    // The call and the /delete reached the log (its summary: the bodies are at .../exchanges), the
+    // /delete before the end it caused; /create_session and /create were logged before the snapshot.
+    expect(exchanges.map((x) => [x.seq, x.path, x.status])).toEqual([
+      [3, "/dice/call", 200],
+      [4, "/delete", 200],
+    ]);
+    expect(Object.keys(exchanges[0]!).sort()).toEqual([
+      "at",
+      "id",
+      "method",
+      "ms",
+      "path",
+      "seq",
+      "status",
+      "type",
+    ]);
     // An ended trajectory: the snapshot, then the stream ends.
     const again = await GET(new Request(`http://t/api/trajectories/${id}/events`), {
       params: Promise.resolve({ id }),

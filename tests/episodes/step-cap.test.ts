@@ -51,6 +51,68 @@ describe("jsonBytes and cutText", () => {
   });
 });
 
+describe("jsonBytes and cutText on long text (measured and copied natively on the server)", () => {
+  /** A random string of `n` code units: ASCII, controls, quotes, two- and three-byte characters, pairs and lone surrogates. */
+  const randomText = (n: number, seed: number): string => {
+    let x = seed;
+    const next = () => {
+      x = (x * 1103515245 + 12345) % 2 ** 31;
+      return x / 2 ** 31;
+    };
+    const pieces = [
+      "a",
+      "z",
+      " ",
+      "\n",
+      "\t",
+      "\u0001",
+      '"',
+      "\\",
+      "é",
+      "€",
+      "😀",
+      "\ud800",
+      "\udc00",
+      "\u2028",
+    ];
+    let out = "";
+    while (out.length < n)
+      out +=
+        next() < 0.7
+          ? "abcdefghij".slice(0, 1 + Math.floor(next() * 10))
+          : pieces[Math.floor(next() * pieces.length)];
+    return out.slice(0, n);
+  };
+
+  it("counts exactly what JSON.stringify makes, whatever the text holds", () => {
+    for (let seed = 1; seed <= 40; seed++) {
+      const s = randomText(1000 + seed * 137, seed);
+      expect(jsonBytes(s), `seed ${seed}`).toBe(utf8(s));
+      const clean = s.replace(/[\ud800-\udfff]/g, "x");
+      expect(jsonBytes(clean), `seed ${seed} without surrogates`).toBe(utf8(clean));
+    }
+    const big = "line of text é ✓ 🙂\n".repeat(100_000);
+    expect(jsonBytes(big)).toBe(utf8(big));
+  });
+
+  it("cuts at the longest start that fits, never inside a pair, as a copy", () => {
+    for (let seed = 1; seed <= 30; seed++) {
+      const s = randomText(40_000, seed).replace(
+        /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+        seed % 2 ? "x" : "$&",
+      );
+      const max = 2_000 + seed * 997;
+      const cut = cutText(s, max);
+      expect(s.startsWith(cut)).toBe(true);
+      expect(utf8(cut)).toBeLessThanOrEqual(max);
+      // One more unit (two for a pair) would not fit.
+      const c = s.charCodeAt(cut.length);
+      const next = s.slice(0, cut.length + (c >= 0xd800 && c <= 0xdbff && cut.length + 1 < s.length ? 2 : 1));
+      expect(utf8(next), `seed ${seed}`).toBeGreaterThan(max);
+    }
+  });
+});
+
 describe("capStep", () => {
   const cap = 64 * KB;
 

@@ -156,7 +156,9 @@ describe("relay to a second ORS server process", () => {
       expect(gone).toMatchObject({ kind: "http", status: 410 });
 
       await waitFor(() => rec.events.find((e) => e.type === "request_failed"));
-      const types = rec.events.map((e) => e.type);
+      // The protocol log's `exchange` events are checked below; these are the episode's.
+      const steps = rec.events.filter((e) => e.type !== "exchange");
+      const types = steps.map((e) => e.type);
       expect(types).toEqual([
         "session_created",
         "episode_created",
@@ -169,19 +171,57 @@ describe("relay to a second ORS server process", () => {
         "session_deleted",
         "request_failed",
       ]);
-      for (const e of rec.events) {
+      for (const e of steps) {
         expect(e.server).toBe("second");
         expect(typeof e.at).toBe("number");
         if ("sid" in e) expect(e.sid).toBe(sid);
       }
-      expect(rec.events[1]).toMatchObject({ env: "secret", task: { split: "train", index: 0 } });
-      expect(rec.events[2]).toMatchObject({ env: "secret", blocks: prompt });
-      const started = rec.events[4] as Extract<RelayEvent, { type: "call_started" }>;
+      expect(steps[1]).toMatchObject({ env: "secret", task: { split: "train", index: 0 } });
+      expect(steps[2]).toMatchObject({ env: "secret", blocks: prompt });
+      const started = steps[4] as Extract<RelayEvent, { type: "call_started" }>;
       expect(started).toMatchObject({ env: "secret", tool: "whoami", input: {} });
-      const finished = rec.events[7] as Extract<RelayEvent, { type: "call_finished" }>;
+      const finished = steps[7] as Extract<RelayEvent, { type: "call_finished" }>;
       expect(finished).toMatchObject({ callId: started.callId, result: out });
       expect(finished.taskId).toMatch(/\S/);
-      expect(rec.events[9]).toMatchObject({ endpoint: "prompt", status: 410 });
+      expect(steps[9]).toMatchObject({ endpoint: "prompt", status: 410 });
+      // Every request of the session is logged once its answer ended, after the events of that answer.
+      await waitFor(() => rec.events.filter((e) => e.type === "exchange").length >= 9 || undefined);
+      const log = rec.events.flatMap((e) => (e.type === "exchange" ? [e] : []));
+      expect(log.map((e) => [e.endpoint, e.exchange.method, e.exchange.path, e.exchange.status])).toEqual([
+        ["health", "GET", "/health", 200],
+        ["list_environments", "GET", "/list_environments", 200],
+        ["create_session", "POST", "/create_session", 200],
+        ["create", "POST", "/create", 200],
+        ["prompt", "GET", "/secret/prompt", 200],
+        ["ping", "POST", "/ping", 200],
+        ["call", "POST", "/secret/call", 200],
+        ["delete", "POST", "/delete", 200],
+        ["prompt", "GET", "/secret/prompt", 410],
+      ]);
+      expect(log[2]!.sessionCreated).toBe(sid);
+      expect(log.slice(3).every((e) => e.sid === sid)).toBe(true);
+      expect(log[6]!.callId).toBe(started.callId);
+      // After the call's own events; the whole SSE answer as the client saw it.
+      expect(rec.events.indexOf(log[6]!)).toBeGreaterThan(rec.events.indexOf(finished));
+      expect(log[6]!.exchange.response.contentType).toContain("text/event-stream");
+      expect(log[6]!.exchange.response.body).toMatch(
+        /^event: task_id\ndata: .+\n\n(event: chunk\n|event: end\n)/,
+      );
+      expect(log[6]!.exchange.response.size).toBe(Buffer.byteLength(log[6]!.exchange.response.body));
+      expect(JSON.parse(log[6]!.exchange.request.body)).toEqual({ name: "whoami", input: {} });
+      // The /create body keeps its secrets' names, never their values.
+      expect(JSON.parse(log[3]!.exchange.request.body)).toEqual({
+        env_name: "secret",
+        split: "train",
+        index: 0,
+        secrets: { API_TOKEN: "***" },
+      });
+      expect(log[3]!.exchange.request.headers["x-session-id"]).toBe(sid);
+      expect(log[8]!.exchange.response.body).toContain("detail");
+      for (const e of log) {
+        expect(e.exchange.at).toBeLessThanOrEqual(e.at);
+        expect(e.exchange.ms).toBeGreaterThanOrEqual(0);
+      }
       expect(JSON.stringify(rec.events)).not.toContain(SECRET);
     } finally {
       rec.stop();
@@ -199,6 +239,15 @@ describe("relay to a second ORS server process", () => {
       const out = await ors.callTool("secret", sid, { name: "whoami", input: {} });
       expect(out).toMatchObject({ ok: true, output: { reward: 1 } });
       await ors.delete(sid);
+      // The protocol log shows which secrets were sent, by name.
+      const create = await waitFor(() =>
+        rec.events.find(
+          (e): e is Extract<RelayEvent, { type: "exchange" }> =>
+            e.type === "exchange" && e.endpoint === "create",
+        ),
+      );
+      expect(create.exchange.request.headers["x-secrets"]).toBe("*** (secrets: API_TOKEN)");
+      await waitFor(() => rec.events.find((e) => e.type === "exchange" && e.endpoint === "delete"));
       expect(JSON.stringify(rec.events)).not.toContain(SECRET);
       expect(JSON.stringify(rec.events)).not.toContain(header);
     } finally {
@@ -290,7 +339,11 @@ describe("relay to a second ORS server process", () => {
       const pingEvents = rec.events.filter((e) => e.type === "ping");
       expect(pingEvents.filter((e) => e.ok)).toHaveLength(pings);
       expect(pingEvents.at(-1)).toMatchObject({ ok: false, sid });
-      expect(rec.events.at(-1)).toMatchObject({ type: "request_failed", endpoint: "ping", sid });
+      expect(rec.events.filter((e) => e.type !== "exchange").at(-1)).toMatchObject({
+        type: "request_failed",
+        endpoint: "ping",
+        sid,
+      });
     } finally {
       rec.stop();
     }

@@ -138,6 +138,31 @@ export const MIGRATIONS: string[] = [
   // its run cannot write over the one that took it over).
   `ALTER TABLE steps ADD COLUMN instance_id TEXT;
    ALTER TABLE run_episodes ADD COLUMN instance_id TEXT;`,
+  // 9: the protocol log (FORMAT.md "Protocol log"): every request of an episode's session with its
+  // answer, numbered per trajectory, within caps counted on the trajectory (what went beyond them is
+  // counted as dropped); and where a step came from when it replays a logged call.
+  `CREATE TABLE exchanges (
+     trajectory_id TEXT NOT NULL REFERENCES trajectories(id) ON DELETE CASCADE,
+     seq INTEGER NOT NULL,
+     at INTEGER NOT NULL,
+     ms REAL NOT NULL,
+     method TEXT NOT NULL,
+     path TEXT NOT NULL,
+     status INTEGER NOT NULL,
+     request_headers_json TEXT NOT NULL,
+     request_body TEXT NOT NULL,
+     request_size INTEGER NOT NULL,
+     request_truncated INTEGER NOT NULL DEFAULT 0,
+     response_type TEXT NOT NULL,
+     response_body TEXT NOT NULL,
+     response_size INTEGER NOT NULL,
+     response_truncated INTEGER NOT NULL DEFAULT 0,
+     PRIMARY KEY (trajectory_id, seq)
+   );
+   ALTER TABLE trajectories ADD COLUMN exchanges_count INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE trajectories ADD COLUMN exchanges_chars INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE trajectories ADD COLUMN exchanges_dropped INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE steps ADD COLUMN origin_json TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -9,7 +9,7 @@ import { escapeLike, SORT_COLUMNS } from "./rows";
 
 const STEP_COLUMNS = `trajectory_id, idx, tool, input_json, task_id, started_at, ended_at, latency_ms, ok, error,
   blocks_json, reward, finished, metadata_json, events_json, replay_json, after_end, truncated_json, agent_json,
-  instance_id`;
+  instance_id, origin_json`;
 
 const STEP_UPDATES = STEP_COLUMNS.split(",")
   .map((col) => col.trim())
@@ -19,7 +19,7 @@ const STEP_UPDATES = STEP_COLUMNS.split(",")
 
 /** Upserts a step and reads back every step's reward as it now stands (the new one included). */
 const UPSERT_STEP = `WITH written AS (
-    INSERT INTO steps (${STEP_COLUMNS}) VALUES (${Array.from({ length: 20 }, (_, i) => `$${i + 1}`).join(", ")})
+    INSERT INTO steps (${STEP_COLUMNS}) VALUES (${Array.from({ length: 21 }, (_, i) => `$${i + 1}`).join(", ")})
     ON CONFLICT (trajectory_id, idx) DO UPDATE SET ${STEP_UPDATES}
     RETURNING idx, reward, after_end)
   SELECT idx, reward, after_end FROM steps WHERE trajectory_id = $1 AND idx <> $2
@@ -67,6 +67,7 @@ export async function writeStep(
     step.truncated ? JSON.stringify(step.truncated) : null,
     step.agent ? JSON.stringify(step.agent) : null,
     instance,
+    step.origin ? JSON.stringify(step.origin) : null,
   ]);
   // The total without float noise (as every view computes it), steps after the end left out.
   const total = sumRewards(rows.rows.filter((r) => !r.after_end).map((r) => r.reward));

@@ -120,6 +120,31 @@ export const MIGRATIONS: string[] = [
    );
    CREATE INDEX run_episodes_status ON run_episodes (run_id, status);
    REVOKE ALL ON tool_sets, instances, runs, run_episodes FROM PUBLIC;`,
+  // 3: the protocol log, as in SQLite (./db.ts, migration 9): every request of an episode's session
+  // with its answer, numbered per trajectory within caps counted on the trajectory; and where a step
+  // came from when it replays a logged call.
+  `CREATE TABLE exchanges (
+     trajectory_id TEXT NOT NULL REFERENCES trajectories (id) ON DELETE CASCADE,
+     seq INTEGER NOT NULL,
+     at DOUBLE PRECISION NOT NULL,
+     ms DOUBLE PRECISION NOT NULL,
+     method TEXT NOT NULL,
+     path TEXT NOT NULL,
+     status INTEGER NOT NULL,
+     request_headers_json TEXT NOT NULL,
+     request_body TEXT NOT NULL,
+     request_size BIGINT NOT NULL,
+     request_truncated SMALLINT NOT NULL DEFAULT 0,
+     response_type TEXT NOT NULL,
+     response_body TEXT NOT NULL,
+     response_size BIGINT NOT NULL,
+     response_truncated SMALLINT NOT NULL DEFAULT 0,
+     PRIMARY KEY (trajectory_id, seq)
+   );
+   ALTER TABLE trajectories ADD COLUMN exchanges_count INTEGER NOT NULL DEFAULT 0,
+     ADD COLUMN exchanges_chars BIGINT NOT NULL DEFAULT 0, ADD COLUMN exchanges_dropped INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE steps ADD COLUMN origin_json TEXT;
+   REVOKE ALL ON exchanges FROM PUBLIC;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

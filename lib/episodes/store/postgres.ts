@@ -9,6 +9,8 @@ import type pg from "pg";
 import {
   type AgentEnd,
   type EndReason,
+  type ExchangeList,
+  type NewExchange,
   type Trajectory,
   type TrajectoryFilter,
   type TrajectoryOrigin,
@@ -18,6 +20,7 @@ import {
 } from "@/lib/episodes/schema";
 import type { Block, ToolSpec } from "@/lib/ors/protocol";
 import type { PostgresDatabase } from "./postgres-db";
+import { addExchange, listExchanges } from "./postgres-exchanges";
 import { beat, recoverOrphans } from "./postgres-recovery";
 import { orderByOf, whereOf, writeStep } from "./postgres-rows";
 import { PostgresRunStore } from "./postgres-runs";
@@ -31,6 +34,7 @@ import {
   toTrajectory,
 } from "./rows";
 import type {
+  ExchangeLimit,
   NewTrajectory,
   OrphanRecovery,
   PlaygroundStore,
@@ -121,6 +125,14 @@ export class PostgresTrajectoryStore extends PostgresRunStore implements Playgro
       "UPDATE trajectories SET tools_hash = $1 WHERE id = $2 AND tools_hash IS DISTINCT FROM $1",
       [hash, id],
     );
+  }
+
+  async addExchange(id: string, x: NewExchange, limit: ExchangeLimit): Promise<number | null> {
+    return addExchange(this.db, id, x, limit);
+  }
+
+  async exchanges(id: string, o: { after?: number } = {}): Promise<ExchangeList | null> {
+    return listExchanges(this.db, id, o.after);
   }
 
   async setAgentEnd(id: string, end: AgentEnd): Promise<void> {

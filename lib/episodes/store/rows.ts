@@ -6,9 +6,12 @@ import { randomBytes } from "node:crypto";
 import {
   type AgentEnd,
   type EndReason,
+  type NewExchange,
+  type ProtocolExchange,
   type RunTag,
   type StepAgent,
   type StepEvent,
+  type StepOrigin,
   TRAJECTORY_FORMAT,
   type Trajectory,
   type TrajectoryFilter,
@@ -95,6 +98,8 @@ export interface StepRow {
   agent_json: string | null;
   /** The process whose relay carried the call (StoreInstance). */
   instance_id: string | null;
+  /** Where the step came from (StepOrigin), when it replays a logged call. */
+  origin_json: string | null;
 }
 
 export const parse = <T>(s: string | null): T | null => (s == null ? null : (JSON.parse(s) as T));
@@ -148,6 +153,7 @@ export function toStep(r: StepRow): TrajectoryStep {
     ...(r.after_end ? { after_end: true } : {}),
     ...(r.truncated_json ? { truncated: JSON.parse(r.truncated_json) as TrajectoryStep["truncated"] } : {}),
     ...(r.agent_json ? { agent: JSON.parse(r.agent_json) as StepAgent } : {}),
+    ...(r.origin_json ? { origin: JSON.parse(r.origin_json) as StepOrigin } : {}),
   };
 }
 
@@ -345,3 +351,74 @@ export const EPISODE_COLUMNS: Record<keyof RunEpisodePatch, string> = {
   startedAt: "started_at",
   endedAt: "ended_at",
 };
+
+// ---- The protocol log (./types.ts `addExchange`, `exchanges`) ----
+
+export interface ExchangeRow {
+  seq: number;
+  at: number;
+  ms: number;
+  method: string;
+  path: string;
+  status: number;
+  request_headers_json: string;
+  request_body: string;
+  request_size: number;
+  request_truncated: number;
+  response_type: string;
+  response_body: string;
+  response_size: number;
+  response_truncated: number;
+}
+
+export function toExchange(r: ExchangeRow): ProtocolExchange {
+  return {
+    seq: Number(r.seq),
+    at: Number(r.at),
+    ms: Number(r.ms),
+    method: r.method,
+    path: r.path,
+    status: Number(r.status),
+    request: {
+      headers: JSON.parse(r.request_headers_json) as Record<string, string>,
+      body: r.request_body,
+      size: Number(r.request_size),
+      ...(r.request_truncated ? { truncated: true as const } : {}),
+    },
+    response: {
+      contentType: r.response_type,
+      body: r.response_body,
+      size: Number(r.response_size),
+      ...(r.response_truncated ? { truncated: true as const } : {}),
+    },
+  };
+}
+
+/** What an exchange counts towards its trajectory's byte cap: its bodies and headers, in characters. */
+export function exchangeChars(x: NewExchange): number {
+  let n = x.request.body.length + x.response.body.length + x.path.length + x.response.contentType.length;
+  for (const k in x.request.headers) n += k.length + x.request.headers[k]!.length;
+  return n;
+}
+
+/** The columns of an exchange, in the order of EXCHANGE_COLUMNS (after the trajectory and seq). */
+export function exchangeValues(x: NewExchange): unknown[] {
+  return [
+    x.at,
+    x.ms,
+    x.method,
+    x.path,
+    x.status,
+    JSON.stringify(x.request.headers),
+    x.request.body,
+    x.request.size,
+    x.request.truncated ? 1 : 0,
+    x.response.contentType,
+    x.response.body,
+    x.response.size,
+    x.response.truncated ? 1 : 0,
+  ];
+}
+
+export const EXCHANGE_COLUMNS = `at, ms, method, path, status, request_headers_json, request_body, request_size,
+  request_truncated, response_type, response_body, response_size, response_truncated`;

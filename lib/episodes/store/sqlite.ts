@@ -9,6 +9,8 @@ import path from "node:path";
 import {
   type AgentEnd,
   type EndReason,
+  type ExchangeList,
+  type NewExchange,
   type Trajectory,
   type TrajectoryFilter,
   type TrajectoryOrigin,
@@ -17,7 +19,6 @@ import {
   taskLabel,
 } from "@/lib/episodes/schema";
 import type { Block, ToolSpec } from "@/lib/ors/protocol";
-import { sumRewards } from "../reward";
 import { type Db, dataDir, openDb, statementCache } from "./db";
 import {
   newTrajectoryId,
@@ -30,9 +31,12 @@ import {
   toTrajectory,
   whereOf,
 } from "./rows";
+import { addExchange, listExchanges } from "./sqlite-exchanges";
 import { recoverOrphans } from "./sqlite-recovery";
 import { SqliteRunStore, SqliteRuns } from "./sqlite-runs";
+import { writeStep } from "./sqlite-steps";
 import type {
+  ExchangeLimit,
   NewTrajectory,
   OrphanRecovery,
   PlaygroundStore,
@@ -135,6 +139,14 @@ export class SqliteTrajectoryStore extends SqliteRunStore implements PlaygroundS
     }
   }
 
+  async addExchange(id: string, x: NewExchange, limit: ExchangeLimit): Promise<number | null> {
+    return addExchange(this.db, this.sql, id, x, limit);
+  }
+
+  async exchanges(id: string, o: { after?: number } = {}): Promise<ExchangeList | null> {
+    return listExchanges(this.sql, id, o.after);
+  }
+
   async setAgentEnd(id: string, end: AgentEnd): Promise<void> {
     this.sql("UPDATE trajectories SET agent_end_json = ? WHERE id = ?").run(JSON.stringify(end), id);
   }
@@ -181,49 +193,7 @@ export class SqliteTrajectoryStore extends SqliteRunStore implements PlaygroundS
 
   /** `instance`: whose relay carries the call (null for imports). */
   private writeStep(id: string, step: TrajectoryStep, instance: string | null): void {
-    const tx = this.db.transaction(() => {
-      this.sql(
-        `INSERT OR REPLACE INTO steps (trajectory_id, idx, tool, input_json, task_id, started_at, ended_at,
-             latency_ms, ok, error, blocks_json, reward, finished, metadata_json, events_json, replay_json,
-             after_end, truncated_json, agent_json, instance_id)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
-        id,
-        step.index,
-        step.tool,
-        JSON.stringify(step.input),
-        step.task_id,
-        step.started_at,
-        step.ended_at,
-        step.latency_ms,
-        step.ok == null ? null : step.ok ? 1 : 0,
-        step.error,
-        JSON.stringify(step.blocks),
-        step.reward,
-        step.finished ? 1 : 0,
-        step.metadata ? JSON.stringify(step.metadata) : null,
-        JSON.stringify(step.events),
-        step.replay ? JSON.stringify(step.replay) : null,
-        step.after_end ? 1 : 0,
-        step.truncated ? JSON.stringify(step.truncated) : null,
-        step.agent ? JSON.stringify(step.agent) : null,
-        instance,
-      );
-      // The total without float noise (as every view computes it), steps after the end left out.
-      const rewards = this.sql(
-        "SELECT reward FROM steps WHERE trajectory_id = ? AND after_end = 0 ORDER BY idx",
-      )
-        .pluck()
-        .all(id) as (number | null)[];
-      this.sql(
-        `UPDATE trajectories SET
-             num_steps = (SELECT COUNT(*) FROM steps WHERE trajectory_id = @id),
-             total_reward = @total,
-             last_activity_at = MAX(last_activity_at, @at)
-           WHERE id = @id`,
-      ).run({ id, total: sumRewards(rewards), at: step.ended_at ?? step.started_at });
-    });
-    tx();
+    writeStep(this.db, this.sql, id, step, instance);
   }
 
   async setStepReplay(id: string, index: number, mark: TrajectoryStep["replay"]): Promise<void> {

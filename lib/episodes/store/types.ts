@@ -6,6 +6,8 @@ import type { Block, JsonObject, ToolSpec } from "@/lib/ors/protocol";
 import type {
   AgentEnd,
   EndReason,
+  ExchangeList,
+  NewExchange,
   RunTag,
   Trajectory,
   TrajectoryFilter,
@@ -34,6 +36,14 @@ export interface NewTrajectory {
   run?: RunTag | null;
   /** The tool specs the episode is played with, when known at its start. */
   tools?: ToolSpec[] | null;
+}
+
+/** The caps of one trajectory's protocol log (the recorder's settings; FORMAT.md "Protocol log"). */
+export interface ExchangeLimit {
+  /** Exchanges kept at most. */
+  count: number;
+  /** Characters kept at most, bodies and headers of every exchange together. */
+  chars: number;
 }
 
 /**
@@ -107,6 +117,16 @@ export interface TrajectoryStore {
   putStep(id: string, step: TrajectoryStep): Promise<void>;
   /** Records the tool specs the episode is played with (replacing what was recorded before). */
   setTools(id: string, tools: ToolSpec[]): Promise<void>;
+  /**
+   * Appends one exchange to a trajectory's protocol log (FORMAT.md "Protocol log"), numbered after
+   * the last one (`seq` 1, 2, ...), and returns its seq. When the log holds `limit.count` exchanges
+   * already, or this one would take it past `limit.chars`, it is not kept: the oldest are kept, the
+   * trajectory's count of dropped exchanges goes up, and null is returned (null too when there is
+   * no such trajectory). Deleted with the trajectory.
+   */
+  addExchange(id: string, exchange: NewExchange, limit: ExchangeLimit): Promise<number | null>;
+  /** A trajectory's protocol log in seq order (`after`: only those after that seq), or null when there is no such trajectory. */
+  exchanges(id: string, o?: { after?: number }): Promise<ExchangeList | null>;
   /** Records how a policy stopped playing the episode without a tool call (its final answer). */
   setAgentEnd(id: string, end: AgentEnd): Promise<void>;
   setStepReplay(id: string, index: number, mark: TrajectoryStep["replay"]): Promise<void>;

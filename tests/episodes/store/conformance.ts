@@ -2,7 +2,7 @@
 // the embedded SQLite one and PostgreSQL — must pass it unchanged. An implementation's test file
 // calls `describeTrajectoryStore(name, open)` and `describeRunStore(name, open)` (./conformance-runs.ts).
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { Trajectory } from "@/lib/episodes/schema";
+import type { NewExchange, Trajectory } from "@/lib/episodes/schema";
 import {
   HOST_STOPPED_ERROR,
   INTERRUPTED_EPISODE_ERROR,
@@ -307,6 +307,153 @@ export function describeTrajectoryStore(name: string, openStore: OpenStore): voi
       expect(t.steps[0]!.replay).toEqual({ of: "orig", step: 1, differs: ["reward"] });
       const newer = await s.create({ server: "py", sid: "z", env: "farm", task: null, startedAt: 5 });
       expect((await s.findBySession("py", "z"))?.id).toBe(newer);
+    });
+
+    it("keeps the total reward and the step count right as steps are written again", async () => {
+      const s = await open();
+      const id = await s.create({ server: "py", sid: "r", env: "dice", task: null, startedAt: 1 });
+      const pending = { ok: null, ended_at: null, latency_ms: null, reward: null, blocks: [] };
+      await s.putStep(id, step(1, pending));
+      await s.putStep(id, step(1, { reward: 0.1 }));
+      await s.putStep(id, step(2, pending));
+      await s.putStep(id, step(2, { reward: 0.2 }));
+      await s.putStep(id, step(3, pending));
+      await s.putStep(id, step(3, { reward: 0 }));
+      expect(await s.summary(id)).toMatchObject({ num_steps: 3, total_reward: 0.3 });
+      // A step written again with another reward, one moved after the end, one without a reward.
+      await s.putStep(id, step(2, { reward: -0.3 }));
+      expect((await s.summary(id))?.total_reward).toBe(-0.2);
+      await s.putStep(id, step(1, { reward: 0.1, after_end: true }));
+      expect((await s.summary(id))?.total_reward).toBe(-0.3);
+      await s.putStep(id, step(3, { reward: null }));
+      await s.putStep(id, step(4, { reward: 5, after_end: true }));
+      expect(await s.summary(id)).toMatchObject({ num_steps: 4, total_reward: -0.3 });
+      expect((await s.get(id))?.total_reward).toBe(-0.3);
+    });
+
+    it("keeps a step's origin (a call replayed from the protocol log)", async () => {
+      const s = await open();
+      const id = await s.create({ server: "py", sid: "o", env: "dice", task: null, startedAt: 1 });
+      await s.putStep(id, step(1));
+      await s.putStep(id, step(2, { origin: { kind: "replay", exchange: 7, edited: true } }));
+      const t = (await s.get(id))!;
+      expect(t.steps[0]!.origin).toBeUndefined();
+      expect(t.steps[1]!.origin).toEqual({ kind: "replay", exchange: 7, edited: true });
+    });
+
+    it("keeps each episode's protocol log in order, within its caps, and deletes it with the episode", async () => {
+      const s = await open();
+      const id = await s.create({ server: "py", sid: "p", env: "dice", task: null, startedAt: 1 });
+      const big = { count: 100, chars: 1_000_000 };
+      const sent = (n: number, over: Partial<NewExchange> = {}): NewExchange => ({
+        at: 1_000 + n,
+        ms: n / 2,
+        method: "POST",
+        path: "/dice/call",
+        status: 200,
+        request: {
+          headers: { "x-session-id": "p", "content-type": "application/json", "x-api-key": "***" },
+          body: `{"name":"echo","input":{"text":"${n}"}}`,
+          size: 36,
+        },
+        response: {
+          contentType: "text/event-stream",
+          body: "event: end\ndata: {}\n\n",
+          size: 4096,
+          truncated: true,
+        },
+        ...over,
+      });
+      expect(await s.exchanges(id)).toEqual({ items: [], dropped: 0 });
+      expect(await s.addExchange(id, sent(1), big)).toBe(1);
+      expect(
+        await s.addExchange(
+          id,
+          sent(2, {
+            method: "GET",
+            path: "/dice/prompt",
+            response: { contentType: "application/json", body: "[]", size: 2 },
+          }),
+          big,
+        ),
+      ).toBe(2);
+      expect(await s.addExchange(id, sent(3, { status: 410 }), big)).toBe(3);
+      const log = (await s.exchanges(id))!;
+      expect(log.dropped).toBe(0);
+      expect(log.items.map((x) => [x.seq, x.method, x.path, x.status])).toEqual([
+        [1, "POST", "/dice/call", 200],
+        [2, "GET", "/dice/prompt", 200],
+        [3, "POST", "/dice/call", 410],
+      ]);
+      expect(log.items[0]).toEqual({ seq: 1, ...sent(1) });
+      expect(log.items[1]!.response).toEqual({ contentType: "application/json", body: "[]", size: 2 });
+      expect((await s.exchanges(id, { after: 2 }))!.items.map((x) => x.seq)).toEqual([3]);
+      // Beyond the caps the oldest are kept and the rest counted: by count, then by characters.
+      expect(await s.addExchange(id, sent(4), { count: 3, chars: 1_000_000 })).toBeNull();
+      expect(
+        await s.addExchange(
+          id,
+          sent(5, { response: { contentType: "x", body: "y".repeat(5000), size: 5000 } }),
+          { count: 100, chars: 1000 },
+        ),
+      ).toBeNull();
+      expect(await s.addExchange(id, sent(6), big)).toBe(4);
+      expect(await s.exchanges(id)).toMatchObject({ dropped: 2 });
+      expect((await s.exchanges(id))!.items.map((x) => x.at)).toEqual([1001, 1002, 1003, 1006]);
+      // Not part of the trajectory's export format.
+      expect(Object.keys((await s.get(id))!)).not.toContain("exchanges");
+      // Gone with the episode: an episode under the same id starts a new log.
+      expect(await s.addExchange("nope", sent(1), big)).toBeNull();
+      expect(await s.exchanges("nope")).toBeNull();
+      expect(await s.delete(id)).toBe(true);
+      expect(await s.exchanges(id)).toBeNull();
+      await s.create({ id, server: "py", sid: "p2", env: "dice", task: null, startedAt: 2 });
+      expect(await s.addExchange(id, sent(9), big)).toBe(1);
+      expect(await s.exchanges(id)).toEqual({ items: [{ seq: 1, ...sent(9) }], dropped: 0 });
+    });
+
+    it("numbers the exchanges of one episode logged by several processes at once without a gap", async () => {
+      const [a, b] = await processes(["one"], ["two"]);
+      const id = await a!.create({ server: "py", sid: "q", env: "dice", task: null, startedAt: 1 });
+      const limit = { count: 15, chars: 1_000_000 };
+      const x = (n: number): NewExchange => ({
+        at: n,
+        ms: 1,
+        method: "POST",
+        path: "/ping",
+        status: 200,
+        request: { headers: {}, body: "", size: 0 },
+        response: { contentType: "application/json", body: `{"n":${n}}`, size: 8 },
+      });
+      const seqs = await Promise.all(
+        Array.from({ length: 20 }, (_, n) => (n % 2 ? a! : b!).addExchange(id, x(n), limit)),
+      );
+      expect(seqs.filter((q) => q !== null).sort((p, q) => p! - q!)).toEqual(
+        Array.from({ length: 15 }, (_, i) => i + 1),
+      );
+      const log = (await b!.exchanges(id))!;
+      expect(log.items.map((i) => i.seq)).toEqual(Array.from({ length: 15 }, (_, i) => i + 1));
+      expect(log.dropped).toBe(5);
+    });
+
+    it("retention removes an episode's protocol log with it", async () => {
+      const s = await open({ maxCount: 1, maxAgeDays: 0 });
+      const old = await s.create({ server: "py", sid: "a", env: "dice", task: null, startedAt: 1 });
+      const x: NewExchange = {
+        at: 1,
+        ms: 1,
+        method: "POST",
+        path: "/ping",
+        status: 200,
+        request: { headers: {}, body: "", size: 0 },
+        response: { contentType: "application/json", body: "{}", size: 2 },
+      };
+      await s.addExchange(old, x, { count: 10, chars: 10_000 });
+      await s.end(old, "user_closed", 2);
+      await s.create({ server: "py", sid: "b", env: "dice", task: null, startedAt: 3 });
+      expect(await s.exchanges(old)).toBeNull();
+      await s.create({ id: old, server: "py", sid: "c", env: "dice", task: null, startedAt: 4 });
+      expect(await s.addExchange(old, x, { count: 10, chars: 10_000 })).toBe(1);
     });
 
     it("tags a run's episodes, keeps the tools they were played with, who chose each call, the last words", async () => {

@@ -1,5 +1,6 @@
 // GET /api/trajectories/live/events: SSE feed of every recorded episode (started, prompt, step, ended;
-// frames are left to the per-trajectory feed). First `event: running` with the running episodes.
+// frames and protocol log entries are left to the per-trajectory feed). First `event: running` with
+// the running episodes.
 
 import { liveSseResponse } from "@/lib/episodes/live-sse";
 import { getPlayground } from "@/lib/playground";
@@ -11,7 +12,7 @@ export function GET(req: Request) {
   const { store: s, live } = getPlayground();
   return liveSseResponse(req, live, null, {
     first: async () => [{ event: "running", data: { type: "running", items: await s.running() } }],
-    // Frames are left to the per-episode feed (chunks can be large).
-    skip: (e) => e.type === "frame",
+    // Frames (chunks can be large) and protocol log entries are left to the per-episode feed.
+    skip: (e) => e.type === "frame" || e.type === "exchange",
   });
 }

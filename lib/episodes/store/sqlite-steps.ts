@@ -1,0 +1,78 @@
+// A step written in the SQLite store (the contract's `putStep`, and imports): the step row, and its
+// trajectory's counters — the step count, the total reward (summed again only when a reward
+// changed) and the last activity — in one transaction.
+import "server-only";
+import type { TrajectoryStep } from "@/lib/episodes/schema";
+import { sumRewards } from "../reward";
+import type { Db, statementCache } from "./db";
+
+type Sql = ReturnType<typeof statementCache>;
+
+/**
+ * Writes a step (insert or replace by index) and refreshes its trajectory's counters, in one
+ * transaction. `instance`: whose relay carries the call (null for imports).
+ */
+export function writeStep(db: Db, sql: Sql, id: string, step: TrajectoryStep, instance: string | null): void {
+  const tx = db.transaction(() => {
+    // What the step counted before: its counters change only when it is new or its reward changed,
+    // so a long episode does not read all its steps again at every call.
+    const before = sql("SELECT reward, after_end FROM steps WHERE trajectory_id = ? AND idx = ?").get(
+      id,
+      step.index,
+    ) as { reward: number | null; after_end: number } | undefined;
+    sql(
+      `INSERT OR REPLACE INTO steps (trajectory_id, idx, tool, input_json, task_id, started_at, ended_at,
+           latency_ms, ok, error, blocks_json, reward, finished, metadata_json, events_json, replay_json,
+           after_end, truncated_json, agent_json, instance_id, origin_json)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      id,
+      step.index,
+      step.tool,
+      JSON.stringify(step.input),
+      step.task_id,
+      step.started_at,
+      step.ended_at,
+      step.latency_ms,
+      step.ok == null ? null : step.ok ? 1 : 0,
+      step.error,
+      JSON.stringify(step.blocks),
+      step.reward,
+      step.finished ? 1 : 0,
+      step.metadata ? JSON.stringify(step.metadata) : null,
+      JSON.stringify(step.events),
+      step.replay ? JSON.stringify(step.replay) : null,
+      step.after_end ? 1 : 0,
+      step.truncated ? JSON.stringify(step.truncated) : null,
+      step.agent ? JSON.stringify(step.agent) : null,
+      instance,
+      step.origin ? JSON.stringify(step.origin) : null,
+    );
+    const at = step.ended_at ?? step.started_at;
+    // A step that adds nothing to the total (no reward, 0, or after the end) leaves the sum as it
+    // was: 0 changes neither the compensated sum nor its scale (lib/episodes/reward.ts).
+    const counted = (reward: number | null, afterEnd: boolean) => (afterEnd ? 0 : (reward ?? 0));
+    const same = before
+      ? Object.is(counted(before.reward, before.after_end === 1), counted(step.reward, !!step.after_end))
+      : counted(step.reward, !!step.after_end) === 0;
+    if (same) {
+      sql(
+        `UPDATE trajectories SET num_steps = num_steps + @added, last_activity_at = MAX(last_activity_at, @at)
+           WHERE id = @id`,
+      ).run({ id, added: before ? 0 : 1, at });
+      return;
+    }
+    // The total without float noise (as every view computes it), steps after the end left out.
+    const rewards = sql("SELECT reward FROM steps WHERE trajectory_id = ? AND after_end = 0 ORDER BY idx")
+      .pluck()
+      .all(id) as (number | null)[];
+    sql(
+      `UPDATE trajectories SET
+           num_steps = num_steps + @added,
+           total_reward = @total,
+           last_activity_at = MAX(last_activity_at, @at)
+         WHERE id = @id`,
+    ).run({ id, added: before ? 0 : 1, total: sumRewards(rewards), at });
+  });
+  tx();
+}
