@@ -75,7 +75,7 @@ export interface RecorderOptions {
 export const IDLE_GRACE_MS = 60_000;
 
 /** PLAYGROUND_IDLE_TIMEOUT_S in milliseconds when set (one limit for every server), else null. */
-export function idleTimeoutMs(env: NodeJS.ProcessEnv = process.env): number | null {
+export function idleTimeoutMs(env: Record<string, string | undefined> = process.env): number | null {
   const s = Number(env.PLAYGROUND_IDLE_TIMEOUT_S);
   return env.PLAYGROUND_IDLE_TIMEOUT_S && Number.isFinite(s) && s > 0 ? s * 1000 : null;
 }
