@@ -152,7 +152,10 @@ describe("GET /api/trajectories/<id>/export?format=html", () => {
     const article = doc.querySelector("article#t-calm1")!;
     expect(article.querySelector("h2")?.textContent).toMatch(/^calm · train\/3/);
     const steps = [...article.querySelectorAll("li.step")];
-    expect(steps.map((s) => s.querySelector("h4")?.textContent)).toEqual(["Step 1 · answer", "Step 2 · answer"]);
+    expect(steps.map((s) => s.querySelector("h4")?.textContent)).toEqual([
+      "Step 1 · answer",
+      "Step 2 · answer",
+    ]);
     expect(steps[0]!.querySelector("pre")?.textContent).toBe('{\n  "answer": "1"\n}');
     expect(steps[1]!.textContent).toContain("observation 2");
     expect(steps[1]!.textContent).toMatch(/reward \+1\s*cumulative 2/);
@@ -224,11 +227,15 @@ describe("GET /api/trajectories/export?format=html (the list's export)", () => {
   });
 
   it("keeps the hostile one safe among others, and refuses an unknown format naming html", async () => {
-    const { doc } = await html(await listRoute(new Request("http://app.test/api/trajectories/export?format=html")));
+    const { doc } = await html(
+      await listRoute(new Request("http://app.test/api/trajectories/export?format=html")),
+    );
     expect(doc.querySelectorAll("article")).toHaveLength(4);
     expect(unsafe(doc)).toEqual([]);
     const bad = await listRoute(new Request("http://app.test/api/trajectories/export?format=pdf"));
     expect(bad.status).toBe(400);
-    expect((await bad.json()).detail).toBe('format: expected one of jsonl, chat-jsonl, atif, html, got "pdf"');
+    expect((await bad.json()).detail).toBe(
+      'format: expected one of jsonl, chat-jsonl, atif, html, got "pdf"',
+    );
   });
 });
