@@ -162,6 +162,8 @@ export function createPlayground(
       void clientFor(server)
         .ping(sid)
         .catch(() => {}),
+    // The idle sweep deletes the sessions of the episodes it ends, through the relay like any client.
+    closeSession: (server, sid) => clientFor(server).delete(sid),
     idleLimitOf: async (server) =>
       server === "local"
         ? host.host.options.idleTimeoutMs

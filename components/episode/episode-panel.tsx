@@ -29,6 +29,7 @@ import {
   newEpisodeUrl,
   useEndEpisode,
 } from "@/lib/ui/use-episode";
+import { EpisodeRecordLinks } from "./episode-record-links";
 import { RewardValue } from "./reward-value";
 import { goToStep } from "./step-list";
 import { useNow } from "./stream-log";
@@ -186,6 +187,7 @@ export function EpisodePanel({ keepAlive }: { keepAlive: KeepAliveState }) {
             </dd>
           </div>
         </dl>
+        <EpisodeRecordLinks />
         {rewarded && (
           <table className="w-full text-xs">
             <caption className="sr-only">Reward per step</caption>

@@ -18,12 +18,22 @@ import { SkeletonBlock } from "@/components/ui/skeleton";
 import { END_REASONS, SORT_KEYS } from "@/lib/episodes/model";
 import type { TrajectoryFilter, TrajectorySummary } from "@/lib/episodes/schema";
 import { cn } from "@/lib/ui/cn";
-import { exportGoldenUrl, exportUrl, trajectoryListQuery } from "@/lib/ui/trajectory-queries";
+import {
+  episodeHref,
+  exportGoldenUrl,
+  exportUrl,
+  htmlListExportUrl,
+  trajectoryListQuery,
+} from "@/lib/ui/trajectory-queries";
 import { END_REASON_LABEL, endReasonTone, fmtTime } from "./format";
+import { HtmlExportLink } from "./html-export-button";
 import { ImportPanel } from "./import-panel";
 
 const LIMIT = 5000;
 const ROW = 40;
+/** Select, id, environment, task, server, session, end, steps, reward, started. */
+const COLUMNS =
+  "grid-cols-[2rem_7rem_minmax(0,1fr)_minmax(0,1fr)_minmax(0,0.7fr)_6rem_6rem_3.5rem_5rem_9rem]";
 
 /** Distinct non-empty values of a field among the loaded rows (suggestions for the filters). */
 function distinct(
@@ -124,6 +134,7 @@ export function TrajectoryList() {
             <a className={buttonClasses("secondary", "sm")} href={exportUrl(filter)} download>
               <Download aria-hidden="true" /> Export JSONL
             </a>
+            <HtmlExportLink href={htmlListExportUrl(filter)} what="The trajectories matching the filters" />
             <a
               className={buttonClasses("secondary", "sm")}
               href={exportGoldenUrl()}
@@ -263,14 +274,19 @@ function Rows({
       <div className="rounded-lg border border-zinc-200 dark:border-zinc-800">
         <div
           aria-hidden="true"
-          className="grid grid-cols-[2rem_1fr_1fr_1fr_6rem_4rem_5rem_9rem] gap-2 border-b border-zinc-200 px-2 py-1.5 text-xs font-semibold text-zinc-500 dark:border-zinc-800"
+          className={cn(
+            "grid gap-2 border-b border-zinc-200 px-2 py-1.5 text-xs font-semibold text-zinc-500 dark:border-zinc-800",
+            COLUMNS,
+          )}
         >
           <span>
             <span className="sr-only">Select</span>
           </span>
+          <span>Id</span>
           <span>Environment</span>
           <span>Task</span>
           <span>Server</span>
+          <span>Session</span>
           <span>End</span>
           <span>Steps</span>
           <span>Reward</span>
@@ -285,7 +301,8 @@ function Rows({
                   key={t.id}
                   aria-label={`${t.env ?? "unknown"} ${t.task_label} ${t.end_reason ?? "running"}`}
                   className={cn(
-                    "absolute left-0 grid w-full grid-cols-[2rem_1fr_1fr_1fr_6rem_4rem_5rem_9rem] items-center gap-2 border-b border-zinc-100 px-2 text-xs hover:bg-zinc-50 dark:border-zinc-900 dark:hover:bg-zinc-900",
+                    "absolute left-0 grid w-full items-center gap-2 border-b border-zinc-100 px-2 text-xs hover:bg-zinc-50 dark:border-zinc-900 dark:hover:bg-zinc-900",
+                    COLUMNS,
                     picked.includes(t.id) && "bg-indigo-50 dark:bg-indigo-950",
                   )}
                   style={{ top: vi.start, height: ROW }}
@@ -297,6 +314,12 @@ function Rows({
                       checked={picked.includes(t.id)}
                       onChange={() => toggle(t.id)}
                     />
+                  </span>
+                  <span
+                    className="truncate font-mono text-zinc-600 dark:text-zinc-400"
+                    title={`Trajectory ${t.id}`}
+                  >
+                    {t.id}
                   </span>
                   <span className="truncate">
                     <Link
@@ -317,6 +340,7 @@ function Rows({
                     {t.task_label}
                   </span>
                   <span className="truncate font-mono">{t.server}</span>
+                  <SessionCell t={t} />
                   <span>
                     <Badge tone={endReasonTone(t.end_reason)}>
                       {END_REASON_LABEL[t.end_reason ?? "running"]}
@@ -332,5 +356,27 @@ function Rows({
         </div>
       </div>
     </div>
+  );
+}
+
+/** The episode's ORS session id: a link to its live episode page while it runs. */
+function SessionCell({ t }: { t: TrajectorySummary }) {
+  if (!t.sid) return <span className="text-zinc-400">—</span>;
+  const short = t.sid.length > 12 ? `${t.sid.slice(0, 8)}…` : t.sid;
+  if (t.end_reason === null && t.env)
+    return (
+      <Link
+        className="truncate font-mono text-indigo-700 hover:underline dark:text-indigo-300"
+        href={episodeHref(t.server, t.env, t.sid)}
+        title={`Session ${t.sid}: open the live episode`}
+        aria-label={`Open the live episode of session ${t.sid}`}
+      >
+        {short}
+      </Link>
+    );
+  return (
+    <span className="truncate font-mono" title={`Session ${t.sid}`}>
+      {short}
+    </span>
   );
 }

@@ -31,6 +31,7 @@ import {
   type ForkResponse,
   forkability,
   forkTrajectoryRequest,
+  htmlExportUrl,
   playwrightUrl,
   replayTrajectoryRequest,
   restartHref,
@@ -39,6 +40,7 @@ import {
   trajectoryQuery,
 } from "@/lib/ui/trajectory-queries";
 import { END_REASON_LABEL, endReasonTone, fmtMs, fmtTime } from "./format";
+import { HtmlExportLink } from "./html-export-button";
 import { RewardChart } from "./reward-chart";
 import { StepDetail, StepStatus } from "./step-detail";
 import { useLiveTrajectory } from "./use-live-trajectory";
@@ -201,6 +203,7 @@ function Loaded({
             <a className={buttonClasses("secondary", "sm")} href={downloadUrl(t.id)} download>
               Export JSON
             </a>
+            <HtmlExportLink href={htmlExportUrl(t.id)} what="This episode" />
             {testable ? (
               <a
                 className={buttonClasses("secondary", "sm")}

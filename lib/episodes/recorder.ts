@@ -50,8 +50,16 @@ export interface RecorderOptions {
   live: LiveFeeds;
   /** A server's idle limit when the playground knows it (its own host, a per-server setting). */
   idleLimitOf?: (server: string) => Promise<number | null> | number | null;
-  /** A running episode without any request for this long is ended as `timeout` (server gone quiet). */
+  /**
+   * A running episode without any request for this long is ended as `timeout`, on every server
+   * (tests; PLAYGROUND_IDLE_TIMEOUT_S). Without it, each server's own limit decides: see `idleRule`.
+   */
   idleMs?: number;
+  /**
+   * Deletes a session on its server (a `/delete` through the relay): the idle sweep sends one for
+   * each episode it ends, so a server without an idle limit of its own does not keep it forever.
+   */
+  closeSession?: (server: string, sid: string) => Promise<unknown>;
   /** How often idle episodes are ended and retention applied (0: only when `sweep()` is called). */
   sweepEveryMs?: number;
   /**
@@ -67,17 +75,25 @@ export interface RecorderOptions {
   exchangeLimit?: ExchangeLimit;
 }
 
-/**
- * How long a running episode may go without any request before the recorder ends it as `timeout`:
- * PLAYGROUND_IDLE_TIMEOUT_S, else the built-in host's ORS_IDLE_TIMEOUT_MS, else the spec's 15
- * minutes; plus a minute of grace for clocks and requests in flight.
- */
-export function idleTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+/** Past a server's idle limit, a minute of grace for clocks and requests in flight. */
+export const IDLE_GRACE_MS = 60_000;
+
+/** PLAYGROUND_IDLE_TIMEOUT_S in milliseconds when set (one limit for every server), else null. */
+export function idleTimeoutMs(env: Record<string, string | undefined> = process.env): number | null {
   const s = Number(env.PLAYGROUND_IDLE_TIMEOUT_S);
-  if (env.PLAYGROUND_IDLE_TIMEOUT_S && Number.isFinite(s) && s > 0) return s * 1000;
-  const ms = Number(env.ORS_IDLE_TIMEOUT_MS);
-  const base = env.ORS_IDLE_TIMEOUT_MS && Number.isFinite(ms) && ms > 0 ? ms : SPEC_IDLE_LIMIT_MS;
-  return base + 60_000;
+  return env.PLAYGROUND_IDLE_TIMEOUT_S && Number.isFinite(s) && s > 0 ? s * 1000 : null;
+}
+
+/**
+ * The idle rule of the sweep: how long an episode on a server may go without any request (no
+ * call, no keep-alive ping from any tab or client) before it is ended as `timeout` and its session
+ * deleted. An explicit limit for every server when given; else the server's own idle limit when the
+ * playground knows it (its built-in host's, a per-server setting), else the spec's 15 minutes; plus
+ * the grace. The episode page's keep-alive stops when nobody uses its tab, so a forgotten or closed
+ * tab lets this rule end the episode.
+ */
+export function idleRule(explicitMs: number | null, serverLimitMs: number | null): number {
+  return explicitMs ?? (serverLimitMs ?? SPEC_IDLE_LIMIT_MS) + IDLE_GRACE_MS;
 }
 
 interface Call {
@@ -98,8 +114,13 @@ const MAX_TASKS = 10_000;
 /** The tool specs last seen per server and environment (given to episodes that start there). */
 const MAX_TOOL_SETS = 256;
 
+/** A limit in words: "16 min", "90 s". */
+function formatIdle(ms: number): string {
+  return ms % 60_000 === 0 ? `${ms / 60_000} min` : `${Math.round(ms / 1000)} s`;
+}
+
 export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): Recorder {
-  const idleMs = opts.idleMs ?? idleTimeoutMs();
+  const explicitIdleMs = opts.idleMs ?? idleTimeoutMs();
   const live = opts.live;
   const log = opts.log ?? ((m: string) => console.error(`[recorder] ${m}`));
   const maxStepBytes = opts.maxStepBytes ?? maxStepBytesFrom(process.env);
@@ -373,19 +394,46 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
     });
   };
 
+  // The idle sweep (see idleRule): ends the episode first, so the relay's record of the `/delete`
+  // that follows finds it ended (not closed by a user), then deletes the session upstream. Episodes
+  // with a call in flight are busy, not idle. Another replica's sweep may end one first: `end` then
+  // says so and this one sends nothing.
   const sweep = async (now = Date.now()) => {
     await chain;
-    for (const id of await store.sweepIdle(now, idleMs)) {
-      const s = await store.summary(id);
-      if (s?.end_reason)
-        live.publish({
-          type: "ended",
-          id,
-          end_reason: s.end_reason,
-          error: s.error,
-          ended_at: s.ended_at ?? now,
-        });
+    const limits = new Map<string, { ms: number; why: string }>();
+    const closing: Promise<unknown>[] = [];
+    for (const t of await store.running()) {
+      let limit = limits.get(t.server);
+      if (limit === undefined) {
+        const known = explicitIdleMs === null ? ((await opts.idleLimitOf?.(t.server)) ?? null) : null;
+        const ms = idleRule(explicitIdleMs, known);
+        const why =
+          explicitIdleMs !== null
+            ? "the playground's idle timeout"
+            : known !== null
+              ? `past server "${t.server}"'s idle limit of ${formatIdle(known)}`
+              : `server "${t.server}"'s idle limit is unknown; the spec's is ${formatIdle(SPEC_IDLE_LIMIT_MS)}`;
+        limit = { ms, why };
+        limits.set(t.server, limit);
+      }
+      if (now - t.last_activity_at <= limit.ms) continue;
+      if (inflight(t.id).length > 0 || (await store.inflightElsewhere(t.id)).length > 0) continue;
+      const at = t.last_activity_at + limit.ms;
+      const sid = t.sid;
+      const close = sid !== null ? opts.closeSession : undefined;
+      const error = `no request for ${formatIdle(limit.ms)} (${limit.why}): the playground ended the episode${close ? " and deleted its session" : ""}`;
+      if (!(await store.end(t.id, "timeout", at, error))) continue;
+      live.publish({ type: "ended", id: t.id, end_reason: "timeout", error, ended_at: at });
+      if (close && sid !== null)
+        closing.push(
+          close(t.server, sid).catch((e: unknown) => {
+            log(
+              `could not delete idle session ${t.sid} on ${t.server}: ${e instanceof Error ? e.message : String(e)}`,
+            );
+          }),
+        );
     }
+    await Promise.all(closing);
     await store.enforceRetention(now);
   };
 

@@ -142,6 +142,18 @@ export function downloadUrl(id: string): string {
   return `/api/trajectories/${encodeURIComponent(id)}?download=1`;
 }
 
+/** One trajectory as a self-contained HTML file to send (lib/episodes/html-export.ts). */
+export function htmlExportUrl(id: string): string {
+  return `/api/trajectories/${encodeURIComponent(id)}/export?format=html`;
+}
+
+/** The trajectories matching the filters as one self-contained HTML file. */
+export function htmlListExportUrl(f: TrajectoryFilter): string {
+  const p = filterToParams({ ...f, limit: undefined, offset: undefined });
+  p.set("format", "html");
+  return `/api/trajectories/export?${p}`;
+}
+
 /** Every golden trajectory as JSONL: the file `npx ors-playground test` replays. */
 export function exportGoldenUrl(): string {
   return exportUrl({ golden: true });

@@ -1,10 +1,15 @@
 // GET /api/trajectories/export: every trajectory matching the filters as JSONL (one per line),
 // streamed so a large export never sits in memory. `?format=chat-jsonl` or `atif` exports them for
-// training and analysis instead (docs/runs.md "Exports"); `run=<id>` is one run's episodes.
+// training and analysis instead (docs/runs.md "Exports"); `run=<id>` is one run's episodes;
+// `format=html` makes one self-contained HTML file of them to read (lib/episodes/html-export.ts).
 
+import { blocksHtml } from "@/components/trajectories/html-export-blocks";
+import { HTML_EXPORT_MAX, htmlExportResponse, trajectoriesHtml } from "@/lib/episodes/html-export";
 import { jsonError, noStore, parseFilter } from "@/lib/episodes/http";
+import type { TrajectoryFilter } from "@/lib/episodes/schema";
 import { getPlayground } from "@/lib/playground";
 import { isRunError } from "@/lib/runs/errors";
+import { EXPORT_FORMATS } from "@/lib/runs/exports";
 import { exportFormatOf, exportResponse } from "@/lib/runs/http";
 
 export const runtime = "nodejs";
@@ -14,6 +19,13 @@ export function GET(req: Request) {
   const url = new URL(req.url);
   const f = parseFilter(url);
   if (!f.ok) return f.response;
+  const requested = url.searchParams.get("format");
+  if (requested === "html") return htmlExport(f.filter);
+  if (requested !== null && !(EXPORT_FORMATS as readonly string[]).includes(requested))
+    return jsonError(
+      400,
+      `format: expected one of ${[...EXPORT_FORMATS, "html"].join(", ")}, got ${JSON.stringify(requested)}`,
+    );
   let format: ReturnType<typeof exportFormatOf>;
   try {
     format = exportFormatOf(url);
@@ -43,4 +55,21 @@ export function GET(req: Request) {
       "Content-Disposition": `attachment; filename="trajectories-${stamp}.jsonl"`,
     },
   });
+}
+
+/** The matching trajectories (at most HTML_EXPORT_MAX, in the list's order) as one HTML file, streamed. */
+function htmlExport(filter: TrajectoryFilter): Response {
+  const { store } = getPlayground();
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  const shown = Object.entries(filter)
+    .filter(([k, v]) => v !== undefined && k !== "limit" && k !== "offset")
+    .map(([k, v]) => `${k}=${String(v)}`);
+  return htmlExportResponse(async function* () {
+    const limit = Math.min(filter.limit ?? HTML_EXPORT_MAX, HTML_EXPORT_MAX);
+    const { items, total } = await store.list({ ...filter, limit });
+    yield* trajectoriesHtml(items, filter.limit ? items.length : total, (id) => store.get(id), {
+      blocks: blocksHtml,
+      description: shown.length ? `Filters: ${shown.join(", ")}` : "Every recorded episode.",
+    });
+  }, `trajectories-${stamp}.html`);
 }
