@@ -20,6 +20,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // Vitest's default is one worker less than the cores: one, on CI's two. Most files wait on
+    // processes and sockets, so two at once finish sooner on two cores.
+    maxWorkers: 2,
     // One PostgreSQL cluster per run, started only if a test asks for a database (tests/support/).
     globalSetup: ["tests/support/global-setup.ts"],
   },

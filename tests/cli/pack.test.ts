@@ -1,5 +1,5 @@
 // The package as npm ships it (`npm run test:pack`; minutes: one pack, one install, one start):
-// `npm pack` (its prepack builds the app and the SDK) → the tarball holds what the CLI needs and no
+// `npm pack` (its prepack builds the SDK, and the app unless `npm test` just built it: scripts/build-if-stale.ts) → the tarball holds what the CLI needs and no
 // data, tests, repository or caches → in an empty folder beside it, docs/authoring.md's setup lines
 // run exactly as printed (npm init, "type": "module", the install from the tarball), then its
 // tsconfig.json and envs.ts are written as printed and its run lines run: `npx tsc` type-checks the
