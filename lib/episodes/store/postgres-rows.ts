@@ -5,21 +5,15 @@ import "server-only";
 import pg from "pg";
 import type { TrajectoryFilter, TrajectoryStep } from "@/lib/episodes/schema";
 import { sumRewards } from "../reward";
-import { escapeLike, SORT_COLUMNS } from "./rows";
+import { escapeLike, SORT_COLUMNS, STEP_COLUMNS, stepRowValues } from "./rows";
 
-const STEP_COLUMNS = `trajectory_id, idx, tool, input_json, task_id, started_at, ended_at, latency_ms, ok, error,
-  blocks_json, reward, finished, metadata_json, events_json, replay_json, after_end, truncated_json, agent_json,
-  instance_id, origin_json`;
-
-const STEP_UPDATES = STEP_COLUMNS.split(",")
-  .map((col) => col.trim())
-  .filter((col) => col !== "trajectory_id" && col !== "idx")
+const STEP_UPDATES = STEP_COLUMNS.filter((col) => col !== "trajectory_id" && col !== "idx")
   .map((col) => `${col} = EXCLUDED.${col}`)
   .join(", ");
 
 /** Upserts a step and reads back every step's reward as it now stands (the new one included). */
 const UPSERT_STEP = `WITH written AS (
-    INSERT INTO steps (${STEP_COLUMNS}) VALUES (${Array.from({ length: 21 }, (_, i) => `$${i + 1}`).join(", ")})
+    INSERT INTO steps (${STEP_COLUMNS.join(", ")}) VALUES (${STEP_COLUMNS.map((_, i) => `$${i + 1}`).join(", ")})
     ON CONFLICT (trajectory_id, idx) DO UPDATE SET ${STEP_UPDATES}
     RETURNING idx, reward, after_end)
   SELECT idx, reward, after_end FROM steps WHERE trajectory_id = $1 AND idx <> $2
@@ -46,29 +40,10 @@ export async function writeStep(
   const locked = await c.query(tx.begin ? `BEGIN; ${lock}` : lock);
   const found = Array.isArray(locked) ? locked.at(-1) : locked;
   if (!found?.rowCount) throw new Error(`no trajectory with id "${id}" to write a step to`);
-  const rows = await c.query<{ idx: number; reward: number | null; after_end: number }>(UPSERT_STEP, [
-    id,
-    step.index,
-    step.tool,
-    JSON.stringify(step.input),
-    step.task_id,
-    step.started_at,
-    step.ended_at,
-    step.latency_ms,
-    step.ok == null ? null : step.ok ? 1 : 0,
-    step.error,
-    JSON.stringify(step.blocks),
-    step.reward,
-    step.finished ? 1 : 0,
-    step.metadata ? JSON.stringify(step.metadata) : null,
-    JSON.stringify(step.events),
-    step.replay ? JSON.stringify(step.replay) : null,
-    step.after_end ? 1 : 0,
-    step.truncated ? JSON.stringify(step.truncated) : null,
-    step.agent ? JSON.stringify(step.agent) : null,
-    instance,
-    step.origin ? JSON.stringify(step.origin) : null,
-  ]);
+  const rows = await c.query<{ idx: number; reward: number | null; after_end: number }>(
+    UPSERT_STEP,
+    stepRowValues(id, step, instance),
+  );
   // The total without float noise (as every view computes it), steps after the end left out.
   const total = sumRewards(rows.rows.filter((r) => !r.after_end).map((r) => r.reward));
   await c.query(

@@ -30,6 +30,58 @@ import type {
   RunStatus,
 } from "./types";
 
+/** The steps table's columns in the order `stepRowValues` gives them (both stores write them so). */
+export const STEP_COLUMNS = [
+  "trajectory_id",
+  "idx",
+  "tool",
+  "input_json",
+  "task_id",
+  "started_at",
+  "ended_at",
+  "latency_ms",
+  "ok",
+  "error",
+  "blocks_json",
+  "reward",
+  "finished",
+  "metadata_json",
+  "events_json",
+  "replay_json",
+  "after_end",
+  "truncated_json",
+  "agent_json",
+  "instance_id",
+  "origin_json",
+] as const;
+
+/** A step as the values of its row, in `STEP_COLUMNS`' order. `instance`: whose relay carries it. */
+export function stepRowValues(id: string, step: TrajectoryStep, instance: string | null): unknown[] {
+  return [
+    id,
+    step.index,
+    step.tool,
+    JSON.stringify(step.input),
+    step.task_id,
+    step.started_at,
+    step.ended_at,
+    step.latency_ms,
+    step.ok == null ? null : step.ok ? 1 : 0,
+    step.error,
+    JSON.stringify(step.blocks),
+    step.reward,
+    step.finished ? 1 : 0,
+    step.metadata ? JSON.stringify(step.metadata) : null,
+    JSON.stringify(step.events),
+    step.replay ? JSON.stringify(step.replay) : null,
+    step.after_end ? 1 : 0,
+    step.truncated ? JSON.stringify(step.truncated) : null,
+    step.agent ? JSON.stringify(step.agent) : null,
+    instance,
+    step.origin ? JSON.stringify(step.origin) : null,
+  ];
+}
+
 export function retentionFromEnv(env: NodeJS.ProcessEnv = process.env): RetentionOptions {
   const num = (v: string | undefined, d: number) => {
     const n = Number(v);

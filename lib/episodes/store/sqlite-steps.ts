@@ -5,6 +5,7 @@ import "server-only";
 import type { TrajectoryStep } from "@/lib/episodes/schema";
 import { sumRewards } from "../reward";
 import type { Db, statementCache } from "./db";
+import { STEP_COLUMNS, stepRowValues } from "./rows";
 
 type Sql = ReturnType<typeof statementCache>;
 
@@ -21,33 +22,8 @@ export function writeStep(db: Db, sql: Sql, id: string, step: TrajectoryStep, in
       step.index,
     ) as { reward: number | null; after_end: number } | undefined;
     sql(
-      `INSERT OR REPLACE INTO steps (trajectory_id, idx, tool, input_json, task_id, started_at, ended_at,
-           latency_ms, ok, error, blocks_json, reward, finished, metadata_json, events_json, replay_json,
-           after_end, truncated_json, agent_json, instance_id, origin_json)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      id,
-      step.index,
-      step.tool,
-      JSON.stringify(step.input),
-      step.task_id,
-      step.started_at,
-      step.ended_at,
-      step.latency_ms,
-      step.ok == null ? null : step.ok ? 1 : 0,
-      step.error,
-      JSON.stringify(step.blocks),
-      step.reward,
-      step.finished ? 1 : 0,
-      step.metadata ? JSON.stringify(step.metadata) : null,
-      JSON.stringify(step.events),
-      step.replay ? JSON.stringify(step.replay) : null,
-      step.after_end ? 1 : 0,
-      step.truncated ? JSON.stringify(step.truncated) : null,
-      step.agent ? JSON.stringify(step.agent) : null,
-      instance,
-      step.origin ? JSON.stringify(step.origin) : null,
-    );
+      `INSERT OR REPLACE INTO steps (${STEP_COLUMNS.join(", ")}) VALUES (${STEP_COLUMNS.map(() => "?").join(", ")})`,
+    ).run(...stepRowValues(id, step, instance));
     const at = step.ended_at ?? step.started_at;
     // A step that adds nothing to the total (no reward, 0, or after the end) leaves the sum as it
     // was: 0 changes neither the compensated sum nor its scale (lib/episodes/reward.ts).
