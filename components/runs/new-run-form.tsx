@@ -7,13 +7,12 @@
 import { Play } from "lucide-react";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { type ReactNode, useEffect, useId, useMemo, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { PageContainer, PageHeader } from "@/components/layout/page-header";
 import { Button } from "@/components/ui/button";
 import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
 import { ErrorPanel } from "@/components/ui/error-panel";
-import { FieldError, FieldHint, Input, inputClasses, Label } from "@/components/ui/input";
-import { cn } from "@/lib/ui/cn";
+import { Input, inputClasses } from "@/components/ui/input";
 import { useEnvironments, useNumTasks, useServers, useSplits } from "@/lib/ui/queries";
 import {
   buildRunRequest,
@@ -24,6 +23,7 @@ import {
 } from "@/lib/ui/run-form";
 import { formatCount } from "@/lib/ui/run-format";
 import { runHref, useModels, useRuns, useStartRun } from "@/lib/ui/run-queries";
+import { Choice, Field } from "./form-fields";
 
 const DEFAULT_TURNS: Record<PolicyKind, number> = { model: 30, random: 10, replay: 1000, script: 100 };
 
@@ -460,75 +460,5 @@ export function NewRunForm({
         )}
       </form>
     </PageContainer>
-  );
-}
-
-type FieldProps = { id: string; "aria-invalid": boolean; "aria-describedby"?: string };
-
-/** A labelled control with its hint and error (the control comes from `children`, given the ids). */
-function Field({
-  label,
-  error,
-  hint,
-  children,
-}: {
-  label: string;
-  error?: string;
-  hint?: string;
-  children: (p: FieldProps) => ReactNode;
-}) {
-  const id = useId();
-  const described = [error ? `${id}-error` : "", hint ? `${id}-hint` : ""].filter(Boolean).join(" ");
-  return (
-    <div className="min-w-0 space-y-1">
-      <Label htmlFor={id}>{label}</Label>
-      {children({ id, "aria-invalid": !!error, "aria-describedby": described || undefined })}
-      {hint && !error && <FieldHint id={`${id}-hint`}>{hint}</FieldHint>}
-      <FieldError id={`${id}-error`}>{error}</FieldError>
-    </div>
-  );
-}
-
-/** A radio group (fieldset + legend) of a few choices, laid out as segmented buttons. */
-function Choice({
-  legend,
-  name,
-  value,
-  onChange,
-  options,
-}: {
-  legend: string;
-  name: string;
-  value: string;
-  onChange: (v: string) => void;
-  options: { value: string; label: string }[];
-}) {
-  return (
-    <fieldset>
-      <legend className="mb-1 text-xs font-medium text-zinc-700 dark:text-zinc-300">{legend}</legend>
-      <div className="flex flex-wrap gap-1.5">
-        {options.map((o) => (
-          <label
-            key={o.value}
-            className={cn(
-              "relative inline-flex cursor-pointer items-center rounded-md border px-2.5 py-1 text-xs has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-offset-2 has-[:focus-visible]:outline-indigo-500",
-              value === o.value
-                ? "border-indigo-400 bg-indigo-50 text-indigo-900 dark:border-indigo-600 dark:bg-indigo-950 dark:text-indigo-100"
-                : "border-zinc-300 text-zinc-700 hover:bg-zinc-50 dark:border-zinc-700 dark:text-zinc-300 dark:hover:bg-zinc-800",
-            )}
-          >
-            <input
-              type="radio"
-              name={name}
-              value={o.value}
-              checked={value === o.value}
-              onChange={() => onChange(o.value)}
-              className="absolute inset-0 cursor-pointer appearance-none rounded-md opacity-0"
-            />
-            {o.label}
-          </label>
-        ))}
-      </div>
-    </fieldset>
   );
 }

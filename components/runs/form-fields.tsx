@@ -1,0 +1,76 @@
+"use client";
+// The new-run form's controls: a labelled field whose control gets its ids, and a radio group laid
+// out as segmented buttons.
+import { type ReactNode, useId } from "react";
+import { FieldError, FieldHint, Label } from "@/components/ui/input";
+import { cn } from "@/lib/ui/cn";
+
+type FieldProps = { id: string; "aria-invalid": boolean; "aria-describedby"?: string };
+
+/** A labelled control with its hint and error (the control comes from `children`, given the ids). */
+export function Field({
+  label,
+  error,
+  hint,
+  children,
+}: {
+  label: string;
+  error?: string;
+  hint?: string;
+  children: (p: FieldProps) => ReactNode;
+}) {
+  const id = useId();
+  const described = [error ? `${id}-error` : "", hint ? `${id}-hint` : ""].filter(Boolean).join(" ");
+  return (
+    <div className="min-w-0 space-y-1">
+      <Label htmlFor={id}>{label}</Label>
+      {children({ id, "aria-invalid": !!error, "aria-describedby": described || undefined })}
+      {hint && !error && <FieldHint id={`${id}-hint`}>{hint}</FieldHint>}
+      <FieldError id={`${id}-error`}>{error}</FieldError>
+    </div>
+  );
+}
+
+/** A radio group (fieldset + legend) of a few choices, laid out as segmented buttons. */
+export function Choice({
+  legend,
+  name,
+  value,
+  onChange,
+  options,
+}: {
+  legend: string;
+  name: string;
+  value: string;
+  onChange: (v: string) => void;
+  options: { value: string; label: string }[];
+}) {
+  return (
+    <fieldset>
+      <legend className="mb-1 text-xs font-medium text-zinc-700 dark:text-zinc-300">{legend}</legend>
+      <div className="flex flex-wrap gap-1.5">
+        {options.map((o) => (
+          <label
+            key={o.value}
+            className={cn(
+              "relative inline-flex cursor-pointer items-center rounded-md border px-2.5 py-1 text-xs has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-offset-2 has-[:focus-visible]:outline-indigo-500",
+              value === o.value
+                ? "border-indigo-400 bg-indigo-50 text-indigo-900 dark:border-indigo-600 dark:bg-indigo-950 dark:text-indigo-100"
+                : "border-zinc-300 text-zinc-700 hover:bg-zinc-50 dark:border-zinc-700 dark:text-zinc-300 dark:hover:bg-zinc-800",
+            )}
+          >
+            <input
+              type="radio"
+              name={name}
+              value={o.value}
+              checked={value === o.value}
+              onChange={() => onChange(o.value)}
+              className="absolute inset-0 cursor-pointer appearance-none rounded-md opacity-0"
+            />
+            {o.label}
+          </label>
+        ))}
+      </div>
+    </fieldset>
+  );
+}
