@@ -55,3 +55,17 @@ describe("the repository stands on its own", () => {
     expect(offenders).toEqual([]);
   });
 });
+
+describe("the README is a front page", () => {
+  const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+
+  it("fits in 300 lines", () => {
+    expect(readme.split("\n").length).toBeLessThanOrEqual(300);
+  });
+
+  it("links every page of docs/", () => {
+    const pages = fs.readdirSync(path.join(ROOT, "docs")).filter((f) => f.endsWith(".md"));
+    expect(pages.length).toBeGreaterThan(5);
+    expect(pages.filter((f) => !readme.includes(`(docs/${f}`))).toEqual([]);
+  });
+});
