@@ -34,7 +34,10 @@ function newest(dir: string, acc: { ms: number; file: string }): void {
 }
 
 /** Why the build must run, or null when the existing one is up to date. */
-export function staleReason(root: string, env: Record<string, string | undefined> = process.env): string | null {
+export function staleReason(
+  root: string,
+  env: Record<string, string | undefined> = process.env,
+): string | null {
   if (env.ORS_FORCE_BUILD === "1") return "ORS_FORCE_BUILD=1";
   const distDir = path.join(root, env.NEXT_DIST_DIR || ".next");
   const buildId = path.join(distDir, "BUILD_ID");
