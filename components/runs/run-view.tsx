@@ -3,7 +3,7 @@
 // errored, total, rate, time left), cancel, resume when stopped with episodes left, then its
 // results — summary, reward histogram, per-task table, errors — and its exports (chat JSONL,
 // ATIF). The figures come from the API's aggregates; the table is virtualized.
-import { Download, GitCompare, RotateCcw, Square, Trash2 } from "lucide-react";
+import { Download, GitCompare, ListTree, RotateCcw, Square, Trash2 } from "lucide-react";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
@@ -206,6 +206,12 @@ function RunActions({ s, status }: { s: RunSummaryResponse; status: RunSummaryRe
             <RotateCcw aria-hidden="true" /> {resume.isPending ? "Resuming…" : "Resume"}
           </Button>
         )}
+        <Link
+          className={buttonClasses("secondary", "sm")}
+          href={`/trajectories?run=${encodeURIComponent(s.id)}`}
+        >
+          <ListTree aria-hidden="true" /> Its trajectories
+        </Link>
         <a className={buttonClasses("secondary", "sm")} href={runExportUrl(s.id, "chat-jsonl")} download>
           <Download aria-hidden="true" /> Export chat JSONL
         </a>

@@ -18,6 +18,8 @@ import { SkeletonBlock } from "@/components/ui/skeleton";
 import { END_REASONS, SORT_KEYS } from "@/lib/episodes/model";
 import type { TrajectoryFilter, TrajectorySummary } from "@/lib/episodes/schema";
 import { cn } from "@/lib/ui/cn";
+import { runHref } from "@/lib/ui/run-queries";
+import { filterFromParams } from "@/lib/ui/trajectory-filter";
 import {
   episodeHref,
   exportGoldenUrl,
@@ -41,35 +43,6 @@ function distinct(
   pick: (t: TrajectorySummary) => string | null,
 ): string[] {
   return [...new Set((items ?? []).map(pick).filter((v): v is string => !!v))].sort();
-}
-
-/** The filters in the URL (a hand-written parse: zod stays out of this page's bundle). */
-function filterFromParams(params: URLSearchParams): TrajectoryFilter {
-  const f: TrajectoryFilter = {};
-  const str = (k: "server" | "env" | "task" | "q") => {
-    const v = params.get(k);
-    if (v) f[k] = v;
-  };
-  str("server");
-  str("env");
-  str("task");
-  str("q");
-  const end = params.get("end_reason");
-  if (end === "running" || (END_REASONS as readonly string[]).includes(end ?? "")) {
-    f.end_reason = end as TrajectoryFilter["end_reason"];
-  }
-  for (const k of ["min_reward", "max_reward"] as const) {
-    const v = params.get(k);
-    if (v && Number.isFinite(Number(v))) f[k] = Number(v);
-  }
-  const sort = params.get("sort");
-  if ((SORT_KEYS as readonly string[]).includes(sort ?? "")) f.sort = sort as TrajectoryFilter["sort"];
-  const order = params.get("order");
-  if (order === "asc" || order === "desc") f.order = order;
-  const golden = params.get("golden");
-  if (golden === "1" || golden === "true") f.golden = true;
-  else if (golden === "0" || golden === "false") f.golden = false;
-  return f;
 }
 
 export function TrajectoryList() {
@@ -120,7 +93,22 @@ export function TrajectoryList() {
     <PageContainer>
       <PageHeader
         title="Trajectories"
-        description="Every episode that passed through the relay, step by step."
+        description={
+          filter.run ? (
+            <>
+              The episodes of run{" "}
+              <Link className="font-mono underline" href={runHref(filter.run)}>
+                {filter.run.slice(0, 8)}
+              </Link>{" "}
+              ·{" "}
+              <button type="button" className="underline" onClick={() => setParam({ run: undefined })}>
+                Show every episode
+              </button>
+            </>
+          ) : (
+            "Every episode that passed through the relay, step by step."
+          )
+        }
         actions={
           <>
             {picked.length === 2 && (
