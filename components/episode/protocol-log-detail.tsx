@@ -20,6 +20,7 @@ import {
   isWhole,
   type LogEntry,
   type LoggedExchange,
+  replayOriginOf,
 } from "@/lib/ui/protocol-log";
 import { isCallExchange, replayAnnotation, replayableCall } from "@/lib/ui/protocol-log-replay";
 import { useSessionTools } from "@/lib/ui/use-episode";
@@ -84,9 +85,18 @@ function ReplayControls({ exchange, caller }: { exchange: LoggedExchange; caller
   const end = useEpisodeStore(selectEndReason);
   const tools = useSessionTools();
   const [editing, setEditing] = useState<JsonObject | null>(null);
-  const [sent, setSent] = useState<{ callId: string; edited: boolean } | null>(null);
+  const [sent, setSent] = useState<{ callId: string; edited: boolean; after: number } | null>(null);
+  // The step it became: the first after those the episode had, marked as a replay of this request
+  // (the tab forgets its own call once its step has ended, so the record is what says).
   const became = useEpisodeStore((s) =>
-    sent ? (s.calls.find((c) => c.callId === sent.callId) ?? null) : null,
+    sent
+      ? (s.trajectory?.steps.find(
+          (st) => st.index > sent.after && replayOriginOf(st)?.exchange === exchange.seq,
+        )?.index ?? null)
+      : null,
+  );
+  const failed = useEpisodeStore((s) =>
+    sent ? (s.calls.find((c) => c.callId === sent.callId)?.error ?? null) : null,
   );
   const call = replayableCall(exchange);
   if ("problem" in call) return <p className="text-xs text-zinc-500 dark:text-zinc-400">{call.problem}</p>;
@@ -98,20 +108,21 @@ function ReplayControls({ exchange, caller }: { exchange: LoggedExchange; caller
         : busy
           ? "A call is in flight."
           : null;
-  const send = async (input: JsonObject) => {
+  const send = (input: JsonObject) => {
     const edited = !jsonEqual(input, call.input);
     setEditing(null);
-    // The call is in the store as soon as it is made (its stream may take long): follow it from there.
+    const after = Math.max(0, ...(store.getState().trajectory?.steps.map((st) => st.index) ?? []));
     const before = new Set(store.getState().calls.map((c) => c.callId));
-    const done = caller.call(call.tool, input, { step: replayAnnotation(exchange.seq, edited) });
-    const callId = store.getState().calls.find((c) => !before.has(c.callId))?.callId ?? (await done);
-    setSent({ callId, edited });
+    // The call is in the store as soon as it is made (its stream may take long): followed from there.
+    void caller.call(call.tool, input, { step: replayAnnotation(exchange.seq, edited) });
+    const callId = store.getState().calls.find((c) => !before.has(c.callId))?.callId ?? "";
+    setSent({ callId, edited, after });
   };
   const spec = tools.data?.tools.find((t) => t.name === call.tool);
   return (
     <div className="flex flex-col gap-2 rounded-md border border-zinc-200 p-2 dark:border-zinc-800">
       <div className="flex flex-wrap items-center gap-2">
-        <Button size="sm" variant="primary" disabled={why !== null} onClick={() => void send(call.input)}>
+        <Button size="sm" variant="primary" disabled={why !== null} onClick={() => send(call.input)}>
           Replay
         </Button>
         <Button size="sm" disabled={why !== null || editing !== null} onClick={() => setEditing(call.input)}>
@@ -120,28 +131,28 @@ function ReplayControls({ exchange, caller }: { exchange: LoggedExchange; caller
         <span className="text-xs text-zinc-500 dark:text-zinc-400">
           {why ?? (
             <>
-              Calls <code className="font-mono">{call.tool}</code> again: the result is a new step, marked as
-              a replay of request #{exchange.seq}.
+              Calls <code className="font-mono">{call.tool}</code> again: the result is a new step, marked
+              “replayed from #{exchange.seq}”.
             </>
           )}
         </span>
       </div>
       {sent && (
         <p role="status" className="text-xs text-zinc-700 dark:text-zinc-300">
-          {became?.error ? (
-            <>The replay failed: {became.error}</>
-          ) : became?.index ? (
+          {failed ? (
+            <>The replay failed: {failed}</>
+          ) : became !== null ? (
             <>
               Sent{sent.edited ? " with the edited input" : ""}: it became{" "}
               <a
-                href={`?step=${became.index}`}
+                href={`?step=${became}`}
                 onClick={(e) => {
                   e.preventDefault();
-                  goToStep(became.index!);
+                  goToStep(became);
                 }}
                 className="font-medium text-indigo-700 underline dark:text-indigo-300"
               >
-                step {became.index}
+                step {became}
               </a>
               .
             </>
@@ -163,7 +174,7 @@ function ReplayControls({ exchange, caller }: { exchange: LoggedExchange; caller
             schema={(spec?.input_schema as JsonObject | null | undefined) ?? { type: "object" }}
             value={editing}
             onChange={setEditing}
-            onCall={(input) => void send(input)}
+            onCall={(input) => send(input)}
             initialTab="json"
             disabled={why !== null}
             disabledReason={why ?? undefined}

@@ -79,7 +79,7 @@ function EntryList({
       tabIndex={0}
       aria-activedescendant={selected != null && at >= 0 ? `${base}-${selected}` : undefined}
       onKeyDown={onKey}
-      className="max-h-96 overflow-auto rounded-md border border-zinc-200 font-mono text-xs outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 dark:border-zinc-800"
+      className="max-h-96 self-start overflow-auto rounded-md border border-zinc-200 font-mono text-xs outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 dark:border-zinc-800"
     >
       {items.map((e) => (
         // biome-ignore lint/a11y/useFocusableInteractive: the listbox holds the focus (aria-activedescendant)
@@ -92,7 +92,7 @@ function EntryList({
           onClick={() => onSelect(e.seq)}
           onKeyDown={() => {}}
           className={cn(
-            "grid cursor-pointer grid-cols-[2.5rem_3rem_minmax(0,1fr)_2.75rem_4.5rem] items-center gap-2 border-b border-zinc-100 px-2 py-1 last:border-b-0 hover:bg-zinc-50 dark:border-zinc-900 dark:hover:bg-zinc-900",
+            "grid cursor-pointer grid-cols-[2.5rem_2.75rem_minmax(0,1fr)_2.75rem_4rem] items-center gap-2 border-b border-zinc-100 px-2 py-1 last:border-b-0 hover:bg-zinc-50 dark:border-zinc-900 dark:hover:bg-zinc-900",
             e.seq === selected && "bg-indigo-50 dark:bg-indigo-950",
           )}
         >
@@ -151,7 +151,7 @@ function LogBody({ id, caller }: { id: string; caller: ToolCaller }) {
           ` The log is full: ${log.data.dropped} later request${log.data.dropped === 1 ? " was" : "s were"} not kept.`}
       </p>
       {items.length > 0 && (
-        <div className="grid gap-3 xl:grid-cols-[minmax(0,22rem)_minmax(0,1fr)]">
+        <div className="grid gap-3 xl:grid-cols-[minmax(0,24rem)_minmax(0,1fr)]">
           <EntryList items={items} selected={selected} onSelect={setSelected} />
           {entry ? (
             <ExchangeDetail
