@@ -65,15 +65,26 @@ test("the log lists the session's requests live; a call's bodies; Replay and Edi
   const seq = Number((await callOption.getAttribute("aria-label"))?.match(/^Request (\d+):/)?.[1]);
   expect(seq).toBeGreaterThan(4);
 
-  // The keyboard: the list takes the focus; End picks the last request (the call), Up the one before.
+  // The keyboard: the list takes the focus; the arrows, Home and End pick a request, Enter opens it.
+  // (A keep-alive ping may follow the call: it is reached from the top.)
   await list.focus();
   await page.keyboard.press("End");
-  await expect(callOption).toHaveAttribute("aria-selected", "true");
+  const picked = list.getByRole("option", { selected: true });
+  await expect(picked).toHaveCount(1);
+  expect(
+    Number((await picked.getAttribute("aria-label"))?.match(/^Request (\d+):/)?.[1]),
+  ).toBeGreaterThanOrEqual(seq);
   await page.keyboard.press("Home");
   await expect(list.getByRole("option").first()).toHaveAttribute("aria-selected", "true");
   await expect(region.getByRole("region", { name: "Request 1" })).toContainText("POST /create_session");
-  await page.keyboard.press("End");
+  await page.keyboard.press("ArrowDown");
+  await expect(list.getByRole("option").nth(1)).toHaveAttribute("aria-selected", "true");
+  await expect(region.getByRole("region", { name: "Request 2" })).toContainText("POST /create");
+  for (let i = 2; i < seq; i++) await page.keyboard.press("ArrowDown");
+  await expect(callOption).toHaveAttribute("aria-selected", "true");
+  await page.keyboard.press("Enter");
   const detail = region.getByRole("region", { name: `Request ${seq}` });
+  await expect(detail).toBeFocused();
   await expect(detail.getByRole("heading", { name: "POST /dice/call" })).toBeVisible();
   // Raw bodies, as text: the request's JSON, the answer's SSE stream as it came.
   const requestBody = detail.getByRole("region", { name: "Request body" });

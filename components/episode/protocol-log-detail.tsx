@@ -191,11 +191,14 @@ function ReplayControls({ exchange, caller }: { exchange: LoggedExchange; caller
 }
 
 export function ExchangeDetail({
+  id,
   entry,
   caller,
   error,
   onRetry,
 }: {
+  /** Focused when the list's Enter opens it. */
+  id: string;
   entry: LogEntry;
   caller: ToolCaller;
   /** Why its bodies could not be read (an entry known only from the live feed). */
@@ -204,8 +207,10 @@ export function ExchangeDetail({
 }) {
   return (
     <section
+      id={id}
+      tabIndex={-1}
       aria-label={`Request ${entry.seq}`}
-      className="flex min-w-0 flex-col gap-3 rounded-md border border-zinc-200 p-3 dark:border-zinc-800"
+      className="flex min-w-0 flex-col gap-3 rounded-md border border-zinc-200 p-3 outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 dark:border-zinc-800"
     >
       <header className="flex flex-wrap items-center gap-2">
         <h3 className="font-mono text-sm font-semibold">

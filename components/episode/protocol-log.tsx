@@ -47,10 +47,13 @@ function EntryList({
   items,
   selected,
   onSelect,
+  onOpen,
 }: {
   items: readonly LogEntry[];
   selected: number | null;
   onSelect: (seq: number) => void;
+  /** Enter: to the chosen request's detail. */
+  onOpen: () => void;
 }) {
   const base = useId().replace(/:/g, "");
   const box = useRef<HTMLDivElement>(null);
@@ -68,6 +71,7 @@ function EntryList({
     else if (ev.key === "End") go(items.length - 1);
     else if (ev.key === "PageDown") go(at + 10);
     else if (ev.key === "PageUp") go(at - 10);
+    else if (ev.key === "Enter" && at >= 0) onOpen();
     else return;
     ev.preventDefault();
   };
@@ -116,6 +120,7 @@ function LogBody({ id, caller }: { id: string; caller: ToolCaller }) {
   const log = useQuery(protocolLogQuery(id));
   const ended = useEpisodeStore((s) => selectEndReason(s) !== null);
   const [selected, setSelected] = useState<number | null>(null);
+  const detailId = useId();
   const items = log.data?.items ?? [];
   const entry = items.find((e) => e.seq === selected) ?? null;
 
@@ -152,10 +157,16 @@ function LogBody({ id, caller }: { id: string; caller: ToolCaller }) {
       </p>
       {items.length > 0 && (
         <div className="grid gap-3 xl:grid-cols-[minmax(0,24rem)_minmax(0,1fr)]">
-          <EntryList items={items} selected={selected} onSelect={setSelected} />
+          <EntryList
+            items={items}
+            selected={selected}
+            onSelect={setSelected}
+            onOpen={() => document.getElementById(detailId)?.focus()}
+          />
           {entry ? (
             <ExchangeDetail
               key={entry.seq}
+              id={detailId}
               entry={entry}
               caller={caller}
               error={fillError}
