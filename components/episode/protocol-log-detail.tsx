@@ -17,15 +17,17 @@ import { selectBusy, selectEndReason, useEpisodeStore, useEpisodeStoreApi } from
 import {
   displayBody,
   type ExchangeSide,
+  formatClock,
+  formatMs,
   isWhole,
   type LogEntry,
   type LoggedExchange,
   replayOriginOf,
+  statusTone,
 } from "@/lib/ui/protocol-log";
 import { isCallExchange, replayAnnotation, replayableCall } from "@/lib/ui/protocol-log-replay";
 import { useSessionTools } from "@/lib/ui/use-episode";
 import type { ToolCaller } from "@/lib/ui/use-tool-call";
-import { formatClock, formatMs, statusTone } from "./protocol-log";
 import { goToStep } from "./step-list";
 
 function Body({ label, side, contentType }: { label: string; side: ExchangeSide; contentType?: string }) {

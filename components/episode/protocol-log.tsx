@@ -15,28 +15,16 @@ import { cn } from "@/lib/ui/cn";
 import { selectEndReason, useEpisodeStore } from "@/lib/ui/episode-store";
 import {
   fillExchanges,
+  formatClock,
+  formatMs,
   isWhole,
   type LogEntry,
   protocolLogKeys,
   protocolLogQuery,
+  statusTone,
 } from "@/lib/ui/protocol-log";
 import type { ToolCaller } from "@/lib/ui/use-tool-call";
 import { ExchangeDetail } from "./protocol-log-detail";
-
-export function statusTone(status: number): "green" | "amber" | "red" | "neutral" {
-  if (status >= 200 && status < 300) return "green";
-  if (status >= 500 || status === 0) return "red";
-  return status >= 400 ? "amber" : "neutral";
-}
-
-export function formatClock(at: number): string {
-  const d = new Date(at);
-  return `${d.toLocaleTimeString(undefined, { hour12: false })}.${String(d.getMilliseconds()).padStart(3, "0")}`;
-}
-
-export function formatMs(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
-}
 
 /** What a request was, in words (its option's accessible name). */
 function entryLabel(e: LogEntry): string {

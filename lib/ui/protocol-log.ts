@@ -152,3 +152,21 @@ export function displayBody(side: ExchangeSide, contentType = ""): string {
     return side.body;
   }
 }
+
+/** A status's badge colour: 2xx green, 4xx amber, 5xx and none (0: no answer) red, others plain. */
+export function statusTone(status: number): "green" | "amber" | "red" | "neutral" {
+  if (status >= 200 && status < 300) return "green";
+  if (status >= 500 || status === 0) return "red";
+  return status >= 400 ? "amber" : "neutral";
+}
+
+/** When a request came, as a time of day to the millisecond. */
+export function formatClock(at: number): string {
+  const d = new Date(at);
+  return `${d.toLocaleTimeString(undefined, { hour12: false })}.${String(d.getMilliseconds()).padStart(3, "0")}`;
+}
+
+/** How long a request took: ms under a second, else seconds. */
+export function formatMs(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+}

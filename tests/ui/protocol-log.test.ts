@@ -8,6 +8,7 @@ import {
   appendExchange,
   displayBody,
   type ExchangeSummary,
+  formatMs,
   isWhole,
   type LoggedExchange,
   mergeEntries,
@@ -16,6 +17,7 @@ import {
   readExchangeEvent,
   replayedLabel,
   replayOriginOf,
+  statusTone,
 } from "@/lib/ui/protocol-log";
 
 function whole(seq: number, path = "/math/call"): LoggedExchange {
@@ -129,5 +131,31 @@ describe("displayBody", () => {
     );
     expect(displayBody({ body: "{not json", size: 9 }, "application/json")).toBe("{not json");
     expect(displayBody({ body: "", size: 0 })).toBe("");
+  });
+});
+
+describe("statusTone and formatMs", () => {
+  it("colours a status by its class; no answer (0) as a failure", () => {
+    expect([200, 204, 301, 404, 422, 500, 503, 0].map(statusTone)).toEqual([
+      "green",
+      "green",
+      "neutral",
+      "amber",
+      "amber",
+      "red",
+      "red",
+      "red",
+    ]);
+  });
+
+  it("says ms under a second, else seconds", () => {
+    expect([0, 12.4, 999.4, 1000, 4_321, 12_345].map(formatMs)).toEqual([
+      "0 ms",
+      "12 ms",
+      "999 ms",
+      "1.00 s",
+      "4.32 s",
+      "12.3 s",
+    ]);
   });
 });
