@@ -1,8 +1,8 @@
 "use client";
 // The episode's protocol log: every request of its session through the relay (create_session,
-// create, prompt, tools, each call, ping, delete), live, as a keyboard-navigable list (arrows,
-// Home, End) beside the chosen request's detail — raw request and response bodies as text, secrets
-// masked by the relay — from which a call can be sent again, as it was or edited
+// create, prompt, tools, each call, ping, delete), live, as a keyboard-navigable list (arrows, Home,
+// End; Enter to the detail) beside the chosen request's detail — raw request and response bodies
+// as text, secrets masked by the relay — from which a call can be sent again, as it was or edited
 // (protocol-log-detail.tsx). Collapsed until opened: the log is read only then.
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { ChevronRight } from "lucide-react";
