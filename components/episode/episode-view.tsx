@@ -22,6 +22,10 @@ import { ToolPanel } from "./tool-panel";
 const ModelControlsPanel = dynamic(() => import("./model-controls").then((m) => m.ModelControlsPanel), {
   ssr: false,
 });
+// So is the protocol log (collapsed until opened).
+const ProtocolLogPanel = dynamic(() => import("./protocol-log").then((m) => m.ProtocolLogPanel), {
+  ssr: false,
+});
 
 function EpisodeScreen({
   keepAliveIdleMs,
@@ -65,6 +69,7 @@ function EpisodeScreen({
             <SkeletonBlock label="Opening the episode" lines={2} />
           )}
         </section>
+        {status === "ready" && <ProtocolLogPanel caller={caller} />}
       </div>
       <aside
         className="flex flex-col gap-4 lg:sticky lg:top-16 lg:max-h-[calc(100vh-5rem)] lg:self-start lg:overflow-y-auto"

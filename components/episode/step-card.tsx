@@ -14,6 +14,7 @@ import type { LocalCall } from "@/lib/ui/episode-store";
 import { BlocksView, formatBytes } from "./blocks-view";
 import { MetadataView } from "./metadata-view";
 import { ModelStepNote } from "./model-step-note";
+import { ReplayedMark } from "./protocol-log-mark";
 import { RewardValue } from "./reward-value";
 import { formatSeconds, StreamLog } from "./stream-log";
 
@@ -108,6 +109,7 @@ export const StepCard = memo(function StepCard({
         <h3 className="font-mono text-sm font-semibold text-zinc-900 dark:text-zinc-100">{step.tool}</h3>
         <Badge tone={status.tone}>{status.label}</Badge>
         {step.after_end && <Badge tone="amber">after the end</Badge>}
+        <ReplayedMark step={step} />
         {step.events.some((e) => e.kind === "comment" && e.comment === "relay: resumed") && (
           <Badge tone="sky">picked up by task_id</Badge>
         )}

@@ -168,6 +168,8 @@ export interface ToolFormProps {
   disabledReason?: string;
   /** Shown beside the call button (e.g. an Abandon button). */
   actions?: ReactNode;
+  /** The tab shown first (default `form`); `json` opens the input in the JSON editor. */
+  initialTab?: "form" | "json";
 }
 
 export function ToolForm({
@@ -179,10 +181,11 @@ export function ToolForm({
   disabled,
   disabledReason,
   actions,
+  initialTab = "form",
 }: ToolFormProps) {
   const idBase = useId().replace(/:/g, "");
   const prepared = useMemo(() => prepareSchema(schema) as RJSFSchema, [schema]);
-  const [tab, setTab] = useState<"form" | "json">("form");
+  const [tab, setTab] = useState<"form" | "json">(initialTab);
   const [attempted, setAttempted] = useState(false);
   const [touched, setTouched] = useState<ReadonlySet<string>>(() => new Set());
   const [jsonText, setJsonText] = useState(() => JSON.stringify(value, null, 2));

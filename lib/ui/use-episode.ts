@@ -4,7 +4,7 @@
 // on the server: these hooks never send a second /prompt and never decide how an episode ended.
 "use client";
 
-import { queryOptions, useMutation, useQuery } from "@tanstack/react-query";
+import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { FeedEvent, LiveEvent, SnapshotEvent } from "@/lib/episodes/feed";
 import type { EndReason, Trajectory } from "@/lib/episodes/schema";
@@ -15,6 +15,7 @@ import type { Secrets, ToolSpec } from "@/lib/ors/protocol";
 import { type EpisodeTask, selectEnded, useEpisodeStore, useEpisodeStoreApi } from "./episode-store";
 import { fetchJsonOffThread, openFeed } from "./off-thread";
 import { loadOrsClient } from "./ors-loader";
+import { appendExchange, protocolLogKeys, readExchangeEvent } from "./protocol-log";
 import { orsKeys } from "./query-keys";
 
 /** Keep-alive interval while the page is visible (spec: the reference client pings every 10 s). */
@@ -86,7 +87,16 @@ async function findRecorded(server: string, sid: string, signal: AbortSignal): P
   return res.body as Trajectory;
 }
 
-const FEED_EVENTS = ["snapshot", "prompt", "reprompt", "step", "frame", "activity", "ended"] as const;
+const FEED_EVENTS = [
+  "snapshot",
+  "prompt",
+  "reprompt",
+  "step",
+  "frame",
+  "activity",
+  "ended",
+  "exchange",
+] as const;
 
 /**
  * Finds the session's recorded episode and follows its live feed into the store: the snapshot,
@@ -97,6 +107,7 @@ const FEED_EVENTS = ["snapshot", "prompt", "reprompt", "step", "frame", "activit
  */
 export function useEpisodeFeed(): void {
   const store = useEpisodeStoreApi();
+  const qc = useQueryClient();
   useEffect(() => {
     const { server, sid } = store.getState();
     const abort = new AbortController();
@@ -154,8 +165,16 @@ export function useEpisodeFeed(): void {
           const s = store.getState();
           let live: LiveEvent[] = [];
           for (const { data } of batch) {
+            // The protocol log's summaries go to its query (lib/ui/protocol-log.ts), not the record.
+            const exchange = readExchangeEvent(data);
+            if (exchange) {
+              if (exchange.id === id) appendExchange(qc, id, exchange);
+              continue;
+            }
             const e = data as FeedEvent;
             if (e.type === "snapshot") {
+              // A reconnected feed may have missed exchanges: the log is read again when shown.
+              void qc.invalidateQueries({ queryKey: protocolLogKeys.of(id) });
               s.applyEvents(live);
               live = [];
               s.loadSnapshot(e as SnapshotEvent);
@@ -182,7 +201,7 @@ export function useEpisodeFeed(): void {
       abort.abort();
       close?.();
     };
-  }, [store]);
+  }, [store, qc]);
 }
 
 // ---- The session's tools ----

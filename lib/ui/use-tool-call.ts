@@ -20,6 +20,8 @@ import { errorMessage } from "./use-episode";
 const CALL_ID_HEADER = "x-playground-call-id";
 /** Who chose the call, when a policy did (lib/episodes/annotations.ts: AGENT_HEADER). */
 const AGENT_HEADER = "x-playground-agent";
+/** A call sent again from the protocol log (lib/episodes/annotations.ts: STEP_HEADER). */
+const STEP_HEADER = "x-playground-step";
 const ABANDON = "abandoned";
 const UNMOUNT = "unmounted";
 
@@ -32,6 +34,8 @@ function newCallId(): string {
 export interface CallOptions {
   /** The `x-playground-agent` value of a call a model proposed (the model-turn API gives it). */
   agent?: string;
+  /** The `x-playground-step` value of a call sent again from the protocol log (protocol-log-replay.ts). */
+  step?: string;
 }
 
 export interface ToolCaller {
@@ -61,7 +65,7 @@ export function useToolCall(): ToolCaller {
       tool: string,
       input: JsonObject,
       resume: TrajectoryStep | null,
-      agent?: string,
+      options: CallOptions = {},
     ): Promise<string> => {
       const { server, env, sid } = store.getState();
       const callId = newCallId();
@@ -72,7 +76,11 @@ export function useToolCall(): ToolCaller {
       if (resume) s.updateCall(callId, { index: resume.index });
       try {
         const call = { name: tool, input, ...(resume?.task_id ? { task_id: resume.task_id } : {}) };
-        const headers = { [CALL_ID_HEADER]: callId, ...(agent ? { [AGENT_HEADER]: agent } : {}) };
+        const headers = {
+          [CALL_ID_HEADER]: callId,
+          ...(options.agent ? { [AGENT_HEADER]: options.agent } : {}),
+          ...(options.step ? { [STEP_HEADER]: options.step } : {}),
+        };
         // Reconnections and give-ups happen in this tab only: kept as its notes on the call.
         const onNote = (ev: CallEvent) => {
           const c = store.getState().calls.find((x) => x.callId === callId);
@@ -115,7 +123,7 @@ export function useToolCall(): ToolCaller {
   );
 
   const call = useCallback(
-    (tool: string, input: JsonObject, options?: CallOptions) => run(tool, input, null, options?.agent),
+    (tool: string, input: JsonObject, options?: CallOptions) => run(tool, input, null, options),
     [run],
   );
   const pickUp = useCallback(
