@@ -9,7 +9,7 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { OrsReply } from "@/lib/ors/host";
-import { RELAY_FAILURE_HEADER, type RelayFailure } from "@/lib/ors/protocol";
+import { errorBody, RELAY_FAILURE_HEADER, type RelayFailure } from "@/lib/ors/protocol";
 import type { ServerEntry, ServerRegistry } from "@/lib/registry";
 import { createPinnedFetch, type PinnedFetch } from "@/lib/security/pinned-fetch";
 import { createRelayEvents, type RelayEvents } from "./events";
@@ -108,23 +108,11 @@ function marksOf(header: string | null): string[] {
     .slice(-MAX_MARKS);
 }
 
-function detailBody(detail: string): string {
-  return JSON.stringify({ detail });
-}
-
-/** `{detail}` JSON answer (the ORS error body). */
-export function detailResponse(status: number, detail: string, headers?: HeadersInit): Response {
-  const h = new Headers(headers);
-  h.set("content-type", JSON_TYPE);
-  h.set("cache-control", "no-store");
-  return new Response(detailBody(detail), { status, headers: h });
-}
-
 function detailAnswer(status: number, detail: string, headers?: Record<string, string>): RelayAnswer {
   return {
     status,
     headers: { ...headers, "content-type": JSON_TYPE, "cache-control": "no-store" },
-    body: detailBody(detail),
+    body: errorBody(detail),
   };
 }
 
