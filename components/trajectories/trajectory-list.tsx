@@ -17,9 +17,9 @@ import { Input, inputClasses, Label } from "@/components/ui/input";
 import { SkeletonBlock } from "@/components/ui/skeleton";
 import { END_REASONS, SORT_KEYS } from "@/lib/episodes/model";
 import type { TrajectoryFilter, TrajectorySummary } from "@/lib/episodes/schema";
+import { compareTrajectoriesHref, episodeHref, trajectoryHref } from "@/lib/routes";
 import { cn } from "@/lib/ui/cn";
 import {
-  episodeHref,
   exportGoldenUrl,
   exportUrl,
   htmlListExportUrl,
@@ -126,7 +126,7 @@ export function TrajectoryList() {
             {picked.length === 2 && (
               <Link
                 className={buttonClasses("primary", "sm")}
-                href={`/trajectories/compare?a=${encodeURIComponent(picked[0])}&b=${encodeURIComponent(picked[1])}`}
+                href={compareTrajectoriesHref(picked[0], picked[1])}
               >
                 <GitCompare aria-hidden="true" /> Compare selected
               </Link>
@@ -324,7 +324,7 @@ function Rows({
                   <span className="truncate">
                     <Link
                       className="font-medium text-indigo-700 hover:underline dark:text-indigo-300"
-                      href={`/trajectories/${encodeURIComponent(t.id)}`}
+                      href={trajectoryHref(t.id)}
                     >
                       {t.env ?? "unknown"}
                     </Link>
