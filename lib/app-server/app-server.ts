@@ -132,7 +132,7 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
     say: options.spawn?.say,
     invalidName: invalidServerName,
     // The store's files change with every step recorded: never a reason to restart a server.
-    ignorePaths: [dataDir(env as NodeJS.ProcessEnv)],
+    ignorePaths: [dataDir(env)],
   }).catch((err: unknown) => {
     source.close();
     throw err;

@@ -8,6 +8,7 @@ import { describeNetworkError } from "@/lib/ors/client/errors";
 import "server-only";
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { processEnv, settingOrDefault } from "@/lib/config";
 import type { OrsReply } from "@/lib/ors/host";
 import { errorBody, RELAY_FAILURE_HEADER, type RelayFailure } from "@/lib/ors/protocol";
 import type { ServerEntry, ServerRegistry } from "@/lib/registry";
@@ -149,7 +150,7 @@ function retryAfterOf(value: string | null | undefined): Record<string, string> 
 
 export function createRelay(options: RelayOptions): Relay {
   const { registry } = options;
-  const timeoutMs = options.timeoutMs ?? (Number(process.env.PLAYGROUND_RELAY_TIMEOUT_MS) || 60_000);
+  const timeoutMs = options.timeoutMs ?? settingOrDefault(processEnv(), "PLAYGROUND_RELAY_TIMEOUT_MS");
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
   const remoteFetch: PinnedFetch = options.pinnedFetch ?? createPinnedFetch();
   const loopMark = options.loopMark ?? randomBytes(18).toString("base64url");
