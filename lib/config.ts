@@ -83,6 +83,8 @@ export const SETTINGS = {
   PLAYGROUND_MAX_TRAJECTORIES: setting(atLeast0, "a number, 0 or more", 5000),
   /** Days a trajectory is kept at most. */
   PLAYGROUND_MAX_TRAJECTORY_AGE_DAYS: setting(atLeast0, "a number of days, 0 or more", 30),
+  /** How long the episode page keeps a session alive without anyone using its tab, in milliseconds. */
+  PLAYGROUND_KEEPALIVE_IDLE_MS: setting(positive, "a number of milliseconds above 0", 15 * 60_000),
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -123,6 +125,7 @@ export interface PlaygroundConfig {
   maxStepBytes: number;
   exchangeLimit: { count: number; chars: number };
   retention: { maxCount: number; maxAgeDays: number };
+  keepAliveIdleMs: number;
 }
 
 /**
@@ -147,5 +150,6 @@ export function loadConfig(env: Env = processEnv()): PlaygroundConfig {
       maxCount: get("PLAYGROUND_MAX_TRAJECTORIES"),
       maxAgeDays: get("PLAYGROUND_MAX_TRAJECTORY_AGE_DAYS"),
     },
+    keepAliveIdleMs: get("PLAYGROUND_KEEPALIVE_IDLE_MS"),
   };
 }

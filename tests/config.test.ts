@@ -15,6 +15,7 @@ describe("loadConfig", () => {
       maxStepBytes: 4 * 1024 * 1024,
       exchangeLimit: { count: 1000, chars: 8 * 1024 * 1024 },
       retention: { maxCount: 5000, maxAgeDays: 30 },
+      keepAliveIdleMs: 900_000,
     });
   });
 
@@ -28,6 +29,7 @@ describe("loadConfig", () => {
       PLAYGROUND_MAX_EXCHANGE_CHARS: "2048",
       PLAYGROUND_MAX_TRAJECTORIES: "7",
       PLAYGROUND_MAX_TRAJECTORY_AGE_DAYS: "0.5",
+      PLAYGROUND_KEEPALIVE_IDLE_MS: "60000",
     });
     expect(c).toEqual({
       dataDir: "/tmp/x",
@@ -36,6 +38,7 @@ describe("loadConfig", () => {
       maxStepBytes: 16 * 1024, // the smallest cap kept
       exchangeLimit: { count: 0, chars: 2048 },
       retention: { maxCount: 7, maxAgeDays: 0.5 },
+      keepAliveIdleMs: 60_000,
     });
   });
 
