@@ -4,6 +4,7 @@ import Link from "next/link";
 import { PageContainer } from "@/components/layout/page-header";
 import { buttonClasses } from "@/components/ui/button";
 import { ErrorPanel } from "@/components/ui/error-panel";
+import { homeHref } from "@/lib/routes";
 
 export default function RootError({
   error,
@@ -18,7 +19,7 @@ export default function RootError({
       <ErrorPanel error={error} onRetry={reset}>
         {error.digest && <p className="font-mono text-[11px] opacity-70">digest {error.digest}</p>}
       </ErrorPanel>
-      <Link href="/" className={buttonClasses("secondary", "sm", "mt-4")}>
+      <Link href={homeHref()} className={buttonClasses("secondary", "sm", "mt-4")}>
         Back to servers
       </Link>
     </PageContainer>

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { PageContainer } from "@/components/layout/page-header";
 import { buttonClasses } from "@/components/ui/button";
+import { homeHref } from "@/lib/routes";
 
 export default function NotFound() {
   return (
@@ -11,7 +12,7 @@ export default function NotFound() {
         This server, environment or page does not exist. Check the link, or pick a server and environment from
         the list.
       </p>
-      <Link href="/" className={buttonClasses("primary", "md", "mt-5")}>
+      <Link href={homeHref()} className={buttonClasses("primary", "md", "mt-5")}>
         Go to servers
       </Link>
     </PageContainer>

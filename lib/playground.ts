@@ -6,6 +6,7 @@
 // bundles each route separately and dev HMR re-evaluates modules, and both must find the same parts.
 // When the source reloads (an edited environment), the host swaps its environments in place and the
 // episodes of the old code end; when a spawned server restarts or exits, so do its episodes.
+import { type Env, loadConfig, processEnv } from "@/lib/config";
 import "server-only";
 import { randomBytes } from "node:crypto";
 import os from "node:os";
@@ -17,7 +18,6 @@ import { holdLease, type LeaseOptions } from "@/lib/episodes/leases";
 import { createLiveFeeds, type LiveFeeds } from "@/lib/episodes/live";
 import { createPostgresLiveFeeds } from "@/lib/episodes/live-postgres";
 import { createRecorder, type Recorder } from "@/lib/episodes/recorder";
-import { dataDir } from "@/lib/episodes/store/db";
 import { openPlaygroundStore } from "@/lib/episodes/store/open";
 import { createPostgresNotifier } from "@/lib/episodes/store/postgres-notify";
 import type { PlaygroundStore, RecoveredOrphans, StoreInstance } from "@/lib/episodes/store/types";
@@ -102,10 +102,9 @@ export function scriptRootsFromEnv(env: Record<string, string | undefined>, cwd 
 }
 
 /** Builds every part, wired together. Tests may build their own with other variables. */
-export function createPlayground(
-  env: Record<string, string | undefined> = process.env,
-  options: PlaygroundOptions = {},
-): Playground {
+export function createPlayground(env: Env = processEnv(), options: PlaygroundOptions = {}): Playground {
+  // Every setting checked first: a bad value stops the start with its name and what it expects.
+  const config = loadConfig(env);
   const environments = options.environments ?? staticEnvironmentSource(builtinEnvironments);
   const spawned = options.spawned ?? emptySupervisor();
   const host = createOrsHandler([...environments.current().environments], {
@@ -118,7 +117,7 @@ export function createPlayground(
     host: os.hostname(),
   };
   // PLAYGROUND_DATABASE_URL: trajectories, runs, added servers and live feeds shared through PostgreSQL.
-  const dir = dataDir(env as NodeJS.ProcessEnv);
+  const dir = config.dataDir;
   const opened = openPlaygroundStore(env, { dir, instance });
   const pg = opened.kind === "postgres" ? opened : null;
   const registry = createServerRegistry({
@@ -128,7 +127,7 @@ export function createPlayground(
     persistence: pg ? postgresServerPersistence(pg.db, dir) : undefined,
     spawned,
   });
-  const relay = createRelay({ registry });
+  const relay = createRelay({ registry, timeoutMs: config.relayTimeoutMs });
   const store: PlaygroundStore = opened.store;
   // Replicas on one database tell each other what they record and how their runs go (LISTEN/NOTIFY).
   const notifier = pg ? createPostgresNotifier(pg.db) : null;
@@ -157,6 +156,9 @@ export function createPlayground(
   };
   const recorder = createRecorder(store, {
     events: relay.events,
+    maxStepBytes: config.maxStepBytes,
+    exchangeLimit: config.exchangeLimit,
+    ...(config.idleTimeoutMs !== null && { idleMs: config.idleTimeoutMs }),
     live,
     checkLiveness: (server, sid) =>
       void clientFor(server)
@@ -296,6 +298,6 @@ export function getPlayground(): Playground {
 export function initPlayground(options: PlaygroundOptions): Playground {
   const g = globalThis as WithPlayground;
   if (g[KEY]) throw new Error("initPlayground: the playground of this process is already built");
-  g[KEY] = createPlayground(process.env, options);
+  g[KEY] = createPlayground(processEnv(), options);
   return g[KEY];
 }

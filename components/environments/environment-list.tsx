@@ -8,8 +8,8 @@ import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
 import { ErrorPanel } from "@/components/ui/error-panel";
 import { Skeleton } from "@/components/ui/skeleton";
+import { envHref } from "@/lib/routes";
 import { useEnvironments, useServerInfo, useSplits, useTools } from "@/lib/ui/queries";
-import { envHref } from "./links";
 
 const splitTone = { train: "indigo", validation: "amber", test: "green" } as const;
 

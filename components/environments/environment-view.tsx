@@ -10,9 +10,8 @@ import { Badge } from "@/components/ui/badge";
 import { buttonClasses } from "@/components/ui/button";
 import { Skeleton } from "@/components/ui/skeleton";
 import { TabPanel, Tabs } from "@/components/ui/tabs";
+import { envHref, homeHref, newEpisodeHref, newRunHref, serverHref } from "@/lib/routes";
 import { useEnvironments, useNumTasks, useSplits, useTools } from "@/lib/ui/queries";
-import { newRunHref } from "@/lib/ui/run-queries";
-import { envHref, newEpisodeHref, serverHref } from "./links";
 import { ReloadErrorBanner } from "./reload-error-banner";
 import { ToolsPanel } from "./tools-panel";
 import { type EnvTab, useEnvUrlState } from "./use-env-url-state";
@@ -86,7 +85,7 @@ export function EnvironmentView({ server, env }: { server: string; env: string }
     <>
       <PageHeader
         crumbs={[
-          { href: "/", label: "Servers" },
+          { href: homeHref(), label: "Servers" },
           { href: serverHref(server), label: server },
           { label: env },
         ]}

@@ -10,6 +10,7 @@ import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
 import { isEnvironmentReloaded } from "@/lib/environments/reload-notice";
 import type { EndReason } from "@/lib/episodes/schema";
 import { stepReward } from "@/lib/episodes/step";
+import { envHref, newEpisodeHref } from "@/lib/routes";
 import { cn } from "@/lib/ui/cn";
 import {
   cumulativeOf,
@@ -22,13 +23,7 @@ import {
   useEpisodeStore,
   useEpisodeStoreApi,
 } from "@/lib/ui/episode-store";
-import {
-  endHeadline,
-  errorMessage,
-  type KeepAliveState,
-  newEpisodeUrl,
-  useEndEpisode,
-} from "@/lib/ui/use-episode";
+import { endHeadline, errorMessage, type KeepAliveState, useEndEpisode } from "@/lib/ui/use-episode";
 import { EpisodeRecordLinks } from "./episode-record-links";
 import { RewardValue } from "./reward-value";
 import { goToStep } from "./step-list";
@@ -132,14 +127,11 @@ export function EndBanner() {
       <p className="mt-0.5 text-sm opacity-90">{endExplanation(reason, error)}</p>
       <div className="mt-2 flex flex-wrap gap-2">
         {task && (
-          <Link href={newEpisodeUrl(server, env, task, id)} className={buttonClasses("primary", "sm")}>
+          <Link href={newEpisodeHref(server, env, task, id)} className={buttonClasses("primary", "sm")}>
             Restart on this task
           </Link>
         )}
-        <Link
-          href={`/s/${encodeURIComponent(server)}/e/${encodeURIComponent(env)}`}
-          className={buttonClasses("secondary", "sm")}
-        >
+        <Link href={envHref(server, env)} className={buttonClasses("secondary", "sm")}>
           Back to {env}
         </Link>
       </div>

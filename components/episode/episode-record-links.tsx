@@ -5,6 +5,7 @@ import { History } from "lucide-react";
 import Link from "next/link";
 import { useShallow } from "zustand/react/shallow";
 import { RunTagLink } from "@/components/runs/run-tag-link";
+import { trajectoryHref } from "@/lib/routes";
 import { useEpisodeStore } from "@/lib/ui/episode-store";
 
 export function EpisodeRecordLinks() {
@@ -18,7 +19,7 @@ export function EpisodeRecordLinks() {
         <History aria-hidden="true" className="mr-1 inline size-3.5 align-[-2px]" />
         recorded as{" "}
         <Link
-          href={`/trajectories/${encodeURIComponent(id)}`}
+          href={trajectoryHref(id)}
           className="font-mono font-medium text-indigo-700 underline dark:text-indigo-300"
           aria-label={`Trajectory ${id}`}
         >

@@ -9,6 +9,7 @@ import { ReloadErrorBanner } from "@/components/environments/reload-error-banner
 import { PageContainer, PageHeader } from "@/components/layout/page-header";
 import { CopyButton } from "@/components/ui/copy-button";
 import { SkeletonBlock } from "@/components/ui/skeleton";
+import { envHref, homeHref, serverHref } from "@/lib/routes";
 import { EpisodeStoreProvider, selectEndReason, useEpisodeStore } from "@/lib/ui/episode-store";
 import { useEpisodeFeed, useKeepAlive } from "@/lib/ui/use-episode";
 import { useToolCall } from "@/lib/ui/use-tool-call";
@@ -109,9 +110,9 @@ export function EpisodeView({
     <PageContainer>
       <PageHeader
         crumbs={[
-          { href: "/", label: "Servers" },
-          { href: `/s/${encodeURIComponent(server)}`, label: server },
-          { href: `/s/${encodeURIComponent(server)}/e/${encodeURIComponent(env)}`, label: env },
+          { href: homeHref(), label: "Servers" },
+          { href: serverHref(server), label: server },
+          { href: envHref(server, env), label: env },
           { label: "Episode" },
         ]}
         title={
@@ -127,11 +128,7 @@ export function EpisodeView({
             <span>
               Session <code className="font-mono text-xs">{sid}</code> on{" "}
               <span className="font-mono">{server}</span> /{" "}
-              <Link
-                prefetch={false}
-                className="font-mono hover:underline"
-                href={`/s/${encodeURIComponent(server)}/e/${encodeURIComponent(env)}`}
-              >
+              <Link prefetch={false} className="font-mono hover:underline" href={envHref(server, env)}>
                 {env}
               </Link>
             </span>

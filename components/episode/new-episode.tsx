@@ -2,7 +2,7 @@
 // Start an episode (/s/<server>/e/<env>/episode/new): on a task (split + index, its JSON shown)
 // or on a hand-written task_spec, with optional secrets; Start runs /create_session, /create and
 // the prompt (which waits for setup) through the relay, then replaces the URL with the episode's.
-// A restart link names its task_spec (`?task_spec=` or `?from=`, lib/ui/episode-links.ts); edits
+// A restart link names its task_spec (`?task_spec=` or `?from=`, lib/routes.ts); edits
 // of it are kept as this tab's draft, so a reload keeps them and a new tab starts from the link.
 import { useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
@@ -15,10 +15,11 @@ import { Input } from "@/components/ui/input";
 import { JsonView } from "@/components/ui/json-view";
 import { SkeletonBlock } from "@/components/ui/skeleton";
 import { TabPanel, Tabs } from "@/components/ui/tabs";
+import { envHref, episodeHref, homeHref, serverHref } from "@/lib/routes";
 import type { EpisodeTask } from "@/lib/ui/episode-store";
 import { afterPageLoad } from "@/lib/ui/ors-loader";
 import { splitsQuery, taskQuery } from "@/lib/ui/queries";
-import { draftSpecKey, episodeUrl, errorMessage, useStartEpisode } from "@/lib/ui/use-episode";
+import { draftSpecKey, errorMessage, useStartEpisode } from "@/lib/ui/use-episode";
 import { type SecretRow, SecretsEditor, secretsFromRows } from "./secrets-editor";
 import { TaskSpecEditor } from "./task-spec-editor";
 import { preloadToolForm } from "./tool-panel";
@@ -132,7 +133,7 @@ export function NewEpisode({
   // As soon as the session exists, fetch the episode page (its route code) while /create and the
   // prompt (which waits for the environment's setup) run.
   const start = useStartEpisode(server, env, {
-    onSession: (sid) => router.prefetch(episodeUrl(server, env, sid)),
+    onSession: (sid) => router.prefetch(episodeHref(server, env, sid)),
   });
   const splits = useQuery({ ...splitsQuery(server, env), enabled: mode === "task" && split === "" });
 
@@ -193,20 +194,20 @@ export function NewEpisode({
       {
         onSuccess: ({ sid }) => {
           setSecrets([]); // forget the values as soon as they are sent
-          router.replace(episodeUrl(server, env, sid));
+          router.replace(episodeHref(server, env, sid));
         },
       },
     );
   };
 
-  const envHref = `/s/${encodeURIComponent(server)}/e/${encodeURIComponent(env)}`;
+  const envPage = envHref(server, env);
   return (
     <PageContainer className="max-w-3xl">
       <PageHeader
         crumbs={[
-          { href: "/", label: "Servers" },
-          { href: `/s/${encodeURIComponent(server)}`, label: server },
-          { href: envHref, label: env },
+          { href: homeHref(), label: "Servers" },
+          { href: serverHref(server), label: server },
+          { href: envPage, label: env },
           { label: "New episode" },
         ]}
         title="Start an episode"

@@ -7,6 +7,7 @@ import { Check, ChevronsUpDown, Settings2 } from "lucide-react";
 import Link from "next/link";
 import { useEffect, useId, useRef, useState } from "react";
 import { HealthDot } from "@/components/servers/health-dot";
+import { serverHref, serversHref } from "@/lib/routes";
 import { cn } from "@/lib/ui/cn";
 import { useServers } from "@/lib/ui/queries";
 import { useCurrentServer } from "./use-current-server";
@@ -72,7 +73,7 @@ export function ServerPicker() {
             {servers.data?.map((s) => (
               <li key={s.name}>
                 <Link
-                  href={`/s/${encodeURIComponent(s.name)}`}
+                  href={serverHref(s.name)}
                   onClick={() => setOpen(false)}
                   aria-current={s.name === name ? "true" : undefined}
                   className={cn(
@@ -91,7 +92,7 @@ export function ServerPicker() {
             ))}
           </ul>
           <Link
-            href="/#servers"
+            href={serversHref()}
             onClick={() => setOpen(false)}
             className="flex items-center gap-2 border-t border-zinc-100 px-3 py-2 text-xs text-zinc-600 hover:bg-zinc-50 dark:border-zinc-800 dark:text-zinc-400 dark:hover:bg-zinc-800"
           >

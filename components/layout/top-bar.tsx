@@ -7,6 +7,7 @@ import { Boxes } from "lucide-react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { ThemeToggle } from "@/components/ui/theme-toggle";
+import { homeHref, liveHref, runsHref, serverHref, trajectoriesHref } from "@/lib/routes";
 import { cn } from "@/lib/ui/cn";
 import { ServerPicker } from "./server-picker";
 import { useCurrentServer } from "./use-current-server";
@@ -16,19 +17,19 @@ export function TopBar() {
   const { name } = useCurrentServer();
   const nav = [
     {
-      href: `/s/${encodeURIComponent(name)}`,
+      href: serverHref(name),
       label: "Environments",
       active: pathname === "/" || pathname.startsWith("/s/"),
     },
-    { href: "/trajectories", label: "Trajectories", active: pathname.startsWith("/trajectories") },
-    { href: "/live", label: "Live", active: pathname.startsWith("/live") },
-    { href: "/runs", label: "Runs", active: pathname.startsWith("/runs") },
+    { href: trajectoriesHref(), label: "Trajectories", active: pathname.startsWith("/trajectories") },
+    { href: liveHref(), label: "Live", active: pathname.startsWith("/live") },
+    { href: runsHref(), label: "Runs", active: pathname.startsWith("/runs") },
   ];
   return (
     <header className="sticky top-0 z-30 border-b border-zinc-200 bg-white/85 backdrop-blur dark:border-zinc-800 dark:bg-zinc-950/85">
       <div className="flex min-h-12 flex-wrap items-center gap-x-3 gap-y-1 px-4 py-2 sm:flex-nowrap sm:py-0">
         <Link
-          href="/"
+          href={homeHref()}
           prefetch={false}
           className="flex items-center gap-2 rounded text-sm font-semibold tracking-tight"
         >

@@ -14,16 +14,11 @@ import { ErrorPanel } from "@/components/ui/error-panel";
 import { inputClasses, Label } from "@/components/ui/input";
 import { SkeletonBlock } from "@/components/ui/skeleton";
 import { formatReward } from "@/lib/episodes/reward";
+import { compareRunsHref, runHref, runsHref } from "@/lib/routes";
 import type { CompareSide } from "@/lib/runs/stats";
 import { cn } from "@/lib/ui/cn";
 import { formatDelta, formatInterval, formatPercent } from "@/lib/ui/run-format";
-import {
-  compareRunsHref,
-  type RunComparison,
-  runHref,
-  useRunComparison,
-  useRuns,
-} from "@/lib/ui/run-queries";
+import { type RunComparison, useRunComparison, useRuns } from "@/lib/ui/run-queries";
 import { RunStatusBadge } from "./run-status-badge";
 
 const ROW = 30;
@@ -34,7 +29,7 @@ export function CompareRunsView({ a, b }: { a: string; b: string }) {
   return (
     <PageContainer>
       <PageHeader
-        crumbs={[{ href: "/runs", label: "Runs" }, { label: "Compare" }]}
+        crumbs={[{ href: runsHref(), label: "Runs" }, { label: "Compare" }]}
         title="Compare two runs"
         description="Task by task, paired: B's mean reward minus A's on each task both completed."
       />

@@ -13,6 +13,7 @@ import { Button } from "@/components/ui/button";
 import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
 import { ErrorPanel } from "@/components/ui/error-panel";
 import { Input, inputClasses } from "@/components/ui/input";
+import { envHref, runHref, runsHref } from "@/lib/routes";
 import { useEnvironments, useNumTasks, useServers, useSplits } from "@/lib/ui/queries";
 import {
   buildRunRequest,
@@ -22,7 +23,7 @@ import {
   type TaskMode,
 } from "@/lib/ui/run-form";
 import { formatCount } from "@/lib/ui/run-format";
-import { runHref, useModels, useRuns, useStartRun } from "@/lib/ui/run-queries";
+import { useModels, useRuns, useStartRun } from "@/lib/ui/run-queries";
 import { Choice, Field } from "./form-fields";
 
 const DEFAULT_TURNS: Record<PolicyKind, number> = { model: 30, random: 10, replay: 1000, script: 100 };
@@ -85,10 +86,8 @@ export function NewRunForm({
     <PageContainer>
       <PageHeader
         crumbs={[
-          { href: "/runs", label: "Runs" },
-          ...(v.env
-            ? [{ href: `/s/${encodeURIComponent(v.server)}/e/${encodeURIComponent(v.env)}`, label: v.env }]
-            : []),
+          { href: runsHref(), label: "Runs" },
+          ...(v.env ? [{ href: envHref(v.server, v.env), label: v.env }] : []),
           { label: "New run" },
         ]}
         title="Start a run"
@@ -442,7 +441,7 @@ export function NewRunForm({
             <Play aria-hidden="true" />
             {start.isPending ? "Starting…" : "Start run"}
           </Button>
-          <Link href="/runs" className="text-xs text-zinc-600 hover:underline dark:text-zinc-400">
+          <Link href={runsHref()} className="text-xs text-zinc-600 hover:underline dark:text-zinc-400">
             Cancel
           </Link>
           {attempted && !built.request && (

@@ -3,7 +3,7 @@
 import { ListChecks } from "lucide-react";
 import Link from "next/link";
 import type { RunTag } from "@/lib/episodes/schema";
-import { runHref } from "@/lib/ui/run-queries";
+import { runHref } from "@/lib/routes";
 
 export function RunTagLink({ run }: { run: RunTag }) {
   return (

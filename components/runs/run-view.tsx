@@ -13,6 +13,7 @@ import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
 import { ErrorPanel } from "@/components/ui/error-panel";
 import { inputClasses, Label } from "@/components/ui/input";
 import { SkeletonBlock } from "@/components/ui/skeleton";
+import { compareRunsHref, envHref, runsHref, trajectoriesHref } from "@/lib/routes";
 import type { RunProgress } from "@/lib/runs/events";
 import { cn } from "@/lib/ui/cn";
 import {
@@ -24,7 +25,6 @@ import {
   progressFraction,
 } from "@/lib/ui/run-format";
 import {
-  compareRunsHref,
   isRunActive,
   type RunSummaryResponse,
   runExportUrl,
@@ -51,7 +51,7 @@ export function RunView({ id, task }: { id: string; task: number | null }) {
   if (run.isError)
     return (
       <PageContainer>
-        <PageHeader crumbs={[{ href: "/runs", label: "Runs" }, { label: id }]} title="Run" />
+        <PageHeader crumbs={[{ href: runsHref(), label: "Runs" }, { label: id }]} title="Run" />
         <ErrorPanel error={run.error} context={{ what: `Run ${id}` }} onRetry={() => void run.refetch()} />
       </PageContainer>
     );
@@ -74,11 +74,11 @@ function Loaded({ s, task }: { s: RunSummaryResponse; task: number | null }) {
     etaMs: s.etaMs,
   };
   const status = p.status;
-  const envHref = `/s/${encodeURIComponent(s.server)}/e/${encodeURIComponent(s.env)}`;
+  const envPage = envHref(s.server, s.env);
   return (
     <PageContainer>
       <PageHeader
-        crumbs={[{ href: "/runs", label: "Runs" }, { label: s.id }]}
+        crumbs={[{ href: runsHref(), label: "Runs" }, { label: s.id }]}
         title={
           <span className="flex items-center gap-2">
             Run <span className="font-mono text-base font-normal text-zinc-500">{s.id.slice(0, 8)}</span>
@@ -87,7 +87,7 @@ function Loaded({ s, task }: { s: RunSummaryResponse; task: number | null }) {
         }
         description={
           <>
-            <Link href={envHref} className="font-mono hover:underline">
+            <Link href={envPage} className="font-mono hover:underline">
               {s.server} / {s.env}
             </Link>{" "}
             · split <span className="font-mono">{s.split}</span> · {s.policyLabel} · started{" "}
@@ -206,10 +206,7 @@ function RunActions({ s, status }: { s: RunSummaryResponse; status: RunSummaryRe
             <RotateCcw aria-hidden="true" /> {resume.isPending ? "Resuming…" : "Resume"}
           </Button>
         )}
-        <Link
-          className={buttonClasses("secondary", "sm")}
-          href={`/trajectories?run=${encodeURIComponent(s.id)}`}
-        >
+        <Link className={buttonClasses("secondary", "sm")} href={trajectoriesHref({ run: s.id })}>
           <ListTree aria-hidden="true" /> Its trajectories
         </Link>
         <a className={buttonClasses("secondary", "sm")} href={runExportUrl(s.id, "chat-jsonl")} download>
@@ -225,7 +222,7 @@ function RunActions({ s, status }: { s: RunSummaryResponse; status: RunSummaryRe
             disabled={del.isPending}
             onClick={() => {
               if (window.confirm(`Delete run ${s.id} and its ${s.episodes} episodes' trajectories?`))
-                del.mutate(s.id, { onSuccess: () => router.push("/runs") });
+                del.mutate(s.id, { onSuccess: () => router.push(runsHref()) });
             }}
           >
             <Trash2 aria-hidden="true" /> Delete

@@ -13,6 +13,7 @@ import { ErrorPanel } from "@/components/ui/error-panel";
 import { inputClasses, Label } from "@/components/ui/input";
 import { SkeletonBlock } from "@/components/ui/skeleton";
 import type { RunStatus } from "@/lib/episodes/store/types";
+import { compareRunsHref, newRunHref, runHref } from "@/lib/routes";
 import { cn } from "@/lib/ui/cn";
 import {
   formatPercent,
@@ -21,7 +22,7 @@ import {
   RUN_STATUS_LABEL,
   RUN_STATUS_ORDER,
 } from "@/lib/ui/run-format";
-import { compareRunsHref, newRunHref, type RunListItem, runHref, useRuns } from "@/lib/ui/run-queries";
+import { type RunListItem, useRuns } from "@/lib/ui/run-queries";
 import { ProgressBar } from "./progress-bar";
 import { RunStatusBadge } from "./run-status-badge";
 

@@ -9,9 +9,9 @@ import { useEffect, useMemo, useRef, useState } from "react";
 import { Card, CardHeader, CardTitle } from "@/components/ui/card";
 import { FieldError, Input, inputClasses, Label } from "@/components/ui/input";
 import { formatReward, rewardLabel } from "@/lib/episodes/reward";
+import { trajectoryHref } from "@/lib/routes";
 import type { RunTaskRow } from "@/lib/runs/summary";
 import { cn } from "@/lib/ui/cn";
-import { trajectoryHref } from "@/lib/ui/run-queries";
 
 const ROW = 32;
 type Outcome = "all" | "succeeded" | "failed" | "incomplete";

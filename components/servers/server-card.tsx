@@ -3,12 +3,12 @@
 // One server on the home page: health, URL, where it comes from, and its environments at a glance.
 import { ArrowRight, Trash2 } from "lucide-react";
 import Link from "next/link";
-import { envHref, serverHref } from "@/components/environments/links";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { ErrorPanel } from "@/components/ui/error-panel";
 import { Skeleton } from "@/components/ui/skeleton";
+import { envHref, serverHref } from "@/lib/routes";
 import { useEnvironments, useRemoveServer } from "@/lib/ui/queries";
 import type { ServerInfo } from "@/lib/ui/servers-api";
 import { HealthDot, healthLabel } from "./health-dot";

@@ -13,6 +13,7 @@ import { SkeletonBlock } from "@/components/ui/skeleton";
 import { diffText, diffTrajectories, type StepDiff, stableStringify } from "@/lib/episodes/diff";
 import { taskLabel } from "@/lib/episodes/model";
 import type { Trajectory, TrajectoryStep } from "@/lib/episodes/schema";
+import { trajectoriesHref, trajectoryHref } from "@/lib/routes";
 import { cn } from "@/lib/ui/cn";
 import { trajectoryQuery } from "@/lib/ui/trajectory-queries";
 import { END_REASON_LABEL, endReasonTone, fmtMs } from "./format";
@@ -20,7 +21,7 @@ import { END_REASON_LABEL, endReasonTone, fmtMs } from "./format";
 export function CompareView({ a, b }: { a: string; b: string }) {
   const qa = useQuery({ ...trajectoryQuery(a), enabled: !!a });
   const qb = useQuery({ ...trajectoryQuery(b), enabled: !!b });
-  const crumbs = [{ href: "/trajectories", label: "Trajectories" }, { label: "Compare" }];
+  const crumbs = [{ href: trajectoriesHref(), label: "Trajectories" }, { label: "Compare" }];
   if (!a || !b) {
     return (
       <PageContainer>
@@ -57,7 +58,7 @@ function Loaded({ a, b }: { a: Trajectory; b: Trajectory }) {
   return (
     <PageContainer className="max-w-none">
       <PageHeader
-        crumbs={[{ href: "/trajectories", label: "Trajectories" }, { label: "Compare" }]}
+        crumbs={[{ href: trajectoriesHref(), label: "Trajectories" }, { label: "Compare" }]}
         title={isReplay ? "Replay diff" : "Compare trajectories"}
         description={
           <span role="status" aria-label="Diff summary">
@@ -92,10 +93,7 @@ function Side({ t, label }: { t: Trajectory; label: string }) {
     <div className="rounded-md border border-zinc-200 p-2 dark:border-zinc-800">
       <p className="font-semibold">
         {label}:{" "}
-        <Link
-          className="text-indigo-700 underline dark:text-indigo-300"
-          href={`/trajectories/${encodeURIComponent(t.id)}`}
-        >
+        <Link className="text-indigo-700 underline dark:text-indigo-300" href={trajectoryHref(t.id)}>
           {t.id}
         </Link>
       </p>

@@ -9,6 +9,7 @@ import { RewardValue } from "@/components/episode/reward-value";
 import { PageContainer, PageHeader } from "@/components/layout/page-header";
 import { ErrorPanel } from "@/components/ui/error-panel";
 import { SkeletonBlock } from "@/components/ui/skeleton";
+import { trajectoryHref } from "@/lib/routes";
 import { liveTrajectoriesQuery, trajectoryKeys } from "@/lib/ui/trajectory-queries";
 import { fmtTime } from "./format";
 
@@ -55,7 +56,7 @@ export function LiveList() {
               <Radio aria-hidden="true" className="size-3.5 animate-pulse text-sky-500" />
               <Link
                 className="font-medium text-indigo-700 hover:underline dark:text-indigo-300"
-                href={`/trajectories/${encodeURIComponent(t.id)}`}
+                href={trajectoryHref(t.id)}
               >
                 {t.env ?? "unknown"} · {t.task_label}
               </Link>

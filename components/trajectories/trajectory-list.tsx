@@ -17,11 +17,10 @@ import { Input, inputClasses, Label } from "@/components/ui/input";
 import { SkeletonBlock } from "@/components/ui/skeleton";
 import { END_REASONS, SORT_KEYS } from "@/lib/episodes/model";
 import type { TrajectoryFilter, TrajectorySummary } from "@/lib/episodes/schema";
+import { compareTrajectoriesHref, episodeHref, runHref, trajectoryHref } from "@/lib/routes";
 import { cn } from "@/lib/ui/cn";
-import { runHref } from "@/lib/ui/run-queries";
 import { filterFromParams } from "@/lib/ui/trajectory-filter";
 import {
-  episodeHref,
   exportGoldenUrl,
   exportUrl,
   htmlListExportUrl,
@@ -114,7 +113,7 @@ export function TrajectoryList() {
             {picked.length === 2 && (
               <Link
                 className={buttonClasses("primary", "sm")}
-                href={`/trajectories/compare?a=${encodeURIComponent(picked[0])}&b=${encodeURIComponent(picked[1])}`}
+                href={compareTrajectoriesHref(picked[0], picked[1])}
               >
                 <GitCompare aria-hidden="true" /> Compare selected
               </Link>
@@ -312,7 +311,7 @@ function Rows({
                   <span className="truncate">
                     <Link
                       className="font-medium text-indigo-700 hover:underline dark:text-indigo-300"
-                      href={`/trajectories/${encodeURIComponent(t.id)}`}
+                      href={trajectoryHref(t.id)}
                     >
                       {t.env ?? "unknown"}
                     </Link>

@@ -24,10 +24,16 @@ import { SkeletonBlock } from "@/components/ui/skeleton";
 import { markDiffers } from "@/lib/episodes/diff";
 import { cumulativeRewards, taskLabel } from "@/lib/episodes/model";
 import type { Trajectory } from "@/lib/episodes/schema";
+import {
+  compareTrajectoriesHref,
+  episodeHref,
+  liveHref,
+  trajectoriesHref,
+  trajectoryHref,
+} from "@/lib/routes";
 import { cn } from "@/lib/ui/cn";
 import {
   downloadUrl,
-  episodeHref,
   type ForkResponse,
   forkability,
   forkTrajectoryRequest,
@@ -87,7 +93,7 @@ export function TrajectoryView({
     return (
       <PageContainer>
         <PageHeader
-          crumbs={[{ href: "/trajectories", label: "Trajectories" }, { label: id }]}
+          crumbs={[{ href: trajectoriesHref(), label: "Trajectories" }, { label: id }]}
           title="Trajectory"
         />
         <ErrorPanel error={error} context={{ what: `trajectory ${id}` }} onRetry={() => void refetch()} />
@@ -142,7 +148,7 @@ function Loaded({
     <PageContainer>
       <PageHeader
         crumbs={[
-          { href: running ? "/live" : "/trajectories", label: running ? "Live" : "Trajectories" },
+          { href: running ? liveHref() : trajectoriesHref(), label: running ? "Live" : "Trajectories" },
           { label: t.id },
         ]}
         title={
@@ -179,7 +185,7 @@ function Loaded({
               <>
                 {" "}
                 · {t.origin.kind} of{" "}
-                <Link className="underline" href={`/trajectories/${encodeURIComponent(t.origin.from)}`}>
+                <Link className="underline" href={trajectoryHref(t.origin.from)}>
                   {t.origin.from}
                 </Link>
                 {t.origin.step != null && ` at step ${t.origin.step}`}
@@ -392,9 +398,7 @@ function Operations({ t, step }: { t: Trajectory; step: number | null }) {
     mutationFn: () => replayTrajectoryRequest(t.id),
     onSuccess: (r) => {
       void qc.invalidateQueries({ queryKey: trajectoryKeys.all });
-      router.push(
-        `/trajectories/compare?a=${encodeURIComponent(t.id)}&b=${encodeURIComponent(r.trajectory_id)}`,
-      );
+      router.push(compareTrajectoriesHref(t.id, r.trajectory_id));
     },
   });
   const canRerun = t.task != null && t.steps.length > 0;
@@ -452,10 +456,7 @@ function Operations({ t, step }: { t: Trajectory; step: number | null }) {
               >
                 Continue in the episode view
               </Link>
-              <Link
-                className={buttonClasses("secondary", "xs")}
-                href={`/trajectories/${encodeURIComponent(forked.trajectory_id)}`}
-              >
+              <Link className={buttonClasses("secondary", "xs")} href={trajectoryHref(forked.trajectory_id)}>
                 View the fork
               </Link>
             </div>
@@ -465,10 +466,7 @@ function Operations({ t, step }: { t: Trajectory; step: number | null }) {
           className="flex items-end gap-2"
           onSubmit={(e) => {
             e.preventDefault();
-            if (other.trim())
-              router.push(
-                `/trajectories/compare?a=${encodeURIComponent(t.id)}&b=${encodeURIComponent(other.trim())}`,
-              );
+            if (other.trim()) router.push(compareTrajectoriesHref(t.id, other.trim()));
           }}
         >
           <div className="flex-1 space-y-1">

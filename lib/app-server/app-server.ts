@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import next from "next";
 import type { RuntimeSourceOptions } from "@/lib/environments/runtime-source";
 import { createNodeListener, listenHttp } from "@/lib/ors/host/node-adapter";
+import { errorBody, INTERNAL_ERROR_DETAIL } from "@/lib/ors/protocol";
 import type { Playground } from "@/lib/playground";
 import { type AccessNotice, describeAccess, resolveAccess } from "@/lib/security/access";
 import {
@@ -131,7 +132,7 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
     say: options.spawn?.say,
     invalidName: invalidServerName,
     // The store's files change with every step recorded: never a reason to restart a server.
-    ignorePaths: [dataDir(env as NodeJS.ProcessEnv)],
+    ignorePaths: [dataDir(env)],
   }).catch((err: unknown) => {
     source.close();
     throw err;
@@ -176,7 +177,7 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
             console.error(`[app-server] relaying ${path.slice(0, 200)} failed:`, err);
             if (!res.headersSent) {
               res.writeHead(502, { "content-type": "application/json" });
-              res.end('{"detail":"relay error"}');
+              res.end(errorBody("relay error"));
             } else res.destroy();
           });
         return;
@@ -186,7 +187,7 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
       console.error(`[app-server] ${req.method} ${(req.url ?? "").slice(0, 200)} failed:`, err);
       if (!res.headersSent) {
         res.writeHead(500, { "content-type": "application/json" });
-        res.end('{"detail":"Internal server error"}');
+        res.end(errorBody(INTERNAL_ERROR_DETAIL));
       } else res.destroy();
     });
   };

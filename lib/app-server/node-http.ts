@@ -5,6 +5,7 @@
 import "server-only";
 import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
+import { errorBody } from "@/lib/ors/protocol";
 import {
   checkRequest,
   type PolicyAnswer,
@@ -76,7 +77,7 @@ function detail(status: number, text: string): PolicyAnswer {
   return {
     status,
     headers: { "content-type": "application/json", "cache-control": "no-store" },
-    body: JSON.stringify({ detail: text }),
+    body: errorBody(text),
   };
 }
 

@@ -13,6 +13,7 @@ import type { AppServer } from "@/lib/app-server/app-server";
 import { EnvironmentModuleError } from "@/lib/environments/module-exports";
 import { describeEnvironmentSet } from "@/lib/environments/source";
 import { invalidServerName } from "@/lib/registry/registry";
+import { serverHref } from "@/lib/routes";
 import { DEFAULT_LISTEN_HOST } from "@/lib/security/listen";
 import { CommandLineError, nameFromCommand, parseCommandLine } from "@/lib/spawn/command-line";
 import type { SpawnSpec } from "@/lib/spawn/managed-server";
@@ -122,9 +123,8 @@ function withoutNames(list: string | undefined, drop: ReadonlySet<string>): stri
  * server given by `--server` when it is the only one, else the playground's home.
  */
 export function pageToOpen(o: { spawned: readonly string[]; cliServers: readonly string[] }): string {
-  if (o.spawned.length === 1) return `/s/${encodeURIComponent(o.spawned[0]!)}`;
-  if (o.spawned.length === 0 && o.cliServers.length === 1)
-    return `/s/${encodeURIComponent(o.cliServers[0]!)}`;
+  if (o.spawned.length === 1) return serverHref(o.spawned[0]!);
+  if (o.spawned.length === 0 && o.cliServers.length === 1) return serverHref(o.cliServers[0]!);
   return "/";
 }
 
@@ -301,7 +301,7 @@ export async function startBanner(
       const sub = `${pad}${" ".repeat(9)}`;
       lines.push(`${sub}runs: ${run.command}  (in ${shownPath(run.cwd, cwd)})`);
       lines.push(
-        `${sub}${run.watch.length ? `restarted when files under ${run.watch.map((w) => shownPath(w, cwd)).join(", ")} change; ` : ""}its log: ${app.url}/s/${encodeURIComponent(s.name)}`,
+        `${sub}${run.watch.length ? `restarted when files under ${run.watch.map((w) => shownPath(w, cwd)).join(", ")} change; ` : ""}its log: ${app.url}${serverHref(s.name)}`,
       );
     }
   });

@@ -1,19 +1,15 @@
 // Small helpers shared by the /api/trajectories route handlers (thin adapters over the store):
-// the error body, bounded JSON bodies, list filters, and in-flight steps merged into a snapshot.
+// bounded JSON bodies, list filters, and in-flight steps merged into a snapshot.
 import "server-only";
 import type { z } from "zod";
 import { type Trajectory, type TrajectoryFilter, trajectoryFilterSchema } from "@/lib/episodes/schema";
-import { describeZodError } from "@/lib/ors/protocol";
+import { describeZodError, errorResponse } from "@/lib/ors/protocol";
 import { readWithin } from "@/lib/ors/protocol/body";
 import type { Recorder } from "./recorder";
 import { ReplayError } from "./replay";
 import type { TrajectoryStore } from "./store/types";
 
 export const noStore = { "Cache-Control": "no-store" };
-
-export function jsonError(status: number, detail: string): Response {
-  return Response.json({ detail }, { status, headers: noStore });
-}
 
 /** Thrown by readBody: the answer to give instead. */
 export class BodyError extends Error {
@@ -60,16 +56,15 @@ export async function rerunTrajectory<T>(
 ): Promise<Response> {
   try {
     const body = schema.safeParse(await readJsonObject(req));
-    if (!body.success) return jsonError(400, describeZodError(body.error));
+    if (!body.success) return errorResponse(400, describeZodError(body.error));
     const t = await store.get(id);
-    if (!t) return jsonError(404, `no trajectory with id "${id}"`);
+    if (!t) return errorResponse(404, `no trajectory with id "${id}"`);
     return Response.json(await run(t, body.data, req.signal));
   } catch (e) {
     // Nobody reads this answer; it keeps the abandoned run out of the error log.
-    if (req.signal.aborted) return jsonError(499, "the client went away: the run stopped");
-    if (e instanceof BodyError) return jsonError(e.status, e.detail);
-    if (e instanceof ReplayError)
-      return Response.json({ detail: e.message, kind: e.kind }, { status: e.status, headers: noStore });
+    if (req.signal.aborted) return errorResponse(499, "the client went away: the run stopped");
+    if (e instanceof BodyError) return errorResponse(e.status, e.detail);
+    if (e instanceof ReplayError) return errorResponse(e.status, e.message, undefined, { kind: e.kind });
     throw e;
   }
 }
@@ -83,7 +78,7 @@ export function parseFilter(
   delete raw.download;
   delete raw.format; // the export's format (GET /api/trajectories/export), not a filter
   const r = trajectoryFilterSchema.strict().safeParse(raw);
-  if (!r.success) return { ok: false, response: jsonError(400, describeZodError(r.error)) };
+  if (!r.success) return { ok: false, response: errorResponse(400, describeZodError(r.error)) };
   return { ok: true, filter: r.data };
 }
 

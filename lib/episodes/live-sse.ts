@@ -4,7 +4,7 @@
 // meanwhile follows them, so a watcher misses nothing. A subscriber that does not read is dropped
 // once a bounded amount is queued for it: the feed never buffers without bound.
 import "server-only";
-import { formatSseComment, formatSseEvent } from "@/lib/ors/protocol";
+import { errorBody, formatSseComment, formatSseEvent } from "@/lib/ors/protocol";
 import type { LiveEvent, LiveFeeds } from "./live";
 
 /** Bytes queued for one subscriber before it is dropped as too slow. */
@@ -44,10 +44,7 @@ export function liveSseResponse(
           if ((controller.desiredSize ?? 0) < -limit) {
             controller.enqueue(
               encoder.encode(
-                formatSseEvent(
-                  "error",
-                  JSON.stringify({ detail: "this feed's reader was too slow; reconnect" }),
-                ),
+                formatSseEvent("error", errorBody("this feed's reader was too slow; reconnect")),
               ),
             );
             cleanup();

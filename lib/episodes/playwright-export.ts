@@ -7,6 +7,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: it writes template literals of the spec
 
 import type { Block } from "@/lib/ors/protocol";
+import { trajectoryHref } from "@/lib/routes";
 import { type CompareOptions, parseIgnore } from "./diff";
 import { taskLabel } from "./model";
 import { episodeActions } from "./replay";
@@ -325,7 +326,7 @@ export function playwrightSpec(t: Trajectory, o: PlaywrightExportOptions = {}): 
     `// ${steps.length} step${steps.length === 1 ? "" : "s"}, total reward ${formatReward(t.total_reward)}, ended: ${t.end_reason ?? "still running"}.`,
     ...(origin
       ? [
-          `// Exported from ${commentText(origin)}/trajectories/${t.id}${o.exportedAt ? ` on ${new Date(o.exportedAt).toISOString().replace(/\.\d{3}Z$/, "Z")}` : ""}.`,
+          `// Exported from ${commentText(origin)}${trajectoryHref(t.id)}${o.exportedAt ? ` on ${new Date(o.exportedAt).toISOString().replace(/\.\d{3}Z$/, "Z")}` : ""}.`,
         ]
       : []),
     ...(skipped

@@ -6,6 +6,7 @@
 // that server and environment, within a minute (the playground's own fallback when a server lacks
 // `/task_tools`). Any other request without a session is in no episode's log.
 import "server-only";
+import { type Env, SETTINGS, settingOrDefault } from "@/lib/config";
 import type { RelayEvent } from "@/lib/relay/events";
 import type { LiveFeeds } from "./live";
 import type { ExchangeLimit, TrajectoryStore } from "./store/types";
@@ -13,17 +14,16 @@ import type { ExchangeLimit, TrajectoryStore } from "./store/types";
 type ExchangeEvent = Extract<RelayEvent, { type: "exchange" }>;
 
 /** Exchanges kept per episode by default, and characters (bodies and headers together). */
-export const DEFAULT_EXCHANGE_LIMIT: ExchangeLimit = { count: 1000, chars: 8 * 1024 * 1024 };
+export const DEFAULT_EXCHANGE_LIMIT: ExchangeLimit = {
+  count: SETTINGS.PLAYGROUND_MAX_EXCHANGES.fallback,
+  chars: SETTINGS.PLAYGROUND_MAX_EXCHANGE_CHARS.fallback,
+};
 
 /** The caps from PLAYGROUND_MAX_EXCHANGES and PLAYGROUND_MAX_EXCHANGE_CHARS (0 keeps no log). */
-export function exchangeLimitFrom(env: Record<string, string | undefined>): ExchangeLimit {
-  const num = (v: string | undefined, d: number) => {
-    const n = Number(v);
-    return v !== undefined && v.trim() !== "" && Number.isInteger(n) && n >= 0 ? n : d;
-  };
+export function exchangeLimitFrom(env: Env): ExchangeLimit {
   return {
-    count: num(env.PLAYGROUND_MAX_EXCHANGES, DEFAULT_EXCHANGE_LIMIT.count),
-    chars: num(env.PLAYGROUND_MAX_EXCHANGE_CHARS, DEFAULT_EXCHANGE_LIMIT.chars),
+    count: settingOrDefault(env, "PLAYGROUND_MAX_EXCHANGES"),
+    chars: settingOrDefault(env, "PLAYGROUND_MAX_EXCHANGE_CHARS"),
   };
 }
 

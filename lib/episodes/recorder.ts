@@ -4,6 +4,7 @@
 // in the order the relay saw them, those that queued up together in one batch. It keeps in memory
 // only the calls in flight; secrets never reach it (relay events carry none).
 import "server-only";
+import { type Env, processEnv, settingOrDefault } from "@/lib/config";
 import type { Block, ToolSpec } from "@/lib/ors/protocol";
 import type { RelayEvent, RelayEvents } from "@/lib/relay/events";
 import { readAgent, readRunTag, readStepOrigin } from "./annotations";
@@ -18,7 +19,6 @@ import {
   type FrameBudget,
   frameBudget,
   keepFrame,
-  maxStepBytesFrom,
   pendingStep,
   stepEvent,
 } from "./step";
@@ -71,7 +71,7 @@ export interface RecorderOptions {
   log?: (message: string) => void;
   /** The step-size cap in bytes (default PLAYGROUND_MAX_STEP_BYTES, else 4 MiB; see capStep). */
   maxStepBytes?: number;
-  /** The caps of each episode's protocol log (default: exchangeLimitFrom(process.env)). */
+  /** The caps of each episode's protocol log (default: exchangeLimitFrom(processEnv())). */
   exchangeLimit?: ExchangeLimit;
 }
 
@@ -79,9 +79,13 @@ export interface RecorderOptions {
 export const IDLE_GRACE_MS = 60_000;
 
 /** PLAYGROUND_IDLE_TIMEOUT_S in milliseconds when set (one limit for every server), else null. */
-export function idleTimeoutMs(env: Record<string, string | undefined> = process.env): number | null {
-  const s = Number(env.PLAYGROUND_IDLE_TIMEOUT_S);
-  return env.PLAYGROUND_IDLE_TIMEOUT_S && Number.isFinite(s) && s > 0 ? s * 1000 : null;
+export function idleTimeoutMs(env: Env = processEnv()): number | null {
+  return settingOrDefault(env, "PLAYGROUND_IDLE_TIMEOUT_S");
+}
+
+/** The step cap from PLAYGROUND_MAX_STEP_BYTES (bytes; at least 16 KiB), else the default. */
+export function maxStepBytesFrom(env: Env): number {
+  return settingOrDefault(env, "PLAYGROUND_MAX_STEP_BYTES");
 }
 
 /**
@@ -123,8 +127,8 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
   const explicitIdleMs = opts.idleMs ?? idleTimeoutMs();
   const live = opts.live;
   const log = opts.log ?? ((m: string) => console.error(`[recorder] ${m}`));
-  const maxStepBytes = opts.maxStepBytes ?? maxStepBytesFrom(process.env);
-  const exchanges = createProtocolLog(store, live, opts.exchangeLimit ?? exchangeLimitFrom(process.env));
+  const maxStepBytes = opts.maxStepBytes ?? maxStepBytesFrom(processEnv());
+  const exchanges = createProtocolLog(store, live, opts.exchangeLimit ?? exchangeLimitFrom(processEnv()));
   const calls = new Map<string, Call>(); // relay callId → the call's step
   // server/sid/task_id → the step of the latest call with that task_id. Only where the step is: a
   // finished call's step (its result, possibly megabytes) is not kept in memory for a resume.

@@ -107,16 +107,8 @@ export function receivedChars(step: Pick<TrajectoryStep, "events">): number {
 
 /** Default cap on the stored size of one step: 4 MiB of JSON. */
 export const DEFAULT_MAX_STEP_BYTES = 4 * 1024 * 1024;
-/** The smallest cap accepted (a step's own fields must fit). */
-const MIN_MAX_STEP_BYTES = 16 * 1024;
-
-/** The cap from `PLAYGROUND_MAX_STEP_BYTES` (bytes), else the default. */
-export function maxStepBytesFrom(env: Record<string, string | undefined>): number {
-  const raw = env.PLAYGROUND_MAX_STEP_BYTES;
-  const n = Number(raw);
-  if (!raw || !Number.isFinite(n) || n <= 0) return DEFAULT_MAX_STEP_BYTES;
-  return Math.max(MIN_MAX_STEP_BYTES, Math.floor(n));
-}
+/** The smallest cap accepted (a step's own fields must fit); PLAYGROUND_MAX_STEP_BYTES is read in lib/config.ts. */
+export const MIN_MAX_STEP_BYTES = 16 * 1024;
 
 /** The bytes one UTF-16 code unit takes inside a JSON string, encoded as UTF-8. */
 function jsonUnitBytes(s: string, i: number): number {

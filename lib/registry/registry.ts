@@ -5,6 +5,7 @@
 // (`start --spawn`, lib/spawn), known from the start and forwarded to only while ready.
 import "server-only";
 import path from "node:path";
+import { processEnv, settingOrDefault } from "@/lib/config";
 import { ENV_ENDPOINTS, ROOT_ENDPOINTS } from "@/lib/ors/protocol";
 import { createPinnedFetch } from "@/lib/security/pinned-fetch";
 import { type AddressVerdict, checkServerUrl, type Resolver } from "./address-policy";
@@ -46,7 +47,7 @@ export interface SpawnedServers {
 export interface ServerRegistryOptions {
   /** Where servers.json lives (default `PLAYGROUND_DATA_DIR` or `.data`). */
   dataDir?: string;
-  /** Environment variables (default `process.env`). */
+  /** Environment variables (default the process's, lib/config.ts). */
   env?: Record<string, string | undefined>;
   /** The in-process handler of `local`. */
   localHandler: () => FetchHandler;
@@ -150,8 +151,8 @@ export function parseServersEnv(value: string | undefined): FileEntry[] {
 }
 
 export function createServerRegistry(options: ServerRegistryOptions): ServerRegistry {
-  const env = options.env ?? process.env;
-  const dataDir = path.resolve(options.dataDir ?? env.PLAYGROUND_DATA_DIR ?? ".data");
+  const env = options.env ?? processEnv();
+  const dataDir = path.resolve(options.dataDir ?? settingOrDefault(env, "PLAYGROUND_DATA_DIR"));
   const persistence = options.persistence ?? fileServerPersistence(dataDir);
   const allowRemote = env.PLAYGROUND_ALLOW_REMOTE_SERVERS === "1";
   const envServers = parseServersEnv(env.ORS_SERVERS);

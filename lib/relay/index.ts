@@ -9,7 +9,6 @@ export {
 } from "./events";
 export {
   createRelay,
-  detailResponse,
   mapRedirect,
   orsPathFromUrl,
   type Relay,

@@ -8,8 +8,9 @@ import { describeNetworkError } from "@/lib/ors/client/errors";
 import "server-only";
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { processEnv, settingOrDefault } from "@/lib/config";
 import type { OrsReply } from "@/lib/ors/host";
-import { RELAY_FAILURE_HEADER, type RelayFailure } from "@/lib/ors/protocol";
+import { errorBody, RELAY_FAILURE_HEADER, type RelayFailure } from "@/lib/ors/protocol";
 import type { ServerEntry, ServerRegistry } from "@/lib/registry";
 import { createPinnedFetch, type PinnedFetch } from "@/lib/security/pinned-fetch";
 import { createRelayEvents, type RelayEvents } from "./events";
@@ -108,23 +109,11 @@ function marksOf(header: string | null): string[] {
     .slice(-MAX_MARKS);
 }
 
-function detailBody(detail: string): string {
-  return JSON.stringify({ detail });
-}
-
-/** `{detail}` JSON answer (the ORS error body). */
-export function detailResponse(status: number, detail: string, headers?: HeadersInit): Response {
-  const h = new Headers(headers);
-  h.set("content-type", JSON_TYPE);
-  h.set("cache-control", "no-store");
-  return new Response(detailBody(detail), { status, headers: h });
-}
-
 function detailAnswer(status: number, detail: string, headers?: Record<string, string>): RelayAnswer {
   return {
     status,
     headers: { ...headers, "content-type": JSON_TYPE, "cache-control": "no-store" },
-    body: detailBody(detail),
+    body: errorBody(detail),
   };
 }
 
@@ -161,7 +150,7 @@ function retryAfterOf(value: string | null | undefined): Record<string, string> 
 
 export function createRelay(options: RelayOptions): Relay {
   const { registry } = options;
-  const timeoutMs = options.timeoutMs ?? (Number(process.env.PLAYGROUND_RELAY_TIMEOUT_MS) || 60_000);
+  const timeoutMs = options.timeoutMs ?? settingOrDefault(processEnv(), "PLAYGROUND_RELAY_TIMEOUT_MS");
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
   const remoteFetch: PinnedFetch = options.pinnedFetch ?? createPinnedFetch();
   const loopMark = options.loopMark ?? randomBytes(18).toString("base64url");

@@ -3,7 +3,7 @@
 // run's progress as SSE, exports streamed line by line. JSON in camelCase.
 import "server-only";
 import { z } from "zod";
-import { BodyError, jsonError, noStore, readJsonObject } from "@/lib/episodes/http";
+import { BodyError, noStore, readJsonObject } from "@/lib/episodes/http";
 import type { LiveFeeds } from "@/lib/episodes/live";
 import type { Trajectory } from "@/lib/episodes/schema";
 import {
@@ -12,7 +12,7 @@ import {
   type RunAggregates,
   type RunRecord,
 } from "@/lib/episodes/store/types";
-import { describeZodError, formatSseComment, formatSseEvent } from "@/lib/ors/protocol";
+import { describeZodError, errorResponse, formatSseComment, formatSseEvent } from "@/lib/ors/protocol";
 import { isRunError, RunError } from "./errors";
 import type { RunEvent, RunEvents } from "./events";
 import type { RunExecutor } from "./executor";
@@ -40,7 +40,7 @@ export async function answer(
   try {
     return Response.json(await fn(), { status, headers: noStore });
   } catch (err) {
-    if (isRunError(err) || err instanceof BodyError) return jsonError(err.status, err.detail);
+    if (isRunError(err) || err instanceof BodyError) return errorResponse(err.status, err.detail);
     if (signal?.aborted) return new Response(null, { status: 499 });
     throw err;
   }
@@ -200,7 +200,7 @@ export type RunComparison = Awaited<ReturnType<typeof compare>>;
  */
 export async function runEventsResponse(d: RunsApiDeps, req: Request, id: string): Promise<Response> {
   const run = await d.store.getRun(id);
-  if (!run) return jsonError(404, `no run with id "${id}"`);
+  if (!run) return errorResponse(404, `no run with id "${id}"`);
   const encoder = new TextEncoder();
   let cleanup = () => {};
   const body = new ReadableStream<Uint8Array>(

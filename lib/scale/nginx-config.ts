@@ -2,6 +2,7 @@
 // request of a session reaches the worker process that owns it, by the worker named in its session
 // id; requests without a session are spread; SSE streams through unbuffered; failures answer JSON.
 import "server-only";
+import { errorBody } from "@/lib/ors/protocol";
 
 export interface WorkerUpstream {
   index: number;
@@ -52,7 +53,7 @@ function listenAddress({ host, port }: FrontOptions["listen"]): string {
 
 /** `{"detail": text}` as nginx's `return` writes it; `$ors_worker` in `text` is the worker's index. */
 function detailBody(text: string): string {
-  return quoted(JSON.stringify({ detail: text }));
+  return quoted(errorBody(text));
 }
 
 // Below node's 60 s keepAliveTimeout (lib/ors/host/node-adapter.ts): nginx must never reuse an

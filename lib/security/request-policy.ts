@@ -3,6 +3,7 @@
 // (lib/app-server) applies it before its ORS fast path and Next, Next's proxy.ts before everything
 // Next serves (also under `next dev`), and the standalone host (scripts/serve-main.ts) before its
 // host. Pure and isomorphic.
+import { errorBody } from "@/lib/ors/protocol";
 import { hostNameOf, hostPortOf, isLoopbackName } from "./host-names";
 
 /**
@@ -76,7 +77,7 @@ function json(status: number, detail: string, headers: Record<string, string> = 
       "x-content-type-options": "nosniff",
       ...headers,
     },
-    body: JSON.stringify({ detail }),
+    body: errorBody(detail),
   };
 }
 

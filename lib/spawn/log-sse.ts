@@ -4,7 +4,7 @@
 // cleanup when the client goes away. A reader that stops reading is dropped once a bounded amount is
 // queued for it: the feed never buffers without bound.
 import "server-only";
-import { formatSseComment, formatSseEvent } from "@/lib/ors/protocol";
+import { errorBody, formatSseComment, formatSseEvent } from "@/lib/ors/protocol";
 import type { ManagedServer, ManagedServerEvent } from "./managed-server";
 import type { LogLine, ServerLogSnapshot } from "./types";
 
@@ -38,12 +38,7 @@ export function logEventsResponse(
           // desiredSize counts what is queued and unread: a reader that stopped reading is dropped.
           if ((controller.desiredSize ?? 0) < -limit) {
             controller.enqueue(
-              encoder.encode(
-                formatSseEvent(
-                  "error",
-                  JSON.stringify({ detail: "this log's reader was too slow; reconnect" }),
-                ),
-              ),
+              encoder.encode(formatSseEvent("error", errorBody("this log's reader was too slow; reconnect"))),
             );
             cleanup();
             return;

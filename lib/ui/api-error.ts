@@ -1,7 +1,7 @@
 // The error of the playground's own HTTP APIs (/api/servers, /api/trajectories): the status, the
 // `detail` of the body (read by the protocol's one reader), and a list of `errors` where the API
 // gives one (import).
-import { readErrorDetail } from "@/lib/ors/protocol/errors";
+import { readErrorBody } from "@/lib/ors/protocol/http-error";
 
 export class ApiError extends Error {
   constructor(
@@ -18,21 +18,12 @@ export class ApiError extends Error {
 
 /** Builds the ApiError of a non-2xx answer. */
 export async function apiError(res: Response): Promise<ApiError> {
-  const text = await res.text().catch(() => "");
-  let errors: string[] = [];
-  let kind: string | undefined;
-  try {
-    const body = JSON.parse(text) as { errors?: unknown; kind?: unknown };
-    if (Array.isArray(body?.errors)) errors = body.errors.map(String);
-    if (typeof body?.kind === "string") kind = body.kind;
-  } catch {
-    // not JSON
-  }
+  const { detail, fields } = readErrorBody(await res.text().catch(() => ""));
   return new ApiError(
     res.status,
-    readErrorDetail(text) ?? `${res.status} ${res.statusText}`.trim(),
-    errors,
-    kind,
+    detail ?? `${res.status} ${res.statusText}`.trim(),
+    Array.isArray(fields.errors) ? fields.errors.map(String) : [],
+    typeof fields.kind === "string" ? fields.kind : undefined,
   );
 }
 

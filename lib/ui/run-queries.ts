@@ -172,22 +172,3 @@ export type RunExportFormat = "chat-jsonl" | "atif" | "jsonl";
 export function runExportUrl(id: string, format: RunExportFormat): string {
   return `/api/runs/${encodeURIComponent(id)}/export?format=${format}`;
 }
-
-export function runHref(id: string, task?: number): string {
-  return `/runs/${encodeURIComponent(id)}${task !== undefined ? `?task=${task}` : ""}`;
-}
-
-export function compareRunsHref(a: string, b: string): string {
-  return `/runs/compare?a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}`;
-}
-
-export function newRunHref(q: { server?: string; env?: string; split?: string } = {}): string {
-  const p = new URLSearchParams();
-  for (const [k, v] of Object.entries(q)) if (v) p.set(k, v);
-  const s = p.toString();
-  return s ? `/runs/new?${s}` : "/runs/new";
-}
-
-export function trajectoryHref(id: string): string {
-  return `/trajectories/${encodeURIComponent(id)}`;
-}

@@ -3,8 +3,8 @@
 import { queryOptions } from "@tanstack/react-query";
 import type { TrajectoryDiff } from "@/lib/episodes/diff";
 import type { ForkResult, Trajectory, TrajectoryFilter, TrajectorySummary } from "@/lib/episodes/schema";
+import { newEpisodeHref } from "@/lib/routes";
 import { ApiError, apiJson } from "./api-error";
-import { episodeUrl, newEpisodeUrl } from "./episode-links";
 import { fetchJsonOffThread } from "./off-thread";
 
 export function filterToParams(f: TrajectoryFilter): URLSearchParams {
@@ -186,12 +186,8 @@ export function forkability(
   return { ok: true };
 }
 
-/** The "new episode" URL on the same task as a recorded episode (restart): see episode-links.ts. */
+/** The "new episode" URL on the same task as a recorded episode (restart): see lib/routes.ts. */
 export function restartHref(t: Pick<Trajectory, "id" | "server" | "env" | "task">): string | null {
   if (!t.env || !t.task) return null;
-  return newEpisodeUrl(t.server, t.env, t.task, t.id);
-}
-
-export function episodeHref(server: string, env: string, sid: string): string {
-  return episodeUrl(server, env, sid);
+  return newEpisodeHref(t.server, t.env, t.task, t.id);
 }

@@ -25,8 +25,6 @@ export const KEEP_ALIVE_INACTIVITY_MS = 15 * 60_000;
 
 // ---- URLs ----
 
-export { episodeUrl, newEpisodeUrl } from "./episode-links";
-
 /** Where the new-episode page keeps a task_spec draft (sessionStorage; never secrets). */
 export function draftSpecKey(server: string, env: string): string {
   return `ors-task-spec:${server}:${env}`;

@@ -53,7 +53,8 @@ beforeAll(async () => {
     env: { PLAYGROUND_DATA_DIR: path.join(tmp.dir, "data"), ORS_SERVERS: "", ORS_ENVS: "" },
   });
   base = (await app.waitFor(/ORS Playground \(development mode\) on (http:\/\/\S+)/, 120_000))[1]!;
-  expect(app.out()).toMatch(/Reloaded when saved: \.\/envs\//);
+  // Printed after the address, once the environment set is described: waited for, not raced.
+  expect((await app.waitFor(/Reloaded when saved: \.\/envs\//, 30_000))[0]).toBeTruthy();
 }, 180_000);
 
 afterAll(async () => {

@@ -1,6 +1,8 @@
 // The step-size cap (lib/episodes/step.ts capStep, keepFrame): a step over the cap is cut to fit,
 // says what was cut, still matches the format, and a step within it is left alone.
 import { describe, expect, it } from "vitest";
+// The variable is read by lib/config.ts; the recorder takes its cap from there.
+import { maxStepBytesFrom } from "@/lib/episodes/recorder";
 import { trajectorySchema, trajectoryStepSchema } from "@/lib/episodes/schema";
 import {
   capStep,
@@ -9,7 +11,6 @@ import {
   frameBudget,
   jsonBytes,
   keepFrame,
-  maxStepBytesFrom,
   stepEvent,
 } from "@/lib/episodes/step";
 import { step, trajectory } from "./helpers";

@@ -1,9 +1,9 @@
 // GET /api/servers: the known servers with their health. POST /api/servers {name, url, apiKey?, idleTimeoutMs?}:
 // adds a user server (name and address checked; see lib/registry).
 
+import { errorResponse } from "@/lib/ors/protocol";
 import { getPlayground } from "@/lib/playground";
 import { checkServerHealth, isServerRegistryError, toPublicServer } from "@/lib/registry";
-import { detailResponse } from "@/lib/relay/relay";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -22,10 +22,10 @@ export async function POST(req: Request) {
   try {
     body = await req.json();
   } catch {
-    return detailResponse(400, "body must be JSON {name, url, apiKey?}");
+    return errorResponse(400, "body must be JSON {name, url, apiKey?}");
   }
   if (!body || typeof body !== "object" || Array.isArray(body))
-    return detailResponse(400, "body must be JSON {name, url, apiKey?}");
+    return errorResponse(400, "body must be JSON {name, url, apiKey?}");
   const { name, url, apiKey, idleTimeoutMs } = body as Record<string, unknown>;
   const registry = getPlayground().registry;
   try {
@@ -33,7 +33,7 @@ export async function POST(req: Request) {
     const health = await checkServerHealth(registry, entry);
     return Response.json({ ...toPublicServer(entry), health }, { status: 201 });
   } catch (err) {
-    if (isServerRegistryError(err)) return detailResponse(err.status, err.detail);
+    if (isServerRegistryError(err)) return errorResponse(err.status, err.detail);
     throw err;
   }
 }

@@ -8,6 +8,7 @@ import { ServerProcess } from "@/components/servers/server-process";
 import { ServerSummary } from "@/components/servers/server-summary";
 import { buttonClasses } from "@/components/ui/button";
 import { getPlayground } from "@/lib/playground";
+import { checkHref, homeHref } from "@/lib/routes";
 import { decodeParam, serverExists } from "@/lib/ui/server-lookup";
 
 type Params = { params: Promise<{ server: string }> };
@@ -23,11 +24,11 @@ export default async function ServerPage({ params }: Params) {
   return (
     <PageContainer>
       <PageHeader
-        crumbs={[{ href: "/", label: "Servers" }, { label: server }]}
+        crumbs={[{ href: homeHref(), label: "Servers" }, { label: server }]}
         title={<span className="font-mono">{server}</span>}
         description={<ServerSummary server={server} />}
         actions={
-          <Link href={`/s/${encodeURIComponent(server)}/check`} prefetch={false} className={buttonClasses()}>
+          <Link href={checkHref(server)} prefetch={false} className={buttonClasses()}>
             <ShieldCheck aria-hidden="true" /> Check this server
           </Link>
         }

@@ -3,11 +3,13 @@
 // replay — the same calls in a new session on the same task — step by step: the prompt, then each
 // call's ok/error, output blocks, reward and `finished`. The session's own id and each call's
 // task_id are masked (they differ by design); metadata is not compared. Isomorphic.
+
 import type { Trajectory, TrajectoryStep } from "@/lib/episodes/schema";
 import type { Block } from "@/lib/ors/protocol";
+import { compareTrajectoriesHref } from "@/lib/routes";
 import type { PlayedEpisode } from "./played";
 import { brief } from "./played";
-import { compareHref, type QualityEvidence, trajectoryRef } from "./types";
+import { type QualityEvidence, trajectoryRef } from "./types";
 
 export interface Difference {
   /** The step that differs (1-based), or null for the prompt. */
@@ -123,7 +125,7 @@ export function compareReplays(
             ? null
             : (r.trajectory.steps.filter((s) => !s.after_end)[d.step - 1]?.index ?? null),
         ),
-        compareHref: compareHref(e.trajectory.id, r.trajectory.id),
+        compareHref: compareTrajectoriesHref(e.trajectory.id, r.trajectory.id),
       });
     }
   }

@@ -1,7 +1,9 @@
 // The quality checks' result model (isomorphic; docs/check.md "Environment quality"): the six
 // findings that make an environment useless for training, what each found with the tasks, calls and
 // recorded trajectories that show it, what was sampled, and the report that joins the protocol's.
+
 import type { JsonObject } from "@/lib/ors/protocol";
+import { trajectoryHref } from "@/lib/routes";
 
 /** The quality checks, in report order. Their ids are contracts (waivers, JUnit, scripts). */
 export const QUALITY_CHECK_IDS = [
@@ -164,16 +166,6 @@ export function isQualityCheckId(id: string): id is QualityCheckId {
 /** The info of a check by id. */
 export function qualityCheckInfo(id: QualityCheckId): QualityCheckInfo {
   return QUALITY_CHECKS.find((c) => c.id === id)!;
-}
-
-/** The page of a trajectory (at a step) in the playground's UI. */
-export function trajectoryHref(id: string, step: number | null = null): string {
-  return `/trajectories/${encodeURIComponent(id)}${step ? `?step=${step}` : ""}`;
-}
-
-/** Two trajectories side by side in the playground's UI. */
-export function compareHref(a: string, b: string): string {
-  return `/trajectories/compare?a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}`;
 }
 
 export function trajectoryRef(id: string, step: number | null = null): TrajectoryRef {

@@ -4,6 +4,7 @@ import "server-only";
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
+import { type Env, processEnv, settingOrDefault } from "@/lib/config";
 
 export type Db = Database.Database;
 
@@ -195,8 +196,8 @@ export function migrate(db: Db, migrations: string[] = MIGRATIONS): number {
 }
 
 /** Resolves the data directory: PLAYGROUND_DATA_DIR, default `.data/` under the working dir. */
-export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
-  return path.resolve(/*turbopackIgnore: true*/ env.PLAYGROUND_DATA_DIR || ".data");
+export function dataDir(env: Env = processEnv()): string {
+  return path.resolve(/*turbopackIgnore: true*/ settingOrDefault(env, "PLAYGROUND_DATA_DIR"));
 }
 
 /** Opens (creating if needed) and migrates the store file. */

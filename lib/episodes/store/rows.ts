@@ -3,6 +3,7 @@
 // (ids, retention settings) and SQLite's list filters as SQL (PostgreSQL writes its own dialect).
 import "server-only";
 import { randomBytes } from "node:crypto";
+import { type Env, processEnv, settingOrDefault } from "@/lib/config";
 import {
   type AgentEnd,
   type EndReason,
@@ -82,14 +83,10 @@ export function stepRowValues(id: string, step: TrajectoryStep, instance: string
   ];
 }
 
-export function retentionFromEnv(env: NodeJS.ProcessEnv = process.env): RetentionOptions {
-  const num = (v: string | undefined, d: number) => {
-    const n = Number(v);
-    return v !== undefined && v !== "" && Number.isFinite(n) && n >= 0 ? n : d;
-  };
+export function retentionFromEnv(env: Env = processEnv()): RetentionOptions {
   return {
-    maxCount: num(env.PLAYGROUND_MAX_TRAJECTORIES, 5000),
-    maxAgeDays: num(env.PLAYGROUND_MAX_TRAJECTORY_AGE_DAYS, 30),
+    maxCount: settingOrDefault(env, "PLAYGROUND_MAX_TRAJECTORIES"),
+    maxAgeDays: settingOrDefault(env, "PLAYGROUND_MAX_TRAJECTORY_AGE_DAYS"),
   };
 }
 

@@ -1,7 +1,7 @@
 // The environments a host serves (spec: ors-http-api.txt "Discovery Endpoints"): checked and
 // indexed by name (lookups ignore case, as the reference server's do), with their discovery
 // answers precomputed, and the task lookups by split and index that /create and /task share.
-import { OrsError } from "../protocol/errors";
+import { OrsError } from "../protocol/http-error";
 import { deploymentNames } from "../protocol/paths";
 import type { JsonObject } from "../protocol/schemas";
 import type { AnyEnvironment } from "../sdk/define";

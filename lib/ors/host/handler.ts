@@ -2,7 +2,7 @@
 // ors-sessions-episodes.txt for the session lifecycle): the coordinator of the router, the session
 // table and the tool calls. No framework imports: the Next.js route and the node:http adapter both
 // forward to it, and tests call it with plain `Request`s.
-import { OrsError } from "../protocol/errors";
+import { errorBody, INTERNAL_ERROR_DETAIL, OrsError } from "../protocol/http-error";
 import type { AnyEnvironment } from "../sdk/define";
 import { ToolCalls } from "./calls";
 import { EnvironmentIndex } from "./environments";
@@ -94,13 +94,9 @@ class Host implements OrsHost {
       return await this.router.route(req);
     } catch (e) {
       if (e instanceof OrsError)
-        return jsonReply(
-          e.status,
-          JSON.stringify({ detail: e.detail }),
-          e.headers ? { ...e.headers } : undefined,
-        );
+        return jsonReply(e.status, errorBody(e.detail), e.headers ? { ...e.headers } : undefined);
       this.options.log(`internal error on ${req.method} ${req.path.slice(0, 200)}`, e);
-      return jsonReply(500, '{"detail":"Internal server error"}');
+      return jsonReply(500, errorBody(INTERNAL_ERROR_DETAIL));
     }
   }
 

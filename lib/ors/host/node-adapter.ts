@@ -9,7 +9,7 @@ import {
   type ServerResponse,
 } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { OrsError } from "../protocol/errors";
+import { errorBody, INTERNAL_ERROR_DETAIL, OrsError } from "../protocol/http-error";
 import type { OrsHandler } from "./handler";
 import { JSON_CONTENT_TYPE, type OrsReply, SSE_HEADERS } from "./reply";
 import { type IncomingOrsRequest, pathOf, tooLarge } from "./request";
@@ -151,7 +151,7 @@ function onUnexpected(host: OrsHandler["host"], res: ServerResponse, e: unknown)
   host.options.log("node adapter: unexpected error", e);
   if (!res.headersSent && !res.destroyed) {
     res.writeHead(500, { "content-type": JSON_CONTENT_TYPE });
-    res.end('{"detail":"Internal server error"}');
+    res.end(errorBody(INTERNAL_ERROR_DETAIL));
   } else res.destroy();
 }
 

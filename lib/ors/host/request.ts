@@ -2,7 +2,7 @@
 // adapter-neutral request the host answers, its path, a body within the size limit, JSON objects
 // checked by the protocol's strict schemas, and the headers the host reads (X-Session-ID, X-Secrets).
 import { readWithin } from "../protocol/body";
-import { OrsError } from "../protocol/errors";
+import { OrsError } from "../protocol/http-error";
 import { describeZodError } from "../protocol/schemas";
 import { errorMessage } from "./output";
 

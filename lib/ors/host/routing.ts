@@ -3,7 +3,7 @@
 // root endpoints (sessions), the discovery endpoints of an environment, its prompt, task tools and
 // calls. Bare paths (`/splits`, `/call`: what the OpenReward client sends) are served directly, for
 // the environment of the session, of the `X-Deployment` header, or the only one hosted.
-import { OrsError } from "../protocol/errors";
+import { errorBody, OrsError } from "../protocol/http-error";
 import {
   DEPLOYMENT_HEADER,
   ENDPOINT_METHODS,
@@ -68,7 +68,7 @@ export class Router {
     if (req.method !== expected && !(req.method === "HEAD" && expected === "GET")) {
       return jsonReply(
         405,
-        JSON.stringify({ detail: `Method ${req.method} not allowed on /${route.endpoint}: use ${expected}` }),
+        errorBody(`Method ${req.method} not allowed on /${route.endpoint}: use ${expected}`),
         { allow: expected },
       );
     }

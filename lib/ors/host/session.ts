@@ -1,7 +1,7 @@
 // One ORS session = one episode (spec: ors-sessions-episodes.txt): its environment, task, secrets
 // and state, the asynchronous setup that later requests wait for, and how it ended (deleted → 410,
 // expired → 404). The contexts handed to environment hooks are built here.
-import { OrsError } from "../protocol/errors";
+import { OrsError } from "../protocol/http-error";
 import type { JsonObject } from "../protocol/schemas";
 import type { AnyEnvironment, AnyTool, SessionContext, ToolContext } from "../sdk/define";
 import type { OrsHostOptions } from "./options";

@@ -2,7 +2,7 @@
 // /delete): creation with its asynchronous setup, the wait for it, binding a session created without
 // an environment, the limits (sessions at once, bytes of inputs held: 429 with Retry-After beyond),
 // teardown on /delete, idle and maximum duration, and the tombstones that answer 410/404 for ended ids.
-import { OrsError } from "../protocol/errors";
+import { OrsError } from "../protocol/http-error";
 import type { CreateRequest, JsonObject } from "../protocol/schemas";
 import { formatSseEvent } from "../protocol/sse";
 import type { AnyTool } from "../sdk/define";

@@ -1,6 +1,18 @@
 // The isomorphic ORS protocol core: wire schemas, SSE framing and parsing, paths, the error type.
 export { BodyStalledError, type ReadWithinOptions, readWithin } from "./body";
-export { detailToString, OrsError, RELAY_FAILURE_HEADER, type RelayFailure, readErrorDetail } from "./errors";
+export {
+  detailToString,
+  type ErrorBody,
+  errorBody,
+  errorResponse,
+  INTERNAL_ERROR_DETAIL,
+  OrsError,
+  RELAY_FAILURE_HEADER,
+  type RelayFailure,
+  readErrorBody,
+  readErrorDetail,
+  toResponse,
+} from "./http-error";
 export {
   DEPLOYMENT_HEADER,
   deploymentNames,

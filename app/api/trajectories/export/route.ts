@@ -5,8 +5,9 @@
 
 import { blocksHtml } from "@/components/trajectories/html-export-blocks";
 import { HTML_EXPORT_MAX, htmlExportResponse, trajectoriesHtml } from "@/lib/episodes/html-export";
-import { jsonError, noStore, parseFilter } from "@/lib/episodes/http";
+import { noStore, parseFilter } from "@/lib/episodes/http";
 import type { TrajectoryFilter } from "@/lib/episodes/schema";
+import { errorResponse } from "@/lib/ors/protocol";
 import { getPlayground } from "@/lib/playground";
 import { isRunError } from "@/lib/runs/errors";
 import { EXPORT_FORMATS } from "@/lib/runs/exports";
@@ -22,7 +23,7 @@ export function GET(req: Request) {
   const requested = url.searchParams.get("format");
   if (requested === "html") return htmlExport(f.filter);
   if (requested !== null && !(EXPORT_FORMATS as readonly string[]).includes(requested))
-    return jsonError(
+    return errorResponse(
       400,
       `format: expected one of ${[...EXPORT_FORMATS, "html"].join(", ")}, got ${JSON.stringify(requested)}`,
     );
@@ -30,7 +31,7 @@ export function GET(req: Request) {
   try {
     format = exportFormatOf(url);
   } catch (err) {
-    if (isRunError(err)) return jsonError(err.status, err.detail);
+    if (isRunError(err)) return errorResponse(err.status, err.detail);
     throw err;
   }
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");

@@ -1,8 +1,9 @@
 // POST /api/trajectories/import: JSON (one trajectory or an array) or JSONL, validated with the
 // trajectory schema; all-or-nothing in one transaction; ids that already exist are skipped.
 
-import { BodyError, jsonError, readBody } from "@/lib/episodes/http";
+import { BodyError, readBody } from "@/lib/episodes/http";
 import { parseTrajectories } from "@/lib/episodes/jsonl";
+import { errorResponse } from "@/lib/ors/protocol";
 import { getPlayground } from "@/lib/playground";
 
 export const runtime = "nodejs";
@@ -15,20 +16,17 @@ export async function POST(req: Request) {
   try {
     text = await readBody(req, MAX_BYTES);
   } catch (e) {
-    if (e instanceof BodyError) return jsonError(e.status, `nothing imported: ${e.detail}`);
+    if (e instanceof BodyError) return errorResponse(e.status, `nothing imported: ${e.detail}`);
     throw e;
   }
   const parsed = parseTrajectories(text);
   if (!parsed.ok) {
-    return Response.json(
-      { detail: `nothing imported: ${parsed.errors[0]}`, errors: parsed.errors },
-      { status: 400 },
-    );
+    return errorResponse(400, `nothing imported: ${parsed.errors[0]}`, undefined, { errors: parsed.errors });
   }
   try {
     const { imported, skipped } = await getPlayground().store.importMany(parsed.trajectories);
     return Response.json({ imported, skipped });
   } catch (e) {
-    return jsonError(500, `nothing imported: ${e instanceof Error ? e.message : String(e)}`);
+    return errorResponse(500, `nothing imported: ${e instanceof Error ? e.message : String(e)}`);
   }
 }

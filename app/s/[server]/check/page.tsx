@@ -1,9 +1,9 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { ConformanceCheck } from "@/components/conformance/conformance-check";
-import { serverHref } from "@/components/environments/links";
 import { PageContainer, PageHeader } from "@/components/layout/page-header";
 import { ServerSummary } from "@/components/servers/server-summary";
+import { homeHref, serverHref } from "@/lib/routes";
 import { decodeParam, serverExists } from "@/lib/ui/server-lookup";
 
 type Params = { params: Promise<{ server: string }> };
@@ -20,7 +20,7 @@ export default async function CheckServerPage({ params }: Params) {
     <PageContainer>
       <PageHeader
         crumbs={[
-          { href: "/", label: "Servers" },
+          { href: homeHref(), label: "Servers" },
           { href: serverHref(server), label: server },
           { label: "Check" },
         ]}

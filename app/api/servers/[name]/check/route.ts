@@ -10,6 +10,7 @@
 // module must be in a folder runs' scripts may load from.
 // `local` is checked in process; other servers at their URL after the registry's address check,
 // with no redirect followed. A client that goes away stops the check (its sessions are deleted).
+
 import { z } from "zod";
 import {
   CHECKS,
@@ -20,8 +21,8 @@ import {
 import { attachQuality, unplayedQuality } from "@/lib/conformance/quality/report";
 import { qualityDeps, runQualityChecks } from "@/lib/conformance/quality/run-quality";
 import { MAX_QUALITY_TASKS } from "@/lib/conformance/quality/types";
+import { errorResponse } from "@/lib/ors/protocol";
 import { getPlayground } from "@/lib/playground";
-import { detailResponse } from "@/lib/relay/relay";
 import { isRunError } from "@/lib/runs/errors";
 
 export const runtime = "nodejs";
@@ -60,28 +61,28 @@ let running = 0;
 
 export async function POST(req: Request, ctx: Ctx) {
   if (!(req.headers.get("content-type") ?? "").includes("application/json"))
-    return detailResponse(415, "send the check's options as application/json ({} for none)");
+    return errorResponse(415, "send the check's options as application/json ({} for none)");
   let raw: unknown;
   try {
     const text = await req.text();
     raw = text.trim() ? JSON.parse(text) : {};
   } catch {
-    return detailResponse(400, "the body is not JSON");
+    return errorResponse(400, "the body is not JSON");
   }
   const parsed = bodySchema.safeParse(raw);
   if (!parsed.success)
-    return detailResponse(
+    return errorResponse(
       400,
       parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; "),
     );
   const body = parsed.data;
-  if (body.input && !body.tool) return detailResponse(400, "input: give the tool it is for");
+  if (body.input && !body.tool) return errorResponse(400, "input: give the tool it is for");
 
   const { name } = await ctx.params;
   const pg = getPlayground();
   const { registry, host } = pg;
   const entry = await registry.get(name);
-  if (!entry) return detailResponse(404, `unknown server "${name}"`);
+  if (!entry) return errorResponse(404, `unknown server "${name}"`);
 
   const options: ConformanceOptions = { baseUrl: "" };
   if (entry.source === "builtin") {
@@ -92,11 +93,10 @@ export async function POST(req: Request, ctx: Ctx) {
     options.slowToolSeconds = Math.max(2.5, (host.host.options.pingIntervalMs * 2) / 1000);
   } else {
     const verdict = await registry.checkAddress(entry);
-    if (!verdict.ok)
-      return detailResponse(403, `refused: server "${name}" (${entry.url}): ${verdict.reason}`);
+    if (!verdict.ok) return errorResponse(403, `refused: server "${name}" (${entry.url}): ${verdict.reason}`);
     // The check sends POSTs: a server added at run time must first answer like an ORS server.
     const ors = await registry.checkOrsServer(entry, verdict.addresses);
-    if (!ors.ok) return detailResponse(ors.status, `server "${name}" (${entry.url}) ${ors.reason}`);
+    if (!ors.ok) return errorResponse(ors.status, `server "${name}" (${entry.url}) ${ors.reason}`);
     options.baseUrl = entry.url;
     if (entry.apiKey) options.apiKey = entry.apiKey;
   }
@@ -109,7 +109,7 @@ export async function POST(req: Request, ctx: Ctx) {
   if (body.idleTimeoutMs) options.idleTimeoutMs = body.idleTimeoutMs;
 
   if (running >= MAX_RUNNING)
-    return detailResponse(429, `${running} checks are running; wait for one to finish`);
+    return errorResponse(429, `${running} checks are running; wait for one to finish`);
   running++;
   const stop = new AbortController();
   const onGone = () => stop.abort(new Error("the page went away"));

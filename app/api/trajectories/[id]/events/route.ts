@@ -5,8 +5,9 @@
 // finished one, whose session may still take calls (recorded as after the end).
 
 import type { SnapshotEvent } from "@/lib/episodes/feed";
-import { jsonError, withInflight } from "@/lib/episodes/http";
+import { withInflight } from "@/lib/episodes/http";
 import { liveSseResponse } from "@/lib/episodes/live-sse";
+import { errorResponse } from "@/lib/ors/protocol";
 import { getPlayground } from "@/lib/playground";
 
 export const runtime = "nodejs";
@@ -16,7 +17,7 @@ export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }
   const { id } = await ctx.params;
   const { store: s, live, recorder } = getPlayground();
   const summary = await s.summary(id);
-  if (!summary) return jsonError(404, `no trajectory with id "${id}"`);
+  if (!summary) return errorResponse(404, `no trajectory with id "${id}"`);
   return liveSseResponse(req, live, id, {
     first: async () => {
       // Changes recorded before the snapshot is read are in it; later ones follow as events.

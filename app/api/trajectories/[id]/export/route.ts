@@ -1,9 +1,11 @@
 // GET /api/trajectories/<id>/export?format=html: the trajectory as one self-contained HTML file (a
 // download; lib/episodes/html-export.ts) to send to someone without the playground. `html` is the
 // default and only format here (JSON is GET /api/trajectories/<id>?download=1).
+
 import { blocksHtml } from "@/components/trajectories/html-export-blocks";
 import { htmlExportHeaders, trajectoryHtml } from "@/lib/episodes/html-export";
-import { jsonError, withInflight } from "@/lib/episodes/http";
+import { withInflight } from "@/lib/episodes/http";
+import { errorResponse } from "@/lib/ors/protocol";
 import { getPlayground } from "@/lib/playground";
 
 export const runtime = "nodejs";
@@ -13,13 +15,13 @@ export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }
   const { id } = await ctx.params;
   const format = new URL(req.url).searchParams.get("format") ?? "html";
   if (format !== "html")
-    return jsonError(
+    return errorResponse(
       400,
       `format: expected "html", got ${JSON.stringify(format)} (JSON: GET /api/trajectories/${id}?download=1)`,
     );
   const { store, recorder } = getPlayground();
   const t = await store.get(id);
-  if (!t) return jsonError(404, `no trajectory with id "${id}"`);
+  if (!t) return errorResponse(404, `no trajectory with id "${id}"`);
   const html = await trajectoryHtml(withInflight(t, recorder), { blocks: blocksHtml });
   return new Response(html, { headers: htmlExportHeaders(`trajectory-${id}.html`) });
 }

@@ -1,7 +1,7 @@
 // GET /api/servers/<name>/log/events: the log of a server the playground started, live (SSE):
 // `snapshot` first, then `lines` (batched) and `status` as they happen (lib/spawn/log-sse.ts).
+import { errorResponse } from "@/lib/ors/protocol";
 import { getPlayground } from "@/lib/playground";
-import { detailResponse } from "@/lib/relay/relay";
 import { logEventsResponse } from "@/lib/spawn/log-sse";
 import { spawnedOr404 } from "@/lib/spawn/routes";
 
@@ -12,6 +12,6 @@ type Ctx = { params: Promise<{ name: string }> };
 
 export async function GET(req: Request, ctx: Ctx) {
   const found = await spawnedOr404(getPlayground(), (await ctx.params).name);
-  if ("status" in found) return detailResponse(found.status, found.detail);
+  if ("status" in found) return errorResponse(found.status, found.detail);
   return logEventsResponse(req, found.server);
 }

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { EpisodeView } from "@/components/episode/episode-view";
 import { type PrerenderedBlocks, prerenderBlocks } from "@/components/episode/prerender";
+import { processEnv, settingOrDefault } from "@/lib/config";
 import { getPlayground } from "@/lib/playground";
 import { decodeParam } from "@/lib/ui/server-lookup";
 
@@ -15,8 +16,7 @@ export async function generateMetadata({ params }: Params): Promise<Metadata> {
 
 /** Keep-alive stops after this long without anyone using the tab (PLAYGROUND_KEEPALIVE_IDLE_MS). */
 function keepAliveIdleMs(): number {
-  const v = Number(process.env.PLAYGROUND_KEEPALIVE_IDLE_MS);
-  return Number.isFinite(v) && v > 0 ? v : 15 * 60_000;
+  return settingOrDefault(processEnv(), "PLAYGROUND_KEEPALIVE_IDLE_MS");
 }
 
 /**

@@ -14,7 +14,7 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 }
 
 /**
- * The task_spec a restart link names (lib/ui/episode-links.ts): inline (`task_spec`), or the one a
+ * The task_spec a restart link names (lib/routes.ts): inline (`task_spec`), or the one a
  * recorded episode ran (`from`, read from the store here, so the link works in any tab).
  */
 async function specSource(q: Awaited<Props["searchParams"]>): Promise<SpecSource | null> {
