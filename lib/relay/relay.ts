@@ -11,7 +11,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { processEnv, settingOrDefault } from "@/lib/config";
 import type { OrsReply } from "@/lib/ors/host";
 import { errorBody, RELAY_FAILURE_HEADER, type RelayFailure } from "@/lib/ors/protocol";
-import type { ServerEntry, ServerRegistry } from "@/lib/registry";
+import type { ServerRegistry } from "@/lib/registry";
 import { createPinnedFetch, type PinnedFetch } from "@/lib/security/pinned-fetch";
 import { createRelayEvents, type RelayEvents } from "./events";
 import { answerBodyOf, type ExchangeLog, publishExchange, requestBodyOf, shownHeaders } from "./exchange-log";
@@ -24,6 +24,7 @@ import {
   type RelayLimits,
   type TaskCalls,
 } from "./observe";
+import { describeServer, mapRedirect } from "./paths";
 import { checkRelayRequest } from "./request-shape";
 import { tapSse } from "./tap";
 import { dispatchOf, localRequest, replySource, webSource } from "./upstream";
@@ -64,6 +65,8 @@ export interface Relay {
   /** What passes through the relay, as RelayEvents (the recorder subscribes here). */
   readonly events: RelayEvents;
 }
+
+export { mapRedirect, orsPathFromUrl } from "./paths";
 
 const FORWARDED_HEADERS = [
   "x-session-id",
@@ -115,22 +118,6 @@ function detailAnswer(status: number, detail: string, headers?: Record<string, s
     headers: { ...headers, "content-type": JSON_TYPE, "cache-control": "no-store" },
     body: errorBody(detail),
   };
-}
-
-/**
- * The ORS path of a relay URL: `/api/servers/py/math/call?x=1` → `/math/call`. The path keeps its
- * percent-encoding, so environment names with reserved characters survive the hop.
- */
-export function orsPathFromUrl(url: string, name: string): string {
-  const { pathname } = new URL(url);
-  const prefix = `/api/servers/${encodeURIComponent(name)}`;
-  if (pathname.startsWith(`${prefix}/`)) return pathname.slice(prefix.length);
-  const i = pathname.indexOf("/", "/api/servers/".length);
-  return i >= 0 ? pathname.slice(i) : "/";
-}
-
-function describeServer(entry: ServerEntry): string {
-  return entry.source === "builtin" ? `server "${entry.name}"` : `server "${entry.name}" (${entry.url})`;
 }
 
 /** The session id of a JSON `/create_session` answer, for the log. */
@@ -498,28 +485,4 @@ export function createRelay(options: RelayOptions): Relay {
       }
     },
   };
-}
-
-/**
- * Maps a redirect Location into the relay when it points at the same server (same origin, under
- * its base path): `http://srv/math/tools` → `/api/servers/<name>/math/tools`. Null otherwise.
- */
-export function mapRedirect(
-  entry: ServerEntry,
-  name: string,
-  orsPath: string,
-  location: string,
-): string | null {
-  const base = entry.source === "builtin" ? new URL("http://local.invalid/") : new URL(`${entry.url}/`);
-  let target: URL;
-  try {
-    target = new URL(location, new URL(`.${orsPath}`, base));
-  } catch {
-    return null;
-  }
-  if (target.origin !== base.origin) return null;
-  const basePath = base.pathname.replace(/\/+$/, "");
-  if (basePath && !(target.pathname === basePath || target.pathname.startsWith(`${basePath}/`))) return null;
-  const rest = target.pathname.slice(basePath.length) || "/";
-  return `/api/servers/${encodeURIComponent(name)}${rest}${target.search}`;
 }
