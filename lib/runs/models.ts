@@ -5,7 +5,7 @@
 // a request is sent and goes to that endpoint only: never to a run record, a trajectory, a log or
 // the browser (GET /api/models lists names and base URLs).
 import "server-only";
-import { describeNetworkError, isUnreachableError } from "@/lib/ors/client/errors";
+import { describeNetworkError, isUnreachableError } from "@/lib/ors/protocol/network-error";
 import { checkServerUrl } from "@/lib/registry";
 import { createPinnedFetch } from "@/lib/security/pinned-fetch";
 
