@@ -1,6 +1,6 @@
 // The live feeds' SSE answers (lib/episodes/live-sse.ts) with subscribers that do not read: they
 // are dropped once a bounded amount is queued for them (in process, and over a real socket that
-// never reads), while subscribers that read keep getting every event. Port 8735.
+// never reads), while subscribers that read keep getting every event.
 import { connect } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { createLiveFeeds, type LiveEvent, type LiveFeeds } from "@/lib/episodes/live";
@@ -9,7 +9,6 @@ import type { StepEvent } from "@/lib/episodes/schema";
 import { readSseFrames } from "@/lib/ors/protocol";
 import { serveFetchHandler } from "../relay/helpers";
 
-const PORT = 8735;
 const KB = 1024;
 
 /** Live feeds that count their subscribers. */
@@ -108,12 +107,12 @@ describe("live feeds drop subscribers that do not read", () => {
 
   it("over HTTP, a client socket that never reads is dropped and memory stays bounded", async () => {
     const live = countedFeeds();
-    const server = await serveFetchHandler(PORT, async (req) =>
+    const server = await serveFetchHandler(0, async (req) =>
       liveSseResponse(req, live, null, { first: async () => [], queueLimitBytes: 4 * 1024 * KB }),
     );
     closers.push(server.close);
     // A raw client that sends its request and then never reads a byte.
-    const socket = connect(PORT, "127.0.0.1");
+    const socket = connect(Number(new URL(server.url).port), "127.0.0.1");
     socket.pause();
     await new Promise<void>((r) => socket.once("connect", () => r()));
     socket.write("GET /api/trajectories/live/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
