@@ -21,13 +21,13 @@ export async function waitUntil<T>(
   what: string,
   check: () => T | Promise<T>,
   { timeoutMs = 10_000, everyMs = 10 }: WaitOptions = {},
-): Promise<NonNullable<T>> {
+): Promise<Exclude<T, false | 0 | "" | null | undefined>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
     try {
       const value = await check();
-      if (value) return value as NonNullable<T>;
+      if (value) return value as Exclude<T, false | 0 | "" | null | undefined>;
       last = value;
     } catch (err) {
       last = err;
