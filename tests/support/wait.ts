@@ -11,8 +11,8 @@ export interface WaitOptions {
 }
 
 /**
- * The first truthy value of `check`, polled until `timeoutMs`. A check that throws counts as not yet
- * (its last error is in the failure's message).
+ * The first truthy value of `check`, polled until `timeoutMs` (the options, or just that number). A
+ * check that throws counts as not yet (its last error is in the failure's message).
  *
  * @example
  * await waitUntil("one subscriber", () => live.subscribers() === 1);
@@ -20,8 +20,9 @@ export interface WaitOptions {
 export async function waitUntil<T>(
   what: string,
   check: () => T | Promise<T>,
-  { timeoutMs = 10_000, everyMs = 10 }: WaitOptions = {},
+  options: WaitOptions | number = {},
 ): Promise<Exclude<T, false | 0 | "" | null | undefined>> {
+  const { timeoutMs = 10_000, everyMs = 10 } = typeof options === "number" ? { timeoutMs: options } : options;
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
