@@ -66,13 +66,17 @@ export interface SpawnedServer {
 }
 
 /**
- * Starts the standalone ORS server (`scripts/serve.ts`) on a loopback port (0, the default: a free
- * one the system picks) and resolves once it says where it listens.
+ * Starts the standalone ORS server (`scripts/serve.ts`, with `args` after its own) on a loopback
+ * port (0, the default: a free one the system picks) and resolves once it says where it listens.
  */
-export async function spawnOrsServer(port = 0, env: Record<string, string> = {}): Promise<SpawnedServer> {
+export async function spawnOrsServer(
+  port = 0,
+  env: Record<string, string> = {},
+  args: string[] = [],
+): Promise<SpawnedServer> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "scripts/serve.ts", "--port", String(port), "--host", "127.0.0.1"],
+    ["--import", "tsx", "scripts/serve.ts", "--port", String(port), "--host", "127.0.0.1", ...args],
     { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true },
   );
   let err = "";
