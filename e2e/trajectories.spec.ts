@@ -14,7 +14,6 @@ import {
 } from "./trajectories-helpers";
 
 const RESTART_PORT = Number(process.env.E2E_TRAJ_RESTART_PORT ?? 8560);
-const VARIANT_PORT = Number(process.env.E2E_TRAJ_VARIANT_PORT ?? 8561);
 
 test("an episode run by an outside client is watched live, and kept after a reload", async ({
   page,
@@ -141,7 +140,7 @@ test("fork at a step of a dice episode flags the non-deterministic steps", async
 });
 
 test("replay against a changed environment shows a step-aligned diff", async ({ page, baseURL }) => {
-  const variant = await startVariantServer(VARIANT_PORT);
+  const variant = await startVariantServer();
   const name = "variant";
   await fetch(`${baseURL}/api/servers/${name}`, { method: "DELETE" });
   const added = await fetch(`${baseURL}/api/servers`, {

@@ -4,12 +4,12 @@
 // blocks a bad call; a reload that reopens the live episode and picks up an in-flight call.
 // Locators by role and label; no fixed sleeps. The Next server runs with ORS_PING_INTERVAL_MS=1000.
 import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { expect, type Page, test } from "@playwright/test";
 import { EnvironmentPage } from "./pages/environment";
 import { EpisodePage } from "./pages/episode";
 
 /** Episode e2e's own loopback port (the task's 8500–8549 range) for a stream-dropping proxy. */
-const DROP_PORT = Number(process.env.E2E_DROP_PORT ?? 8502);
 /** The second ORS server of the e2e config (the standalone host), behind the dropping proxy. */
 const SECOND_PORT = Number(process.env.E2E_SECOND_PORT ?? 8199);
 
@@ -17,7 +17,7 @@ const SECOND_PORT = Number(process.env.E2E_SECOND_PORT ?? 8199);
  * A loopback ORS server in front of the second server that cuts the first /call stream
  * (not a re-post with task_id) right after its task_id: the client must reconnect.
  */
-async function startDroppingProxy(target: string): Promise<{ close: () => Promise<void> }> {
+async function startDroppingProxy(target: string): Promise<{ url: string; close: () => Promise<void> }> {
   let dropped = false;
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -57,8 +57,9 @@ async function startDroppingProxy(target: string): Promise<{ close: () => Promis
     }
     res.end();
   });
-  await new Promise<void>((resolve) => server.listen(DROP_PORT, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -378,7 +379,7 @@ test.describe("run an episode", () => {
       await page.request.delete("/api/servers/dropper", { headers: origin }).catch(() => undefined);
       const added = await page.request.post("/api/servers", {
         headers: origin,
-        data: { name: "dropper", url: `http://127.0.0.1:${DROP_PORT}` },
+        data: { name: "dropper", url: proxy.url },
       });
       expect(added.ok()).toBe(true);
       const episode = await EpisodePage.start(page, { server: "dropper", env: "slow" });
