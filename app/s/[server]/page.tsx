@@ -7,8 +7,8 @@ import { PageContainer, PageHeader } from "@/components/layout/page-header";
 import { ServerProcess } from "@/components/servers/server-process";
 import { ServerSummary } from "@/components/servers/server-summary";
 import { buttonClasses } from "@/components/ui/button";
-import { decodeParam, serverExists } from "@/lib/app-server/page-lookup";
 import { getPlayground } from "@/lib/playground";
+import { decodeParam, serverExists } from "@/lib/ui-server/page-lookup";
 
 type Params = { params: Promise<{ server: string }> };
 

@@ -2,8 +2,8 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { type PrerenderedBlocks, prerenderBlocks } from "@/components/episode/prerender";
 import { TrajectoryView } from "@/components/trajectories/trajectory-view";
-import { decodeParam } from "@/lib/app-server/page-lookup";
 import { getPlayground } from "@/lib/playground";
+import { decodeParam } from "@/lib/ui-server/page-lookup";
 
 export const metadata: Metadata = { title: "Trajectory" };
 export const dynamic = "force-dynamic";

@@ -4,7 +4,7 @@ import { ConformanceCheck } from "@/components/conformance/conformance-check";
 import { serverHref } from "@/components/environments/links";
 import { PageContainer, PageHeader } from "@/components/layout/page-header";
 import { ServerSummary } from "@/components/servers/server-summary";
-import { decodeParam, serverExists } from "@/lib/app-server/page-lookup";
+import { decodeParam, serverExists } from "@/lib/ui-server/page-lookup";
 
 type Params = { params: Promise<{ server: string }> };
 

@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import { EpisodeView } from "@/components/episode/episode-view";
 import { type PrerenderedBlocks, prerenderBlocks } from "@/components/episode/prerender";
-import { decodeParam } from "@/lib/app-server/page-lookup";
 import { getPlayground } from "@/lib/playground";
+import { decodeParam } from "@/lib/ui-server/page-lookup";
 
 type Params = { params: Promise<{ server: string; env: string; sid: string }> };
 
