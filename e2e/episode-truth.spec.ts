@@ -6,6 +6,7 @@
 // keep-alive pauses without user activity; an ended episode reopens as its record; a task_spec the
 // environment cannot use ends as an error with the environment's message.
 import { type Browser, expect, type Page, test } from "@playwright/test";
+import { EpisodePage } from "./pages/episode";
 import { relayClient, trajectoryOf } from "./trajectories-helpers";
 
 const REF = `http://127.0.0.1:${Number(process.env.E2E_REFERENCE_PORT ?? 8198)}`;
@@ -18,14 +19,11 @@ async function promptsAtServer(sid: string): Promise<number> {
   return stats.sessions[sid]?.prompt ?? 0;
 }
 
-function step(page: Page, n: number, tool: string) {
-  return page.getByRole("article", { name: `Step ${n}: ${tool}` });
-}
-
 const FOUR_WHEAT = Object.fromEntries(
   [1, 2, 3, 4].map((i) => [`slot_${i}`, { crop: "wheat", level: "medium" }]),
 );
 
+/** Starts an episode on `server` and returns its session id once it shows its reward. */
 async function startOn(
   page: Page,
   server: string,
@@ -33,11 +31,9 @@ async function startOn(
   split: string,
   index: number,
 ): Promise<string> {
-  await page.goto(`/s/${server}/e/${env}/episode/new?split=${split}&task=${index}`);
-  await page.getByRole("button", { name: "Start episode" }).click();
-  await expect(page).toHaveURL(new RegExp(`/s/${server}/e/${env}/episode/(?!new)[^/?]+$`));
-  await expect(page.getByText("Cumulative reward")).toBeVisible();
-  return decodeURIComponent(page.url().split("/").pop()!);
+  const episode = await EpisodePage.start(page, { server, env, split, index });
+  await expect(episode.cumulativeReward).toBeVisible();
+  return episode.sid;
 }
 
 async function secondTab(browser: Browser, url: string): Promise<Page> {
@@ -56,26 +52,26 @@ test("two browsers on one episode see the same steps live; the prompt is asked o
   await expect(page.getByRole("region", { name: "Prompt" })).toContainText("world 1");
   await page.getByRole("radio", { name: "view_state" }).click();
   await page.getByRole("button", { name: "Call view_state" }).click();
-  await expect(step(page, 1, "view_state").getByText("ok", { exact: true })).toBeVisible();
+  await expect(new EpisodePage(page).step(1, "view_state").getByText("ok", { exact: true })).toBeVisible();
 
   // A second browser (its own context: nothing shared with the first but the server).
   const other = await secondTab(browser, page.url());
-  await expect(step(other, 1, "view_state").getByText("ok", { exact: true })).toBeVisible();
+  await expect(new EpisodePage(other).step(1, "view_state").getByText("ok", { exact: true })).toBeVisible();
   await expect(other.getByRole("region", { name: "Prompt" })).toContainText("world 1");
 
   // A call started in one shows up live in the other, with the same number and reward.
   await other.getByRole("radio", { name: "read" }).click();
   await other.getByRole("button", { name: "Call read" }).click();
-  await expect(step(page, 2, "read").getByText("ok", { exact: true })).toBeVisible();
-  await expect(step(page, 2, "read").getByRole("region", { name: "Output of step 2" })).toContainText(
-    "world: 1",
-  );
+  await expect(new EpisodePage(page).step(2, "read").getByText("ok", { exact: true })).toBeVisible();
+  await expect(
+    new EpisodePage(page).step(2, "read").getByRole("region", { name: "Output of step 2" }),
+  ).toContainText("world: 1");
 
   // An outside client plays the season through the relay: both browsers follow it to the end.
   const ors = relayClient(baseURL!, "py");
   for (let i = 0; i < 3; i++) await ors.callTool("farmplanner", sid, { name: "plan", input: FOUR_WHEAT });
   for (const p of [page, other]) {
-    await expect(step(p, 5, "plan").getByText("finished", { exact: true })).toBeVisible();
+    await expect(new EpisodePage(p).step(5, "plan").getByText("finished", { exact: true })).toBeVisible();
     await expect(p.getByRole("status").filter({ hasText: "Episode finished" })).toBeVisible();
     await expect(p.getByText("Cumulative reward").locator("..")).toContainText("4.8");
     await expect(p.getByRole("link", { name: "Restart on this task" })).toBeVisible();
@@ -83,10 +79,10 @@ test("two browsers on one episode see the same steps live; the prompt is asked o
   // Reloads and the second browser never asked the environment again: its world was not reset.
   await page.reload();
   await other.reload();
-  await expect(step(other, 5, "plan").getByText("ok", { exact: true })).toBeVisible();
-  await expect(step(page, 3, "plan").getByRole("region", { name: "Output of step 3" })).toContainText(
-    "world: 1",
-  );
+  await expect(new EpisodePage(other).step(5, "plan").getByText("ok", { exact: true })).toBeVisible();
+  await expect(
+    new EpisodePage(page).step(3, "plan").getByRole("region", { name: "Output of step 3" }),
+  ).toContainText("world: 1");
   expect(await promptsAtServer(sid)).toBe(1);
   await other.context().close();
 });
@@ -107,7 +103,7 @@ test("finished is final: no more calls from the UI; an outside client's calls ar
 
   // The server still takes calls after finished: they are recorded, marked, and not counted.
   await ors.callTool("coffeeshop", sid, { name: "set_price", input: { item_id: "espresso", price: 3 } });
-  const late = step(page, 3, "set_price");
+  const late = new EpisodePage(page).step(3, "set_price");
   await expect(late.getByText("after the end")).toBeVisible();
   await expect(page.getByText("Cumulative reward").locator("..")).toHaveText(total!);
   const t = await trajectoryOf(baseURL!, "py", sid, 3);
@@ -232,11 +228,11 @@ test("an ended episode reopens as its record, without errors", async ({ page }) 
   await startOn(page, "local", "guess", "train", 0);
   await page.getByLabel("number").fill("50");
   await page.keyboard.press("Control+Enter");
-  await expect(step(page, 1, "guess").getByText("ok", { exact: true })).toBeVisible();
+  await expect(new EpisodePage(page).step(1, "guess").getByText("ok", { exact: true })).toBeVisible();
   await page.getByRole("button", { name: "End episode" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Episode closed" })).toBeVisible();
   await page.reload();
-  await expect(step(page, 1, "guess").getByText("ok", { exact: true })).toBeVisible();
+  await expect(new EpisodePage(page).step(1, "guess").getByText("ok", { exact: true })).toBeVisible();
   await expect(page.getByRole("status").filter({ hasText: "Episode closed" })).toBeVisible();
   // (Next keeps an empty route announcer with role alert on every page.)
   await expect(page.locator('[role="alert"]:not(#__next-route-announcer__)')).toHaveCount(0);

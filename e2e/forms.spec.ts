@@ -5,46 +5,13 @@
 // server accepted the input; then validation timing, the checkbox, keys, the JSON editor, and one
 // whole episode played through forms only. No test ids for form fields, no fixed sleeps.
 import { expect, type Locator, type Page, test } from "@playwright/test";
+import { EpisodePage } from "./pages/episode";
 
-async function startEpisode(page: Page, env: string, split = "train", index = 0) {
-  await page.goto(`/s/py/e/${env}/episode/new?split=${split}&task=${index}`);
-  await page.getByRole("button", { name: "Start episode" }).click();
-  await expect(page).toHaveURL(new RegExp(`/s/py/e/${env}/episode/(?!new)[^/?]+$`));
-  await expect(page.getByRole("region", { name: "Prompt" })).not.toBeEmpty();
-}
-
-/** Picks a tool; returns its panel once its form (or its single button) is there. */
-async function pickTool(page: Page, tool: string): Promise<Locator> {
-  await page.getByRole("radio", { name: tool, exact: true }).click();
-  const panel = page.getByRole("region", { name: `Call ${tool}` });
-  await expect(panel.getByRole("button", { name: `Call ${tool}` })).toBeVisible();
-  return panel;
-}
-
-function step(page: Page, n: number, tool: string) {
-  return page.getByRole("article", { name: `Step ${n}: ${tool}` });
-}
-
-/** The output of step n, once the server answered it with a result (not an error). */
-async function accepted(page: Page, n: number, tool: string): Promise<Locator> {
-  const card = step(page, n, tool);
-  await expect(card.getByText("ok", { exact: true })).toBeVisible();
-  const output = card.getByRole("region", { name: `Output of step ${n}` });
-  await expect(output).not.toContainText("validation error");
-  return output;
-}
-
-/** Runs `act` (a click or a key that calls `tool`) and returns the input the page sent to the server. */
-async function sentInput(
-  page: Page,
-  tool: string,
-  act: () => Promise<void>,
-): Promise<Record<string, unknown>> {
-  const request = page.waitForRequest(
-    (r) => r.method() === "POST" && r.url().endsWith("/call") && r.postDataJSON()?.name === tool,
-  );
-  await act();
-  return (await request).postDataJSON().input;
+/** Starts an episode of `env` on the reference-shaped server (`py`); resolves once its prompt is there. */
+async function startEpisode(page: Page, env: string, split = "train", index = 0): Promise<EpisodePage> {
+  const episode = await EpisodePage.start(page, { server: "py", env, split, index });
+  await expect(episode.prompt).not.toBeEmpty();
+  return episode;
 }
 
 const combo = (scope: Locator, name: string) => scope.getByRole("combobox", { name, exact: true });
@@ -53,8 +20,8 @@ test.describe("forms for Pydantic schemas", () => {
   test("plan: a $ref model's fields named slot_1 crop…; a default left blank is not sent", async ({
     page,
   }) => {
-    await startEpisode(page, "farmplanner");
-    const form = await pickTool(page, "plan");
+    const episode = await startEpisode(page, "farmplanner");
+    const form = await episode.pickTool("plan");
     // Labelled by property name; the model's title only a hint; one element per path name.
     await expect(form.getByRole("group", { name: "slot_1", exact: true })).toContainText("Slot");
     await expect(form.getByLabel("slot_1 crop")).toHaveCount(1);
@@ -66,12 +33,12 @@ test.describe("forms for Pydantic schemas", () => {
       await form.getByLabel(`${slot} crop`).fill("wheat");
       await form.getByLabel(`${slot} level`).fill("medium");
     }
-    const input = await sentInput(page, "plan", () =>
+    const input = await episode.sentInput("plan", () =>
       form.getByRole("button", { name: "Call plan" }).click(),
     );
     expect(input.slot_4).toEqual({ crop: "wheat", level: "medium" });
     expect(input).not.toHaveProperty("extra_action");
-    const out = await accepted(page, 1, "plan");
+    const out = await episode.accepted(1, "plan");
     await expect(out).toContainText("step: 1 of 3");
     await expect(out).toContainText("slot_4: wheat (medium)");
   });
@@ -79,8 +46,8 @@ test.describe("forms for Pydantic schemas", () => {
   test("draw: a discriminated union sets its tag, a tuple, an enum by $ref, Literal numbers, Optional[Model]", async ({
     page,
   }) => {
-    await startEpisode(page, "canvas");
-    const form = await pickTool(page, "draw");
+    const episode = await startEpisode(page, "canvas");
+    const form = await episode.pickTool("draw");
     await combo(form, "shape").selectOption({ label: "kind = rect" });
     await form.getByLabel("shape corner x").fill("1");
     await form.getByLabel("shape corner y").fill("2");
@@ -92,7 +59,7 @@ test.describe("forms for Pydantic schemas", () => {
     await form.getByLabel("anchor x").fill("5");
     await form.getByLabel("anchor y").fill("6");
     await form.getByRole("button", { name: "Call draw" }).click();
-    const out = await accepted(page, 1, "draw");
+    const out = await episode.accepted(1, "draw");
     await expect(out).toContainText("shape: rect");
     await expect(out).toContainText("size: 3 × 4");
     await expect(out).toContainText("colour: blue");
@@ -107,16 +74,16 @@ test.describe("forms for Pydantic schemas", () => {
     await form.getByRole("radio", { name: "anchor none" }).check();
     await form.getByLabel("label").fill("a circle");
     await form.getByRole("button", { name: "Call draw" }).click();
-    const out2 = await accepted(page, 2, "draw");
+    const out2 = await episode.accepted(2, "draw");
     await expect(out2).toContainText("shape: circle");
     await expect(out2).toContainText("label: a circle");
     await expect(out2).toContainText("anchor: None");
-    await expect(step(page, 2, "draw")).toContainText("+3.14");
+    await expect(episode.step(2, "draw")).toContainText("+3.14");
   });
 
   test("order: an array of models, a set, an optional pattern string", async ({ page }) => {
-    await startEpisode(page, "canvas");
-    const form = await pickTool(page, "order");
+    const episode = await startEpisode(page, "canvas");
+    const form = await episode.pickTool("order");
     await form.getByLabel("items #1 sku").fill("A-1");
     await form.getByLabel("items #1 qty").fill("2");
     await form.getByLabel("items #1 gift").check();
@@ -137,7 +104,7 @@ test.describe("forms for Pydantic schemas", () => {
     await form.getByLabel("coupon").fill("SAVE10");
     await expect(form.getByText("must match ^[A-Z0-9]{4,10}$")).toHaveCount(0);
     await form.getByRole("button", { name: "Call order" }).click();
-    const out = await accepted(page, 1, "order");
+    const out = await episode.accepted(1, "order");
     await expect(out.getByRole("table")).toContainText("A-1");
     await expect(out.getByRole("table")).toContainText("B-2");
     await expect(out).toContainText("Coupon: SAVE10");
@@ -145,8 +112,8 @@ test.describe("forms for Pydantic schemas", () => {
   });
 
   test("dispatch: a map as key/value rows", async ({ page }) => {
-    await startEpisode(page, "canvas");
-    const form = await pickTool(page, "dispatch");
+    const episode = await startEpisode(page, "canvas");
+    const form = await episode.pickTool("dispatch");
     await form.getByRole("button", { name: "Add entry to units" }).click();
     await form.getByLabel("units #1 key").fill("g1");
     await form.getByLabel("units #1 value").fill("100");
@@ -156,25 +123,25 @@ test.describe("forms for Pydantic schemas", () => {
     await form.getByRole("button", { name: "Add entry to units" }).click();
     await form.getByRole("button", { name: "Remove units #3" }).click();
     await expect(form.getByLabel("units #3 key")).toHaveCount(0);
-    const input = await sentInput(page, "dispatch", () =>
+    const input = await episode.sentInput("dispatch", () =>
       form.getByRole("button", { name: "Call dispatch" }).click(),
     );
     expect(input).toEqual({ units: { g1: 100, g2: 20 } });
-    const out = await accepted(page, 1, "dispatch");
+    const out = await episode.accepted(1, "dispatch");
     await expect(out).toContainText("g1");
     await expect(out).toContainText("g2");
   });
 
   test("tree: a recursive model", async ({ page }) => {
-    await startEpisode(page, "canvas");
-    const form = await pickTool(page, "tree");
+    const episode = await startEpisode(page, "canvas");
+    const form = await episode.pickTool("tree");
     await form.getByLabel("root name").fill("top");
     await form.getByRole("button", { name: "Add item to root children" }).click();
     await form.getByLabel("root children #1 name").fill("kid");
     await form.getByRole("button", { name: "Add item to root children #1 children" }).click();
     await form.getByLabel("root children #1 children #1 name").fill("grandkid");
     await form.getByRole("button", { name: "Call tree" }).click();
-    const out = await accepted(page, 1, "tree");
+    const out = await episode.accepted(1, "tree");
     await expect(out).toContainText("3 nodes");
     await expect(out).toContainText("└── grandkid");
   });
@@ -182,17 +149,17 @@ test.describe("forms for Pydantic schemas", () => {
   test("empty and null schemas take no input: one Call button, in the picker, the panel and the Tools tab", async ({
     page,
   }) => {
-    await startEpisode(page, "farmplanner");
+    const episode = await startEpisode(page, "farmplanner");
     for (const tool of ["view_state", "observe"]) {
       await expect(page.getByRole("radio", { name: tool, exact: true }).locator("..")).toContainText(
         "no input",
       );
-      const panel = await pickTool(page, tool);
+      const panel = await episode.pickTool(tool);
       await expect(panel).toContainText("This tool takes no input.");
       await expect(panel.getByRole("tab")).toHaveCount(0);
     }
     await page.getByRole("button", { name: "Call observe" }).click();
-    await accepted(page, 1, "observe");
+    await episode.accepted(1, "observe");
     await page.goto("/s/py/e/canvas?tab=tools");
     await expect(page.getByRole("region", { name: "null_input" })).toContainText("This tool takes no input.");
     await page.goto("/s/py/e/farmplanner?tab=tools");
@@ -213,8 +180,8 @@ test.describe("form behaviour", () => {
   test("errors: after leaving a typed field or a call attempt, only where reached, cleared when valid", async ({
     page,
   }) => {
-    await startEpisode(page, "coffeeshop");
-    const form = await pickTool(page, "buy");
+    const episode = await startEpisode(page, "coffeeshop");
+    const form = await episode.pickTool("buy");
     const item = form.getByLabel("item_id");
     const qty = form.getByLabel("quantity");
     await item.click();
@@ -234,14 +201,14 @@ test.describe("form behaviour", () => {
     await item.fill("espresso");
     await expect(form.getByText("is required")).toHaveCount(0);
     await form.getByRole("button", { name: "Call buy" }).click();
-    await accepted(page, 1, "buy");
+    await episode.accepted(1, "buy");
   });
 
   test("an error that appears on leaving a field does not move a button away from the click", async ({
     page,
   }) => {
-    await startEpisode(page, "canvas");
-    const form = await pickTool(page, "order");
+    const episode = await startEpisode(page, "canvas");
+    const form = await episode.pickTool("order");
     await form.getByLabel("items #1 qty").fill("0");
     // The click blurs qty (its error "must be >= 1" appears above the button) and still lands.
     await form.getByRole("button", { name: "Add item to tags" }).click();
@@ -255,12 +222,12 @@ test.describe("form behaviour", () => {
     await expect(form.getByLabel("items #1 qty")).toBeFocused();
     await form.getByLabel("items #1 qty").fill("1");
     await form.getByRole("button", { name: "Call order" }).click();
-    await accepted(page, 1, "order");
+    await episode.accepted(1, "order");
   });
 
   test("a checkbox click is never lost after a Form/JSON switch and sibling edits", async ({ page }) => {
-    await startEpisode(page, "canvas");
-    const form = await pickTool(page, "order");
+    const episode = await startEpisode(page, "canvas");
+    const form = await episode.pickTool("order");
     await form.getByLabel("items #1 sku").fill("A");
     await form.getByLabel("items #1 qty").fill("1");
     await form.getByLabel("vip").check();
@@ -282,15 +249,15 @@ test.describe("form behaviour", () => {
     await expect(editor).toContainText('"gift": true');
     await form.getByRole("tab", { name: "Form" }).click();
     await form.getByRole("button", { name: "Call order" }).click();
-    const out = await accepted(page, 1, "order");
+    const out = await episode.accepted(1, "order");
     await expect(out).toContainText("VIP: yes");
   });
 
   test("Enter never calls (a new line in free text); Ctrl+Enter calls from a field and from the JSON editor", async ({
     page,
   }) => {
-    await startEpisode(page, "triagedesk");
-    const form = await pickTool(page, "handoff");
+    const episode = await startEpisode(page, "triagedesk");
+    const form = await episode.pickTool("handoff");
     await form.getByLabel("patient_id").fill("P1");
     await combo(form, "disposition").selectOption("admit");
     const notes = form.getByLabel("notes");
@@ -300,23 +267,23 @@ test.describe("form behaviour", () => {
     await page.keyboard.type("no allergies");
     await expect(notes).toHaveValue("stable\nno allergies");
     await expect(page.getByText("No steps yet.")).toBeVisible();
-    const input = await sentInput(page, "handoff", () => page.keyboard.press("Control+Enter"));
+    const input = await episode.sentInput("handoff", () => page.keyboard.press("Control+Enter"));
     expect(input).toEqual({ patient_id: "P1", disposition: "admit", notes: "stable\nno allergies" });
-    await accepted(page, 1, "handoff");
+    await episode.accepted(1, "handoff");
     // From the JSON editor.
     await form.getByRole("tab", { name: "JSON" }).click();
     const editor = form.getByLabel("Input JSON of handoff");
     await editor.fill('{"patient_id": "P2", "disposition": "discharge", "notes": "ok"}');
     await editor.press("Control+Enter");
-    const out = await accepted(page, 2, "handoff");
+    const out = await episode.accepted(2, "handoff");
     await expect(out).toContainText("P2");
   });
 
   test("a one-line field: Enter confirms and changes nothing; whitespace is flagged; a field switches to several lines", async ({
     page,
   }) => {
-    await startEpisode(page, "triagedesk");
-    const form = await pickTool(page, "handoff");
+    const episode = await startEpisode(page, "triagedesk");
+    const form = await episode.pickTool("handoff");
     const id = form.getByLabel("patient_id");
     await expect(id).toHaveJSProperty("tagName", "INPUT");
     await id.fill("case-17");
@@ -350,15 +317,15 @@ test.describe("form behaviour", () => {
     await expect(form.getByLabel("patient_id")).toHaveJSProperty("tagName", "INPUT");
     await combo(form, "disposition").selectOption("observe");
     await form.getByLabel("notes").fill("stable");
-    const input = await sentInput(page, "handoff", () => page.keyboard.press("Control+Enter"));
+    const input = await episode.sentInput("handoff", () => page.keyboard.press("Control+Enter"));
     expect(input).toEqual({ patient_id: "case-17", disposition: "observe", notes: "stable" });
   });
 
   test("a map: a new entry's key starts empty; a repeated key is an error on its entry, never renamed or sent", async ({
     page,
   }) => {
-    await startEpisode(page, "canvas");
-    const form = await pickTool(page, "dispatch");
+    const episode = await startEpisode(page, "canvas");
+    const form = await episode.pickTool("dispatch");
     const calls: string[] = [];
     page.on("request", (r) => {
       if (r.method() === "POST" && r.url().endsWith("/call")) calls.push(r.postData() ?? "");
@@ -382,7 +349,7 @@ test.describe("form behaviour", () => {
     await expect(form.getByLabel("Input JSON of dispatch")).not.toContainText("g1-1");
     await form.getByRole("tab", { name: "Form" }).click();
     await form.getByLabel("units #2 key").fill("g2");
-    const input = await sentInput(page, "dispatch", () =>
+    const input = await episode.sentInput("dispatch", () =>
       form.getByRole("button", { name: "Call dispatch" }).click(),
     );
     expect(input).toEqual({ units: { g1: 100, g2: 20 } });
@@ -391,8 +358,8 @@ test.describe("form behaviour", () => {
   test("the JSON tab names keys the form cannot show, and refuses additionalProperties: false keys as typed", async ({
     page,
   }) => {
-    await startEpisode(page, "canvas");
-    const form = await pickTool(page, "dispatch");
+    const episode = await startEpisode(page, "canvas");
+    const form = await episode.pickTool("dispatch");
     await form.getByRole("tab", { name: "JSON" }).click();
     const editor = form.getByLabel("Input JSON of dispatch");
     const status = form.locator('[id$="-json-status"]');
@@ -404,7 +371,7 @@ test.describe("form behaviour", () => {
     await expect(status).toContainText("mode");
     await expect(page.getByText("No steps yet.")).toBeVisible();
     // A model without additionalProperties: a key the form has no field for is named, kept and sent.
-    const buy = await pickTool(page, "order");
+    const buy = await episode.pickTool("order");
     await buy.getByRole("tab", { name: "JSON" }).click();
     await buy.getByLabel("Input JSON of order").fill('{"items": [{"sku": "A-1", "qty": 1, "note": "x"}]}');
     await expect(buy.locator('[id$="-json-status"]')).toContainText(
@@ -415,15 +382,15 @@ test.describe("form behaviour", () => {
   });
 
   test("one-line fields: Enter does nothing", async ({ page }) => {
-    await startEpisode(page, "coffeeshop");
-    const form = await pickTool(page, "buy");
+    const episode = await startEpisode(page, "coffeeshop");
+    const form = await episode.pickTool("buy");
     await form.getByLabel("item_id").fill("espresso");
     await form.getByLabel("quantity").fill("3");
     await form.getByLabel("quantity").press("Enter");
     await expect(page.getByText("No steps yet.")).toBeVisible();
     await expect(form.getByLabel("quantity")).toHaveValue("3");
     await form.getByLabel("quantity").press("Control+Enter");
-    await accepted(page, 1, "buy");
+    await episode.accepted(1, "buy");
   });
 });
 
@@ -438,8 +405,8 @@ test.describe("the JSON editor", () => {
     });
     const hasEditor = async () =>
       (await Promise.all(scripts.map((s) => s.body))).some((b) => b.includes("cm-lintRange"));
-    await startEpisode(page, "canvas");
-    const form = await pickTool(page, "draw");
+    const episode = await startEpisode(page, "canvas");
+    const form = await episode.pickTool("draw");
     expect(await hasEditor()).toBe(false); // not in the page's scripts, nor in the form's
     const before = scripts.length;
     await form.getByRole("tab", { name: "JSON" }).click();
@@ -505,8 +472,8 @@ test.describe("the JSON editor", () => {
 test("a whole episode through forms only: farmplanner train/0 to finished, with its rewards", async ({
   page,
 }) => {
-  await startEpisode(page, "farmplanner");
-  const form = await pickTool(page, "plan");
+  const episode = await startEpisode(page, "farmplanner");
+  const form = await episode.pickTool("plan");
   for (let n = 1; n <= 3; n++) {
     for (const slot of ["slot_1", "slot_2", "slot_3", "slot_4"]) {
       // The input is remembered between calls: fill only what is empty.
@@ -517,11 +484,11 @@ test("a whole episode through forms only: farmplanner train/0 to finished, with 
       }
     }
     await form.getByRole("button", { name: "Call plan" }).click();
-    const out = await accepted(page, n, "plan");
+    const out = await episode.accepted(n, "plan");
     await expect(out).toContainText(`step: ${n} of 3`);
-    await expect(step(page, n, "plan")).toContainText("+1.6");
+    await expect(episode.step(n, "plan")).toContainText("+1.6");
   }
-  await expect(step(page, 3, "plan").getByText("finished", { exact: true })).toBeVisible();
+  await expect(episode.step(3, "plan").getByText("finished", { exact: true })).toBeVisible();
   await expect(page.getByRole("status").filter({ hasText: "Episode finished" })).toBeVisible();
   const table = page.getByRole("table", { name: "Reward per step" });
   await expect(table.getByRole("row")).toHaveCount(4);

@@ -13,6 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { expect, type Page, test } from "@playwright/test";
 import { echoModule } from "../tests/fixtures/echo-env-module";
+import { EpisodePage } from "./pages/episode";
 
 let dir = "";
 let file = "";
@@ -58,9 +59,7 @@ test.afterAll(async () => {
 
 /** Opens a new episode of echo on task `index` and waits for its prompt. */
 async function startEpisode(page: Page, index: number, prompt: string): Promise<void> {
-  await page.goto(`${base}/s/local/e/echo/episode/new?split=train&task=${index}`);
-  await page.getByRole("button", { name: "Start episode" }).click();
-  await expect(page).toHaveURL(/\/s\/local\/e\/echo\/episode\/(?!new)[^/?]+$/);
+  await EpisodePage.start(page, { env: "echo", index, base });
   await expect(page.getByText(prompt)).toBeVisible();
 }
 

@@ -7,41 +7,22 @@
 // it). Locators by role and label; no fixed sleeps.
 import { expect, type Page, test } from "@playwright/test";
 import type { Trajectory } from "@/lib/episodes/schema";
-
-const MODEL_PORT = Number(process.env.E2E_MODEL_PORT ?? 8197);
-const FIXTURE = `http://127.0.0.1:${MODEL_PORT}`;
-
-/** Makes every answer of the model fixture wait `delayMs` (0: at once). */
-async function modelDelay(delayMs: number) {
-  const res = await fetch(`${FIXTURE}/__fixture/fail`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ failures: [], delayMs }),
-  });
-  expect(res.ok).toBe(true);
-}
-
-function step(page: Page, n: number, tool: string) {
-  return page.getByRole("article", { name: `Step ${n}: ${tool}` });
-}
+import { EpisodePage } from "./pages/episode";
+import { MODEL_FIXTURE, modelDelay, resetModelFixture } from "./pages/runs";
 
 function controls(page: Page) {
   return page.getByRole("region", { name: "Model at the controls" });
 }
 
-test.afterEach(async () => {
-  await fetch(`${FIXTURE}/__fixture/reset`, { method: "POST" });
-});
+test.afterEach(resetModelFixture);
 
 test("a model at the controls: step, edit, reject, take over, play, pause, play to the end", async ({
   page,
   baseURL,
 }) => {
   // guess, test split, task 16: the hidden number is 100 (bisection needs a few turns).
-  await page.goto("/s/local/e/guess/episode/new?split=test&task=16");
-  await page.getByRole("button", { name: "Start episode" }).click();
-  await expect(page).toHaveURL(/\/s\/local\/e\/guess\/episode\/(?!new)[^/?]+$/);
-  const sid = decodeURIComponent(new URL(page.url()).pathname.split("/").pop()!);
+  const episode = await EpisodePage.start(page, { env: "guess", split: "test", index: 16 });
+  const sid = episode.sid;
 
   const panel = controls(page);
   await expect(panel.getByLabel("Model endpoint")).toHaveValue("fixture");
@@ -60,7 +41,7 @@ test("a model at the controls: step, edit, reject, take over, play, pause, play 
   // Edited in the tool's form, then sent: the step records that the model proposed it.
   await call.getByLabel("number").fill("40");
   await call.getByRole("button", { name: "Call guess" }).click();
-  const first = step(page, 1, "guess");
+  const first = episode.step(1, "guess");
   await expect(first.getByRole("region", { name: "Output of step 1" })).toHaveText(/higher/);
   await expect(first).toContainText('{"number":40}');
   const note = first.getByRole("note", { name: "Chosen by model oracle, turn 1" });
@@ -80,7 +61,7 @@ test("a model at the controls: step, edit, reject, take over, play, pause, play 
   await page.getByRole("radio", { name: "guess", exact: true }).click();
   await page.getByRole("region", { name: "Call guess" }).getByLabel("number").fill("45");
   await page.keyboard.press("Control+Enter");
-  const second = step(page, 2, "guess");
+  const second = episode.step(2, "guess");
   await expect(second.getByRole("region", { name: "Output of step 2" })).toHaveText(/higher/);
   await expect(second.getByRole("note")).toHaveCount(0);
 
@@ -88,7 +69,7 @@ test("a model at the controls: step, edit, reject, take over, play, pause, play 
   await modelDelay(800);
   await panel.getByRole("button", { name: "Play", exact: true }).click();
   await expect(panel.getByText(/^Playing: turn \d+ of at most 30/)).toBeVisible();
-  await expect(step(page, 3, "guess")).toBeVisible();
+  await expect(episode.step(3, "guess")).toBeVisible();
   await panel.getByRole("button", { name: "Pause", exact: true }).click();
   await expect(panel.getByText("Paused.")).toBeVisible();
   await expect(panel.getByRole("button", { name: "Play", exact: true })).toBeEnabled();
@@ -128,9 +109,7 @@ test("a model at the controls: step, edit, reject, take over, play, pause, play 
 });
 
 test("the model answering without a call says so, and sends nothing", async ({ page }) => {
-  await page.goto("/s/local/e/math/episode/new?split=test&task=0");
-  await page.getByRole("button", { name: "Start episode" }).click();
-  await expect(page).toHaveURL(/\/s\/local\/e\/math\/episode\/(?!new)[^/?]+$/);
+  await EpisodePage.start(page, { env: "math", split: "test", index: 0 });
   const panel = controls(page);
   await panel.getByLabel("Model id").fill("chatty");
   await panel.getByRole("button", { name: "Step", exact: true }).click();
@@ -140,7 +119,7 @@ test("the model answering without a call says so, and sends nothing", async ({ p
   );
   await expect(page.getByRole("article", { name: /^Step 1:/ })).toHaveCount(0);
   // An endpoint that fails says why (the model-turn API's 502), and the page stays usable.
-  await fetch(`${FIXTURE}/__fixture/fail`, {
+  await fetch(`${MODEL_FIXTURE}/__fixture/fail`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ failures: [{ status: 400 }] }),

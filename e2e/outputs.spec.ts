@@ -4,12 +4,8 @@
 // block switches between Markdown and Raw by keyboard and keeps that choice, metadata shows, and
 // rewards of every sign and size (and none) read the same everywhere.
 import { expect, type Locator, type Page, test } from "@playwright/test";
+import { TrajectoryPage } from "./pages/trajectory";
 import { relayClient, trajectoryOf } from "./trajectories-helpers";
-
-const steps = (page: Page) => page.getByRole("navigation", { name: "Steps" }).getByRole("button");
-
-/** The step shown in the detail pane. */
-const stepDetail = (page: Page, n: number) => page.getByRole("article", { name: `Step ${n}`, exact: true });
 
 /** The value of a term in a step's facts (Reward, Cumulative, Finished, ...). */
 function fact(step: Locator, term: string): Locator {
@@ -22,14 +18,6 @@ function fact(step: Locator, term: string): Locator {
         .filter({ hasText: new RegExp(`^${term}$`) }),
     })
     .getByRole("definition");
-}
-
-async function openStep(page: Page, n: number) {
-  await steps(page)
-    .nth(n - 1)
-    .click();
-  await expect(stepDetail(page, n)).toBeVisible();
-  return stepDetail(page, n);
 }
 
 const beans = { crop: "beans", level: "high" };
@@ -60,11 +48,11 @@ test("farm outputs: plain lines stay lines, aligned tables monospace, Markdown a
   await ors.delete(sid);
   const t = await trajectoryOf(baseURL!, "py", sid, 6);
 
-  await page.goto(`/trajectories/${t.id}`);
-  await expect(steps(page)).toHaveCount(6);
+  const trajectory = await TrajectoryPage.open(page, t.id);
+  await expect(trajectory.steps).toHaveCount(6);
 
   // One fact per line stays one per line; no Markdown, no table; Raw is the view.
-  let step = await openStep(page, 1);
+  let step = await trajectory.openStep(1);
   let observation = step.getByRole("region", { name: "Observation" });
   await expect(observation).toContainText("profit: 220");
   expect(await observation.innerText()).toContain(
@@ -87,7 +75,7 @@ test("farm outputs: plain lines stay lines, aligned tables monospace, Markdown a
   await expect(step.getByRole("region", { name: "Metadata JSON" })).toContainText("water_left");
 
   // Emoji lines: separate lines; no reward reads "no reward"; no metadata, no Metadata section.
-  step = await openStep(page, 2);
+  step = await trajectory.openStep(2);
   observation = step.getByRole("region", { name: "Observation" });
   await expect(observation).toContainText("sensor 3 (water tank)");
   expect(await observation.innerText()).toMatch(
@@ -98,7 +86,7 @@ test("farm outputs: plain lines stay lines, aligned tables monospace, Markdown a
   await expect(step.getByRole("region", { name: "Metadata", exact: true })).toHaveCount(0);
 
   // An indented, aligned table keeps its spaces, in a monospace font, and is no HTML table.
-  step = await openStep(page, 3);
+  step = await trajectory.openStep(3);
   observation = step.getByRole("region", { name: "Observation" });
   const pre = observation.locator("pre");
   await expect(pre).toContainText("Farm state (world 1, step 1 of 3)");
@@ -109,7 +97,7 @@ test("farm outputs: plain lines stay lines, aligned tables monospace, Markdown a
   await expect(observation.getByRole("table")).toHaveCount(0);
 
   // Markdown renders: a real table; the switch goes to Raw and back by keyboard.
-  step = await openStep(page, 4);
+  step = await trajectory.openStep(4);
   observation = step.getByRole("region", { name: "Observation" });
   const markdown = observation.getByRole("radio", { name: "Markdown" });
   const raw = observation.getByRole("radio", { name: "Raw" });
@@ -135,9 +123,9 @@ test("farm outputs: plain lines stay lines, aligned tables monospace, Markdown a
     "| step | slot_1 | slot_2 | slot_3 | slot_4 | profit | reward |",
   );
   // The choice is kept per block while the page lives: away to step 1 (still Raw there) and back.
-  step = await openStep(page, 1);
+  step = await trajectory.openStep(1);
   await expect(step.getByRole("radio", { name: "Raw" })).toBeChecked();
-  step = await openStep(page, 4);
+  step = await trajectory.openStep(4);
   observation = step.getByRole("region", { name: "Observation" });
   await expect(observation.getByRole("radio", { name: "Raw" })).toBeChecked();
   await expect(observation.getByRole("table")).toHaveCount(0);
@@ -153,13 +141,13 @@ test("farm outputs: plain lines stay lines, aligned tables monospace, Markdown a
   ).toBeHidden();
 
   // A negative reward; the cumulative sum without float noise (2.2 - 0.6 is 1.6000000000000003).
-  step = await openStep(page, 5);
+  step = await trajectory.openStep(5);
   await expect(fact(step, "Reward")).toHaveText("-0.6");
   await expect(fact(step, "Cumulative")).toHaveText("1.6");
   await expect(page.getByTestId("total-reward")).toHaveText("1.6");
 
   // A result over 4 KB: every row on its own line, monospace; its metadata.
-  step = await openStep(page, 6);
+  step = await trajectory.openStep(6);
   observation = step.getByRole("region", { name: "Observation" });
   await expect(observation.locator("pre")).toContainText("Legend: . dry soil, ~ wet soil");
   const survey = await observation.locator("pre").innerText();
@@ -187,8 +175,8 @@ test("rewards of every sign and size read the same in the step list, the step an
   await ors.delete(sid);
   const t = await trajectoryOf(baseURL!, "py", sid, 6);
 
-  await page.goto(`/trajectories/${t.id}`);
-  await expect(steps(page)).toHaveCount(6);
+  const trajectory = await TrajectoryPage.open(page, t.id);
+  await expect(trajectory.steps).toHaveCount(6);
   const expected = [
     ["+0.1", "0.1"],
     ["+0.2", "0.3"],
@@ -199,10 +187,10 @@ test("rewards of every sign and size read the same in the step list, the step an
   ];
   for (const [i, [reward, cumulative]] of expected.entries()) {
     // The step list: "reward / cumulative".
-    await expect(steps(page).nth(i)).toContainText(
+    await expect(trajectory.steps.nth(i)).toContainText(
       `${reward}${reward === "—" ? "no reward" : ""} / ${cumulative}`,
     );
-    const step = await openStep(page, i + 1);
+    const step = await trajectory.openStep(i + 1);
     await expect(fact(step, "Reward")).toContainText(reward!);
     await expect(fact(step, "Cumulative")).toHaveText(cumulative!);
   }
@@ -211,10 +199,10 @@ test("rewards of every sign and size read the same in the step list, the step an
   await expect(page.getByTestId("total-reward")).toHaveAttribute("title", "1500000.1");
 
   // The receipt is Markdown: its table renders; the plain steps show none.
-  const order = await openStep(page, 6);
+  const order = await trajectory.openStep(6);
   await expect(order.getByRole("region", { name: "Observation" }).getByRole("table")).toHaveCount(1);
   await expect(order.getByRole("heading", { name: "Order receipt 🧾" })).toBeVisible();
-  const draw = await openStep(page, 1);
+  const draw = await trajectory.openStep(1);
   await expect(draw.getByRole("region", { name: "Observation" }).getByRole("table")).toHaveCount(0);
   await expect(draw.getByRole("region", { name: "Metadata", exact: true })).toContainText("colour");
 });

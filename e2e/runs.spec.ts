@@ -4,33 +4,11 @@
 // figures, histogram, a task cell opening its trajectory and back, exports); compare two runs (the
 // tasks gained and lost); cancel and resume; the runs list and the model endpoints (never a key).
 // Locators by role and label; no fixed sleeps.
-import { expect, type Page, test } from "@playwright/test";
+import { expect, test } from "@playwright/test";
+import { EnvironmentPage } from "./pages/environment";
+import { MODEL_FIXTURE, modelDelay, RunPage, RunsPage, resetModelFixture } from "./pages/runs";
 
-const MODEL_PORT = Number(process.env.E2E_MODEL_PORT ?? 8197);
-const FIXTURE = `http://127.0.0.1:${MODEL_PORT}`;
-
-async function modelDelay(delayMs: number) {
-  const res = await fetch(`${FIXTURE}/__fixture/fail`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ failures: [], delayMs }),
-  });
-  expect(res.ok).toBe(true);
-}
-
-test.afterEach(async () => {
-  await fetch(`${FIXTURE}/__fixture/reset`, { method: "POST" });
-});
-
-/** A figure of a card's list of terms (`Success rate` → its value). */
-function figure(page: Page, card: string, term: string) {
-  return page
-    .getByRole("heading", { name: card, exact: true })
-    .locator("xpath=ancestor::div[contains(@class,'rounded-lg')][1]")
-    .locator("dl > div")
-    .filter({ has: page.locator("dt", { hasText: new RegExp(`^${term}$`, "i") }) })
-    .locator("dd");
-}
+test.afterEach(resetModelFixture);
 
 /** Starts a run through the API (what the UI posts), returning its id. */
 async function startRun(baseURL: string, model: string, tasks: string, extra: Record<string, unknown> = {}) {
@@ -64,8 +42,8 @@ async function waitDone(baseURL: string, id: string) {
 test("start a run from an environment's page, watch it live, read its results, open an episode and come back", async ({
   page,
 }) => {
-  await page.goto("/s/local/e/math");
-  await page.getByRole("link", { name: "Start a run" }).click();
+  const env = await EnvironmentPage.open(page, "local", "math");
+  await env.startRunLink.click();
   await expect(page).toHaveURL(/\/runs\/new\?server=local&env=math/);
   await expect(page.getByRole("heading", { level: 1, name: "Start a run" })).toBeVisible();
   await expect(page.getByLabel("Environment")).toHaveValue("math");
@@ -92,15 +70,16 @@ test("start a run from an environment's page, watch it live, read its results, o
   await expect(page).toHaveURL(/\/runs\/[A-Za-z0-9_-]+$/);
   const runUrl = page.url();
   const id = new URL(runUrl).pathname.split("/").pop()!;
-  await expect(page.getByLabel("Status: Running")).toBeVisible();
+  const run = new RunPage(page);
+  await expect(run.status("Running")).toBeVisible();
   await expect(page.getByRole("button", { name: "Cancel run" })).toBeVisible();
-  const done = figure(page, "Progress", "Done");
+  const done = run.figure("Progress", "Done");
   const seen = new Set<string>();
   await expect
     .poll(
       async () => {
         seen.add((await done.textContent()) ?? "");
-        return page.getByLabel("Status: Done").count();
+        return run.status("Done").count();
       },
       { timeout: 30_000, intervals: [100] },
     )
@@ -113,12 +92,12 @@ test("start a run from an environment's page, watch it live, read its results, o
   );
 
   // The summary.
-  await expect(figure(page, "Summary", "Success rate")).toHaveText("100%");
-  await expect(figure(page, "Summary", "Mean reward")).toHaveText("1");
-  await expect(figure(page, "Summary", "Tasks")).toHaveText("10");
+  await expect(run.figure("Summary", "Success rate")).toHaveText("100%");
+  await expect(run.figure("Summary", "Mean reward")).toHaveText("1");
+  await expect(run.figure("Summary", "Tasks")).toHaveText("10");
   await expect(page.getByRole("list", { name: "pass@k" })).toHaveText(/pass@1\s*100%\s*pass@2\s*100%/);
-  await expect(figure(page, "Summary", "Tokens per episode")).toHaveText(/^\d+ in · \d+ out$/);
-  await expect(figure(page, "Summary", "Turns")).toHaveText("1 · 1 · 1 · 1");
+  await expect(run.figure("Summary", "Tokens per episode")).toHaveText(/^\d+ in · \d+ out$/);
+  await expect(run.figure("Summary", "Turns")).toHaveText("1 · 1 · 1 · 1");
   await expect(page.getByRole("figure", { name: "Reward histogram" })).toBeVisible();
   await page.getByText("As a table").click();
   await expect(page.getByRole("figure", { name: "Reward histogram" }).getByRole("row").last()).toHaveText(
@@ -158,9 +137,9 @@ test("compare two runs: the tasks B gained, and lost once swapped", async ({ pag
   await waitDone(baseURL!, a);
   await waitDone(baseURL!, b);
 
-  await page.goto("/runs");
-  await page.getByRole("checkbox", { name: `Select run ${a} to compare` }).check();
-  await page.getByRole("checkbox", { name: `Select run ${b} to compare` }).check();
+  const list = await RunsPage.open(page);
+  await list.selectToCompare(a).check();
+  await list.selectToCompare(b).check();
   await page.getByRole("link", { name: "Compare selected" }).click();
   await expect(page).toHaveURL(`/runs/compare?a=${a}&b=${b}`);
   const gained = page.getByRole("list", { name: "Gained (5)" });
@@ -181,24 +160,24 @@ test("compare two runs: the tasks B gained, and lost once swapped", async ({ pag
 test("cancel a run, then resume it: only the missing episodes are played", async ({ page, baseURL }) => {
   await modelDelay(500);
   const id = await startRun(baseURL!, "oracle", "0-19", { concurrency: 1 });
-  await page.goto(`/runs/${id}`);
-  await expect(page.getByLabel("Status: Running")).toBeVisible();
-  const done = figure(page, "Progress", "Done");
+  const run = await RunPage.open(page, id);
+  await expect(run.status("Running")).toBeVisible();
+  const done = run.figure("Progress", "Done");
   await expect
     .poll(async () => Number(await done.textContent()), { timeout: 20_000 })
     .toBeGreaterThanOrEqual(2);
   await page.getByRole("button", { name: "Cancel run" }).click();
-  await expect(page.getByLabel("Status: Cancelled")).toBeVisible();
+  await expect(run.status("Cancelled")).toBeVisible();
   await expect(page.getByRole("button", { name: "Cancel run" })).toHaveCount(0);
   const played = Number(await done.textContent());
   expect(played).toBeLessThan(20);
-  await expect(figure(page, "Progress", "To play")).toHaveText(String(20 - played));
+  await expect(run.figure("Progress", "To play")).toHaveText(String(20 - played));
 
   await modelDelay(0);
   await page.getByRole("button", { name: "Resume" }).click();
-  await expect(page.getByLabel("Status: Done")).toBeVisible({ timeout: 30_000 });
+  await expect(run.status("Done")).toBeVisible({ timeout: 30_000 });
   await expect(done).toHaveText("20");
-  await expect(figure(page, "Summary", "Success rate")).toHaveText("100%");
+  await expect(run.figure("Summary", "Success rate")).toHaveText("100%");
   await expect(page.getByRole("button", { name: "Resume" })).toHaveCount(0);
   // Every task was played once: the tasks done before the cancel were not played again.
   const r = (await (await fetch(`${baseURL}/api/trajectories?run=${id}&limit=100`)).json()) as {
@@ -213,17 +192,15 @@ test("the runs list shows each run's figures, and the model endpoints without th
 }) => {
   const id = await startRun(baseURL!, "wrong", "0-1");
   await waitDone(baseURL!, id);
-  await page.goto("/runs");
-  const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: `Run ${id}` }) });
+  const list = await RunsPage.open(page);
+  const row = list.row(id);
   await expect(row).toContainText("Done");
   await expect(row).toContainText("local / math / test");
   await expect(row).toContainText("model wrong at fixture");
   await expect(row).toContainText("2/2");
   await expect(row).toContainText("0%");
-  const models = page.getByRole("table", { name: "Model endpoints" });
-  await expect(models.getByRole("row", { name: /fixture/ })).toContainText(
-    `http://127.0.0.1:${MODEL_PORT}/v1`,
-  );
+  const models = list.modelEndpoints;
+  await expect(models.getByRole("row", { name: /fixture/ })).toContainText(`${MODEL_FIXTURE}/v1`);
   await expect(models.getByRole("row", { name: /fixture/ })).toContainText("set");
   await expect(page.locator("body")).not.toContainText("e2e-fixture-key");
   await page.getByLabel("Status", { exact: true }).selectOption("failed");

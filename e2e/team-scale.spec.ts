@@ -9,12 +9,13 @@ import { once } from "node:events";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { expect, type Page, test } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import {
   ensurePostgresBinaries,
   type PostgresCluster,
   startPostgresCluster,
 } from "../tests/support/postgres";
+import { TrajectoryPage } from "./pages/trajectory";
 
 // The access token of both replicas: pages and APIs need it (sent as a bearer or the token cookie).
 const TOKEN = "team-scale-e2e-token";
@@ -91,8 +92,6 @@ function relay(base: string, server: string) {
   };
 }
 
-const steps = (page: Page) => page.getByRole("navigation", { name: "Steps" }).getByRole("button");
-
 const binaries = ensurePostgresBinaries();
 test.skip(!binaries.ok, `no PostgreSQL: ${binaries.ok ? "" : binaries.reason}`);
 
@@ -144,14 +143,14 @@ test("a page on replica B shows live the episode a script plays through replica 
 
   // Each call through A shows on B's page as it is made, without a reload.
   await ors.call("dice", sid, "echo", { text: "made on A" });
-  await expect(steps(page)).toHaveCount(1);
+  await expect(new TrajectoryPage(page).steps).toHaveCount(1);
   await expect(page.getByText("echo: made on A")).toBeVisible();
   await ors.call("dice", sid, "stop", {});
-  await expect(steps(page)).toHaveCount(2);
+  await expect(new TrajectoryPage(page).steps).toHaveCount(2);
   await expect(page.getByLabel("End reason: Finished")).toBeVisible();
 
   await page.reload();
-  await expect(steps(page)).toHaveCount(2);
+  await expect(new TrajectoryPage(page).steps).toHaveCount(2);
   expect(existsSync(path.join(dir, "a"))).toBe(false);
   expect(existsSync(path.join(dir, "b"))).toBe(false);
 });

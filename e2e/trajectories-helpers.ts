@@ -96,7 +96,7 @@ export function tempDataDir(): string {
  * shouts it with reward 0.5. `stop` is the same in both. Switching the version between recording
  * and replay is "the environment changed since it was recorded".
  */
-export async function startVariantServer(port: number) {
+export async function startVariantServer(port = 0) {
   const behaviour = { version: "a" as "a" | "b" };
   const say = defineTool({
     description: "Say something back",

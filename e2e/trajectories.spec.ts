@@ -3,7 +3,8 @@
 // non-deterministic `dice` steps; replay shows what changed in an environment; compare; export →
 // import round trip.
 import fs from "node:fs";
-import { expect, type Page, test } from "@playwright/test";
+import { expect, test } from "@playwright/test";
+import { TrajectoryPage } from "./pages/trajectory";
 import {
   relayClient,
   startNext,
@@ -13,9 +14,6 @@ import {
 } from "./trajectories-helpers";
 
 const RESTART_PORT = Number(process.env.E2E_TRAJ_RESTART_PORT ?? 8560);
-const VARIANT_PORT = Number(process.env.E2E_TRAJ_VARIANT_PORT ?? 8561);
-
-const steps = (page: Page) => page.getByRole("navigation", { name: "Steps" }).getByRole("button");
 
 test("an episode run by an outside client is watched live, and kept after a reload", async ({
   page,
@@ -38,15 +36,15 @@ test("an episode run by an outside client is watched live, and kept after a relo
 
   // Steps appear as the outside client makes them, without a reload.
   await ors.callTool("dice", sid, { name: "echo", input: { text: "live one" } });
-  await expect(steps(page)).toHaveCount(1);
+  await expect(new TrajectoryPage(page).steps).toHaveCount(1);
   await expect(page.getByText("echo: live one")).toBeVisible();
   await ors.callTool("dice", sid, { name: "stop", input: {} });
-  await expect(steps(page)).toHaveCount(2);
+  await expect(new TrajectoryPage(page).steps).toHaveCount(2);
   await expect(page.getByLabel("End reason: Finished")).toBeVisible();
   await ors.delete(sid);
 
   await page.reload();
-  await expect(steps(page)).toHaveCount(2);
+  await expect(new TrajectoryPage(page).steps).toHaveCount(2);
   await expect(page.getByLabel("End reason: Finished")).toBeVisible();
   await expect(page.getByTestId("total-reward")).toHaveText("0");
 
@@ -131,18 +129,18 @@ test("fork at a step of a dice episode flags the non-deterministic steps", async
 
   await result.getByRole("link", { name: "View the fork" }).click();
   await expect(page.getByText(/fork of/)).toBeVisible();
-  await expect(steps(page)).toHaveCount(2);
-  await steps(page).first().click();
+  await expect(new TrajectoryPage(page).steps).toHaveCount(2);
+  await new TrajectoryPage(page).steps.first().click();
   await expect(page.getByText(/differs from original: observation, reward/)).toBeVisible();
   await page.keyboard.press("j");
   await expect(page.getByText("replayed, same")).toBeVisible();
   // The forked session is live: it continues by hand (here: by the client) and is recorded.
   await relayClient(baseURL!, "local").callTool("dice", forkSid, { name: "stop", input: {} });
-  await expect(steps(page)).toHaveCount(3);
+  await expect(new TrajectoryPage(page).steps).toHaveCount(3);
 });
 
 test("replay against a changed environment shows a step-aligned diff", async ({ page, baseURL }) => {
-  const variant = await startVariantServer(VARIANT_PORT);
+  const variant = await startVariantServer();
   const name = "variant";
   await fetch(`${baseURL}/api/servers/${name}`, { method: "DELETE" });
   const added = await fetch(`${baseURL}/api/servers`, {
@@ -321,7 +319,7 @@ test("a call after the episode finished: marked in the chart, not counted, and n
   );
   await expect(page.getByText("after the end (not counted)")).toBeVisible();
   await expect(chart.locator("g[data-after-end]")).toHaveCount(1);
-  await expect(steps(page).nth(2)).toContainText("(after end)");
+  await expect(new TrajectoryPage(page).steps.nth(2)).toContainText("(after end)");
   // Not offered at a step after the end, with the reason; offered (and working) at the last step.
   const fork = page.getByRole("button", { name: /^Fork at step/ });
   await expect(fork).toHaveText("Fork at step 3");

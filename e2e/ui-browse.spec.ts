@@ -1,6 +1,7 @@
 // UI e2e: browsing servers, environments, tools and tasks, against the real
 // built-in host and a second ORS server process reached through the relay. Locators by role/label.
 import { expect, type Page, test } from "@playwright/test";
+import { EnvironmentPage } from "./pages/environment";
 
 const SECOND_PORT = Number(process.env.E2E_SECOND_PORT ?? 8199);
 
@@ -46,15 +47,15 @@ test.describe("browse", () => {
   });
 
   test("keyboard: arrow keys move the selected task", async ({ page }) => {
-    await page.goto("/s/local/e/math?tab=tasks&split=train&task=10");
-    const row = page.getByRole("button", { name: "Task 10", exact: true });
+    const env = await EnvironmentPage.open(page, "local", "math", { tab: "tasks", split: "train", task: 10 });
+    const row = env.taskRow(10);
     await expect(row).toHaveAttribute("aria-current", "true");
-    await expect(page.getByRole("region", { name: "Task 10 JSON" })).toBeVisible();
+    await expect(env.taskJson(10)).toBeVisible();
     await row.focus();
     await page.keyboard.press("ArrowDown");
-    await expect(page.getByRole("button", { name: "Task 11", exact: true })).toBeFocused();
+    await expect(env.taskRow(11)).toBeFocused();
     await expect(page).toHaveURL(/task=11/);
-    await expect(page.getByRole("region", { name: "Task 11 JSON" })).toBeVisible();
+    await expect(env.taskJson(11)).toBeVisible();
   });
 
   test("a deep link to env/split/task reopens the view", async ({ page }) => {

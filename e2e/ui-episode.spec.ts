@@ -4,10 +4,12 @@
 // blocks a bad call; a reload that reopens the live episode and picks up an in-flight call.
 // Locators by role and label; no fixed sleeps. The Next server runs with ORS_PING_INTERVAL_MS=1000.
 import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { expect, type Page, test } from "@playwright/test";
+import { EnvironmentPage } from "./pages/environment";
+import { EpisodePage } from "./pages/episode";
 
 /** Episode e2e's own loopback port (the task's 8500–8549 range) for a stream-dropping proxy. */
-const DROP_PORT = Number(process.env.E2E_DROP_PORT ?? 8502);
 /** The second ORS server of the e2e config (the standalone host), behind the dropping proxy. */
 const SECOND_PORT = Number(process.env.E2E_SECOND_PORT ?? 8199);
 
@@ -15,7 +17,7 @@ const SECOND_PORT = Number(process.env.E2E_SECOND_PORT ?? 8199);
  * A loopback ORS server in front of the second server that cuts the first /call stream
  * (not a re-post with task_id) right after its task_id: the client must reconnect.
  */
-async function startDroppingProxy(target: string): Promise<{ close: () => Promise<void> }> {
+async function startDroppingProxy(target: string): Promise<{ url: string; close: () => Promise<void> }> {
   let dropped = false;
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -55,8 +57,9 @@ async function startDroppingProxy(target: string): Promise<{ close: () => Promis
     }
     res.end();
   });
-  await new Promise<void>((resolve) => server.listen(DROP_PORT, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -65,22 +68,22 @@ async function startDroppingProxy(target: string): Promise<{ close: () => Promis
   };
 }
 
-async function startEpisode(page: Page, env: string, split = "train", index = 0) {
-  await page.goto(`/s/local/e/${env}/episode/new?split=${split}&task=${index}`);
-  await expect(page.getByRole("heading", { level: 1, name: "Start an episode" })).toBeVisible();
-  await page.getByRole("button", { name: "Start episode" }).click();
-  await expect(page).toHaveURL(new RegExp(`/s/local/e/${env}/episode/(?!new)[^/?]+$`));
-  await expect(page.getByText("Cumulative reward")).toBeVisible();
-}
-
-function step(page: Page, n: number, tool: string) {
-  return page.getByRole("article", { name: `Step ${n}: ${tool}` });
+/** Starts an episode of `env` on the built-in host; resolves once it shows its reward. */
+async function startEpisode(page: Page, env: string, split = "train", index = 0): Promise<EpisodePage> {
+  const episode = await EpisodePage.start(page, { env, split, index });
+  await expect(episode.cumulativeReward).toBeVisible();
+  return episode;
 }
 
 test.describe("run an episode", () => {
   test("browse → task → start → nested form → call → streamed result → end", async ({ page }) => {
-    await page.goto("/s/local/e/schemas?tab=tasks&split=train&task=0");
-    await page.getByRole("link", { name: "Start episode", exact: true }).click();
+    const episode = new EpisodePage(page);
+    const env = await EnvironmentPage.open(page, "local", "schemas", {
+      tab: "tasks",
+      split: "train",
+      task: 0,
+    });
+    await env.startEpisodeLink.click();
     await expect(page).toHaveURL(/\/s\/local\/e\/schemas\/episode\/new\?split=train&task=0$/);
     await expect(page.getByRole("region", { name: "Task train/0" })).toContainText("id");
     await page.getByRole("button", { name: "Start episode" }).click();
@@ -104,7 +107,7 @@ test.describe("run an episode", () => {
     await form.getByRole("tab", { name: "Form" }).click();
     await form.getByRole("button", { name: "Call nested" }).click();
 
-    const s1 = step(page, 1, "nested");
+    const s1 = episode.step(1, "nested");
     await expect(s1.getByText("ok", { exact: true })).toBeVisible();
     await expect(s1.getByRole("region", { name: "Output of step 1" })).toContainText(
       "Groceries — owner Ada, 1 item(s), urgent.",
@@ -125,7 +128,7 @@ test.describe("run an episode", () => {
   });
 
   test("a multi-step episode (guess) runs to finished with rewards", async ({ page }) => {
-    await startEpisode(page, "guess", "train", 3);
+    const episode = await startEpisode(page, "guess", "train", 3);
     await page.getByRole("radio", { name: "guess", exact: true }).click();
     const number = page.getByLabel("number");
     let lo = 1;
@@ -135,7 +138,7 @@ test.describe("run an episode", () => {
       const g = Math.floor((lo + hi) / 2);
       await number.fill(String(g));
       await page.keyboard.press("Control+Enter");
-      const card = step(page, n + 1, "guess");
+      const card = episode.step(n + 1, "guess");
       const output = card.getByRole("region", { name: `Output of step ${n + 1}` });
       await expect(output).toHaveText(/higher|lower|correct/i);
       const text = ((await output.textContent()) ?? "").toLowerCase();
@@ -144,7 +147,7 @@ test.describe("run an episode", () => {
       else hi = g - 1;
     }
     await expect(page.getByRole("status").filter({ hasText: "Episode finished" })).toBeVisible();
-    await expect(step(page, n + 1, "guess").getByText("finished", { exact: true })).toBeVisible();
+    await expect(episode.step(n + 1, "guess").getByText("finished", { exact: true })).toBeVisible();
     const table = page.getByRole("table", { name: "Reward per step" });
     await expect(table.getByRole("row")).toHaveCount(n + 2);
     const finalReward = Math.max(0, Math.round((1 - n / 10) * 100) / 100);
@@ -156,13 +159,13 @@ test.describe("run an episode", () => {
   });
 
   test("an image observation (paint) renders as a data: URL", async ({ page }) => {
-    await startEpisode(page, "paint");
+    const episode = await startEpisode(page, "paint");
     const promptImage = page.getByRole("img", { name: /png observation/ }).first();
     await expect(promptImage).toHaveAttribute("src", /^data:image\/png;base64,/);
     await page.getByLabel("shape").selectOption({ label: "square" });
     await page.getByLabel("color").fill("#00aa00");
     await page.getByRole("button", { name: "Call draw" }).click();
-    const out = step(page, 1, "draw").getByRole("region", { name: "Output of step 1" });
+    const out = episode.step(1, "draw").getByRole("region", { name: "Output of step 1" });
     const img = out.getByRole("img");
     await expect(img).toHaveAttribute("src", /^data:image\/png;base64,/);
     await expect
@@ -171,11 +174,11 @@ test.describe("run an episode", () => {
   });
 
   test("a slow tool shows keep-alive pings while it runs, then its result", async ({ page }) => {
-    await startEpisode(page, "slow");
+    const episode = await startEpisode(page, "slow");
     await page.getByRole("radio", { name: "wait" }).click();
     await page.getByLabel("seconds").fill("3");
     await page.getByRole("button", { name: "Call wait" }).click();
-    const card = step(page, 1, "wait");
+    const card = episode.step(1, "wait");
     await expect(card.getByText("running", { exact: true })).toBeVisible();
     await expect(card.getByRole("timer")).toContainText(/running \d/);
     const log = card.getByRole("list", { name: "Stream of step 1" });
@@ -187,7 +190,7 @@ test.describe("run an episode", () => {
   });
 
   test("validation errors block a bad call; invalid JSON never clobbers the form", async ({ page }) => {
-    await startEpisode(page, "paint");
+    const episode = await startEpisode(page, "paint");
     let calls = 0;
     page.on("request", (r) => {
       if (r.url().endsWith("/paint/call")) calls++;
@@ -212,22 +215,22 @@ test.describe("run an episode", () => {
     // Fixed, the call goes through.
     await page.getByLabel("color").fill("#ff0000");
     await page.getByRole("button", { name: "Call draw" }).click();
-    await expect(step(page, 1, "draw").getByText("ok", { exact: true })).toBeVisible();
+    await expect(episode.step(1, "draw").getByText("ok", { exact: true })).toBeVisible();
     expect(calls).toBe(1);
   });
 
   test("a reload reopens the recorded episode; the call in flight goes on and its result arrives", async ({
     page,
   }) => {
-    await startEpisode(page, "slow");
+    const episode = await startEpisode(page, "slow");
     await page.getByRole("radio", { name: "fast" }).click();
     await page.getByRole("button", { name: "Call fast" }).click();
-    await expect(step(page, 1, "fast").getByText("ok", { exact: true })).toBeVisible();
+    await expect(episode.step(1, "fast").getByText("ok", { exact: true })).toBeVisible();
 
     await page.getByRole("radio", { name: "wait" }).click();
     await page.getByLabel("seconds").fill("4");
     await page.getByRole("button", { name: "Call wait" }).click();
-    const running = step(page, 2, "wait");
+    const running = episode.step(2, "wait");
     // Once the server has given the call its task_id, reload in the middle of it.
     await expect(running.getByRole("list", { name: "Stream of step 2" })).toContainText("task_id");
     const url = page.url();
@@ -237,9 +240,9 @@ test.describe("run an episode", () => {
     });
     await page.reload();
     await expect(page).toHaveURL(url);
-    await expect(step(page, 1, "fast").getByText("ok", { exact: true })).toBeVisible();
+    await expect(episode.step(1, "fast").getByText("ok", { exact: true })).toBeVisible();
     // The call was never dropped: the relay went on reading it and the record shows it running...
-    const again = step(page, 2, "wait");
+    const again = episode.step(2, "wait");
     await expect(again.getByText("running", { exact: true })).toBeVisible();
     // ...then its result, with the call's true latency (from its start, before the reload).
     await expect(again.getByText("ok", { exact: true })).toBeVisible({ timeout: 20_000 });
@@ -252,7 +255,7 @@ test.describe("run an episode", () => {
     await expect(page.getByLabel("seconds")).toHaveValue("4");
     // ?step=N deep-links a step.
     await page.goto(`${url}?step=1`);
-    await expect(step(page, 1, "fast")).toBeInViewport();
+    await expect(episode.step(1, "fast")).toBeInViewport();
   });
 
   test("a hand-written task_spec: validated as typed, started, finished, restarted with the same spec", async ({
@@ -326,13 +329,11 @@ test.describe("run an episode", () => {
     const task = await (
       await page.request.post("/api/servers/second/math/task", { data: { split: "test", index: 5 } })
     ).json();
-    await page.goto("/s/second/e/math/episode/new?split=test&task=5");
-    await page.getByRole("button", { name: "Start episode" }).click();
-    await expect(page).toHaveURL(/\/s\/second\/e\/math\/episode\/(?!new)[^/?]+$/);
+    const episode = await EpisodePage.start(page, { server: "second", env: "math", split: "test", index: 5 });
     await expect(page.getByRole("region", { name: "Prompt" })).toContainText(task.task.question);
     await page.getByLabel("answer").fill(task.task.answer);
     await page.keyboard.press("Control+Enter");
-    await expect(step(page, 1, "submit").getByRole("region", { name: "Output of step 1" })).toContainText(
+    await expect(episode.step(1, "submit").getByRole("region", { name: "Output of step 1" })).toContainText(
       "Correct!",
     );
     await expect(page.getByRole("status").filter({ hasText: "Episode finished" })).toBeVisible();
@@ -378,16 +379,14 @@ test.describe("run an episode", () => {
       await page.request.delete("/api/servers/dropper", { headers: origin }).catch(() => undefined);
       const added = await page.request.post("/api/servers", {
         headers: origin,
-        data: { name: "dropper", url: `http://127.0.0.1:${DROP_PORT}` },
+        data: { name: "dropper", url: proxy.url },
       });
       expect(added.ok()).toBe(true);
-      await page.goto("/s/dropper/e/slow/episode/new?split=train&task=0");
-      await page.getByRole("button", { name: "Start episode" }).click();
-      await expect(page).toHaveURL(/\/s\/dropper\/e\/slow\/episode\/(?!new)[^/?]+$/);
+      const episode = await EpisodePage.start(page, { server: "dropper", env: "slow" });
       await page.getByRole("radio", { name: "wait" }).click();
       await page.getByLabel("seconds").fill("2");
       await page.getByRole("button", { name: "Call wait" }).click();
-      const card = step(page, 1, "wait");
+      const card = episode.step(1, "wait");
       await expect(card.getByText("ok", { exact: true })).toBeVisible({ timeout: 20_000 });
       // The relay continued the same step when this tab's client re-posted with the task_id...
       await expect(card.getByText("picked up by task_id")).toBeVisible();

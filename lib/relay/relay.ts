@@ -4,7 +4,7 @@
 // episode's steps and its protocol log. One core (`serve`) and two thin ways in (./io.ts): a fetch
 // Request (Next's route, in-process clients) and node:http (the server entry's fast path).
 import { AGENT_HEADER, decodeAnnotation, RUN_HEADER, STEP_HEADER } from "@/lib/episodes/annotations";
-import { describeNetworkError } from "@/lib/ors/client/errors";
+import { describeNetworkError } from "@/lib/ors/protocol/network-error";
 import "server-only";
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";

@@ -6,7 +6,7 @@
 // the browser (GET /api/models lists names and base URLs).
 import "server-only";
 import { type Env, processEnv } from "@/lib/config";
-import { describeNetworkError, isUnreachableError } from "@/lib/ors/client/errors";
+import { describeNetworkError, isUnreachableError } from "@/lib/ors/protocol/network-error";
 import { checkServerUrl } from "@/lib/registry";
 import { createPinnedFetch } from "@/lib/security/pinned-fetch";
 

@@ -67,7 +67,7 @@ describe("ors-playground", () => {
   });
 
   it("says clearly when there is no production build to start", async () => {
-    const r = await run([BIN, "--port", "8763"], {
+    const r = await run([BIN, "--port", "0"], {
       cwd: os.tmpdir(),
       env: { NEXT_DIST_DIR: ".next-missing" },
     });

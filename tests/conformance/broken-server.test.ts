@@ -9,8 +9,6 @@ import { createOrsHandler, type OrsHandler } from "@/lib/ors/host";
 import { proxyToHandler, startHttpServer } from "../relay/helpers";
 import { brokenHandler, notPassing, owners, result } from "./helpers";
 
-const PORT = 8706;
-
 describe("conformance check of a broken server", () => {
   let host: OrsHandler;
   let server: Awaited<ReturnType<typeof startHttpServer>>;
@@ -19,7 +17,7 @@ describe("conformance check of a broken server", () => {
   beforeAll(async () => {
     host = createOrsHandler(builtinEnvironments, { pingIntervalMs: 300, idleTimeoutMs: 1_000 });
     const broken = brokenHandler(host);
-    server = await startHttpServer(PORT, (req, res) => {
+    server = await startHttpServer(0, (req, res) => {
       proxyToHandler(broken, req, res).catch(() => res.destroy());
     });
     report = await runConformanceCheck({

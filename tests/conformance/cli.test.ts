@@ -13,8 +13,6 @@ import { captureIo, runScript } from "../cli/helpers";
 import { handlerFetch, proxyToHandler, startHttpServer } from "../relay/helpers";
 import { brokenHandler, CHECK_IDS, openRewardHandler, reportShape, result } from "./helpers";
 
-const BROKEN_PORT = 8709;
-
 describe("check command: options", () => {
   it("parses every option", () => {
     const parsed = parseCheckArgs(
@@ -171,7 +169,7 @@ describe("check command: runs", () => {
       ),
     );
     const handler = brokenHandler(host);
-    broken = await startHttpServer(BROKEN_PORT, (req, res) => {
+    broken = await startHttpServer(0, (req, res) => {
       proxyToHandler(handler, req, res).catch(() => res.destroy());
     });
   });

@@ -21,8 +21,6 @@ const OWN_HOST_FINDINGS = [
   ),
 ];
 
-const SERVE_PORT = 8705;
-
 describe("conformance check of our host, in process", () => {
   let handler: OrsHandler;
   beforeAll(() => {
@@ -134,7 +132,7 @@ describe("conformance check of our host with API keys", () => {
 describe("conformance check of our host, a real scripts/serve.ts process", () => {
   let server: SpawnedServer;
   beforeAll(async () => {
-    server = await spawnOrsServer(SERVE_PORT, { ORS_PING_INTERVAL_MS: "300", ORS_IDLE_TIMEOUT_MS: "1000" });
+    server = await spawnOrsServer(0, { ORS_PING_INTERVAL_MS: "300", ORS_IDLE_TIMEOUT_MS: "1000" });
   });
   afterAll(() => server?.stop());
 

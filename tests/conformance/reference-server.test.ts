@@ -12,15 +12,12 @@ import { captureIo } from "../cli/helpers";
 import { type RunningReferenceServer, startReferenceServer } from "../fixtures/reference-server/spawn";
 import { notPassing, owners, reportShape, result } from "./helpers";
 
-const PORT = 8707;
-const PORT_ALL_FIELDS = 8708;
-
 describe("conformance check of the reference-shaped server", () => {
   let ref: RunningReferenceServer;
   let report: ConformanceReport;
 
   beforeAll(async () => {
-    ref = await startReferenceServer({ port: PORT, pingMs: 300, idleMs: 1_000, reaperMs: 200, setupMs: 300 });
+    ref = await startReferenceServer({ pingMs: 300, idleMs: 1_000, reaperMs: 200, setupMs: 300 });
     report = await runConformanceCheck({ baseUrl: ref.url, idleTimeoutMs: 1_000, idleGraceMs: 1_000 });
   }, 90_000);
   afterAll(() => ref?.stop());
@@ -151,7 +148,7 @@ describe("conformance check of the reference-shaped server", () => {
 describe("the check command on the reference-shaped server with every extra field", () => {
   let ref: RunningReferenceServer;
   beforeAll(async () => {
-    ref = await startReferenceServer({ port: PORT_ALL_FIELDS, pingMs: 300, extraFields: "all" });
+    ref = await startReferenceServer({ pingMs: 300, extraFields: "all" });
   }, 60_000);
   afterAll(() => ref?.stop());
 

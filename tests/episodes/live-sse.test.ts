@@ -1,6 +1,6 @@
 // The live feeds' SSE answers (lib/episodes/live-sse.ts) with subscribers that do not read: they
 // are dropped once a bounded amount is queued for them (in process, and over a real socket that
-// never reads), while subscribers that read keep getting every event. Port 8735.
+// never reads), while subscribers that read keep getting every event.
 import { connect } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { createLiveFeeds, type LiveEvent, type LiveFeeds } from "@/lib/episodes/live";
@@ -8,8 +8,8 @@ import { liveSseResponse } from "@/lib/episodes/live-sse";
 import type { StepEvent } from "@/lib/episodes/schema";
 import { readSseFrames } from "@/lib/ors/protocol";
 import { serveFetchHandler } from "../relay/helpers";
+import { waitUntil } from "../support/wait";
 
-const PORT = 8735;
 const KB = 1024;
 
 /** Live feeds that count their subscribers. */
@@ -50,7 +50,7 @@ describe("live feeds drop subscribers that do not read", () => {
       first: async () => [{ event: "snapshot", data: { id: "t1" } }],
       queueLimitBytes: 256 * KB,
     });
-    await new Promise((r) => setTimeout(r, 10)); // the snapshot is sent
+    await waitUntil("the snapshot sent and the feed subscribed", () => live.subscribers() === 1);
     expect(live.subscribers()).toBe(1);
     for (let i = 0; i < 200; i++) live.publish(frame("t1", i, 16 * KB)); // 3.2 MB published
     expect(live.subscribers()).toBe(0);
@@ -69,7 +69,7 @@ describe("live feeds drop subscribers that do not read", () => {
       first: async () => [],
       queueLimitBytes: 256 * KB,
     });
-    await new Promise((r) => setTimeout(r, 10));
+    await waitUntil("the second reader subscribed", () => live.subscribers() === 1);
     for (let i = 0; i < 40; i++) live.publish(frame("t1", i, 16 * KB));
     for await (const f of readSseFrames(again.body!)) frames.push(f);
     expect(frames.at(-1)).toMatchObject({ kind: "event", event: "error" });
@@ -92,7 +92,7 @@ describe("live feeds drop subscribers that do not read", () => {
         if (f.kind === "event" && f.event === "frame") seen.push((JSON.parse(f.data) as { n: number }).n);
       return seen;
     });
-    await new Promise((r) => setTimeout(r, 10));
+    await waitUntil("three subscribers", () => live.subscribers() === 3);
     expect(live.subscribers()).toBe(3);
     // 2000 events of 4 KB (8 MB), published while the readers read.
     for (let i = 0; i < 2000; i++) {
@@ -108,17 +108,16 @@ describe("live feeds drop subscribers that do not read", () => {
 
   it("over HTTP, a client socket that never reads is dropped and memory stays bounded", async () => {
     const live = countedFeeds();
-    const server = await serveFetchHandler(PORT, async (req) =>
+    const server = await serveFetchHandler(0, async (req) =>
       liveSseResponse(req, live, null, { first: async () => [], queueLimitBytes: 4 * 1024 * KB }),
     );
     closers.push(server.close);
     // A raw client that sends its request and then never reads a byte.
-    const socket = connect(PORT, "127.0.0.1");
+    const socket = connect(Number(new URL(server.url).port), "127.0.0.1");
     socket.pause();
     await new Promise<void>((r) => socket.once("connect", () => r()));
     socket.write("GET /api/trajectories/live/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
-    const deadline = Date.now() + 5_000;
-    while (live.subscribers() === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await waitUntil("the socket's request subscribed", () => live.subscribers() > 0, { timeoutMs: 5_000 });
     expect(live.subscribers()).toBe(1);
 
     const base = process.memoryUsage().rss;

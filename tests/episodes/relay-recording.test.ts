@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Recorder } from "@/lib/episodes/recorder";
 import type { TrajectoryStore } from "@/lib/episodes/store/types";
 import { createOrsClient, type OrsClient } from "@/lib/ors/client";
+import { waitUntil } from "../support/wait";
 import { tempDir } from "./helpers";
 
 type Handler = (
@@ -209,13 +210,12 @@ describe("episodes through the relay are recorded", () => {
     await expect(call).rejects.toThrow();
     expect(taskId).not.toBe("");
     // Nobody is reading any more, yet the step completes with the server's result.
-    let t = await recorded(sid);
-    for (let i = 0; i < 50 && t?.steps[0]?.ok == null; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      t = await recorded(sid);
-    }
-    expect(t!.steps).toHaveLength(1);
-    expect(t!.steps[0]).toMatchObject({ ok: true, task_id: taskId, metadata: { seconds: 0.4 } });
-    expect(t!.steps[0]!.latency_ms).toBeGreaterThanOrEqual(400);
+    const t = await waitUntil("the step completed", async () => {
+      const now = await recorded(sid);
+      return now?.steps[0]?.ok != null && now;
+    });
+    expect(t.steps).toHaveLength(1);
+    expect(t.steps[0]).toMatchObject({ ok: true, task_id: taskId, metadata: { seconds: 0.4 } });
+    expect(t.steps[0]!.latency_ms).toBeGreaterThanOrEqual(400);
   });
 });

@@ -3,6 +3,7 @@
 // run answers its result.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Playground } from "@/lib/playground";
+import { waitUntil } from "../support/wait";
 import { step, tempDir, trajectory } from "./helpers";
 
 type Handler = (req: Request, ctx: { params: Promise<{ id: string }> }) => Promise<Response>;
@@ -52,24 +53,33 @@ function post(handler: Handler, id: string, body: unknown, signal?: AbortSignal)
 
 /** Resolves once the host has no open session (the run's session deleted), or fails after 5 s. */
 async function noSessionsLeft(): Promise<void> {
-  const until = Date.now() + 5_000;
-  while (playground.host.host.sessionCount > 0) {
-    if (Date.now() > until) throw new Error(`${playground.host.host.sessionCount} session(s) still open`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitUntil("no session left open", () => playground.host.host.sessionCount === 0, 5_000);
+}
+
+/**
+ * Resolves once slow-episode's second call (the minute-long one) runs on the host: its first call
+ * (a quick one) has left its result kept, and a call runs. Fails after 5 s.
+ */
+async function inTheLongCall(keptBefore: number): Promise<void> {
+  await waitUntil(
+    "the minute-long call running on the host",
+    () => {
+      const stats = playground.host.host.stats();
+      return stats.runsRunning === 1 && stats.resultsKept > keptBefore;
+    },
+    5_000,
+  );
 }
 
 describe("fork and replay follow their request", () => {
   it("a replay whose page goes away mid-call stops at once and deletes its session", async () => {
     const abort = new AbortController();
     const started = Date.now();
+    const kept = playground.host.host.stats().resultsKept;
     const answer = post(replay, "slow-episode", {}, abort.signal);
     // Wait until the replay is inside the minute-long call, then leave.
-    const until = Date.now() + 5_000;
-    while (playground.host.host.sessionCount === 0 && Date.now() < until)
-      await new Promise((r) => setTimeout(r, 20));
+    await inTheLongCall(kept);
     expect(playground.host.host.sessionCount).toBe(1);
-    await new Promise((r) => setTimeout(r, 300));
     abort.abort();
     const res = await answer;
     expect(res.status).toBe(499);
@@ -79,11 +89,9 @@ describe("fork and replay follow their request", () => {
 
   it("a fork whose page goes away does not leave the forked session open", async () => {
     const abort = new AbortController();
+    const kept = playground.host.host.stats().resultsKept;
     const answer = post(fork, "slow-episode", { step: 2 }, abort.signal);
-    const until = Date.now() + 5_000;
-    while (playground.host.host.sessionCount === 0 && Date.now() < until)
-      await new Promise((r) => setTimeout(r, 20));
-    await new Promise((r) => setTimeout(r, 300));
+    await inTheLongCall(kept);
     abort.abort();
     expect((await answer).status).toBe(499);
     await noSessionsLeft();

@@ -3,6 +3,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createServerRegistry, type FetchHandler, type ServerRegistry } from "@/lib/registry";
@@ -64,18 +65,24 @@ export interface SpawnedServer {
   stop(): Promise<void>;
 }
 
-/** Starts the standalone ORS server (`scripts/serve.ts`) on a loopback port; waits for /health. */
-export async function spawnOrsServer(port: number, env: Record<string, string> = {}): Promise<SpawnedServer> {
+/**
+ * Starts the standalone ORS server (`scripts/serve.ts`, with `args` after its own) on a loopback
+ * port (0, the default: a free one the system picks) and resolves once it says where it listens.
+ */
+export async function spawnOrsServer(
+  port = 0,
+  env: Record<string, string> = {},
+  args: string[] = [],
+): Promise<SpawnedServer> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "scripts/serve.ts", "--port", String(port), "--host", "127.0.0.1"],
-    { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"], detached: true },
+    ["--import", "tsx", "scripts/serve.ts", "--port", String(port), "--host", "127.0.0.1", ...args],
+    { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true },
   );
   let err = "";
   child.stderr?.on("data", (d: Buffer) => {
     err += d.toString();
   });
-  const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise<void>((r) => child.once("exit", () => r()));
@@ -92,22 +99,62 @@ export async function spawnOrsServer(port: number, env: Record<string, string> =
     await exited;
     clearTimeout(t);
   };
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`ORS server on ${port} exited: ${err}`);
-    try {
-      const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(1000) });
-      if (res.ok) return { url, child, stderr: () => err, stop };
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
+  try {
+    const url = await lineMatch(child, /ORS host listening on (http:\/\/\S+)/, 60_000, () => err);
+    return { url, child, stderr: () => err, stop };
+  } catch (e) {
+    await stop();
+    throw e;
   }
-  await stop();
-  throw new Error(`ORS server on ${port} did not come up: ${err}`);
 }
 
-/** A tiny node:http server on a loopback port (127.0.0.1 unless another loopback address is given). */
+/**
+ * The first capture of `re` in a child's stdout (read line by line; the rest of its output is
+ * drained so the child never blocks on a full pipe). Rejects when the child exits first or after
+ * `timeoutMs`, with its stderr.
+ */
+export function lineMatch(
+  child: ChildProcess,
+  re: RegExp,
+  timeoutMs: number,
+  stderr: () => string,
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let buffered = "";
+    const done = (fn: () => void) => {
+      clearTimeout(timer);
+      child.stdout!.off("data", onData);
+      child.off("exit", onExit);
+      child.stdout!.resume();
+      fn();
+    };
+    const onData = (d: Buffer) => {
+      buffered = (buffered + d.toString()).slice(-64 * 1024);
+      const m = re.exec(buffered);
+      if (m) done(() => resolve(m[1]!));
+    };
+    const onExit = (code: number | null) =>
+      done(() =>
+        reject(new Error(`${child.spawnargs.join(" ")} exited (${code}) before it listened: ${stderr()}`)),
+      );
+    const timer = setTimeout(
+      () =>
+        done(() =>
+          reject(
+            new Error(`${child.spawnargs.join(" ")} did not listen within ${timeoutMs} ms: ${stderr()}`),
+          ),
+        ),
+      timeoutMs,
+    );
+    child.stdout!.on("data", onData);
+    child.once("exit", onExit);
+  });
+}
+
+/**
+ * A tiny node:http server on a loopback port (127.0.0.1 unless another loopback address is given);
+ * port 0 lets the system pick a free one, and `url` says which.
+ */
 export async function startHttpServer(
   port: number,
   handle: (req: IncomingMessage, res: ServerResponse) => void,
@@ -119,7 +166,7 @@ export async function startHttpServer(
     server.listen(port, address, () => resolve());
   });
   return {
-    url: `http://${address}:${port}`,
+    url: `http://${address}:${(server.address() as AddressInfo).port}`,
     server,
     close: () =>
       new Promise<void>((r) => {
@@ -127,6 +174,16 @@ export async function startHttpServer(
         server.close(() => r());
       }),
   };
+}
+
+/**
+ * A loopback port nothing listens on (for a server that is down): one the system gave out free and
+ * took back. Nothing else is started on it in the test, and the system hands out others first.
+ */
+export async function unusedPort(): Promise<number> {
+  const probe = await startHttpServer(0, () => {});
+  await probe.close();
+  return Number(new URL(probe.url).port);
 }
 
 /** Reads a node request body. */
@@ -202,11 +259,8 @@ export function serveFetchHandler(port: number, handler: FetchHandler) {
   });
 }
 
-/** Starts the hostile test server (tests/fixtures/hostile-server) on a loopback port. */
-export async function spawnHostileServer(
-  port: number,
-  env: Record<string, string> = {},
-): Promise<SpawnedServer> {
+/** Starts the hostile test server (tests/fixtures/hostile-server) on a loopback port (0: a free one). */
+export async function spawnHostileServer(port = 0, env: Record<string, string> = {}): Promise<SpawnedServer> {
   const child = spawn(
     process.execPath,
     [path.join(REPO_ROOT, "tests/fixtures/hostile-server/server.mjs"), "--port", String(port)],
@@ -219,12 +273,9 @@ export async function spawnHostileServer(
   child.stderr?.on("data", (d: Buffer) => {
     err += d.toString();
   });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.once("data", () => resolve());
-    child.once("exit", (code) => reject(new Error(`hostile server exited (${code}): ${err}`)));
-  });
+  const url = await lineMatch(child, /listening on (http:\/\/\S+)/, 30_000, () => err);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     child,
     stderr: () => err,
     stop: async () => {

@@ -2,7 +2,7 @@
 // served over real HTTP, with the recorder on a real SQLite store: a huge JSON body, endless SSE,
 // endless frames, a line without a newline, garbage, a mid-stream close, a hang, headers then a
 // hang. Each gets a clear error, the recorded step says what happened, other requests keep being
-// answered meanwhile, and this process's memory stays bounded. Ports 8725-8727.
+// answered meanwhile, and this process's memory stays bounded. Free ports.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinEnvironments } from "@/envs";
 import { createLiveFeeds } from "@/lib/episodes/live";
@@ -20,8 +20,6 @@ import {
   type TestRelay,
 } from "./helpers";
 
-const HOSTILE = 8725;
-const APP = 8726;
 const MB = 1024 * 1024;
 const LIMITS = {
   maxJsonBytes: 8 * MB,
@@ -46,7 +44,7 @@ let sid: string;
 
 beforeAll(async () => {
   local = createOrsHandler(builtinEnvironments);
-  hostile = await spawnHostileServer(HOSTILE, { HOSTILE_JSON_MB: "300", HOSTILE_RESULT_KB: "1024" });
+  hostile = await spawnHostileServer(0, { HOSTILE_JSON_MB: "300", HOSTILE_RESULT_KB: "1024" });
   t = makeRelay(local, { hostile: hostile.url }, { timeoutMs: 1_000, limits: LIMITS });
   store = openStore({ dir: t.dataDir });
   recorder = createRecorder(store, {
@@ -55,7 +53,7 @@ beforeAll(async () => {
     sweepEveryMs: 0,
     maxStepBytes: 256 * 1024,
   });
-  app = await serveFetchHandler(APP, (req) => {
+  app = await serveFetchHandler(0, (req) => {
     const name = decodeURIComponent(new URL(req.url).pathname.split("/")[3] ?? "");
     return t.relay.handle(req, name, orsPathFromUrl(req.url, name));
   });

@@ -11,7 +11,6 @@ import { createOrsHandler, type OrsHandler } from "@/lib/ors/host";
 import { tempDir } from "../episodes/helpers";
 import { makeRelay, proxyToHandler, readBody, relayFetch, startHttpServer, type TestRelay } from "./helpers";
 
-const PORT = 8530;
 let host: OrsHandler;
 let proxy: Awaited<ReturnType<typeof startHttpServer>>;
 let t: TestRelay;
@@ -22,7 +21,7 @@ let drops = 0;
 beforeAll(async () => {
   host = createOrsHandler(builtinEnvironments);
   // In front of the host: the first /call stream (no task_id) is cut right after its task_id.
-  proxy = await startHttpServer(PORT, async (req, res) => {
+  proxy = await startHttpServer(0, async (req, res) => {
     const body = await readBody(req);
     const isFirstCall =
       req.url?.endsWith("/call") && !JSON.parse(body.toString() || "{}").task_id && drops === 0;

@@ -1,6 +1,6 @@
 // What the relay refuses before contacting anything (non-ORS paths and methods), how it catches
 // loops without trusting client headers, and that it connects to the address it checked (a
-// resolver that answers differently the second time, real loopback servers). Ports 8720-8724.
+// resolver that answers differently the second time, real loopback servers on free ports).
 import type { IncomingMessage } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinEnvironments } from "@/envs";
@@ -8,11 +8,6 @@ import { createOrsHandler, type OrsHandler } from "@/lib/ors/host";
 import { LOOP_HEADER, orsPathFromUrl, type Relay } from "@/lib/relay/relay";
 import { makeRelay, proxyToHandler, startHttpServer, type TestRelay } from "./helpers";
 
-const SPY = 8720;
-const APP_A = 8721;
-const APP_B = 8722;
-const PINNED = 8723;
-const APP_C = 8724;
 const APP = "http://app.test";
 
 let local: OrsHandler;
@@ -21,13 +16,19 @@ const closers: Array<() => Promise<void>> = [];
 const cleanups: Array<() => void> = [];
 /** Every request that reached the spy server: method and path. */
 const spied: string[] = [];
+/** Every request that reached the app serving `t.relay` (which its server `loopy` points back at). */
+const loopArrivals: IncomingMessage[] = [];
 
-/** Serves `/api/servers/<name>/...` of `relay` over real HTTP (the app's route, in small). */
-async function serveRelay(port: number, relay: Relay, arrivals: IncomingMessage[]) {
-  const app = await startHttpServer(port, (req, res) => {
+/**
+ * Serves `/api/servers/<name>/...` of a relay over real HTTP on a free port (the app's route, in
+ * small). The relay is asked for per request, so a relay whose registry names this app's own URL
+ * can be built once the URL is known.
+ */
+async function serveRelay(relay: () => Relay, arrivals: IncomingMessage[]) {
+  const app = await startHttpServer(0, (req, res) => {
     arrivals.push(req);
     const name = decodeURIComponent(req.url!.split("/")[3] ?? "");
-    void proxyToHandler((r) => relay.handle(r, name, orsPathFromUrl(r.url, name)), req, res);
+    void proxyToHandler((r) => relay().handle(r, name, orsPathFromUrl(r.url, name)), req, res);
   });
   closers.push(app.close);
   return app;
@@ -35,15 +36,16 @@ async function serveRelay(port: number, relay: Relay, arrivals: IncomingMessage[
 
 beforeAll(async () => {
   local = createOrsHandler(builtinEnvironments);
-  const spy = await startHttpServer(SPY, (req, res) => {
+  const spy = await startHttpServer(0, (req, res) => {
     spied.push(`${req.method} ${req.url}`);
     res.writeHead(200, { "content-type": "application/json" });
     res.end(req.method === "HEAD" ? undefined : JSON.stringify({ status: "ok" }));
   });
   closers.push(spy.close);
+  const loopApp = await serveRelay(() => t.relay, loopArrivals);
   t = makeRelay(local, {
     spy: spy.url,
-    loopy: `http://127.0.0.1:${APP_A}/api/servers/loopy`,
+    loopy: `${loopApp.url}/api/servers/loopy`,
   });
   cleanups.push(t.cleanup);
 });
@@ -156,8 +158,8 @@ describe("the relay forwards the ORS endpoint shapes and their methods only", ()
 
 describe("loop detection does not trust client headers", () => {
   it("a server that points back at this app's relay is refused (508) on the first loop", async () => {
-    const arrivals: IncomingMessage[] = [];
-    await serveRelay(APP_A, t.relay, arrivals);
+    const arrivals = loopArrivals;
+    arrivals.length = 0;
     const res = await relayRequest(t.relay, "/api/servers/loopy/health");
     expect(res.status).toBe(508);
     expect(await detailOf(res)).toMatch(/came back to the relay that sent it.*"loopy".*a loop/);
@@ -198,11 +200,13 @@ describe("loop detection does not trust client headers", () => {
   it("a loop through two apps is caught where it closes", async () => {
     const arrivalsA: IncomingMessage[] = [];
     const arrivalsB: IncomingMessage[] = [];
-    const a = makeRelay(local, { tob: `http://127.0.0.1:${APP_B}/api/servers/toa` });
-    const b = makeRelay(local, { toa: `http://127.0.0.1:${APP_C}/api/servers/tob` });
+    let a: TestRelay | undefined;
+    let b: TestRelay | undefined;
+    const appA = await serveRelay(() => a!.relay, arrivalsA);
+    const appB = await serveRelay(() => b!.relay, arrivalsB);
+    a = makeRelay(local, { tob: `${appB.url}/api/servers/toa` });
+    b = makeRelay(local, { toa: `${appA.url}/api/servers/tob` });
     cleanups.push(a.cleanup, b.cleanup);
-    await serveRelay(APP_C, a.relay, arrivalsA);
-    await serveRelay(APP_B, b.relay, arrivalsB);
     const res = await relayRequest(a.relay, "/api/servers/tob/health");
     expect(res.status).toBe(508);
     expect(await detailOf(res)).toMatch(/a loop/);
@@ -215,13 +219,15 @@ describe("loop detection does not trust client headers", () => {
 describe("the relay connects to the address it checked", () => {
   it("a name that resolves differently the second time: the connection follows the check", async () => {
     const hits: string[] = [];
-    const first = await startHttpServer(PINNED, (req, res) => {
+    const first = await startHttpServer(0, (req, res) => {
       hits.push(`127.0.0.1 ${req.headers.host}`);
       res.writeHead(200, { "content-type": "application/json" });
       res.end('{"status":"ok"}');
     });
+    // The same port on a second loopback address: one `host:port` that either address answers.
+    const PINNED = new URL(first.url).port;
     const second = await startHttpServer(
-      PINNED,
+      Number(PINNED),
       (req, res) => {
         hits.push(`127.0.0.2 ${req.headers.host}`);
         res.writeHead(200, { "content-type": "application/json" });

@@ -1,6 +1,6 @@
 // The relay in process (its fetch handler with plain Requests), mounted over the built-in host and
 // over a second, independent ORS server process (scripts/serve.ts) on loopback, plus tiny node:http
-// servers that redirect, serve HTML, never answer, or drop streams. Ports 8410-8429.
+// servers that redirect, serve HTML, never answer, or drop streams; every one on a free port.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinEnvironments } from "@/envs";
 import { type CallEvent, createOrsClient, OrsClientError, startKeepAlive } from "@/lib/ors/client";
@@ -17,16 +17,9 @@ import {
   spawnOrsServer,
   startHttpServer,
   type TestRelay,
+  unusedPort,
 } from "./helpers";
 
-const SECOND = 8410;
-const KEYED = 8411;
-const REDIRECT = 8412;
-const HTML = 8413;
-const SILENT = 8414;
-const DROP = 8415;
-const ELSEWHERE = 8416;
-const DOWN = 8429;
 const APP = "http://app.test";
 
 let local: OrsHandler;
@@ -35,32 +28,36 @@ let keyed: SpawnedServer;
 let t: TestRelay;
 const closers: Array<() => Promise<void>> = [];
 let dropNext = false;
+/** Ports nothing listens on: a redirect's target elsewhere, and a server that is down. */
+let ELSEWHERE: number;
+let DOWN: number;
 
 beforeAll(async () => {
   local = createOrsHandler(builtinEnvironments, { pingIntervalMs: 100 });
   [second, keyed] = await Promise.all([
-    spawnOrsServer(SECOND, { ORS_PING_INTERVAL_MS: "100" }),
-    spawnOrsServer(KEYED, { ORS_API_KEYS: "k-good,k-other" }),
+    spawnOrsServer(0, { ORS_PING_INTERVAL_MS: "100" }),
+    spawnOrsServer(0, { ORS_API_KEYS: "k-good,k-other" }),
   ]);
-  const redirect = await startHttpServer(REDIRECT, (req, res) => {
+  [ELSEWHERE, DOWN] = [await unusedPort(), await unusedPort()];
+  const redirect = await startHttpServer(0, (req, res) => {
     if (req.url === "/math/tools") {
       res.writeHead(308, { location: "/other/tools" });
     } else if (req.url === "/health") {
-      res.writeHead(307, { location: `http://127.0.0.1:${REDIRECT}/list_environments?x=1` });
+      res.writeHead(307, { location: `${redirect.url}/list_environments?x=1` });
     } else {
       res.writeHead(302, { location: `http://127.0.0.1:${ELSEWHERE}/health` });
     }
     res.end();
   });
-  const html = await startHttpServer(HTML, (_req, res) => {
+  const html = await startHttpServer(0, (_req, res) => {
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
     res.end("<!doctype html><html><body>Welcome to nginx!</body></html>");
   });
-  const silent = await startHttpServer(SILENT, () => {
+  const silent = await startHttpServer(0, () => {
     // accepts the connection and never answers
   });
   // Proxies to the built-in host; drops the socket once mid-call after the task_id when asked.
-  const drop = await startHttpServer(DROP, (req, res) => {
+  const drop = await startHttpServer(0, (req, res) => {
     if (!req.url?.endsWith("/call") || !dropNext) return void proxyToHandler(local, req, res);
     dropNext = false;
     let sawTaskId = false;
@@ -85,10 +82,10 @@ beforeAll(async () => {
       second: second.url,
       keyed: keyed.url,
       keyed2: keyed.url,
-      redir: `http://127.0.0.1:${REDIRECT}`,
-      html: `http://127.0.0.1:${HTML}`,
-      silent: `http://127.0.0.1:${SILENT}`,
-      drop: `http://127.0.0.1:${DROP}`,
+      redir: redirect.url,
+      html: html.url,
+      silent: silent.url,
+      drop: drop.url,
       down: `http://127.0.0.1:${DOWN}`,
       meta: "http://169.254.169.254",
       linklocal: "http://169.254.10.20:8080",

@@ -4,7 +4,6 @@
 // server recorded in the data folder the app reads. Usage mistakes in process.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import { createServer } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCommand } from "@/lib/cli/run-command";
@@ -12,21 +11,12 @@ import { openStore } from "@/lib/episodes/store/sqlite";
 import { captureIo } from "../cli/helpers";
 import { type RunningModelServer, startModelServer } from "../fixtures/model-server/spawn";
 import { type RunningReferenceServer, startReferenceServer } from "../fixtures/reference-server/spawn";
-import { type SpawnedServer, spawnOrsServer } from "../relay/helpers";
+import { type SpawnedServer, spawnOrsServer, unusedPort } from "../relay/helpers";
 import { FIXTURES, tempDir } from "./helpers";
 
 const REPO = path.resolve(__dirname, "../..");
 const BIN = path.join(REPO, "bin/ors-playground.mjs");
 const KEY = "sk-cli-test-51f0aa7e";
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 let host: SpawnedServer;
 let ref: RunningReferenceServer;
@@ -34,7 +24,7 @@ let model: RunningModelServer;
 
 beforeAll(async () => {
   [host, ref, model] = await Promise.all([
-    freePort().then((p) => spawnOrsServer(p)),
+    spawnOrsServer(),
     startReferenceServer({ setupMs: 5 }),
     startModelServer(),
   ]);
@@ -183,7 +173,7 @@ describe("run from the command line", () => {
 
   it("cannot run: a server that is down, an unknown environment — exit 2 saying why", async () => {
     const dir = tempDir("runs-cli-");
-    const port = await freePort();
+    const port = await unusedPort();
     const down = await cli(
       [`http://127.0.0.1:${port}`, "--env", "math", "--split", "test", "--policy", "random"],
       { PLAYGROUND_DATA_DIR: dir },

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateMathTasks } from "@/envs/math";
 import { isOrsClientError } from "@/lib/ors/client";
 import { buildSummary } from "@/lib/runs/summary";
+import { waitUntil } from "../support/wait";
 import { FIXTURES, type TestPlayground, testPlayground } from "./helpers";
 
 let t: TestPlayground;
@@ -139,7 +140,11 @@ describe("episodes that meet trouble", () => {
       policy: { kind: "script", module: `${FIXTURES}/sleepy.ts` },
     });
     // Two episodes finish (a second each), two are in the middle of their turn.
-    await new Promise((r) => setTimeout(r, 1500));
+    await waitUntil("two episodes done and two in their turn", async () => {
+      const eps = await t.pg.store.runEpisodes(run.id);
+      const running = eps.filter((e) => e.status === "running" && e.trajectoryId);
+      return eps.filter((e) => e.status === "done").length === 2 && running.length === 2;
+    });
     const cancelled = await t.pg.runs.cancel(run.id);
     expect(cancelled.status).toBe("cancelled");
     const eps = await t.pg.store.runEpisodes(run.id);
@@ -256,7 +261,11 @@ describe("a restart in the middle of a run", () => {
       concurrency: 1,
       policy: { kind: "script", module: `${FIXTURES}/sleepy.ts` },
     });
-    await new Promise((r) => setTimeout(r, 1500));
+    // The first episode done, the second in the middle of its turn.
+    await waitUntil("episode 0 done and episode 1 in its turn", async () => {
+      const eps = await a.pg.store.runEpisodes(run.id);
+      return eps[0]?.status === "done" && eps[1]?.status === "running" && !!eps[1].trajectoryId;
+    });
     await a.close();
     const b = testPlayground({}, a.dir);
     try {

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { waitUntil } from "../support/wait";
 
 const REPO = path.resolve(__dirname, "../..");
 const HARNESS = path.join(__dirname, "fixtures", "supervise.ts");
@@ -18,14 +19,6 @@ function alive(pid: number): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-async function until(what: string, check: () => boolean, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
   }
 }
 
@@ -46,7 +39,7 @@ async function startHarness(mode: "wait" | "throw") {
   child.stderr!.on("data", (d) => {
     out += d;
   });
-  await until(
+  await waitUntil(
     `READY from the harness:\n${out}`,
     () => /READY \d+ \d+/.test(out) || child.exitCode !== null,
     60_000,
@@ -74,16 +67,16 @@ describe("spawned servers when the playground dies", () => {
   it("are stopped by the exit hook when the playground dies of an uncaught error", async () => {
     const h = await startHarness("throw");
     expect(alive(h.server)).toBe(true);
-    await until("the harness's crash", () => h.child.exitCode !== null, 20_000);
+    await waitUntil("the harness's crash", () => h.child.exitCode !== null, 20_000);
     expect(h.out()).toContain("the playground crashed");
-    await until("the server's end", () => !alive(h.server) && !alive(h.grandchild), 10_000);
+    await waitUntil("the server's end", () => !alive(h.server) && !alive(h.grandchild), 10_000);
   });
 
   it("are stopped by the orphan guard when the playground is killed with SIGKILL", async () => {
     const h = await startHarness("wait");
     expect(alive(h.server) && alive(h.grandchild)).toBe(true);
     h.child.kill("SIGKILL");
-    await until("the harness's end", () => h.child.signalCode !== null, 10_000);
-    await until("the server's end", () => !alive(h.server) && !alive(h.grandchild), 10_000);
+    await waitUntil("the harness's end", () => h.child.signalCode !== null, 10_000);
+    await waitUntil("the server's end", () => !alive(h.server) && !alive(h.grandchild), 10_000);
   });
 });

@@ -10,6 +10,7 @@ import { invalidServerName } from "@/lib/registry/registry";
 import type { ManagedServer } from "@/lib/spawn/managed-server";
 import { createServerSupervisor, type ServerSupervisor, SpawnSetupError } from "@/lib/spawn/supervisor";
 import type { ProcessExit } from "@/lib/spawn/types";
+import { waitUntil } from "../support/wait";
 
 const TINY = path.join(__dirname, "fixtures", "tiny-ors.mjs");
 const NODE = process.execPath;
@@ -68,13 +69,8 @@ function alive(pid: number): boolean {
   }
 }
 
-async function until(what: string, check: () => boolean, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** Waits for `check` (20 s unless told): spawned processes start and stop in their own time. */
+const until = (what: string, check: () => boolean, timeoutMs = 20_000) => waitUntil(what, check, timeoutMs);
 
 describe("spawned servers", () => {
   it("starts one on a free port without a shell, ready when /health answers, its output logged", async () => {

@@ -5,14 +5,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinEnvironments } from "@/envs/index";
 import { createOrsClient } from "@/lib/ors/client";
-import { createOrsHandler, serveNode } from "@/lib/ors/host";
+import { createOrsHandler, type OrsHandler, serveNode } from "@/lib/ors/host";
 import type { WorkerReply, WorkerRequest } from "@/lib/ui/stream-protocol";
 import { serveWorker } from "@/lib/ui/stream-worker";
+import { waitUntil } from "../support/wait";
 
 let served: Awaited<ReturnType<typeof serveNode>>;
+let host: OrsHandler;
 
 beforeAll(async () => {
-  served = await serveNode(createOrsHandler(builtinEnvironments, { pingIntervalMs: 1000 }), {
+  host = createOrsHandler(builtinEnvironments, { pingIntervalMs: 1000 });
+  served = await serveNode(host, {
     port: 0,
     host: "127.0.0.1",
   });
@@ -96,7 +99,7 @@ describe("stream worker", () => {
       call: { name: "wait", input: { seconds: 30 } },
       headers: {},
     });
-    await new Promise((r) => setTimeout(r, 300));
+    await waitUntil("the call running on the host", () => host.host.stats().runsRunning === 1);
     w.send({ type: "abort", id: 3 });
     await new Promise((r) => setTimeout(r, 300));
     expect(w.replies.filter((r) => r.id === 3)).toEqual([]);

@@ -9,7 +9,7 @@ import { ServerSummary } from "@/components/servers/server-summary";
 import { buttonClasses } from "@/components/ui/button";
 import { getPlayground } from "@/lib/playground";
 import { checkHref, homeHref } from "@/lib/routes";
-import { decodeParam, serverExists } from "@/lib/ui/server-lookup";
+import { decodeParam, serverExists } from "@/lib/ui-server/page-lookup";
 
 type Params = { params: Promise<{ server: string }> };
 

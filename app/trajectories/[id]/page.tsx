@@ -3,7 +3,7 @@ import { notFound } from "next/navigation";
 import { type PrerenderedBlocks, prerenderBlocks } from "@/components/episode/prerender";
 import { TrajectoryView } from "@/components/trajectories/trajectory-view";
 import { getPlayground } from "@/lib/playground";
-import { decodeParam } from "@/lib/ui/server-lookup";
+import { decodeParam } from "@/lib/ui-server/page-lookup";
 
 export const metadata: Metadata = { title: "Trajectory" };
 export const dynamic = "force-dynamic";

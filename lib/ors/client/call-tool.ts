@@ -15,7 +15,8 @@ import {
   sleep,
   type ToolCall,
 } from "@/lib/ors/protocol";
-import { describeNetworkError, isAbortError, isUnreachableError, OrsClientError } from "./errors";
+import { describeNetworkError, isUnreachableError } from "@/lib/ors/protocol/network-error";
+import { isAbortError, OrsClientError } from "./errors";
 import { retryAfterMs } from "./rate-limit";
 
 /** One thing that happened during a tool call, with the time it happened (ms since epoch). */

@@ -27,8 +27,9 @@ import {
   taskResponseSchema,
   tasksResponseSchema,
 } from "@/lib/ors/protocol";
+import { describeNetworkError, isUnreachableError } from "@/lib/ors/protocol/network-error";
 import { type CallToolOptions, callToolSse } from "./call-tool";
-import { describeNetworkError, isUnreachableError, OrsClientError } from "./errors";
+import { OrsClientError } from "./errors";
 import { rateLimitDelay } from "./rate-limit";
 
 export interface OrsClientOptions {

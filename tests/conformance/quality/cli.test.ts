@@ -5,7 +5,6 @@
 // under the server's name. Usage mistakes in process.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import { createServer } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkCommand, parseAllowFile } from "@/lib/cli/check-command";
@@ -21,21 +20,12 @@ import { ORACLE, ORACLE_MISSES, QUALITY_ENV_NAMES, QUALITY_ENVS_MODULE } from ".
 const REPO = path.resolve(__dirname, "../../..");
 const BIN = path.join(REPO, "bin/ors-playground.mjs");
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 let host: SpawnedServer;
 let ref: RunningReferenceServer;
 
 beforeAll(async () => {
   [host, ref] = await Promise.all([
-    freePort().then((p) => spawnOrsServer(p, { ORS_ENVS: QUALITY_ENVS_MODULE })),
+    spawnOrsServer(0, { ORS_ENVS: QUALITY_ENVS_MODULE }),
     startReferenceServer({ setupMs: 5, envs: QUALITY_ENV_NAMES }),
   ]);
 });

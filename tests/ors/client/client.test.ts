@@ -1,12 +1,12 @@
 // The typed client against the built-in host in process, and against tiny node:http servers that
 // misbehave on purpose: dropped streams (reconnection by task_id), silence (idle timeout), HTML
-// pages, FastAPI validation lists, refused connections. Ports 8400-8409.
+// pages, FastAPI validation lists, refused connections. Free ports.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinEnvironments } from "@/envs";
 import { type CallEvent, createOrsClient, OrsClientError, startKeepAlive } from "@/lib/ors/client";
 import { createOrsHandler, type OrsHandler } from "@/lib/ors/host";
 import { formatSseEvent } from "@/lib/ors/protocol";
-import { handlerFetch, proxyToHandler, readBody, startHttpServer } from "../../relay/helpers";
+import { handlerFetch, proxyToHandler, readBody, startHttpServer, unusedPort } from "../../relay/helpers";
 import { rejection } from "./helpers";
 
 let host: OrsHandler;
@@ -191,7 +191,7 @@ describe("client against misbehaving servers (node:http on loopback)", () => {
   it("reconnects with the saved task_id after the connection is cut mid-call", async () => {
     let calls = 0;
     const bodies: unknown[] = [];
-    const srv = await startHttpServer(8400, (req, res) => {
+    const srv = await startHttpServer(0, (req, res) => {
       const isCall = req.url?.endsWith("/call");
       if (!isCall) return void proxyToHandler(host, req, res);
       calls++;
@@ -243,7 +243,7 @@ describe("client against misbehaving servers (node:http on loopback)", () => {
 
   it("gives up with a clear error after a bounded number of reconnections", async () => {
     let calls = 0;
-    const srv = await startHttpServer(8401, (_req, res) => {
+    const srv = await startHttpServer(0, (_req, res) => {
       calls++;
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.write(formatSseEvent("task_id", "t-1"));
@@ -266,7 +266,7 @@ describe("client against misbehaving servers (node:http on loopback)", () => {
   });
 
   it("gives up when nothing, not even a ping, arrives for the idle timeout", async () => {
-    const srv = await startHttpServer(8402, (_req, res) => {
+    const srv = await startHttpServer(0, (_req, res) => {
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.write(formatSseEvent("task_id", "t-2"));
       res.write(": ping\n\n");
@@ -290,7 +290,7 @@ describe("client against misbehaving servers (node:http on loopback)", () => {
 
   it("an `event: error` ends the call with a stream error and no retry", async () => {
     let calls = 0;
-    const srv = await startHttpServer(8403, (_req, res) => {
+    const srv = await startHttpServer(0, (_req, res) => {
       calls++;
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.end(formatSseEvent("task_id", "t-3") + formatSseEvent("error", "unknown task_id t-3"));
@@ -307,7 +307,7 @@ describe("client against misbehaving servers (node:http on loopback)", () => {
   });
 
   it("says not-ors for an HTML page, and joins FastAPI's 422 list detail", async () => {
-    const srv = await startHttpServer(8404, (req, res) => {
+    const srv = await startHttpServer(0, (req, res) => {
       if (req.url === "/health") {
         res.writeHead(200, { "content-type": "text/html" });
         return void res.end("<!doctype html><title>Welcome to nginx</title>");
@@ -332,10 +332,12 @@ describe("client against misbehaving servers (node:http on loopback)", () => {
   });
 
   it("says unreachable when nothing listens, and timeout when nothing answers", async () => {
-    const down = await rejection(createOrsClient({ baseUrl: "http://127.0.0.1:8409" }).health());
+    const down = await rejection(
+      createOrsClient({ baseUrl: `http://127.0.0.1:${await unusedPort()}` }).health(),
+    );
     expect(down.kind).toBe("unreachable");
     expect(down.detail).toMatch(/connection refused/);
-    const srv = await startHttpServer(8405, () => {
+    const srv = await startHttpServer(0, () => {
       // never answers
     });
     try {

@@ -4,8 +4,6 @@
 // /tasks, /task and /task_range, its 30 s silence limit. On the standalone host (a real process,
 // `serve --env` of a one-environment module and the built-ins) and on the in-process handler
 // mounted at /api/ors (what the app's root rewrites reach). The app's server entry: e2e.
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinEnvironments } from "@/envs";
 import { createOrsHandler, type OrsHandler } from "@/lib/ors/host";
@@ -16,6 +14,7 @@ import {
 } from "../../fixtures/openreward-client/client";
 import { ClientResponseError, HeartbeatTimeoutError } from "../../fixtures/openreward-client/http";
 import { capitals, spacedText } from "../../fixtures/openreward-client/one-env";
+import { spawnOrsServer } from "../../relay/helpers";
 
 type Fetch = typeof fetch;
 
@@ -30,37 +29,8 @@ interface Mount {
 
 /** `serve` as a real process on a free loopback port. */
 async function spawnServe(args: string[], env: Record<string, string> = {}): Promise<Mount> {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ["--import", "tsx", "scripts/serve.ts", "--port", "0", ...args],
-    { env: { ...process.env, ORS_API_KEYS: "", ...env }, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  let out = "";
-  let err = "";
-  child.stderr!.on("data", (d) => {
-    err += d;
-  });
-  const base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}${err}`)), 60_000);
-    child.stdout!.on("data", (d) => {
-      out += d;
-      const m = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
-  });
-  return {
-    base,
-    paths: [],
-    async stop() {
-      if (child.exitCode !== null) return;
-      child.kill("SIGTERM");
-      await once(child, "exit");
-    },
-  };
+  const server = await spawnOrsServer(0, { ORS_API_KEYS: "", ...env }, args);
+  return { base: server.url, paths: [], stop: server.stop };
 }
 
 /**

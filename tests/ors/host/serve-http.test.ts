@@ -1,45 +1,20 @@
 // The standalone host over real HTTP: `scripts/serve.ts` as a child process on a loopback port with
 // the built-in environments. A whole episode, a chunked call, SSE pings, a client that disconnects
 // mid-call and reconnects by task_id, and a clean stop on SIGTERM.
-import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSseFrames, type SseFrame } from "@/lib/ors/protocol";
+import { type SpawnedServer, spawnOrsServer } from "../../relay/helpers";
 
-let child: ChildProcess;
+let server: SpawnedServer;
 let base = "";
-let stderr = "";
 
 beforeAll(async () => {
-  child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/serve.ts", "--port", "0"], {
-    cwd: process.cwd(),
-    env: { ...process.env, ORS_PING_INTERVAL_MS: "100", ORS_API_KEYS: "" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  child.stderr!.on("data", (d) => {
-    stderr += d;
-  });
-  let out = "";
-  base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve.ts did not start: ${out}${stderr}`)), 60_000);
-    child.stdout!.on("data", (d) => {
-      out += d;
-      const m = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`serve.ts exited with ${code}: ${stderr}`)));
-  });
+  server = await spawnOrsServer(0, { ORS_PING_INTERVAL_MS: "100", ORS_API_KEYS: "" });
+  base = server.url;
 });
 
-afterAll(async () => {
-  if (child.exitCode === null) {
-    child.kill("SIGKILL");
-    await once(child, "exit");
-  }
-});
+afterAll(() => server?.stop());
 
 async function post(path: string, body: unknown, sid?: string, signal?: AbortSignal): Promise<Response> {
   const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream" };
@@ -149,10 +124,10 @@ describe("scripts/serve.ts over HTTP", () => {
 
   it("stops cleanly on SIGTERM", async () => {
     const sid = await episode("math");
-    child.kill("SIGTERM");
-    const [code] = await once(child, "exit");
+    server.child.kill("SIGTERM");
+    const [code] = await once(server.child, "exit");
     expect(code).toBe(0);
     expect(sid).toBeTruthy();
-    expect(stderr).not.toMatch(/Error/);
+    expect(server.stderr()).not.toMatch(/Error/);
   });
 });

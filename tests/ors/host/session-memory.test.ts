@@ -6,6 +6,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { hostOptionsFromEnv } from "@/lib/ors/host";
+import { waitUntil } from "../../support/wait";
 import { closeHandlers, expectError, jsonOf, makeHandler, newEpisode, send } from "./helpers";
 
 afterEach(closeHandlers);
@@ -52,7 +53,7 @@ describe("ORS_MAX_SESSION_BYTES", () => {
     await send(h, "/delete_session", { sid: sids[1]!, method: "POST" });
     await send(h, "/delete", { sid: sids[2]!, method: "POST" });
     expect(h.host.stats().sessionBytes).toBeLessThan(4 * MiB + 4096);
-    await new Promise((r) => setTimeout(r, 300)); // the rest expire (idle 150 ms)
+    await waitUntil("the rest to expire (idle 150 ms)", () => h.host.stats().sessions === 0);
     expect(h.host.stats()).toMatchObject({ sessions: 0, sessionBytes: 0 });
   });
 

@@ -4,7 +4,7 @@ import { ConformanceCheck } from "@/components/conformance/conformance-check";
 import { PageContainer, PageHeader } from "@/components/layout/page-header";
 import { ServerSummary } from "@/components/servers/server-summary";
 import { homeHref, serverHref } from "@/lib/routes";
-import { decodeParam, serverExists } from "@/lib/ui/server-lookup";
+import { decodeParam, serverExists } from "@/lib/ui-server/page-lookup";
 
 type Params = { params: Promise<{ server: string }> };
 

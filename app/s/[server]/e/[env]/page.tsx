@@ -4,7 +4,7 @@ import { Suspense } from "react";
 import { EnvironmentView } from "@/components/environments/environment-view";
 import { PageContainer } from "@/components/layout/page-header";
 import { SkeletonBlock } from "@/components/ui/skeleton";
-import { decodeParam, envExists } from "@/lib/ui/server-lookup";
+import { decodeParam, envExists } from "@/lib/ui-server/page-lookup";
 
 type Params = { params: Promise<{ server: string; env: string }> };
 

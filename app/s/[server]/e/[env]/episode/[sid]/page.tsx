@@ -3,7 +3,7 @@ import { EpisodeView } from "@/components/episode/episode-view";
 import { type PrerenderedBlocks, prerenderBlocks } from "@/components/episode/prerender";
 import { processEnv, settingOrDefault } from "@/lib/config";
 import { getPlayground } from "@/lib/playground";
-import { decodeParam } from "@/lib/ui/server-lookup";
+import { decodeParam } from "@/lib/ui-server/page-lookup";
 
 type Params = { params: Promise<{ server: string; env: string; sid: string }> };
 

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { NewEpisode, type SpecSource } from "@/components/episode/new-episode";
 import { getPlayground } from "@/lib/playground";
-import { decodeParam } from "@/lib/ui/server-lookup";
+import { decodeParam } from "@/lib/ui-server/page-lookup";
 
 type Props = {
   params: Promise<{ server: string; env: string }>;
