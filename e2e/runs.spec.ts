@@ -7,6 +7,7 @@
 import { expect, test } from "@playwright/test";
 import { EnvironmentPage } from "./pages/environment";
 import { MODEL_FIXTURE, modelDelay, RunPage, RunsPage, resetModelFixture } from "./pages/runs";
+import { TrajectoriesPage } from "./pages/trajectory";
 
 test.afterEach(resetModelFixture);
 
@@ -116,6 +117,16 @@ test("start a run from an environment's page, watch it live, read its results, o
     (await page.getByRole("link", { name: "Export ATIF" }).getAttribute("href"))!,
   );
   expect(JSON.parse((await atif.text()).split("\n")[0]!).schema_version).toMatch(/^ATIF-v1\./);
+
+  // Its trajectories: the list of the run's 20 episodes only (other specs' episodes are in the
+  // store too), saying whose they are.
+  await page.getByRole("link", { name: "Its trajectories" }).click();
+  await expect(page).toHaveURL(`/trajectories?run=${id}`);
+  await expect(page.getByText("The episodes of run")).toContainText(id.slice(0, 8));
+  await expect(page.getByText(/^20 trajectories$/)).toBeVisible();
+  await expect(new TrajectoriesPage(page).items.first()).toContainText("math");
+  await page.goBack();
+  await expect(page).toHaveURL(runUrl);
 
   // A task cell opens its trajectory; the trajectory links back to the run, on that task.
   const table = page.getByRole("table", { name: "Tasks" });
