@@ -139,6 +139,25 @@ test.describe("browse", () => {
     await expect(tool.locator("pre")).toContainText('"properties"');
   });
 
+  test("the environment page's HTML carries its tools, splits and task counts", async ({ page }) => {
+    // Fetched on the server into the query cache the page hydrates: the HTML has the tool cards,
+    // and the browser asks the relay for none of them again.
+    const html = await (await page.request.get("/s/local/e/math")).text();
+    expect(html).toMatch(/<h3[^>]*id="tool-submit-h"[^>]*>submit<\/h3>/);
+    expect(html).toMatch(/800 tasks/);
+    const asked: string[] = [];
+    page.on("request", (r) => {
+      if (/\/api\/servers\/local\/(list_environments|math\/(tools|splits|num_tasks))$/.test(r.url()))
+        asked.push(r.url());
+    });
+    await page.goto("/s/local/e/math");
+    await expect(page.getByRole("heading", { name: "submit" })).toBeVisible();
+    await expect(page.getByRole("link", { name: /^train.*800 tasks/ })).toBeVisible();
+    await page.waitForLoadState("load");
+    await page.waitForTimeout(1000);
+    expect(asked).toEqual([]);
+  });
+
   test("a remote server's unknown environment says so", async ({ page }) => {
     await page.goto("/s/second/e/no-such-env");
     await expect(page.getByRole("heading", { name: "Environment not found" })).toBeVisible();
