@@ -1,7 +1,6 @@
-// The environment page's data fetched on the server (through the playground's in-process relay
-// client) into a dehydrated TanStack Query cache, under the browser's own query keys, so the HTML
-// carries the tool cards and the browser does not ask again. Bounded in time: what is not back by
-// then is left to the browser, which fetches it with its usual loading states.
+// The environment page's data fetched on the server through the playground's relay client, as a
+// dehydrated TanStack Query cache under the browser's query keys (the HTML carries the tool cards).
+// Bounded in time: what is not back by then the browser fetches, with its usual loading states.
 import "server-only";
 import { type DehydratedState, dehydrate, QueryClient } from "@tanstack/react-query";
 import type { OrsClient } from "@/lib/ors/client";
