@@ -4,8 +4,9 @@
 // fix loads. Only the playground's own host (`local`) reloads; other servers never ask.
 import { queryOptions, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
-import { type ReloadStatus, reloadStatusSchema } from "@/lib/environments/reload-status";
+import type { ReloadStatus } from "@/lib/environments/reload-status";
 import { apiJson } from "@/lib/ui/api-error";
+import { afterPageLoad } from "@/lib/ui/ors-loader";
 import { environmentKeys, orsKeys } from "@/lib/ui/query-keys";
 
 /** The server whose environments reload: the built-in host. */
@@ -15,10 +16,15 @@ const POLL_MS = 2000;
 export function reloadStatusQuery() {
   return queryOptions({
     queryKey: environmentKeys.status,
-    queryFn: async ({ signal }): Promise<ReloadStatus> =>
-      reloadStatusSchema.parse(
+    queryFn: async ({ signal }): Promise<ReloadStatus> => {
+      // The schema brings zod (~30 kB gzipped): loaded after the page's `load`, so it is not in
+      // the first-load JS of every page that shows the banner (environment and episode pages).
+      await afterPageLoad();
+      const { reloadStatusSchema } = await import("@/lib/environments/reload-status");
+      return reloadStatusSchema.parse(
         await apiJson(await fetch("/api/environments/status", { signal, cache: "no-store" })),
-      ),
+      );
+    },
     refetchInterval: POLL_MS,
     staleTime: POLL_MS / 2,
   });
