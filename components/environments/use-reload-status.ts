@@ -44,7 +44,11 @@ export function useReloadStatus(server: string, refreshEnvironment?: string): Re
     if (!enabled || data === undefined) return;
     const before = seen.current;
     seen.current = at;
-    if (before === undefined || before === at || !refreshEnvironment) return;
+    if (before === at || at === null || !refreshEnvironment) return;
+    // The first status this page sees: a reload it names matters only if the environment's data
+    // were fetched before it (on the server, as the page was rendered, with the old code).
+    const fetchedAt = client.getQueryState(orsKeys.tools(server, refreshEnvironment))?.dataUpdatedAt ?? 0;
+    if (before === undefined && (fetchedAt === 0 || fetchedAt >= at)) return;
     void client.invalidateQueries({ queryKey: orsKeys.envs(server) });
     void client.invalidateQueries({ queryKey: orsKeys.env(server, refreshEnvironment) });
   }, [enabled, data, at, client, server, refreshEnvironment]);
