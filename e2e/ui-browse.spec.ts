@@ -1,5 +1,6 @@
 // UI e2e: browsing servers, environments, tools and tasks, against the real
 // built-in host and a second ORS server process reached through the relay. Locators by role/label.
+import net from "node:net";
 import { expect, type Page, test } from "@playwright/test";
 import { EnvironmentPage } from "./pages/environment";
 
@@ -138,6 +139,55 @@ test.describe("browse", () => {
     await tool.getByRole("button", { name: "JSON" }).click();
     await expect(tool.getByRole("button", { name: "JSON" })).toHaveAttribute("aria-pressed", "true");
     await expect(tool.locator("pre")).toContainText('"properties"');
+  });
+
+  test("the environment page's HTML carries its tools, splits and task counts", async ({ page }) => {
+    // Fetched on the server into the query cache the page hydrates: the HTML has the tool cards,
+    // and the browser asks the relay for none of them again.
+    const html = await (await page.request.get("/s/local/e/math")).text();
+    expect(html).toMatch(/<h3[^>]*id="tool-submit-h"[^>]*>submit<\/h3>/);
+    expect(html).toMatch(/800 tasks/);
+    const asked: string[] = [];
+    page.on("request", (r) => {
+      if (/\/api\/servers\/local\/(list_environments|math\/(tools|splits|num_tasks))$/.test(r.url()))
+        asked.push(r.url());
+    });
+    await page.goto("/s/local/e/math");
+    await expect(page.getByRole("heading", { name: "submit" })).toBeVisible();
+    await expect(page.getByRole("link", { name: /^train.*800 tasks/ })).toBeVisible();
+    await page.waitForLoadState("load");
+    await page.waitForTimeout(1000);
+    expect(asked).toEqual([]);
+  });
+
+  test("a server that never answers leaves the environment page to the browser's loading states", async ({
+    page,
+  }) => {
+    // Accepts connections and never answers: the page's server-side prefetch gives up at its
+    // deadline, and the page arrives with the browser fetching, as without the prefetch.
+    const silent = net.createServer(() => {});
+    await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
+    const port = (silent.address() as net.AddressInfo).port;
+    try {
+      await removeServerIfPresent(page, "e2e-silent");
+      const added = await page.request.post("/api/servers", {
+        data: { name: "e2e-silent", url: `http://127.0.0.1:${port}` },
+      });
+      expect(added.status()).toBe(201);
+      const res = await page.goto("/s/e2e-silent/e/math");
+      expect(res?.status()).toBe(200);
+      await expect(page.getByRole("heading", { level: 1, name: "math" })).toBeVisible();
+      // The browser's own request: loading, then (the relay timing out) the error with its retry.
+      await expect(
+        page
+          .getByRole("status")
+          .filter({ hasText: "Loading tools" })
+          .or(page.getByRole("alert").filter({ hasText: "e2e-silent" })),
+      ).toBeAttached();
+    } finally {
+      await removeServerIfPresent(page, "e2e-silent");
+      silent.close();
+    }
   });
 
   test("a remote server's unknown environment says so", async ({ page }) => {

@@ -4,7 +4,7 @@
 // failed to load (a syntax error, an error thrown while it ran, a defineEnvironment error), with
 // the error, its file and line, and that line. It goes away when a fix loads.
 import { AlertTriangle } from "lucide-react";
-import { type ReloadError, reloadErrorOf } from "@/lib/environments/reload-status";
+import type { ReloadError, ReloadStatus } from "@/lib/environments/reload-status";
 import { useReloadStatus } from "./use-reload-status";
 
 /** `./envs.ts:3:17`, or the file alone when the error names no line. */
@@ -12,6 +12,15 @@ export function reloadErrorPlace(e: Pick<ReloadError, "file" | "line" | "column"
   if (!e.file) return null;
   if (!e.line) return e.file;
   return `${e.file}:${e.line}${e.column ? `:${e.column}` : ""}`;
+}
+
+/**
+ * The failed save that `env` still runs its previous code because of (reloadErrorOf in
+ * lib/environments/reload-status.ts, here without that module's zod schemas, which stay out of
+ * these pages' first-load JS).
+ */
+function reloadErrorFor(status: ReloadStatus | undefined, env: string): ReloadError | null {
+  return status?.errors.find((e) => e.environments.includes(env)) ?? null;
 }
 
 export function ReloadErrorBanner({
@@ -25,7 +34,7 @@ export function ReloadErrorBanner({
   refresh?: boolean;
 }) {
   const status = useReloadStatus(server, refresh ? env : undefined);
-  const error = reloadErrorOf(status, env);
+  const error = reloadErrorFor(status, env);
   if (!error) return null;
   const place = reloadErrorPlace(error);
   const saved = error.changed.length ? error.changed.join(", ") : "a file";

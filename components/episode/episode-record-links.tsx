@@ -18,7 +18,9 @@ export function EpisodeRecordLinks() {
       <span>
         <History aria-hidden="true" className="mr-1 inline size-3.5 align-[-2px]" />
         recorded as{" "}
+        {/* Not prefetched: rendering the trajectory's page would compete with the tool form's requests. */}
         <Link
+          prefetch={false}
           href={trajectoryHref(id)}
           className="font-mono font-medium text-indigo-700 underline dark:text-indigo-300"
           aria-label={`Trajectory ${id}`}

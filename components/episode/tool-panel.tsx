@@ -143,6 +143,16 @@ export function preloadToolForm(): void {
   loadToolForm().catch(() => {});
 }
 
+// The form's code and the ORS client (which the tools request needs) start loading at the page's
+// `load` event, not once React has hydrated the page and run its effects: on a busy machine that
+// is a few hundred ms later, and the form waited for both chunks after it.
+if (typeof window !== "undefined") {
+  preloadToolForm();
+  void afterPageLoad()
+    .then(() => import("@/lib/ui/ors"))
+    .catch(() => {});
+}
+
 /** The session's tools and the chosen one's form; nothing to call once the episode has ended. */
 export function ToolPanel({ caller }: { caller: ToolCaller }) {
   useEffect(preloadToolForm, []);

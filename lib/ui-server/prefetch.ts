@@ -1,0 +1,67 @@
+// The environment page's data fetched on the server through the playground's relay client, as a
+// dehydrated TanStack Query cache under the browser's query keys (the HTML carries the tool cards).
+// Bounded in time: what is not back by then the browser fetches, with its usual loading states.
+import "server-only";
+import { type DehydratedState, dehydrate, QueryClient } from "@tanstack/react-query";
+import type { OrsClient } from "@/lib/ors/client";
+import { getPlayground } from "@/lib/playground";
+import { orsKeys } from "@/lib/ui/query-keys";
+
+/** How long the page waits for a server's answers before the browser takes over. */
+export const PREFETCH_TIMEOUT_MS = 800;
+
+export interface PrefetchOptions {
+  /** The client to ask (default: the playground's relay client for `server`). */
+  client?: OrsClient;
+  timeoutMs?: number;
+}
+
+/**
+ * The list of environments, the env's tools, its splits and each split's task count, as a
+ * dehydrated cache. Each answer that fails or misses the deadline is simply absent; never throws.
+ */
+export async function prefetchEnvironment(
+  server: string,
+  env: string,
+  o: PrefetchOptions = {},
+): Promise<DehydratedState> {
+  const qc = new QueryClient();
+  const signal = AbortSignal.timeout(o.timeoutMs ?? PREFETCH_TIMEOUT_MS);
+  // A server that ignores the abort (a hung upstream) still can't hold the page past the deadline.
+  const deadline = new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener("abort", () => resolve(), { once: true });
+  });
+  let client: OrsClient;
+  try {
+    client = o.client ?? getPlayground().clientFor(server);
+  } catch {
+    return dehydrate(qc);
+  }
+  const put = async <T>(key: readonly unknown[], fetch: () => Promise<T>): Promise<T | undefined> => {
+    try {
+      const data = await fetch();
+      if (!signal.aborted) qc.setQueryData(key, data);
+      return data;
+    } catch {
+      return undefined; // the browser asks again and shows the error, as without the prefetch
+    }
+  };
+  const all = (async () => {
+    const [, , splits] = await Promise.all([
+      put(orsKeys.envs(server), () => client.listEnvironments({ signal })),
+      put(orsKeys.tools(server, env), async () => (await client.tools(env, { signal })).tools),
+      put(orsKeys.splits(server, env), () => client.splits(env, { signal })),
+    ]);
+    await Promise.all(
+      (splits ?? []).map((s) =>
+        put(
+          orsKeys.numTasks(server, env, s.name),
+          async () => (await client.numTasks(env, s.name, { signal })).num_tasks,
+        ),
+      ),
+    );
+  })();
+  await Promise.race([all, deadline]);
+  return dehydrate(qc);
+}
