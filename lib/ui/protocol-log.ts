@@ -4,35 +4,12 @@
 // one is opened. Loaded with the episode page (its feed appends): no zod here (see
 // protocol-log-replay.ts for sending a logged call again).
 import { type QueryClient, queryOptions } from "@tanstack/react-query";
-import type { TrajectoryStep } from "@/lib/episodes/schema";
+import type { ExchangeSide, ExchangeSummary, ProtocolExchange, TrajectoryStep } from "@/lib/episodes/schema";
 import { apiJson } from "./api-error";
 
-/** One side of a logged exchange: the body as text (cut to the log's cap), its whole size in bytes. */
-export interface ExchangeSide {
-  body: string;
-  size: number;
-  /** Present (true) when `body` was cut. */
-  truncated?: true;
-}
-
-/** One request of the session and its answer, as the API lists it. */
-export interface LoggedExchange {
-  /** 1, 2, ... in the order the exchanges were logged. */
-  seq: number;
-  /** When the request reached the relay (ms since the epoch). */
-  at: number;
-  /** Until its answer ended. */
-  ms: number;
-  method: string;
-  /** The ORS path as requested, e.g. `/math/call`. */
-  path: string;
-  status: number;
-  request: ExchangeSide & { headers: Record<string, string> };
-  response: ExchangeSide & { contentType: string };
-}
-
-/** What the live feed says of a new exchange (its bodies are fetched when it is opened). */
-export type ExchangeSummary = Pick<LoggedExchange, "seq" | "at" | "ms" | "method" | "path" | "status">;
+/** One request of the session and its answer, as the API lists it (the schema's type: erased). */
+export type LoggedExchange = ProtocolExchange;
+export type { ExchangeSide, ExchangeSummary };
 
 /** An exchange of the log as the page holds it: whole, or a summary from the live feed. */
 export type LogEntry = LoggedExchange | ExchangeSummary;
