@@ -83,7 +83,7 @@ test.describe("run an episode", () => {
       split: "train",
       task: 0,
     });
-    await env.startEpisodeLink.click();
+    await env.startEpisode();
     await expect(page).toHaveURL(/\/s\/local\/e\/schemas\/episode\/new\?split=train&task=0$/);
     await expect(page.getByRole("region", { name: "Task train/0" })).toContainText("id");
     await page.getByRole("button", { name: "Start episode" }).click();

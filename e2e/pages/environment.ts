@@ -1,6 +1,20 @@
 // An environment's page as the specs browse it: its tabs (tools, tasks), a task's row and JSON, and
 // the links that start an episode or a run from it.
-import type { Locator, Page } from "@playwright/test";
+import { expect, type Locator, type Page } from "@playwright/test";
+
+/**
+ * Resolves once React has hydrated the element (it keeps its props on the node then). The page's
+ * HTML arrives with its data (rendered on the server), so a link is on screen before hydration; a
+ * click in between can be lost, as a click on any server-rendered control can.
+ */
+export async function hydrated(el: Locator): Promise<Locator> {
+  await expect
+    .poll(() => el.evaluate((node) => Object.keys(node).some((k) => k.startsWith("__reactProps$"))), {
+      message: "the element is hydrated",
+    })
+    .toBe(true);
+  return el;
+}
 
 export interface EnvironmentView {
   tab?: "tools" | "tasks";
@@ -27,7 +41,9 @@ export class EnvironmentPage {
     view: EnvironmentView = {},
   ): Promise<EnvironmentPage> {
     await page.goto(EnvironmentPage.url(server, env, view));
-    return new EnvironmentPage(page);
+    const opened = new EnvironmentPage(page);
+    await hydrated(opened.tab(/^Tools/));
+    return opened;
   }
 
   tab(name: string | RegExp): Locator {
@@ -46,6 +62,11 @@ export class EnvironmentPage {
 
   get startEpisodeLink(): Locator {
     return this.page.getByRole("link", { name: "Start episode", exact: true });
+  }
+
+  /** Clicks the selected task's "Start episode" once it is hydrated. */
+  async startEpisode(): Promise<void> {
+    await (await hydrated(this.startEpisodeLink)).click();
   }
 
   get startRunLink(): Locator {
