@@ -156,6 +156,8 @@ test.describe("browse", () => {
     await expect(page.getByRole("heading", { name: "submit" })).toBeVisible();
     await expect(page.getByRole("link", { name: /^train.*800 tasks/ })).toBeVisible();
     await page.waitForLoadState("load");
+    // What is checked is an absence: a refetch would start right after hydration, so a second after
+    // the load event is the window to watch (the page's live feed keeps the network from idling).
     await page.waitForTimeout(1000);
     expect(asked).toEqual([]);
   });
