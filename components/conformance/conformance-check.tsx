@@ -4,19 +4,25 @@
 // progress as results stream in, the quality checks' results with links to their episodes, the
 // protocol results grouped by outcome with their spec sections, the summary, and Download JSON.
 import { Download, Play, Square } from "lucide-react";
-import { type FormEvent, type ReactNode, useEffect, useId, useState } from "react";
+import { type FormEvent, useEffect, useId, useState } from "react";
 import { parseJsonObject } from "@/components/schema-form/json-text";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardBody } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
-import { FieldError, FieldHint, Input, Label } from "@/components/ui/input";
+import { Input } from "@/components/ui/input";
 import { formatMs, summaryLine, verdictOf } from "@/lib/conformance/labels";
 import type { ConformanceReport } from "@/lib/conformance/types";
 import { cn } from "@/lib/ui/cn";
 import { useEnvironments, useServerInfo } from "@/lib/ui/queries";
 import { CheckResults } from "./check-results";
-import { NO_QUALITY, parseQualityOptions, type QualityErrors, QualityOptions } from "./quality-options";
+import {
+  Field,
+  NO_QUALITY,
+  parseQualityOptions,
+  type QualityErrors,
+  QualityOptions,
+} from "./quality-options";
 import { QualityResults } from "./quality-results";
 import { type CheckRequest, useConformanceCheck } from "./use-conformance-check";
 
@@ -70,29 +76,6 @@ function download(report: ConformanceReport, server: string) {
   a.click();
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 0);
-}
-
-function Field({
-  id,
-  label,
-  hint,
-  error,
-  children,
-}: {
-  id: string;
-  label: string;
-  hint: string;
-  error?: string;
-  children: ReactNode;
-}) {
-  return (
-    <div className="flex flex-col gap-1">
-      <Label htmlFor={id}>{label}</Label>
-      {children}
-      <FieldHint id={`${id}-hint`}>{hint}</FieldHint>
-      <FieldError id={`${id}-error`}>{error}</FieldError>
-    </div>
-  );
 }
 
 export function ConformanceCheck({ server }: { server: string }) {

@@ -46,7 +46,8 @@ export function parseQualityOptions(
   return Object.keys(errors).length ? { ok: false, errors } : { ok: true, quality };
 }
 
-function Field({
+/** A labelled field of the check page, its hint and error under it (ids derived from `id`). */
+export function Field({
   id,
   label,
   hint,

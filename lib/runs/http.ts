@@ -7,6 +7,7 @@ import { BodyError, noStore, readJsonObject } from "@/lib/episodes/http";
 import type { LiveFeeds } from "@/lib/episodes/live";
 import type { Trajectory } from "@/lib/episodes/schema";
 import {
+  FINAL_RUN_STATUSES,
   type PlaygroundStore,
   RUN_STATUSES,
   type RunAggregates,
@@ -84,7 +85,7 @@ const listQuery = z.strictObject({
 });
 
 /** Statuses a run stops in (resume may start it again). */
-const TERMINAL = new Set(["done", "cancelled", "interrupted", "failed"]);
+const TERMINAL: ReadonlySet<string> = new Set(FINAL_RUN_STATUSES);
 
 /** A listed run's counts and success rate. */
 interface ListedStats {

@@ -6,6 +6,7 @@ import type pg from "pg";
 import type { PostgresDatabase } from "./postgres-db";
 import { EPISODE_COLUMNS, type EpisodeRow, newRunId, type RunRow, toEpisode, toRun } from "./rows";
 import {
+  FINAL_RUN_STATUSES,
   type NewRun,
   type Percentiles,
   RUN_EPISODE_STATUSES,
@@ -22,7 +23,6 @@ import {
   type RunStore,
 } from "./types";
 
-const ENDED: readonly RunStatus[] = ["done", "cancelled", "interrupted", "failed"];
 const KEY = "run_id = $1 AND task_index = $2 AND repeat = $3";
 
 /** An episode patch as a SET list over numbered parameters (after those already in `params`). */
@@ -109,7 +109,7 @@ export abstract class PostgresRunStore implements RunStore {
     const sets = ["status = $2"];
     if (status === "running")
       sets.push("started_at = COALESCE(started_at, $3)", "ended_at = NULL", "error = NULL");
-    if (ENDED.includes(status)) sets.push("ended_at = $3");
+    if (FINAL_RUN_STATUSES.includes(status)) sets.push("ended_at = $3");
     if (o.error !== undefined) {
       params.push(o.error);
       sets.push(`error = $${params.length}`);

@@ -5,6 +5,7 @@ import "server-only";
 import type { Db, statementCache } from "./db";
 import { EPISODE_COLUMNS, type EpisodeRow, newRunId, type RunRow, toEpisode, toRun } from "./rows";
 import {
+  FINAL_RUN_STATUSES,
   type NewRun,
   type Percentiles,
   RUN_EPISODE_STATUSES,
@@ -20,8 +21,6 @@ import {
   type RunStatusChange,
   type RunStore,
 } from "./types";
-
-const ENDED: readonly RunStatus[] = ["done", "cancelled", "interrupted", "failed"];
 
 export class SqliteRuns {
   constructor(
@@ -80,7 +79,7 @@ export class SqliteRuns {
     const sets = ["status = @status"];
     if (status === "running")
       sets.push("started_at = COALESCE(started_at, @at)", "ended_at = NULL", "error = NULL");
-    if (ENDED.includes(status)) sets.push("ended_at = @at");
+    if (FINAL_RUN_STATUSES.includes(status)) sets.push("ended_at = @at");
     if (o.error !== undefined) sets.push("error = @error");
     if (o.instance !== undefined) sets.push("instance_id = @instance");
     const from = o.from ? "AND status IN (SELECT value FROM json_each(@from))" : "";

@@ -199,6 +199,8 @@ export interface TrajectoryStore {
 
 export const RUN_STATUSES = ["queued", "running", "done", "cancelled", "interrupted", "failed"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
+/** The statuses a run ends in: it plays nothing more unless resumed. */
+export const FINAL_RUN_STATUSES: readonly RunStatus[] = ["done", "cancelled", "interrupted", "failed"];
 export const RUN_EPISODE_STATUSES = [
   "pending",
   "running",
