@@ -27,7 +27,12 @@ export async function stopGroup(
   graceMs: number,
   first: NodeJS.Signals = "SIGQUIT",
 ): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
+  if (child.exitCode !== null || child.signalCode !== null) {
+    // The leader is gone already (killed on its own): what it left in its group goes (nginx's
+    // workers outlive a killed master).
+    killLeftInGroup(pid);
+    return;
+  }
   signalGroup(pid, graceMs > 0 ? first : "SIGTERM");
   const timers = [
     setTimeout(() => signalGroup(pid, "SIGTERM"), graceMs),
@@ -36,7 +41,19 @@ export async function stopGroup(
   await exited;
   for (const t of timers) clearTimeout(t);
   // What the leader left behind in its group (an environment's child process) goes too.
-  signalGroup(pid, "SIGKILL");
+  killLeftInGroup(pid);
+}
+
+/**
+ * SIGKILL to what is left in the group of a leader that has exited: the group only, never the
+ * leader's pid alone (it may belong to another process by now).
+ */
+function killLeftInGroup(pid: number): void {
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // an empty group: nothing left
+  }
 }
 
 export interface RunWatchdog {

@@ -116,6 +116,8 @@ describe.skipIf(!nginx.ok)("serve --workers with an author's module", { timeout:
       expect(await exited).toBe(1);
       expect(one.proc.err()).toMatch(/serve: nginx \(pid \d+\) stopped by itself \(signal SIGKILL\)/);
       expect(await until(() => one.livePids().length === 0, 15_000)).toBe(true);
+      // nginx's own workers outlive their killed master: the command stops them too (its group).
+      expect(await until(() => !groupAlive(one.nginxPid), 5_000)).toBe(true);
       expect(existsSync(one.runDir)).toBe(false);
     } finally {
       await one.proc.stop();
@@ -146,3 +148,13 @@ describe.skipIf(!nginx.ok)("serve --workers with an author's module", { timeout:
     expect(r.out).not.toMatch(/listening on/);
   });
 });
+
+/** Whether any process is left in the process group `pgid`. */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
