@@ -160,6 +160,11 @@ test("compare two runs: the tasks B gained, and lost once swapped", async ({ pag
   const table = page.getByRole("table", { name: "Tasks" });
   await expect(table.getByRole("row", { name: /^2\b/ })).toContainText("gained");
   await expect(table.getByRole("row", { name: /^2\b/ })).toContainText("+1");
+  // The table's filter: no task was lost, all five were gained.
+  await page.getByLabel("Show").selectOption("lost");
+  await expect(page.getByText(/^0 tasks$/)).toBeVisible();
+  await page.getByLabel("Show").selectOption("gained");
+  await expect(page.getByText(/^5 tasks$/)).toBeVisible();
 
   await page.getByRole("button", { name: "Swap A and B" }).click();
   await expect(page).toHaveURL(`/runs/compare?a=${b}&b=${a}`);

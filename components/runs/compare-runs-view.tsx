@@ -19,6 +19,7 @@ import type { CompareSide } from "@/lib/runs/stats";
 import { cn } from "@/lib/ui/cn";
 import { formatDelta, formatInterval, formatPercent } from "@/lib/ui/run-format";
 import { type RunComparison, useRunComparison, useRuns } from "@/lib/ui/run-queries";
+import { ShowSelect } from "./form-fields";
 import { RunStatusBadge } from "./run-status-badge";
 
 const ROW = 30;
@@ -215,18 +216,17 @@ function Comparison({ c }: { c: RunComparison }) {
         <CardHeader>
           <CardTitle id="compare-tasks-heading">Tasks</CardTitle>
           <div className="flex items-center gap-1.5">
-            <Label htmlFor="compare-show">Show</Label>
-            <select
+            <ShowSelect<Show>
               id="compare-show"
-              className={cn(inputClasses, "h-7 w-36 text-xs")}
               value={show}
-              onChange={(e) => setShow(e.target.value as Show)}
-            >
-              <option value="all">all tasks</option>
-              <option value="changed">changed</option>
-              <option value="gained">gained</option>
-              <option value="lost">lost</option>
-            </select>
+              onChange={setShow}
+              options={[
+                { value: "all", label: "all tasks" },
+                { value: "changed", label: "changed" },
+                { value: "gained", label: "gained" },
+                { value: "lost", label: "lost" },
+              ]}
+            />
             <span className="text-xs text-zinc-500" role="status">
               {rows.length.toLocaleString("en-US")} tasks
             </span>

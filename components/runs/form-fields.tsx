@@ -1,8 +1,8 @@
 "use client";
-// The new-run form's controls: a labelled field whose control gets its ids, and a radio group laid
-// out as segmented buttons.
+// The runs pages' controls: a labelled field whose control gets its ids, a radio group laid out as
+// segmented buttons, and the small "Show" select that filters a table's rows.
 import { type ReactNode, useId } from "react";
-import { FieldError, FieldHint, Label } from "@/components/ui/input";
+import { FieldError, FieldHint, inputClasses, Label } from "@/components/ui/input";
 import { cn } from "@/lib/ui/cn";
 
 type FieldProps = { id: string; "aria-invalid": boolean; "aria-describedby"?: string };
@@ -72,5 +72,36 @@ export function Choice({
         ))}
       </div>
     </fieldset>
+  );
+}
+
+/** A table's "Show" filter: a labelled select of a few row filters. */
+export function ShowSelect<T extends string>({
+  id,
+  value,
+  onChange,
+  options,
+}: {
+  id: string;
+  value: T;
+  onChange: (v: T) => void;
+  options: { value: T; label: string }[];
+}) {
+  return (
+    <>
+      <Label htmlFor={id}>Show</Label>
+      <select
+        id={id}
+        className={cn(inputClasses, "h-7 w-36 text-xs")}
+        value={value}
+        onChange={(e) => onChange(e.target.value as T)}
+      >
+        {options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+    </>
   );
 }

@@ -28,6 +28,9 @@ import { RunStatusBadge } from "./run-status-badge";
 
 const PAGE = 50;
 
+/** The table's columns after the compare checkbox. */
+const COLUMNS = ["Run", "Status", "Server / environment / split", "Policy", "Progress", "Success", "Started"];
+
 export function RunsList() {
   const params = useSearchParams();
   const router = useRouter();
@@ -159,27 +162,15 @@ function RunsTable({
             <th scope="col" className="w-8 px-2 py-1.5">
               <span className="sr-only">Compare</span>
             </th>
-            <th scope="col" className="px-2 py-1.5 font-semibold">
-              Run
-            </th>
-            <th scope="col" className="px-2 py-1.5 font-semibold">
-              Status
-            </th>
-            <th scope="col" className="px-2 py-1.5 font-semibold">
-              Server / environment / split
-            </th>
-            <th scope="col" className="px-2 py-1.5 font-semibold">
-              Policy
-            </th>
-            <th scope="col" className="px-2 py-1.5 font-semibold">
-              Progress
-            </th>
-            <th scope="col" className="px-2 py-1.5 text-right font-semibold">
-              Success
-            </th>
-            <th scope="col" className="px-2 py-1.5 font-semibold">
-              Started
-            </th>
+            {COLUMNS.map((c) => (
+              <th
+                key={c}
+                scope="col"
+                className={cn("px-2 py-1.5 font-semibold", c === "Success" && "text-right")}
+              >
+                {c}
+              </th>
+            ))}
           </tr>
         </thead>
         <tbody>

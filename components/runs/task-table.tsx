@@ -7,11 +7,12 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import Link from "next/link";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { Card, CardHeader, CardTitle } from "@/components/ui/card";
-import { FieldError, Input, inputClasses, Label } from "@/components/ui/input";
+import { FieldError, Input, Label } from "@/components/ui/input";
 import { formatReward, rewardLabel } from "@/lib/episodes/reward";
 import { trajectoryHref } from "@/lib/routes";
 import type { RunTaskRow } from "@/lib/runs/summary";
 import { cn } from "@/lib/ui/cn";
+import { ShowSelect } from "./form-fields";
 
 const ROW = 32;
 type Outcome = "all" | "succeeded" | "failed" | "incomplete";
@@ -92,18 +93,17 @@ export function TaskTable({
         <CardTitle id="tasks-heading">Tasks</CardTitle>
         <div className="flex flex-wrap items-end gap-3">
           <div className="flex items-center gap-1.5">
-            <Label htmlFor="task-outcome">Show</Label>
-            <select
+            <ShowSelect<Outcome>
               id="task-outcome"
-              className={cn(inputClasses, "h-7 w-36 text-xs")}
               value={outcome}
-              onChange={(e) => setOutcome(e.target.value as Outcome)}
-            >
-              <option value="all">all tasks</option>
-              <option value="succeeded">succeeded</option>
-              <option value="failed">failed</option>
-              <option value="incomplete">not all attempts done</option>
-            </select>
+              onChange={setOutcome}
+              options={[
+                { value: "all", label: "all tasks" },
+                { value: "succeeded", label: "succeeded" },
+                { value: "failed", label: "failed" },
+                { value: "incomplete", label: "not all attempts done" },
+              ]}
+            />
           </div>
           <form
             className="flex items-center gap-1.5"
