@@ -200,3 +200,17 @@ ${replicaUrls.map((u) => `    server ${new URL(u).host};`).join("\n")}
     }
   }`;
 }
+
+/**
+ * The shared ORS server (as `shared`) and two app replicas, A and B, on one PostgreSQL database,
+ * each with its own data folder: what the replica tests start first.
+ */
+export async function startTwoReplicas(
+  databaseUrl: string,
+  dataDirs: [string, string],
+): Promise<{ shared: SpawnedServer; a: Replica; b: Replica }> {
+  const shared = await startSharedServer();
+  const env = { PLAYGROUND_DATABASE_URL: databaseUrl, ORS_SERVERS: `shared=${shared.url}` };
+  const [a, b] = await Promise.all(dataDirs.map((dir) => startReplica({ ...env, PLAYGROUND_DATA_DIR: dir })));
+  return { shared, a: a!, b: b! };
+}

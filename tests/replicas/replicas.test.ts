@@ -18,8 +18,7 @@ import {
   type Replica,
   relayClient,
   replicasBehindNginx,
-  startReplica,
-  startSharedServer,
+  startTwoReplicas,
   tempDataDir,
   watchFeed,
 } from "./helpers";
@@ -83,12 +82,7 @@ describe.skipIf(!db.ok)("app replicas on one PostgreSQL database", () => {
 
   beforeAll(async () => {
     if (!db.ok) return;
-    shared = await startSharedServer();
-    const env = { PLAYGROUND_DATABASE_URL: db.url, ORS_SERVERS: `shared=${shared.url}` };
-    [a, b] = await Promise.all([
-      startReplica({ ...env, PLAYGROUND_DATA_DIR: dataA.dir }),
-      startReplica({ ...env, PLAYGROUND_DATA_DIR: dataB.dir }),
-    ]);
+    ({ shared, a, b } = await startTwoReplicas(db.url, [dataA.dir, dataB.dir]));
   }, 120_000);
 
   afterAll(async () => {

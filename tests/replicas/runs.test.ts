@@ -13,15 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../environments/helpers";
 import type { SpawnedServer } from "../relay/helpers";
 import { postgresDatabase } from "../support/postgres";
-import {
-  type FeedEvent,
-  getJson,
-  type Replica,
-  startReplica,
-  startSharedServer,
-  tempDataDir,
-  watchFeed,
-} from "./helpers";
+import { type FeedEvent, getJson, type Replica, startTwoReplicas, tempDataDir, watchFeed } from "./helpers";
 
 const db = await postgresDatabase("replica_runs");
 
@@ -114,12 +106,7 @@ describe.skipIf(!db.ok)("runs across app replicas on one PostgreSQL database", (
 
   beforeAll(async () => {
     if (!db.ok) return;
-    shared = await startSharedServer();
-    const env = { PLAYGROUND_DATABASE_URL: db.url, ORS_SERVERS: `shared=${shared.url}` };
-    [a, b] = await Promise.all([
-      startReplica({ ...env, PLAYGROUND_DATA_DIR: dataA.dir }),
-      startReplica({ ...env, PLAYGROUND_DATA_DIR: dataB.dir }),
-    ]);
+    ({ shared, a, b } = await startTwoReplicas(db.url, [dataA.dir, dataB.dir]));
   }, 120_000);
 
   afterAll(async () => {
