@@ -11,7 +11,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test } from "@playwright/test";
-import type { Trajectory } from "@/lib/episodes/schema";
+import type { Trajectory } from "@/lib/trajectory/schema";
 import { relayClient, trajectoryOf } from "./trajectories-helpers";
 
 const REPO_ROOT = fileURLToPath(new URL("..", import.meta.url));

@@ -6,7 +6,7 @@
 // model's text and tokens are recorded on its steps (the trajectory says so, and both views show
 // it). Locators by role and label; no fixed sleeps.
 import { expect, type Page, test } from "@playwright/test";
-import type { Trajectory } from "@/lib/episodes/schema";
+import type { Trajectory } from "@/lib/trajectory/schema";
 import { EpisodePage } from "./pages/episode";
 import { MODEL_FIXTURE, modelDelay, resetModelFixture } from "./pages/runs";
 

@@ -7,10 +7,10 @@ import os from "node:os";
 import path from "node:path";
 import { expect } from "@playwright/test";
 import { z } from "zod";
-import type { Trajectory } from "@/lib/episodes/schema";
 import { createOrsClient, type OrsClient } from "@/lib/ors/client";
 import { createOrsHandler, serveNode } from "@/lib/ors/host";
 import { defineEnvironment, defineTool, text } from "@/lib/ors/sdk";
+import type { Trajectory } from "@/lib/trajectory/schema";
 
 /** A plain ORS client using the app's relay for `server` as its base URL. */
 export function relayClient(base: string, server: string): OrsClient {

@@ -4,7 +4,7 @@
 import "server-only";
 import path from "node:path";
 import { z } from "zod";
-import { DEFAULT_MAX_STEP_BYTES, MIN_MAX_STEP_BYTES } from "@/lib/episodes/step";
+import { DEFAULT_MAX_STEP_BYTES, MIN_MAX_STEP_BYTES } from "@/lib/trajectory/step";
 
 /** Environment variables as a record: `process.env`, or a test's own. */
 export type Env = Readonly<Record<string, string | undefined>>;

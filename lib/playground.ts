@@ -14,13 +14,9 @@ import path from "node:path";
 import { builtinEnvironments } from "@/envs";
 import { environmentReloadedError } from "@/lib/environments/reload-notice";
 import { type EnvironmentSource, staticEnvironmentSource } from "@/lib/environments/source";
-import { holdLease, type LeaseOptions } from "@/lib/episodes/leases";
 import { createLiveFeeds, type LiveFeeds } from "@/lib/episodes/live";
 import { createPostgresLiveFeeds } from "@/lib/episodes/live-postgres";
 import { createRecorder, type Recorder } from "@/lib/episodes/recorder";
-import { openPlaygroundStore } from "@/lib/episodes/store/open";
-import { createPostgresNotifier } from "@/lib/episodes/store/postgres-notify";
-import type { PlaygroundStore, RecoveredOrphans, StoreInstance } from "@/lib/episodes/store/types";
 import { createOrsClient, type OrsClient } from "@/lib/ors/client";
 import { createOrsHandler, hostOptionsFromEnv, type OrsHandler } from "@/lib/ors/host";
 import { createServerRegistry, type ServerRegistry } from "@/lib/registry";
@@ -32,6 +28,10 @@ import { createRunExecutor, type RunExecutor } from "@/lib/runs/executor";
 import { createModelRegistry, type ModelRegistry } from "@/lib/runs/models";
 import { emptySupervisor, type ServerSupervisor } from "@/lib/spawn/supervisor";
 import { serverRestartedError } from "@/lib/spawn/types";
+import { holdLease, type LeaseOptions } from "@/lib/store/leases";
+import { openPlaygroundStore } from "@/lib/store/open";
+import { createPostgresNotifier } from "@/lib/store/postgres/notify";
+import type { PlaygroundStore, RecoveredOrphans, StoreInstance } from "@/lib/store/types";
 
 /** Where the app mounts its ORS host (it also answers the ORS shapes at the root). */
 export const ORS_BASE_PATH = "/api/ors";
@@ -86,7 +86,7 @@ export interface PlaygroundOptions {
    * ORS_ENVS's module, and PLAYGROUND_SCRIPT_ROOTS); null: anywhere (the CLI's own command line).
    */
   scriptRoots?: readonly string[] | null;
-  /** The lease's timings (lib/episodes/leases.ts; tests shorten them). */
+  /** The lease's timings (lib/store/leases.ts; tests shorten them). */
   lease?: Pick<LeaseOptions, "everyMs" | "staleMs">;
   /** Servers to run and register (lib/spawn; default none). Started by whoever made it; stopped on close. */
   spawned?: ServerSupervisor;

@@ -1,7 +1,7 @@
 // The URLs of the playground's pages, built in one place (isomorphic: the UI, the CLI's printed
 // links and the quality report use it). Every name and id is percent-encoded here, once; every view
 // reopens from its URL (docs/playground-ui.md).
-import type { TrajectoryTask } from "@/lib/episodes/schema";
+import type { TrajectoryTask } from "@/lib/trajectory/schema";
 
 const seg = encodeURIComponent;
 

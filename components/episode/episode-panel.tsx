@@ -8,9 +8,9 @@ import { Badge } from "@/components/ui/badge";
 import { Button, buttonClasses } from "@/components/ui/button";
 import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
 import { isEnvironmentReloaded } from "@/lib/environments/reload-notice";
-import type { EndReason } from "@/lib/episodes/schema";
-import { stepReward } from "@/lib/episodes/step";
 import { envHref, newEpisodeHref } from "@/lib/routes";
+import type { EndReason } from "@/lib/trajectory/schema";
+import { stepReward } from "@/lib/trajectory/step";
 import { cn } from "@/lib/ui/cn";
 import {
   cumulativeOf,

@@ -2,7 +2,7 @@
 // model and its turn, the text it wrote beside its call, and the turn's tokens — shown on the
 // episode page and the trajectory page alike. Also how a policy ended an episode without a call.
 import { Bot } from "lucide-react";
-import type { AgentEnd, StepAgent } from "@/lib/episodes/schema";
+import type { AgentEnd, StepAgent } from "@/lib/trajectory/schema";
 
 function who(agent: { policy: string; model?: string }): string {
   return agent.policy === "model" && agent.model ? `model ${agent.model}` : `${agent.policy} policy`;

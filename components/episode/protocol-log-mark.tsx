@@ -1,7 +1,7 @@
 // The mark of a step that replays a call of the protocol log ("Replay" or "Edit and replay" there):
 // which logged request it sent again, and whether its input was edited first.
 import { Badge } from "@/components/ui/badge";
-import type { TrajectoryStep } from "@/lib/episodes/schema";
+import type { TrajectoryStep } from "@/lib/trajectory/schema";
 import { replayedLabel, replayOriginOf } from "@/lib/ui/protocol-log";
 
 export function ReplayedMark({ step }: { step: TrajectoryStep }) {

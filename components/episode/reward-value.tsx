@@ -1,6 +1,6 @@
 // A reward as the app shows it everywhere: formatReward's text in tabular figures, an em dash
 // that screen readers read as "no reward" for null, the exact value on hover when rounded.
-import { formatReward, NO_REWARD, NO_REWARD_LABEL, rewardSign } from "@/lib/episodes/reward";
+import { formatReward, NO_REWARD, NO_REWARD_LABEL, rewardSign } from "@/lib/trajectory/reward";
 import { cn } from "@/lib/ui/cn";
 
 const TONE = {

@@ -6,7 +6,7 @@ import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useRef } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { Badge } from "@/components/ui/badge";
-import type { TrajectoryStep } from "@/lib/episodes/schema";
+import type { TrajectoryStep } from "@/lib/trajectory/schema";
 import { cumulativeOf, selectPendingCalls, selectSteps, useEpisodeStore } from "@/lib/ui/episode-store";
 import { StepCard } from "./step-card";
 

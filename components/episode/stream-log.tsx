@@ -5,9 +5,9 @@
 // passes as thousands of pieces: the log shows the latest MAX_ROWS and says how many came before
 // (all of them on request), and its rows are built once per new frame, not on every tick.
 import { useEffect, useMemo, useState } from "react";
-import type { StepEvent, TrajectoryStep } from "@/lib/episodes/schema";
-import { receivedChars } from "@/lib/episodes/step";
 import type { CallEvent } from "@/lib/ors/client/call-tool";
+import type { StepEvent, TrajectoryStep } from "@/lib/trajectory/schema";
+import { receivedChars } from "@/lib/trajectory/step";
 import { cn } from "@/lib/ui/cn";
 
 export function formatSeconds(ms: number): string {

@@ -3,7 +3,7 @@
 // results page shows a histogram (components/runs/reward-histogram.tsx), so the chart library
 // never weighs on any page's first load.
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import { formatReward } from "@/lib/episodes/reward";
+import { formatReward } from "@/lib/trajectory/reward";
 
 export interface HistogramBin {
   from: number;

@@ -3,7 +3,7 @@
 // bins are a table for screen readers and for reading exact counts.
 import dynamic from "next/dynamic";
 import { Skeleton } from "@/components/ui/skeleton";
-import { formatReward } from "@/lib/episodes/reward";
+import { formatReward } from "@/lib/trajectory/reward";
 import type { HistogramBin } from "./reward-histogram-chart";
 
 const Chart = dynamic(() => import("./reward-histogram-chart"), {

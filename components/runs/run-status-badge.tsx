@@ -1,7 +1,7 @@
 // A run's status as a badge (running ones pulse), and the tone each status reads in.
 import { Radio } from "lucide-react";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
-import type { RunStatus } from "@/lib/episodes/store/types";
+import type { RunStatus } from "@/lib/store/types";
 import { RUN_STATUS_LABEL } from "@/lib/ui/run-format";
 
 const TONE: Record<RunStatus, BadgeTone> = {

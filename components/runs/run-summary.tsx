@@ -5,8 +5,8 @@
 // (`getByRole("definition", { name: "Success rate" })`).
 import { type ReactNode, useId } from "react";
 import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
-import { formatReward } from "@/lib/episodes/reward";
-import type { Percentiles } from "@/lib/episodes/store/types";
+import type { Percentiles } from "@/lib/store/types";
+import { formatReward } from "@/lib/trajectory/reward";
 import { cn } from "@/lib/ui/cn";
 import {
   formatCount,

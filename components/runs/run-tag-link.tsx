@@ -2,8 +2,8 @@
 // the run's results with that task shown. Repeats read from 1, as on the run's page.
 import { ListChecks } from "lucide-react";
 import Link from "next/link";
-import type { RunTag } from "@/lib/episodes/schema";
 import { runHref } from "@/lib/routes";
+import type { RunTag } from "@/lib/trajectory/schema";
 
 export function RunTagLink({ run }: { run: RunTag }) {
   return (

@@ -12,8 +12,8 @@ import { Button, buttonClasses } from "@/components/ui/button";
 import { ErrorPanel } from "@/components/ui/error-panel";
 import { inputClasses, Label } from "@/components/ui/input";
 import { SkeletonBlock } from "@/components/ui/skeleton";
-import type { RunStatus } from "@/lib/episodes/store/types";
 import { compareRunsHref, newRunHref, runHref } from "@/lib/routes";
+import type { RunStatus } from "@/lib/store/types";
 import { cn } from "@/lib/ui/cn";
 import {
   formatPercent,

@@ -8,9 +8,9 @@ import Link from "next/link";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { Card, CardHeader, CardTitle } from "@/components/ui/card";
 import { FieldError, Input, Label } from "@/components/ui/input";
-import { formatReward, rewardLabel } from "@/lib/episodes/reward";
 import { trajectoryHref } from "@/lib/routes";
 import type { RunTaskRow } from "@/lib/runs/summary";
+import { formatReward, rewardLabel } from "@/lib/trajectory/reward";
 import { cn } from "@/lib/ui/cn";
 import { ShowSelect } from "./form-fields";
 

@@ -1,6 +1,6 @@
 // Small display helpers of the trajectory views.
 import type { BadgeTone } from "@/components/ui/badge";
-import type { EndReason } from "@/lib/episodes/schema";
+import type { EndReason } from "@/lib/trajectory/schema";
 
 export const END_REASON_LABEL: Record<EndReason | "running", string> = {
   finished: "Finished",

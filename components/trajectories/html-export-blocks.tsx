@@ -8,8 +8,8 @@ import { LONG_TEXT } from "@/components/episode/long-text-limits";
 import { MarkdownBody } from "@/components/episode/markdown-render";
 import { safeImageSrc } from "@/components/episode/safe-image";
 import { classifyText } from "@/components/episode/text-kind";
-import { escapeHtml } from "@/lib/episodes/html-export";
 import type { Block } from "@/lib/ors/protocol";
+import { escapeHtml } from "@/lib/trajectory/html-escape";
 
 /** Elements kept (with their content); every other element is dropped, content and all. */
 const KEPT = new Set([

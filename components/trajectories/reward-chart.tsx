@@ -3,9 +3,9 @@
 // the step. Steps called after the episode finished (by an outside client) are drawn apart: grey,
 // hatched, beyond a dashed "end" line, and the cumulative line does not count them.
 import { useId } from "react";
-import { cumulativeRewards } from "@/lib/episodes/model";
-import { formatReward, rewardLabel } from "@/lib/episodes/reward";
-import type { TrajectoryStep } from "@/lib/episodes/schema";
+import { cumulativeRewards } from "@/lib/trajectory/model";
+import { formatReward, rewardLabel } from "@/lib/trajectory/reward";
+import type { TrajectoryStep } from "@/lib/trajectory/schema";
 
 export function RewardChart({
   steps,

@@ -8,8 +8,8 @@ import { RewardValue } from "@/components/episode/reward-value";
 import { TruncatedNote } from "@/components/episode/step-card";
 import { Badge } from "@/components/ui/badge";
 import { JsonView } from "@/components/ui/json-view";
-import { markDiffers } from "@/lib/episodes/diff";
-import type { TrajectoryStep } from "@/lib/episodes/schema";
+import { markDiffers } from "@/lib/trajectory/diff";
+import type { TrajectoryStep } from "@/lib/trajectory/schema";
 import { fmtMs } from "./format";
 
 export function StepStatus({ step }: { step: TrajectoryStep }) {

@@ -15,9 +15,9 @@ import { buttonClasses } from "@/components/ui/button";
 import { ErrorPanel } from "@/components/ui/error-panel";
 import { Input, inputClasses, Label } from "@/components/ui/input";
 import { SkeletonBlock } from "@/components/ui/skeleton";
-import { END_REASONS, SORT_KEYS } from "@/lib/episodes/model";
-import type { TrajectoryFilter, TrajectorySummary } from "@/lib/episodes/schema";
 import { compareTrajectoriesHref, episodeHref, runHref, trajectoryHref } from "@/lib/routes";
+import { END_REASONS, SORT_KEYS } from "@/lib/trajectory/model";
+import type { TrajectoryFilter, TrajectorySummary } from "@/lib/trajectory/schema";
 import { cn } from "@/lib/ui/cn";
 import { filterFromParams } from "@/lib/ui/trajectory-filter";
 import {

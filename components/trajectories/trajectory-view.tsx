@@ -21,9 +21,6 @@ import { ErrorPanel } from "@/components/ui/error-panel";
 import { Input, Label } from "@/components/ui/input";
 import { Kbd } from "@/components/ui/kbd";
 import { SkeletonBlock } from "@/components/ui/skeleton";
-import { markDiffers } from "@/lib/episodes/diff";
-import { cumulativeRewards, taskLabel } from "@/lib/episodes/model";
-import type { Trajectory } from "@/lib/episodes/schema";
 import {
   compareTrajectoriesHref,
   episodeHref,
@@ -31,6 +28,9 @@ import {
   trajectoriesHref,
   trajectoryHref,
 } from "@/lib/routes";
+import { markDiffers } from "@/lib/trajectory/diff";
+import { cumulativeRewards, taskLabel } from "@/lib/trajectory/model";
+import type { Trajectory } from "@/lib/trajectory/schema";
 import { cn } from "@/lib/ui/cn";
 import {
   downloadUrl,

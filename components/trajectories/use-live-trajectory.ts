@@ -5,8 +5,8 @@
 // The feed is read off the main thread and applied in batches (lib/ui/off-thread.ts).
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import type { FeedEvent, LiveEvent } from "@/lib/episodes/feed";
-import type { Trajectory } from "@/lib/episodes/schema";
+import type { FeedEvent, LiveEvent } from "@/lib/trajectory/feed";
+import type { Trajectory } from "@/lib/trajectory/schema";
 import { applyFeedEvents } from "@/lib/ui/feed-batch";
 import { openFeed } from "@/lib/ui/off-thread";
 import { trajectoryKeys, trajectoryQuery } from "@/lib/ui/trajectory-queries";

@@ -126,7 +126,7 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
   const source = await openRuntimeSource(options.environments ?? runtimeSourceOptionsFromEnv(env, { dev }));
   const { createServerSupervisor } = await import("@/lib/spawn/supervisor");
   const { invalidServerName } = await import("@/lib/registry/registry");
-  const { dataDir } = await import("@/lib/episodes/store/db");
+  const { dataDir } = await import("@/lib/store/sqlite/db");
   const spawned = await createServerSupervisor(options.spawn?.servers ?? [], {
     baseEnv: options.spawn?.baseEnv ?? env,
     say: options.spawn?.say,

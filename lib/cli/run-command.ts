@@ -276,7 +276,7 @@ export async function knownName(
   env: Record<string, string | undefined>,
 ): Promise<{ name: string; added: boolean; envOnly: string | null }> {
   // The database's added servers, when the store is there (loaded only then: `pg` and its pool).
-  const { databaseUrlFrom, openPostgresDatabase } = await import("@/lib/episodes/store/postgres-db");
+  const { databaseUrlFrom, openPostgresDatabase } = await import("@/lib/store/postgres/db");
   const url = databaseUrlFrom(env);
   const db = url ? openPostgresDatabase(url, { poolSize: 1 }) : null;
   try {

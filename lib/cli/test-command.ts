@@ -5,12 +5,12 @@
 // environment; `--update` re-records the episodes that differ into their files (./test-update.ts).
 import fs from "node:fs";
 import path from "node:path";
-import { type CompareOptions, parseIgnore } from "@/lib/episodes/diff";
 import { type GoldenCase, rerecordedGolden, rerecordProblem, runGoldenTests } from "@/lib/episodes/golden";
-import { parseTrajectories } from "@/lib/episodes/jsonl";
-import type { Trajectory } from "@/lib/episodes/schema";
 import { createOrsClient, type OrsClient } from "@/lib/ors/client";
 import type { Secrets } from "@/lib/ors/protocol";
+import { type CompareOptions, parseIgnore } from "@/lib/trajectory/diff";
+import { parseTrajectories } from "@/lib/trajectory/jsonl";
+import type { Trajectory } from "@/lib/trajectory/schema";
 import { parseArgs, parseDuration, UsageError } from "./args";
 import type { HeadlessIo } from "./io";
 import { describeOptions, formatResultText, formatSummaryText, goldenJUnit } from "./test-report";

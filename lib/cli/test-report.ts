@@ -1,8 +1,9 @@
 // The reports of `test` (lib/cli/test-command.ts) for people and for CI: each golden episode's
 // result as text (the differences of each step, changed words marked, in colour on a terminal), the
 // summary line, and JUnit XML (a suite per file, a testcase per episode).
-import { diffText, stableStringify } from "@/lib/episodes/diff";
+
 import type { GoldenReport, GoldenResult, GoldenStepDifference, GoldenStepView } from "@/lib/episodes/golden";
+import { diffText, stableStringify } from "@/lib/trajectory/diff";
 import { type JUnitCase, type JUnitSuite, junitXml } from "./junit";
 
 const C = {

@@ -3,8 +3,8 @@
 // or JSONL, its indentation and line ends kept — and every other episode left byte for byte.
 import fs from "node:fs";
 import path from "node:path";
-import { parseTrajectories } from "@/lib/episodes/jsonl";
-import type { Trajectory } from "@/lib/episodes/schema";
+import { parseTrajectories } from "@/lib/trajectory/jsonl";
+import type { Trajectory } from "@/lib/trajectory/schema";
 
 /** The indentation of pretty-printed JSON (`"  "`, a tab), or 0 for JSON on one line. */
 function indentOf(text: string): string | number {

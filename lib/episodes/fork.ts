@@ -5,11 +5,11 @@
 import "server-only";
 import type { OrsClient } from "@/lib/ors/client";
 import type { Secrets } from "@/lib/ors/protocol";
-import { diffTrajectories, markDiffers, type TrajectoryDiff } from "./diff";
+import type { TrajectoryStore } from "../store/types";
+import { diffTrajectories, markDiffers, type TrajectoryDiff } from "../trajectory/diff";
+import type { ForkResult, Trajectory } from "../trajectory/schema";
 import type { Recorder } from "./recorder";
 import { episodeActions, ReplayError, type ReplayRun, replayEpisode } from "./replay";
-import type { ForkResult, Trajectory } from "./schema";
-import type { TrajectoryStore } from "./store/types";
 
 export interface ForkDeps {
   store: TrajectoryStore;

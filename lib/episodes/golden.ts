@@ -1,13 +1,13 @@
 // Golden episodes as regression tests (README "Golden episodes"): each golden trajectory is re-run
 // on a server (./replay.ts: a new session on its task, the prompt once, the recorded calls re-sent)
 // and compared step by step with its recording by the same function as the UI's "Replay and diff"
-// (./diff.ts), loosened by the user's CompareOptions. Isomorphic: the `test` command runs it.
+// (../trajectory/diff.ts), loosened by the user's CompareOptions. Isomorphic: the `test` command runs it.
 import type { OrsClient } from "@/lib/ors/client";
 import type { Block, JsonObject, Secrets } from "@/lib/ors/protocol";
-import { type CompareOptions, diffTrajectories, type StepField } from "./diff";
-import { taskLabel, totalReward } from "./model";
+import { type CompareOptions, diffTrajectories, type StepField } from "../trajectory/diff";
+import { taskLabel, totalReward } from "../trajectory/model";
+import type { Trajectory, TrajectoryStep } from "../trajectory/schema";
 import { episodeActions, ReplayError, replayEpisode, replayedTrajectory } from "./replay";
-import type { Trajectory, TrajectoryStep } from "./schema";
 
 export const GOLDEN_REPORT_FORMAT = "ors-golden-report/1";
 

@@ -4,10 +4,11 @@
 // environment output render (the app's text/Markdown/image rules) is handed in by the caller.
 // Isomorphic (Web Crypto for the style's hash).
 import type { Block } from "@/lib/ors/protocol";
-import { END_REASON_LABEL, type EndReason } from "./end-reason";
-import { cumulativeRewards, taskLabel } from "./model";
-import { formatReward, rewardLabel } from "./reward";
-import type { Trajectory, TrajectoryStep, TrajectorySummary } from "./schema";
+import { END_REASON_LABEL, type EndReason } from "../trajectory/end-reason";
+import { escapeHtml } from "../trajectory/html-escape";
+import { cumulativeRewards, taskLabel } from "../trajectory/model";
+import { formatReward, rewardLabel } from "../trajectory/reward";
+import type { Trajectory, TrajectoryStep, TrajectorySummary } from "../trajectory/schema";
 
 /** At most this many trajectories go into one file (a researcher reads a few; filter for the rest). */
 export const HTML_EXPORT_MAX = 500;
@@ -21,11 +22,6 @@ export interface HtmlExportOptions {
   blocks?: (blocks: readonly Block[]) => string;
   /** When the file was made (ms since the epoch; default now). */
   exportedAt?: number;
-}
-
-/** `&`, `<`, `>`, `"` and `'` escaped: safe as element text and as a quoted attribute value. */
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 const CSS = `

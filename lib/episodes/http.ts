@@ -2,12 +2,12 @@
 // bounded JSON bodies, list filters, and in-flight steps merged into a snapshot.
 import "server-only";
 import type { z } from "zod";
-import { type Trajectory, type TrajectoryFilter, trajectoryFilterSchema } from "@/lib/episodes/schema";
 import { describeZodError, errorResponse } from "@/lib/ors/protocol";
 import { readWithin } from "@/lib/ors/protocol/body";
+import { type Trajectory, type TrajectoryFilter, trajectoryFilterSchema } from "@/lib/trajectory/schema";
+import type { TrajectoryStore } from "../store/types";
 import type { Recorder } from "./recorder";
 import { ReplayError } from "./replay";
-import type { TrajectoryStore } from "./store/types";
 
 export const noStore = { "Cache-Control": "no-store" };
 

@@ -1,17 +1,17 @@
 // The live feeds across app replicas (the LiveFeeds contract of ./live.ts) over LISTEN/NOTIFY
-// (./store/postgres-notify.ts): events go to this process's watchers at once and to other replicas
+// (../store/postgres/notify.ts): events go to this process's watchers at once and to other replicas
 // as notifications (the event, or what names its row when it exceeds NOTIFY's 8000 bytes). Both
 // queues are bounded.
 import "server-only";
 import type { Block } from "@/lib/ors/protocol";
-import { createLiveFeeds, type LiveEvent, type LiveFeeds, type LiveListener } from "./live";
-import type { TrajectoryStep, TrajectorySummary } from "./schema";
-import type { PostgresDatabase } from "./store/postgres-db";
+import type { PostgresDatabase } from "../store/postgres/db";
 import {
   createPostgresNotifier,
   MAX_QUEUED_NOTIFICATIONS,
   type PostgresNotifier,
-} from "./store/postgres-notify";
+} from "../store/postgres/notify";
+import type { TrajectoryStep, TrajectorySummary } from "../trajectory/schema";
+import { createLiveFeeds, type LiveEvent, type LiveFeeds, type LiveListener } from "./live";
 
 /** The channel every replica listens on (channels are per database). */
 export const LIVE_CHANNEL = "ors_playground_live";

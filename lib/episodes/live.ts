@@ -2,7 +2,7 @@
 // routes `/api/trajectories/<id>/events` and `/api/trajectories/live/events` subscribe to. One per
 // process, built by the composition root (lib/playground.ts).
 import "server-only";
-import type { LiveEvent } from "./feed";
+import type { LiveEvent } from "../trajectory/feed";
 
 export type { LiveEvent };
 

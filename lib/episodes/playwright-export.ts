@@ -1,18 +1,18 @@
 // "Export as Playwright test": a recorded trajectory as a Playwright spec that drives the
 // playground UI by role and label through the same steps (start an episode on the same task, call
 // each tool with the recorded input in its JSON tab) and asserts what was recorded as `test`
-// compares it (./diff.ts, with the options it can honour): each step's outcome, reward and finished
+// compares it (../trajectory/diff.ts, with the options it can honour): each step's outcome, reward and finished
 // flag, and the texts of the prompt and of each output. Pure and isomorphic:
 // GET /api/trajectories/<id>/playwright serves it.
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: it writes template literals of the spec
 
 import type { Block } from "@/lib/ors/protocol";
 import { trajectoryHref } from "@/lib/routes";
-import { type CompareOptions, parseIgnore } from "./diff";
-import { taskLabel } from "./model";
+import { type CompareOptions, parseIgnore } from "../trajectory/diff";
+import { taskLabel } from "../trajectory/model";
+import { formatReward } from "../trajectory/reward";
+import type { Trajectory, TrajectoryStep } from "../trajectory/schema";
 import { episodeActions } from "./replay";
-import { formatReward } from "./reward";
-import type { Trajectory, TrajectoryStep } from "./schema";
 
 export interface PlaywrightExportOptions {
   /** The playground it was exported from (e.g. `http://127.0.0.1:3000`): named in the header. */

@@ -8,8 +8,8 @@
 import "server-only";
 import { type Env, SETTINGS, settingOrDefault } from "@/lib/config";
 import type { RelayEvent } from "@/lib/relay/events";
+import type { ExchangeLimit, TrajectoryStore } from "../store/types";
 import type { LiveFeeds } from "./live";
-import type { ExchangeLimit, TrajectoryStore } from "./store/types";
 
 type ExchangeEvent = Extract<RelayEvent, { type: "exchange" }>;
 

@@ -7,12 +7,11 @@ import "server-only";
 import { type Env, processEnv, settingOrDefault } from "@/lib/config";
 import type { Block, ToolSpec } from "@/lib/ors/protocol";
 import type { RelayEvent, RelayEvents } from "@/lib/relay/events";
-import { readAgent, readRunTag, readStepOrigin } from "./annotations";
-import { stableStringify } from "./diff";
-import { CHECK_LIVENESS, endForFailure, SPEC_IDLE_LIMIT_MS } from "./end-reason";
-import type { LiveFeeds } from "./live";
-import { createProtocolLog, exchangeLimitFrom } from "./protocol-log";
-import type { EndReason, TrajectoryStep, TrajectoryTask } from "./schema";
+import { readAgent, readRunTag, readStepOrigin } from "../relay/annotations";
+import type { ExchangeLimit, TrajectoryStore } from "../store/types";
+import { stableStringify } from "../trajectory/diff";
+import { CHECK_LIVENESS, endForFailure, SPEC_IDLE_LIMIT_MS } from "../trajectory/end-reason";
+import type { EndReason, TrajectoryStep, TrajectoryTask } from "../trajectory/schema";
 import {
   capStep,
   completeStep,
@@ -21,8 +20,9 @@ import {
   keepFrame,
   pendingStep,
   stepEvent,
-} from "./step";
-import type { ExchangeLimit, TrajectoryStore } from "./store/types";
+} from "../trajectory/step";
+import type { LiveFeeds } from "./live";
+import { createProtocolLog, exchangeLimitFrom } from "./protocol-log";
 
 export interface Recorder {
   /** Takes one relay event (the relay's bus calls this; tests may too). Applied in order. */

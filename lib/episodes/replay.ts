@@ -2,14 +2,14 @@
 // a new session on the same task through the typed ORS client (lib/ors/client) — so it works
 // against any ORS server the client can reach, the reference server's SSE /create_session included
 // — the recorded calls re-sent in order, each replayed step built with the one step model and
-// compared with the original (./diff.ts). The app hands it a client over its relay, so the new
+// compared with the original (../trajectory/diff.ts). The app hands it a client over its relay, so the new
 // episode is recorded like any other; the CLI hands it a client for a server URL.
 import { isOrsClientError, type OrsClient } from "@/lib/ors/client";
 import type { Block, CreateRequest, Secrets } from "@/lib/ors/protocol";
-import { replayMark } from "./diff";
-import { TRAJECTORY_FORMAT, totalReward } from "./model";
-import type { ReplayMark, Trajectory, TrajectoryStep } from "./schema";
-import { type CallOutcome, completeStep, pendingStep, stepEvent } from "./step";
+import { replayMark } from "../trajectory/diff";
+import { TRAJECTORY_FORMAT, totalReward } from "../trajectory/model";
+import type { ReplayMark, Trajectory, TrajectoryStep } from "../trajectory/schema";
+import { type CallOutcome, completeStep, pendingStep, stepEvent } from "../trajectory/step";
 
 /**
  * Why a replay could not run, by cause: the server could not be reached, the server answered with

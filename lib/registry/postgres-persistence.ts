@@ -2,7 +2,7 @@
 // readable by the app's database role only (the table is revoked from PUBLIC), as servers.json by its
 // owner. Hand-written servers stay configuration: servers.json in the data folder, read only.
 import "server-only";
-import type { PostgresDatabase } from "@/lib/episodes/store/postgres-db";
+import type { PostgresDatabase } from "@/lib/store/postgres/db";
 import { fileServerPersistence, type ServerPersistence, type StoredServer } from "./persistence";
 
 interface Row {

@@ -12,7 +12,7 @@
 //                                                           task: {task_spec} | {split, index}
 //                                                           run: the decoded `x-playground-run`
 //                                                           header of the request, when sent
-//                                                           (lib/episodes/annotations.ts)
+//                                                           (lib/relay/annotations.ts)
 //   prompt           {server, sid, env, blocks, at}         2xx /{env}/prompt or /prompt. env: the
 //                                                           path's, or for a bare path the one its
 //                                                           X-Deployment header names, else null
@@ -57,7 +57,7 @@
 //                                                           the sid a /create_session answered;
 //                                                           exchange: method, path, masked headers,
 //                                                           bodies within a cap, status, timing
-//                                                           (NewExchange, lib/episodes/schema.ts).
+//                                                           (NewExchange, lib/trajectory/schema.ts).
 //                                                           A whole (JSON) answer's comes before the
 //                                                           events that answer causes (so a /delete
 //                                                           is logged before the episode ends); an
@@ -68,8 +68,8 @@
 // per throw, without the event). Each relay has its own bus (`createRelayEvents`), and
 // `hasListeners()` lets the relay skip all work when nobody listens.
 import "server-only";
-import type { NewExchange } from "@/lib/episodes/schema";
 import type { Block, JsonObject, RunToolOutput, SseFrame, ToolSpec } from "@/lib/ors/protocol";
+import type { NewExchange } from "@/lib/trajectory/schema";
 
 export type RelayTask = { task_spec: JsonObject } | { split: string; index: number };
 

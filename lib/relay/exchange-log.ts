@@ -1,10 +1,10 @@
-// The protocol log's side of the relay (lib/episodes/FORMAT.md "Protocol log"): what one request
+// The protocol log's side of the relay (lib/trajectory/FORMAT.md "Protocol log"): what one request
 // and its answer looked like — method, path, the headers that matter, bodies within a cap, status,
 // timing — published as an `exchange` RelayEvent for the recorder. Secrets never leave: the API key
 // is masked, `X-Secrets` keeps only the names of the secrets, a `/create` body's `secrets` only their
 // names too. An answer is copied only up to the cap as it passes (never read whole to be logged).
 import "server-only";
-import type { ExchangeSide, NewExchange } from "@/lib/episodes/schema";
+import type { ExchangeSide, NewExchange } from "@/lib/trajectory/schema";
 import type { RelayEvents } from "./events";
 
 /** Characters of each body kept in the log (request and answer each); `size` says the whole size. */

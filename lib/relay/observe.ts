@@ -92,7 +92,7 @@ export interface Exchange {
   callId: string;
   /** The request's `X-Deployment` header: the environment of a bare path (`/call`). */
   deployment?: string | null;
-  /** The decoded annotation headers of the request (lib/episodes/annotations.ts), never forwarded. */
+  /** The decoded annotation headers of the request (lib/relay/annotations.ts), never forwarded. */
   annotations?: { run?: unknown; agent?: unknown; step?: unknown };
   /** The parsed JSON object of the request body, once read (undefined: not yet; null: none). */
   requestObject?: Record<string, unknown> | null;

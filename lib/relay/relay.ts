@@ -3,8 +3,9 @@
 // answer streamed back unbuffered, and what passes published as RelayEvents (./events) — the
 // episode's steps and its protocol log. One core (`serve`) and two thin ways in (./io.ts): a fetch
 // Request (Next's route, in-process clients) and node:http (the server entry's fast path).
-import { AGENT_HEADER, decodeAnnotation, RUN_HEADER, STEP_HEADER } from "@/lib/episodes/annotations";
+
 import { describeNetworkError } from "@/lib/ors/protocol/network-error";
+import { AGENT_HEADER, decodeAnnotation, RUN_HEADER, STEP_HEADER } from "@/lib/relay/annotations";
 import "server-only";
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";

@@ -4,8 +4,9 @@
 // One builder serves the model policy (turn by turn, from what it played), a model at the controls
 // of a live episode (from the recorded trajectory, whoever made its steps) and the chat JSONL
 // export. Messages are in the OpenAI Chat Completions format. Isomorphic.
-import type { AgentEnd, Trajectory, TrajectoryStep } from "@/lib/episodes/schema";
+
 import type { Block, JsonObject } from "@/lib/ors/protocol";
+import type { AgentEnd, Trajectory, TrajectoryStep } from "@/lib/trajectory/schema";
 import type { TurnUsage } from "./policy";
 
 export type ChatContentPart =

@@ -4,12 +4,12 @@
 // the policy sees — until the environment finishes it, the policy stops, or the turn limit; the
 // session deleted in every case. Cancel and the time limit end the recorded episode with their reason.
 import "server-only";
-import { AGENT_HEADER, encodeAgent, encodeRunTag, RUN_HEADER } from "@/lib/episodes/annotations";
 import type { Recorder } from "@/lib/episodes/recorder";
-import type { EndReason, StepAgent } from "@/lib/episodes/schema";
-import type { PlaygroundStore, RunEpisodeKey, RunEpisodePatch, RunRecord } from "@/lib/episodes/store/types";
 import { isOrsClientError, type OrsClient } from "@/lib/ors/client";
 import type { JsonObject, RunToolOutput, ToolSpec } from "@/lib/ors/protocol";
+import { AGENT_HEADER, encodeAgent, encodeRunTag, RUN_HEADER } from "@/lib/relay/annotations";
+import type { PlaygroundStore, RunEpisodeKey, RunEpisodePatch, RunRecord } from "@/lib/store/types";
+import type { EndReason, StepAgent } from "@/lib/trajectory/schema";
 import { agentEndOf, type CallOutcome, type Policy, type PolicyTurn } from "./policy";
 import { retryingFetch } from "./retry-fetch";
 

@@ -1,9 +1,9 @@
 // The runs' progress across app replicas (the RunEvents contract of ./events.ts) over LISTEN/NOTIFY
-// (lib/episodes/store/postgres-notify.ts): what the replica playing a run publishes reaches its own
+// (lib/store/postgres/notify.ts): what the replica playing a run publishes reaches its own
 // watchers at once and every other replica's as a notification, so `GET /api/runs/{id}/events` on
 // any replica follows the run live. Events are small; a long error message is cut to fit.
 import "server-only";
-import type { PostgresNotifier } from "@/lib/episodes/store/postgres-notify";
+import type { PostgresNotifier } from "@/lib/store/postgres/notify";
 import { createRunEvents, type RunEvent, type RunEvents } from "./events";
 
 /** The channel every replica listens on for runs' progress. */

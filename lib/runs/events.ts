@@ -2,7 +2,7 @@
 // counts, rate and time left, each episode as it starts and ends, the run's status — on a small bus
 // that `GET /api/runs/{id}/events` (SSE) subscribes to. In process here; the RunEvents interface is
 // the seam for a cross-replica bus (a database's notifications) later.
-import type { RunEpisodeStatus, RunStatus } from "@/lib/episodes/store/types";
+import type { RunEpisodeStatus, RunStatus } from "@/lib/store/types";
 
 export interface RunProgress {
   status: RunStatus;

@@ -5,8 +5,8 @@
 // nothing. Built once per process by the composition root; nothing starts on import.
 import "server-only";
 import { setMaxListeners } from "node:events";
-import type { RunEpisodeKey, RunRecord, RunStatus } from "@/lib/episodes/store/types";
 import { isOrsClientError } from "@/lib/ors/client";
+import type { RunEpisodeKey, RunRecord, RunStatus } from "@/lib/store/types";
 import { type EpisodeDeps, EpisodeStop, playEpisode } from "./episode";
 import { RunError } from "./errors";
 import type { RunEvents, RunProgress } from "./events";

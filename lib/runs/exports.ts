@@ -4,8 +4,9 @@
 // what SFT and RL trainers read) and ATIF (the Agent Trajectory Interchange Format, v1.4: a
 // document per episode, ORS rewards and `finished` in `extra`). Both are built from the recorded
 // trajectory alone, with the tool specs it was played with. Isomorphic.
-import type { Trajectory, TrajectoryStep } from "@/lib/episodes/schema";
+
 import type { Block, JsonObject, ToolSpec } from "@/lib/ors/protocol";
+import type { Trajectory, TrajectoryStep } from "@/lib/trajectory/schema";
 import { type ChatMessage, chatMessages, resultOfStep, transcriptOf } from "./conversation";
 import { type FunctionTool, functionNames, functionTools } from "./tool-schema";
 

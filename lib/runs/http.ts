@@ -5,15 +5,15 @@ import "server-only";
 import { z } from "zod";
 import { BodyError, noStore, readJsonObject } from "@/lib/episodes/http";
 import type { LiveFeeds } from "@/lib/episodes/live";
-import type { Trajectory } from "@/lib/episodes/schema";
+import { describeZodError, errorResponse, formatSseComment, formatSseEvent } from "@/lib/ors/protocol";
 import {
   FINAL_RUN_STATUSES,
   type PlaygroundStore,
   RUN_STATUSES,
   type RunAggregates,
   type RunRecord,
-} from "@/lib/episodes/store/types";
-import { describeZodError, errorResponse, formatSseComment, formatSseEvent } from "@/lib/ors/protocol";
+} from "@/lib/store/types";
+import type { Trajectory } from "@/lib/trajectory/schema";
 import { isRunError, RunError } from "./errors";
 import type { RunEvent, RunEvents } from "./events";
 import type { RunExecutor } from "./executor";

@@ -5,9 +5,9 @@
 // header given here, so the step records who proposed it. The same policy code the runs use.
 import "server-only";
 import { z } from "zod";
-import { encodeAgent } from "@/lib/episodes/annotations";
-import type { Trajectory } from "@/lib/episodes/schema";
 import type { ToolSpec } from "@/lib/ors/protocol";
+import { encodeAgent } from "@/lib/relay/annotations";
+import type { Trajectory } from "@/lib/trajectory/schema";
 import { nextTurnNumber, transcriptOf } from "./conversation";
 import { RunError } from "./errors";
 import { createModelClient, modelTurn } from "./model-policy";

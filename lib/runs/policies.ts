@@ -3,8 +3,8 @@
 // trajectory, the author's script module. Every refusal is a RunError saying what to fix.
 import "server-only";
 import path from "node:path";
-import type { Trajectory } from "@/lib/episodes/schema";
-import type { PlaygroundStore, RunEpisode } from "@/lib/episodes/store/types";
+import type { PlaygroundStore, RunEpisode } from "@/lib/store/types";
+import type { Trajectory } from "@/lib/trajectory/schema";
 import { RunError } from "./errors";
 import { createModelClient, createModelPolicy } from "./model-policy";
 import { adHocEndpoint, type ModelEndpoint, ModelEndpointError, type ModelRegistry } from "./models";

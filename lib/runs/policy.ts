@@ -3,8 +3,9 @@
 // tool calls (played in order), the model's text and token usage, or a stop with its reason.
 // Isomorphic and free of the executor: the runs (./executor.ts), the live "model at the controls"
 // and the quality checks all drive policies through this one seam.
-import type { AgentEnd } from "@/lib/episodes/schema";
+
 import type { Block, JsonObject, RunToolOutput, ToolSpec } from "@/lib/ors/protocol";
+import type { AgentEnd } from "@/lib/trajectory/schema";
 
 export const POLICY_KINDS = ["model", "random", "replay", "script"] as const;
 export type PolicyKind = (typeof POLICY_KINDS)[number];

@@ -3,7 +3,7 @@
 // trajectory's — on the same server or another: a run re-scored on a new environment version
 // without a model. Steps after an episode's end are not replayed. Isomorphic: the recorded
 // episodes come from `source`.
-import type { Trajectory } from "@/lib/episodes/schema";
+import type { Trajectory } from "@/lib/trajectory/schema";
 import { type Policy, stopTurn } from "./policy";
 
 /** Where the recorded episodes come from. */

@@ -2,7 +2,7 @@
 // `--json` writes: the run's settings and counts, success rate, mean reward with its 95% interval,
 // pass@k, the histogram, the per-task table, errors, percentiles, tokens. Built from the store's
 // aggregates (computed in SQL) by the pure statistics of ./stats.ts. Isomorphic.
-import type { Percentiles, RunAggregates, RunRecord, RunStatus } from "@/lib/episodes/store/types";
+import type { Percentiles, RunAggregates, RunRecord, RunStatus } from "@/lib/store/types";
 import type { RunConfig, RunPolicy } from "./spec";
 import { intervalOf, meanInterval, passAtKs, taskSucceeded } from "./stats";
 

@@ -7,11 +7,11 @@
 
 import { createContext, createElement, type ReactNode, useContext, useState } from "react";
 import { createStore, type StateCreator, useStore } from "zustand";
-import { type LiveEvent, lastActivityOf, type SnapshotEvent } from "@/lib/episodes/feed";
-import { cumulativeRewards, totalReward } from "@/lib/episodes/model";
-import type { Trajectory, TrajectoryStep, TrajectoryTask } from "@/lib/episodes/schema";
 import type { CallEvent } from "@/lib/ors/client/call-tool";
 import type { JsonObject } from "@/lib/ors/protocol";
+import { type LiveEvent, lastActivityOf, type SnapshotEvent } from "@/lib/trajectory/feed";
+import { cumulativeRewards, totalReward } from "@/lib/trajectory/model";
+import type { Trajectory, TrajectoryStep, TrajectoryTask } from "@/lib/trajectory/schema";
 import { applyFeedEvents } from "./feed-batch";
 
 export type EpisodeTask = TrajectoryTask;

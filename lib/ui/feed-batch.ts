@@ -1,9 +1,9 @@
 // A batch of live-feed events applied to a trajectory in one pass: the same result as folding
-// applyFeedEvent (lib/episodes/feed.ts) over it, but a burst of thousands of frames copies the
+// applyFeedEvent (lib/trajectory/feed.ts) over it, but a burst of thousands of frames copies the
 // trajectory, its steps and each touched step's frames once per batch, not once per event.
-import { applyFeedEvent, type LiveEvent } from "@/lib/episodes/feed";
-import { totalReward } from "@/lib/episodes/model";
-import type { Trajectory, TrajectoryStep } from "@/lib/episodes/schema";
+import { applyFeedEvent, type LiveEvent } from "@/lib/trajectory/feed";
+import { totalReward } from "@/lib/trajectory/model";
+import type { Trajectory, TrajectoryStep } from "@/lib/trajectory/schema";
 
 /** Where the step with `index` is in `steps` (sorted by index), or -1. */
 function positionOf(steps: readonly TrajectoryStep[], index: number): number {

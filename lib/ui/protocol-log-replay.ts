@@ -1,8 +1,9 @@
 // Sending a logged `/call` again from the protocol log: its tool and input, and the annotation that
 // marks the new step as a replay of it (`x-playground-step`, base64url JSON `{replayOf, edited}`;
-// lib/episodes/annotations.ts). Loaded with the protocol log panel, not with the page.
-import { encodeStepAnnotation } from "@/lib/episodes/annotations";
+// lib/relay/annotations.ts). Loaded with the protocol log panel, not with the page.
+
 import type { JsonObject } from "@/lib/ors/protocol";
+import { encodeStepAnnotation } from "@/lib/relay/annotations";
 import type { LogEntry, LoggedExchange } from "./protocol-log";
 
 /** The `x-playground-step` value of a replay of logged call `seq` (`edited`: its input was changed). */

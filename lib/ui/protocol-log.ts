@@ -4,7 +4,12 @@
 // one is opened. Loaded with the episode page (its feed appends): no zod here (see
 // protocol-log-replay.ts for sending a logged call again).
 import { type QueryClient, queryOptions } from "@tanstack/react-query";
-import type { ExchangeSide, ExchangeSummary, ProtocolExchange, TrajectoryStep } from "@/lib/episodes/schema";
+import type {
+  ExchangeSide,
+  ExchangeSummary,
+  ProtocolExchange,
+  TrajectoryStep,
+} from "@/lib/trajectory/schema";
 import { apiJson } from "./api-error";
 
 /** One request of the session and its answer, as the API lists it (the schema's type: erased). */

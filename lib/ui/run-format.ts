@@ -1,7 +1,8 @@
 // How runs read in the UI: rates, intervals, durations, time left, token counts and statuses, as
 // text. Pure functions (tests/ui/run-format.test.ts); rewards themselves go through formatReward.
-import { formatReward } from "@/lib/episodes/reward";
-import type { RunStatus } from "@/lib/episodes/store/types";
+
+import type { RunStatus } from "@/lib/store/types";
+import { formatReward } from "@/lib/trajectory/reward";
 
 const NONE = "—";
 

@@ -2,11 +2,11 @@
 // queryOptions per resource, one hook each, and the mutations. Components never write raw keys or
 // URLs; a run's live progress (SSE) stays out of the cache (lib/ui/use-run-progress.ts).
 import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { RunStatus } from "@/lib/episodes/store/types";
 import type { RunComparison, RunList, RunSummaryResponse } from "@/lib/runs/http";
 import type { ModelTurnRequest, ModelTurnResponse } from "@/lib/runs/model-turn";
 import type { PublicModelEndpoint } from "@/lib/runs/models";
 import type { RunRequest } from "@/lib/runs/spec";
+import type { RunStatus } from "@/lib/store/types";
 import { apiJson } from "./api-error";
 
 export type { RunComparison, RunListItem, RunSummaryResponse } from "@/lib/runs/http";

@@ -1,7 +1,7 @@
 // The trajectories list's filters as its URL keeps them (/trajectories?env=&run=&sort=...), read by
-// hand: zod stays out of the list page's bundle. The server checks them again (lib/episodes/schema.ts).
-import { END_REASONS, SORT_KEYS } from "@/lib/episodes/model";
-import type { TrajectoryFilter } from "@/lib/episodes/schema";
+// hand: zod stays out of the list page's bundle. The server checks them again (lib/trajectory/schema.ts).
+import { END_REASONS, SORT_KEYS } from "@/lib/trajectory/model";
+import type { TrajectoryFilter } from "@/lib/trajectory/schema";
 
 /** The filters in the URL; unknown keys and malformed values are left out. */
 export function filterFromParams(params: URLSearchParams): TrajectoryFilter {

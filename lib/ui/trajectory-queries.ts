@@ -1,9 +1,9 @@
 // Browser-side access to /api/trajectories: a key factory, queryOptions per resource, and the
 // mutations' fetchers. Components never write raw keys or URLs.
 import { queryOptions } from "@tanstack/react-query";
-import type { TrajectoryDiff } from "@/lib/episodes/diff";
-import type { ForkResult, Trajectory, TrajectoryFilter, TrajectorySummary } from "@/lib/episodes/schema";
 import { newEpisodeHref } from "@/lib/routes";
+import type { TrajectoryDiff } from "@/lib/trajectory/diff";
+import type { ForkResult, Trajectory, TrajectoryFilter, TrajectorySummary } from "@/lib/trajectory/schema";
 import { ApiError, apiJson } from "./api-error";
 import { fetchJsonOffThread } from "./off-thread";
 

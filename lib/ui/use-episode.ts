@@ -6,12 +6,12 @@
 
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
-import type { FeedEvent, LiveEvent, SnapshotEvent } from "@/lib/episodes/feed";
-import type { EndReason, Trajectory } from "@/lib/episodes/schema";
 import type { OrsClient } from "@/lib/ors/client";
 // The error type comes without the client (and its zod schemas), which loads on demand.
 import { isOrsClientError } from "@/lib/ors/client/errors";
 import type { Secrets, ToolSpec } from "@/lib/ors/protocol";
+import type { FeedEvent, LiveEvent, SnapshotEvent } from "@/lib/trajectory/feed";
+import type { EndReason, Trajectory } from "@/lib/trajectory/schema";
 import { type EpisodeTask, selectEnded, useEpisodeStore, useEpisodeStoreApi } from "./episode-store";
 import { fetchJsonOffThread, openFeed } from "./off-thread";
 import { loadOrsClient } from "./ors-loader";

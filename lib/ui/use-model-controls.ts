@@ -8,8 +8,8 @@
 "use client";
 
 import { useCallback, useEffect, useRef, useState } from "react";
-import type { TrajectoryStep } from "@/lib/episodes/schema";
 import type { JsonObject } from "@/lib/ors/protocol";
+import type { TrajectoryStep } from "@/lib/trajectory/schema";
 import {
   type EpisodeStore,
   selectEnded,

@@ -7,8 +7,8 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
-import type { RunStatus } from "@/lib/episodes/store/types";
 import type { RunEvent, RunProgress } from "@/lib/runs/events";
+import type { RunStatus } from "@/lib/store/types";
 import { FINAL_RUN_STATUSES, runKeys, summaryRefreshMs } from "./run-queries";
 
 export interface LiveRunProgress {

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { rewriteGoldenText, writeFileReplacing } from "@/lib/cli/test-update";
-import type { Trajectory } from "@/lib/episodes/schema";
+import type { Trajectory } from "@/lib/trajectory/schema";
 import { step, tempDir, trajectory } from "../episodes/helpers";
 
 const a = trajectory("a", { golden: true });

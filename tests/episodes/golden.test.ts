@@ -8,9 +8,9 @@ import { math } from "@/envs/math";
 import { slow } from "@/envs/slow";
 import { type GoldenCase, rerecordedGolden, rerecordProblem, runGoldenTests } from "@/lib/episodes/golden";
 import { replayEpisode, replayedTrajectory } from "@/lib/episodes/replay";
-import type { Trajectory } from "@/lib/episodes/schema";
 import { createOrsClient } from "@/lib/ors/client";
 import { createOrsHandler } from "@/lib/ors/host";
+import type { Trajectory } from "@/lib/trajectory/schema";
 import { handlerFetch } from "../relay/helpers";
 import { step, trajectory } from "./helpers";
 

@@ -2,7 +2,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { TRAJECTORY_FORMAT, type Trajectory, type TrajectoryStep } from "@/lib/episodes/schema";
+import { TRAJECTORY_FORMAT, type Trajectory, type TrajectoryStep } from "@/lib/trajectory/schema";
 
 export function tempDir(prefix = "traj-"): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));

@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Trajectory } from "@/lib/episodes/schema";
+import type { Trajectory } from "@/lib/trajectory/schema";
 import { step, tempDir, trajectory } from "./helpers";
 
 const PNG =

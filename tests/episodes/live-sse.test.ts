@@ -5,8 +5,8 @@ import { connect } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { createLiveFeeds, type LiveEvent, type LiveFeeds } from "@/lib/episodes/live";
 import { liveSseResponse } from "@/lib/episodes/live-sse";
-import type { StepEvent } from "@/lib/episodes/schema";
 import { readSseFrames } from "@/lib/ors/protocol";
+import type { StepEvent } from "@/lib/trajectory/schema";
 import { serveFetchHandler } from "../relay/helpers";
 import { waitUntil } from "../support/wait";
 

@@ -7,14 +7,14 @@ import fs from "node:fs";
 import path from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { type CompareOptions, compareSteps } from "@/lib/episodes/diff";
 import {
   compareOptionsFromQuery,
   playwrightExportProblem,
   playwrightSpec,
   playwrightSpecFileName,
 } from "@/lib/episodes/playwright-export";
-import type { Trajectory } from "@/lib/episodes/schema";
+import { type CompareOptions, compareSteps } from "@/lib/trajectory/diff";
+import type { Trajectory } from "@/lib/trajectory/schema";
 import { step, trajectory } from "./helpers";
 
 const REPO_ROOT = path.resolve(__dirname, "../..");

@@ -1,9 +1,9 @@
-// Every recorded episode keeps the tool specs it was played with (lib/episodes/FORMAT.md "Tools"):
+// Every recorded episode keeps the tool specs it was played with (lib/trajectory/FORMAT.md "Tools"):
 // those the relay last listed for its environment when it started, replaced by the session's own
 // /task_tools; and the relay's annotation headers (x-playground-run, x-playground-agent) reach the
 // record, are never forwarded, and are ignored when they do not read as theirs.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { AGENT_HEADER, encodeAgent, encodeRunTag, RUN_HEADER } from "@/lib/episodes/annotations";
+import { AGENT_HEADER, encodeAgent, encodeRunTag, RUN_HEADER } from "@/lib/relay/annotations";
 import { type TestPlayground, testPlayground } from "../runs/helpers";
 
 let t: TestPlayground;

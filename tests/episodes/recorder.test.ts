@@ -5,8 +5,8 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createLiveFeeds } from "@/lib/episodes/live";
 import { createRecorder, type Recorder } from "@/lib/episodes/recorder";
-import { openStore, type SqliteTrajectoryStore } from "@/lib/episodes/store/sqlite";
 import type { RelayEvent } from "@/lib/relay/events";
+import { openStore, type SqliteTrajectoryStore } from "@/lib/store/sqlite/store";
 import { tempDir } from "./helpers";
 
 const cleanups: (() => void)[] = [];

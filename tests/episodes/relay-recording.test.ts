@@ -2,8 +2,8 @@
 // process, and the recorder finds them in the store: steps, frames, rewards, end reasons.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Recorder } from "@/lib/episodes/recorder";
-import type { TrajectoryStore } from "@/lib/episodes/store/types";
 import { createOrsClient, type OrsClient } from "@/lib/ors/client";
+import type { TrajectoryStore } from "@/lib/store/types";
 import { waitUntil } from "../support/wait";
 import { tempDir } from "./helpers";
 

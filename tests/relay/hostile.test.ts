@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinEnvironments } from "@/envs";
 import { createLiveFeeds } from "@/lib/episodes/live";
 import { createRecorder, type Recorder } from "@/lib/episodes/recorder";
-import type { TrajectoryStep } from "@/lib/episodes/schema";
-import { openStore } from "@/lib/episodes/store/sqlite";
-import type { TrajectoryStore } from "@/lib/episodes/store/types";
 import { createOrsHandler, type OrsHandler } from "@/lib/ors/host";
 import { orsPathFromUrl } from "@/lib/relay/relay";
+import { openStore } from "@/lib/store/sqlite/store";
+import type { TrajectoryStore } from "@/lib/store/types";
+import type { TrajectoryStep } from "@/lib/trajectory/schema";
 import {
   makeRelay,
   type SpawnedServer,

@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinEnvironments } from "@/envs";
 import { createLiveFeeds } from "@/lib/episodes/live";
 import { createRecorder, type Recorder } from "@/lib/episodes/recorder";
-import { openStore, type SqliteTrajectoryStore } from "@/lib/episodes/store/sqlite";
 import { createOrsClient } from "@/lib/ors/client";
 import { createOrsHandler, type OrsHandler } from "@/lib/ors/host";
+import { openStore, type SqliteTrajectoryStore } from "@/lib/store/sqlite/store";
 import { tempDir } from "../episodes/helpers";
 import { makeRelay, proxyToHandler, readBody, relayFetch, startHttpServer, type TestRelay } from "./helpers";
 

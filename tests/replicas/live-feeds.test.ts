@@ -12,8 +12,8 @@ import {
   MAX_NOTIFY_BYTES,
   type PostgresLiveFeeds,
 } from "@/lib/episodes/live-postgres";
-import { openPostgresStore, type PostgresTrajectoryStore } from "@/lib/episodes/store/postgres";
-import { openPostgresDatabase } from "@/lib/episodes/store/postgres-db";
+import { openPostgresDatabase } from "@/lib/store/postgres/db";
+import { openPostgresStore, type PostgresTrajectoryStore } from "@/lib/store/postgres/store";
 import { step } from "../episodes/helpers";
 import { postgresDatabase } from "../support/postgres";
 

@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HOST_STOPPED_ERROR, INTERRUPTED_STEP_ERROR } from "@/lib/episodes/store/types";
+import { HOST_STOPPED_ERROR, INTERRUPTED_STEP_ERROR } from "@/lib/store/types";
 import { eventually } from "../environments/helpers";
 import type { SpawnedServer } from "../relay/helpers";
 import { nginxBinary, startNginx } from "../support/nginx";

@@ -3,9 +3,9 @@
 // live progress (SSE), cancel and resume, compare, exports, the trajectories' run filter, the model
 // endpoints, and a model turn for a live episode.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AGENT_HEADER } from "@/lib/episodes/annotations";
 import { readSseFrames } from "@/lib/ors/protocol";
 import type { Playground } from "@/lib/playground";
+import { AGENT_HEADER } from "@/lib/relay/annotations";
 import { type RunningModelServer, startModelServer } from "../fixtures/model-server/spawn";
 import { FIXTURES, tempDir } from "./helpers";
 

@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCommand } from "@/lib/cli/run-command";
-import { openStore } from "@/lib/episodes/store/sqlite";
+import { openStore } from "@/lib/store/sqlite/store";
 import { captureIo } from "../cli/helpers";
 import { type RunningModelServer, startModelServer } from "../fixtures/model-server/spawn";
 import { type RunningReferenceServer, startReferenceServer } from "../fixtures/reference-server/spawn";

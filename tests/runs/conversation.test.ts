@@ -1,5 +1,5 @@
 // An episode as a chat (lib/runs/conversation.ts), the tools as function tools (lib/runs/tool-schema.ts)
-// and the annotations that carry run tags and agent marks (lib/episodes/annotations.ts).
+// and the annotations that carry run tags and agent marks (lib/relay/annotations.ts).
 import { describe, expect, it } from "vitest";
 import {
   decodeAnnotation,
@@ -8,7 +8,7 @@ import {
   MAX_AGENT_MESSAGE_CHARS,
   readAgent,
   readRunTag,
-} from "@/lib/episodes/annotations";
+} from "@/lib/relay/annotations";
 import { chatMessages, nextTurnNumber, transcriptOf } from "@/lib/runs/conversation";
 import { toModelMessages } from "@/lib/runs/model-policy";
 import { functionNames, functionTools, inlineRefs } from "@/lib/runs/tool-schema";

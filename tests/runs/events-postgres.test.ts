@@ -3,10 +3,10 @@
 // one publishes reaches the other's listeners once, in order (its own listeners get it at once, not
 // again from the database); notifications that are not run events are ignored; a long error is cut.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openPostgresDatabase, type PostgresDatabase } from "@/lib/episodes/store/postgres-db";
-import { createPostgresNotifier, type PostgresNotifier } from "@/lib/episodes/store/postgres-notify";
 import type { RunEvent, RunEvents } from "@/lib/runs/events";
 import { createPostgresRunEvents, encodeRunNotice, RUNS_CHANNEL } from "@/lib/runs/events-postgres";
+import { openPostgresDatabase, type PostgresDatabase } from "@/lib/store/postgres/db";
+import { createPostgresNotifier, type PostgresNotifier } from "@/lib/store/postgres/notify";
 import { postgresDatabase } from "../support/postgres";
 
 const db = await postgresDatabase("run_events");

@@ -62,7 +62,7 @@ it("the contract, statistics, conversation, tool schemas and exports are isomorp
     "lib/runs/tasks.ts",
     "lib/runs/random-policy.ts",
     "lib/runs/replay-policy.ts",
-    "lib/episodes/annotations.ts",
+    "lib/relay/annotations.ts",
   ]) {
     const { specifiers } = closure(f);
     const server = [...specifiers].filter(

@@ -5,8 +5,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { openStore } from "@/lib/episodes/store/sqlite";
 import { createServerRegistry } from "@/lib/registry";
+import { openStore } from "@/lib/store/sqlite/store";
 
 const dirs: string[] = [];
 const mode = (f: string) => fs.statSync(f).mode & 0o777;

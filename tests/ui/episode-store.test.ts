@@ -2,7 +2,7 @@
 // events build the steps (as in any other tab); this tab's own calls are joined to their steps
 // by call id; busy, totals and activity come from the record.
 import { describe, expect, it } from "vitest";
-import type { SnapshotEvent } from "@/lib/episodes/feed";
+import type { SnapshotEvent } from "@/lib/trajectory/feed";
 import {
   createEpisodeStore,
   selectBusy,

@@ -1,8 +1,8 @@
 // A batch of live-feed events applied at once gives the same trajectory as applying them one by
-// one (lib/episodes/feed.ts is the definition), and leaves the input untouched.
+// one (lib/trajectory/feed.ts is the definition), and leaves the input untouched.
 import { describe, expect, it } from "vitest";
-import { applyFeedEvent, type LiveEvent } from "@/lib/episodes/feed";
-import type { StepEvent } from "@/lib/episodes/schema";
+import { applyFeedEvent, type LiveEvent } from "@/lib/trajectory/feed";
+import type { StepEvent } from "@/lib/trajectory/schema";
 import { applyFeedEvents } from "@/lib/ui/feed-batch";
 import { step, trajectory } from "../episodes/helpers";
 

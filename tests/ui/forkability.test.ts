@@ -1,8 +1,8 @@
 // "Fork at step N" is offered only where a fork can work: the episode's own steps of a known task,
 // never a call made after the episode had finished (the fork route would answer 400).
 import { describe, expect, it } from "vitest";
-import type { TrajectoryStep } from "@/lib/episodes/schema";
-import { pendingStep } from "@/lib/episodes/step";
+import type { TrajectoryStep } from "@/lib/trajectory/schema";
+import { pendingStep } from "@/lib/trajectory/step";
 import { forkability } from "@/lib/ui/trajectory-queries";
 
 const step = (index: number, after_end = false): TrajectoryStep => ({

@@ -2,7 +2,7 @@
 // and input read back from a logged body (or why not), and the `x-playground-step` annotation the
 // recorder reads as the new step's origin.
 import { describe, expect, it } from "vitest";
-import { decodeAnnotation, readStepOrigin } from "@/lib/episodes/annotations";
+import { decodeAnnotation, readStepOrigin } from "@/lib/relay/annotations";
 import type { LoggedExchange } from "@/lib/ui/protocol-log";
 import { isCallExchange, replayAnnotation, replayableCall } from "@/lib/ui/protocol-log-replay";
 

@@ -3,7 +3,7 @@
 // to the loaded log only, the replay mark of a step, and bodies laid out as text.
 import { QueryClient } from "@tanstack/react-query";
 import { describe, expect, it } from "vitest";
-import type { TrajectoryStep } from "@/lib/episodes/schema";
+import type { TrajectoryStep } from "@/lib/trajectory/schema";
 import {
   appendExchange,
   displayBody,

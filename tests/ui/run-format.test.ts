@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RUN_STATUSES } from "@/lib/episodes/store/types";
+import { RUN_STATUSES } from "@/lib/store/types";
 import {
   formatCount,
   formatDelta,

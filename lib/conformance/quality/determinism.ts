@@ -4,9 +4,9 @@
 // call's ok/error, output blocks, reward and `finished`. The session's own id and each call's
 // task_id are masked (they differ by design); metadata is not compared. Isomorphic.
 
-import type { Trajectory, TrajectoryStep } from "@/lib/episodes/schema";
 import type { Block } from "@/lib/ors/protocol";
 import { compareTrajectoriesHref } from "@/lib/routes";
+import type { Trajectory, TrajectoryStep } from "@/lib/trajectory/schema";
 import type { PlayedEpisode } from "./played";
 import { brief } from "./played";
 import { type QualityEvidence, trajectoryRef } from "./types";

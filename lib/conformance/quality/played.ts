@@ -1,7 +1,8 @@
 // What the quality checks analyse (isomorphic): the sampled tasks' objects and the episodes each
 // policy played on them, as recorded — the same trajectories the playground shows.
-import type { Trajectory } from "@/lib/episodes/schema";
+
 import type { JsonObject } from "@/lib/ors/protocol";
+import type { Trajectory } from "@/lib/trajectory/schema";
 
 /** One episode a policy played, as its run and its recording tell it. */
 export interface PlayedEpisode {

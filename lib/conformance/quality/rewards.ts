@@ -4,7 +4,7 @@
 // - `trivial-reward`: random valid inputs reach the best reward — the oracle's on that task, else
 //   the best seen — on most tasks (TRIVIAL_SHARE);
 // - `oracle-below-max`: the oracle's episode reward is below the best seen, or it could not play.
-import type { Trajectory } from "@/lib/episodes/schema";
+import type { Trajectory } from "@/lib/trajectory/schema";
 import type { PlayedEpisode, QualityData } from "./played";
 import { allEpisodes } from "./played";
 import { type QualityEvidence, trajectoryRef } from "./types";

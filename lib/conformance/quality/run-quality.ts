@@ -3,7 +3,6 @@
 // inputs, the author's oracle (a script policy) — and each episode's actions replayed, every episode
 // recorded through the relay like any run's; then the tasks' objects, and the analysis.
 import "server-only";
-import type { PlaygroundStore } from "@/lib/episodes/store/types";
 import { isOrsClientError, type OrsClient } from "@/lib/ors/client";
 import type { Playground } from "@/lib/playground";
 import type { RelayEvents } from "@/lib/relay/events";
@@ -12,6 +11,7 @@ import type { RunEvents } from "@/lib/runs/events";
 import type { RunExecutor, StartRun } from "@/lib/runs/executor";
 import type { RunPolicy } from "@/lib/runs/spec";
 import { sampleIndexes } from "@/lib/runs/tasks";
+import type { PlaygroundStore } from "@/lib/store/types";
 import { analyzeQuality, bestReward, qualitySummary } from "./analyze";
 import type { CallFailure, PlayedEpisode, QualityData } from "./played";
 import {

@@ -7,7 +7,7 @@
 //   that report a thrown exception as a tool error — this repository's TypeScript host does — say
 //   `Cannot read properties of undefined`, a Python one `Traceback ...` or `KeyError: 'x'`.
 // Other `{"ok": false}` answers are the environment refusing on purpose, and never count.
-import type { TrajectoryStep } from "@/lib/episodes/schema";
+import type { TrajectoryStep } from "@/lib/trajectory/schema";
 import type { QualityData } from "./played";
 import { allEpisodes, brief } from "./played";
 import { type QualityEvidence, trajectoryRef } from "./types";

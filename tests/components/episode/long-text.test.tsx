@@ -9,7 +9,7 @@ import { BlocksView } from "@/components/episode/blocks-view";
 import { LONG_TEXT, PAGE_CHARS, pageEnd, utf8Bytes } from "@/components/episode/long-text";
 import { ROW_CHARS, rowStarts } from "@/components/episode/long-text-all";
 import { MAX_ROWS, StreamLog } from "@/components/episode/stream-log";
-import type { StepEvent } from "@/lib/episodes/schema";
+import type { StepEvent } from "@/lib/trajectory/schema";
 import { step } from "../../episodes/helpers";
 
 afterEach(cleanup);

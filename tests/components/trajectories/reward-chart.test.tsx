@@ -4,8 +4,8 @@
 import { cleanup, render, screen } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
 import { RewardChart } from "@/components/trajectories/reward-chart";
-import type { TrajectoryStep } from "@/lib/episodes/schema";
-import { pendingStep } from "@/lib/episodes/step";
+import type { TrajectoryStep } from "@/lib/trajectory/schema";
+import { pendingStep } from "@/lib/trajectory/step";
 
 afterEach(cleanup);
 

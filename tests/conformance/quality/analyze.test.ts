@@ -8,8 +8,8 @@ import { firstDifference } from "@/lib/conformance/quality/determinism";
 import type { PlayedEpisode, QualityData } from "@/lib/conformance/quality/played";
 import { noReward, oracleBelowMax, trivialReward } from "@/lib/conformance/quality/rewards";
 import { crashOf, findCrashes } from "@/lib/conformance/quality/tool-crash";
-import { TRAJECTORY_FORMAT, type Trajectory, type TrajectoryStep } from "@/lib/episodes/schema";
 import type { JsonObject } from "@/lib/ors/protocol";
+import { TRAJECTORY_FORMAT, type Trajectory, type TrajectoryStep } from "@/lib/trajectory/schema";
 
 let ids = 0;
 

@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkCommand, parseAllowFile } from "@/lib/cli/check-command";
 import type { ConformanceReport } from "@/lib/conformance";
-import { openStore } from "@/lib/episodes/store/sqlite";
+import { openStore } from "@/lib/store/sqlite/store";
 import { captureIo } from "../../cli/helpers";
 import { type RunningReferenceServer, startReferenceServer } from "../../fixtures/reference-server/spawn";
 import { type SpawnedServer, spawnOrsServer } from "../../relay/helpers";

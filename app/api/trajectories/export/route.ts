@@ -6,12 +6,12 @@
 import { blocksHtml } from "@/components/trajectories/html-export-blocks";
 import { HTML_EXPORT_MAX, htmlExportResponse, trajectoriesHtml } from "@/lib/episodes/html-export";
 import { noStore, parseFilter } from "@/lib/episodes/http";
-import type { TrajectoryFilter } from "@/lib/episodes/schema";
 import { errorResponse } from "@/lib/ors/protocol";
 import { getPlayground } from "@/lib/playground";
 import { isRunError } from "@/lib/runs/errors";
 import { EXPORT_FORMATS } from "@/lib/runs/exports";
 import { exportFormatOf, exportResponse } from "@/lib/runs/http";
+import type { TrajectoryFilter } from "@/lib/trajectory/schema";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

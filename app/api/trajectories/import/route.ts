@@ -2,9 +2,9 @@
 // trajectory schema; all-or-nothing in one transaction; ids that already exist are skipped.
 
 import { BodyError, readBody } from "@/lib/episodes/http";
-import { parseTrajectories } from "@/lib/episodes/jsonl";
 import { errorResponse } from "@/lib/ors/protocol";
 import { getPlayground } from "@/lib/playground";
+import { parseTrajectories } from "@/lib/trajectory/jsonl";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

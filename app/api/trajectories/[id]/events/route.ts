@@ -4,11 +4,11 @@
 // as they happen. The stream closes after `ended` (at once for an ended trajectory), except for a
 // finished one, whose session may still take calls (recorded as after the end).
 
-import type { SnapshotEvent } from "@/lib/episodes/feed";
 import { withInflight } from "@/lib/episodes/http";
 import { liveSseResponse } from "@/lib/episodes/live-sse";
 import { errorResponse } from "@/lib/ors/protocol";
 import { getPlayground } from "@/lib/playground";
+import type { SnapshotEvent } from "@/lib/trajectory/feed";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,4 +1,4 @@
-// GET /api/trajectories/<id>/exchanges: the episode's protocol log (lib/episodes/FORMAT.md
+// GET /api/trajectories/<id>/exchanges: the episode's protocol log (lib/trajectory/FORMAT.md
 // "Protocol log"): `{items: [{seq, at, ms, method, path, status, request: {headers, body, truncated?,
 // size}, response: {contentType, body, truncated?, size}}], dropped}` in seq order, secrets masked.
 // `?after=<seq>` lists only the later ones (a page that has some already). 404 for an unknown id.

@@ -1,0 +1,150 @@
+// The PostgreSQL schema as numbered migrations (applied at start by ./db.ts; never edit a
+// shipped one). Columns mirror the SQLite store's (../sqlite/db.ts), so both read rows alike: times and rewards
+// as DOUBLE PRECISION, flags as SMALLINT 0/1, JSON as text kept as written (jsonb reorders keys).
+import "server-only";
+
+export const MIGRATIONS: string[] = [
+  // 1: trajectories, their steps, and the servers users added.
+  `CREATE TABLE trajectories (
+     id TEXT PRIMARY KEY,
+     seq BIGSERIAL NOT NULL,
+     server TEXT NOT NULL,
+     env TEXT,
+     sid TEXT,
+     task_json TEXT,
+     task_label TEXT NOT NULL,
+     prompt_json TEXT,
+     num_steps INTEGER NOT NULL DEFAULT 0,
+     total_reward DOUBLE PRECISION NOT NULL DEFAULT 0,
+     started_at DOUBLE PRECISION NOT NULL,
+     ended_at DOUBLE PRECISION,
+     last_activity_at DOUBLE PRECISION NOT NULL,
+     end_reason TEXT,
+     error TEXT,
+     origin_json TEXT,
+     stored_at DOUBLE PRECISION NOT NULL,
+     reprompts_json TEXT,
+     golden SMALLINT NOT NULL DEFAULT 0,
+     replica TEXT
+   );
+   CREATE INDEX trajectories_started ON trajectories (started_at);
+   CREATE INDEX trajectories_session ON trajectories (server, sid);
+   CREATE INDEX trajectories_running ON trajectories (last_activity_at) WHERE end_reason IS NULL;
+   CREATE INDEX trajectories_stored ON trajectories (stored_at, seq);
+   CREATE INDEX trajectories_golden ON trajectories (golden) WHERE golden = 1;
+   CREATE TABLE steps (
+     trajectory_id TEXT NOT NULL REFERENCES trajectories (id) ON DELETE CASCADE,
+     idx INTEGER NOT NULL,
+     tool TEXT NOT NULL,
+     input_json TEXT NOT NULL,
+     task_id TEXT,
+     started_at DOUBLE PRECISION NOT NULL,
+     ended_at DOUBLE PRECISION,
+     latency_ms DOUBLE PRECISION,
+     ok SMALLINT,
+     error TEXT,
+     blocks_json TEXT NOT NULL,
+     reward DOUBLE PRECISION,
+     finished SMALLINT NOT NULL DEFAULT 0,
+     metadata_json TEXT,
+     events_json TEXT NOT NULL,
+     replay_json TEXT,
+     after_end SMALLINT NOT NULL DEFAULT 0,
+     truncated_json TEXT,
+     replica TEXT,
+     PRIMARY KEY (trajectory_id, idx)
+   );
+   CREATE TABLE added_servers (
+     name TEXT PRIMARY KEY,
+     url TEXT NOT NULL,
+     api_key TEXT,
+     idle_timeout_ms DOUBLE PRECISION,
+     added_at DOUBLE PRECISION NOT NULL
+   );
+   REVOKE ALL ON trajectories, steps, added_servers FROM PUBLIC;`,
+  // 2: runs (lib/runs) beside trajectories, as in SQLite (../sqlite/db.ts, migrations 7 and 8): a run's
+  // episodes are trajectories tagged with it; the tool specs an episode was played with (stored
+  // once per distinct set); who chose each call (agent) and how a policy stopped; the recording
+  // processes and their leases. The replica that wrote a row is now its instance, as in SQLite.
+  `ALTER TABLE trajectories RENAME COLUMN replica TO instance_id;
+   ALTER TABLE steps RENAME COLUMN replica TO instance_id;
+   ALTER TABLE trajectories ADD COLUMN run_id TEXT, ADD COLUMN run_task INTEGER,
+     ADD COLUMN run_repeat INTEGER, ADD COLUMN tools_hash TEXT, ADD COLUMN agent_end_json TEXT;
+   CREATE INDEX trajectories_run ON trajectories (run_id, run_task, run_repeat) WHERE run_id IS NOT NULL;
+   CREATE INDEX trajectories_instance ON trajectories (instance_id) WHERE end_reason IS NULL;
+   ALTER TABLE steps ADD COLUMN agent_json TEXT;
+   CREATE TABLE tool_sets (hash TEXT PRIMARY KEY, tools_json TEXT NOT NULL);
+   CREATE TABLE instances (
+     id TEXT PRIMARY KEY,
+     pid INTEGER NOT NULL,
+     host TEXT NOT NULL,
+     started_at DOUBLE PRECISION NOT NULL,
+     beat_at DOUBLE PRECISION NOT NULL
+   );
+   CREATE TABLE runs (
+     id TEXT PRIMARY KEY,
+     seq BIGSERIAL NOT NULL,
+     status TEXT NOT NULL,
+     server TEXT NOT NULL,
+     env TEXT NOT NULL,
+     split TEXT NOT NULL,
+     repeats INTEGER NOT NULL,
+     episodes INTEGER NOT NULL,
+     config_json TEXT NOT NULL,
+     created_at DOUBLE PRECISION NOT NULL,
+     started_at DOUBLE PRECISION,
+     ended_at DOUBLE PRECISION,
+     error TEXT,
+     instance_id TEXT
+   );
+   CREATE INDEX runs_created ON runs (created_at, seq);
+   CREATE TABLE run_episodes (
+     run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+     task_index INTEGER NOT NULL,
+     repeat INTEGER NOT NULL,
+     status TEXT NOT NULL DEFAULT 'pending',
+     trajectory_id TEXT,
+     reward DOUBLE PRECISION,
+     finished SMALLINT,
+     turns INTEGER,
+     steps INTEGER,
+     duration_ms DOUBLE PRECISION,
+     prompt_tokens INTEGER,
+     completion_tokens INTEGER,
+     error TEXT,
+     stop TEXT,
+     started_at DOUBLE PRECISION,
+     ended_at DOUBLE PRECISION,
+     instance_id TEXT,
+     PRIMARY KEY (run_id, task_index, repeat)
+   );
+   CREATE INDEX run_episodes_status ON run_episodes (run_id, status);
+   REVOKE ALL ON tool_sets, instances, runs, run_episodes FROM PUBLIC;`,
+  // 3: the protocol log, as in SQLite (../sqlite/db.ts, migration 9): every request of an episode's session
+  // with its answer, numbered per trajectory within caps counted on the trajectory; and where a step
+  // came from when it replays a logged call.
+  `CREATE TABLE exchanges (
+     trajectory_id TEXT NOT NULL REFERENCES trajectories (id) ON DELETE CASCADE,
+     seq INTEGER NOT NULL,
+     at DOUBLE PRECISION NOT NULL,
+     ms DOUBLE PRECISION NOT NULL,
+     method TEXT NOT NULL,
+     path TEXT NOT NULL,
+     status INTEGER NOT NULL,
+     request_headers_json TEXT NOT NULL,
+     request_body TEXT NOT NULL,
+     request_size BIGINT NOT NULL,
+     request_truncated SMALLINT NOT NULL DEFAULT 0,
+     response_type TEXT NOT NULL,
+     response_body TEXT NOT NULL,
+     response_size BIGINT NOT NULL,
+     response_truncated SMALLINT NOT NULL DEFAULT 0,
+     PRIMARY KEY (trajectory_id, seq)
+   );
+   ALTER TABLE trajectories ADD COLUMN exchanges_count INTEGER NOT NULL DEFAULT 0,
+     ADD COLUMN exchanges_chars BIGINT NOT NULL DEFAULT 0, ADD COLUMN exchanges_dropped INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE steps ADD COLUMN origin_json TEXT;
+   REVOKE ALL ON exchanges FROM PUBLIC;`,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;

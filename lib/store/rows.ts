@@ -1,0 +1,473 @@
+// The stores' rows and how they read as the trajectory format: SQLite (./sqlite/store.ts) and PostgreSQL
+// (./postgres/store.ts) keep the same columns, so one set of mappers serves both; plus what both share
+// (ids, retention settings) and SQLite's list filters as SQL (PostgreSQL writes its own dialect).
+import "server-only";
+import { randomBytes } from "node:crypto";
+import { type Env, processEnv, settingOrDefault } from "@/lib/config";
+import type { Block, JsonObject, ToolSpec } from "@/lib/ors/protocol";
+import {
+  type AgentEnd,
+  type EndReason,
+  type NewExchange,
+  type ProtocolExchange,
+  type RunTag,
+  type StepAgent,
+  type StepEvent,
+  type StepOrigin,
+  TRAJECTORY_FORMAT,
+  type Trajectory,
+  type TrajectoryFilter,
+  type TrajectoryOrigin,
+  type TrajectoryStep,
+  type TrajectorySummary,
+  type TrajectoryTask,
+} from "@/lib/trajectory/schema";
+import type {
+  RetentionOptions,
+  RunEpisode,
+  RunEpisodePatch,
+  RunEpisodeStatus,
+  RunRecord,
+  RunStatus,
+} from "./types";
+
+/** The steps table's columns in the order `stepRowValues` gives them (both stores write them so). */
+export const STEP_COLUMNS = [
+  "trajectory_id",
+  "idx",
+  "tool",
+  "input_json",
+  "task_id",
+  "started_at",
+  "ended_at",
+  "latency_ms",
+  "ok",
+  "error",
+  "blocks_json",
+  "reward",
+  "finished",
+  "metadata_json",
+  "events_json",
+  "replay_json",
+  "after_end",
+  "truncated_json",
+  "agent_json",
+  "instance_id",
+  "origin_json",
+] as const;
+
+/** A step as the values of its row, in `STEP_COLUMNS`' order. `instance`: whose relay carries it. */
+export function stepRowValues(id: string, step: TrajectoryStep, instance: string | null): unknown[] {
+  return [
+    id,
+    step.index,
+    step.tool,
+    JSON.stringify(step.input),
+    step.task_id,
+    step.started_at,
+    step.ended_at,
+    step.latency_ms,
+    step.ok == null ? null : step.ok ? 1 : 0,
+    step.error,
+    JSON.stringify(step.blocks),
+    step.reward,
+    step.finished ? 1 : 0,
+    step.metadata ? JSON.stringify(step.metadata) : null,
+    JSON.stringify(step.events),
+    step.replay ? JSON.stringify(step.replay) : null,
+    step.after_end ? 1 : 0,
+    step.truncated ? JSON.stringify(step.truncated) : null,
+    step.agent ? JSON.stringify(step.agent) : null,
+    instance,
+    step.origin ? JSON.stringify(step.origin) : null,
+  ];
+}
+
+export function retentionFromEnv(env: Env = processEnv()): RetentionOptions {
+  return {
+    maxCount: settingOrDefault(env, "PLAYGROUND_MAX_TRAJECTORIES"),
+    maxAgeDays: settingOrDefault(env, "PLAYGROUND_MAX_TRAJECTORY_AGE_DAYS"),
+  };
+}
+
+export function newTrajectoryId(): string {
+  return randomBytes(9).toString("base64url");
+}
+
+export function newRunId(): string {
+  return `r${randomBytes(8).toString("base64url")}`;
+}
+
+export interface TrajRow {
+  id: string;
+  server: string;
+  env: string | null;
+  sid: string | null;
+  task_json: string | null;
+  task_label: string;
+  prompt_json: string | null;
+  num_steps: number;
+  total_reward: number;
+  started_at: number;
+  ended_at: number | null;
+  last_activity_at: number;
+  end_reason: EndReason | null;
+  error: string | null;
+  origin_json: string | null;
+  reprompts_json: string | null;
+  golden: number;
+  run_id: string | null;
+  run_task: number | null;
+  run_repeat: number | null;
+  tools_hash: string | null;
+  agent_end_json: string | null;
+  /** The process that started it (StoreInstance). */
+  instance_id: string | null;
+}
+
+export interface StepRow {
+  trajectory_id: string;
+  idx: number;
+  tool: string;
+  input_json: string;
+  task_id: string | null;
+  started_at: number;
+  ended_at: number | null;
+  latency_ms: number | null;
+  ok: number | null;
+  error: string | null;
+  blocks_json: string;
+  reward: number | null;
+  finished: number;
+  metadata_json: string | null;
+  events_json: string;
+  replay_json: string | null;
+  after_end: number;
+  truncated_json: string | null;
+  agent_json: string | null;
+  /** The process whose relay carried the call (StoreInstance). */
+  instance_id: string | null;
+  /** Where the step came from (StepOrigin), when it replays a logged call. */
+  origin_json: string | null;
+}
+
+export const parse = <T>(s: string | null): T | null => (s == null ? null : (JSON.parse(s) as T));
+
+/** The run tag of a row, when it has one. */
+export function runTagOf(r: TrajRow): RunTag | null {
+  return r.run_id != null && r.run_task != null && r.run_repeat != null
+    ? { id: r.run_id, task_index: r.run_task, repeat: r.run_repeat }
+    : null;
+}
+
+export function toSummary(r: TrajRow): TrajectorySummary {
+  const run = runTagOf(r);
+  return {
+    id: r.id,
+    server: r.server,
+    env: r.env,
+    sid: r.sid,
+    task: parse<TrajectoryTask>(r.task_json),
+    task_label: r.task_label,
+    num_steps: r.num_steps,
+    total_reward: r.total_reward,
+    started_at: r.started_at,
+    ended_at: r.ended_at,
+    last_activity_at: r.last_activity_at,
+    end_reason: r.end_reason,
+    error: r.error,
+    origin: parse<TrajectoryOrigin>(r.origin_json),
+    ...(r.golden ? { golden: true } : {}),
+    ...(run ? { run } : {}),
+  };
+}
+
+export function toStep(r: StepRow): TrajectoryStep {
+  return {
+    index: r.idx,
+    tool: r.tool,
+    input: JSON.parse(r.input_json) as JsonObject,
+    task_id: r.task_id,
+    started_at: r.started_at,
+    ended_at: r.ended_at,
+    latency_ms: r.latency_ms,
+    ok: r.ok == null ? null : r.ok === 1,
+    error: r.error,
+    blocks: JSON.parse(r.blocks_json) as Block[],
+    reward: r.reward,
+    finished: r.finished === 1,
+    metadata: parse<JsonObject>(r.metadata_json),
+    events: JSON.parse(r.events_json) as StepEvent[],
+    replay: parse(r.replay_json),
+    ...(r.after_end ? { after_end: true } : {}),
+    ...(r.truncated_json ? { truncated: JSON.parse(r.truncated_json) as TrajectoryStep["truncated"] } : {}),
+    ...(r.agent_json ? { agent: JSON.parse(r.agent_json) as StepAgent } : {}),
+    ...(r.origin_json ? { origin: JSON.parse(r.origin_json) as StepOrigin } : {}),
+  };
+}
+
+export function agentEndOf(r: TrajRow): AgentEnd | null {
+  return parse<AgentEnd>(r.agent_end_json);
+}
+
+/** A trajectory in the export format from its row, its steps and its tool specs (stored apart). */
+export function toTrajectory(r: TrajRow, steps: TrajectoryStep[], tools: ToolSpec[] | null): Trajectory {
+  const t: Trajectory = {
+    format: TRAJECTORY_FORMAT,
+    id: r.id,
+    server: r.server,
+    env: r.env,
+    sid: r.sid,
+    task: parse<TrajectoryTask>(r.task_json),
+    prompt: parse<Block[]>(r.prompt_json),
+    steps,
+    total_reward: r.total_reward,
+    started_at: r.started_at,
+    ended_at: r.ended_at,
+    end_reason: r.end_reason,
+    error: r.error,
+  };
+  const origin = parse<TrajectoryOrigin>(r.origin_json);
+  if (origin) t.origin = origin;
+  const reprompts = parse<NonNullable<Trajectory["reprompts"]>>(r.reprompts_json);
+  if (reprompts?.length) t.reprompts = reprompts;
+  if (r.golden) t.golden = true;
+  const run = runTagOf(r);
+  if (run) t.run = run;
+  if (tools) t.tools = tools;
+  const agentEnd = agentEndOf(r);
+  if (agentEnd) t.agent_end = agentEnd;
+  return t;
+}
+
+/** The columns the list may be sorted by (both stores). */
+export const SORT_COLUMNS: Record<string, string> = {
+  started_at: "started_at",
+  ended_at: "ended_at",
+  total_reward: "total_reward",
+  num_steps: "num_steps",
+  env: "env",
+  server: "server",
+};
+
+export function escapeLike(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** The WHERE clause of the list and export filters, with its named parameters. */
+export function whereOf(f: TrajectoryFilter): { sql: string; params: Record<string, unknown> } {
+  const clauses: string[] = [];
+  const params: Record<string, unknown> = {};
+  if (f.server) {
+    clauses.push("server = @server");
+    params.server = f.server;
+  }
+  if (f.env) {
+    clauses.push("env = @env");
+    params.env = f.env;
+  }
+  if (f.run) {
+    clauses.push("run_id = @run");
+    params.run = f.run;
+  }
+  if (f.task) {
+    clauses.push("(task_label = @task OR task_label LIKE @taskLike ESCAPE '\\')");
+    params.task = f.task;
+    params.taskLike = `%${escapeLike(f.task)}%`;
+  }
+  if (f.end_reason === "running") clauses.push("end_reason IS NULL");
+  else if (f.end_reason) {
+    clauses.push("end_reason = @end_reason");
+    params.end_reason = f.end_reason;
+  }
+  if (f.golden !== undefined) clauses.push(f.golden ? "golden = 1" : "golden = 0");
+  if (f.min_reward != null) {
+    clauses.push("total_reward >= @min_reward");
+    params.min_reward = f.min_reward;
+  }
+  if (f.max_reward != null) {
+    clauses.push("total_reward <= @max_reward");
+    params.max_reward = f.max_reward;
+  }
+  if (f.q) {
+    params.q = `%${escapeLike(f.q)}%`;
+    clauses.push(
+      `(id LIKE @q ESCAPE '\\' OR server LIKE @q ESCAPE '\\' OR env LIKE @q ESCAPE '\\' OR sid LIKE @q ESCAPE '\\'
+        OR task_label LIKE @q ESCAPE '\\' OR error LIKE @q ESCAPE '\\' OR prompt_json LIKE @q ESCAPE '\\'
+        OR EXISTS (SELECT 1 FROM steps s WHERE s.trajectory_id = trajectories.id AND
+          (s.tool LIKE @q ESCAPE '\\' OR s.input_json LIKE @q ESCAPE '\\' OR s.blocks_json LIKE @q ESCAPE '\\')))`,
+    );
+  }
+  return { sql: clauses.length ? `WHERE ${clauses.join(" AND ")}` : "", params };
+}
+
+export function orderByOf(f: TrajectoryFilter): string {
+  const col = SORT_COLUMNS[f.sort ?? "started_at"] ?? "started_at";
+  const dir = (f.order ?? "desc") === "asc" ? "ASC" : "DESC";
+  return `ORDER BY ${col} ${dir}, started_at ${dir}, id ${dir}`;
+}
+
+// ---- Runs (./sqlite/runs.ts, ./postgres/runs.ts) ----
+
+export interface RunRow {
+  id: string;
+  status: RunStatus;
+  server: string;
+  env: string;
+  split: string;
+  repeats: number;
+  episodes: number;
+  config_json: string;
+  created_at: number;
+  started_at: number | null;
+  ended_at: number | null;
+  error: string | null;
+  instance_id: string | null;
+}
+
+export interface EpisodeRow {
+  run_id: string;
+  task_index: number;
+  repeat: number;
+  status: RunEpisodeStatus;
+  trajectory_id: string | null;
+  reward: number | null;
+  finished: number | null;
+  turns: number | null;
+  steps: number | null;
+  duration_ms: number | null;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  error: string | null;
+  stop: string | null;
+  started_at: number | null;
+  ended_at: number | null;
+  /** The process that claimed it (RunStore.claimEpisode). */
+  instance_id: string | null;
+}
+
+export function toRun(r: RunRow): RunRecord {
+  return {
+    id: r.id,
+    status: r.status,
+    server: r.server,
+    env: r.env,
+    split: r.split,
+    repeats: r.repeats,
+    episodes: r.episodes,
+    config: JSON.parse(r.config_json) as JsonObject,
+    createdAt: r.created_at,
+    startedAt: r.started_at,
+    endedAt: r.ended_at,
+    error: r.error,
+    instance: r.instance_id,
+  };
+}
+
+export function toEpisode(r: EpisodeRow): RunEpisode {
+  return {
+    taskIndex: r.task_index,
+    repeat: r.repeat,
+    status: r.status,
+    trajectoryId: r.trajectory_id,
+    reward: r.reward,
+    finished: r.finished == null ? null : r.finished === 1,
+    turns: r.turns,
+    steps: r.steps,
+    durationMs: r.duration_ms,
+    promptTokens: r.prompt_tokens,
+    completionTokens: r.completion_tokens,
+    error: r.error,
+    stop: r.stop,
+    startedAt: r.started_at,
+    endedAt: r.ended_at,
+  };
+}
+
+/** Episode fields as their columns (for updates). */
+export const EPISODE_COLUMNS: Record<keyof RunEpisodePatch, string> = {
+  status: "status",
+  trajectoryId: "trajectory_id",
+  reward: "reward",
+  finished: "finished",
+  turns: "turns",
+  steps: "steps",
+  durationMs: "duration_ms",
+  promptTokens: "prompt_tokens",
+  completionTokens: "completion_tokens",
+  error: "error",
+  stop: "stop",
+  startedAt: "started_at",
+  endedAt: "ended_at",
+};
+
+// ---- The protocol log (./types.ts `addExchange`, `exchanges`) ----
+
+export interface ExchangeRow {
+  seq: number;
+  at: number;
+  ms: number;
+  method: string;
+  path: string;
+  status: number;
+  request_headers_json: string;
+  request_body: string;
+  request_size: number;
+  request_truncated: number;
+  response_type: string;
+  response_body: string;
+  response_size: number;
+  response_truncated: number;
+}
+
+export function toExchange(r: ExchangeRow): ProtocolExchange {
+  return {
+    seq: Number(r.seq),
+    at: Number(r.at),
+    ms: Number(r.ms),
+    method: r.method,
+    path: r.path,
+    status: Number(r.status),
+    request: {
+      headers: JSON.parse(r.request_headers_json) as Record<string, string>,
+      body: r.request_body,
+      size: Number(r.request_size),
+      ...(r.request_truncated ? { truncated: true as const } : {}),
+    },
+    response: {
+      contentType: r.response_type,
+      body: r.response_body,
+      size: Number(r.response_size),
+      ...(r.response_truncated ? { truncated: true as const } : {}),
+    },
+  };
+}
+
+/** What an exchange counts towards its trajectory's byte cap: its bodies and headers, in characters. */
+export function exchangeChars(x: NewExchange): number {
+  let n = x.request.body.length + x.response.body.length + x.path.length + x.response.contentType.length;
+  for (const k in x.request.headers) n += k.length + x.request.headers[k]!.length;
+  return n;
+}
+
+/** The columns of an exchange, in the order of EXCHANGE_COLUMNS (after the trajectory and seq). */
+export function exchangeValues(x: NewExchange): unknown[] {
+  return [
+    x.at,
+    x.ms,
+    x.method,
+    x.path,
+    x.status,
+    JSON.stringify(x.request.headers),
+    x.request.body,
+    x.request.size,
+    x.request.truncated ? 1 : 0,
+    x.response.contentType,
+    x.response.body,
+    x.response.size,
+    x.response.truncated ? 1 : 0,
+  ];
+}
+
+export const EXCHANGE_COLUMNS = `at, ms, method, path, status, request_headers_json, request_body, request_size,
+  request_truncated, response_type, response_body, response_size, response_truncated`;

@@ -1,0 +1,361 @@
+// Runs in the SQLite store (the RunStore half of ../types.ts): a run's row, its episodes' rows, and
+// the aggregates of its summary computed in SQL (counts, sums, histogram, percentiles), so a
+// 10,000-episode run's results are read without loading its trajectories.
+import "server-only";
+import { EPISODE_COLUMNS, type EpisodeRow, newRunId, type RunRow, toEpisode, toRun } from "../rows";
+import {
+  FINAL_RUN_STATUSES,
+  type NewRun,
+  type Percentiles,
+  RUN_EPISODE_STATUSES,
+  type RunAggregates,
+  type RunEpisode,
+  type RunEpisodeKey,
+  type RunEpisodePatch,
+  type RunEpisodeStatus,
+  type RunListFilter,
+  type RunProgressCounts,
+  type RunRecord,
+  type RunStatus,
+  type RunStatusChange,
+  type RunStore,
+} from "../types";
+import type { Db, statementCache } from "./db";
+
+export class SqliteRuns {
+  constructor(
+    private readonly db: Db,
+    private readonly sql: ReturnType<typeof statementCache>,
+  ) {}
+
+  createRun(run: NewRun): RunRecord {
+    const id = run.id ?? newRunId();
+    const insertEpisode = this.sql(
+      "INSERT INTO run_episodes (run_id, task_index, repeat, status) VALUES (?, ?, ?, 'pending')",
+    );
+    this.db.transaction(() => {
+      this.sql(
+        `INSERT INTO runs (id, status, server, env, split, repeats, episodes, config_json, created_at, instance_id)
+           VALUES (?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        id,
+        run.server,
+        run.env,
+        run.split,
+        run.repeats,
+        run.tasks.length * run.repeats,
+        JSON.stringify(run.config),
+        run.createdAt,
+        run.instance,
+      );
+      for (const task of run.tasks)
+        for (let repeat = 0; repeat < run.repeats; repeat++) insertEpisode.run(id, task, repeat);
+    })();
+    return this.getRun(id)!;
+  }
+
+  getRun(id: string): RunRecord | null {
+    const r = this.sql("SELECT * FROM runs WHERE id = ?").get(id) as RunRow | undefined;
+    return r ? toRun(r) : null;
+  }
+
+  listRuns(f: RunListFilter): { items: RunRecord[]; total: number } {
+    const clauses: string[] = [];
+    const params: Record<string, unknown> = {};
+    for (const k of ["server", "env", "status"] as const)
+      if (f[k]) {
+        clauses.push(`${k} = @${k}`);
+        params[k] = f[k];
+      }
+    const where = clauses.length ? `WHERE ${clauses.join(" AND ")}` : "";
+    const total = this.sql(`SELECT COUNT(*) FROM runs ${where}`).pluck().get(params) as number;
+    const rows = this.sql(
+      `SELECT * FROM runs ${where} ORDER BY created_at DESC, rowid DESC LIMIT @limit OFFSET @offset`,
+    ).all({ ...params, limit: f.limit ?? 100, offset: f.offset ?? 0 }) as RunRow[];
+    return { items: rows.map(toRun), total };
+  }
+
+  setRunStatus(id: string, status: RunStatus, at: number, o: RunStatusChange = {}): boolean {
+    const sets = ["status = @status"];
+    if (status === "running")
+      sets.push("started_at = COALESCE(started_at, @at)", "ended_at = NULL", "error = NULL");
+    if (FINAL_RUN_STATUSES.includes(status)) sets.push("ended_at = @at");
+    if (o.error !== undefined) sets.push("error = @error");
+    if (o.instance !== undefined) sets.push("instance_id = @instance");
+    const from = o.from ? "AND status IN (SELECT value FROM json_each(@from))" : "";
+    const owner = o.owner !== undefined ? "AND instance_id IS @owner" : "";
+    return (
+      this.sql(`UPDATE runs SET ${sets.join(", ")} WHERE id = @id ${from} ${owner}`).run({
+        id,
+        status,
+        at,
+        error: o.error ?? null,
+        instance: o.instance ?? null,
+        from: JSON.stringify(o.from ?? []),
+        owner: o.owner ?? null,
+      }).changes > 0
+    );
+  }
+
+  pendingEpisodes(runId: string): RunEpisodeKey[] {
+    return (
+      this.sql(
+        `SELECT task_index, repeat FROM run_episodes
+           WHERE run_id = ? AND status IN ('pending', 'cancelled', 'interrupted')
+           ORDER BY repeat, task_index`,
+      ).all(runId) as { task_index: number; repeat: number }[]
+    ).map((r) => ({ taskIndex: r.task_index, repeat: r.repeat }));
+  }
+
+  /** The SET list of an episode patch and its named parameters. */
+  private patchOf(patch: RunEpisodePatch, params: Record<string, unknown>): string[] {
+    const sets: string[] = [];
+    for (const [k, v] of Object.entries(patch) as [keyof RunEpisodePatch, unknown][]) {
+      if (v === undefined) continue;
+      const col = EPISODE_COLUMNS[k];
+      sets.push(`${col} = @${col}`);
+      params[col] = typeof v === "boolean" ? (v ? 1 : 0) : v;
+    }
+    return sets;
+  }
+
+  claimEpisode(runId: string, key: RunEpisodeKey, owner: string, patch: RunEpisodePatch): boolean {
+    const params: Record<string, unknown> = { run: runId, task: key.taskIndex, repeat: key.repeat, owner };
+    const sets = [...this.patchOf(patch, params), "instance_id = @owner"];
+    return (
+      this.sql(
+        `UPDATE run_episodes SET ${sets.join(", ")}
+           WHERE run_id = @run AND task_index = @task AND repeat = @repeat
+             AND status IN ('pending', 'cancelled', 'interrupted')
+             AND EXISTS (SELECT 1 FROM runs WHERE id = @run AND status = 'running' AND instance_id = @owner)`,
+      ).run(params).changes > 0
+    );
+  }
+
+  updateEpisode(runId: string, key: RunEpisodeKey, patch: RunEpisodePatch, owner?: string): boolean {
+    const params: Record<string, unknown> = { run: runId, task: key.taskIndex, repeat: key.repeat, owner };
+    const sets = this.patchOf(patch, params);
+    if (!sets.length) return false;
+    const held =
+      owner === undefined ? "" : "AND instance_id = @owner AND status IN ('running', 'interrupted')";
+    return (
+      this.sql(
+        `UPDATE run_episodes SET ${sets.join(", ")}
+           WHERE run_id = @run AND task_index = @task AND repeat = @repeat ${held}`,
+      ).run(params).changes > 0
+    );
+  }
+
+  /**
+   * The running episodes of a run whose process stopped: those whose trajectory finished were
+   * played whole (done, with its reward; turns and tokens unknown), the others are interrupted.
+   */
+  settleEpisodesOfStopped(runId: string, error: string): void {
+    this.sql(
+      `UPDATE run_episodes SET status = 'done', error = NULL, finished = 1, stop = 'finished',
+           reward = t.total_reward, steps = t.num_steps, ended_at = t.ended_at,
+           duration_ms = t.ended_at - run_episodes.started_at
+         FROM trajectories t
+         WHERE run_episodes.run_id = ? AND run_episodes.status = 'running'
+           AND t.id = run_episodes.trajectory_id AND t.end_reason = 'finished'`,
+    ).run(runId);
+    this.setEpisodesStatus(runId, ["running"], "interrupted", error);
+  }
+
+  setEpisodesStatus(
+    runId: string,
+    from: readonly RunEpisodeStatus[],
+    status: RunEpisodeStatus,
+    error: string | null,
+  ): number {
+    return this.sql(
+      `UPDATE run_episodes SET status = ?, error = COALESCE(?, error)
+         WHERE run_id = ? AND status IN (SELECT value FROM json_each(?))`,
+    ).run(status, error, runId, JSON.stringify(from)).changes;
+  }
+
+  runEpisodes(runId: string, o: { limit?: number; offset?: number }): RunEpisode[] {
+    return (
+      this.sql(
+        "SELECT * FROM run_episodes WHERE run_id = ? ORDER BY task_index, repeat LIMIT ? OFFSET ?",
+      ).all(runId, o.limit ?? -1, o.offset ?? 0) as EpisodeRow[]
+    ).map(toEpisode);
+  }
+
+  private counts(runId: string): Record<RunEpisodeStatus, number> {
+    const counts = Object.fromEntries(RUN_EPISODE_STATUSES.map((s) => [s, 0])) as Record<
+      RunEpisodeStatus,
+      number
+    >;
+    for (const r of this.sql(
+      "SELECT status, COUNT(*) AS n FROM run_episodes WHERE run_id = ? GROUP BY status",
+    ).all(runId) as { status: RunEpisodeStatus; n: number }[])
+      counts[r.status] = r.n;
+    return counts;
+  }
+
+  progress(runId: string, since: number): RunProgressCounts {
+    const endedSince = this.sql(
+      "SELECT COUNT(*) FROM run_episodes WHERE run_id = ? AND ended_at >= ? AND status IN ('done', 'errored')",
+    )
+      .pluck()
+      .get(runId, since) as number;
+    return { counts: this.counts(runId), endedSince };
+  }
+
+  /** Nearest-rank percentiles of a column over the done episodes, each read by its rank. */
+  private percentiles(runId: string, column: "turns" | "duration_ms", n: number): Percentiles | null {
+    if (n === 0) return null;
+    const at = this.sql(
+      `SELECT ${column} FROM run_episodes WHERE run_id = ? AND status = 'done' AND ${column} IS NOT NULL
+       ORDER BY ${column} LIMIT 1 OFFSET ?`,
+    );
+    const rank = (p: number) => at.pluck().get(runId, Math.max(0, Math.ceil((p / 100) * n) - 1)) as number;
+    return { p50: rank(50), p90: rank(90), p99: rank(99), max: rank(100) };
+  }
+
+  aggregates(runId: string, o: { successAt: number; histogramBins: number }): RunAggregates {
+    const done = "run_id = @run AND status = 'done'";
+    const a = this.sql(
+      `SELECT COUNT(reward) AS n, TOTAL(reward) AS sum, TOTAL(reward * reward) AS sumSquares,
+           MIN(reward) AS min, MAX(reward) AS max,
+           TOTAL(CASE WHEN finished = 1 AND reward >= @successAt THEN 1 ELSE 0 END) AS successes,
+           COUNT(turns) AS withTurns, COUNT(duration_ms) AS withDuration,
+           COUNT(prompt_tokens) AS withTokens, TOTAL(prompt_tokens) AS prompt, TOTAL(completion_tokens) AS completion
+         FROM run_episodes WHERE ${done}`,
+    ).get({ run: runId, successAt: o.successAt }) as {
+      n: number;
+      sum: number;
+      sumSquares: number;
+      min: number | null;
+      max: number | null;
+      successes: number;
+      withTurns: number;
+      withDuration: number;
+      withTokens: number;
+      prompt: number;
+      completion: number;
+    };
+    const histogram: RunAggregates["histogram"] = [];
+    if (a.n > 0 && a.min !== null && a.max !== null) {
+      const bins = a.min === a.max ? 1 : Math.max(1, Math.floor(o.histogramBins));
+      const width = (a.max - a.min) / bins;
+      const counts = new Map<number, number>();
+      for (const r of this.sql(
+        `SELECT MIN(@bins - 1, CAST((reward - @min) / @width AS INTEGER)) AS bin, COUNT(*) AS n
+           FROM run_episodes WHERE ${done} AND reward IS NOT NULL GROUP BY bin`,
+      ).all({ run: runId, bins, min: a.min, width: width || 1 }) as { bin: number; n: number }[])
+        counts.set(r.bin, r.n);
+      for (let i = 0; i < bins; i++)
+        histogram.push({
+          from: a.min + i * width,
+          to: i === bins - 1 ? a.max : a.min + (i + 1) * width,
+          count: counts.get(i) ?? 0,
+        });
+    }
+    const run = this.getRun(runId);
+    const repeats = run?.repeats ?? 1;
+    const tasks = new Map<number, RunAggregates["tasks"][number]>();
+    for (const r of this.sql(
+      `SELECT task_index, repeat, status, reward, trajectory_id,
+           (status = 'done' AND finished = 1 AND reward >= @successAt) AS success
+         FROM run_episodes WHERE run_id = @run ORDER BY task_index, repeat`,
+    ).all({ run: runId, successAt: o.successAt }) as {
+      task_index: number;
+      repeat: number;
+      status: RunEpisodeStatus;
+      reward: number | null;
+      trajectory_id: string | null;
+      success: number;
+    }[]) {
+      let t = tasks.get(r.task_index);
+      if (!t) {
+        t = {
+          index: r.task_index,
+          rewards: Array(repeats).fill(null),
+          episodeIds: Array(repeats).fill(null),
+          completed: 0,
+          successes: 0,
+        };
+        tasks.set(r.task_index, t);
+      }
+      t.episodeIds[r.repeat] = r.trajectory_id;
+      if (r.status === "done") {
+        t.rewards[r.repeat] = r.reward;
+        t.completed++;
+        t.successes += r.success;
+      }
+    }
+    const errors = this.sql(
+      `SELECT COALESCE(error, 'unknown error') AS message, COUNT(*) AS count FROM run_episodes
+         WHERE run_id = ? AND status = 'errored' GROUP BY message ORDER BY count DESC, message LIMIT 100`,
+    ).all(runId) as { message: string; count: number }[];
+    const timing = this.sql(
+      "SELECT MIN(started_at) AS first, MAX(ended_at) AS last FROM run_episodes WHERE run_id = ?",
+    ).get(runId) as { first: number | null; last: number | null };
+    return {
+      counts: this.counts(runId),
+      rewards: { n: a.n, sum: a.sum, sumSquares: a.sumSquares, min: a.min, max: a.max },
+      successes: a.successes,
+      histogram,
+      tasks: [...tasks.values()],
+      errors,
+      turns: this.percentiles(runId, "turns", a.withTurns),
+      durationMs: this.percentiles(runId, "duration_ms", a.withDuration),
+      tokens: { episodes: a.withTokens, prompt: a.prompt, completion: a.completion },
+      firstStartedAt: timing.first,
+      lastEndedAt: timing.last,
+    };
+  }
+}
+
+/** The RunStore contract (../types.ts) over SqliteRuns: the store's runs half (./store.ts extends it). */
+export abstract class SqliteRunStore implements RunStore {
+  protected abstract readonly db: Db;
+  protected abstract readonly runs: SqliteRuns;
+
+  createRun(run: NewRun) {
+    return Promise.resolve(this.runs.createRun(run));
+  }
+  getRun(id: string) {
+    return Promise.resolve(this.runs.getRun(id));
+  }
+  listRuns(filter?: RunListFilter) {
+    return Promise.resolve(this.runs.listRuns(filter ?? {}));
+  }
+  setRunStatus(id: string, status: RunStatus, at: number, o?: RunStatusChange) {
+    return Promise.resolve(this.runs.setRunStatus(id, status, at, o));
+  }
+  async deleteRun(id: string): Promise<boolean> {
+    return this.db.transaction(() => {
+      this.db.prepare("DELETE FROM trajectories WHERE run_id = ?").run(id);
+      return this.db.prepare("DELETE FROM runs WHERE id = ?").run(id).changes > 0;
+    })();
+  }
+  pendingEpisodes(runId: string) {
+    return Promise.resolve(this.runs.pendingEpisodes(runId));
+  }
+  claimEpisode(runId: string, key: RunEpisodeKey, owner: string, patch: RunEpisodePatch) {
+    return Promise.resolve(this.runs.claimEpisode(runId, key, owner, patch));
+  }
+  updateEpisode(runId: string, key: RunEpisodeKey, patch: RunEpisodePatch, o?: { owner?: string }) {
+    return Promise.resolve(this.runs.updateEpisode(runId, key, patch, o?.owner));
+  }
+  setEpisodesStatus(
+    runId: string,
+    from: readonly RunEpisodeStatus[],
+    status: RunEpisodeStatus,
+    error: string | null,
+  ) {
+    return Promise.resolve(this.runs.setEpisodesStatus(runId, from, status, error));
+  }
+  runEpisodes(runId: string, o?: { limit?: number; offset?: number }) {
+    return Promise.resolve(this.runs.runEpisodes(runId, o ?? {}));
+  }
+  runAggregates(runId: string, o: { successAt: number; histogramBins: number }) {
+    return Promise.resolve(this.runs.aggregates(runId, o));
+  }
+  runProgress(runId: string, since: number) {
+    return Promise.resolve(this.runs.progress(runId, since));
+  }
+}

@@ -1,0 +1,355 @@
+// The conformance suite of the RunStore half of the store contract (lib/store/types.ts):
+// runs and their episodes, status changes and claims, and the aggregates of a run's summary
+// checked against values computed by hand. Every implementation passes it unchanged.
+import { afterEach, describe, expect, it } from "vitest";
+import type { PlaygroundStore, RunEpisodePatch } from "@/lib/store/types";
+import type { OpenedStore, OpenStore } from "./conformance";
+
+export function describeRunStore(name: string, openStore: OpenStore): void {
+  describe(`RunStore contract: ${name}`, () => {
+    const opened: OpenedStore[] = [];
+    const open = async () => {
+      const o = await openStore({ maxCount: 0, maxAgeDays: 0 });
+      opened.push(o);
+      return o.store;
+    };
+    afterEach(async () => {
+      for (const o of opened.splice(0)) {
+        await o.store.close();
+        await o.cleanup?.();
+      }
+    });
+
+    const newRun = (s: PlaygroundStore, over: Partial<Parameters<PlaygroundStore["createRun"]>[0]> = {}) =>
+      s.createRun({
+        server: "local",
+        env: "math",
+        split: "train",
+        tasks: [3, 1, 2],
+        repeats: 2,
+        config: { concurrency: 2, policy: { kind: "random" } },
+        createdAt: 100,
+        instance: "me",
+        ...over,
+      });
+
+    it("creates a run with every episode pending; lists, filters and pages runs", async () => {
+      const s = await open();
+      const r = await newRun(s);
+      expect(r).toMatchObject({
+        status: "queued",
+        server: "local",
+        env: "math",
+        split: "train",
+        repeats: 2,
+        episodes: 6,
+        config: { concurrency: 2, policy: { kind: "random" } },
+        createdAt: 100,
+        startedAt: null,
+        endedAt: null,
+        error: null,
+        instance: "me",
+      });
+      expect(await s.getRun(r.id)).toEqual(r);
+      expect(await s.getRun("nope")).toBeNull();
+      // Repeat by repeat, task by task.
+      expect(await s.pendingEpisodes(r.id)).toEqual([
+        { taskIndex: 1, repeat: 0 },
+        { taskIndex: 2, repeat: 0 },
+        { taskIndex: 3, repeat: 0 },
+        { taskIndex: 1, repeat: 1 },
+        { taskIndex: 2, repeat: 1 },
+        { taskIndex: 3, repeat: 1 },
+      ]);
+      const eps = await s.runEpisodes(r.id);
+      expect(eps.map((e) => [e.taskIndex, e.repeat, e.status])).toEqual([
+        [1, 0, "pending"],
+        [1, 1, "pending"],
+        [2, 0, "pending"],
+        [2, 1, "pending"],
+        [3, 0, "pending"],
+        [3, 1, "pending"],
+      ]);
+      const other = await newRun(s, { env: "guess", createdAt: 200, tasks: [0], repeats: 1 });
+      expect((await s.listRuns()).items.map((x) => x.id)).toEqual([other.id, r.id]);
+      expect((await s.listRuns({ env: "math" })).items.map((x) => x.id)).toEqual([r.id]);
+      expect(await s.listRuns({ limit: 1, offset: 1 })).toMatchObject({ total: 2, items: [{ id: r.id }] });
+      expect((await s.listRuns({ status: "running" })).total).toBe(0);
+    });
+
+    it("changes status: a claim only from the statuses given, started once, ended when it stops", async () => {
+      const s = await open();
+      const r = await newRun(s);
+      expect(await s.setRunStatus(r.id, "running", 500, { from: ["queued"], instance: "me" })).toBe(true);
+      expect(await s.setRunStatus(r.id, "running", 600, { from: ["queued"] })).toBe(false);
+      expect(await s.getRun(r.id)).toMatchObject({ status: "running", startedAt: 500, endedAt: null });
+      expect(await s.setRunStatus(r.id, "interrupted", 700, { error: "stopped" })).toBe(true);
+      expect(await s.getRun(r.id)).toMatchObject({ status: "interrupted", endedAt: 700, error: "stopped" });
+      // Resumed by another process: the first start stays, the end and the error go.
+      expect(await s.setRunStatus(r.id, "running", 800, { from: ["interrupted"], instance: "other" })).toBe(
+        true,
+      );
+      expect(await s.getRun(r.id)).toMatchObject({
+        startedAt: 500,
+        endedAt: null,
+        error: null,
+        instance: "other",
+      });
+      expect(await s.setRunStatus("nope", "done", 1)).toBe(false);
+    });
+
+    it("one process wins a claim; an episode is played by the process that claimed it only", async () => {
+      const o = await openStore({ maxCount: 0, maxAgeDays: 0 });
+      opened.push(o);
+      const procs = await Promise.all(
+        ["p0", "p1", "p2", "p3"].map((id, i) => o.as({ id, pid: 2_000_000 + i, host: "here" })),
+      );
+      try {
+        const r = await newRun(o.store, { tasks: [0, 1], repeats: 1, instance: null });
+        // Four processes claim one queued run at the same moment: one wins.
+        const won = await Promise.all(
+          procs.map((p) =>
+            p.setRunStatus(r.id, "running", 500, { from: ["queued"], instance: p.instance.id }),
+          ),
+        );
+        expect(won.filter(Boolean)).toHaveLength(1);
+        const winner = procs[won.indexOf(true)]!.instance.id;
+        const loser = procs.find((p) => p.instance.id !== winner)!.instance.id;
+        expect((await o.store.getRun(r.id))?.instance).toBe(winner);
+        const k0 = { taskIndex: 0, repeat: 0 };
+        const k1 = { taskIndex: 1, repeat: 0 };
+        const running = { status: "running" as const, startedAt: 600 };
+        // Only the run's player claims its episodes, each once.
+        expect(await o.store.claimEpisode(r.id, k0, loser, running)).toBe(false);
+        expect(await o.store.claimEpisode(r.id, k0, winner, running)).toBe(true);
+        expect(await o.store.claimEpisode(r.id, k0, winner, running)).toBe(false);
+        expect(await o.store.claimEpisode(r.id, k1, winner, running)).toBe(true);
+        expect(await o.store.updateEpisode(r.id, k0, { status: "done", reward: 1 }, { owner: loser })).toBe(
+          false,
+        );
+        expect(await o.store.updateEpisode(r.id, k0, { status: "done", reward: 1 }, { owner: winner })).toBe(
+          true,
+        );
+        // Held no more once done.
+        expect(await o.store.updateEpisode(r.id, k0, { reward: 0 }, { owner: winner })).toBe(false);
+        // The winner is found dead: its run and episode interrupted; another process takes it over.
+        expect(await o.store.setRunStatus(r.id, "interrupted", 700, { error: "stopped" })).toBe(true);
+        expect(await o.store.setEpisodesStatus(r.id, ["running"], "interrupted", "stopped")).toBe(1);
+        expect(await o.store.claimEpisode(r.id, k1, winner, running)).toBe(false);
+        expect(
+          await o.store.setRunStatus(r.id, "running", 800, { from: ["interrupted"], instance: loser }),
+        ).toBe(true);
+        expect(await o.store.claimEpisode(r.id, k1, loser, running)).toBe(true);
+        // The one that lost it cannot settle the run, nor write over the episode now played elsewhere.
+        expect(await o.store.setRunStatus(r.id, "done", 850, { owner: winner })).toBe(false);
+        expect(await o.store.updateEpisode(r.id, k1, { status: "done", reward: 1 }, { owner: winner })).toBe(
+          false,
+        );
+        expect(await o.store.updateEpisode(r.id, k1, { status: "done", reward: 0.5 }, { owner: loser })).toBe(
+          true,
+        );
+        expect((await o.store.runEpisodes(r.id)).map((e) => [e.status, e.reward])).toEqual([
+          ["done", 1],
+          ["done", 0.5],
+        ]);
+        // A run that is not running has no episode to claim.
+        expect(await o.store.setRunStatus(r.id, "done", 900)).toBe(true);
+        expect(await o.store.setEpisodesStatus(r.id, ["done"], "pending", null)).toBe(2);
+        expect(await o.store.claimEpisode(r.id, k0, loser, running)).toBe(false);
+      } finally {
+        for (const p of procs) await p.close();
+      }
+    });
+
+    it("updates episodes one by one and by status; deleting a run deletes its trajectories", async () => {
+      const s = await open();
+      const r = await newRun(s, { tasks: [0, 1], repeats: 1 });
+      const t = await s.create({
+        server: "local",
+        sid: "x",
+        env: "math",
+        task: null,
+        startedAt: 1,
+        run: { id: r.id, task_index: 0, repeat: 0 },
+      });
+      await s.updateEpisode(
+        r.id,
+        { taskIndex: 0, repeat: 0 },
+        { status: "running", trajectoryId: t, startedAt: 10 },
+      );
+      await s.updateEpisode(r.id, { taskIndex: 1, repeat: 0 }, { status: "running", startedAt: 11 });
+      expect(await s.setEpisodesStatus(r.id, ["running"], "interrupted", "stopped")).toBe(2);
+      expect((await s.runEpisodes(r.id)).map((e) => [e.status, e.error, e.trajectoryId])).toEqual([
+        ["interrupted", "stopped", t],
+        ["interrupted", "stopped", null],
+      ]);
+      expect((await s.pendingEpisodes(r.id)).length).toBe(2);
+      await s.updateEpisode(
+        r.id,
+        { taskIndex: 0, repeat: 0 },
+        { status: "done", reward: 1, finished: true, error: null },
+      );
+      expect(await s.pendingEpisodes(r.id)).toEqual([{ taskIndex: 1, repeat: 0 }]);
+      expect(await s.deleteRun(r.id)).toBe(true);
+      expect(await s.getRun(r.id)).toBeNull();
+      expect(await s.get(t)).toBeNull();
+      expect(await s.runEpisodes(r.id)).toEqual([]);
+      expect(await s.deleteRun(r.id)).toBe(false);
+    });
+
+    it("keeps a run's trajectories from retention, and does not count them", async () => {
+      const o = await openStore({ maxCount: 2, maxAgeDays: 1 });
+      opened.push(o);
+      const s = o.store;
+      const r = await newRun(s, { tasks: [0, 1, 2], repeats: 1 });
+      const now = Date.now();
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const id = await s.create({
+          server: "local",
+          sid: `r${i}`,
+          env: "math",
+          task: null,
+          startedAt: now - 5 * 86_400_000,
+          run: { id: r.id, task_index: i, repeat: 0 },
+        });
+        await s.end(id, "finished", now - 5 * 86_400_000);
+        ids.push(id);
+      }
+      const others: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        const id = await s.create({ server: "local", sid: `o${i}`, env: "math", task: null, startedAt: now });
+        await s.end(id, "finished", now);
+        others.push(id);
+      }
+      // The count cap (2) counts the two others only: nothing was removed.
+      for (const id of [...ids, ...others]) expect(await s.get(id)).not.toBeNull();
+      // The age cap removes the others two days later, never the run's.
+      expect(await s.enforceRetention(now + 2 * 86_400_000)).toBe(2);
+      for (const id of ids) expect(await s.get(id)).not.toBeNull();
+      // A tag of a run that does not exist (an import from elsewhere) protects nothing.
+      const orphan = await s.create({
+        server: "local",
+        sid: "z",
+        env: "math",
+        task: null,
+        startedAt: now,
+        run: { id: "gone", task_index: 0, repeat: 0 },
+      });
+      await s.end(orphan, "finished", now);
+      expect(await s.enforceRetention(now + 2 * 86_400_000)).toBe(1);
+      expect(await s.get(orphan)).toBeNull();
+      for (const id of ids) expect(await s.get(id)).not.toBeNull();
+    });
+
+    it("aggregates a run's episodes as its summary needs them (checked by hand)", async () => {
+      const s = await open();
+      const r = await newRun(s, { tasks: [0, 1, 2, 3], repeats: 2 });
+      const done = (
+        reward: number,
+        finished: boolean,
+        turns: number,
+        ms: number,
+        tokens?: [number, number],
+      ): RunEpisodePatch => ({
+        status: "done",
+        reward,
+        finished,
+        turns,
+        durationMs: ms,
+        ...(tokens ? { promptTokens: tokens[0], completionTokens: tokens[1] } : {}),
+        startedAt: 1000,
+        endedAt: 1000 + ms,
+      });
+      const set = (taskIndex: number, repeat: number, p: RunEpisodePatch) =>
+        s.updateEpisode(r.id, { taskIndex, repeat }, p);
+      await set(0, 0, { ...done(1, true, 1, 100, [10, 2]), trajectoryId: "t00" });
+      await set(0, 1, { ...done(0, true, 2, 200, [20, 4]), trajectoryId: "t01" });
+      await set(1, 0, { ...done(1, true, 3, 300), trajectoryId: "t10" });
+      await set(1, 1, { ...done(1, false, 4, 400), trajectoryId: "t11" }); // not finished: no success
+      await set(2, 0, { ...done(0.5, true, 5, 500), trajectoryId: "t20" });
+      await set(2, 1, { status: "errored", error: "boom", trajectoryId: "t21", endedAt: 2000 });
+      await set(3, 0, { status: "errored", error: "boom", endedAt: 2100 });
+      await set(3, 1, { status: "running", startedAt: 900 });
+      const a = await s.runAggregates(r.id, { successAt: 1, histogramBins: 4 });
+      expect(a.counts).toEqual({ pending: 0, running: 1, done: 5, errored: 2, cancelled: 0, interrupted: 0 });
+      // Rewards of the done: 1, 0, 1, 1, 0.5.
+      expect(a.rewards).toEqual({ n: 5, sum: 3.5, sumSquares: 3.25, min: 0, max: 1 });
+      expect(a.successes).toBe(2);
+      // Four bins of width 0.25 over [0, 1]: 0 | 0 | 0.5 | 1, 1, 1.
+      expect(a.histogram).toEqual([
+        { from: 0, to: 0.25, count: 1 },
+        { from: 0.25, to: 0.5, count: 0 },
+        { from: 0.5, to: 0.75, count: 1 },
+        { from: 0.75, to: 1, count: 3 },
+      ]);
+      expect(a.tasks).toEqual([
+        { index: 0, rewards: [1, 0], episodeIds: ["t00", "t01"], completed: 2, successes: 1 },
+        { index: 1, rewards: [1, 1], episodeIds: ["t10", "t11"], completed: 2, successes: 1 },
+        { index: 2, rewards: [0.5, null], episodeIds: ["t20", "t21"], completed: 1, successes: 0 },
+        { index: 3, rewards: [null, null], episodeIds: [null, null], completed: 0, successes: 0 },
+      ]);
+      expect(a.errors).toEqual([{ message: "boom", count: 2 }]);
+      // Nearest rank over 1..5 turns: p50 = 3rd, p90 = 5th, p99 = 5th.
+      expect(a.turns).toEqual({ p50: 3, p90: 5, p99: 5, max: 5 });
+      expect(a.durationMs).toEqual({ p50: 300, p90: 500, p99: 500, max: 500 });
+      expect(a.tokens).toEqual({ episodes: 2, prompt: 30, completion: 6 });
+      expect(a.firstStartedAt).toBe(900);
+      expect(a.lastEndedAt).toBe(2100);
+      // Another threshold: rewards ≥ 0.5 of finished episodes.
+      expect((await s.runAggregates(r.id, { successAt: 0.5, histogramBins: 4 })).successes).toBe(3);
+      expect(await s.runProgress(r.id, 1400)).toEqual({
+        counts: a.counts,
+        endedSince: 4, // 1400 (t11), 1500 (t20), 2000 and 2100 (the errored)
+      });
+    });
+
+    it("aggregates an empty run and a run whose rewards are all equal", async () => {
+      const s = await open();
+      const r = await newRun(s, { tasks: [0, 1], repeats: 1 });
+      const empty = await s.runAggregates(r.id, { successAt: 1, histogramBins: 10 });
+      expect(empty).toMatchObject({
+        rewards: { n: 0, min: null, max: null },
+        histogram: [],
+        turns: null,
+        durationMs: null,
+      });
+      for (const i of [0, 1])
+        await s.updateEpisode(
+          r.id,
+          { taskIndex: i, repeat: 0 },
+          { status: "done", reward: 2, finished: true, turns: 1, durationMs: 5 },
+        );
+      expect((await s.runAggregates(r.id, { successAt: 1, histogramBins: 10 })).histogram).toEqual([
+        { from: 2, to: 2, count: 2 },
+      ]);
+    });
+
+    it("aggregates 10,000 episodes", async () => {
+      const s = await open();
+      const r = await newRun(s, { tasks: Array.from({ length: 2500 }, (_, i) => i), repeats: 4 });
+      const all = await s.pendingEpisodes(r.id);
+      expect(all.length).toBe(10_000);
+      let sum = 0;
+      for (const [i, k] of all.entries()) {
+        const reward = (i % 10) / 10;
+        sum += reward;
+        await s.updateEpisode(r.id, k, {
+          status: "done",
+          reward,
+          finished: true,
+          turns: (i % 7) + 1,
+          durationMs: i,
+        });
+      }
+      const a = await s.runAggregates(r.id, { successAt: 0.9, histogramBins: 10 });
+      expect(a.rewards.n).toBe(10_000);
+      expect(a.rewards.sum).toBeCloseTo(sum, 6);
+      expect(a.successes).toBe(1000);
+      expect(a.tasks.length).toBe(2500);
+      expect(a.histogram.reduce((n, b) => n + b.count, 0)).toBe(10_000);
+      expect(a.turns?.max).toBe(7);
+      expect(a.durationMs).toEqual({ p50: 4999, p90: 8999, p99: 9899, max: 9999 });
+    });
+  });
+}
