@@ -14,6 +14,7 @@ import path from "node:path";
 import { builtinEnvironments } from "@/envs";
 import { environmentReloadedError } from "@/lib/environments/reload-notice";
 import { type EnvironmentSource, staticEnvironmentSource } from "@/lib/environments/source";
+import { createEpisodeLifecycle } from "@/lib/episodes/lifecycle";
 import { createLiveFeeds, type LiveFeeds } from "@/lib/episodes/live";
 import { createPostgresLiveFeeds } from "@/lib/episodes/live-postgres";
 import { createRecorder, type Recorder } from "@/lib/episodes/recorder";
@@ -133,6 +134,7 @@ export function createPlayground(env: Env = processEnv(), options: PlaygroundOpt
   const notifier = pg ? createPostgresNotifier(pg.db) : null;
   const live: LiveFeeds =
     pg && notifier ? createPostgresLiveFeeds(pg.db, pg.store, { notifier }) : createLiveFeeds();
+  const lifecycle = createEpisodeLifecycle(store, (e) => live.publish(e));
   const clients = new Map<string, OrsClient>();
   const relayClient = (server: string, o: ClientOptions = {}): OrsClient => {
     const relayFetch: typeof fetch = async (input, init) => {
@@ -182,10 +184,13 @@ export function createPlayground(env: Env = processEnv(), options: PlaygroundOpt
       const at = Date.now();
       for (const sid of ended) {
         const t = await store.findRunning("local", sid);
-        if (!t) continue;
-        const error = environmentReloadedError(t.env ?? "the environment", changed);
-        if (await store.end(t.id, "error", at, error))
-          live.publish({ type: "ended", id: t.id, end_reason: "error", error, ended_at: at });
+        if (t)
+          await lifecycle.end(
+            t.id,
+            "error",
+            at,
+            environmentReloadedError(t.env ?? "the environment", changed),
+          );
       }
     } catch (e) {
       console.error("[playground] could not record the episodes ended by the reload:", e);
@@ -195,9 +200,7 @@ export function createPlayground(env: Env = processEnv(), options: PlaygroundOpt
   // so are the recorded episodes running on it, with the reason, for every view.
   spawned.onSessionsLost(async (server, error) => {
     await recorder.idle();
-    const at = Date.now();
-    for (const id of await store.endRunningOf(server, "error", at, error))
-      live.publish({ type: "ended", id, end_reason: "error", error, ended_at: at });
+    await lifecycle.endRunningOf(server, "error", Date.now(), error);
   });
   const models = createModelRegistry(env);
   const runEvents: RunEvents = pg && notifier ? createPostgresRunEvents(pg.db, notifier) : createRunEvents();
@@ -215,8 +218,7 @@ export function createPlayground(env: Env = processEnv(), options: PlaygroundOpt
   // steps in flight, runs) is recovered at start and on every beat of this process's lease
   // (FORMAT.md "After a crash"; the store's "Leases"), and every view is told.
   const published = async (r: RecoveredOrphans) => {
-    for (const e of r.ended)
-      live.publish({ type: "ended", id: e.id, end_reason: e.reason, error: e.error, ended_at: e.at });
+    for (const e of r.ended) lifecycle.told(e.id, e.reason, e.at, e.error);
     for (const id of new Set(r.steps.map((x) => x.id))) {
       const t = await store.get(id);
       for (const step of t?.steps ?? [])
@@ -237,7 +239,7 @@ export function createPlayground(env: Env = processEnv(), options: PlaygroundOpt
       await lease.start();
       // The servers this process runs itself were started anew with it: their old sessions are gone.
       for (const { name } of spawned.entries())
-        await store
+        await lifecycle
           .endRunningOf(
             name,
             "error",

@@ -9,7 +9,7 @@ import "server-only";
 import { type Env, SETTINGS, settingOrDefault } from "@/lib/config";
 import type { RelayEvent } from "@/lib/relay/events";
 import type { ExchangeLimit, TrajectoryStore } from "../store/types";
-import type { LiveFeeds } from "./live";
+import type { LiveEvent } from "./live";
 
 type ExchangeEvent = Extract<RelayEvent, { type: "exchange" }>;
 
@@ -48,7 +48,7 @@ const charsOf = (e: ExchangeEvent) => e.exchange.request.body.length + e.exchang
 
 export function createProtocolLog(
   store: TrajectoryStore,
-  live: LiveFeeds,
+  publish: (e: LiveEvent) => void,
   limit: ExchangeLimit,
 ): ProtocolLog {
   const waiting = new Map<string, { since: number; items: ExchangeEvent[] }>();
@@ -84,7 +84,7 @@ export function createProtocolLog(
     const seq = await store.addExchange(id, e.exchange, limit);
     if (seq === null) return;
     const x = e.exchange;
-    live.publish({
+    publish({
       type: "exchange",
       id,
       seq,
