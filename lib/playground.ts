@@ -294,6 +294,25 @@ export function getPlayground(): Playground {
 }
 
 /**
+ * Waits (at most `timeoutMs`) until what the process's playground has taken to record is written:
+ * a second Ctrl-C or SIGTERM during shutdown exits after this rather than at once, so work already
+ * handed to the recorder is not dropped. Resolves false when it had to give up waiting.
+ */
+export async function settleBeforeExit(timeoutMs = 10_000): Promise<boolean> {
+  const pg = (globalThis as WithPlayground)[KEY];
+  if (!pg) return true;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    return await Promise.race([pg.recorder.idle().then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * Builds the process's playground from `options` before anything asks for it: the server entries
  * (lib/app-server) call this with a reloadable source, and Next's bundles then find it here.
  */

@@ -7,7 +7,6 @@ import "server-only";
 import type { Block, ToolSpec } from "@/lib/ors/protocol";
 import type { RelayEvent } from "@/lib/relay/events";
 import { readAgent, readRunTag, readStepOrigin } from "../relay/annotations";
-import type { TrajectoryStore } from "../store/types";
 import { stableStringify } from "../trajectory/diff";
 import { CHECK_LIVENESS, endForFailure } from "../trajectory/end-reason";
 import type { TrajectoryStep, TrajectorySummary, TrajectoryTask } from "../trajectory/schema";
@@ -21,8 +20,8 @@ import {
   stepEvent,
 } from "../trajectory/step";
 import type { EpisodeLifecycle } from "./lifecycle";
-import type { LiveEvent } from "./live";
 import type { ProtocolLog } from "./protocol-log";
+import type { RecordingStore } from "./record-writes";
 
 type Of<T extends RelayEvent["type"]> = Extract<RelayEvent, { type: T }>;
 
@@ -36,8 +35,8 @@ interface Call {
 }
 
 export interface ApplyOptions {
-  store: TrajectoryStore;
-  publish: (e: LiveEvent) => void;
+  /** The store, its hot writes gathered per batch, and the live feeds told after them. */
+  store: RecordingStore;
   lifecycle: Pick<EpisodeLifecycle, "end">;
   exchanges: ProtocolLog;
   maxStepBytes: number;
@@ -64,7 +63,8 @@ function remember<K, V>(m: Map<K, V>, key: K, value: V, max: number): void {
 }
 
 export function createEventApplier(o: ApplyOptions): EventApplier {
-  const { store, publish } = o;
+  const { store } = o;
+  const publish = store.publish;
   const calls = new Map<string, Call>(); // relay callId → the call's step
   // server/sid/task_id → the step of the latest call with that task_id. Only where the step is: a
   // finished call's step (its result, possibly megabytes) is not kept in memory for a resume.

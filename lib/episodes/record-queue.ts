@@ -1,81 +1,129 @@
-// The recorder's second half: when relay events are applied and committed. Events are applied in the
-// order the relay saw them, those that queued up together in one batch: the store may then write them
-// in one commit (`batch`), which is what keeps many concurrent episodes cheap. A batch lasts a few
-// milliseconds at most; then it commits and the event loop serves other requests before the next one,
-// so recording megabytes of results never holds the relay's small calls up for long.
+// The recorder's second half: when relay events are applied and committed, and the acknowledgement
+// the relay waits for (lib/relay/events.ts). Events are applied in the order the relay saw them; those
+// that queued up while the last batch was written form the next batch, written in slices of a few
+// milliseconds, each one commit (SQLite: a transaction; the gathered steps and protocol log entries
+// in one `writeBatch`), the event loop serving other requests between slices. A batch's events are
+// acknowledged once all of it is committed: under load, more calls share each commit. A backlog that
+// grows is logged; it stays bounded because the relay waits for these acknowledgements (a call's end,
+// every window of a long stream) before it goes on.
 import "server-only";
 import type { RelayEvent } from "@/lib/relay/events";
 import type { TrajectoryStore } from "../store/types";
 
 export interface RecordQueue {
-  /** Takes one event; it is applied after every event taken before it. */
-  handle(e: RelayEvent): void;
-  /** Runs `fn` after every event taken so far (and what was queued with `after` before). */
-  after<T>(fn: () => Promise<T>): Promise<T>;
+  /** Takes one event; returns its acknowledgement: settles once it is committed (never rejects). */
+  handle(e: RelayEvent): Promise<void>;
   /** Resolves once every event taken so far has been applied and committed. */
   idle(): Promise<void>;
 }
 
-/** How long the recorder applies events before it lets the event loop serve others, at most (ms)... */
+/** How long a slice applies events before it commits and lets the event loop serve others (ms). */
 const SLICE_MS = 8;
-/** ...unless this many events are waiting: then it works them off first. */
-const MAX_BACKLOG = 2000;
+/** Events waiting at which the backlog is first logged (then at each doubling). */
+const BACKLOG_LOGGED_AT = 1000;
 
-export function createRecordQueue(
-  store: Pick<TrajectoryStore, "batch">,
-  apply: (e: RelayEvent) => Promise<void>,
-  log: (message: string) => void,
-): RecordQueue {
-  let chain: Promise<void> = Promise.resolve();
-  const queue: RelayEvent[] = [];
-  let scheduled = false;
+interface Batch {
+  events: RelayEvent[];
+  done: Promise<void>;
+  resolve: () => void;
+}
+
+function newBatch(): Batch {
+  let resolve!: () => void;
+  const done = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { events: [], done, resolve };
+}
+
+export interface RecordQueueOptions {
+  store: Pick<TrajectoryStore, "batch">;
+  /** Applies one event (its writes may be gathered until `flush`). */
+  apply(e: RelayEvent): Promise<void>;
+  /** Writes what applying gathered; called at the end of each slice, inside its commit. */
+  flush(): Promise<void>;
+  /** Called with a batch's events before they are applied (to start their reads at once). */
+  prepare?(events: readonly RelayEvent[]): void;
+  log(message: string): void;
+}
+
+export function createRecordQueue(o: RecordQueueOptions): RecordQueue {
+  let next: Batch | null = null;
+  let writing: Promise<void> = Promise.resolve();
+  let running = false;
+  let logAt = BACKLOG_LOGGED_AT;
+
   const applyOne = async (e: RelayEvent) => {
     try {
-      await apply(e);
+      await o.apply(e);
     } catch (err) {
-      log(`could not record ${e.type} of ${e.server}: ${err instanceof Error ? err.message : String(err)}`);
+      o.log(`could not record ${e.type} of ${e.server}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  };
+  /** Applies a batch's events in slices, each committed on its own. */
+  const commit = async (events: RelayEvent[]) => {
+    o.prepare?.(events);
+    // A store whose writes run on this thread (SQLite) holds the event loop while it writes: its
+    // batches go in slices. Another (PostgreSQL) waits on the network, which lets the loop serve
+    // others anyway: its batch is one slice, one write.
+    const sliced = o.store.batch !== undefined;
+    let n = 0;
+    while (n < events.length) {
+      const start = performance.now();
+      const slice = async () => {
+        while (n < events.length) {
+          await applyOne(events[n++]!);
+          if (sliced && performance.now() - start >= SLICE_MS) break;
+        }
+        await o.flush();
+      };
+      try {
+        await (o.store.batch ? o.store.batch(slice) : slice());
+      } catch (err) {
+        o.log(`could not commit what was recorded: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      if (n < events.length) await new Promise<void>((resolve) => setImmediate(resolve));
     }
   };
   const drain = async () => {
     try {
-      while (queue.length > 0) {
-        const start = performance.now();
-        let n = 0;
-        const slice = async () => {
-          while (n < queue.length) {
-            await applyOne(queue[n++]!);
-            // A backlog is worked off before anything else: the queue (and its memory) stays bounded.
-            if (performance.now() - start >= SLICE_MS && queue.length - n < MAX_BACKLOG) break;
-          }
-        };
+      while (next) {
+        const batch = next;
+        next = null;
+        writing = batch.done;
         try {
-          await (store.batch ? store.batch(slice) : slice());
+          await commit(batch.events);
         } finally {
-          queue.splice(0, n);
+          batch.resolve();
         }
-        if (queue.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        if (!next && logAt > BACKLOG_LOGGED_AT) {
+          o.log("recording caught up");
+          logAt = BACKLOG_LOGGED_AT;
+        }
       }
     } finally {
-      scheduled = false;
+      running = false;
     }
   };
+
   return {
     handle(e) {
-      queue.push(e);
-      if (scheduled) return;
-      scheduled = true;
-      chain = chain.then(drain).catch((err: unknown) => {
-        log(`could not record: ${err instanceof Error ? err.message : String(err)}`);
-      });
+      next ??= newBatch();
+      const batch = next;
+      batch.events.push(e);
+      if (batch.events.length >= logAt) {
+        o.log(
+          `recording is behind: ${batch.events.length} relay events wait to be written (the store is slower than the relay)`,
+        );
+        logAt *= 2;
+      }
+      if (!running) {
+        running = true;
+        // After the events published in the same turn (a call's end and its log entry): one batch.
+        queueMicrotask(() => void drain());
+      }
+      return batch.done;
     },
-    after(fn) {
-      const done = chain.then(fn);
-      chain = done.then(
-        () => {},
-        () => {},
-      );
-      return done;
-    },
-    idle: () => chain,
+    idle: () => next?.done ?? writing,
   };
 }

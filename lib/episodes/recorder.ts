@@ -10,16 +10,20 @@ import type { ExchangeLimit, TrajectoryStore } from "../store/types";
 import type { EndReason, TrajectoryStep } from "../trajectory/schema";
 import { createIdleSweep, idleTimeoutMs } from "./idle";
 import { createEpisodeLifecycle } from "./lifecycle";
-import type { LiveFeeds } from "./live";
+import type { LiveEvent, LiveFeeds } from "./live";
 import { createProtocolLog, exchangeLimitFrom } from "./protocol-log";
 import { createEventApplier } from "./record-apply";
 import { createRecordQueue } from "./record-queue";
+import { createRecordingStore } from "./record-writes";
 
 export { IDLE_GRACE_MS, idleRule, idleTimeoutMs } from "./idle";
 
 export interface Recorder {
-  /** Takes one relay event (the relay's bus calls this; tests may too). Applied in order. */
-  handle(event: RelayEvent): void;
+  /**
+   * Takes one relay event (the relay's bus calls this; tests may too). Applied in order; returns its
+   * acknowledgement, which settles once it is committed (lib/relay/events.ts "Acknowledgement").
+   */
+  handle(event: RelayEvent): Promise<void>;
   /** Steps of a trajectory whose calls are passing through the relay now, with their frames so far. */
   inflight(trajectoryId: string): TrajectoryStep[];
   /** Indices of the steps in flight now: through this relay, and through other processes' (the store's `inflightElsewhere`). */
@@ -75,18 +79,33 @@ export function maxStepBytesFrom(env: Env): number {
 
 export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): Recorder {
   const log = opts.log ?? ((m: string) => console.error(`[recorder] ${m}`));
-  const publish = (e: Parameters<LiveFeeds["publish"]>[0]) => opts.live.publish(e);
-  const lifecycle = createEpisodeLifecycle(store, publish);
+  const publish = (e: LiveEvent) => opts.live.publish(e);
+  // Events change the store through `writes` (gathered per batch, watchers told after); what ends
+  // an episode from outside the relay's events goes straight to the store.
+  const writes = createRecordingStore(store, publish, log);
   const applier = createEventApplier({
-    store,
-    publish,
-    lifecycle,
-    exchanges: createProtocolLog(store, publish, opts.exchangeLimit ?? exchangeLimitFrom(processEnv())),
+    store: writes,
+    lifecycle: createEpisodeLifecycle(writes, writes.publish),
+    exchanges: createProtocolLog(writes, opts.exchangeLimit ?? exchangeLimitFrom(processEnv())),
     maxStepBytes: opts.maxStepBytes ?? maxStepBytesFrom(processEnv()),
     idleLimitOf: opts.idleLimitOf,
     checkLiveness: opts.checkLiveness,
   });
-  const queue = createRecordQueue(store, applier.apply, log);
+  const queue = createRecordQueue({
+    store,
+    apply: applier.apply,
+    flush: writes.flush,
+    // The sessions whose running episode the batch's events look up, looked up together.
+    prepare: (events) =>
+      writes.prefetch(
+        events.filter((e) => e.type !== "session_created" && "sid" in e && e.sid) as {
+          server: string;
+          sid: string;
+        }[],
+      ),
+    log,
+  });
+  const lifecycle = createEpisodeLifecycle(store, publish);
   const sweepNow = createIdleSweep({
     store,
     lifecycle,
@@ -115,7 +134,10 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
     },
     idle: queue.idle,
     sweep,
-    endEpisode: (id, reason, at, error) => queue.after(() => lifecycle.end(id, reason, at, error)),
+    async endEpisode(id, reason, at, error) {
+      await queue.idle();
+      return lifecycle.end(id, reason, at, error);
+    },
     stop() {
       unsubscribe();
       if (timer) clearInterval(timer);

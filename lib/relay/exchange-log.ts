@@ -156,6 +156,8 @@ export interface ExchangeLog {
   events: RelayEvents;
   /** Set once published (an exchange is logged once). */
   done?: boolean;
+  /** The acknowledgement of its publication (lib/relay/events.ts), once published. */
+  ack?: Promise<void>;
 }
 
 /** Publishes the exchange, once: its answer's status, type and body, and how long it took. */
@@ -178,7 +180,7 @@ export function publishExchange(
     request: log.request,
     response: { contentType, ...response },
   };
-  log.events.emit({
+  log.ack = log.events.emit({
     type: "exchange",
     server: log.server,
     ...(log.sid ? { sid: log.sid } : {}),

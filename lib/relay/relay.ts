@@ -17,6 +17,7 @@ import { createPinnedFetch, type PinnedFetch } from "@/lib/security/pinned-fetch
 import { createRelayEvents, type RelayEvents } from "./events";
 import { answerBodyOf, type ExchangeLog, publishExchange, requestBodyOf, shownHeaders } from "./exchange-log";
 import { nodeRequest, type RelayAnswer, type RelayRequest, toResponse, webRequest, writeNode } from "./io";
+import { LOOP_HEADER, MAX_MARKS, marksOf } from "./loop";
 import {
   DEFAULT_RELAY_LIMITS,
   type Exchange,
@@ -67,6 +68,7 @@ export interface Relay {
   readonly events: RelayEvents;
 }
 
+export { LOOP_HEADER } from "./loop";
 export { mapRedirect, orsPathFromUrl } from "./paths";
 
 const FORWARDED_HEADERS = [
@@ -94,25 +96,6 @@ const SSE_ANSWER_HEADERS: Readonly<Record<string, string>> = {
   "x-accel-buffering": "no",
 };
 
-/**
- * Loop detection: every relay sends the marks of the relays a request went through, its own last.
- * A mark is a random per-process value, so a client cannot forge this relay's mark: a request
- * carrying it came back from a server that leads here (a loop). Marks of other relays are passed
- * on (the last few), so a loop through several apps is caught where it closes.
- */
-export const LOOP_HEADER = "x-ors-relay-via";
-const MARK = /^[A-Za-z0-9_-]{16,64}$/;
-const MAX_MARKS = 8;
-
-function marksOf(header: string | null): string[] {
-  if (!header) return [];
-  return header
-    .split(",")
-    .map((m) => m.trim())
-    .filter((m) => MARK.test(m))
-    .slice(-MAX_MARKS);
-}
-
 function detailAnswer(status: number, detail: string, headers?: Record<string, string>): RelayAnswer {
   return {
     status,
@@ -136,6 +119,12 @@ function retryAfterOf(value: string | null | undefined): Record<string, string> 
   return value && /^[\w ,:+-]{1,64}$/.test(value) ? { "retry-after": value } : {};
 }
 
+/** What a request published, for its answer to wait on (filled as the request is served). */
+interface Published {
+  x?: Exchange;
+  log?: ExchangeLog | null;
+}
+
 export function createRelay(options: RelayOptions): Relay {
   const { registry } = options;
   const timeoutMs = options.timeoutMs ?? settingOrDefault(processEnv(), "PLAYGROUND_RELAY_TIMEOUT_MS");
@@ -147,7 +136,12 @@ export function createRelay(options: RelayOptions): Relay {
   // A stream that goes silent for as long as an answer may take to start is ended too.
   const limits: RelayLimits = { ...DEFAULT_RELAY_LIMITS, streamIdleMs: timeoutMs, ...options.limits };
 
-  async function serve(req: RelayRequest, name: string, orsPath: string): Promise<RelayAnswer> {
+  async function serve(
+    req: RelayRequest,
+    name: string,
+    orsPath: string,
+    published: Published,
+  ): Promise<RelayAnswer> {
     // Which browsers may use the relay at all (same-origin writes, allowed Hosts, the access token)
     // is the request policy's, applied to every request by the app's server entry (lib/security).
     // ORS shapes and methods only, checked before anything is contacted.
@@ -186,6 +180,7 @@ export function createRelay(options: RelayOptions): Relay {
       callId: callIdOf(req.header(CALL_ID_HEADER)),
       deployment: req.header("x-deployment"),
     };
+    published.x = x;
     // Annotations for the recorder (never forwarded: FORWARDED_HEADERS leaves them out).
     if (listening) {
       const run = endpoint === "create" ? decodeAnnotation(req.header(RUN_HEADER)) : undefined;
@@ -217,6 +212,7 @@ export function createRelay(options: RelayOptions): Relay {
           events,
         }
       : null;
+    published.log = log;
     /**
      * A whole answer (JSON, or a `{detail}` error): logged first, then what it says is published
      * (`json`: a 2xx answer read for the recorder, a session endpoint's failure), so the log has a
@@ -466,7 +462,14 @@ export function createRelay(options: RelayOptions): Relay {
 
   const safely = async (req: RelayRequest, name: string, orsPath: string): Promise<RelayAnswer> => {
     try {
-      return await serve(req, name, orsPath);
+      const published: Published = {};
+      const answer = await serve(req, name, orsPath, published);
+      // What a whole answer reports is recorded before it leaves (./events.ts "Acknowledgement");
+      // a streamed answer's tap waits for its own.
+      const { x, log } = published;
+      if (log?.ack) await log.ack;
+      if (x?.ack) await x.ack;
+      return answer;
     } catch (err) {
       console.error(`relay: internal error relaying to "${name}" ${orsPath}:`, (err as Error).message);
       return detailAnswer(502, `relay error: ${(err as Error).message}`);

@@ -232,9 +232,12 @@ describe("a hostile upstream gets a clear error, bounded memory, and the app kee
     expectHealthy(r);
   });
 
-  it("a stream cut in the middle → the client sees it end early; the step says it ended before `end`", async () => {
+  it("a stream cut in the middle → the client gets event: error; the step says it ended before `end`", async () => {
     const r = await whileWatching(async () => readTail(await call("mid-close")));
     expect(r.value.tail).not.toMatch(/event: end/);
+    expect(r.value.tail).toMatch(
+      /event: error\ndata: relay: server "hostile": the stream (ended|broke) before `end`/,
+    );
     const step = await recordedStep("mid-close");
     expect(step).toMatchObject({ ok: false, error: expect.stringMatching(/before `end`/) });
     expectHealthy(r);

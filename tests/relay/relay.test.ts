@@ -364,7 +364,7 @@ describe("relay to a second ORS server process", () => {
     expect(await viaRelay("keyed").health()).toEqual({ status: "ok" });
   });
 
-  it("reconnects through the relay after the connection is cut mid-call, and says which call it resumes", async () => {
+  it("a call cut mid-stream ends with an error naming its task_id; a re-post resumes it, and says which call", async () => {
     const rec = record();
     try {
       const ors = viaRelay("drop", { backoffBaseMs: 20 });
@@ -372,14 +372,14 @@ describe("relay to a second ORS server process", () => {
       await ors.create(sid, { env_name: "slow", split: "train", index: 0 });
       dropNext = true;
       const seen: CallEvent[] = [];
-      const out = await ors.callTool(
-        "slow",
-        sid,
-        { name: "wait", input: { seconds: 0.4 } },
-        { onEvent: (e) => seen.push(e) },
-      );
+      const call = { name: "wait", input: { seconds: 0.4 } };
+      const failed = await ors.callTool("slow", sid, call, { onEvent: (e) => seen.push(e) }).catch((e) => e);
+      // The server stopped answering in the middle: the client is told so, with what resumes the call.
+      const taskId = seen.find((e) => e.type === "task_id")!.data;
+      expect(String(failed)).toMatch(/relay: server "drop": the stream broke before `end`/);
+      expect(seen.find((e) => e.type === "error")?.data).toContain(`re-post the call with task_id ${taskId}`);
+      const out = await ors.callTool("slow", sid, { ...call, task_id: taskId });
       expect(out).toMatchObject({ ok: true });
-      expect(seen.map((e) => e.type)).toContain("reconnect");
       await waitFor(() =>
         rec.events.filter((e) => e.type === "call_finished").length === 2 ? true : undefined,
       );

@@ -23,6 +23,7 @@ import { tempDir } from "../episodes/helpers";
 import { postgresDatabase } from "../support/postgres";
 import { describeTrajectoryStore, type OpenStore } from "./conformance";
 import { describeRunStore } from "./conformance-runs";
+import { describeBatchWrites } from "./conformance-writes";
 
 const db = await postgresDatabase("store");
 const NO_RETENTION = { maxCount: 0, maxAgeDays: 0 };
@@ -48,6 +49,7 @@ describe.skipIf(!db.ok)("PostgreSQL store", () => {
     };
   };
   describeTrajectoryStore("PostgreSQL", openConformance);
+  describeBatchWrites("PostgreSQL", openConformance);
   describeRunStore("PostgreSQL", openConformance);
 
   it("migrates once when replicas start together, and records the version", async () => {

@@ -10,6 +10,7 @@ import { INTERRUPTED_STEP_ERROR } from "@/lib/store/types";
 import { tempDir } from "../episodes/helpers";
 import { describeTrajectoryStore, type OpenStore } from "./conformance";
 import { describeRunStore } from "./conformance-runs";
+import { describeBatchWrites } from "./conformance-writes";
 
 const openSqlite: OpenStore = async (retention) => {
   const dir = tempDir();
@@ -21,6 +22,7 @@ const openSqlite: OpenStore = async (retention) => {
 };
 
 describeTrajectoryStore("SQLite", openSqlite);
+describeBatchWrites("SQLite", openSqlite);
 describeRunStore("SQLite", openSqlite);
 
 describe("SQLite file", () => {

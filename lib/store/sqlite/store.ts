@@ -31,6 +31,7 @@ import {
   whereOf,
 } from "../rows";
 import type {
+  BatchWrites,
   ExchangeLimit,
   NewTrajectory,
   OrphanRecovery,
@@ -143,6 +144,24 @@ export class SqliteTrajectoryStore extends SqliteRunStore implements PlaygroundS
     return addExchange(this.db, this.sql, id, x, limit);
   }
 
+  async writeBatch(w: BatchWrites): Promise<(number | null)[]> {
+    const known = new Map<string, boolean>();
+    const exists = (id: string) => {
+      let e = known.get(id);
+      if (e === undefined) {
+        e = !!this.sql("SELECT 1 FROM trajectories WHERE id = ?").get(id);
+        known.set(id, e);
+      }
+      return e;
+    };
+    return this.db.transaction(() => {
+      for (const { id, step } of w.steps) if (exists(id)) this.writeStep(id, step, this.instance.id);
+      return w.exchanges.map((x) =>
+        exists(x.id) ? addExchange(this.db, this.sql, x.id, x.exchange, x.limit) : null,
+      );
+    })();
+  }
+
   async exchanges(id: string, o: { after?: number } = {}): Promise<ExchangeList | null> {
     return listExchanges(this.sql, id, o.after);
   }
@@ -235,6 +254,17 @@ export class SqliteTrajectoryStore extends SqliteRunStore implements PlaygroundS
        ORDER BY started_at DESC, rowid DESC LIMIT 1`,
     ).get({ server, sid, self: this.instance.id }) as TrajRow | undefined;
     return r ? toSummary(r) : null;
+  }
+
+  async findRunningMany(
+    sessions: { server: string; sid: string }[],
+  ): Promise<Map<string, TrajectorySummary>> {
+    const found = new Map<string, TrajectorySummary>();
+    for (const { server, sid } of sessions) {
+      const t = await this.findRunning(server, sid);
+      if (t) found.set(`${server}\n${sid}`, t);
+    }
+    return found;
   }
 
   async inflightElsewhere(id: string): Promise<number[]> {
