@@ -3,7 +3,7 @@
 // statements (arrays unnested), however many there are — the trajectories locked in one order, the
 // steps upserted at once, each trajectory's counters and log numbers written once.
 import "server-only";
-import type pg from "pg";
+import pg from "pg";
 import { sumRewards } from "../../trajectory/reward";
 import type { TrajectoryStep } from "../../trajectory/schema";
 import { EXCHANGE_COLUMNS, exchangeChars, exchangeValues, STEP_COLUMNS, stepRowValues } from "../rows";
@@ -51,26 +51,51 @@ const EXCHANGE_TYPES = [
 ];
 
 const arrays = (types: string[], from = 1) => types.map((t, i) => `$${i + from}::${t}[]`).join(", ");
+const STEP_ARRAYS = STEP_COLUMNS.map((c) => STEP_TYPES[c]);
+const EXCHANGE_ARRAYS = ["text", "int4", ...EXCHANGE_TYPES];
+const COUNTER_ARRAYS = ["text", "int4", "int8", "int4"];
+/** What a step adds to its trajectory's total: nothing after the end. */
+const COUNTED = (s: string) => `CASE WHEN ${s}.after_end = 1 THEN 0 ELSE COALESCE(${s}.reward, 0) END`;
 
-const UPSERT_STEPS = `INSERT INTO steps (${STEP_COLUMNS.join(", ")})
-  SELECT * FROM unnest(${arrays(STEP_COLUMNS.map((c) => STEP_TYPES[c]))})
-  ON CONFLICT (trajectory_id, idx) DO UPDATE SET ${STEP_COLUMNS.filter(
-    (c) => c !== "trajectory_id" && c !== "idx",
-  )
-    .map((c) => `${c} = EXCLUDED.${c}`)
-    .join(", ")}`;
-
-const INSERT_EXCHANGES = `INSERT INTO exchanges (trajectory_id, seq, ${EXCHANGE_COLUMNS})
-  SELECT * FROM unnest(${arrays(["text", "int4", ...EXCHANGE_TYPES])})`;
-
-const UPDATE_COUNTERS = `UPDATE trajectories t SET
-    num_steps = t.num_steps + x.added,
-    total_reward = COALESCE(x.total, t.total_reward),
-    last_activity_at = GREATEST(t.last_activity_at, COALESCE(x.at, t.last_activity_at)),
-    exchanges_count = x.ecount, exchanges_chars = x.echars, exchanges_dropped = t.exchanges_dropped + x.edropped
-  FROM unnest(${arrays(["text", "int4", "float8", "float8", "int4", "int8", "int4"])})
-    AS x(id, added, total, at, ecount, echars, edropped)
-  WHERE t.id = x.id`;
+/**
+ * The batch in one statement: the steps upserted (what they replace read first, in the same
+ * snapshot), the exchanges inserted, each trajectory's counters moved; it returns the trajectories
+ * whose total reward changed (their totals are summed again after it).
+ */
+const WRITE = `WITH k AS (
+    SELECT * FROM unnest(${arrays(STEP_ARRAYS)}) AS k(${STEP_COLUMNS.join(", ")})),
+  prev AS (
+    SELECT s.trajectory_id, s.idx, s.reward, s.after_end FROM steps s JOIN k USING (trajectory_id, idx)),
+  up AS (
+    INSERT INTO steps (${STEP_COLUMNS.join(", ")}) SELECT * FROM k
+    ON CONFLICT (trajectory_id, idx) DO UPDATE SET ${STEP_COLUMNS.filter(
+      (c) => c !== "trajectory_id" && c !== "idx",
+    )
+      .map((c) => `${c} = EXCLUDED.${c}`)
+      .join(", ")}),
+  ex AS (
+    INSERT INTO exchanges (trajectory_id, seq, ${EXCHANGE_COLUMNS})
+    SELECT * FROM unnest(${arrays(EXCHANGE_ARRAYS, STEP_ARRAYS.length + 1)})),
+  moved AS (
+    SELECT k.trajectory_id AS id, (count(*) FILTER (WHERE p.idx IS NULL))::int4 AS added,
+      max(COALESCE(k.ended_at, k.started_at)) AS at,
+      bool_or(CASE WHEN p.idx IS NULL THEN ${COUNTED("k")} <> 0
+                   ELSE ${COUNTED("k")} IS DISTINCT FROM ${COUNTED("p")} END) AS changed
+    FROM k LEFT JOIN prev p USING (trajectory_id, idx) GROUP BY k.trajectory_id),
+  logged AS (
+    SELECT * FROM unnest(${arrays(COUNTER_ARRAYS, STEP_ARRAYS.length + EXCHANGE_ARRAYS.length + 1)})
+      AS x(id, ecount, echars, edropped)),
+  moves AS (SELECT COALESCE(m.id, l.id) AS id, m.added, m.at, l.ecount, l.echars, l.edropped
+    FROM moved m FULL JOIN logged l ON l.id = m.id),
+  upd AS (
+    UPDATE trajectories t SET
+      num_steps = t.num_steps + COALESCE(x.added, 0),
+      last_activity_at = GREATEST(t.last_activity_at, COALESCE(x.at, t.last_activity_at)),
+      exchanges_count = COALESCE(x.ecount, t.exchanges_count),
+      exchanges_chars = COALESCE(x.echars, t.exchanges_chars),
+      exchanges_dropped = t.exchanges_dropped + COALESCE(x.edropped, 0)
+    FROM moves x WHERE t.id = x.id)
+  SELECT id FROM moved WHERE changed`;
 
 /** Text PostgreSQL can hold: NUL (which it refuses) shown as U+FFFD. */
 export function pgValue(v: unknown): unknown {
@@ -84,94 +109,51 @@ function columns(rows: unknown[][], n: number): unknown[][] {
   return out;
 }
 
-/** What a trajectory's row becomes: its counters as they stand once the batch is written. */
-interface Counters {
-  added: number;
-  total: number | null;
-  at: number | null;
+/** A locked trajectory's protocol log counters, as they stand once the batch is written. */
+interface Logged {
   count: number;
   chars: number;
   dropped: number;
-  rewardChanged: boolean;
 }
 
-const counted = (reward: number | null, afterEnd: boolean) => (afterEnd ? 0 : (reward ?? 0));
-
-/** The steps' writes: the last of each trajectory and index, and how each changes its trajectory. */
-async function writeSteps(
-  c: pg.PoolClient,
-  steps: { id: string; step: TrajectoryStep }[],
-  rows: Map<string, Counters>,
-  instance: string,
-): Promise<void> {
-  const last = new Map<string, { id: string; step: TrajectoryStep }>();
-  for (const s of steps) if (rows.has(s.id)) last.set(`${s.id}\n${s.step.index}`, s);
-  if (last.size === 0) return;
-  const written = [...last.values()];
-  const before = await c.query<{
-    trajectory_id: string;
-    idx: number;
-    reward: number | null;
-    after_end: number;
-  }>(
-    `SELECT s.trajectory_id, s.idx, s.reward, s.after_end FROM steps s
-       JOIN unnest($1::text[], $2::int4[]) AS k(id, idx) ON s.trajectory_id = k.id AND s.idx = k.idx`,
-    [written.map((w) => w.id), written.map((w) => w.step.index)],
-  );
-  const was = new Map(before.rows.map((r) => [`${r.trajectory_id}\n${r.idx}`, r]));
-  for (const { id, step } of written) {
-    const row = rows.get(id)!;
-    const prev = was.get(`${id}\n${step.index}`);
-    if (!prev) row.added++;
-    const now = counted(step.reward, !!step.after_end);
-    if (prev ? !Object.is(counted(prev.reward, prev.after_end === 1), now) : now !== 0)
-      row.rewardChanged = true;
-    const at = step.ended_at ?? step.started_at;
-    row.at = row.at === null ? at : Math.max(row.at, at);
-  }
-  await c.query(
-    UPSERT_STEPS,
-    columns(
-      written.map((w) => stepRowValues(w.id, w.step, instance)),
-      STEP_COLUMNS.length,
-    ),
-  );
-  // The totals without float noise (as every view computes them), steps after the end left out.
-  const changed = [...rows].filter(([, r]) => r.rewardChanged).map(([id]) => id);
-  if (changed.length === 0) return;
-  const rewards = await c.query<{ trajectory_id: string; reward: number | null }>(
-    "SELECT trajectory_id, reward FROM steps WHERE trajectory_id = ANY($1::text[]) AND after_end = 0 ORDER BY trajectory_id, idx",
-    [changed],
-  );
-  const of = new Map<string, (number | null)[]>(changed.map((id) => [id, []]));
-  for (const r of rewards.rows) of.get(r.trajectory_id)!.push(r.reward);
-  for (const [id, list] of of) rows.get(id)!.total = sumRewards(list);
-}
-
-/** The exchanges numbered after each trajectory's last, within its caps; returns their seqs. */
-async function writeExchanges(
-  c: pg.PoolClient,
-  exchanges: BatchWrites["exchanges"],
-  rows: Map<string, Counters>,
-): Promise<(number | null)[]> {
+/** The exchanges numbered after each trajectory's last, within its caps: the rows kept, the seqs. */
+function numberExchanges(exchanges: BatchWrites["exchanges"], logs: Map<string, Logged>) {
   const kept: unknown[][] = [];
   const seqs = exchanges.map(({ id, exchange, limit }) => {
-    const row = rows.get(id);
-    if (!row) return null;
+    const log = logs.get(id);
+    if (!log) return null;
     const chars = exchangeChars(exchange);
-    if (row.count >= limit.count || row.chars + chars > limit.chars) {
-      row.dropped++;
+    if (log.count >= limit.count || log.chars + chars > limit.chars) {
+      log.dropped++;
       return null;
     }
-    row.count++;
-    row.chars += chars;
-    kept.push([id, row.count, ...exchangeValues(exchange)]);
-    return row.count;
+    log.count++;
+    log.chars += chars;
+    kept.push([id, log.count, ...exchangeValues(exchange)]);
+    return log.count;
   });
-  if (kept.length) await c.query(INSERT_EXCHANGES, columns(kept, 2 + EXCHANGE_TYPES.length));
-  return seqs;
+  return { kept, seqs };
 }
 
+/** The totals of these trajectories summed again without float noise, as every view computes them. */
+async function sumAgain(c: pg.PoolClient, ids: string[]): Promise<void> {
+  const rewards = await c.query<{ trajectory_id: string; reward: number | null }>(
+    "SELECT trajectory_id, reward FROM steps WHERE trajectory_id = ANY($1::text[]) AND after_end = 0 ORDER BY trajectory_id, idx",
+    [ids],
+  );
+  const of = new Map<string, (number | null)[]>(ids.map((id) => [id, []]));
+  for (const r of rewards.rows) of.get(r.trajectory_id)!.push(r.reward);
+  await c.query(
+    "UPDATE trajectories t SET total_reward = x.total FROM unnest($1::text[], $2::float8[]) AS x(id, total) WHERE t.id = x.id",
+    [[...of.keys()], [...of.values()].map(sumRewards)],
+  );
+}
+
+/**
+ * Writes the batch in three round trips, however large: the trajectories locked (in one order, so
+ * replicas writing the same episodes wait for each other and never deadlock), one statement for the
+ * rest, the commit (and, when a reward changed, its total summed again before it).
+ */
 export async function writeBatch(
   db: PostgresDatabase,
   w: BatchWrites,
@@ -179,38 +161,42 @@ export async function writeBatch(
 ): Promise<(number | null)[]> {
   const ids = [...new Set([...w.steps.map((s) => s.id), ...w.exchanges.map((x) => x.id)])].sort();
   if (ids.length === 0) return [];
-  return db.transaction(async (c) => {
-    // Locked in one order, so replicas writing the same episodes wait for each other, never deadlock.
-    const locked = await c.query<{ id: string; exchanges_count: number; exchanges_chars: string }>(
-      "SELECT id, exchanges_count, exchanges_chars FROM trajectories WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE",
-      [ids],
-    );
-    const rows = new Map<string, Counters>(
-      locked.rows.map((r) => [
-        r.id,
-        {
-          added: 0,
-          total: null,
-          at: null,
-          count: Number(r.exchanges_count),
-          chars: Number(r.exchanges_chars),
-          dropped: 0,
-          rewardChanged: false,
-        },
-      ]),
-    );
-    await writeSteps(c, w.steps, rows, instance);
-    const seqs = await writeExchanges(c, w.exchanges, rows);
-    const all = [...rows];
-    await c.query(UPDATE_COUNTERS, [
-      all.map(([id]) => id),
-      all.map(([, r]) => r.added),
-      all.map(([, r]) => r.total),
-      all.map(([, r]) => r.at),
-      all.map(([, r]) => r.count),
-      all.map(([, r]) => r.chars),
-      all.map(([, r]) => r.dropped),
-    ]);
-    return seqs;
+  return db.withClient(async (c) => {
+    try {
+      const list = ids.map((id) => pg.escapeLiteral(pgValue(id) as string)).join(", ");
+      const begun = (await c.query(
+        `BEGIN; SELECT id, exchanges_count, exchanges_chars FROM trajectories WHERE id IN (${list}) ORDER BY id FOR UPDATE`,
+      )) as unknown as pg.QueryResult<{ id: string; exchanges_count: number; exchanges_chars: string }>[];
+      const logs = new Map<string, Logged>(
+        begun[1]!.rows.map((r) => [
+          r.id,
+          { count: Number(r.exchanges_count), chars: Number(r.exchanges_chars), dropped: 0 },
+        ]),
+      );
+      // Steps of trajectories that are gone are skipped; of one trajectory and index, the last wins.
+      const last = new Map<string, { id: string; step: TrajectoryStep }>();
+      for (const s of w.steps) if (logs.has(s.id)) last.set(`${s.id}\n${s.step.index}`, s);
+      const steps = [...last.values()].map((s) => stepRowValues(s.id, s.step, instance));
+      const { kept, seqs } = numberExchanges(w.exchanges, logs);
+      const counters = [...logs];
+      const changed = await c.query<{ id: string }>(WRITE, [
+        ...columns(steps, STEP_ARRAYS.length),
+        ...columns(kept, EXCHANGE_ARRAYS.length),
+        counters.map(([id]) => id),
+        counters.map(([, l]) => l.count),
+        counters.map(([, l]) => l.chars),
+        counters.map(([, l]) => l.dropped),
+      ]);
+      if (changed.rows.length)
+        await sumAgain(
+          c,
+          changed.rows.map((r) => r.id),
+        );
+      await c.query("COMMIT");
+      return seqs;
+    } catch (err) {
+      await c.query("ROLLBACK").catch(() => {});
+      throw err;
+    }
   });
 }
