@@ -36,6 +36,11 @@ export interface RelayLimits {
   drainMaxMs: number;
   /** ...and given up when the server sends nothing (not even a ping) for this long. */
   drainIdleMs: number;
+  /**
+   * An answer that has not ended this long after it started (a server trickling bytes so that no
+   * idle limit strikes) is ended: a JSON body with a 504, a stream with an `event: error`.
+   */
+  answerMaxMs: number;
 }
 
 export const DEFAULT_RELAY_LIMITS: RelayLimits = {
@@ -47,6 +52,7 @@ export const DEFAULT_RELAY_LIMITS: RelayLimits = {
   streamIdleMs: 60_000,
   drainMaxMs: 15 * 60_000,
   drainIdleMs: 60_000,
+  answerMaxMs: 15 * 60_000,
 };
 
 const MAX_TASKS = 10_000;

@@ -144,6 +144,7 @@ class SseTap implements RelayStream {
   /** The source's wait for room (it was told to wait), resumed once the client and the gate take more. */
   private waiting: (() => void) | null = null;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  private deadline: ReturnType<typeof setTimeout> | undefined;
   private drainDeadline = 0;
   /** While the recorder has not acknowledged what the held chunk completes: what came after it. */
   private held: Held | null = null;
@@ -170,6 +171,7 @@ class SseTap implements RelayStream {
   start(sink: RelaySink): void {
     this.out = sink;
     this.arm();
+    this.deadline = setTimeout(this.onLate, this.x.limits.answerMaxMs);
     this.source.attach(this.fromServer);
   }
 
@@ -362,6 +364,7 @@ class SseTap implements RelayStream {
   private halt(): void {
     this.stopped = true;
     clearTimeout(this.timer);
+    clearTimeout(this.deadline);
   }
 
   /** Stops reading the server's answer. */
@@ -393,6 +396,15 @@ class SseTap implements RelayStream {
       (typeof chunk === "string" ? chunk.endsWith("\n\n") : chunk[n - 1] === 10 && chunk[n - 2] === 10);
     return this.out!.write(chunk);
   }
+
+  /** The answer's total deadline: a server that trickles so that it is never silent is ended too. */
+  private readonly onLate = (): void => {
+    if (this.stopped) return;
+    const why = `relay: ${this.x.server}'s answer did not end within ${seconds(this.x.limits.answerMaxMs)}; the stream was ended`;
+    this.reader.broken(why);
+    this.gate(() => this.endClient(why));
+    this.stop();
+  };
 
   private readonly onSilence = (): void => {
     if (this.stopped) return;

@@ -412,6 +412,38 @@ describe("relay to the built-in host (in process)", () => {
     await expectDetail(res, 404, /no-such-env/);
   });
 
+  it("a /create body nested thousands of levels deep is answered as the host answers it, never a 5xx", async () => {
+    const rec = record();
+    try {
+      const session = async () =>
+        (
+          (await (await relayRequest("/api/servers/local/create_session", { method: "POST" })).json()) as {
+            sid: string;
+          }
+        ).sid;
+      for (const nested of ['{"a":', "["]) {
+        const close = nested === "[" ? "]" : "}";
+        const deep = `{"env_name":"math","task_spec":${nested.repeat(6000)}1${close.repeat(6000)}}`;
+        const init = (sid: string) => ({
+          method: "POST",
+          headers: { "content-type": "application/json", "x-session-id": sid },
+          body: deep,
+        });
+        const direct = await local(new Request("http://host.test/create", init(await session())));
+        const relayed = await relayRequest("/api/servers/local/create", init(await session()));
+        expect(relayed.status).toBeLessThan(500);
+        expect(relayed.status).toBe(direct.status);
+        expect(Object.keys(await relayed.json())).toEqual(Object.keys(await direct.json()));
+      }
+      // Logged like any other answer.
+      await waitFor(
+        () => rec.events.filter((e) => e.type === "exchange" && e.endpoint === "create").length === 2,
+      );
+    } finally {
+      rec.stop();
+    }
+  });
+
   it("createSession through the relay works whether the server answers JSON or SSE", async () => {
     const rec = record();
     try {
