@@ -47,6 +47,8 @@ export interface Playground {
   readonly recorder: Recorder;
   /** This process in the store: whose episodes and runs are recovered if it dies. */
   readonly instance: StoreInstance;
+  /** A server's idle limit when the playground knows it (its built-in host's, a per-server setting), else null. */
+  idleLimitOf(server: string): Promise<number | null>;
   /** The model endpoints runs and the episode page may call (PLAYGROUND_MODELS). */
   readonly models: ModelRegistry;
   /** Runs: the executor, and the bus of their progress. */
@@ -247,6 +249,7 @@ export function createPlayground(env: Env = processEnv(), options: PlaygroundOpt
   });
   const relay = createRelay({ registry, timeoutMs: config.relayTimeoutMs });
   const clientFor = relayClients(relay);
+  const idleLimitOf = idleLimits(host, registry);
   const recorder = createRecorder(store, {
     events: relay.events,
     maxStepBytes: config.maxStepBytes,
@@ -259,7 +262,7 @@ export function createPlayground(env: Env = processEnv(), options: PlaygroundOpt
         .catch(() => {}),
     // The idle sweep deletes the sessions of the episodes it ends, through the relay like any client.
     closeSession: (server, sid) => clientFor(server).delete(sid),
-    idleLimitOf: idleLimits(host, registry),
+    idleLimitOf,
   });
   const ending: Ending = {
     store,
@@ -305,6 +308,7 @@ export function createPlayground(env: Env = processEnv(), options: PlaygroundOpt
     spawned,
     storage: { kind: storage.opened.kind, where: storage.opened.where },
     clientFor,
+    idleLimitOf,
     ready,
     async close() {
       lease.stop();

@@ -109,6 +109,8 @@ export interface TrajectoryStore {
   /** Records the session's prompt (the first one). */
   setPrompt(id: string, blocks: Block[], at: number): Promise<void>;
   hasPrompt(id: string): Promise<boolean>;
+  /** The recorded prompt of a trajectory, read alone (not its steps); null when none or no such trajectory. */
+  promptOf(id: string): Promise<Block[] | null>;
   /** Records that the prompt was requested again at `at` (`same`: the same blocks as the first). */
   addReprompt(id: string, at: number, same: boolean): Promise<void>;
   /** Sets the environment name when it was unknown. */

@@ -138,6 +138,17 @@ export function describeBatchWrites(name: string, openStore: OpenStore): void {
       }
     });
 
+    it("reads a trajectory's prompt alone", async () => {
+      const s = await open();
+      const id = await s.create({ server: "py", sid: "p", env: "dice", task: null, startedAt: 1 });
+      expect(await s.promptOf(id)).toBeNull();
+      const blocks = [{ type: "text" as const, text: "Roll.\n\n**Twice**" }];
+      await s.setPrompt(id, blocks, 2);
+      await s.putStep(id, step(1));
+      expect(await s.promptOf(id)).toEqual(blocks);
+      expect(await s.promptOf("nope")).toBeNull();
+    });
+
     it("records a call whose tool name and error hold a NUL character", async () => {
       const s = await open();
       const id = await s.create({ server: "py", sid: "n", env: "dice", task: null, startedAt: 1 });

@@ -167,7 +167,7 @@ export class PostgresTrajectoryStore extends PostgresRunStore implements Playgro
     return r.rowCount! > 0;
   }
 
-  /** The recorded prompt of a trajectory (the live feeds read it for watchers on other replicas). */
+  /** The recorded prompt alone (the episode page; the live feeds read it for other replicas' watchers). */
   async promptOf(id: string): Promise<Block[] | null> {
     const r = await this.query<{ prompt_json: string | null }>(
       "SELECT prompt_json FROM trajectories WHERE id = $1",

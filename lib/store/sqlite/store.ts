@@ -189,6 +189,11 @@ export class SqliteTrajectoryStore extends SqliteRunStore implements PlaygroundS
     return !!this.sql("SELECT 1 FROM trajectories WHERE id = ? AND prompt_json IS NOT NULL").get(id);
   }
 
+  async promptOf(id: string): Promise<Block[] | null> {
+    const json = this.sql("SELECT prompt_json FROM trajectories WHERE id = ?").pluck().get(id);
+    return typeof json === "string" ? (JSON.parse(json) as Block[]) : null;
+  }
+
   async setEnv(id: string, env: string): Promise<void> {
     this.sql("UPDATE trajectories SET env = ? WHERE id = ? AND env IS NULL").run(env, id);
   }
