@@ -232,6 +232,8 @@ export function createPlayground(env: Env = processEnv(), options: PlaygroundOpt
   const host = createOrsHandler([...environments.current().environments], {
     ...hostOptionsFromEnv(env),
     basePath: ORS_BASE_PATH,
+    // The sessions the relay (the UI, runs) starts on the built-in host: reachable only through it.
+    relayKey: randomBytes(24).toString("base64url"),
   });
   const instance: StoreInstance = {
     id: `i${randomBytes(9).toString("base64url")}`,

@@ -5,7 +5,7 @@
 // a status, headers, and a body that is whole text, an SSE stream pushed with backpressure (an
 // `SseSource` the tap reads), or a web stream still to be read.
 import "server-only";
-import type { IncomingOrsRequest, OrsReply, SseSink } from "@/lib/ors/host";
+import { type IncomingOrsRequest, type OrsReply, RELAY_ONLY_HEADER, type SseSink } from "@/lib/ors/host";
 import { tooLarge } from "@/lib/ors/host/request";
 import type { FetchHandler } from "@/lib/registry";
 import type { PinnedFetch } from "@/lib/security/pinned-fetch";
@@ -128,18 +128,32 @@ function responseAnswer(res: Response): UpstreamAnswer {
   };
 }
 
-/** The built-in host, in process: its `dispatch` when it has one, else its fetch handler. */
+/** The key the built-in host gives the relay (OrsHostOptions.relayKey), if it has one. */
+function relayKeyOf(handler: FetchHandler): string | null {
+  const key = (handler as { host?: { options?: { relayKey?: unknown } } }).host?.options?.relayKey;
+  return typeof key === "string" ? key : null;
+}
+
+/**
+ * The built-in host, in process: its `dispatch` when it has one, else its fetch handler. Every
+ * request carries the host's relay key: the sessions it creates are reachable only through the relay.
+ */
 export function builtinUpstream(name: string, handler: FetchHandler): Upstream {
   const dispatch = dispatchOf(handler);
+  const key = relayKeyOf(handler);
+  const keyed = (r: UpstreamRequest) => {
+    if (key !== null) r.headers.set(RELAY_ONLY_HEADER, key);
+    return r;
+  };
   return {
     described: `server "${name}"`,
     builtin: true,
     send: dispatch
-      ? async (r) => replyAnswer(await dispatch(localRequest(r)))
+      ? async (r) => replyAnswer(await dispatch(localRequest(keyed(r))))
       : async (r) =>
           responseAnswer(
             await handler(
-              new Request(`http://local.invalid${r.path}`, {
+              new Request(`http://local.invalid${keyed(r).path}`, {
                 method: r.method,
                 headers: r.headers,
                 body: r.body as BodyInit | undefined,
