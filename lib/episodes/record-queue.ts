@@ -119,8 +119,8 @@ export function createRecordQueue(o: RecordQueueOptions): RecordQueue {
       }
       if (!running) {
         running = true;
-        // After the events published in the same turn (a call's end and its log entry): one batch.
-        queueMicrotask(() => void drain());
+        // After what this turn of the event loop brings (other requests' events too): one batch.
+        setImmediate(() => void drain());
       }
       return batch.done;
     },

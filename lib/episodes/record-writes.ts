@@ -47,8 +47,8 @@ export interface RecordingStore
   /** Writes what is gathered, then tells the live feeds. Never rejects (a failure is logged). */
   flush(): Promise<void>;
   /**
-   * Starts looking up the running trajectories of these sessions at once (each a key of
-   * `findRunning`), so that applying a batch waits for one round of reads, not one read per event.
+   * A new batch begins: starts looking up the running trajectories of its sessions at once (each a
+   * key of `findRunning`), so that applying it waits for one round of reads, not one per event.
    */
   prefetch(sessions: Iterable<{ server: string; sid: string }>): void;
 }
@@ -68,7 +68,7 @@ export function createRecordingStore(
 ): RecordingStore {
   let steps = new Map<string, { id: string; step: TrajectoryStep }>();
   let exchanges: Logged[] = [];
-  /** The highest step index gathered per trajectory: its step count as it will stand. */
+  /** The highest step index written per trajectory in this batch: its step count as it stands. */
   let lastIndex = new Map<string, number>();
   let told: (LiveEvent | Logged)[] = [];
   let running = new Map<string, Promise<TrajectorySummary | null>>();
@@ -79,9 +79,7 @@ export function createRecordingStore(
     const events = told;
     steps = new Map();
     exchanges = [];
-    lastIndex = new Map();
     told = [];
-    running = new Map();
     if (ws.length > 0 || xs.length > 0) {
       try {
         const seqs = await store.writeBatch({ steps: ws, exchanges: xs });
@@ -99,9 +97,10 @@ export function createRecordingStore(
       else if (e.seq !== null) live(e.told(e.seq));
     }
   };
-  /** A write that is not gathered: what is gathered goes first. */
+  /** A write that is not gathered: what is gathered goes first; the sessions looked up may change. */
   const after = async <T>(write: () => Promise<T>): Promise<T> => {
     await flush();
+    running = new Map();
     return write();
   };
   /** A summary with the steps gathered counted. */
@@ -127,6 +126,9 @@ export function createRecordingStore(
     summary: async (id: string) => counted(await store.summary(id)),
     findRunning: async (server: string, sid: string) => counted(await lookup(server, sid)),
     prefetch(sessions) {
+      // A new batch: what was looked up and counted in the last one may have changed since.
+      running = new Map();
+      lastIndex = new Map();
       const keys = new Map<string, { server: string; sid: string }>();
       for (const { server, sid } of sessions) {
         const key = `${server}\n${sid}`;
