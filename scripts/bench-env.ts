@@ -1,6 +1,7 @@
-// The benchmark's own environment (`npm run bench -- --mode image`): `png` returns one PNG image
-// block of about `size` bytes per step (random pixels, so it does not compress), the image-heavy
-// case of scripts/BENCH.md. Served next to the built-ins by the spawned server (`serve --env`).
+// The benchmark's own environments, served next to the built-ins by the spawned server (`serve
+// --env`): `benchimage` (`--mode image`: `png` returns one PNG image block of about `size` bytes of
+// noise, which does not compress) and `benchtext` (`--mode large --escapes`: `escaped` returns text
+// that JSON must escape often: quotes, backslashes, newlines and runs of spaces).
 import { deflateSync } from "node:zlib";
 import { z } from "zod";
 import { defineEnvironment, defineTool, image, text } from "@/lib/ors/sdk";
@@ -80,4 +81,51 @@ export const benchimage = defineEnvironment({
   },
 });
 
-export default benchimage;
+/**
+ * `size` characters of ASCII text in which JSON escapes about one character in five: lines of
+ * quoted strings and Windows paths, indented by runs of spaces, like source code or logs.
+ */
+export function escapeHeavyText(size: number): string {
+  const lines: string[] = [];
+  let total = 0;
+  for (let n = 0; total < size; n++) {
+    const indent = " ".repeat(4 * (1 + (n % 4)));
+    const line = `${indent}"key_${n}": "say \\"hi\\" to C:\\\\data\\\\run_${n % 97}\\\\log.txt",   // ${n % 10}\n`;
+    lines.push(line);
+    total += line.length;
+  }
+  return lines.join("").slice(0, size);
+}
+
+const texts = new Map<number, string>();
+
+export const benchtext = defineEnvironment({
+  name: "benchtext",
+  description: "For the benchmark: `size` characters of escape-heavy text per call.",
+  splits: ["train"],
+  listTasks: () => [{ id: 0 }],
+  getPrompt: () => "Call escaped.",
+  tools: {
+    escaped: defineTool({
+      description: "Text with quotes, backslashes, newlines and runs of spaces, `size` characters.",
+      input: z.object({
+        size: z
+          .number()
+          .int()
+          .min(0)
+          .max(64 * 1024 * 1024)
+          .default(1024 * 1024),
+      }),
+      run: ({ size }) => {
+        let t = texts.get(size);
+        if (t === undefined) {
+          t = escapeHeavyText(size);
+          texts.set(size, t);
+        }
+        return { blocks: [text(t)], reward: 0, finished: false, metadata: { size: t.length } };
+      },
+    }),
+  },
+});
+
+export default [benchimage, benchtext];

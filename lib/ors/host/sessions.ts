@@ -7,6 +7,7 @@ import type { CreateRequest, JsonObject } from "../protocol/schemas";
 import { formatSseEvent } from "../protocol/sse";
 import type { AnyTool } from "../sdk/define";
 import { type EnvironmentIndex, taskAt } from "./environments";
+import { Fifo } from "./fifo";
 import type { OrsHostOptions } from "./options";
 import { errorMessage } from "./output";
 import { quote } from "./request";
@@ -50,6 +51,8 @@ export interface CreateOrder {
 export class SessionTable {
   private readonly sessions = new Map<string, Session>();
   private readonly tombstones = new Map<string, number>();
+  /** The ids of `tombstones` in the order they ended, oldest first. */
+  private readonly ended = new Fifo<string>();
   private closing = false;
   /** Bytes of inputs held by live sessions (Session.bytes summed). */
   bytes = 0;
@@ -316,11 +319,9 @@ export class SessionTable {
     this.bytes -= s.bytes;
     s.bytes = 0;
     s.pending = null;
-    if (this.tombstones.size >= MAX_TOMBSTONES) {
-      const oldest = this.tombstones.keys().next().value;
-      if (oldest !== undefined) this.tombstones.delete(oldest);
-    }
+    if (this.tombstones.size >= MAX_TOMBSTONES) this.tombstones.delete(this.ended.shift()!);
     this.tombstones.set(s.id, tombstone(reason, performance.now()));
+    this.ended.push(s.id);
     // The message only where something is told it: a signal a tool read, or running calls.
     const message = s.hasSignal || s.running?.size ? endedMessage(s.id, reason, this.options) : "";
     s.abort(message);
@@ -354,9 +355,10 @@ export class SessionTable {
       if (maxSessionMs > 0 && now - s.createdAt >= maxSessionMs) void this.close(s, "max-duration");
       else if (s.busy === 0 && now - s.lastSeen >= idleTimeoutMs) void this.close(s, "idle");
     }
-    for (const [sid, t] of this.tombstones) {
-      if (now - endedAt(t) < TOMBSTONE_TTL_MS) break;
+    for (let sid = this.ended.peek(); sid !== undefined; sid = this.ended.peek()) {
+      if (now - endedAt(this.tombstones.get(sid)!) < TOMBSTONE_TTL_MS) break;
       this.tombstones.delete(sid);
+      this.ended.shift();
     }
   }
 

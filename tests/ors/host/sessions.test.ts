@@ -2,6 +2,11 @@
 // both forms, secrets, asynchronous setup and its failure, ping, delete → 410, idle expiry, maximum
 // duration, the session limit, and isolation between concurrent sessions.
 import { afterEach, describe, expect, it } from "vitest";
+import { EnvironmentIndex } from "@/lib/ors/host/environments";
+import { resolveHostOptions } from "@/lib/ors/host/options";
+import { SessionTable } from "@/lib/ors/host/sessions";
+import { RunRegistry } from "@/lib/ors/host/tool-runs";
+import { OrsError } from "@/lib/ors/protocol";
 import {
   closeHandlers,
   controls,
@@ -11,6 +16,7 @@ import {
   jsonOf,
   makeHandler,
   newEpisode,
+  qa,
   resultOf,
   send,
   tasks,
@@ -260,6 +266,36 @@ describe("ping, delete, delete_session", () => {
     await expectError(send(h, "/delete", { method: "POST" }), 400, /X-Session-ID/);
     await expectError(send(h, "/qa/prompt", { sid: "never-seen" }), 404, /Session not found/);
     await expectError(send(h, "/qa/prompt"), 400, /X-Session-ID header is required/);
+  });
+
+  it("remembers the last 100,000 ended ids for an hour (410), forgetting the oldest first (404)", async () => {
+    const envs = EnvironmentIndex.of([qa]);
+    const table = new SessionTable(
+      resolveHostOptions({ log: () => {} }),
+      new RunRegistry(60_000, 1_000_000),
+      () => envs,
+    );
+    const statusOf = (sid: string) => {
+      try {
+        table.require(sid);
+        return 200;
+      } catch (e) {
+        return e instanceof OrsError ? e.status : 0;
+      }
+    };
+    const hosted = envs.require("qa");
+    const body = { task_spec: { question: "q", answer: "a" } };
+    for (let i = 0; i <= 100_000; i++) {
+      await table.create({ sid: `s${i}`, body, hosted, secrets: {}, bytes: 0 });
+      await table.delete(`s${i}`);
+    }
+    expect(table.tombstoneCount).toBe(100_000);
+    expect([statusOf("s0"), statusOf("s1"), statusOf("s100000")]).toEqual([404, 410, 410]);
+    table.sweep(performance.now() + 59 * 60_000);
+    expect(table.tombstoneCount).toBe(100_000);
+    table.sweep(performance.now() + 61 * 60_000);
+    expect(table.tombstoneCount).toBe(0);
+    expect(statusOf("s100000")).toBe(404);
   });
 
   it("delete_session always answers {sid} and tears down a session still held", async () => {
