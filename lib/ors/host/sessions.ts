@@ -12,6 +12,7 @@ import type { OrsHostOptions } from "./options";
 import { errorMessage } from "./output";
 import { quote } from "./request";
 import {
+  assertSameEnv,
   type CloseReason,
   endedError,
   endedMessage,
@@ -267,7 +268,12 @@ export class SessionTable {
       }
       if (s.closed) throw endedError(sid, s.closed, this.options);
     }
-    if (s.status === FAILED) throw setupFailed(s);
+    if (s.status === FAILED) {
+      // On another environment's path the request is about that environment, which the session is
+      // not of: a 404, as for /call; the setup's 500 answers its own environment's paths.
+      assertSameEnv(s, hosted);
+      throw setupFailed(s);
+    }
     return s;
   }
 

@@ -224,6 +224,11 @@ describe("setup", () => {
     await expectError(send(h, "/broken/task_tools", { sid }), 500, reason);
     await expectError(send(h, "/broken/call", { sid, body: { name: "noop", input: {} } }), 500, reason);
     await expectError(send(h, "/ping", { sid, method: "POST" }), 500, reason);
+    // On another environment's path: that environment is not the session's, a 404 (not the setup's 500).
+    const mismatch = /^Session "[^"]+" runs environment "broken", not "qa"$/;
+    await expectError(send(h, "/qa/prompt", { sid }), 404, mismatch);
+    await expectError(send(h, "/qa/task_tools", { sid }), 404, mismatch);
+    expect((await send(h, "/qa/prompt", { sid, method: "HEAD" })).status).toBe(404);
     expect(await jsonOf(await send(h, "/delete", { sid, method: "POST" }))).toEqual({ sid });
   });
 
