@@ -1,6 +1,7 @@
 // Tool calls, `POST /{env}/call` (spec: ors-sse.txt): the tool run with its time limit, the
-// `task_id` event first, the result framed as `chunk`...`end` (or `{"ok": false}` for an unknown
-// tool, invalid input or a throwing tool), and reconnection by `task_id` to a running or kept run.
+// `task_id` event first, the result framed as `chunk`...`end` (or `{"ok": false}` for invalid input
+// or a throwing tool; `event: error` for an unknown tool), and reconnection by `task_id` to a running
+// or kept run.
 import { toolCallSchema } from "../protocol/schemas";
 import { formatSseEvent } from "../protocol/sse";
 import type { AnyTool } from "../sdk/define";
@@ -53,8 +54,10 @@ export class ToolCalls {
     const tools = this.sessions.tools(s);
     const tool = tools.get(body.name);
     if (!tool) {
-      const names = [...tools.keys()].join(", ");
-      this.finishRun(run, serializeToolError(`Unknown tool ${quote(body.name)}; available: ${names}`));
+      // Spec (ors-sse.txt "HTTP-Level Errors": "Tool name not recognized"): an error of the call,
+      // `event: error`, not a tool logic error; `{"ok": false}` is the tool's own refusal.
+      const message = `Unknown tool ${quote(body.name)} (tool not found); the tools of this session: ${[...tools.keys()].join(", ")}`;
+      this.runs.complete(run, formatSseEvent("error", message), performance.now());
       return sseReply(head, run.frames);
     }
     const parsed = tool.parse(body.input);
