@@ -277,6 +277,12 @@ export class SessionTable {
     return s;
   }
 
+  /** The session when its setup is done (nothing to wait for, no binding to make), else null. */
+  readyNow(sid: string): Session | null {
+    const s = this.sessions.get(sid);
+    return s?.status === READY ? s : null;
+  }
+
   /** `/ping`: the session exists and its setup did not fail. */
   ping(sid: string): void {
     const s = this.require(sid);
@@ -307,18 +313,21 @@ export class SessionTable {
   // ---- ending ----
 
   /** `/delete`: the session must exist (404/410 otherwise). */
-  async delete(sid: string): Promise<void> {
-    await this.close(this.require(sid), "deleted");
+  delete(sid: string): Promise<void> | undefined {
+    return this.close(this.require(sid), "deleted");
   }
 
   /** `/delete_session` (optional cleanup after /delete, spec): tears down a session still held. */
-  async deleteIfHeld(sid: string): Promise<void> {
+  deleteIfHeld(sid: string): Promise<void> | undefined {
     const s = this.sessions.get(sid);
-    if (s) await this.close(s, "deleted");
+    return s ? this.close(s, "deleted") : undefined;
   }
 
-  /** Ends a session: tombstone, abort its runs' signal, end running calls, teardown. */
-  async close(s: Session, reason: CloseReason): Promise<void> {
+  /**
+   * Ends a session: tombstone, abort its runs' signal, end running calls, teardown. The promise of
+   * the teardown, or undefined when there is none to wait for.
+   */
+  close(s: Session, reason: CloseReason): Promise<void> | undefined {
     if (s.closed) return;
     s.closed = reason;
     this.sessions.delete(s.id);
@@ -341,17 +350,19 @@ export class SessionTable {
       s.resolveReady?.();
       return;
     }
-    if (s.status === READY) await this.teardown(s);
+    if (s.status === READY) return this.teardown(s);
   }
 
-  private async teardown(s: Session): Promise<void> {
+  private teardown(s: Session): Promise<void> | undefined {
     const teardown = s.hosted.env.definition.teardown;
     if (!teardown) return;
-    try {
-      await teardown(s.ctx);
-    } catch (e) {
-      this.options.log(`teardown of ${s.hosted.name} failed`, e);
-    }
+    return (async () => {
+      try {
+        await teardown(s.ctx);
+      } catch (e) {
+        this.options.log(`teardown of ${s.hosted.name} failed`, e);
+      }
+    })();
   }
 
   /** Ends idle and too-old sessions; forgets old tombstones. */
