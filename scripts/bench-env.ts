@@ -4,6 +4,7 @@
 // that JSON must escape often: quotes, backslashes, newlines and runs of spaces).
 import { deflateSync } from "node:zlib";
 import { z } from "zod";
+import type { Block } from "@/lib/ors/protocol";
 import { defineEnvironment, defineTool, image, text } from "@/lib/ors/sdk";
 
 function crc32(buf: Buffer): number {
@@ -49,8 +50,32 @@ export function noisePng(bytes: number): Buffer {
   ]);
 }
 
-// Rendering is the environment's cost, not the host's: each size is made once.
-const cache = new Map<number, string>();
+/**
+ * A benchmark tool: its output for a `size` (bytes or characters, 1 MiB by default) is made once and
+ * returned again, since making it is the environment's cost, not the host's.
+ */
+function sizedTool(description: string, min: number, make: (size: number) => Block[]) {
+  const made = new Map<number, Block[]>();
+  return defineTool({
+    description,
+    input: z.object({
+      size: z
+        .number()
+        .int()
+        .min(min)
+        .max(64 * 1024 * 1024)
+        .default(1024 * 1024),
+    }),
+    run: ({ size }) => {
+      let blocks = made.get(size);
+      if (blocks === undefined) {
+        blocks = make(size);
+        made.set(size, blocks);
+      }
+      return { blocks, reward: 0, finished: false };
+    },
+  });
+}
 
 export const benchimage = defineEnvironment({
   name: "benchimage",
@@ -59,25 +84,10 @@ export const benchimage = defineEnvironment({
   listTasks: () => [{ id: 0 }],
   getPrompt: () => "Call png.",
   tools: {
-    png: defineTool({
-      description: "One PNG image (noise) of about `size` bytes, base64 in an image block.",
-      input: z.object({
-        size: z
-          .number()
-          .int()
-          .min(64)
-          .max(8 * 1024 * 1024)
-          .default(1024 * 1024),
-      }),
-      run: ({ size }) => {
-        let data = cache.get(size);
-        if (data === undefined) {
-          data = noisePng(size).toString("base64");
-          cache.set(size, data);
-        }
-        return { blocks: [text(`${size} bytes`), image(data, "image/png")], reward: 0, finished: false };
-      },
-    }),
+    png: sizedTool("One PNG image (noise) of about `size` bytes, base64 in an image block.", 64, (size) => [
+      text(`${size} bytes`),
+      image(noisePng(size).toString("base64"), "image/png"),
+    ]),
   },
 });
 
@@ -97,8 +107,6 @@ export function escapeHeavyText(size: number): string {
   return lines.join("").slice(0, size);
 }
 
-const texts = new Map<number, string>();
-
 export const benchtext = defineEnvironment({
   name: "benchtext",
   description: "For the benchmark: `size` characters of escape-heavy text per call.",
@@ -106,25 +114,11 @@ export const benchtext = defineEnvironment({
   listTasks: () => [{ id: 0 }],
   getPrompt: () => "Call escaped.",
   tools: {
-    escaped: defineTool({
-      description: "Text with quotes, backslashes, newlines and runs of spaces, `size` characters.",
-      input: z.object({
-        size: z
-          .number()
-          .int()
-          .min(0)
-          .max(64 * 1024 * 1024)
-          .default(1024 * 1024),
-      }),
-      run: ({ size }) => {
-        let t = texts.get(size);
-        if (t === undefined) {
-          t = escapeHeavyText(size);
-          texts.set(size, t);
-        }
-        return { blocks: [text(t)], reward: 0, finished: false, metadata: { size: t.length } };
-      },
-    }),
+    escaped: sizedTool(
+      "Text with quotes, backslashes, newlines and runs of spaces, `size` characters.",
+      0,
+      (size) => [text(escapeHeavyText(size))],
+    ),
   },
 });
 

@@ -681,6 +681,20 @@ async function benchIdle(target: Target, cfg: Config): Promise<Record<string, un
 // ---------------------------------------------------------------------------------------------
 // Main
 
+/** `serve`'s arguments for the benchmark: its own environments (scripts/bench-env.ts) beside the built-ins. */
+export function serveArgs(port: number): string[] {
+  return [
+    "--env",
+    "scripts/bench-env.ts",
+    "--builtins",
+    "--no-watch",
+    "--port",
+    String(port),
+    "--host",
+    "127.0.0.1",
+  ];
+}
+
 /** Starts the server `cfg.spawn` names and waits until it is done starting (bench-proc's settle). */
 export async function startServer(cfg: Config): Promise<SpawnedServer> {
   const server = await spawnKind(cfg);
@@ -710,21 +724,7 @@ async function spawnKind(cfg: Config): Promise<SpawnedServer> {
     return spawnServer({
       label: "standalone",
       command: process.execPath,
-      args: [
-        ...nodeFlags,
-        "--import",
-        "tsx",
-        "scripts/serve.ts",
-        // The benchmark's own environment (image mode) beside the built-ins.
-        "--env",
-        "scripts/bench-env.ts",
-        "--builtins",
-        "--no-watch",
-        "--port",
-        String(port),
-        "--host",
-        "127.0.0.1",
-      ],
+      args: [...nodeFlags, "--import", "tsx", "scripts/serve.ts", ...serveArgs(port)],
       cwd: cfg.dir ?? ROOT,
       env,
       baseUrl: `http://127.0.0.1:${port}`,

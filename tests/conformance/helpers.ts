@@ -10,7 +10,13 @@ import {
   type ConformanceReport,
 } from "@/lib/conformance";
 import { PLAY_ROLES, QUALITY_CHECK_IDS, QUALITY_OUTCOMES } from "@/lib/conformance/quality/types";
-import { formatSseEvent, parseOrsPath, readSseFrames, type SseFrame } from "@/lib/ors/protocol";
+import {
+  ENV_ENDPOINTS,
+  formatSseEvent,
+  parseOrsPath,
+  readSseFrames,
+  type SseFrame,
+} from "@/lib/ors/protocol";
 import type { FetchHandler } from "@/lib/registry";
 
 const trajectoryRefShape = z.strictObject({
@@ -260,17 +266,7 @@ export function brokenHandler(inner: FetchHandler): FetchHandler {
   };
 }
 
-const BARE_PATHS = new Set([
-  "tools",
-  "splits",
-  "tasks",
-  "num_tasks",
-  "task",
-  "task_range",
-  "prompt",
-  "task_tools",
-  "call",
-]);
+const BARE_PATHS = new Set<string>(ENV_ENDPOINTS);
 
 /**
  * Our host with what the OpenReward client needs added in front: a path without the environment

@@ -8,6 +8,7 @@ import { SessionTable } from "@/lib/ors/host/sessions";
 import { RunRegistry } from "@/lib/ors/host/tool-runs";
 import { OrsError } from "@/lib/ors/protocol";
 import {
+  CORRECT,
   closeHandlers,
   controls,
   ev,
@@ -58,15 +59,7 @@ describe("create", () => {
     const frames = await framesOf(
       await send(h, "/qa/call", { sid, body: { name: "submit", input: { answer: "4" } } }),
     );
-    expect(resultOf(frames)).toEqual({
-      ok: true,
-      output: {
-        blocks: [{ text: "Correct!", detail: null, type: "text" }],
-        metadata: null,
-        reward: 1,
-        finished: true,
-      },
-    });
+    expect(resultOf(frames)).toEqual(CORRECT);
     expect(await jsonOf(await send(h, "/delete", { sid, method: "POST" }))).toEqual({ sid });
     expect(controls.teardowns).toEqual([sid]);
   });
