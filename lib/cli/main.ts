@@ -1,11 +1,13 @@
 // The `ors-playground` command (bin/ors-playground.mjs): picks the command — `start` (the default),
 // `serve`, `check` (lib/cli/check-command.ts), `test` (lib/cli/test-command.ts), `run`
-// (lib/cli/run-command.ts) — and hands it the arguments. Answers `--help` and `--version`, and exit code 2 with a clear message for an unknown
+// (lib/cli/run-command.ts), `diff` (lib/cli/diff-command.ts), `stub` (lib/cli/stub-command.ts) —
+// and hands it the arguments. Answers `--help` and `--version`, and exit code 2 with a clear message for an unknown
 // command.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { CHECK_USAGE, checkCommand } from "./check-command";
+import { DIFF_USAGE, diffCommand } from "./diff-command";
 import type { CommandIo } from "./io";
 import { RUN_USAGE, runCommand } from "./run-command";
 import { SERVE_USAGE, serveCommand } from "./serve-command";
@@ -36,6 +38,9 @@ commands:
   run URL          a policy (a model, random inputs, a replay, your script) plays a split; the run
                    shows in the playground, e.g. ors-playground run http://127.0.0.1:8080 --env math
                    --split test --model-url http://127.0.0.1:8000/v1 --model qwen2.5 --min-success 0.8
+  diff A B         what changed between two versions of a server: breaking, compatible and cosmetic
+                   changes, and with --replay RUN the tasks whose scores flipped (exit code 1 when
+                   something breaks), e.g. ors-playground diff http://127.0.0.1:8080 http://127.0.0.1:8081
   help [command]   the options of a command
 
 options:
@@ -43,7 +48,7 @@ options:
   -v, --version    the version
 `;
 
-const COMMANDS = ["start", "serve", "check", "test", "run", "help"] as const;
+const COMMANDS = ["start", "serve", "check", "test", "run", "diff", "help"] as const;
 
 function usageOf(command: string): string | null {
   switch (command) {
@@ -57,6 +62,8 @@ function usageOf(command: string): string | null {
       return TEST_USAGE;
     case "run":
       return RUN_USAGE;
+    case "diff":
+      return DIFF_USAGE;
     default:
       return null;
   }
@@ -86,6 +93,8 @@ export async function runCli(argv: readonly string[], io: CommandIo): Promise<nu
       return testCommand(rest, io);
     case "run":
       return runCommand(rest, io);
+    case "diff":
+      return diffCommand(rest, io);
     case "help": {
       const topic = rest[0];
       if (topic === undefined) {

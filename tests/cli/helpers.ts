@@ -44,3 +44,24 @@ export function runScript(script: string, args: string[]): ScriptRun {
   );
   return { child, done };
 }
+
+/** `ors-playground <args>` as a user types it (bin/ors-playground.mjs, a child process; no colours). */
+export function runBin(
+  args: string[],
+  o: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, "bin/ors-playground.mjs"), ...args], {
+    cwd: o.cwd ?? REPO_ROOT,
+    env: { ...process.env, NO_COLOR: "1", ...o.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (d: Buffer) => {
+    stdout += d.toString();
+  });
+  child.stderr!.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
+  return new Promise((resolve) => child.once("exit", (code) => resolve({ code, stdout, stderr })));
+}
