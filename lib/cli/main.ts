@@ -12,6 +12,7 @@ import type { CommandIo } from "./io";
 import { RUN_USAGE, runCommand } from "./run-command";
 import { SERVE_USAGE, serveCommand } from "./serve-command";
 import { START_USAGE, startCommand } from "./start-command";
+import { STUB_USAGE, stubCommand } from "./stub-command";
 import { TEST_USAGE, testCommand } from "./test-command";
 
 const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -41,6 +42,8 @@ commands:
   diff A B         what changed between two versions of a server: breaking, compatible and cosmetic
                    changes, and with --replay RUN the tasks whose scores flipped (exit code 1 when
                    something breaks), e.g. ors-playground diff http://127.0.0.1:8080 http://127.0.0.1:8081
+  stub RUN|FILE    serves recorded episodes (a run, or exported trajectories) as an ORS server that
+                   answers each call with its recorded result, e.g. ors-playground stub episodes.jsonl
   help [command]   the options of a command
 
 options:
@@ -48,7 +51,7 @@ options:
   -v, --version    the version
 `;
 
-const COMMANDS = ["start", "serve", "check", "test", "run", "diff", "help"] as const;
+const COMMANDS = ["start", "serve", "check", "test", "run", "diff", "stub", "help"] as const;
 
 function usageOf(command: string): string | null {
   switch (command) {
@@ -64,6 +67,8 @@ function usageOf(command: string): string | null {
       return RUN_USAGE;
     case "diff":
       return DIFF_USAGE;
+    case "stub":
+      return STUB_USAGE;
     default:
       return null;
   }
@@ -95,6 +100,8 @@ export async function runCli(argv: readonly string[], io: CommandIo): Promise<nu
       return runCommand(rest, io);
     case "diff":
       return diffCommand(rest, io);
+    case "stub":
+      return stubCommand(rest, io);
     case "help": {
       const topic = rest[0];
       if (topic === undefined) {

@@ -2,6 +2,7 @@
 // real child process it is from npm (tsx, the repo as its folder, no colours).
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
+import { lineMatch } from "../relay/helpers";
 
 const REPO_ROOT = path.resolve(__dirname, "../..");
 
@@ -64,4 +65,40 @@ export function runBin(
     stderr += d.toString();
   });
   return new Promise((resolve) => child.once("exit", (code) => resolve({ code, stdout, stderr })));
+}
+
+export interface BinServer {
+  url: string;
+  stderr(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A long-running `ors-playground <args>` (e.g. `stub`), resolved once it prints `listening on URL`;
+ * `stop()` sends SIGTERM to its process group and waits for it to exit.
+ */
+export async function startBin(args: string[], o: { env?: Record<string, string> } = {}): Promise<BinServer> {
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, "bin/ors-playground.mjs"), ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, NO_COLOR: "1", ...o.env },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  let err = "";
+  child.stderr!.on("data", (d: Buffer) => {
+    err += d.toString();
+  });
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((r) => child.once("exit", () => r()));
+    process.kill(-child.pid!, "SIGTERM");
+    await exited;
+  };
+  try {
+    const url = await lineMatch(child, /listening on (http:\/\/\S+)/, 60_000, () => err);
+    return { url, stderr: () => err, stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
 }

@@ -53,8 +53,10 @@ export class ToolCalls {
     const tools = this.sessions.tools(s);
     const tool = tools.get(body.name);
     if (!tool) {
-      const names = [...tools.keys()].join(", ");
-      this.finishRun(run, serializeToolError(`Unknown tool ${quote(body.name)}; available: ${names}`));
+      const message = `Unknown tool ${quote(body.name)}; available: ${[...tools.keys()].join(", ")}`;
+      if (this.options.unknownTool === "call-error")
+        this.runs.complete(run, formatSseEvent("error", message), performance.now());
+      else this.finishRun(run, serializeToolError(message));
       return sseReply(head, run.frames);
     }
     const parsed = tool.parse(body.input);

@@ -34,6 +34,12 @@ export interface OrsHostOptions {
   apiKeys: string[];
   /** How often expired sessions and results are swept. Default: derived from the timeouts. */
   sweepIntervalMs: number;
+  /**
+   * How a call of a tool the session does not have is answered: `tool-error` (the default, as the
+   * reference SDK does: `{"ok": false, "error": ...}`), or `call-error` (`event: error`, as the spec's
+   * "HTTP-Level Errors" lists it; the stub, which keeps to the spec strictly).
+   */
+  unknownTool: "tool-error" | "call-error";
   /** Where errors are logged (never secrets). Default: console.error. */
   log: (message: string, error?: unknown) => void;
 }
@@ -52,6 +58,7 @@ export const DEFAULT_HOST_OPTIONS: Readonly<Omit<OrsHostOptions, "sweepIntervalM
   resultCacheBytes: 64 * 1024 * 1024,
   pingIntervalMs: SSE_PING_INTERVAL_MS,
   apiKeys: [],
+  unknownTool: "tool-error",
 };
 
 /**

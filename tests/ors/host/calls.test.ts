@@ -89,6 +89,20 @@ describe("call frames", () => {
     expect(await failure({ name: "counter", input: {} })).toMatchObject({ ok: true });
   });
 
+  it("with unknownTool call-error, an unknown tool is an event: error after task_id (the spec's form); the session goes on", async () => {
+    const h = makeHandler({ unknownTool: "call-error" });
+    const sid = await newEpisode(h, { env_name: "qa", split: "train", index: 0 });
+    const frames = await framesOf(await call(h, sid, { name: "nope", input: {} }));
+    const events = frames.filter((f) => f.kind === "event");
+    expect(events.map((f) => (f as { event: string }).event)).toEqual(["task_id", "error"]);
+    expect((events[1] as { data: string }).data).toBe(
+      'Unknown tool "nope"; available: submit, counter, big, held, boom, malformed, peek',
+    );
+    expect(resultOf(await framesOf(await call(h, sid, { name: "counter", input: {} })))).toMatchObject({
+      ok: true,
+    });
+  });
+
   it("answers 400 naming the field for a malformed call body, 404 for a session of another env", async () => {
     const h = makeHandler();
     const sid = await newEpisode(h, { env_name: "qa", split: "train", index: 0 });
