@@ -15,7 +15,7 @@ import type { Playground } from "@/lib/playground";
 import { isRunError } from "@/lib/runs/errors";
 import { type ParsedArgs, UsageError } from "./args";
 import type { HeadlessIo } from "./io";
-import { knownName } from "./run-command";
+import { recordingServer } from "./servers";
 import { defaultDataDir } from "./start-command";
 
 export const QUALITY_VALUE_FLAGS = [
@@ -69,9 +69,20 @@ export function parseQualityArgs(
 ): QualityArgs | null {
   if (!args.booleans.has("--quality")) {
     const stray = QUALITY_VALUE_FLAGS.find((f) => args.values.has(f));
-    if (stray) throw new UsageError(`${stray} goes with --quality`);
+    // The probes (--probe) sample and record the same way: the flags are theirs too.
+    if (stray && !args.booleans.has("--probe"))
+      throw new UsageError(`${stray} goes with --quality or --probe`);
     return null;
   }
+  return parseSampleFlags(args, env, cwd);
+}
+
+/** The sample's flags (--split, --tasks, --seed, --oracle, --data-dir, --app-url), for --quality and --probe. */
+export function parseSampleFlags(
+  args: ParsedArgs,
+  env: Record<string, string | undefined>,
+  cwd: string,
+): QualityArgs {
   const v = (flag: string) => args.values.get(flag);
   const out: QualityArgs = {
     dataDir: path.resolve(cwd, v("--data-dir") ?? env.PLAYGROUND_DATA_DIR ?? defaultDataDir(env)),
@@ -124,17 +135,11 @@ export async function playQuality(
   o: QualityPlayOptions,
   io: HeadlessIo,
 ): Promise<{ report: QualityReport; exit: number | null }> {
-  const env: Record<string, string | undefined> = { ...io.env, PLAYGROUND_DATA_DIR: q.dataDir };
-  const { name, added, envOnly } = await knownName({ url: o.url, dataDir: q.dataDir }, env);
-  if (envOnly !== null)
-    env.ORS_SERVERS = [env.ORS_SERVERS?.trim(), `${name}=${o.url}`].filter(Boolean).join(",");
-  if (o.apiKey) env[`ORS_SERVER_API_KEY_${name.toUpperCase().replace(/-/g, "_")}`] = o.apiKey;
-  if (added) io.stderr(`check: added the server ${o.url} to the playground as "${name}"\n`);
-  io.stderr(`check: the quality checks' episodes are recorded in ${q.dataDir} (server "${name}")\n`);
-  if (envOnly !== null)
-    io.stderr(
-      `check: ${o.url} was not added to the playground's servers (${envOnly}); to open the episodes in the app, start it with ORS_SERVERS=${name}=${o.url}\n`,
-    );
+  const { name, env } = await recordingServer(
+    o.url,
+    { dataDir: q.dataDir, apiKey: o.apiKey, command: "check", what: "the quality checks' episodes are" },
+    io,
+  );
   let pg: Playground | null = null;
   try {
     // Loaded here, not at the CLI's start: the protocol check alone needs none of it.

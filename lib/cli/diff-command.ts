@@ -26,7 +26,7 @@ import { parseArgs, UsageError } from "./args";
 import { DEFAULT_APP_URL } from "./check-quality";
 import { diffJUnit } from "./diff-junit";
 import type { HeadlessIo } from "./io";
-import { resolveServer, serverUrl } from "./servers";
+import { recordingServer, resolveServer, serverUrl } from "./servers";
 import { defaultDataDir } from "./start-command";
 
 export const DIFF_USAGE = `usage: diff <A> <B> [options]
@@ -177,17 +177,16 @@ async function behaviour(d: DiffArgs, bUrl: string, io: HeadlessIo): Promise<Beh
   // Loaded only for --replay: the surface diff needs none of the playground.
   const { createPlayground } = await import("@/lib/playground");
   const { replayAndCompare } = await import("@/lib/conformance/diff/behaviour");
-  const { knownName } = await import("./run-command");
-  const env: Record<string, string | undefined> = { ...io.env, PLAYGROUND_DATA_DIR: d.dataDir };
-  const known = await knownName({ url: bUrl, dataDir: d.dataDir }, env);
-  if (known.envOnly !== null)
-    env.ORS_SERVERS = [env.ORS_SERVERS?.trim(), `${known.name}=${bUrl}`].filter(Boolean).join(",");
-  if (d.apiKey) env[`ORS_SERVER_API_KEY_${known.name.toUpperCase().replace(/-/g, "_")}`] = d.apiKey;
-  if (known.added) io.stderr(`diff: added the server ${bUrl} to the playground as "${known.name}"\n`);
+  const known = await recordingServer(
+    bUrl,
+    { dataDir: d.dataDir, apiKey: d.apiKey, command: "diff", what: "the replay's episodes are" },
+    io,
+  );
+  const env = known.env;
   const pg = createPlayground(env, { scriptRoots: null });
   try {
     await pg.ready;
-    io.stderr(`diff: replaying run ${d.replay} on ${known.name} (recorded in ${d.dataDir})\n`);
+    io.stderr(`diff: replaying run ${d.replay} on ${known.name}\n`);
     return await replayAndCompare(
       { runs: pg.runs, store: pg.store },
       { run: d.replay!, server: known.name, env: d.envB, signal: io.signal },

@@ -60,3 +60,30 @@ export async function resolveServer(
 export function serverUrl(s: ResolvedServer): string {
   return s.name ? `${s.name} (${s.url})` : s.url;
 }
+
+/**
+ * The server at `url` as the playground of `dataDir` knows it, for a command that records episodes
+ * there (`check --quality`, `check --probe`, `diff --replay`): its name (added to the playground's
+ * servers when on this machine, said on stderr), and the variables a playground made with them
+ * reaches it by — its key included.
+ */
+export async function recordingServer(
+  url: string,
+  o: { dataDir: string; apiKey?: string; command: string; what: string },
+  io: { env?: Record<string, string | undefined>; stderr(text: string): void },
+): Promise<{ name: string; env: Record<string, string | undefined> }> {
+  const env: Record<string, string | undefined> = { ...io.env, PLAYGROUND_DATA_DIR: o.dataDir };
+  // Loaded here: it reads the data folder's (or the database's) servers.
+  const { knownName } = await import("./run-command");
+  const { name, added, envOnly } = await knownName({ url, dataDir: o.dataDir }, env);
+  if (envOnly !== null)
+    env.ORS_SERVERS = [env.ORS_SERVERS?.trim(), `${name}=${url}`].filter(Boolean).join(",");
+  if (o.apiKey) env[`ORS_SERVER_API_KEY_${name.toUpperCase().replace(/-/g, "_")}`] = o.apiKey;
+  if (added) io.stderr(`${o.command}: added the server ${url} to the playground as "${name}"\n`);
+  io.stderr(`${o.command}: ${o.what} recorded in ${o.dataDir} (server "${name}")\n`);
+  if (envOnly !== null)
+    io.stderr(
+      `${o.command}: ${url} was not added to the playground's servers (${envOnly}); to open the episodes in the app, start it with ORS_SERVERS=${name}=${url}\n`,
+    );
+  return { name, env };
+}

@@ -82,14 +82,23 @@ function cannot(err: unknown, what: string): RunError {
   return new RunError(502, `${what}: ${(err as Error)?.message ?? String(err)}`);
 }
 
-interface Target {
+export interface Target {
   env: string;
   split: string;
   size: number;
   tools: string[];
 }
 
-async function target(ors: OrsClient, o: QualityOptions, signal: AbortSignal): Promise<Target> {
+/**
+ * The environment and split the checks play (the first environment with tasks, its first split,
+ * unless named) and its size; a RunError when there is none (4xx) or the server fails (502). The
+ * probes (lib/conformance/gaming) pick theirs the same way.
+ */
+export async function target(
+  ors: OrsClient,
+  o: Pick<QualityOptions, "env" | "split">,
+  signal: AbortSignal,
+): Promise<Target> {
   let env = o.env ?? null;
   if (!env) {
     const envs = await ors.listEnvironments({ signal }).catch((e) => {
