@@ -3,6 +3,7 @@
 // every probe's attempts on the sampled tasks at the server's own URL, the analysis, and each
 // finding's first episodes replayed through the relay so they are recorded and linked.
 import "server-only";
+import { setMaxListeners } from "node:events";
 import { createOrsClient, type OrsClient } from "@/lib/ors/client";
 import type { JsonObject, ToolSpec } from "@/lib/ors/protocol";
 import type { Playground } from "@/lib/playground";
@@ -21,6 +22,7 @@ import {
   trajectoryRef,
 } from "../quality/types";
 import { analyzeProbes } from "./analyze";
+import { createLeanFetch } from "./lean-fetch";
 import { planAttempts, referencesOf, type TaskReference } from "./plans";
 import { type PlayedAttempt, playAttempt, playAttempts } from "./play";
 import { type ProbeReference, type ProbeReport, type ProbeResult, RECORDED_EVIDENCE } from "./types";
@@ -203,6 +205,8 @@ async function planAll(
 export async function runProbes(deps: ProbeDeps, o: ProbeOptions): Promise<ProbeReport> {
   const started = Date.now();
   const stop = new AbortController();
+  // Every episode playing, and each of its requests, listens to it.
+  setMaxListeners(8 * CONCURRENCY, stop.signal);
   const onAbort = () => stop.abort(o.signal?.reason);
   o.signal?.addEventListener("abort", onAbort, { once: true });
   if (o.signal?.aborted) onAbort();
@@ -210,8 +214,14 @@ export async function runProbes(deps: ProbeDeps, o: ProbeOptions): Promise<Probe
     () => stop.abort(new Error("out of time")),
     o.maxTimeMs ?? DEFAULT_QUALITY_MAX_TIME_MS,
   );
+  const lean = o.fetch ? null : createLeanFetch();
   try {
-    const ors = createOrsClient({ baseUrl: o.url, apiKey: o.apiKey, fetch: o.fetch, timeoutMs: 60_000 });
+    const ors = createOrsClient({
+      baseUrl: o.url,
+      apiKey: o.apiKey,
+      fetch: o.fetch ?? lean!,
+      timeoutMs: 60_000,
+    });
     const source = await referenceSource(deps, o);
     const t = await target(deps.clientFor(o.server), { env: source.env, split: source.split }, stop.signal);
     const at = { env: t.env, split: t.split };
@@ -282,6 +292,7 @@ export async function runProbes(deps: ProbeDeps, o: ProbeOptions): Promise<Probe
     };
   } finally {
     clearTimeout(timer);
+    lean?.close();
     o.signal?.removeEventListener("abort", onAbort);
   }
 }
