@@ -13,6 +13,13 @@ export const CHANGE_CLASS_TITLES: Record<ChangeClass, string> = {
   cosmetic: "descriptions, titles, ordering: nothing a client reads changes",
 };
 
+/** Each class's colour, the same in the terminal (red, yellow, grey) and in the UI's badges. */
+export const CHANGE_CLASS_COLORS: Record<ChangeClass, "red" | "amber" | "neutral"> = {
+  breaking: "red",
+  compatible: "amber",
+  cosmetic: "neutral",
+};
+
 /** One change between the two versions of an environment. */
 export interface SurfaceChange {
   class: ChangeClass;
