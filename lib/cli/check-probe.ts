@@ -10,7 +10,7 @@ import type { Playground } from "@/lib/playground";
 import { isRunError } from "@/lib/runs/errors";
 import { parseTrajectories } from "@/lib/trajectory/jsonl";
 import { type ParsedArgs, UsageError } from "./args";
-import { parseSampleFlags, type QualityArgs } from "./check-quality";
+import { parseSampleFlags, progressLines, type QualityArgs } from "./check-quality";
 import type { HeadlessIo } from "./io";
 import { recordingServer } from "./servers";
 
@@ -108,7 +108,6 @@ export async function playProbe(
     const { probeDeps, runProbes } = await import("@/lib/conformance/gaming/run-probe");
     pg = createPlayground(env, { scriptRoots: null });
     await pg.ready;
-    let phase = "";
     const report = await runProbes(probeDeps(pg), {
       server: name,
       url: o.url,
@@ -124,13 +123,7 @@ export async function playProbe(
       allow: o.allow,
       signal: io.signal,
       ...(o.maxTimeMs !== undefined ? { maxTimeMs: o.maxTimeMs } : {}),
-      onProgress: io.progress
-        ? (x) => {
-            if (x.phase === phase && x.done !== x.total && x.done % 50 !== 0) return;
-            phase = x.phase;
-            io.stderr(`[probe] ${x.phase}${x.total ? ` ${x.done}/${x.total}` : ""}\n`);
-          }
-        : undefined,
+      onProgress: io.progress ? progressLines("probe", io, 200) : undefined,
     });
     return { report, exit: null };
   } catch (err) {

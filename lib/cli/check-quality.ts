@@ -146,7 +146,6 @@ export async function playQuality(
     const { createPlayground } = await import("@/lib/playground");
     const { qualityDeps, runQualityChecks } = await import("@/lib/conformance/quality/run-quality");
     pg = createPlayground(env, { scriptRoots: null });
-    let phase = "";
     const report = await runQualityChecks(qualityDeps(pg), {
       server: name,
       env: o.env,
@@ -157,13 +156,7 @@ export async function playQuality(
       allow: o.allow,
       signal: io.signal,
       ...(o.maxTimeMs !== undefined ? { maxTimeMs: o.maxTimeMs } : {}),
-      onProgress: io.progress
-        ? (p) => {
-            if (p.phase === phase && p.done !== p.total) return;
-            phase = p.phase;
-            io.stderr(`[quality] ${p.phase}${p.total ? ` ${p.done}/${p.total}` : ""}\n`);
-          }
-        : undefined,
+      onProgress: io.progress ? progressLines("quality", io) : undefined,
     });
     return { report, exit: null };
   } catch (err) {
@@ -172,4 +165,21 @@ export async function playQuality(
   } finally {
     await pg?.close();
   }
+}
+
+/**
+ * Progress lines on stderr for a terminal: `[quality] playing 12/48`, once per phase and at its
+ * end, and every `every` episodes between (the probes play thousands).
+ */
+export function progressLines(
+  label: string,
+  io: Pick<HeadlessIo, "stderr">,
+  every = Number.POSITIVE_INFINITY,
+): (p: { phase: string; done: number; total: number }) => void {
+  let phase = "";
+  return (p) => {
+    if (p.phase === phase && p.done !== p.total && p.done % every !== 0) return;
+    phase = p.phase;
+    io.stderr(`[${label}] ${p.phase}${p.total ? ` ${p.done}/${p.total}` : ""}\n`);
+  };
 }

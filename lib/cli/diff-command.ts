@@ -22,7 +22,7 @@ import {
   SurfaceError,
 } from "@/lib/conformance/diff/surface";
 import { createOrsClient, isOrsClientError } from "@/lib/ors/client";
-import { parseArgs, UsageError } from "./args";
+import { integerFlag, parseArgs, UsageError } from "./args";
 import { DEFAULT_APP_URL } from "./check-quality";
 import { diffJUnit } from "./diff-junit";
 import type { HeadlessIo } from "./io";
@@ -77,14 +77,6 @@ export interface DiffArgs {
   apiKey?: string;
   dataDir: string;
   appUrl: string;
-}
-
-function integer(raw: string | undefined, flag: string, min: number, max: number, fallback: number): number {
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!raw.trim() || !Number.isInteger(n) || n < min || n > max)
-    throw new UsageError(`${flag}: expected an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
-  return n;
 }
 
 function name(raw: string | undefined, flag: string): string | undefined {
@@ -147,11 +139,11 @@ export function parseDiffArgs(
     b: args.positionals[1]!,
     envA: name(v("--env-a"), "--env-a") ?? both,
     envB: name(v("--env-b"), "--env-b") ?? both,
-    tasks: integer(v("--tasks"), "--tasks", 0, MAX_SURFACE_TASKS, DEFAULT_SURFACE_TASKS),
-    prompts: integer(v("--prompts"), "--prompts", 0, 100, DEFAULT_SURFACE_PROMPTS),
-    seed: integer(v("--seed"), "--seed", -(2 ** 31), 2 ** 31 - 1, DEFAULT_SURFACE_SEED),
+    tasks: integerFlag(v("--tasks"), "--tasks", 0, MAX_SURFACE_TASKS, DEFAULT_SURFACE_TASKS),
+    prompts: integerFlag(v("--prompts"), "--prompts", 0, 100, DEFAULT_SURFACE_PROMPTS),
+    seed: integerFlag(v("--seed"), "--seed", -(2 ** 31), 2 ** 31 - 1, DEFAULT_SURFACE_SEED),
     ...(replay !== undefined ? { replay } : {}),
-    maxFlips: integer(v("--max-flips"), "--max-flips", 0, 1_000_000, 0),
+    maxFlips: integerFlag(v("--max-flips"), "--max-flips", 0, 1_000_000, 0),
     json: file(v("--json"), "--json", cwd),
     markdown: file(v("--markdown"), "--markdown", cwd),
     junit: file(v("--junit"), "--junit", cwd),

@@ -19,7 +19,7 @@ import { createOrsClient, isOrsClientError } from "@/lib/ors/client";
 import { createNodeListener, createOrsHandler, hostOptionsFromEnv } from "@/lib/ors/host";
 import { DEFAULT_LISTEN_HOST, isLoopbackAddress, newSecret } from "@/lib/security/listen";
 import type { Trajectory } from "@/lib/trajectory/schema";
-import { parseArgs, portOf, UsageError } from "./args";
+import { integerFlag, parseArgs, portOf, UsageError } from "./args";
 import { type CommandIo, untilAborted } from "./io";
 import { listenOrs } from "./serve-command";
 import { resolveServer } from "./servers";
@@ -68,14 +68,6 @@ export interface StubArgs {
   dataDir: string;
 }
 
-function integer(raw: string | undefined, flag: string, min: number, max: number, fallback: number): number {
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!raw.trim() || !Number.isInteger(n) || n < min || n > max)
-    throw new UsageError(`${flag}: expected an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
-  return n;
-}
-
 /** Parses the command line; throws UsageError. Null for --help. */
 export function parseStubArgs(
   argv: readonly string[],
@@ -113,9 +105,9 @@ export function parseStubArgs(
     lenient: args.booleans.has("--lenient"),
     port: portOf(v("--port") ?? env.PORT ?? "8080", v("--port") !== undefined ? "--port" : "PORT"),
     host: v("--host") ?? DEFAULT_LISTEN_HOST,
-    tasks: integer(v("--tasks"), "--tasks", 0, MAX_SURFACE_TASKS, DEFAULT_SURFACE_TASKS),
-    prompts: integer(v("--prompts"), "--prompts", 0, 100, DEFAULT_SURFACE_PROMPTS),
-    seed: integer(v("--seed"), "--seed", -(2 ** 31), 2 ** 31 - 1, DEFAULT_SURFACE_SEED),
+    tasks: integerFlag(v("--tasks"), "--tasks", 0, MAX_SURFACE_TASKS, DEFAULT_SURFACE_TASKS),
+    prompts: integerFlag(v("--prompts"), "--prompts", 0, 100, DEFAULT_SURFACE_PROMPTS),
+    seed: integerFlag(v("--seed"), "--seed", -(2 ** 31), 2 ** 31 - 1, DEFAULT_SURFACE_SEED),
     ...(apiKey ? { apiKey } : {}),
     dataDir: path.resolve(cwd, v("--data-dir") ?? env.PLAYGROUND_DATA_DIR ?? defaultDataDir(env)),
   };

@@ -11,7 +11,7 @@ import type { DiffReport } from "@/lib/conformance/diff/report";
 import { SHOP_CHANGES } from "../fixtures/diff/expected";
 import { type SpawnedServer, spawnOrsServer, unusedPort } from "../relay/helpers";
 import { tempDir } from "../runs/helpers";
-import { runBin } from "./helpers";
+import { recordRun, runBin } from "./helpers";
 
 const FIXTURES = path.resolve(__dirname, "../fixtures");
 
@@ -105,26 +105,22 @@ describe("diff A B", () => {
 
   it("--replay: a recorded run replayed on B, the lost tasks with their first differing step; --max-flips", async () => {
     const data = tempDir("diff-replay-");
-    const run = await runBin([
-      "run",
+    const runId = await recordRun(
       quality.url,
-      "--env",
-      "sound",
-      "--split",
-      "train",
-      "--tasks",
-      "0-9",
-      "--policy",
-      "script",
-      "--script",
-      path.join(FIXTURES, "quality/oracle.ts"),
-      "--json",
-      "-",
-      "--data-dir",
+      [
+        "--env",
+        "sound",
+        "--split",
+        "train",
+        "--tasks",
+        "0-9",
+        "--policy",
+        "script",
+        "--script",
+        path.join(FIXTURES, "quality/oracle.ts"),
+      ],
       data,
-    ]);
-    expect(run.code, run.stderr).toBe(0);
-    const runId = (JSON.parse(run.stdout.slice(run.stdout.indexOf("{"))) as { id: string }).id;
+    );
     const json = path.join(data, "diff.json");
     const args = [
       "diff",

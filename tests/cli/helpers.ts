@@ -25,13 +25,8 @@ export interface ScriptRun {
   done: Promise<{ code: number | null; stdout: string; stderr: string }>;
 }
 
-/** `scripts/<script>` with `args`, as `npm run` starts it (without npm's banner). */
-export function runScript(script: string, args: string[]): ScriptRun {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join("scripts", script), ...args], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, NO_COLOR: "1" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+/** What a child process wrote, and its exit code once it exits. */
+function collect(child: ChildProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
   let stdout = "";
   let stderr = "";
   child.stdout!.on("data", (d: Buffer) => {
@@ -40,10 +35,17 @@ export function runScript(script: string, args: string[]): ScriptRun {
   child.stderr!.on("data", (d: Buffer) => {
     stderr += d.toString();
   });
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.once("exit", (code) => resolve({ code, stdout, stderr })),
-  );
-  return { child, done };
+  return new Promise((resolve) => child.once("exit", (code) => resolve({ code, stdout, stderr })));
+}
+
+/** `scripts/<script>` with `args`, as `npm run` starts it (without npm's banner). */
+export function runScript(script: string, args: string[]): ScriptRun {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join("scripts", script), ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, NO_COLOR: "1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  return { child, done: collect(child) };
 }
 
 /** `ors-playground <args>` as a user types it (bin/ors-playground.mjs, a child process; no colours). */
@@ -56,15 +58,14 @@ export function runBin(
     env: { ...process.env, NO_COLOR: "1", ...o.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.on("data", (d: Buffer) => {
-    stdout += d.toString();
-  });
-  child.stderr!.on("data", (d: Buffer) => {
-    stderr += d.toString();
-  });
-  return new Promise((resolve) => child.once("exit", (code) => resolve({ code, stdout, stderr })));
+  return collect(child);
+}
+
+/** Records a run with the real `run` command (`args` after the URL) into `dataDir`; its id. */
+export async function recordRun(url: string, args: string[], dataDir: string): Promise<string> {
+  const r = await runBin(["run", url, ...args, "--json", "-", "--data-dir", dataDir]);
+  if (r.code !== 0) throw new Error(`run ${args.join(" ")}: exit ${r.code}: ${r.stderr}`);
+  return (JSON.parse(r.stdout.slice(r.stdout.indexOf("{"))) as { id: string }).id;
 }
 
 export interface BinServer {

@@ -20,7 +20,7 @@ import {
 import { type RunningReferenceServer, startReferenceServer } from "../fixtures/reference-server/spawn";
 import { type SpawnedServer, spawnOrsServer } from "../relay/helpers";
 import { tempDir } from "../runs/helpers";
-import { type BinServer, runBin, startBin } from "./helpers";
+import { type BinServer, recordRun, runBin, startBin } from "./helpers";
 
 const ORACLE = path.resolve(__dirname, "../fixtures/quality/oracle.ts");
 
@@ -31,12 +31,7 @@ const stubFile = path.join(data, "math-stub.jsonl");
 let mathStub: BinServer;
 let mathEpisodes: Trajectory[];
 
-/** Records a run with the real command; its id. */
-async function record(url: string, args: string[]): Promise<string> {
-  const r = await runBin(["run", url, ...args, "--json", "-", "--data-dir", data]);
-  expect(r.code, r.stderr).toBe(0);
-  return (JSON.parse(r.stdout.slice(r.stdout.indexOf("{"))) as { id: string }).id;
-}
+const record = (url: string, args: string[]) => recordRun(url, args, data);
 
 beforeAll(async () => {
   [host, ref] = await Promise.all([

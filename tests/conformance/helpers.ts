@@ -20,6 +20,14 @@ const trajectoryRefShape = z.strictObject({
   href: z.string().startsWith("/trajectories/"),
 });
 
+/** The summary of the quality checks and of the probes. */
+const checksSummaryShape = z.strictObject({
+  findings: z.number().int(),
+  waived: z.number().int(),
+  notExercised: z.number().int(),
+  passed: z.boolean(),
+});
+
 /** The documented quality part of the report (docs/check.md "The JSON report", `quality`), strict. */
 export const qualityReportShape = z.strictObject({
   server: z.string().min(1),
@@ -72,12 +80,7 @@ export const qualityReportShape = z.strictObject({
       counted: z.boolean(),
     }),
   ),
-  summary: z.strictObject({
-    findings: z.number().int(),
-    waived: z.number().int(),
-    notExercised: z.number().int(),
-    passed: z.boolean(),
-  }),
+  summary: checksSummaryShape,
 });
 
 const probeEvidenceShape = z.strictObject({
@@ -132,12 +135,7 @@ export const probeReportShape = z.strictObject({
       counted: z.boolean(),
     }),
   ),
-  summary: z.strictObject({
-    findings: z.number().int(),
-    waived: z.number().int(),
-    notExercised: z.number().int(),
-    passed: z.boolean(),
-  }),
+  summary: checksSummaryShape,
 });
 
 /** The documented `ors-conformance/1` shape (docs/check.md "The JSON report"), strict. */

@@ -12,7 +12,7 @@ import type { RunExecutor } from "@/lib/runs/executor";
 import { sampleIndexes } from "@/lib/runs/tasks";
 import type { PlaygroundStore } from "@/lib/store/types";
 import type { Trajectory } from "@/lib/trajectory/schema";
-import { qualitySummary } from "../quality/analyze";
+import { qualitySummary, stoppedText } from "../quality/analyze";
 import { target } from "../quality/run-quality";
 import {
   DEFAULT_QUALITY_MAX_TIME_MS,
@@ -266,7 +266,7 @@ export async function runProbes(deps: ProbeDeps, o: ProbeOptions): Promise<Probe
     o.onProgress?.({ phase: "recording", done: 0, total: 0 });
     if (!stop.signal.aborted) await recordEvidence(deps, o, at, results, stop.signal);
     const error = stop.signal.aborted
-      ? `stopped before the end (${(stop.signal.reason as Error | undefined)?.message ?? "stopped"}): what was played is analysed`
+      ? stoppedText(stop.signal)
       : refs.length
         ? null
         : `the ${reference.kind} earned no reward on any task of ${t.env}/${t.split}: nothing to compare the probes with`;

@@ -127,3 +127,8 @@ export function qualitySummary(
 export function unplayedResults(why: string, allow: readonly string[] = []): QualityResult[] {
   return QUALITY_CHECKS.map((c) => resultOf(c.id, { outcome: "not-exercised", observed: why }, allow));
 }
+
+/** What a report says of checks stopped before their end (Ctrl-C, --max-time): the probes' too. */
+export function stoppedText(signal: AbortSignal): string {
+  return `stopped before the end (${(signal.reason as Error | undefined)?.message ?? "stopped"}): what was played is analysed`;
+}

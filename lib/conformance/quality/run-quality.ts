@@ -12,7 +12,7 @@ import type { RunExecutor, StartRun } from "@/lib/runs/executor";
 import type { RunPolicy } from "@/lib/runs/spec";
 import { sampleIndexes } from "@/lib/runs/tasks";
 import type { PlaygroundStore } from "@/lib/store/types";
-import { analyzeQuality, bestReward, qualitySummary } from "./analyze";
+import { analyzeQuality, bestReward, qualitySummary, stoppedText } from "./analyze";
 import type { CallFailure, PlayedEpisode, QualityData } from "./played";
 import {
   DEFAULT_QUALITY_MAX_TIME_MS,
@@ -290,9 +290,7 @@ export async function runQualityChecks(deps: QualityDeps, o: QualityOptions): Pr
       oracleReplay: oracleRun ? ((await episodes("oracle-replay")) ?? []) : null,
       callFailures: failures,
     };
-    const stopped = stop.signal.aborted
-      ? `stopped before the end (${(stop.signal.reason as Error | undefined)?.message ?? "stopped"}): what was played is analysed`
-      : unreplayed;
+    const stopped = stop.signal.aborted ? stoppedText(stop.signal) : unreplayed;
     const results = analyzeQuality(data, o.allow ?? []);
     const sample = sampleOf(t, data, { requested, seed, indexes, oracle: o.oracle ?? null, plays });
     const finished = Date.now();

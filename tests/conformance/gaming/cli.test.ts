@@ -12,7 +12,7 @@ import type { ConformanceReport } from "@/lib/conformance";
 import { openStore } from "@/lib/store/sqlite/store";
 import { toJsonl } from "@/lib/trajectory/jsonl";
 import type { Trajectory } from "@/lib/trajectory/schema";
-import { runBin } from "../../cli/helpers";
+import { recordRun, runBin } from "../../cli/helpers";
 import { type RunningReferenceServer, startReferenceServer } from "../../fixtures/reference-server/spawn";
 import { type SpawnedServer, spawnOrsServer } from "../../relay/helpers";
 import { tempDir } from "../../runs/helpers";
@@ -119,26 +119,11 @@ describe("check --probe from the command line", () => {
   }, 240_000);
 
   it("a baseline run or golden episodes as the reference", async () => {
-    const run = await runBin([
-      "run",
+    const runId = await recordRun(
       gaming.url,
-      "--env",
-      "afterpay",
-      "--split",
-      "train",
-      "--tasks",
-      "0-5",
-      "--policy",
-      "script",
-      "--script",
-      ORACLE,
-      "--json",
-      "-",
-      "--data-dir",
+      ["--env", "afterpay", "--split", "train", "--tasks", "0-5", "--policy", "script", "--script", ORACLE],
       data,
-    ]);
-    expect(run.code, run.stderr).toBe(0);
-    const runId = (JSON.parse(run.stdout.slice(run.stdout.indexOf("{"))) as { id: string }).id;
+    );
     const base = await runBin([
       "check",
       gaming.url,
