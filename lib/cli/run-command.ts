@@ -308,6 +308,38 @@ export async function knownName(
   }
 }
 
+/**
+ * Names the server of `a.url` as the playground knows it (knownName) and sets up `env` for a
+ * playground built on it: the server among ORS_SERVERS when it could not be added, its API key.
+ * Says what it did on stderr, prefixed by `command`; null (after saying why) when the store cannot
+ * be used. `run` and `mcp` both record into the playground's store this way.
+ */
+export async function nameServer(
+  command: string,
+  a: Pick<RunArgs, "url" | "dataDir" | "apiKey">,
+  env: Record<string, string | undefined>,
+  io: Pick<CommandIo, "stderr">,
+): Promise<string | null> {
+  let known: Awaited<ReturnType<typeof knownName>>;
+  try {
+    known = await knownName(a, env);
+  } catch (err) {
+    // PLAYGROUND_DATABASE_URL malformed or unreachable: said as the app says it at start.
+    io.stderr(`${command}: could not use the playground's store: ${(err as Error).message}\n`);
+    return null;
+  }
+  const { name, added, envOnly } = known;
+  if (envOnly !== null)
+    env.ORS_SERVERS = [env.ORS_SERVERS?.trim(), `${name}=${a.url}`].filter(Boolean).join(",");
+  if (a.apiKey) env[`ORS_SERVER_API_KEY_${name.toUpperCase().replace(/-/g, "_")}`] = a.apiKey;
+  if (added) io.stderr(`${command}: added the server ${a.url} to the playground as "${name}"\n`);
+  if (envOnly !== null)
+    io.stderr(
+      `${command}: ${a.url} was not added to the playground's servers (${envOnly}); to open its episodes in the app, start it with ORS_SERVERS=${name}=${a.url}\n`,
+    );
+  return name;
+}
+
 const pct = (x: number | null) => (x === null ? "—" : `${(x * 100).toFixed(1)}%`);
 const num = (x: number | null) => (x === null ? "—" : String(Number(x.toPrecision(4))));
 const clock = (ms: number) => {
@@ -392,23 +424,8 @@ export async function runCommand(argv: readonly string[], io: CommandIo): Promis
     return 0;
   }
   const env: Record<string, string | undefined> = { ...io.env, PLAYGROUND_DATA_DIR: a.dataDir };
-  let known: Awaited<ReturnType<typeof knownName>>;
-  try {
-    known = await knownName(a, env);
-  } catch (err) {
-    // PLAYGROUND_DATABASE_URL malformed or unreachable: said as the app says it at start.
-    io.stderr(`run: could not use the playground's store: ${(err as Error).message}\n`);
-    return 2;
-  }
-  const { name, added, envOnly } = known;
-  if (envOnly !== null)
-    env.ORS_SERVERS = [env.ORS_SERVERS?.trim(), `${name}=${a.url}`].filter(Boolean).join(",");
-  if (a.apiKey) env[`ORS_SERVER_API_KEY_${name.toUpperCase().replace(/-/g, "_")}`] = a.apiKey;
-  if (added) io.stderr(`run: added the server ${a.url} to the playground as "${name}"\n`);
-  if (envOnly !== null)
-    io.stderr(
-      `run: ${a.url} was not added to the playground's servers (${envOnly}); to open this run's episodes in the app, start it with ORS_SERVERS=${name}=${a.url}\n`,
-    );
+  const name = await nameServer("run", a, env, io);
+  if (name === null) return 2;
 
   let pg: Playground | null = null;
   try {

@@ -88,7 +88,7 @@ describe("npm pack → install → npx ors-playground", () => {
         "lib/environments/reload-hook.mjs",
         "envs/index.ts",
         "dist/sdk/index.js",
-        "dist/sdk/sdk/package-entry.d.ts",
+        "dist/sdk/ors/sdk/package-entry.d.ts",
         ".next/BUILD_ID",
         ".next/ors-externals.json",
         "next.config.mjs",
