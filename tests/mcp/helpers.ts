@@ -1,7 +1,9 @@
 // Helpers of the MCP bridge's tests: the official SDK's Client (a real MCP client no one here wrote)
 // over Streamable HTTP or stdio, a math episode played through it, and the bridge's HTTP handler
 // served on a loopback port as the app's route serves it.
+import { execFile } from "node:child_process";
 import path from "node:path";
+import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -100,4 +102,43 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** npm's settings for the commands the tests run as printed: the local packages, no registry. */
+export const NPM_OFFLINE = {
+  npm_config_offline: "true",
+  npm_config_audit: "false",
+  npm_config_fund: "false",
+  npm_config_update_notifier: "false",
+};
+
+/** Runs a command line in a shell, in the repository, as a reader pastes it; its stdout. */
+export async function shell(
+  line: string,
+  env: Record<string, string> = {},
+  timeoutMs = 240_000,
+): Promise<string> {
+  try {
+    const { stdout } = await promisify(execFile)("sh", ["-c", line], {
+      cwd: REPO,
+      timeout: timeoutMs,
+      maxBuffer: 16 << 20,
+      env: { ...process.env, ...NPM_OFFLINE, ...env },
+    });
+    return stdout;
+  } catch (e) {
+    const err = e as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`\`${line}\` failed: ${err.message}\n${err.stdout ?? ""}\n${err.stderr ?? ""}`);
+  }
+}
+
+/** The JSON MCP Inspector's CLI mode prints (after its notices). */
+export function inspectorJson(stdout: string): unknown {
+  return JSON.parse(stdout.slice(stdout.indexOf("{")));
+}
+
+/** MCP Inspector's CLI mode (the devDependency), as `npx @modelcontextprotocol/inspector --cli` runs it. */
+export async function inspector(args: string[], env: Record<string, string> = {}): Promise<unknown> {
+  const quoted = args.map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ");
+  return inspectorJson(await shell(`npx @modelcontextprotocol/inspector --cli ${quoted}`, env));
 }
