@@ -84,9 +84,7 @@ export class OrsMcpSession {
   private episode: Episode | null = null;
   /** Episode starts and ends, one after the other. */
   private queue: Promise<unknown> = Promise.resolve();
-  /** What the client was last shown by tools/list (null: never listed). */
-  private listed: string | null = null;
-  private closed = false;
+  private closing: Promise<void> | null = null;
 
   constructor(private readonly o: OrsBridgeOptions) {
     this.server = new Server(
@@ -183,19 +181,18 @@ export class OrsMcpSession {
   }
 
   private async listTools() {
-    const tools = listedTools(await this.envTools());
-    this.listed = JSON.stringify(tools);
-    return tools;
+    return listedTools(await this.envTools());
   }
 
-  /** Tells the client its tools changed, when what it was shown differs from what is served now. */
-  private async announce(extra?: Extra): Promise<void> {
-    if (this.listed === null) return;
-    const now = JSON.stringify(listedTools(await this.envTools()));
-    if (now === this.listed) return;
-    this.listed = null;
-    const notice = { method: "notifications/tools/list_changed" as const };
-    await (extra ? extra.sendNotification(notice) : this.server.notification(notice)).catch(() => {});
+  /** The tools served now, to compare with after a change. */
+  private async shown(): Promise<string> {
+    return JSON.stringify(await this.listTools());
+  }
+
+  /** Tells the client its tools changed (on the stream of the call that changed them). */
+  private async announce(before: string, extra: Extra): Promise<void> {
+    if ((await this.shown()) === before) return;
+    await extra.sendNotification({ method: "notifications/tools/list_changed" }).catch(() => {});
   }
 
   private async call(name: string, args: JsonObject, extra: Extra): Promise<McpToolResult> {
@@ -263,6 +260,7 @@ export class OrsMcpSession {
   private async start(a: z.infer<typeof startEpisodeArgs>, extra: Extra): Promise<McpToolResult> {
     const { signal } = extra;
     const env = await this.envOf(a.env);
+    const before = await this.shown();
     const ended = this.episode ? await this.finishEpisode() : null;
     const ors = this.client();
     let task: JsonObject;
@@ -295,7 +293,7 @@ export class OrsMcpSession {
       throw err;
     }
     this.episode = { env, sid, label, tools, finished: false, total: 0, steps: 0 };
-    await this.announce(extra);
+    await this.announce(before, extra);
     const names = tools.map((t) => t.name).join(", ");
     const note = ended ? `(The previous episode, ${ended}, was ended first.) ` : "";
     return {
@@ -328,8 +326,9 @@ export class OrsMcpSession {
   private async end(extra: Extra): Promise<McpToolResult> {
     const e = this.episode;
     if (!e) return toolError("No episode is running (start one with start_episode).");
+    const before = await this.shown();
     await this.finishEpisode();
-    await this.announce(extra);
+    await this.announce(before, extra);
     return {
       content: [
         {
@@ -382,11 +381,12 @@ export class OrsMcpSession {
     return stepResult(out, e.total);
   }
 
-  /** Ends the running episode (the MCP session is over); idempotent. */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await this.serially(() => this.finishEpisode()).catch(() => {});
-    await this.server.close().catch(() => {});
+  /** Ends the running episode (the MCP session is over); every call resolves once that is done. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.serially(() => this.finishEpisode()).catch(() => {});
+      await this.server.close().catch(() => {});
+    })();
+    return this.closing;
   }
 }

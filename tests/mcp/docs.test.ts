@@ -107,7 +107,9 @@ describe("docs/mcp.md, as printed", () => {
       "end_episode",
     ]);
     // Without the token the playground refuses it.
-    await expect(shell(here(http!), { ...ENV, PLAYGROUND_TOKEN: "wrong" })).rejects.toThrow(/the access token is not valid/);
+    await expect(shell(here(http!), { ...ENV, PLAYGROUND_TOKEN: "wrong" })).rejects.toThrow(
+      /the access token is not valid/,
+    );
   });
 
   it("Claude Code over HTTP: its URL and header reach the running playground's bridge", async () => {
