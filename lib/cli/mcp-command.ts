@@ -18,7 +18,7 @@ import { DEFAULT_LISTEN_HOST } from "@/lib/security/listen";
 import { createRequestPolicy, parseOriginList } from "@/lib/security/policy-config";
 import { parseArgs, portOf, UsageError } from "./args";
 import { type CommandIo, untilAborted } from "./io";
-import { nameServer } from "./run-command";
+import { httpUrl, nameServer } from "./run-command";
 import { defaultDataDir } from "./start-command";
 
 export const MCP_USAGE = `usage: mcp <server-url-or-name> [--env NAME] [--split NAME] [--http PORT] [options]
@@ -63,18 +63,9 @@ export interface McpArgs {
 
 const RELAY_PATH = /^\/api\/servers\/([^/]+)\/?$/;
 
+/** The server's URL when it was given as one (else it is a name). */
 function urlOf(value: string): string | null {
-  if (!/^https?:\/\//i.test(value)) return null;
-  let u: URL;
-  try {
-    u = new URL(value);
-  } catch {
-    throw new UsageError(`not a URL: ${JSON.stringify(value)}`);
-  }
-  if (u.username || u.password) throw new UsageError("the URL must not carry credentials");
-  u.hash = "";
-  u.search = "";
-  return u.toString().replace(/\/+$/, "");
+  return /^https?:\/\//i.test(value) ? httpUrl(value, "the server") : null;
 }
 
 /** Parses the command line; throws UsageError. Null for --help. */

@@ -97,7 +97,8 @@ function number(
   return n;
 }
 
-function httpUrl(value: string, what: string): string {
+/** An http(s) URL without credentials, query or fragment (nor a trailing slash); a UsageError naming `what` otherwise. */
+export function httpUrl(value: string, what: string): string {
   let u: URL;
   try {
     u = new URL(value);

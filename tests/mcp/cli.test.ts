@@ -5,6 +5,7 @@
 // playground, live.
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { runCli } from "@/lib/cli/main";
 import { nodeListener } from "@/lib/mcp/node-http";
 import { listenHttp } from "@/lib/ors/host";
 import { orsPathFromUrl } from "@/lib/relay";
@@ -33,6 +34,51 @@ async function recorded(dir: string) {
     await t.close();
   }
 }
+
+describe("ors-playground mcp's command line", () => {
+  async function run(argv: string[], env: Record<string, string> = {}) {
+    let out = "";
+    let err = "";
+    const code = await runCli(argv, {
+      stdout: (s) => {
+        out += s;
+      },
+      stderr: (s) => {
+        err += s;
+      },
+      env: { PLAYGROUND_DATA_DIR: path.join(tmp.dir, "args"), ORS_SERVERS: "", ...env },
+    });
+    return { code, out, err };
+  }
+
+  it("says what is wrong with exit code 2, and its options with help", async () => {
+    expect(await run(["mcp"])).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(/^mcp: give the ORS server/),
+    });
+    expect(await run(["mcp", "a", "b"])).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(/^mcp: one server, not 2/),
+    });
+    expect(await run(["mcp", "local", "--http", "port"])).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(/^mcp: --http must be a port number/),
+    });
+    expect(await run(["mcp", "http://user:pw@127.0.0.1:1"])).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(/must not carry credentials/),
+    });
+    expect(await run(["mcp", "nope", "--http", "0"])).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(/^mcp: no server named "nope" \(known: local.*; or give its URL\)/),
+    });
+    const help = await run(["help", "mcp"]);
+    expect(help).toMatchObject({ code: 0, out: expect.stringMatching(/^usage: mcp <server-url-or-name>/) });
+    expect((await run(["--help"])).out).toMatch(
+      / {2}mcp SERVER {7}an ORS server's environments as an MCP server/,
+    );
+  });
+});
 
 describe("ors-playground mcp over stdio", () => {
   it("plays several episodes for the SDK's Client, recorded in the store and tagged with it", async () => {
