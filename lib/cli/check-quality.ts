@@ -15,7 +15,7 @@ import type { Playground } from "@/lib/playground";
 import { isRunError } from "@/lib/runs/errors";
 import { type ParsedArgs, UsageError } from "./args";
 import type { HeadlessIo } from "./io";
-import { knownName } from "./run-command";
+import { knownName } from "./server-name";
 import { defaultDataDir } from "./start-command";
 
 export const QUALITY_VALUE_FLAGS = [

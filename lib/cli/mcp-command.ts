@@ -18,7 +18,7 @@ import { DEFAULT_LISTEN_HOST } from "@/lib/security/listen";
 import { createRequestPolicy, parseOriginList } from "@/lib/security/policy-config";
 import { parseArgs, portOf, UsageError } from "./args";
 import { type CommandIo, untilAborted } from "./io";
-import { httpUrl, nameServer } from "./run-command";
+import { httpUrl, nameServer } from "./server-name";
 import { defaultDataDir } from "./start-command";
 
 export const MCP_USAGE = `usage: mcp <server-url-or-name> [--env NAME] [--split NAME] [--http PORT] [options]

@@ -41,7 +41,10 @@ export interface McpToolCall {
 export interface McpSessionState {
   /** The session's MCP server: extra tools may call its tools themselves (not counted in `calls`). */
   mcp: { callTool(name: string, input: JsonObject): Promise<McpToolCall>; readonly pid: number | null };
-  /** The MCP tool calls of the episode so far, oldest first. */
+  /**
+   * The MCP tool calls of the episode so far, oldest first: the last MAX_KEPT_CALLS, within
+   * MAX_KEPT_CHARS of content (older ones are dropped first, so a long episode's memory is bounded).
+   */
   calls: McpToolCall[];
 }
 
@@ -108,7 +111,26 @@ function secretVariables(
   return out;
 }
 
+/** The calls a session keeps for `reward` and `finished` at most, and the characters of their content. */
+export const MAX_KEPT_CALLS = 1000;
+export const MAX_KEPT_CHARS = 32 * 1024 * 1024;
+
+/** Adds a call to the session's, dropping the oldest beyond the caps (the newest is always kept). */
+function keep(state: Internal, call: McpToolCall): void {
+  const size = JSON.stringify(call.content).length;
+  state.calls.push(call);
+  state.sizes.push(size);
+  state.chars += size;
+  while (state.calls.length > 1 && (state.calls.length > MAX_KEPT_CALLS || state.chars > MAX_KEPT_CHARS)) {
+    state.calls.shift();
+    state.chars -= state.sizes.shift()!;
+  }
+}
+
 interface Internal extends McpSessionState {
+  /** The content size of each kept call, and their sum. */
+  sizes: number[];
+  chars: number;
   connection: McpConnection | null;
   /** This session's tools that the listing at definition did not have (or had otherwise). */
   own: Record<string, Tool<JsonObject, McpSessionState>>;
@@ -155,7 +177,7 @@ function forwarder<Task extends JsonObject>(
       const args = (input ?? {}) as JsonObject;
       const r = await state.connection.callTool(info.name, args, { signal: ctx.signal, timeoutMs });
       const call = toCall(info.name, args, r);
-      state.calls.push(call);
+      keep(state, call);
       if (r.isError) throw new Error(call.text || `${info.name} failed (the MCP server gave no message)`);
       const calls = [...state.calls];
       return {
@@ -232,7 +254,8 @@ export async function defineMcpEnvironment<Task extends JsonObject = JsonObject>
     listTasks: (split) => [...(byName.get(split) ?? [])],
     getPrompt: ({ task }) => def.prompt(task),
     tools,
-    createState: () => ({ connection: null, calls: [], mcp: null as never, own: {} }) as Internal,
+    createState: () =>
+      ({ connection: null, calls: [], sizes: [], chars: 0, mcp: null as never, own: {} }) as Internal,
     setup: async (ctx: SessionContext<Task, McpSessionState>) => {
       const state = ctx.state as Internal;
       const connection = await open(ctx.secrets);
