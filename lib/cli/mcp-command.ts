@@ -7,9 +7,6 @@
 import path from "node:path";
 import { guardListener, guardServer } from "@/lib/app-server/node-http";
 import type { OrsBridgeOptions } from "@/lib/mcp/bridge";
-import { createMcpHttpHandler } from "@/lib/mcp/http";
-import { nodeListener } from "@/lib/mcp/node-http";
-import { serveMcpStdio, stdoutToStderr } from "@/lib/mcp/stdio";
 import { createOrsClient, type OrsClient } from "@/lib/ors/client";
 import { listenHttp } from "@/lib/ors/host";
 import type { Playground } from "@/lib/playground";
@@ -188,6 +185,9 @@ async function serveHttp(a: McpArgs, target: Target, io: McpIo): Promise<number>
     orsKeys: false,
     kindOf: () => "api",
   });
+  // Loaded here, not at the CLI's start: the other commands need none of the MCP SDK.
+  const { createMcpHttpHandler } = await import("@/lib/mcp/http");
+  const { nodeListener } = await import("@/lib/mcp/node-http");
   const handler = createMcpHttpHandler({ open: () => bridgeOptions(a, target, io) });
   const answer = nodeListener(async (req) =>
     new URL(req.url).pathname === "/mcp"
@@ -237,6 +237,7 @@ export async function mcpCommand(argv: readonly string[], io: McpIo): Promise<nu
     return 0;
   }
   const relayed = a.url !== null && RELAY_PATH.test(new URL(a.url).pathname);
+  const { serveMcpStdio, stdoutToStderr } = await import("@/lib/mcp/stdio");
   // Over stdio, stdout is the protocol's from the start: nothing the playground's parts print goes there.
   const restore = a.http === null ? stdoutToStderr() : () => {};
   const target = relayed
