@@ -74,6 +74,26 @@ describe("the MCP bridge over Streamable HTTP, played by the SDK's Client", () =
     await waitUntil("no episode running", async () => (await t.pg.store.running()).length === 0);
   });
 
+  it("gives a prompt's and a result's images as MCP image content, and the metadata in structuredContent", async () => {
+    const client = await connect();
+    const started = await call(client, "start_episode", { env: "paint", split: "train", index: 0 });
+    expect(started.content.map((c) => [c.type, c.mimeType ?? null])).toEqual([
+      ["text", null],
+      ["image", "image/png"],
+      ["text", null],
+    ]);
+    expect(Buffer.from(started.content[1]!.data!, "base64").subarray(1, 4).toString()).toBe("PNG");
+    const shape = /a \w+ (circle|square|triangle)/.exec(textOf(started))![1]!;
+    const drawn = await call(client, "draw", { shape, color: "#ff0000", size: 32 });
+    expect(drawn.content.map((c) => c.type)).toEqual(["image", "text", "text"]);
+    expect(drawn.structuredContent).toMatchObject({
+      reward: 1,
+      finished: true,
+      metadata: { shape, color: "#ff0000", size: 32 },
+    });
+    await call(client, "end_episode");
+  });
+
   it("refuses a call after finished, saying the episode is over; end_episode without one is an error", async () => {
     const client = await connect();
     await playMath(client, 5);
