@@ -212,10 +212,16 @@ async function serveHttp(a: McpArgs, target: Target, io: McpIo): Promise<number>
     orsKeys: false,
     allowedHosts: false,
   });
-  io.stdout(`MCP server (Streamable HTTP) for the ORS server ${target.label}: ${listening.url}/mcp\n`);
-  if (access.token) io.stdout(`  Clients send: Authorization: Bearer ${access.token}\n`);
   if (notice.warning) io.stderr(`${notice.warning}\n`);
-  io.stdout(`  Episodes are recorded ${target.recorded}\n  Stop: Ctrl-C\n`);
+  // One write: whoever reads the URL reads the rest with it.
+  io.stdout(
+    [
+      `MCP server (Streamable HTTP) for the ORS server ${target.label}: ${listening.url}/mcp`,
+      ...(access.token ? [`  Clients send: Authorization: Bearer ${access.token}`] : []),
+      `  Episodes are recorded ${target.recorded}`,
+      "  Stop: Ctrl-C\n",
+    ].join("\n"),
+  );
   await untilAborted(io.signal);
   await listening.close(500);
   await handler.close();

@@ -13,7 +13,7 @@ import { listenHttp } from "@/lib/ors/host";
 import { appPathKind, createRequestPolicy } from "@/lib/security/policy-config";
 import { authoringExample, TEST_TOKEN, tempDir } from "../environments/helpers";
 import { type TestPlayground, testPlayground } from "../runs/helpers";
-import { inspectorJson, REPO, shell } from "./helpers";
+import { inspectorJson, PROCESS_TEST_MS, REPO, shell } from "./helpers";
 
 const DOC = path.join(REPO, "docs/mcp.md");
 const tmp = tempDir("ors-mcp-docs-");
@@ -64,66 +64,82 @@ const names = (listed: unknown) => (listed as { tools: { name: string }[] }).too
 const MATH_TOOLS = ["list_tasks", "start_episode", "end_episode", "submit"];
 
 describe("docs/mcp.md, as printed", () => {
-  it("Claude Code: the server command after -- serves the math environment over stdio", async () => {
-    const [line] = lines("claude-code.sh");
-    expect(line).toMatch(/^claude mcp add --transport stdio ors-math -- /);
-    const command = line!.slice(line!.indexOf(" -- ") + 4);
-    expect(command).toBe("npx ors-playground mcp local --env math");
-    expect(
-      names(
-        inspectorJson(
-          await shell(`npx @modelcontextprotocol/inspector --cli ${command} --method tools/list`, ENV),
+  it(
+    "Claude Code: the server command after -- serves the math environment over stdio",
+    async () => {
+      const [line] = lines("claude-code.sh");
+      expect(line).toMatch(/^claude mcp add --transport stdio ors-math -- /);
+      const command = line!.slice(line!.indexOf(" -- ") + 4);
+      expect(command).toBe("npx ors-playground mcp local --env math");
+      expect(
+        names(
+          inspectorJson(
+            await shell(`npx @modelcontextprotocol/inspector --cli ${command} --method tools/list`, ENV),
+          ),
         ),
-      ),
-    ).toEqual(MATH_TOOLS);
-  });
+      ).toEqual(MATH_TOOLS);
+    },
+    PROCESS_TEST_MS,
+  );
 
-  it("Claude Desktop and Cursor: the mcpServers JSON starts the same server", async () => {
-    const file = path.join(tmp.dir, "mcp.json");
-    const json = authoringExample("mcp-servers.json", DOC);
-    writeFileSync(file, json);
-    expect(Object.keys(JSON.parse(json).mcpServers)).toEqual(["ors-math"]);
-    const listed = inspectorJson(
-      await shell(
-        `npx @modelcontextprotocol/inspector --cli --config ${file} --server ors-math --method tools/list`,
-        ENV,
-      ),
-    );
-    expect(names(listed)).toEqual(MATH_TOOLS);
-  });
+  it(
+    "Claude Desktop and Cursor: the mcpServers JSON starts the same server",
+    async () => {
+      const file = path.join(tmp.dir, "mcp.json");
+      const json = authoringExample("mcp-servers.json", DOC);
+      writeFileSync(file, json);
+      expect(Object.keys(JSON.parse(json).mcpServers)).toEqual(["ors-math"]);
+      const listed = inspectorJson(
+        await shell(
+          `npx @modelcontextprotocol/inspector --cli --config ${file} --server ors-math --method tools/list`,
+          ENV,
+        ),
+      );
+      expect(names(listed)).toEqual(MATH_TOOLS);
+    },
+    PROCESS_TEST_MS,
+  );
 
-  it("MCP Inspector: tools/list and tools/call over stdio, tools/list over HTTP with the token", async () => {
-    const [list, callLine, http] = lines("inspector.sh");
-    expect(names(inspectorJson(await shell(list!, ENV)))).toEqual(MATH_TOOLS);
-    const called = inspectorJson(await shell(callLine!, ENV)) as {
-      structuredContent: { total: number; tasks: unknown[] };
-    };
-    expect(called.structuredContent).toMatchObject({ env: "math", split: "test", total: 200 });
-    expect(called.structuredContent.tasks).toHaveLength(3);
-    expect(http).toContain("http://127.0.0.1:3000/api/servers/local/mcp");
-    expect(names(inspectorJson(await shell(here(http!), ENV)))).toEqual([
-      "list_tasks",
-      "start_episode",
-      "end_episode",
-    ]);
-    // Without the token the playground refuses it.
-    await expect(shell(here(http!), { ...ENV, PLAYGROUND_TOKEN: "wrong" })).rejects.toThrow(
-      /the access token is not valid/,
-    );
-  });
+  it(
+    "MCP Inspector: tools/list and tools/call over stdio, tools/list over HTTP with the token",
+    async () => {
+      const [list, callLine, http] = lines("inspector.sh");
+      expect(names(inspectorJson(await shell(list!, ENV)))).toEqual(MATH_TOOLS);
+      const called = inspectorJson(await shell(callLine!, ENV)) as {
+        structuredContent: { total: number; tasks: unknown[] };
+      };
+      expect(called.structuredContent).toMatchObject({ env: "math", split: "test", total: 200 });
+      expect(called.structuredContent.tasks).toHaveLength(3);
+      expect(http).toContain("http://127.0.0.1:3000/api/servers/local/mcp");
+      expect(names(inspectorJson(await shell(here(http!), ENV)))).toEqual([
+        "list_tasks",
+        "start_episode",
+        "end_episode",
+      ]);
+      // Without the token the playground refuses it.
+      await expect(shell(here(http!), { ...ENV, PLAYGROUND_TOKEN: "wrong" })).rejects.toThrow(
+        /the access token is not valid/,
+      );
+    },
+    PROCESS_TEST_MS,
+  );
 
-  it("Claude Code over HTTP: its URL and header reach the running playground's bridge", async () => {
-    const [line] = lines("claude-code-http.sh");
-    const m = /^claude mcp add --transport http ors-local (\S+) --header "([^"]+)"$/.exec(line!);
-    expect(m).not.toBeNull();
-    const [, url, header] = m!;
-    expect(header).toBe("Authorization: Bearer $PLAYGROUND_TOKEN");
-    const listed = inspectorJson(
-      await shell(
-        `npx @modelcontextprotocol/inspector --cli ${here(url!)} --transport http --header "${header}" --method tools/list`,
-        ENV,
-      ),
-    );
-    expect(names(listed)).toEqual(["list_tasks", "start_episode", "end_episode"]);
-  });
+  it(
+    "Claude Code over HTTP: its URL and header reach the running playground's bridge",
+    async () => {
+      const [line] = lines("claude-code-http.sh");
+      const m = /^claude mcp add --transport http ors-local (\S+) --header "([^"]+)"$/.exec(line!);
+      expect(m).not.toBeNull();
+      const [, url, header] = m!;
+      expect(header).toBe("Authorization: Bearer $PLAYGROUND_TOKEN");
+      const listed = inspectorJson(
+        await shell(
+          `npx @modelcontextprotocol/inspector --cli ${here(url!)} --transport http --header "${header}" --method tools/list`,
+          ENV,
+        ),
+      );
+      expect(names(listed)).toEqual(["list_tasks", "start_episode", "end_episode"]);
+    },
+    PROCESS_TEST_MS,
+  );
 });

@@ -16,6 +16,12 @@ import { listenHttp } from "@/lib/ors/host";
 export const REPO = path.resolve(__dirname, "../..");
 export const FIXTURE_SERVER = path.join(REPO, "tests/fixtures/mcp-server/server.mjs");
 
+/**
+ * The time limit of a test that starts processes (the CLI, MCP Inspector, an MCP server): each
+ * compiles TypeScript on start, which takes seconds on a busy machine.
+ */
+export const PROCESS_TEST_MS = 300_000;
+
 /** The clientInfo the tests' MCP clients give: the trajectories they play are tagged with it. */
 export const CLIENT_INFO = { name: "mcp-test-client", version: "9.9.9" };
 
