@@ -63,12 +63,11 @@ type Extra = {
 /** The version of the bridge's tools (their names and fields), when no package version is given. */
 export const BRIDGE_VERSION = "1.0.0";
 
+/** A call the bridge refuses itself (which environment or split is meant), said to the model. */
 class Refusal extends Error {}
 
-/** What went wrong with an ORS request, as a model reads it. */
+/** What went wrong, as a model reads it (an ORS client error says its path and the server's detail). */
 function describe(err: unknown): string {
-  if (isOrsClientError(err)) return err.message;
-  if (err instanceof Refusal) return err.message;
   return err instanceof Error ? err.message : String(err);
 }
 
@@ -258,9 +257,19 @@ export class OrsMcpSession {
   }
 
   private async start(a: z.infer<typeof startEpisodeArgs>, extra: Extra): Promise<McpToolResult> {
-    const { signal } = extra;
     const env = await this.envOf(a.env);
     const before = await this.shown();
+    try {
+      return await this.open(env, a, extra);
+    } finally {
+      // The tools changed with the new episode, or with the end of the one before when it failed.
+      await this.announce(before, extra);
+    }
+  }
+
+  /** Ends a running episode, then creates the new one's session and reads its prompt and tools. */
+  private async open(env: string, a: z.infer<typeof startEpisodeArgs>, extra: Extra): Promise<McpToolResult> {
+    const { signal } = extra;
     const ended = this.episode ? await this.finishEpisode() : null;
     const ors = this.client();
     let task: JsonObject;
@@ -293,7 +302,6 @@ export class OrsMcpSession {
       throw err;
     }
     this.episode = { env, sid, label, tools, finished: false, total: 0, steps: 0 };
-    await this.announce(before, extra);
     const names = tools.map((t) => t.name).join(", ");
     const note = ended ? `(The previous episode, ${ended}, was ended first.) ` : "";
     return {
