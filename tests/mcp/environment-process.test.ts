@@ -9,7 +9,7 @@ import { checkCommand } from "@/lib/cli/check-command";
 import { BIN, orsAt, type Proc, start, tempDir } from "../environments/helpers";
 import { adderModule, FIXTURE_SERVER } from "../fixtures/mcp-server/env-module";
 import { waitUntil } from "../support/wait";
-import { PROCESS_TEST_MS } from "./helpers";
+import { FIXTURE_TOOLS, PROCESS_TEST_MS } from "./helpers";
 
 const tmp = tempDir("ors-mcp-env-");
 let server: Proc;
@@ -50,16 +50,7 @@ describe("an MCP server as an environment, served by `serve --env`", () => {
       const ors = orsAt(base);
       expect(await ors.get("/list_environments")).toEqual(["adder"]);
       const tools = (await ors.get("/adder/tools")) as { tools: { name: string }[] };
-      expect(tools.tools.map((t) => t.name)).toEqual([
-        "add",
-        "fail",
-        "sleep",
-        "whoami",
-        "secret_hash",
-        "picture",
-        "resource",
-        "submit",
-      ]);
+      expect(tools.tools.map((t) => t.name)).toEqual([...FIXTURE_TOOLS, "submit"]);
       const sid = await ors.episode("adder", "train", 1);
       expect(await ors.get("/adder/prompt", sid)).toEqual([
         { type: "text", text: "What is 3 + 13? Use add, then submit the sum.", detail: null },

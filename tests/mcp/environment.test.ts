@@ -17,7 +17,7 @@ import { createPlayground } from "@/lib/playground";
 import { lineMatch } from "../relay/helpers";
 import { tempDir } from "../runs/helpers";
 import { waitUntil } from "../support/wait";
-import { alive, FIXTURE_SERVER } from "./helpers";
+import { alive, FIXTURE_SERVER, FIXTURE_TOOLS } from "./helpers";
 
 type Sum = { a: number; b: number };
 const SECRET = "s3cret-value-never-logged";
@@ -103,16 +103,7 @@ describe("defineMcpEnvironment", () => {
   it("serves the MCP server's tools as ORS tools beside the extra ones; the probe's child is gone", async () => {
     const ors = hostOf(env);
     const tools = (await ors.tools("adder")).tools;
-    expect(tools.map((t) => t.name)).toEqual([
-      "add",
-      "fail",
-      "sleep",
-      "whoami",
-      "secret_hash",
-      "picture",
-      "resource",
-      "submit",
-    ]);
+    expect(tools.map((t) => t.name)).toEqual([...FIXTURE_TOOLS, "submit"]);
     expect(tools[0]).toMatchObject({
       description: "Adds two numbers",
       input_schema: {

@@ -14,7 +14,9 @@ import { nodeListener } from "@/lib/mcp/node-http";
 import { listenHttp } from "@/lib/ors/host";
 
 export const REPO = path.resolve(__dirname, "../..");
-export const FIXTURE_SERVER = path.join(REPO, "tests/fixtures/mcp-server/server.mjs");
+export { FIXTURE_SERVER } from "../fixtures/mcp-server/env-module";
+/** The tools the fixture MCP server lists (without a FIXTURE_TOKEN), in its order. */
+export const FIXTURE_TOOLS = ["add", "fail", "sleep", "whoami", "secret_hash", "picture", "resource"];
 
 /**
  * The time limit of a test that starts processes (the CLI, MCP Inspector, an MCP server): each
