@@ -15,7 +15,7 @@ import { DEFAULT_LISTEN_HOST } from "@/lib/security/listen";
 import { createRequestPolicy, parseOriginList } from "@/lib/security/policy-config";
 import { parseArgs, portOf, UsageError } from "./args";
 import { type CommandIo, untilAborted } from "./io";
-import { httpUrl, nameServer } from "./server-name";
+import { httpUrlOf, recordingServer } from "./servers";
 import { defaultDataDir } from "./start-command";
 
 export const MCP_USAGE = `usage: mcp <server-url-or-name> [--env NAME] [--split NAME] [--http PORT] [options]
@@ -60,11 +60,6 @@ export interface McpArgs {
 
 const RELAY_PATH = /^\/api\/servers\/([^/]+)\/?$/;
 
-/** The server's URL when it was given as one (else it is a name). */
-function urlOf(value: string): string | null {
-  return /^https?:\/\//i.test(value) ? httpUrl(value, "the server") : null;
-}
-
 /** Parses the command line; throws UsageError. Null for --help. */
 export function parseMcpArgs(
   argv: readonly string[],
@@ -91,7 +86,7 @@ export function parseMcpArgs(
   const http = args.values.get("--http");
   return {
     server,
-    url: urlOf(server),
+    url: httpUrlOf(server),
     env: nonEmpty("--env"),
     split: nonEmpty("--split"),
     http: http === undefined ? null : portOf(http, "--http"),
@@ -127,11 +122,20 @@ function relayTarget(a: McpArgs, env: Record<string, string | undefined>): Targe
 
 /** This process's own relay, recording into the playground's store (as `run` does). */
 async function ownTarget(a: McpArgs, io: CommandIo): Promise<Target | null> {
-  const env: Record<string, string | undefined> = { ...io.env, PLAYGROUND_DATA_DIR: a.dataDir };
-  const name = a.url
-    ? await nameServer("mcp", { url: a.url, dataDir: a.dataDir, apiKey: a.apiKey }, env, io)
-    : a.server;
-  if (name === null) return null;
+  let name = a.server;
+  let env: Record<string, string | undefined> = { ...io.env, PLAYGROUND_DATA_DIR: a.dataDir };
+  if (a.url)
+    try {
+      // Named as the playground knows it (added to its servers when on this machine), as `run` does.
+      ({ name, env } = await recordingServer(
+        a.url,
+        { dataDir: a.dataDir, apiKey: a.apiKey, command: "mcp", what: "the MCP clients' episodes are" },
+        io,
+      ));
+    } catch (err) {
+      io.stderr(`mcp: could not use the playground's store: ${(err as Error).message}\n`);
+      return null;
+    }
   // Loaded here, not at the CLI's start: the other commands need none of it.
   const { createPlayground } = await import("@/lib/playground");
   const pg: Playground = createPlayground(env, { scriptRoots: null });

@@ -6,13 +6,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Playground } from "@/lib/playground";
+import { createServerRegistry, invalidServerName } from "@/lib/registry";
+import type { ServerPersistence } from "@/lib/registry/persistence";
 import { isRunError } from "@/lib/runs/errors";
 import type { RunPolicy } from "@/lib/runs/spec";
 import { buildSummary, HISTOGRAM_BINS, type RunSummary, runConfigOf } from "@/lib/runs/summary";
 import { parseArgs, parseDuration, UsageError } from "./args";
 import type { CommandIo } from "./io";
 import { type JUnitCase, junitXml } from "./junit";
-import { httpUrl, nameServer } from "./server-name";
 import { defaultDataDir } from "./start-command";
 
 export const RUN_USAGE = `usage: run <server-url> --env NAME --split NAME [options]
@@ -94,6 +95,21 @@ function number(
       `${flag}: expected ${o.int ? "an integer" : "a number"}${o.min !== undefined ? ` ≥ ${o.min}` : ""}${o.max !== undefined ? ` ≤ ${o.max}` : ""}, got ${JSON.stringify(raw)}`,
     );
   return n;
+}
+
+function httpUrl(value: string, what: string): string {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    throw new UsageError(`${what}: not a URL: ${JSON.stringify(value)} (e.g. http://127.0.0.1:8080)`);
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:")
+    throw new UsageError(`${what}: the URL must be http:// or https://`);
+  if (u.username || u.password) throw new UsageError(`${what}: the URL must not carry credentials`);
+  u.hash = "";
+  u.search = "";
+  return u.toString().replace(/\/+$/, "");
 }
 
 /** Parses the command line; throws UsageError. Null for --help. */
@@ -236,6 +252,62 @@ export function parseRunArgs(
   };
 }
 
+/** A server name from a URL's host and port: `127-0-0-1-8080`, `localhost-3000`. */
+export function serverNameOf(url: string): string {
+  const u = new URL(url);
+  const port = u.port || (u.protocol === "https:" ? "443" : "80");
+  const base = `${u.hostname.replace(/^\[|\]$/g, "")}-${port}${u.pathname === "/" ? "" : `-${u.pathname}`}`
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 32);
+  return invalidServerName(base) ? `srv-${base}`.slice(0, 32) : base;
+}
+
+/**
+ * The name the playground knows the server by: a known server with that URL keeps its name;
+ * otherwise one is made from its host and port and, on this machine, added to the playground's
+ * servers (the data folder's, or the database's with PLAYGROUND_DATABASE_URL: the app then opens
+ * its episodes); a remote one is known to this process only. (`check --quality` names its server
+ * the same way.)
+ */
+export async function knownName(
+  a: Pick<RunArgs, "url" | "dataDir">,
+  env: Record<string, string | undefined>,
+): Promise<{ name: string; added: boolean; envOnly: string | null }> {
+  // The database's added servers, when the store is there (loaded only then: `pg` and its pool).
+  const { databaseUrlFrom, openPostgresDatabase } = await import("@/lib/store/postgres/db");
+  const url = databaseUrlFrom(env);
+  const db = url ? openPostgresDatabase(url, { poolSize: 1 }) : null;
+  try {
+    let persistence: ServerPersistence | undefined;
+    if (db) {
+      await db.ready;
+      persistence = (await import("@/lib/registry/postgres-persistence")).postgresServerPersistence(
+        db,
+        a.dataDir,
+      );
+    }
+    const registry = createServerRegistry({
+      dataDir: a.dataDir,
+      env,
+      localHandler: () => () => Promise.reject(new Error("no local host here")),
+      persistence,
+    });
+    const same = (await registry.list()).find((s) => s.source !== "builtin" && s.url === a.url);
+    if (same) return { name: same.name, added: false, envOnly: null };
+    const name = serverNameOf(a.url);
+    try {
+      await registry.add({ name, url: a.url });
+      return { name, added: true, envOnly: null };
+    } catch (err) {
+      return { name, added: false, envOnly: (err as Error).message };
+    }
+  } finally {
+    await db?.close();
+  }
+}
+
 const pct = (x: number | null) => (x === null ? "—" : `${(x * 100).toFixed(1)}%`);
 const num = (x: number | null) => (x === null ? "—" : String(Number(x.toPrecision(4))));
 const clock = (ms: number) => {
@@ -320,8 +392,23 @@ export async function runCommand(argv: readonly string[], io: CommandIo): Promis
     return 0;
   }
   const env: Record<string, string | undefined> = { ...io.env, PLAYGROUND_DATA_DIR: a.dataDir };
-  const name = await nameServer("run", a, env, io);
-  if (name === null) return 2;
+  let known: Awaited<ReturnType<typeof knownName>>;
+  try {
+    known = await knownName(a, env);
+  } catch (err) {
+    // PLAYGROUND_DATABASE_URL malformed or unreachable: said as the app says it at start.
+    io.stderr(`run: could not use the playground's store: ${(err as Error).message}\n`);
+    return 2;
+  }
+  const { name, added, envOnly } = known;
+  if (envOnly !== null)
+    env.ORS_SERVERS = [env.ORS_SERVERS?.trim(), `${name}=${a.url}`].filter(Boolean).join(",");
+  if (a.apiKey) env[`ORS_SERVER_API_KEY_${name.toUpperCase().replace(/-/g, "_")}`] = a.apiKey;
+  if (added) io.stderr(`run: added the server ${a.url} to the playground as "${name}"\n`);
+  if (envOnly !== null)
+    io.stderr(
+      `run: ${a.url} was not added to the playground's servers (${envOnly}); to open this run's episodes in the app, start it with ORS_SERVERS=${name}=${a.url}\n`,
+    );
 
   let pg: Playground | null = null;
   try {
