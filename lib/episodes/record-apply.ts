@@ -6,7 +6,7 @@
 import "server-only";
 import type { Block, ToolSpec } from "@/lib/ors/protocol";
 import type { RelayEvent } from "@/lib/relay/events";
-import { readAgent, readRunTag, readStepOrigin } from "../relay/annotations";
+import { readAgent, readClientTag, readRunTag, readStepOrigin } from "../relay/annotations";
 import { stableStringify } from "../trajectory/diff";
 import { CHECK_LIVENESS, endForFailure } from "../trajectory/end-reason";
 import type { TrajectoryStep, TrajectorySummary, TrajectoryTask } from "../trajectory/schema";
@@ -83,7 +83,7 @@ export function createEventApplier(o: ApplyOptions): EventApplier {
     env: string | null,
     task: TrajectoryTask | null,
     at: number,
-    run?: unknown,
+    annotations: { run?: unknown; client?: unknown } = {},
   ): Promise<string> => {
     const id = await store.create({
       server,
@@ -91,7 +91,8 @@ export function createEventApplier(o: ApplyOptions): EventApplier {
       env,
       task,
       startedAt: at,
-      run: readRunTag(run),
+      run: readRunTag(annotations.run),
+      client: readClientTag(annotations.client),
       tools: toolsSeen.get(envKey(server, env)) ?? null,
     });
     const summary = await store.summary(id);
@@ -136,7 +137,7 @@ export function createEventApplier(o: ApplyOptions): EventApplier {
     if (previous) await o.lifecycle.end(previous.id, "error", e.at, "the session was created again");
     const task: TrajectoryTask =
       "task_spec" in e.task ? { task_spec: e.task.task_spec } : { split: e.task.split, index: e.task.index };
-    const id = await startTrajectory(e.server, e.sid, e.env, task, e.at, e.run);
+    const id = await startTrajectory(e.server, e.sid, e.env, task, e.at, e);
     await o.exchanges.started(id, e.server, e.sid, e.env, e.at);
   };
 

@@ -8,7 +8,14 @@ import "server-only";
 import { RELAY_FAILURE_HEADER } from "@/lib/ors/protocol";
 import type { ServerEntry, ServerRegistry } from "@/lib/registry";
 import type { PinnedFetch } from "@/lib/security/pinned-fetch";
-import { AGENT_HEADER, CALL_ID_HEADER, decodeAnnotation, RUN_HEADER, STEP_HEADER } from "./annotations";
+import {
+  AGENT_HEADER,
+  CALL_ID_HEADER,
+  CLIENT_HEADER,
+  decodeAnnotation,
+  RUN_HEADER,
+  STEP_HEADER,
+} from "./annotations";
 import { detailAnswer, Responder } from "./answer";
 import type { RelayEvents } from "./events";
 import { type ExchangeLog, requestBodyOf, shownHeaders } from "./exchange-log";
@@ -90,9 +97,11 @@ function exchangeOf(
   const endpoint = route.kind === "unknown" ? "" : route.endpoint;
   if (listening) {
     const run = endpoint === "create" ? decodeAnnotation(req.header(RUN_HEADER)) : undefined;
+    const client = endpoint === "create" ? decodeAnnotation(req.header(CLIENT_HEADER)) : undefined;
     const agent = endpoint === "call" ? decodeAnnotation(req.header(AGENT_HEADER)) : undefined;
     const step = endpoint === "call" ? decodeAnnotation(req.header(STEP_HEADER)) : undefined;
-    if (run !== undefined || agent !== undefined || step !== undefined) x.annotations = { run, agent, step };
+    if (run !== undefined || client !== undefined || agent !== undefined || step !== undefined)
+      x.annotations = { run, client, agent, step };
   }
   return x;
 }
