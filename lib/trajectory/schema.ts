@@ -157,7 +157,8 @@ export const trajectoryStepSchema = z.strictObject({
 export type TrajectoryStep = z.infer<typeof trajectoryStepSchema>;
 
 export const trajectoryOriginSchema = z.strictObject({
-  kind: z.enum(["fork", "replay", "import"]),
+  /** `review`: the corrected copy of an episode reviewers found the verifier wrong on (docs/review.md). */
+  kind: z.enum(["fork", "replay", "import", "review"]),
   from: z.string().nullable(),
   step: z.number().int().nonnegative().nullable().optional(),
 });
