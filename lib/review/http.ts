@@ -66,6 +66,16 @@ export function refusalOf(err: unknown): Response | null {
   return null;
 }
 
+/**
+ * The origin the request was sent to, as its browser sees it (its `Host`, which the request policy
+ * has checked): report files link back to the playground's pages there.
+ */
+export function originOf(req: Request): string {
+  const host = req.headers.get("host");
+  const proto = req.headers.get("x-forwarded-proto") === "https" ? "https" : "http";
+  return host ? `${proto}://${host}` : new URL(req.url).origin;
+}
+
 /** Query parameters checked with a strict schema (a 400 naming the problem). */
 function queryOf<T>(url: URL, schema: z.ZodType<T>): T {
   const q = schema.safeParse(Object.fromEntries([...url.searchParams].filter(([, v]) => v !== "")));

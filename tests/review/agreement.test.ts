@@ -143,3 +143,29 @@ describe("verdicts", () => {
     expect(verifierSuccess({ end_reason: "user_closed", total_reward: 1 }, 1)).toBe(false);
   });
 });
+
+describe("keys of a label form", () => {
+  it("gives each boolean and enum value a digit in the schema's order, at most nine", async () => {
+    const { choicesOf, choose } = await import("@/lib/review/choices");
+    const c = choicesOf({
+      type: "object",
+      properties: {
+        correct: { type: "boolean" },
+        note: { type: "string" },
+        failure: { type: "string", enum: ["none", "format"], title: "Failure" },
+      },
+    });
+    expect(c.map((x) => [x.key, x.field, x.value, x.label])).toEqual([
+      ["1", "correct", true, "correct: yes"],
+      ["2", "correct", false, "correct: no"],
+      ["3", "failure", "none", "Failure: none"],
+      ["4", "failure", "format", "Failure: format"],
+    ]);
+    expect(choose({ note: "x" }, c[1]!)).toEqual({ note: "x", correct: false });
+    const many = choicesOf({
+      type: "object",
+      properties: { level: { type: "integer", enum: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10] } },
+    });
+    expect(many.map((x) => x.key)).toEqual(["1", "2", "3", "4", "5", "6", "7", "8", "9"]);
+  });
+});

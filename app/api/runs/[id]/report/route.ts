@@ -2,7 +2,7 @@
 // summary, histogram, pass@k, tasks worst first, errors, links back; no script, strict CSP.
 import { htmlExportHeaders } from "@/lib/episodes/html-export";
 import { getPlayground } from "@/lib/playground";
-import { respond } from "@/lib/review/http";
+import { originOf, respond } from "@/lib/review/http";
 import { runReportHtml } from "@/lib/review/report-html";
 import { runSummary } from "@/lib/runs/http";
 
@@ -13,7 +13,7 @@ export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }
   const { id } = await ctx.params;
   return respond(async () => {
     const html = await runReportHtml(await runSummary(getPlayground(), id), {
-      origin: new URL(req.url).origin,
+      origin: originOf(req),
     });
     return new Response(html, { headers: htmlExportHeaders(`run-${id}-report.html`) });
   });

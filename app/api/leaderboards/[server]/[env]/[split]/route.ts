@@ -3,7 +3,7 @@
 import { htmlExportHeaders } from "@/lib/episodes/html-export";
 import { OrsError } from "@/lib/ors/protocol";
 import { getPlayground } from "@/lib/playground";
-import { respond } from "@/lib/review/http";
+import { originOf, respond } from "@/lib/review/http";
 import { leaderboard } from "@/lib/review/leaderboard";
 import { leaderboardReportHtml } from "@/lib/review/report-html";
 
@@ -21,7 +21,7 @@ export async function GET(req: Request, ctx: Ctx) {
       throw new OrsError(400, `format: expected json or html, got ${JSON.stringify(format.slice(0, 40))}`);
     const board = await leaderboard(getPlayground().store, server, env, split);
     if (format === "json") return Response.json(board, { headers: { "Cache-Control": "no-store" } });
-    const html = await leaderboardReportHtml(board, { origin: url.origin });
+    const html = await leaderboardReportHtml(board, { origin: originOf(req) });
     return new Response(html, { headers: htmlExportHeaders(`leaderboard-${env}-${split}.html`) });
   });
 }
