@@ -3,10 +3,9 @@
 // with an example to start from; the API checks the schema and finds its verdict field.
 import { useState } from "react";
 import { Field } from "@/components/runs/form-fields";
-import { Button } from "@/components/ui/button";
 import { Input, inputClasses } from "@/components/ui/input";
 import { useCreateLabelSet } from "@/lib/ui/review-queries";
-import { errorMessage } from "@/lib/ui/use-episode";
+import { FormActions } from "./form-parts";
 
 /** What a label set usually asks: was it right, what should the reward have been, what went wrong. */
 export const EXAMPLE_LABEL_SCHEMA = {
@@ -87,20 +86,11 @@ export function LabelSetForm({ onDone }: { onDone?: () => void }) {
           )}
         </Field>
       </div>
-      <div className="flex items-center gap-2 sm:col-span-2">
-        <Button
-          type="submit"
-          variant="primary"
-          disabled={create.isPending || !v.env.trim() || !v.name.trim()}
-        >
-          Create label set
-        </Button>
-        {create.isError && (
-          <p role="alert" className="text-sm text-red-700 dark:text-red-400">
-            {errorMessage(create.error)}
-          </p>
-        )}
-      </div>
+      <FormActions
+        label="Create label set"
+        disabled={create.isPending || !v.env.trim() || !v.name.trim()}
+        error={create.error}
+      />
     </form>
   );
 }

@@ -3,16 +3,15 @@
 // their name, then plays the link's tasks one after another through the episode UI (the prompt,
 // the tool forms, the streamed results) on the link's own API (lib/ui/api-base.ts); each episode
 // is recorded in their run (policy `human`). Nothing here links to the rest of the playground.
-import { Suspense, useCallback, useEffect, useId, useRef, useState } from "react";
+import { useCallback, useEffect, useId, useRef, useState } from "react";
 import { PromptCard } from "@/components/episode/prompt-card";
 import { RewardValue } from "@/components/episode/reward-value";
-import { StepList } from "@/components/episode/step-list";
+import { StepsSection } from "@/components/episode/step-list";
 import { ToolPanel } from "@/components/episode/tool-panel";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
 import { FieldError, Input, Label } from "@/components/ui/input";
-import { SkeletonBlock } from "@/components/ui/skeleton";
 import {
   EpisodeStoreProvider,
   selectEndReason,
@@ -96,18 +95,7 @@ function PlayEpisode({
     <div className="grid gap-5 lg:grid-cols-[minmax(0,1fr)_26rem]">
       <div className="flex min-w-0 flex-col gap-4">
         <PromptCard />
-        <section aria-labelledby="steps-heading" className="flex flex-col gap-2">
-          <h2 id="steps-heading" className="text-sm font-semibold">
-            Steps
-          </h2>
-          {status === "ready" ? (
-            <Suspense>
-              <StepList onAbandon={caller.abandon} onPickUp={caller.pickUp} />
-            </Suspense>
-          ) : (
-            <SkeletonBlock label="Opening the task" lines={2} />
-          )}
-        </section>
+        <StepsSection caller={caller} loading="Opening the task" />
       </div>
       <aside className="flex flex-col gap-4" aria-label="Task controls">
         <Card>

@@ -4,12 +4,11 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Field } from "@/components/runs/form-fields";
-import { Button } from "@/components/ui/button";
 import { Input, inputClasses } from "@/components/ui/input";
 import type { LabelSet } from "@/lib/store/types";
 import { useCreateQueue } from "@/lib/ui/review-queries";
 import { runsQuery } from "@/lib/ui/run-queries";
-import { errorMessage } from "@/lib/ui/use-episode";
+import { FormActions } from "./form-parts";
 
 export function QueueForm({ labelSets, onDone }: { labelSets: readonly LabelSet[]; onDone?: () => void }) {
   const create = useCreateQueue();
@@ -107,16 +106,11 @@ export function QueueForm({ labelSets, onDone }: { labelSets: readonly LabelSet[
           Blind (rewards hidden until labelled)
         </label>
       </fieldset>
-      <div className="flex items-center gap-2 sm:col-span-2">
-        <Button type="submit" variant="primary" disabled={create.isPending || !v.run || !reviewers.length}>
-          Create queue
-        </Button>
-        {create.isError && (
-          <p role="alert" className="text-sm text-red-700 dark:text-red-400">
-            {errorMessage(create.error)}
-          </p>
-        )}
-      </div>
+      <FormActions
+        label="Create queue"
+        disabled={create.isPending || !v.run || !reviewers.length}
+        error={create.error}
+      />
     </form>
   );
 }

@@ -7,6 +7,7 @@ import { PageContainer, PageHeader } from "@/components/layout/page-header";
 import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
 import { agreementHref, reviewQueueHref, runHref } from "@/lib/routes";
 import { labelSetsQuery, type QueueWithProgress, queuesQuery } from "@/lib/ui/review-queries";
+import { Unfold } from "./form-parts";
 import { LabelSetForm } from "./label-set-form";
 import { QueueForm } from "./queue-form";
 import { SharesSection } from "./shares-section";
@@ -72,16 +73,13 @@ export function ReviewHome() {
                 {queues.isPending ? "Loading…" : "No review queue yet."}
               </p>
             )}
-            <details>
-              <summary className="cursor-pointer text-sm font-medium">New review queue</summary>
-              <div className="pt-3">
-                {sets.data?.items.length ? (
-                  <QueueForm labelSets={sets.data.items} />
-                ) : (
-                  <p className="text-sm text-zinc-500">Create a label set first.</p>
-                )}
-              </div>
-            </details>
+            <Unfold summary="New review queue">
+              {sets.data?.items.length ? (
+                <QueueForm labelSets={sets.data.items} />
+              ) : (
+                <p className="text-sm text-zinc-500">Create a label set first.</p>
+              )}
+            </Unfold>
           </CardBody>
         </Card>
         <Card>
@@ -108,12 +106,9 @@ export function ReviewHome() {
             ) : (
               <p className="text-sm text-zinc-500">{sets.isPending ? "Loading…" : "No label set yet."}</p>
             )}
-            <details>
-              <summary className="cursor-pointer text-sm font-medium">New label set</summary>
-              <div className="pt-3">
-                <LabelSetForm />
-              </div>
-            </details>
+            <Unfold summary="New label set">
+              <LabelSetForm />
+            </Unfold>
           </CardBody>
         </Card>
         <div className="xl:col-span-2">

@@ -12,7 +12,7 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { Input } from "@/components/ui/input";
 import { leaderboardHref, playHref, runHref } from "@/lib/routes";
 import { type ShareWithPlayers, sharesQuery, useCreateShare, useRevokeShare } from "@/lib/ui/review-queries";
-import { errorMessage } from "@/lib/ui/use-episode";
+import { FormActions, Unfold } from "./form-parts";
 
 function ShareForm() {
   const create = useCreateShare();
@@ -56,16 +56,12 @@ function ShareForm() {
       <Field label="Note (only you see it)">
         {(p) => <Input {...p} value={v.note} onChange={set("note")} />}
       </Field>
-      <div className="flex items-center gap-2 sm:col-span-3">
-        <Button type="submit" variant="primary" disabled={create.isPending || !v.env.trim()}>
-          Create share link
-        </Button>
-        {create.isError && (
-          <p role="alert" className="text-sm text-red-700 dark:text-red-400">
-            {errorMessage(create.error)}
-          </p>
-        )}
-      </div>
+      <FormActions
+        label="Create share link"
+        disabled={create.isPending || !v.env.trim()}
+        error={create.error}
+        className="sm:col-span-3"
+      />
     </form>
   );
 }
@@ -146,12 +142,9 @@ export function SharesSection() {
         ) : (
           <p className="text-sm text-zinc-500">{shares.isPending ? "Loading…" : "No share link yet."}</p>
         )}
-        <details>
-          <summary className="cursor-pointer text-sm font-medium">New share link</summary>
-          <div className="pt-3">
-            <ShareForm />
-          </div>
-        </details>
+        <Unfold summary="New share link">
+          <ShareForm />
+        </Unfold>
       </CardBody>
     </Card>
   );

@@ -126,17 +126,22 @@ function unauthorized(
   wrong: boolean,
 ): PolicyAnswer {
   if (kind !== "page") return json(401, detail, { "www-authenticate": 'Bearer realm="ors-playground"' });
+  return html(401, tokenPage(host, path, wrong), { "www-authenticate": 'Bearer realm="ors-playground"' });
+}
+
+/** A page the policy answers itself: not cached, not framed, no referrer. */
+function html(status: number, body: string, headers: Record<string, string> = {}): PolicyAnswer {
   return {
-    status: 401,
+    status,
     headers: {
       "content-type": "text/html; charset=utf-8",
       "cache-control": "no-store",
       "x-content-type-options": "nosniff",
       "x-frame-options": "DENY",
       "referrer-policy": "no-referrer",
-      "www-authenticate": 'Bearer realm="ors-playground"',
+      ...headers,
     },
-    body: tokenPage(host, path, wrong),
+    body,
   };
 }
 
@@ -145,16 +150,9 @@ function sharePlayerRefused(kind: PathKind): PolicyAnswer {
   const detail =
     "refused: a share link opens its play page only (/play/<token>); the rest of this playground needs its access token";
   if (kind !== "page") return json(403, detail);
-  return {
-    status: 403,
-    headers: {
-      "content-type": "text/html; charset=utf-8",
-      "cache-control": "no-store",
-      "x-content-type-options": "nosniff",
-      "x-frame-options": "DENY",
-      "referrer-policy": "no-referrer",
-    },
-    body: `<!doctype html>
+  return html(
+    403,
+    `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>ORS Playground: not shared</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"></head>
 <body style="font-family: system-ui, sans-serif; max-width: 42rem; margin: 4rem auto; padding: 0 1rem; line-height: 1.5">
@@ -163,7 +161,7 @@ function sharePlayerRefused(kind: PathKind): PolicyAnswer {
 access token: ask whoever sent you the link.</p>
 </body></html>
 `,
-  };
+  );
 }
 
 /** Constant-time comparison: how long it takes says nothing about how much of the token matched. */

@@ -4,7 +4,7 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
 import type { JsonObject } from "@/lib/ors/protocol";
-import type { TrajectoryLabel } from "@/lib/trajectory/schema";
+import type { LabelSetRef, TrajectoryLabel } from "@/lib/trajectory/schema";
 import type { Label, LabelSet, LabelTarget, ReviewQueue, ShareLink, SharePlayer } from "./types";
 
 export function newLabelSetId(): string {
@@ -70,17 +70,22 @@ export interface PlayerRow {
   created_at: number;
 }
 
-export function toLabelSet(r: LabelSetRow): LabelSet {
+/** A label set's own fields, as a trajectory carries them with its labels. */
+function setRefOf(
+  r: Pick<LabelSetRow, "name" | "target" | "schema_json" | "verdict">,
+  id: string,
+): LabelSetRef {
   return {
-    id: r.id,
-    server: r.server,
-    env: r.env,
+    id,
     name: r.name,
     target: r.target as LabelTarget,
     schema: JSON.parse(r.schema_json) as JsonObject,
     verdict: r.verdict,
-    createdAt: Number(r.created_at),
   };
+}
+
+export function toLabelSet(r: LabelSetRow): LabelSet {
+  return { ...setRefOf(r, r.id), server: r.server, env: r.env, createdAt: Number(r.created_at) };
 }
 
 export function toLabel(r: LabelRow): Label {
@@ -135,13 +140,7 @@ export function reviewersOf(items: readonly { reviewers: readonly string[] }[]):
 /** A label with its set, as a trajectory carries it (FORMAT.md "Labels"). */
 export function toTrajectoryLabel(r: LabelRow & LabelSetRow): TrajectoryLabel {
   return {
-    set: {
-      id: r.label_set_id,
-      name: r.name,
-      target: r.target as LabelTarget,
-      schema: JSON.parse(r.schema_json) as JsonObject,
-      verdict: r.verdict,
-    },
+    set: setRefOf(r, r.label_set_id),
     step: r.step === EPISODE_STEP ? null : r.step,
     reviewer: r.reviewer,
     value: JSON.parse(r.value_json) as JsonObject,

@@ -4,6 +4,7 @@
 // environments, endpoints); the run's figures; revoking it. The request policy's side is
 // tests/security/share-policy.test.ts; the browser's, e2e/review.spec.ts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PlayerProgress } from "@/lib/review/share";
 import { isRunError } from "@/lib/runs/errors";
 import { appUnderTest } from "./helpers";
 
@@ -27,21 +28,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-interface Progress {
-  player: string;
-  runId: string;
-  total: number;
-  played: number;
-  tasks: { taskIndex: number; status: string; reward: number | null }[];
-  current: {
-    server: string;
-    env: string;
-    sid: string;
-    trajectoryId: string;
-    taskIndex: number;
-    position: number;
-  } | null;
-}
+type Progress = PlayerProgress;
 
 const SAME_ORIGIN = { origin: "http://127.0.0.1:3000", "sec-fetch-site": "same-origin" };
 
