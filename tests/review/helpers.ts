@@ -16,9 +16,13 @@ export const FIXTURES = path.join(__dirname, "../runs/fixtures");
 /** Answers right on every task of `math` but those whose index is a multiple of 5 (80% over 0-9). */
 export const ORACLE = { kind: "script", module: `${FIXTURES}/math-oracle.ts` } as const;
 
-/** The playground of this test file (its data in a temp folder) and its routes, loaded by name. */
-export async function appUnderTest(routes: Record<string, () => Promise<unknown>>) {
+/**
+ * The playground of this test file (its data in a temp folder, or in PostgreSQL at `databaseUrl`)
+ * and its routes, loaded by name.
+ */
+export async function appUnderTest(routes: Record<string, () => Promise<unknown>>, databaseUrl?: string) {
   process.env.PLAYGROUND_DATA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "review-api-"));
+  if (databaseUrl) process.env.PLAYGROUND_DATABASE_URL = databaseUrl;
   process.env.PLAYGROUND_SCRIPT_ROOTS = FIXTURES;
   const loaded: Record<string, Route> = {};
   for (const [name, load] of Object.entries(routes)) loaded[name] = (await load()) as Route;
@@ -65,6 +69,7 @@ export async function appUnderTest(routes: Record<string, () => Promise<unknown>
       await pg.close();
       delete process.env.PLAYGROUND_DATA_DIR;
       delete process.env.PLAYGROUND_SCRIPT_ROOTS;
+      delete process.env.PLAYGROUND_DATABASE_URL;
     },
   };
 }
