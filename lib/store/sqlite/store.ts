@@ -45,7 +45,7 @@ import { addExchange, listExchanges } from "./exchanges";
 import { recoverOrphans } from "./recovery";
 import { SqliteReview, SqliteReviewStore } from "./review";
 import { SqliteRuns } from "./runs";
-import { writeStep } from "./steps";
+import { writeBatch, writeStep } from "./steps";
 
 /** A store handle's instance when none is given: this process. */
 export function processInstance(id: string): StoreInstance {
@@ -152,21 +152,7 @@ export class SqliteTrajectoryStore extends SqliteReviewStore implements Playgrou
   }
 
   async writeBatch(w: BatchWrites): Promise<(number | null)[]> {
-    const known = new Map<string, boolean>();
-    const exists = (id: string) => {
-      let e = known.get(id);
-      if (e === undefined) {
-        e = !!this.sql("SELECT 1 FROM trajectories WHERE id = ?").get(id);
-        known.set(id, e);
-      }
-      return e;
-    };
-    return this.db.transaction(() => {
-      for (const { id, step } of w.steps) if (exists(id)) this.writeStep(id, step, this.instance.id);
-      return w.exchanges.map((x) =>
-        exists(x.id) ? addExchange(this.db, this.sql, x.id, x.exchange, x.limit) : null,
-      );
-    })();
+    return writeBatch(this.db, this.sql, w, this.instance.id);
   }
 
   async exchanges(id: string, o: { after?: number } = {}): Promise<ExchangeList | null> {
