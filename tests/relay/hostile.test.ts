@@ -46,7 +46,7 @@ let sid: string;
 beforeAll(async () => {
   local = createOrsHandler(builtinEnvironments);
   hostile = await spawnHostileServer(0, { HOSTILE_JSON_MB: "300", HOSTILE_RESULT_KB: "1024" });
-  t = makeRelay(local, { hostile: hostile.url }, { timeoutMs: 1_000, limits: LIMITS });
+  t = makeRelay(local, { hostile: hostile.url }, { timeoutMs: 2_000, limits: LIMITS });
   store = openStore({ dir: t.dataDir });
   recorder = createRecorder(store, {
     events: t.relay.events,
@@ -250,7 +250,7 @@ describe("a hostile upstream gets a clear error, bounded memory, and the app kee
       return { status: res.status, detail: await detail(res) };
     });
     expect(r.value.status).toBe(504);
-    expect(r.value.detail).toMatch(/timed out after 1 s/);
+    expect(r.value.detail).toMatch(/timed out after 2 s/);
     expectHealthy(r);
   });
 
