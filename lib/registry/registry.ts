@@ -6,7 +6,7 @@
 import "server-only";
 import path from "node:path";
 import { processEnv, settingOrDefault } from "@/lib/config";
-import { ENV_ENDPOINTS, ROOT_ENDPOINTS } from "@/lib/ors/protocol";
+import { ENV_ENDPOINTS, OrsError, ROOT_ENDPOINTS } from "@/lib/ors/protocol";
 import { createPinnedFetch } from "@/lib/security/pinned-fetch";
 import { type AddressVerdict, checkServerUrl, type Resolver } from "./address-policy";
 import { createOrsProbe, type OrsProbe, type OrsProbeVerdict } from "./ors-probe";
@@ -62,12 +62,9 @@ export interface ServerRegistryOptions {
   spawned?: SpawnedServers;
 }
 
-export class ServerRegistryError extends Error {
-  constructor(
-    readonly status: number,
-    readonly detail: string,
-  ) {
-    super(detail);
+export class ServerRegistryError extends OrsError {
+  constructor(status: number, detail: string) {
+    super(status, detail);
     this.name = "ServerRegistryError";
   }
 }

@@ -11,7 +11,7 @@ import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { processEnv, settingOrDefault } from "@/lib/config";
 import type { OrsReply } from "@/lib/ors/host";
-import { errorBody, RELAY_FAILURE_HEADER, type RelayFailure } from "@/lib/ors/protocol";
+import { errorBody, RELAY_FAILURE_HEADER, type RelayFailure, SSE_RESPONSE_HEADERS } from "@/lib/ors/protocol";
 import type { ServerRegistry } from "@/lib/registry";
 import { createPinnedFetch, type PinnedFetch } from "@/lib/security/pinned-fetch";
 import { createRelayEvents, type RelayEvents } from "./events";
@@ -87,12 +87,6 @@ function callIdOf(header: string | null): string {
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const JSON_TYPE = "application/json";
-const SSE_ANSWER_HEADERS: Readonly<Record<string, string>> = {
-  "content-type": "text/event-stream; charset=utf-8",
-  // no-transform: keeps `next start`'s compression from buffering the stream.
-  "cache-control": "no-cache, no-transform",
-  "x-accel-buffering": "no",
-};
 
 /**
  * Loop detection: every relay sends the marks of the relays a request went through, its own last.
@@ -312,7 +306,7 @@ export function createRelay(options: RelayOptions): Relay {
         );
       }
       x.status = 200;
-      return { status: 200, headers: { ...SSE_ANSWER_HEADERS }, body: tapSse(x, replySource(reply), log) };
+      return { status: 200, headers: { ...SSE_RESPONSE_HEADERS }, body: tapSse(x, replySource(reply), log) };
     }
 
     const ctrl = new AbortController();
@@ -427,7 +421,7 @@ export function createRelay(options: RelayOptions): Relay {
       stopListening();
       return {
         status: upstream.status,
-        headers: { ...passedOn, ...SSE_ANSWER_HEADERS, "content-type": type },
+        headers: { ...passedOn, ...SSE_RESPONSE_HEADERS, "content-type": type },
         body: tapSse(x, webSource(upstream.body), log),
       };
     }

@@ -4,20 +4,19 @@
 // as they happen. The stream closes after `ended` (at once for an ended trajectory), except for a
 // finished one, whose session may still take calls (recorded as after the end).
 
-import { withInflight } from "@/lib/episodes/http";
+import { noTrajectory, withInflight } from "@/lib/episodes/http";
 import { liveSseResponse } from "@/lib/episodes/live-sse";
-import { errorResponse } from "@/lib/ors/protocol";
+import { route } from "@/lib/http";
 import { getPlayground } from "@/lib/playground";
 import type { SnapshotEvent } from "@/lib/trajectory/feed";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }) {
-  const { id } = await ctx.params;
+export const GET = route<{ id: string }>(async (req, { id }) => {
   const { store: s, live, recorder } = getPlayground();
   const summary = await s.summary(id);
-  if (!summary) return errorResponse(404, `no trajectory with id "${id}"`);
+  if (!summary) throw noTrajectory(id);
   return liveSseResponse(req, live, id, {
     first: async () => {
       // Changes recorded before the snapshot is read are in it; later ones follow as events.
@@ -37,4 +36,4 @@ export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }
     closeOn: (e) => e.type === "ended" && e.end_reason !== "finished",
     closeAfterFirst: summary.end_reason != null && summary.end_reason !== "finished",
   });
-}
+});
