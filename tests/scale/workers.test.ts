@@ -10,6 +10,7 @@ import { type CallEvent, createOrsClient, type OrsClient, OrsClientError } from 
 import { processTree } from "../../scripts/bench-proc";
 import { createOpenRewardClient } from "../fixtures/openreward-client/client";
 import { nginxBinary } from "../support/nginx";
+import { rawRequest } from "../support/raw-http";
 import { type ScaledHost, startScaled, until } from "./helpers";
 
 const nginx = await nginxBinary("serve --workers");
@@ -207,6 +208,31 @@ describe.skipIf(!nginx.ok)("serve --workers 2 behind nginx", { timeout: 120_000 
     expect((await json(big)).detail).toBe(
       "Request body too large: the limit is 65536 bytes (ORS_MAX_BODY_BYTES)",
     );
+  });
+
+  it("answers what nginx refuses itself as JSON too: a malformed request line, HTTP/2.0, a bad encoding", async () => {
+    const head = (line: string, more = "") => `${line}\r\nHost: 127.0.0.1\r\n${more}\r\n`;
+    const cases: [string, number][] = [
+      [head("GET / FOO/1.1"), 400],
+      [head("G@T /health HTTP/1.1"), 400],
+      [head("GET /%zz HTTP/1.1"), 400],
+      [head("GET /../../etc HTTP/1.1"), 400],
+      [head("GET /health HTTP/1.1 extra"), 400],
+      [head("GET /health HTTP/2.0"), 505],
+      [head("GET /health HTTP/9.9"), 505],
+      [head("POST /create HTTP/1.1", "Transfer-Encoding: gzip\r\n"), 501],
+      [head("GET /health HTTP/1.1", `X-Big: ${"a".repeat(40_000)}\r\n`), 400],
+      [head(`GET /${"a".repeat(40_000)} HTTP/1.1`), 414],
+    ];
+    for (const [raw, status] of cases) {
+      const a = await rawRequest(host.url, raw);
+      expect({ line: raw.slice(0, 40), status: a.status, type: a.headers["content-type"] }).toEqual({
+        line: raw.slice(0, 40),
+        status,
+        type: "application/json",
+      });
+      expect(JSON.parse(a.body).detail).toEqual(expect.any(String));
+    }
   });
 
   it("a killed worker loses only its own sessions (JSON 410, no hang), and is restarted and serving", async () => {
