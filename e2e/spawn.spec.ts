@@ -174,6 +174,10 @@ test("a crashed server shows its exit code and last lines; Restart runs it again
   const log = page.getByRole("log", { name: "Log of crashy" });
   await expect(log).toContainText("boom: missing dependency leftpad");
   await expect(log).toContainText("▸ exited with code 3");
+  // Without --restart on-failure it stays down, and the page says so, and how to have it come back.
+  await expect(page.getByRole("alert").filter({ hasText: "crashy exited" })).toContainText(
+    "It stays down until you press Restart on its page (start it with --restart on-failure",
+  );
   // The relay refuses it, saying why: the environment list says so.
   await expect(page.getByText(/is not running: it exited with code 3/).first()).toBeVisible();
   await page.screenshot({ path: path.join(SHOTS, "spawn-crashed.png"), fullPage: true });

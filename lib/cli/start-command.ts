@@ -15,8 +15,8 @@ import { describeEnvironmentSet } from "@/lib/environments/source";
 import { invalidServerName } from "@/lib/registry/registry";
 import { serverHref } from "@/lib/routes";
 import { DEFAULT_LISTEN_HOST } from "@/lib/security/listen";
-import { CommandLineError, nameFromCommand, parseCommandLine } from "@/lib/spawn/command-line";
 import type { SpawnSpec } from "@/lib/spawn/managed-server";
+import { SPAWN_FLAGS_USAGE, SpawnFlagError, spawnFromFlags } from "@/lib/spawn/spawn-flags";
 import { parseArgs, portOf, UsageError } from "./args";
 import { applyConfigFile, CONFIG_FILE_NAME, ConfigFileError, loadConfigFile } from "./config-file";
 import { type CommandIo, untilAborted } from "./io";
@@ -32,14 +32,7 @@ Starts the playground (the web UI and its ORS host) on this machine and prints t
 options:
   --server NAME=URL  an ORS server to explore, e.g. --server py=http://127.0.0.1:8080
                      (repeatable; added to $ORS_SERVERS)
-  --spawn "CMD"      run your ORS server: the playground starts CMD on a free port (given as
-                     {port} in CMD, and as $PORT), shows its log on the server's page, and
-                     registers it once it answers /health, e.g.
-                       --spawn "python my_env.py --port {port}"
-  --watch DIR        with --spawn: restart it when a file under DIR changes (repeatable); the
-                     episodes running on it end, saying so
-  --spawn-name NAME  with --spawn: its name in the playground (default: from the command, e.g.
-                     my_env for python my_env.py)
+${SPAWN_FLAGS_USAGE}
   --config FILE      the config file (default: ./${CONFIG_FILE_NAME} when there is one):
                      servers, spawned servers, model endpoints, access; the command line wins
                      over the environment, which wins over the file
@@ -151,6 +144,7 @@ export function parseStartArgs(
       "--spawn",
       "--spawn-name",
       "--watch",
+      "--restart",
       "--config",
     ],
     booleans: ["--only", "--no-watch", "--open", "--help"],
@@ -170,31 +164,21 @@ export function parseStartArgs(
     if (seen.has(s.name)) throw new UsageError(`--server: two servers named ${JSON.stringify(s.name)}`);
     seen.add(s.name);
   }
-  const spawnCommand = args.values.get("--spawn");
-  const watch = args.lists.get("--watch") ?? [];
-  const spawnName = args.values.get("--spawn-name");
-  if ((watch.length || spawnName !== undefined) && spawnCommand === undefined)
-    throw new UsageError("--watch and --spawn-name go with --spawn");
-  let cliSpawn: SpawnSpec | null = null;
-  if (spawnCommand !== undefined) {
-    let parsed: ReturnType<typeof parseCommandLine>;
-    try {
-      parsed = parseCommandLine(spawnCommand);
-    } catch (e) {
-      if (e instanceof CommandLineError)
-        throw new UsageError(`--spawn: ${e.message} (e.g. --spawn "python my_env.py --port {port}")`);
-      throw e;
-    }
-    const name = spawnName ?? nameFromCommand(parsed) ?? "spawned";
-    const bad = invalidServerName(name);
-    if (bad)
-      throw new UsageError(
-        spawnName === undefined
-          ? `--spawn: the name taken from the command, ${JSON.stringify(name)}, cannot be used (${bad}): give one with --spawn-name`
-          : `--spawn-name ${JSON.stringify(name)}: ${bad}`,
-      );
-    for (const dir of watch) if (!dir.trim()) throw new UsageError("--watch needs a folder");
-    cliSpawn = { name, command: spawnCommand, cwd, watch: watch.map((d) => path.resolve(cwd, d)) };
+  let cliSpawn: SpawnSpec | null;
+  try {
+    cliSpawn = spawnFromFlags(
+      {
+        command: args.values.get("--spawn"),
+        name: args.values.get("--spawn-name"),
+        watch: args.lists.get("--watch") ?? [],
+        restart: args.values.get("--restart"),
+      },
+      cwd,
+      invalidServerName,
+    );
+  } catch (e) {
+    if (e instanceof SpawnFlagError) throw new UsageError(e.message);
+    throw e;
   }
 
   // The config file fills what the environment leaves unset (and names the command line gives stay

@@ -317,7 +317,7 @@ export function htmlExportHeaders(filename: string): Record<string, string> {
     "Content-Disposition": `attachment; filename="${filename.replace(/[^\w.-]+/g, "_")}"`,
     "X-Content-Type-Options": "nosniff",
     "Content-Security-Policy":
-      "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; sandbox",
+      "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; sandbox",
   };
 }
 

@@ -18,7 +18,7 @@ import {
   portIsFree,
   type SpawnSpec,
 } from "./managed-server";
-import { serverExitedError, serverRestartedError } from "./types";
+import { exitedNote, serverExitedError, serverRestartedError } from "./types";
 
 /** A spawn that cannot be set up (a bad name, folder, command or port): the start stops, saying why. */
 export class SpawnSetupError extends Error {
@@ -154,6 +154,9 @@ export async function createServerSupervisor(
       exited: (exit, lastErrors) => {
         say(`${tag} ${exit.description}${lastErrors.length ? "; the end of its stderr:" : ""}`);
         for (const line of lastErrors) say(`${tag}   ${line.text}`);
+        say(
+          `${tag} ${exitedNote({ restartPolicy: spec.restart ?? "never", watch: [...(spec.watch ?? [])] })}`,
+        );
       },
       ready: (ms) => say(`${tag} ready at ${servers.get(spec.name)?.url} (${(ms / 1000).toFixed(1)} s)`),
       group: (change, pgid) => tellGuard(`${change}${pgid}`),

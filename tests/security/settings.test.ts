@@ -271,7 +271,13 @@ describe("secrets", () => {
 
 describe("parseAppServerArgs", () => {
   it("listens on 127.0.0.1:3000 by default, PORT and the flags override", () => {
-    expect(parseAppServerArgs([], {})).toEqual({ port: 3000, host: "127.0.0.1", dev: false, help: false });
+    expect(parseAppServerArgs([], {})).toEqual({
+      port: 3000,
+      host: "127.0.0.1",
+      dev: false,
+      help: false,
+      spawn: [],
+    });
     expect(parseAppServerArgs([], { PORT: "4000" }).port).toBe(4000);
     expect(parseAppServerArgs(["--port", "5000"], { PORT: "4000" }).port).toBe(5000);
     expect(parseAppServerArgs(["-p", "0"], {}).port).toBe(0);
@@ -280,8 +286,45 @@ describe("parseAppServerArgs", () => {
       host: "0.0.0.0",
       dev: true,
       help: false,
+      spawn: [],
     });
     expect(parseAppServerArgs(["--host=::1"], {}).host).toBe("::1");
+  });
+
+  it("takes --spawn as the CLI's start does (npm start -- --spawn ..., npm run dev -- --spawn ...)", () => {
+    const argv = [
+      "--dev",
+      "--spawn",
+      "python my_env.py --port {port}",
+      "--watch",
+      "src",
+      "--restart=on-failure",
+    ];
+    expect(parseAppServerArgs(argv, {}, "/work/author")).toEqual({
+      port: 3000,
+      host: "127.0.0.1",
+      dev: true,
+      help: false,
+      spawn: [
+        {
+          name: "my_env",
+          command: "python my_env.py --port {port}",
+          cwd: "/work/author",
+          watch: ["/work/author/src"],
+          restart: "on-failure",
+        },
+      ],
+    });
+    expect(parseAppServerArgs(["--spawn", "./serve", "--spawn-name", "mine"], {}, "/w").spawn).toMatchObject([
+      { name: "mine", command: "./serve", watch: [] },
+    ]);
+    expect(() => parseAppServerArgs(["--watch", "src"], {})).toThrow(
+      "--watch and --spawn-name go with --spawn",
+    );
+    expect(() => parseAppServerArgs(["--spawn"], {})).toThrow(/--spawn needs a value/);
+    expect(() => parseAppServerArgs(["--spawn", "x", "--spawn-name", "local"], {})).toThrow(
+      /--spawn-name "local"/,
+    );
   });
 
   it("refuses bad ports and unknown arguments", () => {
