@@ -12,7 +12,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ensurePostgresBinaries, startPostgresCluster } from "../tests/support/postgres";
-import { benchEpisodes, type Config, parseConfig, startServer } from "./bench";
+import { benchEpisodes, type Config, parseConfig, startServer } from "./bench-episodes";
 import { BenchHttp, type HttpReply, reassembleCall } from "./bench-http";
 import {
   anyFreeLoopbackPort,
