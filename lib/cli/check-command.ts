@@ -17,6 +17,7 @@ import {
 } from "@/lib/conformance";
 import { attachQuality } from "@/lib/conformance/quality/report";
 import { QUALITY_CHECK_IDS } from "@/lib/conformance/quality/types";
+import { accessTokenFor, fetchWithTokens, TOKEN_USAGE } from "./access-token";
 import { parseArgs, parseDuration, UsageError } from "./args";
 import { checkJUnit } from "./check-junit";
 import {
@@ -48,6 +49,7 @@ options:
   --input JSON            its input, a JSON object (default: made up from its schema)
   --idle-timeout MS       the server's idle limit: check that an idle session is gone after it
   --api-key KEY           sent as X-API-Key (default: $ORS_API_KEY)
+${TOKEN_USAGE}
   --timeout MS            time limit of one request (default ${DEFAULT_REQUEST_TIMEOUT_MS / 1000}s)
   --max-time MS           time limit of the whole check (default ${DEFAULT_MAX_TIME_MS / 60_000}m)
   --ping-time MS          how long a slow tool found for the ping check runs (default 12s,
@@ -149,6 +151,8 @@ export interface CheckArgs {
   allowFiles: string[];
   /** `--quality` and its flags, or null. */
   quality: QualityArgs | null;
+  /** The playground's access token (`--token`, or $PLAYGROUND_TOKEN for a relay URL). */
+  token?: string;
 }
 
 /** Parses the command line into the check's options; throws UsageError. Null for --help. Reads no file. */
@@ -165,6 +169,7 @@ export function parseCheckArgs(
       "--input",
       "--idle-timeout",
       "--api-key",
+      "--token",
       "--timeout",
       "--max-time",
       "--ping-time",
@@ -213,7 +218,19 @@ export function parseCheckArgs(
   const allowFiles = args.lists.get("--allow-file") ?? [];
   if (allowFiles.some((f) => !f.trim())) throw new UsageError("--allow-file: empty file name");
   const quality = parseQualityArgs(args, env, cwd);
-  return { options, json: args.booleans.has("--json"), junit, allowFiles, quality };
+  const token = accessTokenFor(options.baseUrl, v("--token"), env);
+  if (token && quality && v("--token") !== undefined)
+    throw new UsageError(
+      "--token does not go with --quality: the quality checks play through this machine's playground",
+    );
+  return {
+    options,
+    json: args.booleans.has("--json"),
+    junit,
+    allowFiles,
+    quality,
+    ...(token && !quality ? { token } : {}),
+  };
 }
 
 /** The `--allow-file` ids added to the options, and `--junit`'s folder checked; throws UsageError. */
@@ -269,7 +286,7 @@ export async function checkCommand(argv: readonly string[], io: HeadlessIo): Pro
   let done = 0;
   let report = await runConformanceCheck({
     ...options,
-    fetch: io.fetch,
+    fetch: fetchWithTokens(io.fetch, new Map(parsed.token ? [[options.baseUrl, parsed.token]] : [])),
     signal: io.signal,
     onResult: io.progress
       ? (r) => {

@@ -11,6 +11,7 @@ import type { Secrets } from "@/lib/ors/protocol";
 import { type CompareOptions, parseIgnore } from "@/lib/trajectory/diff";
 import { parseTrajectories } from "@/lib/trajectory/jsonl";
 import type { Trajectory } from "@/lib/trajectory/schema";
+import { accessTokenFor } from "./access-token";
 import { parseArgs, parseDuration, UsageError } from "./args";
 import type { HeadlessIo } from "./io";
 import { describeOptions, formatResultText, formatSummaryText, goldenJUnit } from "./test-report";
@@ -46,6 +47,8 @@ options:
   --json                   print the report as JSON (format ors-golden-report/1)
   --secret NAME[=VALUE]    a secret for /create, VALUE by default from $NAME (repeatable)
   --api-key KEY            sent as X-API-Key (default: $ORS_API_KEY)
+  --token TOKEN            a playground's access token, for a URL under its /api/servers/<name>
+                           (default: $PLAYGROUND_TOKEN, sent only to such a URL)
   --timeout MS             time limit of one request, and of silence on a tool call's stream
                            (default ${DEFAULT_TEST_TIMEOUT_MS / 1000}s)
   --max-time MS            time limit of the whole run (default ${DEFAULT_TEST_MAX_TIME_MS / 60_000}m)
@@ -67,6 +70,8 @@ export interface TestArgs {
   json: boolean;
   secrets: Secrets;
   apiKey: string | undefined;
+  /** `--token`, the playground's access token (else $PLAYGROUND_TOKEN for relay URLs). */
+  token?: string;
   timeoutMs: number;
   maxTimeMs: number;
   /** Only the episodes of these environments (empty: all). */
@@ -132,7 +137,7 @@ export function parseTestArgs(
 ): TestArgs | null {
   const { rest, values } = takeRepeatable(argv);
   const args = parseArgs(rest, {
-    values: ["--reward-tolerance", "--junit", "--api-key", "--timeout", "--max-time"],
+    values: ["--reward-tolerance", "--junit", "--api-key", "--token", "--timeout", "--max-time"],
     booleans: ["--json", "--normalize-whitespace", "--update", "--help"],
     aliases: { "-h": "--help" },
   });
@@ -214,6 +219,7 @@ export function parseTestArgs(
     json: args.booleans.has("--json"),
     secrets,
     apiKey: args.values.get("--api-key") ?? env.ORS_API_KEY ?? undefined,
+    ...(args.values.has("--token") ? { token: args.values.get("--token")! } : {}),
     timeoutMs: duration("--timeout", DEFAULT_TEST_TIMEOUT_MS),
     maxTimeMs: duration("--max-time", DEFAULT_TEST_MAX_TIME_MS),
     envs,
@@ -325,9 +331,11 @@ export async function testCommand(argv: readonly string[], io: HeadlessIo): Prom
     const url = urls.get(server)!;
     let client = clients.get(url);
     if (!client) {
+      const token = accessTokenFor(url, args.token, io.env ?? {});
       client = createOrsClient({
         baseUrl: url,
         apiKey: args.apiKey,
+        ...(token ? { headers: { authorization: `Bearer ${token}` } } : {}),
         fetch: io.fetch,
         timeoutMs: args.timeoutMs,
         idleTimeoutMs: args.timeoutMs,
