@@ -1,5 +1,8 @@
 // The configuration module (lib/config.ts): each setting read and checked in one place; a bad value
 // is an error that names the variable and what it expects, and the parts built elsewhere forgive it.
+// The process's environment is read there and in the entry points only: every other part is handed
+// its settings.
+import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig, readSetting, SETTINGS, settingOrDefault } from "@/lib/config";
@@ -79,5 +82,34 @@ describe("loadConfig", () => {
     expect(() => createPlayground({ PLAYGROUND_MAX_STEP_BYTES: "lots" })).toThrow(
       /PLAYGROUND_MAX_STEP_BYTES: expected a number of bytes above 0, got "lots"/,
     );
+  });
+});
+
+describe("where the process's environment is read", () => {
+  /** The modules of lib/ that may read it, and why. */
+  const ENTRY_POINTS: Record<string, string> = {
+    "lib/config.ts": "the configuration: processEnv() is the one reader",
+    "lib/playground.ts": "the composition root builds the process's playground from it (getPlayground)",
+    "lib/app-server/main.ts": "the server entry's command (npm start, npm run dev)",
+    "lib/app-server/app-server.ts": "hands the request policy's settings to Next's proxy.ts in this process",
+    "lib/cli/io.ts": "the CLI's terminal: the command's environment",
+    "lib/episodes/playwright-export.ts": "only as text of the spec it writes, which its reader runs",
+  };
+
+  it("is read in lib/config.ts and the entry points only", () => {
+    const root = path.resolve(__dirname, "..");
+    const readers: string[] = [];
+    const walk = (dir: string) => {
+      for (const e of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) {
+        const rel = path.join(dir, e.name);
+        if (e.isDirectory()) walk(rel);
+        else if (/\.(ts|tsx|mjs)$/.test(e.name)) {
+          const text = fs.readFileSync(path.join(root, rel), "utf8");
+          if (/\bprocess\.env\b|\bprocessEnv\(\)/.test(text)) readers.push(rel);
+        }
+      }
+    };
+    for (const dir of ["lib", "app", "components"]) walk(dir);
+    expect(readers.sort()).toEqual(Object.keys(ENTRY_POINTS).sort());
   });
 });

@@ -43,7 +43,8 @@ ${SPAWN_FLAGS_USAGE}
   --port, -p N       port (default $PORT, else 3000; 0 picks a free one)
   --host, -H ADDR    listen address (default 127.0.0.1; 0.0.0.0 or :: for every interface)
   --data-dir DIR     where recorded episodes and added servers are kept (default
-                     $PLAYGROUND_DATA_DIR, else ${defaultDataDirShown()}); with
+                     $PLAYGROUND_DATA_DIR, else ~/.local/share/ors-playground, or
+                     $XDG_DATA_HOME/ors-playground when that is set); with
                      $PLAYGROUND_DATABASE_URL (postgres://...) they are kept in PostgreSQL instead
   --open             open the printed URL in your browser (the spawned server's page when
                      there is one)
@@ -54,10 +55,6 @@ $PLAYGROUND_TOKEN, or one generated at each start; PLAYGROUND_AUTH=none turns it
 throwaway container or a CI job). ORS clients of its host need no token on loopback.
 Stop it with Ctrl-C.
 `;
-
-function defaultDataDirShown(): string {
-  return process.env.XDG_DATA_HOME ? "$XDG_DATA_HOME/ors-playground" : "~/.local/share/ors-playground";
-}
 
 /** Where the CLI keeps its data unless told: a per-user folder, not the folder it was started in. */
 export function defaultDataDir(env: Record<string, string | undefined>): string {

@@ -4,7 +4,7 @@
 // in the order the relay saw them, those that queued up together in one batch. It keeps in memory
 // only the calls in flight; secrets never reach it (relay events carry none).
 import "server-only";
-import { type Env, processEnv, settingOrDefault } from "@/lib/config";
+import { type Env, settingOrDefault } from "@/lib/config";
 import type { Block, ToolSpec } from "@/lib/ors/protocol";
 import type { RelayEvent, RelayEvents } from "@/lib/relay/events";
 import { readAgent, readRunTag, readStepOrigin } from "../relay/annotations";
@@ -15,6 +15,7 @@ import type { EndReason, TrajectoryStep, TrajectoryTask } from "../trajectory/sc
 import {
   capStep,
   completeStep,
+  DEFAULT_MAX_STEP_BYTES,
   type FrameBudget,
   frameBudget,
   keepFrame,
@@ -22,7 +23,7 @@ import {
   stepEvent,
 } from "../trajectory/step";
 import type { LiveFeeds } from "./live";
-import { createProtocolLog, exchangeLimitFrom } from "./protocol-log";
+import { createProtocolLog, DEFAULT_EXCHANGE_LIMIT } from "./protocol-log";
 
 export interface Recorder {
   /** Takes one relay event (the relay's bus calls this; tests may too). Applied in order. */
@@ -71,15 +72,15 @@ export interface RecorderOptions {
   log?: (message: string) => void;
   /** The step-size cap in bytes (default PLAYGROUND_MAX_STEP_BYTES, else 4 MiB; see capStep). */
   maxStepBytes?: number;
-  /** The caps of each episode's protocol log (default: exchangeLimitFrom(processEnv())). */
+  /** The caps of each episode's protocol log (default DEFAULT_EXCHANGE_LIMIT). */
   exchangeLimit?: ExchangeLimit;
 }
 
 /** Past a server's idle limit, a minute of grace for clocks and requests in flight. */
 export const IDLE_GRACE_MS = 60_000;
 
-/** PLAYGROUND_IDLE_TIMEOUT_S in milliseconds when set (one limit for every server), else null. */
-export function idleTimeoutMs(env: Env = processEnv()): number | null {
+/** `env`'s PLAYGROUND_IDLE_TIMEOUT_S in milliseconds when set (one limit for every server), else null. */
+export function idleTimeoutMs(env: Env): number | null {
   return settingOrDefault(env, "PLAYGROUND_IDLE_TIMEOUT_S");
 }
 
@@ -124,11 +125,11 @@ function formatIdle(ms: number): string {
 }
 
 export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): Recorder {
-  const explicitIdleMs = opts.idleMs ?? idleTimeoutMs();
+  const explicitIdleMs = opts.idleMs ?? null;
   const live = opts.live;
   const log = opts.log ?? ((m: string) => console.error(`[recorder] ${m}`));
-  const maxStepBytes = opts.maxStepBytes ?? maxStepBytesFrom(processEnv());
-  const exchanges = createProtocolLog(store, live, opts.exchangeLimit ?? exchangeLimitFrom(processEnv()));
+  const maxStepBytes = opts.maxStepBytes ?? DEFAULT_MAX_STEP_BYTES;
+  const exchanges = createProtocolLog(store, live, opts.exchangeLimit ?? DEFAULT_EXCHANGE_LIMIT);
   const calls = new Map<string, Call>(); // relay callId → the call's step
   // server/sid/task_id → the step of the latest call with that task_id. Only where the step is: a
   // finished call's step (its result, possibly megabytes) is not kept in memory for a resume.

@@ -9,7 +9,7 @@ import { AGENT_HEADER, decodeAnnotation, RUN_HEADER, STEP_HEADER } from "@/lib/r
 import "server-only";
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { processEnv, settingOrDefault } from "@/lib/config";
+import { SETTINGS } from "@/lib/config";
 import type { OrsReply } from "@/lib/ors/host";
 import { errorBody, RELAY_FAILURE_HEADER, type RelayFailure, SSE_RESPONSE_HEADERS } from "@/lib/ors/protocol";
 import type { ServerRegistry } from "@/lib/registry";
@@ -132,7 +132,7 @@ function retryAfterOf(value: string | null | undefined): Record<string, string> 
 
 export function createRelay(options: RelayOptions): Relay {
   const { registry } = options;
-  const timeoutMs = options.timeoutMs ?? settingOrDefault(processEnv(), "PLAYGROUND_RELAY_TIMEOUT_MS");
+  const timeoutMs = options.timeoutMs ?? SETTINGS.PLAYGROUND_RELAY_TIMEOUT_MS.fallback;
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
   const remoteFetch: PinnedFetch = options.pinnedFetch ?? createPinnedFetch();
   const loopMark = options.loopMark ?? randomBytes(18).toString("base64url");

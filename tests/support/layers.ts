@@ -239,7 +239,11 @@ export function renderLayers(rules: LayerRules): string {
     const imports = p.mayImport.length ? p.mayImport.map(code).join(", ") : "no other part";
     const extra = [
       p.mayImportTypes?.length ? `types from ${p.mayImportTypes.map(code).join(", ")}` : "",
-      p.packages ? `packages: ${p.packages.map(code).join(", ")} only` : "",
+      p.packages
+        ? p.packages.length
+          ? `packages: ${p.packages.map(code).join(", ")} only`
+          : "no package"
+        : "",
       ...Object.entries(p.withoutServerOnly ?? {}).map(
         ([f, why]) => `${code(f)} without \`server-only\` (${why})`,
       ),
