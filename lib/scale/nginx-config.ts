@@ -62,15 +62,21 @@ export function listenDirective({ host, port }: FrontOptions["listen"]): string 
 /**
  * nginx's own error answers, as JSON. The request-line and header errors happen before any location
  * is chosen, where only an error page given as a URI can run (a named one ends in nginx's HTML 500):
- * so each is a plain location of its own, `/.ors-nginx/<status>` (no ORS path looks like it).
+ * so each is a plain location of its own, `/.ors-nginx/<status>` (no ORS path looks like it). A
+ * request nginx cannot read is the client's mistake, answered 400 as the host itself answers it
+ * (node's parser): an unknown HTTP version or transfer coding too, not nginx's 505 and 501.
  */
 const NGINX_ERRORS: readonly { codes: string; status: number; detail: string }[] = [
   { codes: "400", status: 400, detail: "Bad request: malformed HTTP (the request line or a header)" },
   { codes: "414", status: 414, detail: "Request line too long: at most 32 KiB" },
   { codes: "494", status: 400, detail: "Request header too large: at most 32 KiB" },
   { codes: "411", status: 411, detail: "Length required: send Content-Length or chunked transfer encoding" },
-  { codes: "501", status: 501, detail: "Not implemented: that Transfer-Encoding" },
-  { codes: "505", status: 505, detail: "HTTP version not supported: send HTTP/1.1 or HTTP/1.0" },
+  {
+    codes: "501",
+    status: 400,
+    detail: "Bad request: an unknown Transfer-Encoding (send chunked, or a length)",
+  },
+  { codes: "505", status: 400, detail: "Bad request: an HTTP version other than HTTP/1.1 or HTTP/1.0" },
   { codes: "500", status: 500, detail: "nginx in front of the ORS host workers failed: see its error log" },
 ];
 
@@ -153,7 +159,7 @@ export function nginxConfig(o: FrontOptions): string {
     `    client_max_body_size ${o.maxBodyBytes};`,
     "    client_body_buffer_size 1m;",
     "    large_client_header_buffers 4 32k;",
-    ...NGINX_ERRORS.map((e) => `    error_page ${e.codes} /.ors-nginx/${e.codes};`),
+    ...NGINX_ERRORS.map((e) => `    error_page ${e.codes} =${e.status} /.ors-nginx/${e.codes};`),
     "    error_page 413 = @too_large;",
     "    error_page 502 = @worker_down;",
     "    error_page 504 = @worker_silent;",
