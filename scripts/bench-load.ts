@@ -1,13 +1,21 @@
-// The episodes part of `npm run bench` (scripts/bench.ts) and of its `--workers` comparison
-// (scripts/bench-workers.ts): the options, N clients playing whole episodes against a target and the
-// figures they report (latencies, throughput, the server's CPU per episode from /proc), and the
-// servers a run starts to measure.
+// The load generators of `npm run bench` (scripts/bench.ts), which scripts/bench-workers.ts and
+// scripts/bench-compare.ts run too: the options, N clients playing whole episodes, large or image
+// results, or holding idle sessions against a target, the figures they report (latencies, throughput,
+// the server's CPU from /proc), and the servers a run starts to measure.
+
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { type BenchHttp, type HttpReply, reassembleCall } from "./bench-http";
-import { freeLoopbackPort, type SpawnedServer, spawnServer, treeCpuSeconds } from "./bench-proc";
+import {
+  freeLoopbackPort,
+  type SpawnedServer,
+  settle,
+  spawnServer,
+  treeCpuSeconds,
+  treeRssBytes,
+} from "./bench-proc";
 
 const USAGE = `Usage: npm run bench -- [options]
   --url <base>          ORS base URL on loopback (e.g. http://127.0.0.1:8080 or http://127.0.0.1:3000/api/ors)
@@ -30,6 +38,8 @@ const USAGE = `Usage: npm run bench -- [options]
   --input <json>        tool input (default {"answer": <task.answer>})
   --size <bytes>        large mode: dump size; image mode: PNG size (default 1048576)
   --ascii               large mode: ASCII-only text (default has some é ✓ 🙂, making it a two-byte string)
+  --escapes             large mode: escape-heavy ASCII text (quotes, backslashes, newlines, runs of
+                        spaces: benchtext's escaped, scripts/bench-env.ts)
   --sessions <n>        idle mode: sessions to open (default 10000)
   --api-key <key>       sent as X-API-Key
   --next-dist-dir <d>   --spawn next: the build directory (default $NEXT_DIST_DIR or .next)
@@ -64,6 +74,11 @@ export interface Config {
   cpuProf?: string;
   json: boolean;
   ascii: boolean;
+  escapes: boolean;
+  /** The checkout a spawned server runs from (default: this one), to measure another revision. */
+  dir?: string;
+  /** Print nothing but what the caller prints (scripts/bench-compare.ts). */
+  quiet?: boolean;
 }
 
 export function parseConfig(argv: string[]): Config {
@@ -91,6 +106,7 @@ export function parseConfig(argv: string[]): Config {
       "cpu-prof": { type: "string" },
       json: { type: "boolean", default: false },
       ascii: { type: "boolean", default: false },
+      escapes: { type: "boolean", default: false },
       root: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -123,7 +139,15 @@ export function parseConfig(argv: string[]): Config {
     warmup: num("warmup", values.warmup, 0),
     maxEpisodes: Math.floor(num("max-episodes", values["max-episodes"], 1)),
     rate: values.rate ? num("rate", values.rate, 1) : undefined,
-    env: values.env ?? (mode === "large" ? "bigoutput" : mode === "image" ? "benchimage" : "math"),
+    env:
+      values.env ??
+      (mode === "large"
+        ? values.escapes
+          ? "benchtext"
+          : "bigoutput"
+        : mode === "image"
+          ? "benchimage"
+          : "math"),
     split: values.split!,
     tool: values.tool,
     input: values.input ? (JSON.parse(values.input) as Record<string, unknown>) : undefined,
@@ -135,6 +159,7 @@ export function parseConfig(argv: string[]): Config {
     cpuProf: values["cpu-prof"],
     json: values.json!,
     ascii: values.ascii!,
+    escapes: values.escapes!,
   };
 }
 
@@ -165,7 +190,7 @@ class Latencies {
   }
 }
 
-export class Stats {
+class Stats {
   episodes = 0;
   toolCalls = 0;
   requests = 0;
@@ -198,7 +223,7 @@ export class Stats {
   }
 }
 
-export class BenchError extends Error {}
+class BenchError extends Error {}
 
 // ---------------------------------------------------------------------------------------------
 // One episode
@@ -240,7 +265,7 @@ function sidOf(r: HttpReply): string {
   return sid;
 }
 
-export async function openSession(
+async function openSession(
   http: BenchHttp,
   stats: Stats,
   env: string,
@@ -254,7 +279,7 @@ export async function openSession(
   return sid;
 }
 
-export async function callTool(
+async function callTool(
   http: BenchHttp,
   stats: Stats,
   env: string,
@@ -357,7 +382,7 @@ interface Window {
  * units), resets the stats after the warmup, and measures the window from then until every
  * client has finished its last unit.
  */
-export async function runLoad(
+async function runLoad(
   target: Target,
   cfg: Config,
   stats: Stats,
@@ -417,10 +442,10 @@ export async function runLoad(
   return { seconds, serverCpu, benchCpu: (b.user + b.system) / 1e6 };
 }
 
-export const fmt = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : "n/a");
-export const mb = (bytes: number) => bytes / (1024 * 1024);
+const fmt = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : "n/a");
+const mb = (bytes: number) => bytes / (1024 * 1024);
 
-export function printLatencies(stats: Stats): void {
+function printLatencies(stats: Stats): void {
   const rows = [...stats.byEndpoint.entries()].filter(([, l]) => l.count > 0);
   for (const [name, l] of rows) {
     console.log(
@@ -430,6 +455,7 @@ export function printLatencies(stats: Stats): void {
 }
 
 export async function benchEpisodes(target: Target, cfg: Config): Promise<Record<string, unknown>> {
+  const say = cfg.quiet ? () => {} : console.log;
   const plan = await planEpisodes(target.http, cfg);
   const stats = new Stats();
   const w = await runLoad(
@@ -463,34 +489,214 @@ export async function benchEpisodes(target: Target, cfg: Config): Promise<Record
     serverCpuCores: w.serverCpu !== undefined ? Number((w.serverCpu / w.seconds).toFixed(2)) : null,
     benchCpuCores: Number((w.benchCpu / w.seconds).toFixed(2)),
   };
-  console.log(
-    `\n${target.label} — episodes on ${cfg.env}, ${cfg.clients} clients, ${fmt(w.seconds, 2)} s measured`,
-  );
-  console.log(`  episodes/s       ${fmt(result.episodesPerSec)}   (${stats.episodes} episodes)`);
-  console.log(
-    `  tool calls/s     ${fmt(result.toolCallsPerSec)}   HTTP requests/s ${fmt(result.requestsPerSec)}`,
-  );
-  console.log(`  call latency     p50 ${fmt(result.callP50Ms, 2)} ms   p99 ${fmt(result.callP99Ms, 2)} ms`);
-  console.log(
-    `  episode latency  p50 ${fmt(result.episodeP50Ms, 2)} ms   p99 ${fmt(result.episodeP99Ms, 2)} ms`,
-  );
-  console.log(
+  say(`\n${target.label} — episodes on ${cfg.env}, ${cfg.clients} clients, ${fmt(w.seconds, 2)} s measured`);
+  say(`  episodes/s       ${fmt(result.episodesPerSec)}   (${stats.episodes} episodes)`);
+  say(`  tool calls/s     ${fmt(result.toolCallsPerSec)}   HTTP requests/s ${fmt(result.requestsPerSec)}`);
+  say(`  call latency     p50 ${fmt(result.callP50Ms, 2)} ms   p99 ${fmt(result.callP99Ms, 2)} ms`);
+  say(`  episode latency  p50 ${fmt(result.episodeP50Ms, 2)} ms   p99 ${fmt(result.episodeP99Ms, 2)} ms`);
+  say(
     `  errors           ${stats.errors}${stats.wrongRewards ? `   wrong rewards ${stats.wrongRewards}` : ""}`,
   );
-  for (const e of stats.errorSamples) console.log(`    ${e}`);
+  for (const e of stats.errorSamples) say(`    ${e}`);
   if (result.serverCpuMsPerEpisode !== null)
-    console.log(
+    say(
       `  server CPU       ${fmt(result.serverCpuMsPerEpisode, 3)} ms/episode   (${fmt(result.serverCpuCores ?? Number.NaN, 2)} cores busy)`,
     );
-  else console.log("  server CPU       n/a (give --pid, or use --spawn)");
-  console.log(`  load generator   ${fmt(result.benchCpuCores, 2)} cores busy`);
-  console.log(`  TCP connections  ${target.http.connections} opened in all (keep-alive: ideally = clients)`);
-  console.log("  per endpoint:");
-  printLatencies(stats);
+  else say("  server CPU       n/a (give --pid, or use --spawn)");
+  say(`  load generator   ${fmt(result.benchCpuCores, 2)} cores busy`);
+  say(`  TCP connections  ${target.http.connections} opened in all (keep-alive: ideally = clients)`);
+  say("  per endpoint:");
+  if (!cfg.quiet) printLatencies(stats);
   return result;
 }
 
+export async function benchLarge(target: Target, cfg: Config): Promise<Record<string, unknown>> {
+  const say = cfg.quiet ? () => {} : console.log;
+  const stats = new Stats();
+  // One session per client, opened before the clock starts; each client then calls `dump` in a loop.
+  const sids = await Promise.all(
+    Array.from({ length: cfg.clients }, () => openSession(target.http, stats, cfg.env, cfg.split, 0)),
+  );
+  const image = cfg.mode === "image";
+  const tool = cfg.tool ?? (image ? "png" : cfg.escapes ? "escaped" : "dump");
+  const input = cfg.input ?? (cfg.ascii && !image ? { size: cfg.size, ascii: true } : { size: cfg.size });
+  const expected = typeof input.size === "number" && !image ? input.size : undefined;
+  // Each client owns its session: calls on one session are sequential, as in a real episode.
+  const work = async (_n: number, client: number) => {
+    const sid = sids[client]!;
+    try {
+      const { output } = await callTool(target.http, stats, cfg.env, sid, tool, input);
+      if (image) {
+        const data = (output.blocks as Array<{ data?: string }>).find((b) => b.data)?.data ?? "";
+        if (data.length < (cfg.size * 4) / 3 - 1024)
+          throw new BenchError(`png returned ${data.length} base64 characters`);
+      } else {
+        const text = output.blocks.map((b) => b.text ?? "").join("");
+        if (expected !== undefined && text.length !== expected)
+          throw new BenchError(`dump returned ${text.length} characters, not ${expected}`);
+      }
+      stats.episodes++;
+    } catch (e) {
+      stats.error(e instanceof Error ? e.message : String(e));
+    }
+  };
+  const w = await runLoad(target, cfg, stats, work, () => stats.episodes);
+  await Promise.all(sids.map((sid) => target.http.request("POST", "/delete", { sid }).catch(() => {})));
+  const call = stats.endpoint("call");
+  const result = {
+    mode: cfg.mode,
+    target: target.label,
+    env: cfg.env,
+    clients: cfg.clients,
+    size: cfg.size,
+    seconds: Number(w.seconds.toFixed(2)),
+    calls: stats.toolCalls,
+    mbPerSec: Number((mb(stats.bytes) / w.seconds).toFixed(1)),
+    callsPerSec: Number((stats.toolCalls / w.seconds).toFixed(1)),
+    callP50Ms: Number(fmt(call.percentile(50), 2)),
+    callP99Ms: Number(fmt(call.percentile(99), 2)),
+    errors: stats.errors,
+    serverCpuMsPerMb:
+      w.serverCpu !== undefined && stats.bytes
+        ? Number(((w.serverCpu * 1000) / mb(stats.bytes)).toFixed(2))
+        : null,
+    serverCpuCores: w.serverCpu !== undefined ? Number((w.serverCpu / w.seconds).toFixed(2)) : null,
+    benchCpuCores: Number((w.benchCpu / w.seconds).toFixed(2)),
+  };
+  say(
+    `\n${target.label} — ${image ? "image" : "large"} outputs (${cfg.env} ${tool} ${JSON.stringify(input)}), ${cfg.clients} clients`,
+  );
+  say(
+    `  MB/s (SSE bytes) ${fmt(result.mbPerSec)}   (${stats.toolCalls} calls, ${fmt(mb(stats.bytes))} MB in ${fmt(w.seconds, 2)} s)`,
+  );
+  say(`  call latency     p50 ${fmt(result.callP50Ms, 2)} ms   p99 ${fmt(result.callP99Ms, 2)} ms`);
+  say(`  errors           ${stats.errors}`);
+  for (const e of stats.errorSamples) say(`    ${e}`);
+  if (result.serverCpuMsPerMb !== null)
+    say(
+      `  server CPU       ${fmt(result.serverCpuMsPerMb, 2)} ms/MB   (${fmt(result.serverCpuCores ?? Number.NaN, 2)} cores busy)`,
+    );
+  say(`  load generator   ${fmt(result.benchCpuCores, 2)} cores busy`);
+  return result;
+}
+
+export async function benchIdle(target: Target, cfg: Config): Promise<Record<string, unknown>> {
+  if (!target.pid) throw new Error("idle mode needs the server's pid: give --pid or use --spawn");
+  const pid = target.pid;
+  const stats = new Stats();
+  const tasks = Number(
+    (
+      JSON.parse(
+        (await target.http.request("POST", `/${cfg.env}/num_tasks`, { json: { split: cfg.split } })).body,
+      ) as {
+        num_tasks: number;
+      }
+    ).num_tasks,
+  );
+  // A few episodes first, so the "empty" figure is a warmed-up server rather than a cold one.
+  const warm = await Promise.all(
+    Array.from({ length: 50 }, (_, i) => openSession(target.http, stats, cfg.env, cfg.split, i % tasks)),
+  );
+  await Promise.all(warm.map((sid) => target.http.request("POST", "/delete", { sid })));
+  await new Promise((r) => setTimeout(r, 500));
+  const rssBefore = treeRssBytes(pid);
+  const sids: string[] = [];
+  let next = 0;
+  const t0 = performance.now();
+  const cpu0 = treeCpuSeconds(pid);
+  await Promise.all(
+    Array.from({ length: Math.min(cfg.clients, cfg.sessions) }, async () => {
+      while (next < cfg.sessions) {
+        const i = next++;
+        try {
+          sids.push(await openSession(target.http, stats, cfg.env, cfg.split, i % tasks));
+        } catch (e) {
+          stats.error(e instanceof Error ? e.message : String(e));
+        }
+      }
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = treeCpuSeconds(pid) - cpu0;
+  const rssAfter = treeRssBytes(pid);
+  await new Promise((r) => setTimeout(r, 1000));
+  const rssSettled = treeRssBytes(pid);
+  let open = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async (_, k) => {
+      for (let i = k; i < sids.length; i += 8) {
+        const r = await target.http.request("POST", "/ping", { sid: sids[i] }).catch(() => null);
+        if (r?.status === 200) open++;
+      }
+    }),
+  );
+  let next2 = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(cfg.clients, 16) }, async () => {
+      while (next2 < sids.length)
+        await target.http.request("POST", "/delete", { sid: sids[next2++] }).catch(() => {});
+    }),
+  );
+  const rssDeleted = treeRssBytes(pid);
+  const above = rssSettled - rssBefore;
+  const result = {
+    mode: "idle",
+    target: target.label,
+    env: cfg.env,
+    sessions: sids.length,
+    stillOpen: open,
+    errors: stats.errors,
+    secondsToOpen: Number(seconds.toFixed(2)),
+    rssBeforeMb: Number(mb(rssBefore).toFixed(1)),
+    rssAfterMb: Number(mb(rssAfter).toFixed(1)),
+    rssSettledMb: Number(mb(rssSettled).toFixed(1)),
+    rssAboveEmptyMb: Number(mb(above).toFixed(1)),
+    bytesPerSession: Math.round(above / Math.max(1, sids.length)),
+    rssAfterDeleteMb: Number(mb(rssDeleted).toFixed(1)),
+    serverCpuMsPerSession: Number(((cpu * 1000) / Math.max(1, sids.length)).toFixed(3)),
+  };
+  console.log(`\n${target.label} — ${sids.length} idle sessions on ${cfg.env} (create_session + create)`);
+  console.log(
+    `  opened in        ${fmt(seconds, 2)} s (${fmt(sids.length / seconds, 0)} sessions/s), errors ${stats.errors}`,
+  );
+  for (const e of stats.errorSamples) console.log(`    ${e}`);
+  console.log(`  still open       ${open} (answered /ping)`);
+  console.log(
+    `  server RSS       empty ${fmt(result.rssBeforeMb)} MB → ${fmt(result.rssAfterMb)} MB → ${fmt(result.rssSettledMb)} MB after 1 s`,
+  );
+  console.log(
+    `  above empty      ${fmt(result.rssAboveEmptyMb)} MB (${result.bytesPerSession} bytes/session)`,
+  );
+  console.log(`  after deleting   ${fmt(result.rssAfterDeleteMb)} MB`);
+  console.log(`  server CPU       ${fmt(result.serverCpuMsPerSession, 3)} ms/session opened`);
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Main
+
+/** `serve`'s arguments for the benchmark: its own environments (scripts/bench-env.ts) beside the built-ins. */
+export function serveArgs(port: number): string[] {
+  return [
+    "--env",
+    "scripts/bench-env.ts",
+    "--builtins",
+    "--no-watch",
+    "--port",
+    String(port),
+    "--host",
+    "127.0.0.1",
+  ];
+}
+
+/** Starts the server `cfg.spawn` names and waits until it is done starting (bench-proc's settle). */
 export async function startServer(cfg: Config): Promise<SpawnedServer> {
+  const server = await spawnKind(cfg);
+  await settle(server.pid);
+  return server;
+}
+
+async function spawnKind(cfg: Config): Promise<SpawnedServer> {
   const port = cfg.port ?? (await freeLoopbackPort(...PORT_RANGE));
   const nodeFlags = cfg.cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(cfg.cpuProf)}`] : [];
   const env: Record<string, string> = {
@@ -502,7 +708,7 @@ export async function startServer(cfg: Config): Promise<SpawnedServer> {
       label: "floor",
       command: process.execPath,
       args: [...nodeFlags, "--import", "tsx", "scripts/bench-floor.ts", "--port", String(port)],
-      cwd: ROOT,
+      cwd: cfg.dir ?? ROOT,
       env,
       baseUrl: `http://127.0.0.1:${port}`,
       healthUrl: `http://127.0.0.1:${port}/health`,
@@ -512,22 +718,8 @@ export async function startServer(cfg: Config): Promise<SpawnedServer> {
     return spawnServer({
       label: "standalone",
       command: process.execPath,
-      args: [
-        ...nodeFlags,
-        "--import",
-        "tsx",
-        "scripts/serve.ts",
-        // The benchmark's own environment (image mode) beside the built-ins.
-        "--env",
-        "scripts/bench-env.ts",
-        "--builtins",
-        "--no-watch",
-        "--port",
-        String(port),
-        "--host",
-        "127.0.0.1",
-      ],
-      cwd: ROOT,
+      args: [...nodeFlags, "--import", "tsx", "scripts/serve.ts", ...serveArgs(port)],
+      cwd: cfg.dir ?? ROOT,
       env,
       baseUrl: `http://127.0.0.1:${port}`,
       healthUrl: `http://127.0.0.1:${port}/health`,
@@ -546,7 +738,7 @@ export async function startServer(cfg: Config): Promise<SpawnedServer> {
       "--host",
       "127.0.0.1",
     ],
-    cwd: ROOT,
+    cwd: cfg.dir ?? ROOT,
     env: {
       ...env,
       NEXT_DIST_DIR: cfg.nextDistDir,
