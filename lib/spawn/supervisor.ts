@@ -87,13 +87,11 @@ export function emptySupervisor(): ServerSupervisor {
   };
 }
 
-/** Checks `specs` and picks their ports; throws SpawnSetupError naming the server and the problem. */
-export async function createServerSupervisor(
-  specs: readonly SpawnSpec[],
-  options: SupervisorOptions,
-): Promise<ServerSupervisor> {
-  if (specs.length === 0) return emptySupervisor();
-  const say = options.say ?? (() => {});
+/**
+ * Checks `specs` before anything starts (names, commands, folders, fixed ports); throws
+ * SpawnSetupError naming the server and the problem. Answers the ports given to them.
+ */
+async function checkSpecs(specs: readonly SpawnSpec[], options: SupervisorOptions): Promise<Set<number>> {
   const names = new Set<string>();
   const fixed = new Set<number>();
   for (const spec of specs) {
@@ -124,6 +122,17 @@ export async function createServerSupervisor(
         throw new SpawnSetupError(`${where}: port ${spec.port} of 127.0.0.1 is in use by another process`);
     }
   }
+  return fixed;
+}
+
+/** Checks `specs` and picks their ports; throws SpawnSetupError naming the server and the problem. */
+export async function createServerSupervisor(
+  specs: readonly SpawnSpec[],
+  options: SupervisorOptions,
+): Promise<ServerSupervisor> {
+  if (specs.length === 0) return emptySupervisor();
+  const say = options.say ?? (() => {});
+  const fixed = await checkSpecs(specs, options);
 
   const lostListeners = new Set<SessionsLostListener>();
   const sessionsLost = (server: string, error: string) => {
