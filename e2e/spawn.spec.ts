@@ -11,6 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test } from "@playwright/test";
+import { alive } from "../tests/support/processes";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 const REFERENCE = path.join(REPO, "tests/fixtures/reference-server/main.ts");
@@ -83,15 +84,6 @@ async function pidOf(name: string): Promise<number> {
   });
   const body = (await res.json()) as { status: { pid: number | null } };
   return body.status.pid!;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 test.afterAll(async () => {

@@ -2,11 +2,11 @@
 // is an error that names the variable and what it expects, and the parts built elsewhere forgive it.
 // The process's environment is read there and in the entry points only: every other part is handed
 // its settings.
-import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig, readSetting, SETTINGS, settingOrDefault } from "@/lib/config";
 import { createPlayground } from "@/lib/playground";
+import { readSource, sourceFiles } from "./support/source-files";
 
 describe("loadConfig", () => {
   it("gives the defaults when nothing is set (or only blanks)", () => {
@@ -97,19 +97,9 @@ describe("where the process's environment is read", () => {
   };
 
   it("is read in lib/config.ts and the entry points only", () => {
-    const root = path.resolve(__dirname, "..");
-    const readers: string[] = [];
-    const walk = (dir: string) => {
-      for (const e of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) {
-        const rel = path.join(dir, e.name);
-        if (e.isDirectory()) walk(rel);
-        else if (/\.(ts|tsx|mjs)$/.test(e.name)) {
-          const text = fs.readFileSync(path.join(root, rel), "utf8");
-          if (/\bprocess\.env\b|\bprocessEnv\(\)/.test(text)) readers.push(rel);
-        }
-      }
-    };
-    for (const dir of ["lib", "app", "components"]) walk(dir);
+    const readers = sourceFiles(["lib", "app", "components"]).filter((f) =>
+      /\bprocess\.env\b|\bprocessEnv\(\)/.test(readSource(f)),
+    );
     expect(readers.sort()).toEqual(Object.keys(ENTRY_POINTS).sort());
   });
 });

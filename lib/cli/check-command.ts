@@ -18,7 +18,7 @@ import {
 import { attachQuality } from "@/lib/conformance/quality/report";
 import { QUALITY_CHECK_IDS } from "@/lib/conformance/quality/types";
 import { accessTokenFor, fetchWithTokens, TOKEN_USAGE } from "./access-token";
-import { parseArgs, parseDuration, UsageError } from "./args";
+import { parseArgs, parseDuration, parseHttpUrl, UsageError } from "./args";
 import { checkJUnit } from "./check-junit";
 import {
   parseQualityArgs,
@@ -92,22 +92,6 @@ function parseInput(value: string): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v))
     throw new UsageError('--input: expected a JSON object, e.g. \'{"answer": "4"}\'');
   return v as Record<string, unknown>;
-}
-
-function parseUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`not a URL: ${JSON.stringify(value)} (e.g. http://127.0.0.1:8080)`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw new UsageError(`the URL must be http:// or https://, got ${url.protocol}`);
-  if (url.username || url.password)
-    throw new UsageError("the URL must not carry credentials (use --api-key)");
-  url.hash = "";
-  url.search = "";
-  return url.toString().replace(/\/+$/, "");
 }
 
 /** Ids `--allow` takes: the protocol checks' and the quality checks'. */
@@ -188,7 +172,7 @@ export function parseCheckArgs(
   if (args.positionals.length > 1)
     throw new UsageError(`one URL only, got ${args.positionals.map((p) => JSON.stringify(p)).join(" ")}`);
   const v = (flag: string) => args.values.get(flag);
-  const options: ConformanceOptions = { baseUrl: parseUrl(args.positionals[0]!) };
+  const options: ConformanceOptions = { baseUrl: parseHttpUrl(args.positionals[0]!) };
   const envName = v("--env");
   if (envName !== undefined) {
     if (!envName.trim()) throw new UsageError("--env: empty name");

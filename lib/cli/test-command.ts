@@ -12,7 +12,7 @@ import { type CompareOptions, parseIgnore } from "@/lib/trajectory/diff";
 import { parseTrajectories } from "@/lib/trajectory/jsonl";
 import type { Trajectory } from "@/lib/trajectory/schema";
 import { accessTokenFor } from "./access-token";
-import { parseArgs, parseDuration, UsageError } from "./args";
+import { parseArgs, parseDuration, parseHttpUrl, UsageError } from "./args";
 import type { HeadlessIo } from "./io";
 import { describeOptions, formatResultText, formatSummaryText, goldenJUnit } from "./test-report";
 import { rewriteGoldenText, writeFileReplacing } from "./test-update";
@@ -106,22 +106,6 @@ function takeRepeatable(argv: readonly string[]): { rest: string[]; values: Map<
   return { rest, values };
 }
 
-function parseUrl(value: string, what: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`${what}: not a URL: ${JSON.stringify(value)} (e.g. http://127.0.0.1:8080)`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw new UsageError(`${what}: the URL must be http:// or https://, got ${url.protocol}`);
-  if (url.username || url.password)
-    throw new UsageError(`${what}: the URL must not carry credentials (use --api-key)`);
-  url.hash = "";
-  url.search = "";
-  return url.toString().replace(/\/+$/, "");
-}
-
 function parseRegex(value: string): RegExp {
   try {
     return new RegExp(value, "g");
@@ -151,11 +135,11 @@ export function parseTestArgs(
     const m = /^([A-Za-z0-9][A-Za-z0-9._-]*)=(.*)$/.exec(v);
     if (m && !/^https?:\/\//i.test(v)) {
       if (servers.has(m[1]!)) throw new UsageError(`--server ${m[1]}= is given twice`);
-      servers.set(m[1]!, parseUrl(m[2]!, `--server ${m[1]}`));
+      servers.set(m[1]!, parseHttpUrl(m[2]!, `--server ${m[1]}`));
     } else {
       if (defaultServer)
         throw new UsageError("--server URL is given twice (name the others: --server NAME=URL)");
-      defaultServer = parseUrl(v, "--server");
+      defaultServer = parseHttpUrl(v, "--server");
     }
   }
   if (!defaultServer && servers.size === 0)

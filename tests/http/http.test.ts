@@ -1,8 +1,6 @@
 // The HTTP edge (lib/http): the route wrapper's answers to what a handler throws, the body readers'
 // limits, the one SSE answer (headers, slow readers dropped, teardown when the client goes) and the
 // streamed answers that never leave a client without an answer.
-import fs from "node:fs";
-import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { ReplayError } from "@/lib/episodes/replay";
@@ -19,6 +17,7 @@ import {
 import { OrsError, readSseFrames } from "@/lib/ors/protocol";
 import { ServerRegistryError } from "@/lib/registry";
 import { RunError } from "@/lib/runs/errors";
+import { readSource, sourceFiles } from "../support/source-files";
 
 const post = (body: string, headers: Record<string, string> = {}) =>
   new Request("http://app.test/api/x", {
@@ -202,20 +201,9 @@ describe("streamed answers", () => {
 
 describe("one header set", () => {
   it("x-accel-buffering is written in the SSE and NDJSON header sets only", () => {
-    const root = path.resolve(__dirname, "../..");
-    const found: string[] = [];
-    const walk = (dir: string) => {
-      for (const e of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) {
-        const rel = path.join(dir, e.name);
-        if (e.isDirectory()) walk(rel);
-        else if (
-          /\.tsx?$/.test(e.name) &&
-          /accel-buffering/i.test(fs.readFileSync(path.join(root, rel), "utf8"))
-        )
-          found.push(rel);
-      }
-    };
-    for (const dir of ["lib", "app", "components"]) walk(dir);
+    const found = sourceFiles(["lib", "app", "components"], /\.tsx?$/).filter((f) =>
+      /accel-buffering/i.test(readSource(f)),
+    );
     expect(found.sort()).toEqual(["lib/http/ndjson.ts", "lib/ors/protocol/sse.ts"]);
   });
 });

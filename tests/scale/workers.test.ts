@@ -6,9 +6,10 @@
 import { existsSync } from "node:fs";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CallEvent, createOrsClient, type OrsClient, OrsClientError } from "@/lib/ors/client";
+import { createOrsClient, type OrsClient, OrsClientError } from "@/lib/ors/client";
 import { processTree } from "../../scripts/bench-proc";
 import { createOpenRewardClient } from "../fixtures/openreward-client/client";
+import { callInNewSession } from "../support/calls";
 import { nginxBinary } from "../support/nginx";
 import { rawRequest } from "../support/raw-http";
 import { type ScaledHost, startScaled, until } from "./helpers";
@@ -93,15 +94,10 @@ describe.skipIf(!nginx.ok)("serve --workers 2 behind nginx", { timeout: 120_000 
   });
 
   it("streams a call's SSE through nginx as it comes: pings while the tool runs, then the result", async () => {
-    const { sid } = await ors.createSession();
-    await ors.create(sid, { env_name: "slow", split: "train", index: 0 });
-    const events: CallEvent[] = [];
-    const out = await ors.callTool(
-      "slow",
-      sid,
-      { name: "wait", input: { seconds: 0.8 } },
-      { onEvent: (e) => events.push(e) },
-    );
+    const { sid, out, events } = await callInNewSession(ors, "slow", {
+      name: "wait",
+      input: { seconds: 0.8 },
+    });
     expect(out).toMatchObject({ ok: true, output: { metadata: { seconds: 0.8 } } });
     const pings = events.filter((e) => e.type === "ping");
     const end = events.find((e) => e.type === "end")!;
@@ -134,15 +130,10 @@ describe.skipIf(!nginx.ok)("serve --workers 2 behind nginx", { timeout: 120_000 
   });
 
   it("delivers a 1 MB result in chunks of 4096 characters at most", async () => {
-    const { sid } = await ors.createSession();
-    await ors.create(sid, { env_name: "bigoutput", split: "train", index: 0 });
-    const events: CallEvent[] = [];
-    const out = await ors.callTool(
-      "bigoutput",
-      sid,
-      { name: "dump", input: { size: 1_048_576 } },
-      { onEvent: (e) => events.push(e) },
-    );
+    const { sid, out, events } = await callInNewSession(ors, "bigoutput", {
+      name: "dump",
+      input: { size: 1_048_576 },
+    });
     if (!out.ok) throw new Error(out.error);
     const text = out.output.blocks.map((b) => ("text" in b ? b.text : "")).join("");
     expect(text.length).toBe(1_048_576);

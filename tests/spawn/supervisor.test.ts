@@ -10,6 +10,7 @@ import { invalidServerName } from "@/lib/registry/registry";
 import type { ManagedServer } from "@/lib/spawn/managed-server";
 import { createServerSupervisor, type ServerSupervisor, SpawnSetupError } from "@/lib/spawn/supervisor";
 import type { ProcessExit } from "@/lib/spawn/types";
+import { alive } from "../support/processes";
 import { waitUntil } from "../support/wait";
 
 const TINY = path.join(__dirname, "fixtures", "tiny-ors.mjs");
@@ -59,15 +60,6 @@ const texts = (s: ManagedServer, stream?: string) =>
     .snapshot()
     .lines.filter((l) => !stream || l.stream === stream)
     .map((l) => l.text);
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Waits for `check` (20 s unless told): spawned processes start and stop in their own time. */
 const until = (what: string, check: () => boolean, timeoutMs = 20_000) => waitUntil(what, check, timeoutMs);
