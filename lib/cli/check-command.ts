@@ -6,7 +6,6 @@ import fs from "node:fs";
 import path from "node:path";
 import {
   CHECKS,
-  type CheckResult,
   type CheckTask,
   type ConformanceOptions,
   DEFAULT_MAX_TIME_MS,
@@ -17,6 +16,7 @@ import {
 } from "@/lib/conformance";
 import { attachQuality } from "@/lib/conformance/quality/report";
 import { QUALITY_CHECK_IDS } from "@/lib/conformance/quality/types";
+import { MARKS } from "@/lib/conformance/report";
 import { accessTokenFor, fetchWithTokens, TOKEN_USAGE } from "./access-token";
 import { parseArgs, parseDuration, parseHttpUrl, UsageError } from "./args";
 import { checkJUnit } from "./check-junit";
@@ -63,15 +63,6 @@ unreadable --allow-file, or a --quality environment, split or oracle that cannot
 default only the author's findings that break the reference client or are errors count; the
 server framework's never do, unless --strict. Every quality finding counts (unless waived).
 `;
-
-const MARKS: Record<CheckResult["outcome"], string> = {
-  "breaks-reference-client": "✗",
-  error: "✗",
-  "differs-from-spec": "!",
-  "breaks-openreward-client": "◇",
-  "not-exercised": "-",
-  pass: "✓",
-};
 
 function parseTask(value: string): CheckTask {
   const at = value.lastIndexOf(":");
