@@ -3,7 +3,7 @@
 // what node:http's client refuses to send. Every request is bounded in time.
 import { type Agent, request } from "node:http";
 import net from "node:net";
-import type { FuzzRequest } from "./fuzz-requests";
+import type { FuzzRequest } from "./fuzz-rand";
 
 export interface Outcome {
   status: number | null;

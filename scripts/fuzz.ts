@@ -22,7 +22,8 @@ import {
   treeCpuSeconds,
   treeRssBytes,
 } from "./bench-proc";
-import { type Fixture, FUZZ_TOKEN, type FuzzRequest, makeRequest, Rand } from "./fuzz-requests";
+import { type FuzzRequest, Rand } from "./fuzz-rand";
+import { type Fixture, FUZZ_TOKEN, makeRequest } from "./fuzz-requests";
 import { type Outcome, send } from "./fuzz-send";
 
 const USAGE = `Usage: npm run fuzz -- [options]
