@@ -140,3 +140,18 @@ export function parseHttpUrl(value: string, what?: string): string {
   url.search = "";
   return url.toString().replace(/\/+$/, "");
 }
+
+/**
+ * A command's answer to a mistake on its command line: the message and the usage on stderr, exit
+ * code 2. Anything but a UsageError is thrown on.
+ */
+export function usageFailure(
+  err: unknown,
+  io: { stderr(text: string): void },
+  prefix: string,
+  usage: string,
+): 2 {
+  if (!(err instanceof UsageError)) throw err;
+  io.stderr(`${prefix}: ${err.message}\n\n${usage}`);
+  return 2;
+}

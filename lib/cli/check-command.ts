@@ -18,7 +18,7 @@ import { attachQuality } from "@/lib/conformance/quality/report";
 import { QUALITY_CHECK_IDS } from "@/lib/conformance/quality/types";
 import { MARKS } from "@/lib/conformance/report";
 import { accessTokenFor, fetchWithTokens, TOKEN_USAGE } from "./access-token";
-import { parseArgs, parseDuration, parseHttpUrl, UsageError } from "./args";
+import { parseArgs, parseDuration, parseHttpUrl, UsageError, usageFailure } from "./args";
 import { checkJUnit } from "./check-junit";
 import {
   parseQualityArgs,
@@ -247,11 +247,7 @@ export async function checkCommand(argv: readonly string[], io: HeadlessIo): Pro
     parsed = parseCheckArgs(argv, io.env ?? {}, cwd);
     if (parsed) readFiles(parsed, cwd);
   } catch (err) {
-    if (err instanceof UsageError) {
-      io.stderr(`check: ${err.message}\n\n${CHECK_USAGE}`);
-      return 2;
-    }
-    throw err;
+    return usageFailure(err, io, "check", CHECK_USAGE);
   }
   if (!parsed) {
     io.stdout(CHECK_USAGE);

@@ -11,7 +11,7 @@ import type { ServerPersistence } from "@/lib/registry/persistence";
 import { isRunError } from "@/lib/runs/errors";
 import type { RunPolicy } from "@/lib/runs/spec";
 import { buildSummary, HISTOGRAM_BINS, type RunSummary, runConfigOf } from "@/lib/runs/summary";
-import { parseArgs, parseDuration, parseHttpUrl, UsageError } from "./args";
+import { parseArgs, parseDuration, parseHttpUrl, UsageError, usageFailure } from "./args";
 import type { CommandIo } from "./io";
 import { type JUnitCase, junitXml } from "./junit";
 import { defaultDataDir } from "./start-command";
@@ -366,11 +366,7 @@ export async function runCommand(argv: readonly string[], io: CommandIo): Promis
   try {
     a = parseRunArgs(argv, io.env);
   } catch (err) {
-    if (err instanceof UsageError) {
-      io.stderr(`run: ${err.message}\n\n${RUN_USAGE}`);
-      return 2;
-    }
-    throw err;
+    return usageFailure(err, io, "run", RUN_USAGE);
   }
   if (!a) {
     io.stdout(RUN_USAGE);

@@ -17,7 +17,7 @@ import { serverHref } from "@/lib/routes";
 import { DEFAULT_LISTEN_HOST } from "@/lib/security/listen";
 import type { SpawnSpec } from "@/lib/spawn/managed-server";
 import { SPAWN_FLAGS_USAGE, SpawnFlagError, spawnFromFlags } from "@/lib/spawn/spawn-flags";
-import { parseArgs, portOf, UsageError } from "./args";
+import { parseArgs, portOf, UsageError, usageFailure } from "./args";
 import { applyConfigFile, CONFIG_FILE_NAME, ConfigFileError, loadConfigFile } from "./config-file";
 import { type CommandIo, untilAborted } from "./io";
 import { linkNextExternals } from "./next-externals";
@@ -313,9 +313,7 @@ export async function startCommand(
       io.stderr(`ors-playground: ${e.message}\n`);
       return 2;
     }
-    if (!(e instanceof UsageError)) throw e;
-    io.stderr(`ors-playground: ${e.message}\n\n${START_USAGE}`);
-    return 2;
+    return usageFailure(e, io, "ors-playground", START_USAGE);
   }
   if (args.help) {
     io.stdout(START_USAGE);

@@ -12,7 +12,7 @@ import { type CompareOptions, parseIgnore } from "@/lib/trajectory/diff";
 import { parseTrajectories } from "@/lib/trajectory/jsonl";
 import type { Trajectory } from "@/lib/trajectory/schema";
 import { accessTokenFor } from "./access-token";
-import { parseArgs, parseDuration, parseHttpUrl, UsageError } from "./args";
+import { parseArgs, parseDuration, parseHttpUrl, UsageError, usageFailure } from "./args";
 import type { HeadlessIo } from "./io";
 import { describeOptions, formatResultText, formatSummaryText, goldenJUnit } from "./test-report";
 import { rewriteGoldenText, writeFileReplacing } from "./test-update";
@@ -302,11 +302,7 @@ export async function testCommand(argv: readonly string[], io: HeadlessIo): Prom
     cases = filterByEnv(readGoldenFiles(a.files), a.envs, io.stderr);
     urls = resolveServers(cases, a, io.stderr);
   } catch (err) {
-    if (err instanceof UsageError) {
-      io.stderr(`test: ${err.message}\n\n${TEST_USAGE}`);
-      return 2;
-    }
-    throw err;
+    return usageFailure(err, io, "test", TEST_USAGE);
   }
   const args = a;
   const updates = new Map<number, Trajectory>();
