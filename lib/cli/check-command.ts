@@ -1,5 +1,6 @@
 // `check URL`: the ORS conformance check of any server from the command line (lib/conformance), and
-// with `--quality` the environment quality checks (./check-quality.ts) in the same report. Prints
+// with `--quality` the environment quality checks (./check-quality.ts), with `--probe` the reward
+// probes (./check-probe.ts), in the same report. Prints
 // the report as text or `--json`, writes `--junit` XML, and answers an exit code (docs/check.md "Exit
 // codes"): 0 when no finding counts under the policy (`--strict`, waivers), 1 otherwise, 2 usage.
 import fs from "node:fs";
@@ -14,12 +15,15 @@ import {
   formatReportText,
   runConformanceCheck,
 } from "@/lib/conformance";
+import { attachProbe } from "@/lib/conformance/gaming/report";
+import { PROBE_IDS } from "@/lib/conformance/gaming/types";
 import { attachQuality } from "@/lib/conformance/quality/report";
 import { QUALITY_CHECK_IDS } from "@/lib/conformance/quality/types";
 import { MARKS } from "@/lib/conformance/report";
 import { accessTokenFor, fetchWithTokens, TOKEN_USAGE } from "./access-token";
 import { parseArgs, parseDuration, parseHttpUrl, UsageError, usageFailure } from "./args";
 import { checkJUnit } from "./check-junit";
+import { PROBE_USAGE, PROBE_VALUE_FLAGS, type ProbeArgs, parseProbeArgs, playProbe } from "./check-probe";
 import {
   parseQualityArgs,
   playQuality,
@@ -57,6 +61,7 @@ ${TOKEN_USAGE}
   -h, --help              this help
 
 ${QUALITY_USAGE}
+${PROBE_USAGE}
 Durations are milliseconds, or with a unit: 30s, 2m.
 Exit code: 0 when no finding counts, 1 otherwise, 2 for a mistake on the command line (or an
 unreadable --allow-file, or a --quality environment, split or oracle that cannot be played). By
@@ -86,7 +91,7 @@ function parseInput(value: string): Record<string, unknown> {
 }
 
 /** Ids `--allow` takes: the protocol checks' and the quality checks'. */
-const CHECK_IDS = new Set<string>([...CHECKS.map((c) => c.id), ...QUALITY_CHECK_IDS]);
+const CHECK_IDS = new Set<string>([...CHECKS.map((c) => c.id), ...QUALITY_CHECK_IDS, ...PROBE_IDS]);
 
 /** A check id to waive, or a UsageError naming `where` it came from. */
 function checkId(value: string, where: string): string {
@@ -128,6 +133,8 @@ export interface CheckArgs {
   quality: QualityArgs | null;
   /** The playground's access token (`--token`, or $PLAYGROUND_TOKEN for a relay URL). */
   token?: string;
+  /** `--probe` and its flags, or null. */
+  probe: ProbeArgs | null;
 }
 
 /** Parses the command line into the check's options; throws UsageError. Null for --help. Reads no file. */
@@ -152,8 +159,9 @@ export function parseCheckArgs(
       "--allow",
       "--allow-file",
       ...QUALITY_VALUE_FLAGS,
+      ...PROBE_VALUE_FLAGS,
     ],
-    booleans: ["--json", "--strict", "--help", "--quality"],
+    booleans: ["--json", "--strict", "--help", "--quality", "--probe"],
     aliases: { "-h": "--help" },
     repeatable: ["--allow", "--allow-file"],
   });
@@ -193,6 +201,7 @@ export function parseCheckArgs(
   const allowFiles = args.lists.get("--allow-file") ?? [];
   if (allowFiles.some((f) => !f.trim())) throw new UsageError("--allow-file: empty file name");
   const quality = parseQualityArgs(args, env, cwd);
+  const probe = parseProbeArgs(args, env, cwd);
   const token = accessTokenFor(options.baseUrl, v("--token"), env);
   if (token && quality && v("--token") !== undefined)
     throw new UsageError(
@@ -204,6 +213,7 @@ export function parseCheckArgs(
     junit,
     allowFiles,
     quality,
+    probe,
     ...(token && !quality ? { token } : {}),
   };
 }
@@ -282,10 +292,31 @@ export async function checkCommand(argv: readonly string[], io: HeadlessIo): Pro
     report = attachQuality(report, played.report);
     exit = played.exit;
   }
+  let probeExit: number | null = null;
+  if (parsed.probe && !io.signal?.aborted) {
+    // With a baseline or golden episodes, their environment unless --env names one.
+    const named = parsed.probe.baseline !== undefined || parsed.probe.golden !== undefined;
+    const played = await playProbe(
+      parsed.probe,
+      {
+        url: options.baseUrl,
+        env: options.env ?? (named ? null : report.target.environment),
+        apiKey: options.apiKey,
+        allow: options.allow ?? [],
+        maxTimeMs: options.maxTimeMs,
+      },
+      io,
+    );
+    report = attachProbe(report, played.report);
+    probeExit = played.exit;
+  }
   io.stdout(
     json
       ? formatReportJson(report)
-      : formatReportText(report, { color: io.color, appUrl: parsed.quality?.appUrl }),
+      : formatReportText(report, {
+          color: io.color,
+          appUrl: parsed.quality?.appUrl ?? parsed.probe?.sample.appUrl,
+        }),
   );
   if (junit !== null) {
     try {
@@ -298,6 +329,10 @@ export async function checkCommand(argv: readonly string[], io: HeadlessIo): Pro
   if (exit !== null) {
     io.stderr(`check: --quality: ${report.quality?.error}\n`);
     return exit;
+  }
+  if (probeExit !== null) {
+    io.stderr(`check: --probe: ${report.probe?.error}\n`);
+    return probeExit;
   }
   return report.summary.passed ? 0 : 1;
 }

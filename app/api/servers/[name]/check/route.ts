@@ -21,6 +21,7 @@ import {
 import { attachQuality, unplayedQuality } from "@/lib/conformance/quality/report";
 import { qualityDeps, runQualityChecks } from "@/lib/conformance/quality/run-quality";
 import { MAX_QUALITY_TASKS } from "@/lib/conformance/quality/types";
+import { serverTarget } from "@/lib/conformance/target";
 import { type NdjsonWriter, ndjsonPush, parseJson, parseWith, readBody, route } from "@/lib/http";
 import { OrsError } from "@/lib/ors/protocol";
 import { getPlayground, type Playground } from "@/lib/playground";
@@ -70,24 +71,18 @@ async function readCheckBody(req: Request): Promise<CheckBody> {
 
 /** Where and how to check server `name`: in process for `local`, else its checked address. */
 async function checkTarget(pg: Playground, name: string): Promise<ConformanceOptions & { url: string }> {
-  const { registry, host } = pg;
-  const entry = await registry.get(name);
-  if (!entry) throw new OrsError(404, `unknown server "${name}"`);
-  if (entry.source === "builtin")
-    return {
-      url: entry.url,
-      baseUrl: "http://local.invalid",
-      fetch: (input, init) => host(new Request(input, init)),
-      // Long enough for one keep-alive ping of this host's configured interval, with room for a busy
-      // machine (the run is timed from the task_id event's arrival).
-      slowToolSeconds: Math.max(2.5, (host.host.options.pingIntervalMs * 2) / 1000),
-    };
-  const verdict = await registry.checkAddress(entry);
-  if (!verdict.ok) throw new OrsError(403, `refused: server "${name}" (${entry.url}): ${verdict.reason}`);
-  // The check sends POSTs: a server added at run time must first answer like an ORS server.
-  const ors = await registry.checkOrsServer(entry, verdict.addresses);
-  if (!ors.ok) throw new OrsError(ors.status, `server "${name}" (${entry.url}) ${ors.reason}`);
-  return { url: entry.url, baseUrl: entry.url, ...(entry.apiKey ? { apiKey: entry.apiKey } : {}) };
+  const target = await serverTarget(pg, name);
+  if (!target.ok) throw new OrsError(target.status, target.detail);
+  const { baseUrl, fetch, apiKey, builtin } = target;
+  return {
+    url: builtin ? "/api/ors" : baseUrl,
+    baseUrl,
+    ...(fetch ? { fetch } : {}),
+    ...(apiKey ? { apiKey } : {}),
+    // Long enough for one keep-alive ping of this host's configured interval, with room for a busy
+    // machine (the run is timed from the task_id event's arrival).
+    ...(builtin ? { slowToolSeconds: Math.max(2.5, (pg.host.host.options.pingIntervalMs * 2) / 1000) } : {}),
+  };
 }
 
 /** The body's choices as the check's options. */
