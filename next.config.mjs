@@ -48,16 +48,22 @@ const nextConfig = {
   poweredByHeader: false,
   reactStrictMode: true,
   // No page of the app may be framed by another site, and no answer is sniffed into another type.
+  // The HTML exports (/api/trajectories/<id>/export, /api/trajectories/export) set a stricter policy
+  // of their own (lib/episodes/html-export.ts, frame-ancestors included), which a header here would
+  // replace: the app's Content-Security-Policy goes on every other path.
   async headers() {
     return [
       {
         source: "/:path*",
         headers: [
           { key: "X-Frame-Options", value: "DENY" },
-          { key: "Content-Security-Policy", value: "frame-ancestors 'none'" },
           { key: "X-Content-Type-Options", value: "nosniff" },
           { key: "Referrer-Policy", value: "same-origin" },
         ],
+      },
+      {
+        source: "/:path((?!api/trajectories/(?:[^/]+/)?export$).*)",
+        headers: [{ key: "Content-Security-Policy", value: "frame-ancestors 'none'" }],
       },
     ];
   },

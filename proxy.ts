@@ -14,7 +14,7 @@ export function proxy(request: NextRequest) {
       target: url.pathname + url.search,
       header: (name) => request.headers.get(name),
     },
-    appPolicyFromEnv(),
+    appPolicyFromEnv(process.env),
   );
   if (!answer) return NextResponse.next();
   const headers = new Headers(answer.headers);

@@ -1,7 +1,8 @@
 // The app's server entry (lib/app-server) on the production build: the ORS fast path is what serves
 // ORS requests (a header only it sets), ORS_FAST_PATH=0 hands them to Next's route handler, and
-// `npm start` honours PORT and prints the URL to open with its token. `npm run dev`, the same entry
-// in Next's development mode, refuses what production refuses. Started off loopback (`--host
+// `npm start` honours PORT and prints the URL to open with its token; both it and `npm run dev` run a
+// server given with `-- --spawn`. `npm run dev`, the same entry in Next's development mode, refuses
+// what production refuses. The HTML export keeps its own strict Content-Security-Policy. Started off loopback (`--host
 // 0.0.0.0`, `--host ::`, the CLI's `start --host 0.0.0.0 --open`) on a machine whose interfaces have
 // IPv6 addresses, it starts and answers on each of them.
 import { type ChildProcess, spawn } from "node:child_process";
@@ -73,9 +74,66 @@ test("with ORS_FAST_PATH=0 Next's route handler serves the same episode", async 
     expect(await episodeHeaders(base)).toEqual([null, null, null, null, null, null]);
 });
 
-test("`npm start` listens on PORT, on loopback", async () => {
+test("the HTML export keeps its own strict Content-Security-Policy; every other answer carries the app's", async () => {
+  const base = `http://127.0.0.1:${PORT}`;
+  const auth = { authorization: `Bearer ${process.env.PLAYGROUND_TOKEN}` };
+  const relay = `${base}/api/servers/local`;
+  const { sid } = (await (
+    await fetch(`${relay}/create_session`, { method: "POST", headers: auth })
+  ).json()) as {
+    sid: string;
+  };
+  const create = await fetch(`${relay}/create`, {
+    method: "POST",
+    headers: { ...auth, "content-type": "application/json", "x-session-id": sid },
+    body: JSON.stringify({ env_name: "math", split: "train", index: 0 }),
+  });
+  expect(create.status).toBe(200);
+  await expect
+    .poll(async () => {
+      const res = await fetch(`${base}/api/trajectories/by-session/local/${sid}`, { headers: auth });
+      return res.status;
+    })
+    .toBe(200);
+  const { id } = (await (
+    await fetch(`${base}/api/trajectories/by-session/local/${sid}`, { headers: auth })
+  ).json()) as {
+    id: string;
+  };
+  const strict = /^default-src 'none'; .*frame-ancestors 'none'; sandbox$/;
+  for (const path of [`/api/trajectories/${id}/export`, `/api/trajectories/export?format=html&limit=1`]) {
+    const res = await fetch(`${base}${path}`, { headers: auth });
+    expect(res.status, path).toBe(200);
+    expect(res.headers.get("content-security-policy"), path).toMatch(strict);
+    expect(res.headers.get("x-frame-options"), path).toBe("DENY");
+    await res.text();
+  }
+  for (const path of ["/", "/api/trajectories", `/api/trajectories/${id}`]) {
+    const res = await fetch(`${base}${path}`, { headers: auth });
+    expect(res.headers.get("content-security-policy"), path).toBe("frame-ancestors 'none'");
+    await res.text();
+  }
+});
+
+/** A server for `--spawn`: the spawn tests' tiny ORS server (a fixed name, its port as {port}). */
+const TINY_SPAWN = [
+  "--spawn",
+  `"${process.execPath}" tests/spawn/fixtures/tiny-ors.mjs --port {port}`,
+  "--spawn-name",
+  "tiny",
+];
+
+/** The spawned server `tiny`'s state, as its log API says. */
+async function spawnedState(base: string): Promise<string | null> {
+  const res = await fetch(`${base}/api/servers/tiny/log`, {
+    headers: { authorization: `Bearer ${process.env.PLAYGROUND_TOKEN}` },
+  });
+  return res.ok ? ((await res.json()) as { status: { state: string } }).status.state : null;
+}
+
+test("`npm start` listens on PORT, on loopback, and runs a server given with -- --spawn", async () => {
   test.setTimeout(120_000);
-  const child: ChildProcess = spawn("npm", ["start"], {
+  const child: ChildProcess = spawn("npm", ["start", "--", ...TINY_SPAWN], {
     env: { ...process.env, PORT: String(NPM_START_PORT), PLAYGROUND_DATA_DIR: tempDataDir() },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
@@ -94,6 +152,10 @@ test("`npm start` listens on PORT, on loopback", async () => {
     expect(health.status).toBe(200);
     expect(health.headers.get(FAST_PATH_HEADER)).toBe("1");
     expect((await fetch(`http://127.0.0.1:${NPM_START_PORT}/`)).status).toBe(200);
+    // The server given with --spawn runs beside it, says so, and is ready.
+    await expect.poll(() => out, { timeout: 30_000 }).toMatch(/\[tiny\] ready at http:\/\/127\.0\.0\.1:\d+/);
+    expect(out).toMatch(/Runs tiny: .*tiny-ors\.mjs --port \{port\}/);
+    expect(await spawnedState(`http://127.0.0.1:${NPM_START_PORT}`)).toBe("ready");
   } finally {
     const exited = once(child, "exit");
     // npm runs the entry in a child: stop the whole process group this test started.
@@ -102,9 +164,9 @@ test("`npm start` listens on PORT, on loopback", async () => {
   }
 });
 
-test("`npm run dev` applies the same request policy", async () => {
+test("`npm run dev` applies the same request policy, and runs a server given with --spawn", async () => {
   test.setTimeout(180_000);
-  const child: ChildProcess = spawn("npm", ["run", "dev", "--", "--port", String(DEV_PORT)], {
+  const child: ChildProcess = spawn("npm", ["run", "dev", "--", "--port", String(DEV_PORT), ...TINY_SPAWN], {
     env: { ...process.env, PLAYGROUND_DATA_DIR: tempDataDir() },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
@@ -137,6 +199,8 @@ test("`npm run dev` applies the same request policy", async () => {
     const health = await fetch(`${base}/api/ors/health`);
     expect(health.status).toBe(200);
     expect(health.headers.get(FAST_PATH_HEADER)).toBeNull();
+    await expect.poll(() => out, { timeout: 30_000 }).toMatch(/\[tiny\] ready at http:\/\/127\.0\.0\.1:\d+/);
+    expect(await spawnedState(base)).toBe("ready");
   } finally {
     const exited = once(child, "exit");
     process.kill(-child.pid!, "SIGTERM");

@@ -11,6 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test } from "@playwright/test";
+import { alive } from "../tests/support/processes";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 const REFERENCE = path.join(REPO, "tests/fixtures/reference-server/main.ts");
@@ -83,15 +84,6 @@ async function pidOf(name: string): Promise<number> {
   });
   const body = (await res.json()) as { status: { pid: number | null } };
   return body.status.pid!;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 test.afterAll(async () => {
@@ -174,6 +166,10 @@ test("a crashed server shows its exit code and last lines; Restart runs it again
   const log = page.getByRole("log", { name: "Log of crashy" });
   await expect(log).toContainText("boom: missing dependency leftpad");
   await expect(log).toContainText("▸ exited with code 3");
+  // Without --restart on-failure it stays down, and the page says so, and how to have it come back.
+  await expect(page.getByRole("alert").filter({ hasText: "crashy exited" })).toContainText(
+    "It stays down until you press Restart on its page (start it with --restart on-failure",
+  );
   // The relay refuses it, saying why: the environment list says so.
   await expect(page.getByText(/is not running: it exited with code 3/).first()).toBeVisible();
   await page.screenshot({ path: path.join(SHOTS, "spawn-crashed.png"), fullPage: true });

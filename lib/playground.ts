@@ -6,7 +6,7 @@
 // bundles each route separately and dev HMR re-evaluates modules, and both must find the same parts.
 // When the source reloads (an edited environment), the host swaps its environments in place and the
 // episodes of the old code end; when a spawned server restarts or exits, so do its episodes.
-import { type Env, loadConfig, processEnv } from "@/lib/config";
+import { type Env, loadConfig, type PlaygroundConfig, processEnv } from "@/lib/config";
 import "server-only";
 import { randomBytes } from "node:crypto";
 import os from "node:os";
@@ -39,6 +39,8 @@ import type { PlaygroundStore, RecoveredOrphans, StoreInstance } from "@/lib/sto
 export const ORS_BASE_PATH = "/api/ors";
 
 export interface Playground {
+  /** The settings it was built with, read and checked once (lib/config.ts). */
+  readonly config: PlaygroundConfig;
   /** The in-process ORS host (`/api/ors`, the root shapes, and the relay's `local`). */
   readonly host: OrsHandler;
   readonly registry: ServerRegistry;
@@ -227,7 +229,7 @@ function idleLimits(host: OrsHandler, registry: ServerRegistry) {
 }
 
 /** Builds every part, wired together. Tests may build their own with other variables. */
-export function createPlayground(env: Env = processEnv(), options: PlaygroundOptions = {}): Playground {
+export function createPlayground(env: Env, options: PlaygroundOptions = {}): Playground {
   // Every setting checked first: a bad value stops the start with its name and what it expects.
   const config = loadConfig(env);
   const environments = options.environments ?? staticEnvironmentSource(builtinEnvironments);
@@ -304,6 +306,7 @@ export function createPlayground(env: Env = processEnv(), options: PlaygroundOpt
   });
   ready.catch(() => {});
   return {
+    config,
     host,
     registry,
     relay,
@@ -343,7 +346,7 @@ type WithPlayground = typeof globalThis & { [KEY]?: Playground };
 /** The process's playground, built on first use (the recorder then records from the first request). */
 export function getPlayground(): Playground {
   const g = globalThis as WithPlayground;
-  g[KEY] ??= createPlayground();
+  g[KEY] ??= createPlayground(processEnv());
   return g[KEY];
 }
 

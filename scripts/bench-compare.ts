@@ -5,8 +5,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { benchEpisodes, benchLarge, type Config, parseConfig, startServer, type Target } from "./bench";
 import { BenchHttp } from "./bench-http";
+import { benchEpisodes, benchLarge, type Config, parseConfig, startServer, type Target } from "./bench-load";
 import { processExists, type SpawnedServer } from "./bench-proc";
 
 const USAGE = `Usage: npm run bench:host -- [options] [npm run bench options: --mode, --rate, --clients, --size, --ascii, --escapes ...]

@@ -1,6 +1,7 @@
 // The UI benchmark's access to the app (bench-ui.ts, bench-ui-huge.ts): the app asks for its access
-// token, so the server gets this one, Node's requests send it as a bearer token, and every browser
-// context starts with the cookie that opening the printed `/?token=` URL sets.
+// token, so the server gets this one, Node's requests send it as a bearer token (the episodes both
+// open through the relay), and every browser context starts with the cookie that opening the
+// printed `/?token=` URL sets.
 import { randomBytes } from "node:crypto";
 import type { Browser } from "@playwright/test";
 
@@ -32,4 +33,28 @@ export function appContext(
       ],
     },
   });
+}
+
+/** An episode open through the app's relay to the `local` server: its session and request headers. */
+export type Episode = { sid: string; headers: Record<string, string> };
+
+/** Opens task `index` of `env`'s train split through the relay (plain fetch from Node). */
+export async function openEpisode(base: string, env: string, index = 0): Promise<Episode> {
+  const relay = `${base}/api/servers/local`;
+  const s = await fetch(`${relay}/create_session`, { method: "POST", headers: AUTH });
+  if (!s.ok) throw new Error(`create_session answered ${s.status}`);
+  const { sid } = (await s.json()) as { sid: string };
+  const headers = { ...AUTH, "content-type": "application/json", "x-session-id": sid };
+  const c = await fetch(`${relay}/create`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ env_name: env, split: "train", index }),
+  });
+  if (!c.ok) throw new Error(`create answered ${c.status}: ${await c.text()}`);
+  return { sid, headers };
+}
+
+/** Ends an episode opened by openEpisode (its failure does not matter to a figure). */
+export async function closeEpisode(base: string, ep: Episode): Promise<void> {
+  await fetch(`${base}/api/servers/local/delete`, { method: "POST", headers: ep.headers }).catch(() => {});
 }

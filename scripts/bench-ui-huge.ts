@@ -6,7 +6,7 @@
 // main-thread block from the click to a second after that (a PerformanceObserver of `longtask`
 // entries, installed before the page's own scripts). Budgets: ≤ 3 s and ≤ 200 ms.
 import type { Browser, Page } from "@playwright/test";
-import { AUTH, appContext } from "./bench-ui-auth";
+import { AUTH, appContext, closeEpisode, type Episode, openEpisode } from "./bench-ui-auth";
 
 export const HUGE_SHOWN_BUDGET_MS = 3000;
 export const HUGE_BLOCK_BUDGET_MS = 200;
@@ -26,24 +26,12 @@ export interface HugeFigure {
   error?: string;
 }
 
-type Ep = { sid: string; headers: Record<string, string> };
-
-/** A `bigoutput` episode opened through the relay (session, /create, /prompt). */
-export async function openBigoutput(base: string): Promise<Ep> {
-  const relay = `${base}/api/servers/local`;
-  const s = await fetch(`${relay}/create_session`, { method: "POST", headers: AUTH });
-  if (!s.ok) throw new Error(`create_session answered ${s.status}`);
-  const { sid } = (await s.json()) as { sid: string };
-  const headers = { ...AUTH, "content-type": "application/json", "x-session-id": sid };
-  const c = await fetch(`${relay}/create`, {
-    method: "POST",
-    headers,
-    body: JSON.stringify({ env_name: "bigoutput", split: "train", index: 0 }),
-  });
-  if (!c.ok) throw new Error(`create answered ${c.status}: ${await c.text()}`);
-  const p = await fetch(`${relay}/bigoutput/prompt`, { headers });
+/** An episode of bigoutput with its prompt read, as the episode page finds it. */
+export async function openBigoutput(base: string): Promise<Episode> {
+  const ep = await openEpisode(base, "bigoutput");
+  const p = await fetch(`${base}/api/servers/local/bigoutput/prompt`, { headers: ep.headers });
   if (!p.ok) throw new Error(`prompt answered ${p.status}`);
-  return { sid, headers };
+  return ep;
 }
 
 /**
@@ -160,7 +148,7 @@ async function hugeOnce(
     };
   } finally {
     await ctx.close();
-    await fetch(`${base}/api/servers/local/delete`, { method: "POST", headers: ep.headers }).catch(() => {});
+    await closeEpisode(base, ep);
   }
 }
 

@@ -22,7 +22,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { type Browser, type BrowserContext, chromium, type Page } from "@playwright/test";
 import { anyFreeLoopbackPort } from "./bench-proc";
-import { AUTH, appContext, TOKEN } from "./bench-ui-auth";
+import { AUTH, appContext, closeEpisode, openEpisode, TOKEN } from "./bench-ui-auth";
 import { type EnvCardsRun, envCardsOnce } from "./bench-ui-env";
 import { type HugeFigure, hugeReport, measureHugeOutputs } from "./bench-ui-huge";
 import { measureWatchers, type WatchFigure, watchReport } from "./bench-ui-watch";
@@ -153,24 +153,7 @@ async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 60_00
   throw new Error(`server did not answer ${url} within ${timeoutMs} ms`);
 }
 
-// ---- Episodes through the relay (plain fetch from node) ----
-
-type Episode = { sid: string; headers: Record<string, string> };
-
-async function openEpisode(base: string, index = 0): Promise<Episode> {
-  const relay = `${base}/api/servers/local`;
-  const s = await fetch(`${relay}/create_session`, { method: "POST", headers: AUTH });
-  if (!s.ok) throw new Error(`create_session answered ${s.status}`);
-  const { sid } = (await s.json()) as { sid: string };
-  const headers = { ...AUTH, "content-type": "application/json", "x-session-id": sid };
-  const c = await fetch(`${relay}/create`, {
-    method: "POST",
-    headers,
-    body: JSON.stringify({ env_name: "math", split: "train", index }),
-  });
-  if (!c.ok) throw new Error(`create answered ${c.status}: ${await c.text()}`);
-  return { sid, headers };
-}
+// ---- Runs through the API (plain fetch from node) ----
 
 /** A small finished run (random inputs on 5 math tasks) for the runs pages; its id. */
 async function finishedRun(base: string, seed: number): Promise<string> {
@@ -193,10 +176,6 @@ async function finishedRun(base: string, seed: number): Promise<string> {
     await new Promise((res) => setTimeout(res, 100));
   }
   throw new Error(`run ${id} did not finish within 30 s`);
-}
-
-async function closeEpisode(base: string, ep: Episode): Promise<void> {
-  await fetch(`${base}/api/servers/local/delete`, { method: "POST", headers: ep.headers }).catch(() => {});
 }
 
 // ---- 1. First-load JS ----
@@ -312,7 +291,7 @@ async function failureShot(page: Page, what: string, err: unknown): Promise<Erro
 
 /** One navigation to an open episode's page → its tool form interactive, in `ctx`. */
 async function episodeFormOnce(ctx: BrowserContext, base: string): Promise<number> {
-  const ep = await openEpisode(base);
+  const ep = await openEpisode(base, "math");
   const page = await ctx.newPage();
   try {
     const t0 = Date.now();
@@ -515,8 +494,8 @@ async function main() {
     const js: JsFigure[] = [];
     if (parts.has("js")) {
       // Two recorded episodes (the relay records every episode) for the trajectory pages.
-      const a = await openEpisode(base, 0);
-      const b = await openEpisode(base, 1);
+      const a = await openEpisode(base, "math", 0);
+      const b = await openEpisode(base, "math", 1);
       const ids = await trajectoryIds(base);
       const runs = [await finishedRun(base, 1), await finishedRun(base, 2)];
       const routes = [

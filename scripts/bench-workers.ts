@@ -12,8 +12,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ensurePostgresBinaries, startPostgresCluster } from "../tests/support/postgres";
-import { benchEpisodes, type Config, parseConfig, serveArgs, startServer } from "./bench";
 import { BenchHttp, type HttpReply, reassembleCall } from "./bench-http";
+import { benchEpisodes, type Config, parseConfig, serveArgs, startServer } from "./bench-load";
 import {
   anyFreeLoopbackPort,
   freeLoopbackPort,
@@ -220,10 +220,8 @@ class CallTimes {
   }
 }
 
-async function part2(wc: WorkersConfig, orsUrl: string, stops: Array<() => Promise<void>>) {
-  console.log(
-    `\npart 2: the relay on PostgreSQL — ${wc.pgEpisodes} episodes of ${wc.pgCalls} calls, ${wc.pgClients} at a time, to the scaled-out host`,
-  );
+/** Part 2's processes: a throwaway PostgreSQL and the app on it relaying to `orsUrl`; null without PostgreSQL. */
+async function startRelayOnPostgres(orsUrl: string, stops: Array<() => Promise<void>>) {
   const bins = ensurePostgresBinaries((m) => console.log(`  ${m}`));
   if (!bins.ok) {
     console.log(`  skipped: no PostgreSQL here (${bins.reason})`);
@@ -261,7 +259,38 @@ async function part2(wc: WorkersConfig, orsUrl: string, stops: Array<() => Promi
   console.log(
     `  PostgreSQL pid ${cluster.pid} on port ${cluster.port}; app pid ${app.pid} at ${app.baseUrl}`,
   );
+  return { cluster, app };
+}
 
+/** How many of the played sessions' calls the app recorded as steps (the by-session API waits for the recorder). */
+async function countRecordedSteps(baseUrl: string, sids: readonly string[]) {
+  const api = new BenchHttp(new URL(baseUrl), 16);
+  let recorded = 0;
+  let missingEpisodes = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async (_, k) => {
+      for (let i = k; i < sids.length; i += 16) {
+        const r = await api.request("GET", `/api/trajectories/by-session/scaled/${sids[i]}`);
+        if (r.status !== 200) {
+          missingEpisodes++;
+          continue;
+        }
+        const steps = (JSON.parse(r.body) as { steps: Array<{ ok: boolean | null }> }).steps;
+        recorded += steps.filter((s) => s.ok !== null).length;
+      }
+    }),
+  );
+  api.close();
+  return { recorded, missingEpisodes };
+}
+
+async function part2(wc: WorkersConfig, orsUrl: string, stops: Array<() => Promise<void>>) {
+  console.log(
+    `\npart 2: the relay on PostgreSQL — ${wc.pgEpisodes} episodes of ${wc.pgCalls} calls, ${wc.pgClients} at a time, to the scaled-out host`,
+  );
+  const started = await startRelayOnPostgres(orsUrl, stops);
+  if ("skipped" in started) return started;
+  const { cluster, app } = started;
   const http = new BenchHttp(new URL(`${app.baseUrl}/api/servers/scaled`), wc.pgClients);
   const calls = new CallTimes();
   const played = new Map<string, number>();
@@ -325,25 +354,8 @@ async function part2(wc: WorkersConfig, orsUrl: string, stops: Array<() => Promi
   const cpu = { app: treeCpuSeconds(app.pid) - cpu0.app, pg: treeCpuSeconds(cluster.pid) - cpu0.pg };
   http.close();
 
-  // Every call that was answered must be a recorded step (the by-session API waits for the recorder).
-  const api = new BenchHttp(new URL(app.baseUrl), 16);
-  let recorded = 0;
-  let missingEpisodes = 0;
-  const sids = [...played.keys()];
-  await Promise.all(
-    Array.from({ length: 16 }, async (_, k) => {
-      for (let i = k; i < sids.length; i += 16) {
-        const r = await api.request("GET", `/api/trajectories/by-session/scaled/${sids[i]}`);
-        if (r.status !== 200) {
-          missingEpisodes++;
-          continue;
-        }
-        const steps = (JSON.parse(r.body) as { steps: Array<{ ok: boolean | null }> }).steps;
-        recorded += steps.filter((s) => s.ok !== null).length;
-      }
-    }),
-  );
-  api.close();
+  // Every call that was answered must be a recorded step.
+  const { recorded, missingEpisodes } = await countRecordedSteps(app.baseUrl, [...played.keys()]);
   const playedCalls = [...played.values()].reduce((a, b) => a + b, 0);
   const result = {
     episodes: wc.pgEpisodes - errors,

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import {
   checkLayers,
   findCycles,
+  findPartCycles,
   type Import,
   type ImportGraph,
   type LayerRules,
@@ -18,7 +19,7 @@ import {
 
 const ROOT = path.resolve(__dirname, "..");
 const rules = JSON.parse(fs.readFileSync(path.join(ROOT, "docs/layers.json"), "utf8")) as LayerRules;
-const graph = readImportGraph(ROOT, ["app", "components", "lib", "envs"]);
+const graph = readImportGraph(ROOT, ["app", "components", "lib", "envs", "scripts"]);
 
 describe("layers", () => {
   it("finds the app's modules and their imports", () => {
@@ -33,6 +34,10 @@ describe("layers", () => {
 
   it("the import graph has no cycles", () => {
     expect(findCycles(graph)).toEqual([]);
+  });
+
+  it("no two parts import each other, through any chain of parts (types included)", () => {
+    expect(findPartCycles(rules, graph)).toEqual([]);
   });
 
   it("every part of lib/ is in the rules file", () => {
@@ -162,6 +167,28 @@ describe("the rule checker", () => {
       "d.ts": [run("a.ts")],
     });
     expect(findCycles(g)).toEqual([["a.ts", "b.ts"], ["c.ts"]]);
+  });
+
+  it("finds cycles between parts, through type-only imports and chains of parts", () => {
+    const rules = rulesOf([
+      { path: "lib/a" },
+      { path: "lib/b" },
+      { path: "lib/c" },
+      { path: "lib/root.ts" },
+      { path: "lib/leaf" },
+    ]);
+    const g = graphOf({
+      "lib/a/x.ts": [run("lib/b/y.ts"), run("lib/a/z.ts", "./z")],
+      "lib/a/z.ts": [run("lib/leaf/l.ts")],
+      "lib/b/y.ts": [run("lib/c/w.ts")],
+      "lib/c/w.ts": [run("lib/a/z.ts", "@/lib/a/z", true)],
+      "lib/root.ts": [run("lib/leaf/l.ts")],
+      "lib/leaf/l.ts": [],
+      "scripts/loose.ts": [run("lib/a/x.ts")],
+    });
+    // No module cycle at all, but lib/a → lib/b → lib/c → (types) lib/a.
+    expect(findCycles(g)).toEqual([]);
+    expect(findPartCycles(rules, g)).toEqual([["lib/a", "lib/b", "lib/c"]]);
   });
 
   it("renders one row per part, saying what it may import", () => {

@@ -1,9 +1,12 @@
 // The configuration module (lib/config.ts): each setting read and checked in one place; a bad value
 // is an error that names the variable and what it expects, and the parts built elsewhere forgive it.
+// The process's environment is read there and in the entry points only: every other part is handed
+// its settings.
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig, readSetting, SETTINGS, settingOrDefault } from "@/lib/config";
 import { createPlayground } from "@/lib/playground";
+import { readSource, sourceFiles } from "./support/source-files";
 
 describe("loadConfig", () => {
   it("gives the defaults when nothing is set (or only blanks)", () => {
@@ -79,5 +82,24 @@ describe("loadConfig", () => {
     expect(() => createPlayground({ PLAYGROUND_MAX_STEP_BYTES: "lots" })).toThrow(
       /PLAYGROUND_MAX_STEP_BYTES: expected a number of bytes above 0, got "lots"/,
     );
+  });
+});
+
+describe("where the process's environment is read", () => {
+  /** The modules of lib/ that may read it, and why. */
+  const ENTRY_POINTS: Record<string, string> = {
+    "lib/config.ts": "the configuration: processEnv() is the one reader",
+    "lib/playground.ts": "the composition root builds the process's playground from it (getPlayground)",
+    "lib/app-server/main.ts": "the server entry's command (npm start, npm run dev)",
+    "lib/app-server/app-server.ts": "hands the request policy's settings to Next's proxy.ts in this process",
+    "lib/cli/io.ts": "the CLI's terminal: the command's environment",
+    "lib/episodes/playwright-export.ts": "only as text of the spec it writes, which its reader runs",
+  };
+
+  it("is read in lib/config.ts and the entry points only", () => {
+    const readers = sourceFiles(["lib", "app", "components"]).filter((f) =>
+      /\bprocess\.env\b|\bprocessEnv\(\)/.test(readSource(f)),
+    );
+    expect(readers.sort()).toEqual(Object.keys(ENTRY_POINTS).sort());
   });
 });

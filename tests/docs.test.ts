@@ -3,6 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { readSource, sourceFiles } from "./support/source-files";
 
 const ROOT = path.resolve(__dirname, "..");
 
@@ -38,20 +39,11 @@ describe("the repository stands on its own", () => {
 
   it("nothing cites the steering documents outside the repository", () => {
     const outside = /\.\.\/shared\/|\bDESIGN\.md\b|\bSTYLE\.md\b/;
-    const offenders: string[] = [];
-    const scan = (dir: string) => {
-      for (const e of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
-        const rel = path.join(dir, e.name);
-        if (e.isDirectory()) scan(rel);
-        else if (
-          /\.(ts|tsx|mjs|md)$/.test(e.name) &&
-          outside.test(fs.readFileSync(path.join(ROOT, rel), "utf8"))
-        )
-          offenders.push(rel);
-      }
-    };
-    for (const d of ["app", "components", "lib", "envs", "scripts", "e2e", "docs"]) scan(d);
-    if (outside.test(fs.readFileSync(path.join(ROOT, "README.md"), "utf8"))) offenders.push("README.md");
+    const files = sourceFiles(
+      ["app", "components", "lib", "envs", "scripts", "e2e", "docs"],
+      /\.(ts|tsx|mjs|md)$/,
+    );
+    const offenders = [...files, "README.md"].filter((f) => outside.test(readSource(f)));
     expect(offenders).toEqual([]);
   });
 });

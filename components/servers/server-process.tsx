@@ -9,7 +9,7 @@ import { Badge, type BadgeTone } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
 import { ErrorPanel } from "@/components/ui/error-panel";
-import type { LogLine, ProcessStatus } from "@/lib/spawn/types";
+import { exitedNote, type LogLine, type ProcessStatus } from "@/lib/spawn/types";
 import { cn } from "@/lib/ui/cn";
 import { useRestartServer, useServerLog } from "./use-server-log";
 
@@ -121,6 +121,8 @@ export function ServerProcess({ server }: { server: string }) {
               ) : (
                 "with the Restart button (start with --watch DIR to restart on changes)"
               )}
+              {status.restartPolicy === "on-failure" &&
+                "; and by itself when it exits (--restart on-failure)"}
             </dd>
           </dl>
         )}
@@ -132,12 +134,7 @@ export function ServerProcess({ server }: { server: string }) {
             <p className="font-semibold">
               {server} {status.exit.description} at {time(status.exit.at)}
             </p>
-            <p className="mt-0.5 text-xs opacity-90">
-              Its last lines are below.{" "}
-              {status.watch.length
-                ? "Fix it and save: a change under the watched folder starts it again, or press Restart."
-                : "Fix it, then press Restart."}
-            </p>
+            <p className="mt-0.5 text-xs opacity-90">Its last lines are below. {exitedNote(status)}</p>
           </div>
         )}
         {status?.restartAt != null && (

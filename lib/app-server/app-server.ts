@@ -85,21 +85,11 @@ const ORS_FAST: Readonly<Record<string, string>> = { [FAST_PATH_HEADER]: "1" };
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
-/**
- * Starts the playground: the policy on every request, the ORS fast path, Next for the rest.
- * One per process: Next and the playground's parts are process-wide, and the policy settings go
- * through `process.env` so that Next's proxy.ts, in this process, applies the very same ones.
- */
-export async function startAppServer(options: AppServerOptions = {}): Promise<AppServer> {
-  const dev = options.dev ?? false;
-  const host = options.host ?? DEFAULT_LISTEN_HOST;
-  const env = process.env as Record<string, string | undefined>;
-  env.NODE_ENV ??= dev ? "development" : "production";
-  const fastPath = options.fastPath ?? (!dev && env.ORS_FAST_PATH !== "0");
-
+/** The access of this start and the request policy every request passes (the path kind remembered). */
+function applyAccess(env: Record<string, string | undefined>, host: string, token: string | undefined) {
   // The token: given, from PLAYGROUND_TOKEN, or generated at this start; none with PLAYGROUND_AUTH=none.
   // It goes into the environment, where Next's proxy.ts (in this process) reads the same settings.
-  const access = resolveAccess(env, options.token);
+  const access = resolveAccess(env, token);
   if (access.token) env.PLAYGROUND_TOKEN = access.token;
   else delete env.PLAYGROUND_TOKEN;
   env[LISTEN_HOSTS_VAR] = listenHostNames(host).join(",");
@@ -116,11 +106,19 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
     return lastKind;
   };
   const fixed: RequestPolicy = { ...settings, kindOf };
-  const policy = () => fixed;
+  return { access, settings, kindOf, policy: () => fixed };
+}
 
-  // The parts are built here, before Next: its bundles find them on globalThis (lib/playground.ts).
-  // The environments load outside Next's bundler, from a source that reloads them when their files
-  // change (lib/environments): a bad ORS_ENVS stops the start here, with its reason.
+/**
+ * The playground's parts, built before Next (its bundles find them on globalThis, lib/playground.ts):
+ * the environments, loaded outside Next's bundler from a source that reloads them when their files
+ * change (a bad ORS_ENVS stops the start here, with its reason), the servers it runs, the store.
+ */
+async function buildPlayground(
+  options: AppServerOptions,
+  env: Record<string, string | undefined>,
+  dev: boolean,
+): Promise<Playground> {
   const { openRuntimeSource, runtimeSourceOptionsFromEnv } = await import(
     "@/lib/environments/runtime-source"
   );
@@ -147,27 +145,61 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
   });
   // Spawned servers boot while Next prepares; each is registered as ready once it answers /health.
   await spawned.start();
-  const ors = fastPath ? createNodeListener(playground.host, ORS_FAST) : null;
+  return playground;
+}
 
-  type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
-  let handleNext: Handler | null = null;
-  let nextReady!: (h: Handler) => void;
-  let nextFailed!: (e: unknown) => void;
-  // Requests that arrive while Next prepares wait for it (the fast path does not).
-  const whenNext = new Promise<Handler>((resolve, reject) => {
-    nextReady = resolve;
-    nextFailed = reject;
-  });
-  whenNext.catch(() => {});
-  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+/** Next's request handler once it is ready: requests that arrive while it prepares wait for it. */
+class NextGate {
+  handler: Handler | null = null;
+  private readonly ready: Promise<Handler>;
+  private resolve!: (h: Handler) => void;
+  private reject!: (e: unknown) => void;
+
+  constructor() {
+    this.ready = new Promise<Handler>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    this.ready.catch(() => {});
+  }
+
+  open(h: Handler): void {
+    this.handler = h;
+    this.resolve(h);
+  }
+
+  fail(err: unknown): void {
+    this.reject(err);
+  }
+
+  handle(req: IncomingMessage, res: ServerResponse): void {
+    (this.handler ? this.handler(req, res) : this.ready.then((h) => h(req, res))).catch((err: unknown) => {
+      console.error(`[app-server] ${req.method} ${(req.url ?? "").slice(0, 200)} failed:`, err);
+      if (!res.headersSent) {
+        res.writeHead(500, { "content-type": "application/json" });
+        res.end(errorBody(INTERNAL_ERROR_DETAIL));
+      } else res.destroy();
+    });
+  }
+}
+
+/** Every request: the policy, then (with the fast paths) the host or the relay directly, else Next. */
+function requestListener(
+  policy: () => RequestPolicy,
+  kindOf: (path: string) => ReturnType<RequestPolicy["kindOf"]>,
+  playground: Playground,
+  ors: ((req: IncomingMessage, res: ServerResponse) => void) | null,
+  gate: NextGate,
+) {
+  return (req: IncomingMessage, res: ServerResponse) => {
     const refused = checkNodeRequest(req, policy());
     if (refused) return writeAnswer(req, res, refused);
     if (ors) {
       const path = pathOf(req.url ?? "/");
       const kind = kindOf(path);
-      if (kind === "ors" || kind === "health") {
-        return ors(req, res);
-      }
+      if (kind === "ors" || kind === "health") return ors(req, res);
       // The relay's ORS shapes; its other routes (a server's page data, check, log) are Next's.
       const relayed = kind === "api" ? relayTarget(req.method ?? "GET", path) : null;
       if (relayed) {
@@ -183,16 +215,29 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
         return;
       }
     }
-    (handleNext ? handleNext(req, res) : whenNext.then((h) => h(req, res))).catch((err: unknown) => {
-      console.error(`[app-server] ${req.method} ${(req.url ?? "").slice(0, 200)} failed:`, err);
-      if (!res.headersSent) {
-        res.writeHead(500, { "content-type": "application/json" });
-        res.end(errorBody(INTERNAL_ERROR_DETAIL));
-      } else res.destroy();
-    });
+    gate.handle(req, res);
   };
+}
 
-  const listening = await listenHttp(onRequest, { host, port: options.port ?? 3000 });
+/**
+ * Starts the playground: the policy on every request, the ORS fast path, Next for the rest.
+ * One per process: Next and the playground's parts are process-wide, and the policy settings go
+ * through `process.env` so that Next's proxy.ts, in this process, applies the very same ones.
+ */
+export async function startAppServer(options: AppServerOptions = {}): Promise<AppServer> {
+  const dev = options.dev ?? false;
+  const host = options.host ?? DEFAULT_LISTEN_HOST;
+  const env = process.env as Record<string, string | undefined>;
+  env.NODE_ENV ??= dev ? "development" : "production";
+  const fastPath = options.fastPath ?? (!dev && env.ORS_FAST_PATH !== "0");
+  const { access, settings, kindOf, policy } = applyAccess(env, host, options.token);
+  const playground = await buildPlayground(options, env, dev);
+  const ors = fastPath ? createNodeListener(playground.host, ORS_FAST) : null;
+  const gate = new NextGate();
+  const listening = await listenHttp(requestListener(policy, kindOf, playground, ors, gate), {
+    host,
+    port: options.port ?? 3000,
+  });
   // Next hooks protocol upgrades (dev's hot-reload socket) onto `httpServer`: give it a server that
   // never listens and sees only the upgrades the policy let through. The production app has no
   // sockets to upgrade to: those are refused with a 400.
@@ -207,7 +252,6 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
         }
       : undefined,
   );
-
   const app = next({
     dev,
     dir: options.dir ?? REPO_ROOT,
@@ -217,10 +261,9 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
   });
   try {
     await app.prepare();
-    handleNext = app.getRequestHandler();
-    nextReady(handleNext);
+    gate.open(app.getRequestHandler());
   } catch (err) {
-    nextFailed(err);
+    gate.fail(err);
     await listening.close(0);
     await playground.close();
     throw err;
@@ -230,18 +273,17 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
     ? listening.url
     : `http://${urlHost(reachableAddress(host))}:${listening.port}`;
   let closing: Promise<void> | null = null;
-  const accessNotice = describeAccess(access, {
-    where: url,
-    loopback: isLoopbackAddress(host),
-    orsKeys: settings.orsKeys,
-    allowedHosts: settings.allowedHosts.size > 0,
-  });
   return {
     url,
     openUrl: access.token ? `${url}/?token=${encodeURIComponent(access.token)}` : url,
     token: access.token,
     tokenGenerated: access.generated,
-    accessNotice,
+    accessNotice: describeAccess(access, {
+      where: url,
+      loopback: isLoopbackAddress(host),
+      orsKeys: settings.orsKeys,
+      allowedHosts: settings.allowedHosts.size > 0,
+    }),
     dev,
     fastPath: ors !== null,
     server: listening.server,

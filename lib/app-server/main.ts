@@ -6,9 +6,12 @@ import { allowServerOnlyUnderNode } from "./server-only-hook";
 await allowServerOnlyUnderNode();
 
 const { APP_SERVER_USAGE, parseAppServerArgs } = await import("./args");
+// What a spawned server gets: the environment as the user started the playground, before the
+// settings below are written into it.
+const baseEnv = { ...process.env };
 let args: ReturnType<typeof parseAppServerArgs>;
 try {
-  args = parseAppServerArgs(process.argv.slice(2));
+  args = parseAppServerArgs(process.argv.slice(2), process.env);
 } catch (err) {
   console.error((err as Error).message);
   process.exit(2);
@@ -25,7 +28,19 @@ const { settleBeforeExit } = await import("@/lib/playground");
 // An environment's stray promise must not bring the playground down.
 process.on("unhandledRejection", (e) => console.error("[app-server] unhandled rejection:", e));
 
-const app = await startAppServer({ host: args.host, port: args.port, dev: args.dev }).catch((err: Error) => {
+// Lines about spawned servers (ready, exited, restarting) wait for the banner, then follow it.
+let bannerShown = false;
+const early: string[] = [];
+const say = (line: string) => {
+  if (bannerShown) console.log(line);
+  else early.push(line);
+};
+const app = await startAppServer({
+  host: args.host,
+  port: args.port,
+  dev: args.dev,
+  spawn: { servers: args.spawn, baseEnv, say },
+}).catch((err: Error) => {
   console.error(`could not start the playground: ${err.message}`);
   process.exit(1);
 });
@@ -44,6 +59,13 @@ console.log(`  ORS host for ORS clients: ${app.url}/api/ors (and at the root: ${
   if (builtin.length) console.log(`  Built-in environments: ${builtin.join(", ")}`);
   if (source.watching.length) console.log(`  Reloaded when saved: ${source.watching.join(", ")}`);
 }
+const { serverHref } = await import("@/lib/routes");
+for (const server of app.playground.spawned.list()) {
+  const run = server.status();
+  console.log(
+    `  Runs ${run.name}: ${run.command} (in ${run.cwd}); its log: ${app.url}${serverHref(run.name)}`,
+  );
+}
 if (app.playground.storage.kind === "postgres")
   console.log(`  Trajectories, runs and added servers: ${app.playground.storage.where} (shared by replicas)`);
 if (app.accessNotice.warning) {
@@ -51,6 +73,9 @@ if (app.accessNotice.warning) {
   const rule = "!".repeat(78);
   console.error(`\n${rule}\n${app.accessNotice.warning}\n${rule}\n`);
 }
+
+bannerShown = true;
+for (const line of early) console.log(line);
 
 let stopping = false;
 const stop = (signal: string) => {

@@ -119,6 +119,43 @@ export function portOf(value: string, what: string): number {
   return port;
 }
 
+/**
+ * An http(s) URL given on the command line, without its query, fragment and trailing slashes; a
+ * UsageError (prefixed with `what`, the flag or argument it came as) for anything else, and for a
+ * URL carrying credentials (the key goes in --api-key).
+ */
+export function parseHttpUrl(value: string, what?: string): string {
+  const at = what ? `${what}: ` : "";
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`${at}not a URL: ${JSON.stringify(value)} (e.g. http://127.0.0.1:8080)`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new UsageError(`${at}the URL must be http:// or https://, got ${url.protocol}`);
+  if (url.username || url.password)
+    throw new UsageError(`${at}the URL must not carry credentials (use --api-key)`);
+  url.hash = "";
+  url.search = "";
+  return url.toString().replace(/\/+$/, "");
+}
+
+/**
+ * A command's answer to a mistake on its command line: the message and the usage on stderr, exit
+ * code 2. Anything but a UsageError is thrown on.
+ */
+export function usageFailure(
+  err: unknown,
+  io: { stderr(text: string): void },
+  prefix: string,
+  usage: string,
+): 2 {
+  if (!(err instanceof UsageError)) throw err;
+  io.stderr(`${prefix}: ${err.message}\n\n${usage}`);
+  return 2;
+}
+
 /** An integer flag from `min` to `max` (`fallback` when not given); a UsageError naming `flag` otherwise. */
 export function integerFlag(
   raw: string | undefined,

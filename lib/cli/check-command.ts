@@ -7,7 +7,6 @@ import fs from "node:fs";
 import path from "node:path";
 import {
   CHECKS,
-  type CheckResult,
   type CheckTask,
   type ConformanceOptions,
   DEFAULT_MAX_TIME_MS,
@@ -20,7 +19,9 @@ import { attachProbe } from "@/lib/conformance/gaming/report";
 import { PROBE_IDS } from "@/lib/conformance/gaming/types";
 import { attachQuality } from "@/lib/conformance/quality/report";
 import { QUALITY_CHECK_IDS } from "@/lib/conformance/quality/types";
-import { parseArgs, parseDuration, UsageError } from "./args";
+import { MARKS } from "@/lib/conformance/report";
+import { accessTokenFor, fetchWithTokens, TOKEN_USAGE } from "./access-token";
+import { parseArgs, parseDuration, parseHttpUrl, UsageError, usageFailure } from "./args";
 import { checkJUnit } from "./check-junit";
 import { PROBE_USAGE, PROBE_VALUE_FLAGS, type ProbeArgs, parseProbeArgs, playProbe } from "./check-probe";
 import {
@@ -52,6 +53,7 @@ options:
   --input JSON            its input, a JSON object (default: made up from its schema)
   --idle-timeout MS       the server's idle limit: check that an idle session is gone after it
   --api-key KEY           sent as X-API-Key (default: $ORS_API_KEY)
+${TOKEN_USAGE}
   --timeout MS            time limit of one request (default ${DEFAULT_REQUEST_TIMEOUT_MS / 1000}s)
   --max-time MS           time limit of the whole check (default ${DEFAULT_MAX_TIME_MS / 60_000}m)
   --ping-time MS          how long a slow tool found for the ping check runs (default 12s,
@@ -66,15 +68,6 @@ unreadable --allow-file, or a --quality environment, split or oracle that cannot
 default only the author's findings that break the reference client or are errors count; the
 server framework's never do, unless --strict. Every quality finding counts (unless waived).
 `;
-
-const MARKS: Record<CheckResult["outcome"], string> = {
-  "breaks-reference-client": "✗",
-  error: "✗",
-  "differs-from-spec": "!",
-  "breaks-openreward-client": "◇",
-  "not-exercised": "-",
-  pass: "✓",
-};
 
 function parseTask(value: string): CheckTask {
   const at = value.lastIndexOf(":");
@@ -95,22 +88,6 @@ function parseInput(value: string): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v))
     throw new UsageError('--input: expected a JSON object, e.g. \'{"answer": "4"}\'');
   return v as Record<string, unknown>;
-}
-
-function parseUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`not a URL: ${JSON.stringify(value)} (e.g. http://127.0.0.1:8080)`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw new UsageError(`the URL must be http:// or https://, got ${url.protocol}`);
-  if (url.username || url.password)
-    throw new UsageError("the URL must not carry credentials (use --api-key)");
-  url.hash = "";
-  url.search = "";
-  return url.toString().replace(/\/+$/, "");
 }
 
 /** Ids `--allow` takes: the protocol checks' and the quality checks'. */
@@ -154,6 +131,8 @@ export interface CheckArgs {
   allowFiles: string[];
   /** `--quality` and its flags, or null. */
   quality: QualityArgs | null;
+  /** The playground's access token (`--token`, or $PLAYGROUND_TOKEN for a relay URL). */
+  token?: string;
   /** `--probe` and its flags, or null. */
   probe: ProbeArgs | null;
 }
@@ -172,6 +151,7 @@ export function parseCheckArgs(
       "--input",
       "--idle-timeout",
       "--api-key",
+      "--token",
       "--timeout",
       "--max-time",
       "--ping-time",
@@ -191,7 +171,7 @@ export function parseCheckArgs(
   if (args.positionals.length > 1)
     throw new UsageError(`one URL only, got ${args.positionals.map((p) => JSON.stringify(p)).join(" ")}`);
   const v = (flag: string) => args.values.get(flag);
-  const options: ConformanceOptions = { baseUrl: parseUrl(args.positionals[0]!) };
+  const options: ConformanceOptions = { baseUrl: parseHttpUrl(args.positionals[0]!) };
   const envName = v("--env");
   if (envName !== undefined) {
     if (!envName.trim()) throw new UsageError("--env: empty name");
@@ -222,7 +202,20 @@ export function parseCheckArgs(
   if (allowFiles.some((f) => !f.trim())) throw new UsageError("--allow-file: empty file name");
   const quality = parseQualityArgs(args, env, cwd);
   const probe = parseProbeArgs(args, env, cwd);
-  return { options, json: args.booleans.has("--json"), junit, allowFiles, quality, probe };
+  const token = accessTokenFor(options.baseUrl, v("--token"), env);
+  if (token && quality && v("--token") !== undefined)
+    throw new UsageError(
+      "--token does not go with --quality: the quality checks play through this machine's playground",
+    );
+  return {
+    options,
+    json: args.booleans.has("--json"),
+    junit,
+    allowFiles,
+    quality,
+    probe,
+    ...(token && !quality ? { token } : {}),
+  };
 }
 
 /** The `--allow-file` ids added to the options, and `--junit`'s folder checked; throws UsageError. */
@@ -264,11 +257,7 @@ export async function checkCommand(argv: readonly string[], io: HeadlessIo): Pro
     parsed = parseCheckArgs(argv, io.env ?? {}, cwd);
     if (parsed) readFiles(parsed, cwd);
   } catch (err) {
-    if (err instanceof UsageError) {
-      io.stderr(`check: ${err.message}\n\n${CHECK_USAGE}`);
-      return 2;
-    }
-    throw err;
+    return usageFailure(err, io, "check", CHECK_USAGE);
   }
   if (!parsed) {
     io.stdout(CHECK_USAGE);
@@ -278,7 +267,7 @@ export async function checkCommand(argv: readonly string[], io: HeadlessIo): Pro
   let done = 0;
   let report = await runConformanceCheck({
     ...options,
-    fetch: io.fetch,
+    fetch: fetchWithTokens(io.fetch, new Map(parsed.token ? [[options.baseUrl, parsed.token]] : [])),
     signal: io.signal,
     onResult: io.progress
       ? (r) => {

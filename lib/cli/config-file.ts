@@ -9,6 +9,7 @@ import { z } from "zod";
 import { invalidServerName } from "@/lib/registry/registry";
 import { CommandLineError, parseCommandLine } from "@/lib/spawn/command-line";
 import type { SpawnSpec } from "@/lib/spawn/managed-server";
+import { RESTART_POLICIES } from "@/lib/spawn/types";
 
 export const CONFIG_FILE_NAME = "ors-playground.config.json";
 
@@ -98,6 +99,7 @@ const spawnSchema = z.preprocess(
       env: z.record(variableName, z.string()).optional(),
       port: z.number().int().min(1).max(65535).optional(),
       readyTimeoutMs: z.number().int().positive().optional(),
+      restart: z.enum(RESTART_POLICIES).optional(),
     },
     objectError('a command line, or an object such as {"command": "python my_env.py --port {port}"}'),
   ),
@@ -155,7 +157,7 @@ function knownKeys(where: readonly PropertyKey[]): string[] {
   if (where.length === 0) return Object.keys(configFileSchema.shape);
   if (where.length === 2 && where[0] === "servers") return ["url", "apiKey", "apiKeyEnv", "idleTimeoutMs"];
   if (where.length === 2 && where[0] === "spawn")
-    return ["command", "cwd", "watch", "ignore", "env", "port", "readyTimeoutMs"];
+    return ["command", "cwd", "watch", "ignore", "env", "port", "readyTimeoutMs", "restart"];
   if (where.length === 2 && where[0] === "models") return ["baseUrl", "apiKey", "apiKeyEnv"];
   if (where.length === 1 && where[0] === "access")
     return ["auth", "token", "tokenEnv", "allowedHosts", "allowedOrigins", "allowRemoteServers"];
@@ -371,6 +373,7 @@ export function applyConfigFile(
       ...(s.env ? { env: s.env } : {}),
       ...(s.port ? { port: s.port } : {}),
       ...(s.readyTimeoutMs ? { readyTimeoutMs: s.readyTimeoutMs } : {}),
+      ...(s.restart ? { restart: s.restart } : {}),
     };
   });
   return { ...(config.host ? { host: config.host } : {}), spawn, warnings };

@@ -15,7 +15,8 @@ export function openerFor(platform: NodeJS.Platform): { command: string; args: s
 
 export interface OpenOptions {
   platform?: NodeJS.Platform;
-  env?: Record<string, string | undefined>;
+  /** The opener's environment (its PATH, DISPLAY ...): the command's. */
+  env: Readonly<Record<string, string | undefined>>;
   /** How long a failing opener has to say so (an exit code) before it counts as launched. */
   settleMs?: number;
 }
@@ -24,7 +25,7 @@ export interface OpenOptions {
  * Opens `url` in a browser. Resolves once the opener has failed (not found, or a non-zero exit soon
  * after it started) or seems to be running (some openers wait for the browser to close).
  */
-export function openInBrowser(url: string, options: OpenOptions = {}): Promise<OpenResult> {
+export function openInBrowser(url: string, options: OpenOptions): Promise<OpenResult> {
   const { command, args } = openerFor(options.platform ?? process.platform);
   return new Promise((resolve) => {
     let settled = false;
@@ -35,7 +36,7 @@ export function openInBrowser(url: string, options: OpenOptions = {}): Promise<O
       resolve(r);
     };
     const child = spawn(command, [...args, url], {
-      env: (options.env ?? process.env) as NodeJS.ProcessEnv,
+      env: options.env as NodeJS.ProcessEnv,
       stdio: "ignore",
       detached: true,
       windowsHide: true,

@@ -11,7 +11,7 @@ import type { ServerPersistence } from "@/lib/registry/persistence";
 import { isRunError } from "@/lib/runs/errors";
 import type { RunPolicy } from "@/lib/runs/spec";
 import { buildSummary, HISTOGRAM_BINS, type RunSummary, runConfigOf } from "@/lib/runs/summary";
-import { parseArgs, parseDuration, UsageError } from "./args";
+import { parseArgs, parseDuration, parseHttpUrl, UsageError, usageFailure } from "./args";
 import type { CommandIo } from "./io";
 import { type JUnitCase, junitXml } from "./junit";
 import { defaultDataDir } from "./start-command";
@@ -97,21 +97,6 @@ function number(
   return n;
 }
 
-function httpUrl(value: string, what: string): string {
-  let u: URL;
-  try {
-    u = new URL(value);
-  } catch {
-    throw new UsageError(`${what}: not a URL: ${JSON.stringify(value)} (e.g. http://127.0.0.1:8080)`);
-  }
-  if (u.protocol !== "http:" && u.protocol !== "https:")
-    throw new UsageError(`${what}: the URL must be http:// or https://`);
-  if (u.username || u.password) throw new UsageError(`${what}: the URL must not carry credentials`);
-  u.hash = "";
-  u.search = "";
-  return u.toString().replace(/\/+$/, "");
-}
-
 /** Parses the command line; throws UsageError. Null for --help. */
 export function parseRunArgs(
   argv: readonly string[],
@@ -152,7 +137,7 @@ export function parseRunArgs(
         ? `one server URL, not ${args.positionals.length}`
         : "give the server's URL, e.g. run http://127.0.0.1:8080 --env math --split test",
     );
-  const url = httpUrl(args.positionals[0]!, "the server");
+  const url = parseHttpUrl(args.positionals[0]!, "the server");
   const need = (flag: string) => {
     const v = args.values.get(flag);
     if (!v?.trim()) throw new UsageError(`${flag} is required`);
@@ -196,7 +181,7 @@ export function parseRunArgs(
         ? {
             kind: "model",
             endpoint: "cli",
-            baseUrl: httpUrl(urlFlag, "--model-url"),
+            baseUrl: parseHttpUrl(urlFlag, "--model-url"),
             apiKeyEnv: keyVar ?? null,
             ...common,
           }
@@ -381,11 +366,7 @@ export async function runCommand(argv: readonly string[], io: CommandIo): Promis
   try {
     a = parseRunArgs(argv, io.env);
   } catch (err) {
-    if (err instanceof UsageError) {
-      io.stderr(`run: ${err.message}\n\n${RUN_USAGE}`);
-      return 2;
-    }
-    throw err;
+    return usageFailure(err, io, "run", RUN_USAGE);
   }
   if (!a) {
     io.stdout(RUN_USAGE);

@@ -16,7 +16,7 @@ import {
   parseHostList,
   parseOriginList,
 } from "@/lib/security/policy-config";
-import { parseArgs, portOf, UsageError } from "./args";
+import { parseArgs, portOf, UsageError, usageFailure } from "./args";
 import { type CommandIo, untilAborted } from "./io";
 import { serveWorkers } from "./serve-workers";
 
@@ -100,9 +100,7 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
   try {
     args = parseServeArgs(argv, env);
   } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    io.stderr(`serve: ${e.message}\n\n${SERVE_USAGE}`);
-    return 2;
+    return usageFailure(e, io, "serve", SERVE_USAGE);
   }
   if (args.help) {
     io.stdout(SERVE_USAGE);

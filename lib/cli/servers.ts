@@ -2,7 +2,7 @@
 // server the playground knows (ORS_SERVERS, or added in the app and kept in the data folder), with
 // the API key configured for it. The playground's own `local` has no URL outside the app.
 import { createServerRegistry } from "@/lib/registry";
-import { UsageError } from "./args";
+import { parseHttpUrl, UsageError } from "./args";
 
 export interface ResolvedServer {
   /** The name it was given by, or null for a URL. */
@@ -11,20 +11,10 @@ export interface ResolvedServer {
   apiKey?: string;
 }
 
-/** A URL as given on the command line: http(s), no credentials, no trailing slash. */
+/** A URL as given on the command line: http(s), no credentials, no trailing slash; null for no http(s) URL. */
 export function httpUrlOf(value: string): string | null {
-  let u: URL;
-  try {
-    u = new URL(value);
-  } catch {
-    return null;
-  }
-  if (u.protocol !== "http:" && u.protocol !== "https:") return null;
-  if (u.username || u.password)
-    throw new UsageError(`${value}: the URL must not carry credentials (use --api-key)`);
-  u.hash = "";
-  u.search = "";
-  return u.toString().replace(/\/+$/, "");
+  if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) return null;
+  return parseHttpUrl(value, value);
 }
 
 /** A URL or a known server's name; a UsageError naming what is wrong otherwise. */

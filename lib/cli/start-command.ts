@@ -15,9 +15,9 @@ import { describeEnvironmentSet } from "@/lib/environments/source";
 import { invalidServerName } from "@/lib/registry/registry";
 import { serverHref } from "@/lib/routes";
 import { DEFAULT_LISTEN_HOST } from "@/lib/security/listen";
-import { CommandLineError, nameFromCommand, parseCommandLine } from "@/lib/spawn/command-line";
 import type { SpawnSpec } from "@/lib/spawn/managed-server";
-import { parseArgs, portOf, UsageError } from "./args";
+import { SPAWN_FLAGS_USAGE, SpawnFlagError, spawnFromFlags } from "@/lib/spawn/spawn-flags";
+import { parseArgs, portOf, UsageError, usageFailure } from "./args";
 import { applyConfigFile, CONFIG_FILE_NAME, ConfigFileError, loadConfigFile } from "./config-file";
 import { type CommandIo, untilAborted } from "./io";
 import { linkNextExternals } from "./next-externals";
@@ -32,14 +32,7 @@ Starts the playground (the web UI and its ORS host) on this machine and prints t
 options:
   --server NAME=URL  an ORS server to explore, e.g. --server py=http://127.0.0.1:8080
                      (repeatable; added to $ORS_SERVERS)
-  --spawn "CMD"      run your ORS server: the playground starts CMD on a free port (given as
-                     {port} in CMD, and as $PORT), shows its log on the server's page, and
-                     registers it once it answers /health, e.g.
-                       --spawn "python my_env.py --port {port}"
-  --watch DIR        with --spawn: restart it when a file under DIR changes (repeatable); the
-                     episodes running on it end, saying so
-  --spawn-name NAME  with --spawn: its name in the playground (default: from the command, e.g.
-                     my_env for python my_env.py)
+${SPAWN_FLAGS_USAGE}
   --config FILE      the config file (default: ./${CONFIG_FILE_NAME} when there is one):
                      servers, spawned servers, model endpoints, access; the command line wins
                      over the environment, which wins over the file
@@ -50,7 +43,8 @@ options:
   --port, -p N       port (default $PORT, else 3000; 0 picks a free one)
   --host, -H ADDR    listen address (default 127.0.0.1; 0.0.0.0 or :: for every interface)
   --data-dir DIR     where recorded episodes and added servers are kept (default
-                     $PLAYGROUND_DATA_DIR, else ${defaultDataDirShown()}); with
+                     $PLAYGROUND_DATA_DIR, else ~/.local/share/ors-playground, or
+                     $XDG_DATA_HOME/ors-playground when that is set); with
                      $PLAYGROUND_DATABASE_URL (postgres://...) they are kept in PostgreSQL instead
   --open             open the printed URL in your browser (the spawned server's page when
                      there is one)
@@ -61,10 +55,6 @@ $PLAYGROUND_TOKEN, or one generated at each start; PLAYGROUND_AUTH=none turns it
 throwaway container or a CI job). ORS clients of its host need no token on loopback.
 Stop it with Ctrl-C.
 `;
-
-function defaultDataDirShown(): string {
-  return process.env.XDG_DATA_HOME ? "$XDG_DATA_HOME/ors-playground" : "~/.local/share/ors-playground";
-}
 
 /** Where the CLI keeps its data unless told: a per-user folder, not the folder it was started in. */
 export function defaultDataDir(env: Record<string, string | undefined>): string {
@@ -151,6 +141,7 @@ export function parseStartArgs(
       "--spawn",
       "--spawn-name",
       "--watch",
+      "--restart",
       "--config",
     ],
     booleans: ["--only", "--no-watch", "--open", "--help"],
@@ -170,31 +161,21 @@ export function parseStartArgs(
     if (seen.has(s.name)) throw new UsageError(`--server: two servers named ${JSON.stringify(s.name)}`);
     seen.add(s.name);
   }
-  const spawnCommand = args.values.get("--spawn");
-  const watch = args.lists.get("--watch") ?? [];
-  const spawnName = args.values.get("--spawn-name");
-  if ((watch.length || spawnName !== undefined) && spawnCommand === undefined)
-    throw new UsageError("--watch and --spawn-name go with --spawn");
-  let cliSpawn: SpawnSpec | null = null;
-  if (spawnCommand !== undefined) {
-    let parsed: ReturnType<typeof parseCommandLine>;
-    try {
-      parsed = parseCommandLine(spawnCommand);
-    } catch (e) {
-      if (e instanceof CommandLineError)
-        throw new UsageError(`--spawn: ${e.message} (e.g. --spawn "python my_env.py --port {port}")`);
-      throw e;
-    }
-    const name = spawnName ?? nameFromCommand(parsed) ?? "spawned";
-    const bad = invalidServerName(name);
-    if (bad)
-      throw new UsageError(
-        spawnName === undefined
-          ? `--spawn: the name taken from the command, ${JSON.stringify(name)}, cannot be used (${bad}): give one with --spawn-name`
-          : `--spawn-name ${JSON.stringify(name)}: ${bad}`,
-      );
-    for (const dir of watch) if (!dir.trim()) throw new UsageError("--watch needs a folder");
-    cliSpawn = { name, command: spawnCommand, cwd, watch: watch.map((d) => path.resolve(cwd, d)) };
+  let cliSpawn: SpawnSpec | null;
+  try {
+    cliSpawn = spawnFromFlags(
+      {
+        command: args.values.get("--spawn"),
+        name: args.values.get("--spawn-name"),
+        watch: args.lists.get("--watch") ?? [],
+        restart: args.values.get("--restart"),
+      },
+      cwd,
+      invalidServerName,
+    );
+  } catch (e) {
+    if (e instanceof SpawnFlagError) throw new UsageError(e.message);
+    throw e;
   }
 
   // The config file fills what the environment leaves unset (and names the command line gives stay
@@ -332,9 +313,7 @@ export async function startCommand(
       io.stderr(`ors-playground: ${e.message}\n`);
       return 2;
     }
-    if (!(e instanceof UsageError)) throw e;
-    io.stderr(`ors-playground: ${e.message}\n\n${START_USAGE}`);
-    return 2;
+    return usageFailure(e, io, "ors-playground", START_USAGE);
   }
   if (args.help) {
     io.stdout(START_USAGE);

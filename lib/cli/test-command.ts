@@ -11,7 +11,8 @@ import type { Secrets } from "@/lib/ors/protocol";
 import { type CompareOptions, parseIgnore } from "@/lib/trajectory/diff";
 import { parseTrajectories } from "@/lib/trajectory/jsonl";
 import type { Trajectory } from "@/lib/trajectory/schema";
-import { parseArgs, parseDuration, UsageError } from "./args";
+import { accessTokenFor } from "./access-token";
+import { parseArgs, parseDuration, parseHttpUrl, UsageError, usageFailure } from "./args";
 import type { HeadlessIo } from "./io";
 import { describeOptions, formatResultText, formatSummaryText, goldenJUnit } from "./test-report";
 import { rewriteGoldenText, writeFileReplacing } from "./test-update";
@@ -46,6 +47,8 @@ options:
   --json                   print the report as JSON (format ors-golden-report/1)
   --secret NAME[=VALUE]    a secret for /create, VALUE by default from $NAME (repeatable)
   --api-key KEY            sent as X-API-Key (default: $ORS_API_KEY)
+  --token TOKEN            a playground's access token, for a URL under its /api/servers/<name>
+                           (default: $PLAYGROUND_TOKEN, sent only to such a URL)
   --timeout MS             time limit of one request, and of silence on a tool call's stream
                            (default ${DEFAULT_TEST_TIMEOUT_MS / 1000}s)
   --max-time MS            time limit of the whole run (default ${DEFAULT_TEST_MAX_TIME_MS / 60_000}m)
@@ -67,6 +70,8 @@ export interface TestArgs {
   json: boolean;
   secrets: Secrets;
   apiKey: string | undefined;
+  /** `--token`, the playground's access token (else $PLAYGROUND_TOKEN for relay URLs). */
+  token?: string;
   timeoutMs: number;
   maxTimeMs: number;
   /** Only the episodes of these environments (empty: all). */
@@ -101,22 +106,6 @@ function takeRepeatable(argv: readonly string[]): { rest: string[]; values: Map<
   return { rest, values };
 }
 
-function parseUrl(value: string, what: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`${what}: not a URL: ${JSON.stringify(value)} (e.g. http://127.0.0.1:8080)`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw new UsageError(`${what}: the URL must be http:// or https://, got ${url.protocol}`);
-  if (url.username || url.password)
-    throw new UsageError(`${what}: the URL must not carry credentials (use --api-key)`);
-  url.hash = "";
-  url.search = "";
-  return url.toString().replace(/\/+$/, "");
-}
-
 function parseRegex(value: string): RegExp {
   try {
     return new RegExp(value, "g");
@@ -132,7 +121,7 @@ export function parseTestArgs(
 ): TestArgs | null {
   const { rest, values } = takeRepeatable(argv);
   const args = parseArgs(rest, {
-    values: ["--reward-tolerance", "--junit", "--api-key", "--timeout", "--max-time"],
+    values: ["--reward-tolerance", "--junit", "--api-key", "--token", "--timeout", "--max-time"],
     booleans: ["--json", "--normalize-whitespace", "--update", "--help"],
     aliases: { "-h": "--help" },
   });
@@ -146,11 +135,11 @@ export function parseTestArgs(
     const m = /^([A-Za-z0-9][A-Za-z0-9._-]*)=(.*)$/.exec(v);
     if (m && !/^https?:\/\//i.test(v)) {
       if (servers.has(m[1]!)) throw new UsageError(`--server ${m[1]}= is given twice`);
-      servers.set(m[1]!, parseUrl(m[2]!, `--server ${m[1]}`));
+      servers.set(m[1]!, parseHttpUrl(m[2]!, `--server ${m[1]}`));
     } else {
       if (defaultServer)
         throw new UsageError("--server URL is given twice (name the others: --server NAME=URL)");
-      defaultServer = parseUrl(v, "--server");
+      defaultServer = parseHttpUrl(v, "--server");
     }
   }
   if (!defaultServer && servers.size === 0)
@@ -214,6 +203,7 @@ export function parseTestArgs(
     json: args.booleans.has("--json"),
     secrets,
     apiKey: args.values.get("--api-key") ?? env.ORS_API_KEY ?? undefined,
+    ...(args.values.has("--token") ? { token: args.values.get("--token")! } : {}),
     timeoutMs: duration("--timeout", DEFAULT_TEST_TIMEOUT_MS),
     maxTimeMs: duration("--max-time", DEFAULT_TEST_MAX_TIME_MS),
     envs,
@@ -312,11 +302,7 @@ export async function testCommand(argv: readonly string[], io: HeadlessIo): Prom
     cases = filterByEnv(readGoldenFiles(a.files), a.envs, io.stderr);
     urls = resolveServers(cases, a, io.stderr);
   } catch (err) {
-    if (err instanceof UsageError) {
-      io.stderr(`test: ${err.message}\n\n${TEST_USAGE}`);
-      return 2;
-    }
-    throw err;
+    return usageFailure(err, io, "test", TEST_USAGE);
   }
   const args = a;
   const updates = new Map<number, Trajectory>();
@@ -325,9 +311,11 @@ export async function testCommand(argv: readonly string[], io: HeadlessIo): Prom
     const url = urls.get(server)!;
     let client = clients.get(url);
     if (!client) {
+      const token = accessTokenFor(url, args.token, io.env ?? {});
       client = createOrsClient({
         baseUrl: url,
         apiKey: args.apiKey,
+        ...(token ? { headers: { authorization: `Bearer ${token}` } } : {}),
         fetch: io.fetch,
         timeoutMs: args.timeoutMs,
         idleTimeoutMs: args.timeoutMs,

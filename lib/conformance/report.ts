@@ -13,7 +13,8 @@ import {
   isFinding,
 } from "./types";
 
-const MARKS: Record<CheckOutcome, string> = {
+/** Each outcome's mark in the report and in `check`'s progress lines. */
+export const MARKS: Record<CheckOutcome, string> = {
   "breaks-reference-client": "✗",
   error: "✗",
   "differs-from-spec": "!",

@@ -41,15 +41,8 @@ export function watchFiles(files: Iterable<string>, onChange: (file: string) => 
   }
   const watchers: FSWatcher[] = [];
   for (const [dir, names] of byDir) {
-    try {
-      const w = watch(dir, { persistent: false }, (_event, name) => {
-        if (name && names.has(name.toString())) onChange(path.join(dir, name.toString()));
-      });
-      w.on("error", () => {});
-      watchers.push(w);
-    } catch {
-      // A folder that disappeared: nothing to watch there.
-    }
+    const w = watchFolder(dir, (name) => names.has(name), onChange);
+    if (w) watchers.push(w);
   }
   return watchers;
 }
@@ -58,15 +51,25 @@ export function watchFiles(files: Iterable<string>, onChange: (file: string) => 
 export function watchTree(dir: string, pattern: RegExp, onChange: (file: string) => void): FSWatcher[] {
   const watchers: FSWatcher[] = [];
   for (const folder of foldersUnder(dir)) {
-    try {
-      const w = watch(folder, { persistent: false }, (_event, name) => {
-        if (name && pattern.test(name.toString())) onChange(path.join(folder, name.toString()));
-      });
-      w.on("error", () => {});
-      watchers.push(w);
-    } catch {
-      // A folder that disappeared meanwhile.
-    }
+    const w = watchFolder(folder, (name) => pattern.test(name), onChange);
+    if (w) watchers.push(w);
   }
   return watchers;
+}
+
+/** Watches one folder for changes of the files whose names `accept` takes; null for a folder that is gone. */
+function watchFolder(
+  folder: string,
+  accept: (name: string) => boolean,
+  onChange: (file: string) => void,
+): FSWatcher | null {
+  try {
+    const w = watch(folder, { persistent: false }, (_event, name) => {
+      if (name && accept(name.toString())) onChange(path.join(folder, name.toString()));
+    });
+    w.on("error", () => {});
+    return w;
+  } catch {
+    return null;
+  }
 }

@@ -135,247 +135,320 @@ function originalPosition(
   }
 }
 
+type Served = { path: string; environments: AnyEnvironment[]; files: string[] };
+type ModulePart = { file: string; label: string; part: Served };
+
+/** What one reload is about: the files saved, and the bytes of each part on disk when it began. */
+interface Pending {
+  saved: Record<Part, string[]>;
+  now: Record<Part, Snapshot | null>;
+}
+
+/** The parts to load again and the files that changed in each, as shown. */
+interface Plan {
+  attempt: Part[];
+  changedShown: Record<Part, string[]>;
+}
+
 /** Opens the source: loads everything once (throwing a clear error if that fails), then watches. */
 export async function openRuntimeSource(options: RuntimeSourceOptions): Promise<EnvironmentSource> {
   const cwd = options.cwd ?? process.cwd();
-  const log = options.log ?? ((line: string) => console.log(line));
-  const debounceMs = options.debounceMs ?? 150;
-
-  let modulePart: { path: string; environments: AnyEnvironment[]; files: string[] } | null = null;
-  let moduleFile: string | null = null;
-  let moduleLabel = "";
+  let module: ModulePart | null = null;
   if (options.module) {
-    moduleFile = path.resolve(cwd, options.module);
-    moduleLabel = shown(moduleFile, cwd);
-    if (!existsSync(moduleFile))
+    const file = path.resolve(cwd, options.module);
+    const label = shown(file, cwd);
+    if (!existsSync(file))
       throw new EnvironmentModuleError(
-        `no such environment module: ${options.module}${path.isAbsolute(options.module) ? "" : ` (looked for ${moduleFile})`}`,
+        `no such environment module: ${options.module}${path.isAbsolute(options.module) ? "" : ` (looked for ${file})`}`,
       );
-    if (statSync(moduleFile).isDirectory())
+    if (statSync(file).isDirectory())
       throw new EnvironmentModuleError(
         `the environment module ${options.module} is a folder: give its file (e.g. ./envs.ts)`,
       );
-    const loaded = await loadModule(moduleFile, moduleLabel);
-    modulePart = { path: moduleLabel, ...loaded };
+    module = { file, label, part: { path: label, ...(await loadModule(file, label)) } };
   }
-  let builtins: readonly AnyEnvironment[] = options.builtins ? builtinEnvironments : [];
-  let set: EnvironmentSet = combineEnvironments(builtins, modulePart);
-  const builtinWatch = options.watchBuiltins && options.builtins;
-  const builtinFiles = () => filesUnder(ENVS_DIR, SOURCE_FILE);
+  return new RuntimeSource(options, cwd, module);
+}
 
-  // The bytes of what serves now, per part: a reload happens only when one of them changed.
-  let served: Record<Part, Snapshot> = {
-    module: snapshotOf(modulePart?.files ?? []),
-    builtins: builtinWatch ? snapshotOf(builtinFiles()) : new Map(),
-  };
-  // Per part, the last save that did not load (shown in the UI) and the files' bytes at that time.
-  const failed: Record<Part, { error: ReloadError; files: Snapshot } | null> = {
+/** The built-in environments as envs/index.ts exports them now (loaded fresh). */
+async function loadBuiltins(): Promise<AnyEnvironment[]> {
+  const loaded = await loadFresh(path.join(ENVS_DIR, "index.ts"));
+  const list = loaded.namespace.builtinEnvironments;
+  if (!Array.isArray(list))
+    throw new EnvironmentModuleError("envs/index.ts no longer exports builtinEnvironments");
+  return list as AnyEnvironment[];
+}
+
+const builtinFiles = () => filesUnder(ENVS_DIR, SOURCE_FILE);
+
+/**
+ * A reloadable source: what serves now per part (the author's module, the built-ins), the bytes it
+ * was loaded from, the saves that did not load, and the watchers that schedule reloads (debounced,
+ * one after another).
+ */
+class RuntimeSource implements EnvironmentSource {
+  readonly watching: string[] = [];
+  private readonly log: (line: string) => void;
+  private readonly debounceMs: number;
+  private readonly builtinWatch: boolean;
+  private modulePart: Served | null;
+  private builtins: readonly AnyEnvironment[];
+  private set: EnvironmentSet;
+  /** The bytes of what serves now, per part: a reload happens only when one of them changed. */
+  private served: Record<Part, Snapshot>;
+  /** Per part, the last save that did not load (shown in the UI) and the files' bytes at that time. */
+  private readonly failed: Record<Part, { error: ReloadError; files: Snapshot } | null> = {
     module: null,
     builtins: null,
   };
-  let lastReload: ReloadStatus["last_reload"] = null;
+  private lastReload: ReloadStatus["last_reload"] = null;
+  private readonly listeners = new Set<(r: EnvironmentReload) => void | Promise<void>>();
+  private moduleWatchers: FSWatcher[] = [];
+  private builtinWatchers: FSWatcher[] = [];
+  private closed = false;
+  private readonly pending: Record<Part, Set<string>> = { module: new Set(), builtins: new Set() };
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private running: Promise<void> = Promise.resolve();
 
-  const listeners = new Set<(r: EnvironmentReload) => void | Promise<void>>();
-  let moduleWatchers: FSWatcher[] = [];
-  let builtinWatchers: FSWatcher[] = [];
-  let closed = false;
-  const pending: Record<Part, Set<string>> = { module: new Set(), builtins: new Set() };
-  let timer: ReturnType<typeof setTimeout> | null = null;
-  let running: Promise<void> = Promise.resolve();
+  constructor(
+    private readonly options: RuntimeSourceOptions,
+    private readonly cwd: string,
+    private readonly module: ModulePart | null,
+  ) {
+    this.log = options.log ?? ((line: string) => console.log(line));
+    this.debounceMs = options.debounceMs ?? 150;
+    this.modulePart = module?.part ?? null;
+    this.builtins = options.builtins ? builtinEnvironments : [];
+    this.set = combineEnvironments(this.builtins, this.modulePart);
+    this.builtinWatch = options.watchBuiltins && options.builtins;
+    this.served = {
+      module: snapshotOf(this.modulePart?.files ?? []),
+      builtins: this.builtinWatch ? snapshotOf(builtinFiles()) : new Map(),
+    };
+    if (this.modulePart) this.watchModule(this.modulePart.files);
+    this.watchBuiltins();
+    if (this.builtinWatch) this.watching.push(`${shown(ENVS_DIR, cwd)}/`);
+    if (this.modulePart && options.watchModule) this.watching.push(this.modulePart.path);
+  }
 
-  const watchModule = (files: readonly string[]) => {
-    for (const w of moduleWatchers) w.close();
-    moduleWatchers = options.watchModule && !closed ? watchFiles(files, (f) => changed("module", f)) : [];
-  };
-  const watchBuiltins = () => {
-    for (const w of builtinWatchers) w.close();
-    builtinWatchers =
-      !closed && builtinWatch ? watchTree(ENVS_DIR, SOURCE_FILE, (f) => changed("builtins", f)) : [];
-  };
+  current(): EnvironmentSet {
+    return this.set;
+  }
 
-  const loadBuiltins = async (): Promise<AnyEnvironment[]> => {
-    const loaded = await loadFresh(path.join(ENVS_DIR, "index.ts"));
-    const list = loaded.namespace.builtinEnvironments;
-    if (!Array.isArray(list))
-      throw new EnvironmentModuleError("envs/index.ts no longer exports builtinEnvironments");
-    return list as AnyEnvironment[];
-  };
+  onReload(listener: (r: EnvironmentReload) => void | Promise<void>): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  status(): ReloadStatus {
+    return {
+      watching: [...this.watching],
+      last_reload: this.lastReload,
+      errors: [this.failed.module?.error, this.failed.builtins?.error].filter((e): e is ReloadError => !!e),
+    };
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    for (const w of [...this.moduleWatchers, ...this.builtinWatchers]) w.close();
+  }
+
+  private watchModule(files: readonly string[]): void {
+    for (const w of this.moduleWatchers) w.close();
+    this.moduleWatchers =
+      this.options.watchModule && !this.closed ? watchFiles(files, (f) => this.changed("module", f)) : [];
+  }
+
+  private watchBuiltins(): void {
+    for (const w of this.builtinWatchers) w.close();
+    this.builtinWatchers =
+      !this.closed && this.builtinWatch
+        ? watchTree(ENVS_DIR, SOURCE_FILE, (f) => this.changed("builtins", f))
+        : [];
+  }
 
   /** The names of what serves from `part`: what a failed reload of it leaves on its previous code. */
-  const namesOf = (part: Part) =>
-    set.environments
-      .filter((e) => (set.origins.get(e.name)?.kind === "module") === (part === "module"))
+  private namesOf(part: Part): string[] {
+    return this.set.environments
+      .filter((e) => (this.set.origins.get(e.name)?.kind === "module") === (part === "module"))
       .map((e) => e.name);
+  }
 
-  const reload = async () => {
-    const saved: Record<Part, string[]> = { module: [...pending.module], builtins: [...pending.builtins] };
-    pending.module.clear();
-    pending.builtins.clear();
-    if (closed || (saved.module.length === 0 && saved.builtins.length === 0)) return;
-    // The bytes on disk now, read once, before anything loads (a save during the load reloads again).
-    const now: Record<Part, Snapshot | null> = {
-      module:
-        saved.module.length && moduleFile ? snapshotOf([...served.module.keys(), ...saved.module]) : null,
-      builtins: saved.builtins.length ? snapshotOf(builtinFiles()) : null,
-    };
-    const edits = (part: Part): string[] => {
-      const disk = now[part];
-      if (!disk) return [];
-      const out = changedFiles(served[part], disk);
-      // New files count for the built-ins (every file under envs/ is theirs), not for the module.
-      if (part === "builtins") for (const f of disk.keys()) if (!served.builtins.has(f)) out.push(f);
-      return out;
-    };
-    const shownOf = (part: Part, edited: string[]) => {
-      const disk = now[part]!;
-      const files = saved[part].filter((f) => !served[part].has(f) || served[part].get(f) !== disk.get(f));
-      return (files.length ? files : edited).map((f) => shown(f, cwd));
-    };
-    const attempt: Part[] = [];
-    const changedShown: Record<Part, string[]> = { module: [], builtins: [] };
-    for (const part of ["module", "builtins"] as const) {
-      if (!now[part]) continue;
-      const edited = edits(part);
-      if (edited.length === 0) {
-        // Every byte as it serves (a touch, the same text saved again, a checkout): nothing to
-        // reload, no session ends; a save that did not load has been undone.
-        const files = saved[part].map((f) => shown(f, cwd)).join(", ");
-        log(
-          failed[part]
-            ? `[ors-playground] ${files}: back to the code that serves, nothing to reload`
-            : `[ors-playground] ${files} saved with the same contents: nothing to reload`,
-        );
-        failed[part] = null;
-        continue;
-      }
-      // Nothing new since a save that did not load (the same broken text again): that error stands.
-      const f = failed[part];
-      if (f && sameSnapshot(f.files, snapshotOf(f.files.keys(), now[part]!))) {
-        log(
-          `[ors-playground] ${saved[part].map((x) => shown(x, cwd)).join(", ")} saved as it was when it did not load: still serving the previous code`,
-        );
-        continue;
-      }
-      attempt.push(part);
-      changedShown[part] = shownOf(part, edited);
-    }
-    if (attempt.length === 0) return;
+  private changed(kind: Part, file: string): void {
+    if (this.closed) return;
+    this.pending[kind].add(file);
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.running = this.running
+        .then(() => this.reload())
+        .catch((e) => this.log(`[ors-playground] reload failed: ${(e as Error).message}`));
+    }, this.debounceMs);
+  }
 
-    const fail = (part: Part, e: unknown, seen: readonly string[]) => {
-      const graph = [
-        ...new Set(
-          part === "module"
-            ? [moduleFile!, ...seen, ...served.module.keys(), ...saved.module]
-            : [...seen, ...now.builtins!.keys()],
-        ),
-      ];
-      const where = locateLoadError(e, graph, originalPosition);
-      failed[part] = {
-        error: {
-          message: where.message,
-          file: where.file && shown(where.file, cwd),
-          line: where.line,
-          column: where.column,
-          excerpt: lineOf(where.file, where.line),
-          changed: changedShown[part],
-          environments: namesOf(part),
-          at: Date.now(),
-        },
-        files: snapshotOf(graph, now[part]!),
-      };
-      if (part === "module") watchModule([...new Set([...(modulePart?.files ?? []), ...seen])]);
-      const at = where.file
-        ? ` (${shown(where.file, cwd)}${where.line ? `:${where.line}${where.column ? `:${where.column}` : ""}` : ""})`
-        : "";
-      log(
-        `[ors-playground] could not reload after ${changedShown[part].join(", ")} changed: ${(e as Error).message}${at}\n` +
-          "  Still serving the previous code; save a fix to reload.",
-      );
-    };
-
-    let nextModule = modulePart;
-    let nextBuiltins = builtins;
+  /** One reload: what was saved, read from disk once, loaded again where bytes changed, then served. */
+  private async reload(): Promise<void> {
+    const pending = this.takePending();
+    if (!pending) return;
+    const plan = this.plan(pending);
+    if (plan.attempt.length === 0) return;
+    let nextModule = this.modulePart;
+    let nextBuiltins = this.builtins;
     const loaded: Part[] = [];
-    if (attempt.includes("module") && moduleFile) {
+    if (plan.attempt.includes("module") && this.module) {
       try {
-        nextModule = { path: moduleLabel, ...(await loadModule(moduleFile, moduleLabel)) };
+        nextModule = { path: this.module.label, ...(await loadModule(this.module.file, this.module.label)) };
         loaded.push("module");
       } catch (e) {
-        fail("module", e, (e as { files?: string[] }).files ?? []);
+        this.fail("module", e, (e as { files?: string[] }).files ?? [], pending, plan);
       }
     }
-    if (attempt.includes("builtins")) {
+    if (plan.attempt.includes("builtins")) {
       try {
         nextBuiltins = await loadBuiltins();
         loaded.push("builtins");
       } catch (e) {
-        fail("builtins", e, e instanceof ModuleLoadError ? e.files : []);
+        this.fail("builtins", e, e instanceof ModuleLoadError ? e.files : [], pending, plan);
       }
     }
-    if (loaded.length === 0) return;
-    const changedNow = loaded.flatMap((p) => changedShown[p]);
+    if (loaded.length) await this.serve(loaded, nextModule, nextBuiltins, pending, plan);
+  }
+
+  /** The files saved since the last reload, and the bytes on disk now, read once before anything loads. */
+  private takePending(): Pending | null {
+    const saved: Record<Part, string[]> = {
+      module: [...this.pending.module],
+      builtins: [...this.pending.builtins],
+    };
+    this.pending.module.clear();
+    this.pending.builtins.clear();
+    if (this.closed || (saved.module.length === 0 && saved.builtins.length === 0)) return null;
+    // A save during the load reloads again.
+    return {
+      saved,
+      now: {
+        module:
+          saved.module.length && this.module
+            ? snapshotOf([...this.served.module.keys(), ...saved.module])
+            : null,
+        builtins: saved.builtins.length ? snapshotOf(builtinFiles()) : null,
+      },
+    };
+  }
+
+  /** The files of `part` whose bytes differ from what serves (new files count for the built-ins). */
+  private edits(part: Part, { now }: Pending): string[] {
+    const disk = now[part];
+    if (!disk) return [];
+    const out = changedFiles(this.served[part], disk);
+    // Every file under envs/ is the built-ins', not the module's.
+    if (part === "builtins") for (const f of disk.keys()) if (!this.served.builtins.has(f)) out.push(f);
+    return out;
+  }
+
+  /** Which parts to load again: those whose bytes changed since they served or last failed. */
+  private plan(p: Pending): Plan {
+    const plan: Plan = { attempt: [], changedShown: { module: [], builtins: [] } };
+    for (const part of ["module", "builtins"] as const) {
+      const disk = p.now[part];
+      if (!disk) continue;
+      const edited = this.edits(part, p);
+      if (edited.length === 0) {
+        // Every byte as it serves (a touch, the same text saved again, a checkout): nothing to
+        // reload, no session ends; a save that did not load has been undone.
+        const files = p.saved[part].map((f) => shown(f, this.cwd)).join(", ");
+        this.log(
+          this.failed[part]
+            ? `[ors-playground] ${files}: back to the code that serves, nothing to reload`
+            : `[ors-playground] ${files} saved with the same contents: nothing to reload`,
+        );
+        this.failed[part] = null;
+        continue;
+      }
+      // Nothing new since a save that did not load (the same broken text again): that error stands.
+      const f = this.failed[part];
+      if (f && sameSnapshot(f.files, snapshotOf(f.files.keys(), disk))) {
+        this.log(
+          `[ors-playground] ${p.saved[part].map((x) => shown(x, this.cwd)).join(", ")} saved as it was when it did not load: still serving the previous code`,
+        );
+        continue;
+      }
+      plan.attempt.push(part);
+      const files = p.saved[part].filter(
+        (x) => !this.served[part].has(x) || this.served[part].get(x) !== disk.get(x),
+      );
+      plan.changedShown[part] = (files.length ? files : edited).map((x) => shown(x, this.cwd));
+    }
+    return plan;
+  }
+
+  /** Records that `part` did not load (with the file and line the error points at), and says so. */
+  private fail(part: Part, e: unknown, seen: readonly string[], p: Pending, plan: Plan): void {
+    const graph = [
+      ...new Set(
+        part === "module"
+          ? [this.module!.file, ...seen, ...this.served.module.keys(), ...p.saved.module]
+          : [...seen, ...p.now.builtins!.keys()],
+      ),
+    ];
+    const where = locateLoadError(e, graph, originalPosition);
+    this.failed[part] = {
+      error: {
+        message: where.message,
+        file: where.file && shown(where.file, this.cwd),
+        line: where.line,
+        column: where.column,
+        excerpt: lineOf(where.file, where.line),
+        changed: plan.changedShown[part],
+        environments: this.namesOf(part),
+        at: Date.now(),
+      },
+      files: snapshotOf(graph, p.now[part]!),
+    };
+    if (part === "module") this.watchModule([...new Set([...(this.modulePart?.files ?? []), ...seen])]);
+    const at = where.file
+      ? ` (${shown(where.file, this.cwd)}${where.line ? `:${where.line}${where.column ? `:${where.column}` : ""}` : ""})`
+      : "";
+    this.log(
+      `[ors-playground] could not reload after ${plan.changedShown[part].join(", ")} changed: ${(e as Error).message}${at}\n` +
+        "  Still serving the previous code; save a fix to reload.",
+    );
+  }
+
+  /** Serves what loaded: the listeners (the host) take the new set first, then it is what serves. */
+  private async serve(
+    loaded: Part[],
+    nextModule: Served | null,
+    nextBuiltins: readonly AnyEnvironment[],
+    p: Pending,
+    plan: Plan,
+  ): Promise<void> {
+    const changedNow = loaded.flatMap((part) => plan.changedShown[part]);
     try {
       const nextSet = combineEnvironments(nextBuiltins, nextModule);
-      for (const listener of listeners) await listener({ set: nextSet, changed: changedNow });
+      for (const listener of this.listeners) await listener({ set: nextSet, changed: changedNow });
       if (loaded.includes("module") && nextModule) {
-        modulePart = nextModule;
+        this.modulePart = nextModule;
         // Hashes read before the load for the files known then: a save during the load reloads again.
-        served = { ...served, module: snapshotOf(nextModule.files, now.module!) };
-        failed.module = null;
-        watchModule(nextModule.files);
+        this.served = { ...this.served, module: snapshotOf(nextModule.files, p.now.module!) };
+        this.failed.module = null;
+        this.watchModule(nextModule.files);
       }
       if (loaded.includes("builtins")) {
-        builtins = nextBuiltins;
-        served = { ...served, builtins: now.builtins! };
-        failed.builtins = null;
-        watchBuiltins();
+        this.builtins = nextBuiltins;
+        this.served = { ...this.served, builtins: p.now.builtins! };
+        this.failed.builtins = null;
+        this.watchBuiltins();
       }
-      set = nextSet;
-      lastReload = { at: Date.now(), changed: changedNow };
+      this.set = nextSet;
+      this.lastReload = { at: Date.now(), changed: changedNow };
       const names = nextSet.environments.map((e) => e.name).join(", ");
-      log(`[ors-playground] reloaded ${changedNow.join(", ")}: now hosting ${names}`);
+      this.log(`[ors-playground] reloaded ${changedNow.join(", ")}: now hosting ${names}`);
     } catch (e) {
       // A clash of names, or the host refused the set: the part that was edited did not load.
-      for (const part of loaded) fail(part, e, part === "module" ? (nextModule?.files ?? []) : []);
+      for (const part of loaded)
+        this.fail(part, e, part === "module" ? (nextModule?.files ?? []) : [], p, plan);
     }
-  };
-
-  const changed = (kind: Part, file: string) => {
-    if (closed) return;
-    pending[kind].add(file);
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(() => {
-      timer = null;
-      running = running
-        .then(reload)
-        .catch((e) => log(`[ors-playground] reload failed: ${(e as Error).message}`));
-    }, debounceMs);
-  };
-
-  if (modulePart) watchModule(modulePart.files);
-  watchBuiltins();
-
-  const watching: string[] = [];
-  if (builtinWatch) watching.push(`${shown(ENVS_DIR, cwd)}/`);
-  if (modulePart && options.watchModule) watching.push(modulePart.path);
-
-  return {
-    current: () => set,
-    onReload(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    watching,
-    status: () => ({
-      watching: [...watching],
-      last_reload: lastReload,
-      errors: [failed.module?.error, failed.builtins?.error].filter((e): e is ReloadError => !!e),
-    }),
-    close() {
-      closed = true;
-      if (timer) clearTimeout(timer);
-      for (const w of [...moduleWatchers, ...builtinWatchers]) w.close();
-      void running;
-    },
-  };
+  }
 }

@@ -2,7 +2,8 @@
 // rewards and a reward chart (inline SVG), with no script at all, no external reference, and a CSP
 // that forbids loading anything but the page's own style and data: images. How blocks of
 // environment output render (the app's text/Markdown/image rules) is handed in by the caller.
-// Isomorphic (Web Crypto for the style's hash).
+// Served by the app (lib/http streams it); the page itself is built with Web Crypto only (the style's hash).
+import { streamResponse } from "@/lib/http";
 import type { Block } from "@/lib/ors/protocol";
 import { END_REASON_LABEL, type EndReason } from "../trajectory/end-reason";
 import { escapeHtml } from "../trajectory/html-escape";
@@ -325,24 +326,11 @@ export function htmlExportHeaders(filename: string): Record<string, string> {
     "Content-Disposition": `attachment; filename="${filename.replace(/[^\w.-]+/g, "_")}"`,
     "X-Content-Type-Options": "nosniff",
     "Content-Security-Policy":
-      "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; sandbox",
+      "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; sandbox",
   };
 }
 
-/** Streams the pieces `make` yields as the body of an HTML download (`make` runs once it is read). */
-export function htmlExportResponse(make: () => AsyncIterable<string>, filename: string): Response {
-  let it: AsyncIterator<string> | null = null;
-  const encoder = new TextEncoder();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      it ??= make()[Symbol.asyncIterator]();
-      const next = await it.next();
-      if (next.done) controller.close();
-      else controller.enqueue(encoder.encode(next.value));
-    },
-    async cancel() {
-      await it?.return?.(undefined);
-    },
-  });
-  return new Response(body, { headers: htmlExportHeaders(filename) });
+/** Streams the pieces `pieces` yields as the body of an HTML download. */
+export function htmlExportResponse(pieces: AsyncIterable<string>, filename: string): Promise<Response> {
+  return streamResponse(pieces, htmlExportHeaders(filename));
 }

@@ -3,7 +3,7 @@
 // minute. The episode page's keep-alive stops when nobody uses its tab, so a forgotten or closed tab
 // lets this rule end the episode.
 import "server-only";
-import { type Env, processEnv, settingOrDefault } from "@/lib/config";
+import { type Env, settingOrDefault } from "@/lib/config";
 import type { TrajectoryStore } from "../store/types";
 import { SPEC_IDLE_LIMIT_MS } from "../trajectory/end-reason";
 import type { EpisodeLifecycle } from "./lifecycle";
@@ -11,8 +11,8 @@ import type { EpisodeLifecycle } from "./lifecycle";
 /** Past a server's idle limit, a minute of grace for clocks and requests in flight. */
 export const IDLE_GRACE_MS = 60_000;
 
-/** PLAYGROUND_IDLE_TIMEOUT_S in milliseconds when set (one limit for every server), else null. */
-export function idleTimeoutMs(env: Env = processEnv()): number | null {
+/** `env`'s PLAYGROUND_IDLE_TIMEOUT_S in milliseconds when set (one limit for every server), else null. */
+export function idleTimeoutMs(env: Env): number | null {
   return settingOrDefault(env, "PLAYGROUND_IDLE_TIMEOUT_S");
 }
 

@@ -4,14 +4,15 @@
 // (./record-apply.ts), when they are applied and committed (./record-queue.ts), and the idle sweep
 // (./idle.ts); episodes end through ./lifecycle.ts. Secrets never reach it (relay events carry none).
 import "server-only";
-import { type Env, processEnv, settingOrDefault } from "@/lib/config";
+import { type Env, settingOrDefault } from "@/lib/config";
 import type { RelayEvent, RelayEvents } from "@/lib/relay/events";
 import type { ExchangeLimit, TrajectoryStore } from "../store/types";
 import type { EndReason, TrajectoryStep } from "../trajectory/schema";
-import { createIdleSweep, idleTimeoutMs } from "./idle";
+import { DEFAULT_MAX_STEP_BYTES } from "../trajectory/step";
+import { createIdleSweep } from "./idle";
 import { createEpisodeLifecycle } from "./lifecycle";
 import type { LiveEvent, LiveFeeds } from "./live";
-import { createProtocolLog, exchangeLimitFrom } from "./protocol-log";
+import { createProtocolLog, DEFAULT_EXCHANGE_LIMIT } from "./protocol-log";
 import { createEventApplier } from "./record-apply";
 import { createRecordQueue } from "./record-queue";
 import { createRecordingStore } from "./record-writes";
@@ -68,7 +69,7 @@ export interface RecorderOptions {
   log?: (message: string) => void;
   /** The step-size cap in bytes (default PLAYGROUND_MAX_STEP_BYTES, else 4 MiB; see capStep). */
   maxStepBytes?: number;
-  /** The caps of each episode's protocol log (default: exchangeLimitFrom(processEnv())). */
+  /** The caps of each episode's protocol log (default DEFAULT_EXCHANGE_LIMIT). */
   exchangeLimit?: ExchangeLimit;
 }
 
@@ -86,8 +87,8 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
   const applier = createEventApplier({
     store: writes,
     lifecycle: createEpisodeLifecycle(writes, writes.publish),
-    exchanges: createProtocolLog(writes, opts.exchangeLimit ?? exchangeLimitFrom(processEnv())),
-    maxStepBytes: opts.maxStepBytes ?? maxStepBytesFrom(processEnv()),
+    exchanges: createProtocolLog(writes, opts.exchangeLimit ?? DEFAULT_EXCHANGE_LIMIT),
+    maxStepBytes: opts.maxStepBytes ?? DEFAULT_MAX_STEP_BYTES,
     idleLimitOf: opts.idleLimitOf,
     checkLiveness: opts.checkLiveness,
   });
@@ -109,7 +110,7 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
   const sweepNow = createIdleSweep({
     store,
     lifecycle,
-    explicitIdleMs: opts.idleMs ?? idleTimeoutMs(),
+    explicitIdleMs: opts.idleMs ?? null,
     idleLimitOf: opts.idleLimitOf,
     closeSession: opts.closeSession,
     busyHere: (id) => applier.inflight(id).length > 0,

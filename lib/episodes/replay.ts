@@ -5,7 +5,7 @@
 // compared with the original (../trajectory/diff.ts). The app hands it a client over its relay, so the new
 // episode is recorded like any other; the CLI hands it a client for a server URL.
 import { isOrsClientError, type OrsClient } from "@/lib/ors/client";
-import type { Block, CreateRequest, Secrets } from "@/lib/ors/protocol";
+import { type Block, type CreateRequest, OrsError, type Secrets } from "@/lib/ors/protocol";
 import { replayMark } from "../trajectory/diff";
 import { TRAJECTORY_FORMAT, totalReward } from "../trajectory/model";
 import type { ReplayMark, Trajectory, TrajectoryStep } from "../trajectory/schema";
@@ -16,13 +16,14 @@ import { type CallOutcome, completeStep, pendingStep, stepEvent } from "../traje
  * an error of its own, or its answer is not ORS (a protocol mismatch), or the request itself was
  * wrong (e.g. the trajectory's task is unknown). `status` is the HTTP status to answer with.
  */
-export class ReplayError extends Error {
+export class ReplayError extends OrsError {
   constructor(
     readonly kind: "unreachable" | "server" | "protocol" | "input",
-    readonly status: number,
+    status: number,
     message: string,
   ) {
-    super(message);
+    // The answer says which kind of failure it was beside its detail.
+    super(status, message, undefined, { kind });
     this.name = "ReplayError";
   }
 }

@@ -5,8 +5,7 @@
 // (`start --spawn`, lib/spawn), known from the start and forwarded to only while ready.
 import "server-only";
 import path from "node:path";
-import { processEnv, settingOrDefault } from "@/lib/config";
-import { ENV_ENDPOINTS, ROOT_ENDPOINTS } from "@/lib/ors/protocol";
+import { ENV_ENDPOINTS, OrsError, ROOT_ENDPOINTS } from "@/lib/ors/protocol";
 import { createPinnedFetch } from "@/lib/security/pinned-fetch";
 import { type AddressVerdict, checkServerUrl, type Resolver } from "./address-policy";
 import { createOrsProbe, type OrsProbe, type OrsProbeVerdict } from "./ors-probe";
@@ -45,10 +44,13 @@ export interface SpawnedServers {
 }
 
 export interface ServerRegistryOptions {
-  /** Where servers.json lives (default `PLAYGROUND_DATA_DIR` or `.data`). */
-  dataDir?: string;
-  /** Environment variables (default the process's, lib/config.ts). */
-  env?: Record<string, string | undefined>;
+  /** Where servers.json lives (the configuration's data folder, lib/config.ts). */
+  dataDir: string;
+  /**
+   * The variables the composition root hands over: ORS_SERVERS, PLAYGROUND_ALLOW_REMOTE_SERVERS,
+   * and each server's ORS_SERVER_API_KEY_<NAME> and ORS_SERVER_IDLE_TIMEOUT_MS_<NAME>.
+   */
+  env: Readonly<Record<string, string | undefined>>;
   /** The in-process handler of `local`. */
   localHandler: () => FetchHandler;
   /** DNS resolver for the address policy (tests). */
@@ -62,12 +64,9 @@ export interface ServerRegistryOptions {
   spawned?: SpawnedServers;
 }
 
-export class ServerRegistryError extends Error {
-  constructor(
-    readonly status: number,
-    readonly detail: string,
-  ) {
-    super(detail);
+export class ServerRegistryError extends OrsError {
+  constructor(status: number, detail: string) {
+    super(status, detail);
     this.name = "ServerRegistryError";
   }
 }
@@ -151,8 +150,8 @@ export function parseServersEnv(value: string | undefined): FileEntry[] {
 }
 
 export function createServerRegistry(options: ServerRegistryOptions): ServerRegistry {
-  const env = options.env ?? processEnv();
-  const dataDir = path.resolve(options.dataDir ?? settingOrDefault(env, "PLAYGROUND_DATA_DIR"));
+  const env = options.env;
+  const dataDir = path.resolve(options.dataDir);
   const persistence = options.persistence ?? fileServerPersistence(dataDir);
   const allowRemote = env.PLAYGROUND_ALLOW_REMOTE_SERVERS === "1";
   const envServers = parseServersEnv(env.ORS_SERVERS);

@@ -5,7 +5,7 @@
 // what it says is published (./observe.ts), so the protocol log has a request before the end of the
 // episode it causes. The client's answer waits for the recorder's acknowledgement (./events.ts).
 import "server-only";
-import { errorBody, RELAY_FAILURE_HEADER, type RelayFailure } from "@/lib/ors/protocol";
+import { errorBody, RELAY_FAILURE_HEADER, type RelayFailure, SSE_RESPONSE_HEADERS } from "@/lib/ors/protocol";
 import { answerBodyOf, type ExchangeLog, publishExchange } from "./exchange-log";
 import type { RelayAnswer, RelayRequest } from "./io";
 import { type Exchange, observeExchange } from "./observe";
@@ -14,12 +14,6 @@ import { type SseSource, type UpstreamAnswer, webSource } from "./upstream";
 
 const JSON_TYPE = "application/json";
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-export const SSE_ANSWER_HEADERS: Readonly<Record<string, string>> = {
-  "content-type": "text/event-stream; charset=utf-8",
-  // no-transform: keeps `next start`'s compression from buffering the stream.
-  "cache-control": "no-cache, no-transform",
-  "x-accel-buffering": "no",
-};
 
 /** A `{detail}` answer of the relay's own. */
 export function detailAnswer(status: number, detail: string, headers?: Record<string, string>): RelayAnswer {
@@ -126,7 +120,7 @@ export class Responder {
         "sse" in body ? body.sse : webSource("stream" in body ? body.stream : text(body.text));
       return {
         status: up.status,
-        headers: { ...passedOn, ...SSE_ANSWER_HEADERS, "content-type": type },
+        headers: { ...passedOn, ...SSE_RESPONSE_HEADERS, "content-type": type },
         body: tapSse(this.x, source, this.log),
       };
     }

@@ -8,7 +8,7 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { processEnv, settingOrDefault } from "@/lib/config";
+import { SETTINGS } from "@/lib/config";
 import { describeNetworkError } from "@/lib/ors/protocol/network-error";
 import type { ServerRegistry } from "@/lib/registry";
 import { createPinnedFetch, type PinnedFetch } from "@/lib/security/pinned-fetch";
@@ -123,7 +123,7 @@ async function forward(req: RelayRequest, t: Target, timeoutMs: number): Promise
 }
 
 export function createRelay(options: RelayOptions): Relay {
-  const timeoutMs = options.timeoutMs ?? settingOrDefault(processEnv(), "PLAYGROUND_RELAY_TIMEOUT_MS");
+  const timeoutMs = options.timeoutMs ?? SETTINGS.PLAYGROUND_RELAY_TIMEOUT_MS.fallback;
   const events = options.events ?? createRelayEvents();
   const context: RelayContext = {
     registry: options.registry,

@@ -3,7 +3,7 @@
 // zod, every refusal an OrsError answered as `{detail}` with its status. JSON in camelCase.
 import "server-only";
 import { z } from "zod";
-import { BodyError, noStore } from "@/lib/episodes/http";
+import { noStore } from "@/lib/http";
 import { describeZodError, errorResponse, OrsError } from "@/lib/ors/protocol";
 import { isRunError } from "@/lib/runs/errors";
 import { bodyOf } from "@/lib/runs/http";
@@ -59,10 +59,10 @@ export async function respond(fn: () => Promise<Response>): Promise<Response> {
   }
 }
 
-/** The answer of a refusal this API throws (OrsError, the runs' RunError, a BodyError), else null. */
+/** The answer of a refusal this API throws (OrsError, as the body readers do, or the runs' RunError), else null. */
 export function refusalOf(err: unknown): Response | null {
   if (isOrsError(err)) return errorResponse(err.status, err.detail, err.headers);
-  if (isRunError(err) || err instanceof BodyError) return errorResponse(err.status, err.detail);
+  if (isRunError(err)) return errorResponse(err.status, err.detail);
   return null;
 }
 

@@ -1,11 +1,10 @@
-// The one error of the runs domain's entry points (start, resume, cancel, compare, export): an HTTP
-// status and a detail the API answers as `{detail}` and the CLI prints. Isomorphic.
-export class RunError extends Error {
-  constructor(
-    readonly status: number,
-    readonly detail: string,
-  ) {
-    super(detail);
+// The one error of the runs domain's entry points (start, resume, cancel, compare, export): an
+// OrsError (an HTTP status and a detail) the API answers as `{detail}` and the CLI prints. Isomorphic.
+import { OrsError } from "@/lib/ors/protocol";
+
+export class RunError extends OrsError {
+  constructor(status: number, detail: string) {
+    super(status, detail);
     this.name = "RunError";
   }
 }

@@ -1,11 +1,11 @@
 // The runs' HTTP API (docs/runs.md "HTTP API"), as functions the thin route handlers under
-// app/api/runs/ call: request bodies checked with zod, errors as `{detail}` with their status, the
-// run's progress as SSE, exports streamed line by line. JSON in camelCase.
+// app/api/runs/ call: request bodies checked with zod, errors thrown as RunError (answered as
+// `{detail}` by lib/http's route wrapper), the run's progress as SSE, exports streamed line by line.
+// JSON in camelCase.
 import "server-only";
 import { z } from "zod";
-import { BodyError, noStore, readJsonObject } from "@/lib/episodes/http";
 import type { LiveFeeds } from "@/lib/episodes/live";
-import { describeZodError, errorResponse, formatSseComment, formatSseEvent } from "@/lib/ors/protocol";
+import { ndjsonResponse, parseWith, readJsonBody, type SseWriter, sseResponse } from "@/lib/http";
 import {
   FINAL_RUN_STATUSES,
   type PlaygroundStore,
@@ -14,7 +14,7 @@ import {
   type RunRecord,
 } from "@/lib/store/types";
 import type { Trajectory } from "@/lib/trajectory/schema";
-import { isRunError, RunError } from "./errors";
+import { RunError } from "./errors";
 import type { RunEvent, RunEvents } from "./events";
 import type { RunExecutor } from "./executor";
 import { EXPORT_FORMATS, type ExportFormat, exportLine } from "./exports";
@@ -29,33 +29,16 @@ export interface RunsApiDeps {
   live?: LiveFeeds;
 }
 
-/**
- * Answers `fn`'s result as JSON, or its RunError / BodyError as `{detail}`. With the request's
- * `signal`: a request its client gave up on (a paused model turn) ends quietly, not as an error.
- */
-export async function answer(
-  fn: () => Promise<unknown>,
-  status = 200,
-  signal?: AbortSignal,
-): Promise<Response> {
-  try {
-    return Response.json(await fn(), { status, headers: noStore });
-  } catch (err) {
-    if (isRunError(err) || err instanceof BodyError) return errorResponse(err.status, err.detail);
-    if (signal?.aborted) return new Response(null, { status: 499 });
-    throw err;
-  }
+/** What a runs API body may weigh. */
+const RUNS_BODY_BYTES = 1024 * 1024;
+
+/** Parses a JSON body with a schema: a 400 OrsError naming what is wrong. */
+export function bodyOf<T>(req: Request, schema: z.ZodType<T>): Promise<T> {
+  return readJsonBody(req, schema, RUNS_BODY_BYTES);
 }
 
-/** Parses a JSON body with a schema: a 400 RunError naming what is wrong. */
-export async function bodyOf<T>(req: Request, schema: z.ZodType<T>): Promise<T> {
-  const raw = await readJsonObject(req, 1024 * 1024);
-  const r = schema.safeParse(raw);
-  if (!r.success) throw new RunError(400, describeZodError(r.error));
-  return r.data;
-}
-
-async function runOf(store: PlaygroundStore, id: string): Promise<RunRecord> {
+/** The run `id`; a 404 RunError when there is none. */
+export async function runOf(store: PlaygroundStore, id: string): Promise<RunRecord> {
   const run = await store.getRun(id);
   if (!run) throw new RunError(404, `no run with id "${id}"`);
   return run;
@@ -124,9 +107,8 @@ async function listedStats(store: PlaygroundStore, r: RunRecord): Promise<Listed
 
 /** `GET /api/runs`: runs, newest first, each with its episodes' counts and success rate. */
 export async function listRuns(d: RunsApiDeps, url: URL) {
-  const q = listQuery.safeParse(Object.fromEntries([...url.searchParams].filter(([, v]) => v !== "")));
-  if (!q.success) throw new RunError(400, describeZodError(q.error));
-  const { items, total } = await d.store.listRuns(q.data);
+  const q = parseWith(listQuery, Object.fromEntries([...url.searchParams].filter(([, v]) => v !== "")));
+  const { items, total } = await d.store.listRuns(q);
   return {
     total,
     items: await Promise.all(
@@ -200,73 +182,38 @@ export type RunComparison = Awaited<ReturnType<typeof compare>>;
  * (the CLI) is followed by reading its progress from the store every second.
  */
 export async function runEventsResponse(d: RunsApiDeps, req: Request, id: string): Promise<Response> {
-  const run = await d.store.getRun(id);
-  if (!run) return errorResponse(404, `no run with id "${id}"`);
-  const encoder = new TextEncoder();
-  let cleanup = () => {};
-  const body = new ReadableStream<Uint8Array>(
-    {
-      start(controller) {
-        let closed = false;
-        const send = (event: string, data: unknown) => {
-          if (closed) return;
-          // A reader that stopped reading is dropped, not buffered for (4 MB queued).
-          if ((controller.desiredSize ?? 0) < -4 * 1024 * 1024) return cleanup();
-          controller.enqueue(encoder.encode(formatSseEvent(event, JSON.stringify(data))));
-        };
-        let last = "";
-        /** Sends the progress now (when it changed) and closes once the run has stopped. */
-        const snapshot = async () => {
-          const p = await d.runs.progress(id);
-          if (!p) return cleanup();
-          const key = JSON.stringify(p);
-          if (key !== last) send("progress", { type: "progress", runId: id, at: Date.now(), ...p });
-          last = key;
-          if (TERMINAL.has(p.status) && !d.runs.isActive(id)) cleanup();
-        };
-        const unsubscribe = d.runEvents.subscribe(id, (e: RunEvent) => {
-          send(e.type, e);
-          if (e.type === "progress")
-            last = JSON.stringify({ ...e, type: undefined, runId: undefined, at: undefined });
-          if (e.type === "status" && TERMINAL.has(e.status)) void snapshot();
-        });
-        // A run played elsewhere (the CLI, another replica) sends nothing here: its store is read.
-        const poll = setInterval(() => {
-          if (!d.runs.isActive(id)) void snapshot().catch(() => cleanup());
-        }, 1000);
-        const ping = setInterval(() => {
-          if (!closed) controller.enqueue(encoder.encode(formatSseComment("ping")));
-        }, 15_000);
-        poll.unref?.();
-        ping.unref?.();
-        cleanup = () => {
-          if (closed) return;
-          closed = true;
-          unsubscribe();
-          clearInterval(poll);
-          clearInterval(ping);
-          try {
-            controller.close();
-          } catch {
-            // closed by the client
-          }
-        };
-        req.signal.addEventListener("abort", () => cleanup(), { once: true });
-        void snapshot().catch(() => cleanup());
-      },
-      cancel() {
-        cleanup();
-      },
-    },
-    { highWaterMark: 0, size: (chunk) => chunk.byteLength },
-  );
-  return new Response(body, {
-    headers: {
-      "Content-Type": "text/event-stream; charset=utf-8",
-      "Cache-Control": "no-cache, no-transform",
-      "X-Accel-Buffering": "no",
-    },
+  await runOf(d.store, id);
+  return sseResponse((w) => followRun(d, id, w), { signal: req.signal });
+}
+
+/** Feeds a run's events to `w` until the run stops; returns the teardown. */
+function followRun(d: RunsApiDeps, id: string, w: SseWriter): () => void {
+  let last = "";
+  /** Sends the progress now (when it changed) and closes once the run has stopped. */
+  const snapshot = async () => {
+    const p = await d.runs.progress(id);
+    if (!p) return w.close();
+    const key = JSON.stringify(p);
+    if (key !== last) w.send("progress", { type: "progress", runId: id, at: Date.now(), ...p });
+    last = key;
+    if (TERMINAL.has(p.status) && !d.runs.isActive(id)) w.close();
+  };
+  const unsubscribe = d.runEvents.subscribe(id, (e: RunEvent) => {
+    w.send(e.type, e);
+    if (e.type === "progress")
+      last = JSON.stringify({ ...e, type: undefined, runId: undefined, at: undefined });
+    if (e.type === "status" && TERMINAL.has(e.status)) void snapshot();
   });
+  // A run played elsewhere (the CLI, another replica) sends nothing here: its store is read.
+  const poll = setInterval(() => {
+    if (!d.runs.isActive(id)) void snapshot().catch(() => w.close());
+  }, 1000);
+  poll.unref?.();
+  void snapshot().catch(() => w.close());
+  return () => {
+    unsubscribe();
+    clearInterval(poll);
+  };
 }
 
 /** The format asked by `?format=` (default `jsonl`, the trajectory format); a 400 RunError otherwise. */
@@ -283,25 +230,10 @@ export function exportResponse(
   format: ExportFormat,
   filename: string,
   agent?: { version?: string },
-): Response {
-  const it = trajectories[Symbol.asyncIterator]();
-  const encoder = new TextEncoder();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const next = await it.next();
-      if (next.done) controller.close();
-      else controller.enqueue(encoder.encode(exportLine(next.value, format, agent)));
-    },
-    async cancel() {
-      await it.return?.(undefined);
-    },
-  });
-  return new Response(body, {
-    headers: {
-      ...noStore,
-      "Content-Type": "application/x-ndjson; charset=utf-8",
-      "Content-Disposition": `attachment; filename="${filename}.${format === "atif" ? "atif.jsonl" : "jsonl"}"`,
-    },
+): Promise<Response> {
+  return ndjsonResponse(trajectories, {
+    filename: `${filename}.${format === "atif" ? "atif.jsonl" : "jsonl"}`,
+    line: (t) => exportLine(t, format, agent),
   });
 }
 

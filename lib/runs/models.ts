@@ -5,7 +5,7 @@
 // a request is sent and goes to that endpoint only: never to a run record, a trajectory, a log or
 // the browser (GET /api/models lists names and base URLs).
 import "server-only";
-import { type Env, processEnv } from "@/lib/config";
+import type { Env } from "@/lib/config";
 import { describeNetworkError, isUnreachableError } from "@/lib/ors/protocol/network-error";
 import { checkServerUrl } from "@/lib/registry";
 import { createPinnedFetch } from "@/lib/security/pinned-fetch";
@@ -87,7 +87,8 @@ export interface ModelRegistry {
   fetchFor(endpoint: ModelEndpoint): typeof fetch;
 }
 
-export function createModelRegistry(env: Env = processEnv()): ModelRegistry {
+/** The endpoints `env` configures (PLAYGROUND_MODELS ...; keys are read from it when a call needs one). */
+export function createModelRegistry(env: Env): ModelRegistry {
   const configured = parseModelsEnv(env.PLAYGROUND_MODELS);
   const allowRemote = env.PLAYGROUND_ALLOW_REMOTE_MODELS === "1";
   const pinned = createPinnedFetch({ maxPools: 8 });

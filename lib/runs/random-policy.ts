@@ -1,9 +1,9 @@
 // The `random` policy (docs/runs.md "Policies"): each turn one call of a random tool with a random
-// valid input drawn from its JSON Schema (lib/conformance/inputs.ts), seeded per episode from the
+// valid input drawn from its JSON Schema (lib/schema-inputs.ts), seeded per episode from the
 // run's seed, the task and the repeat — the same run replays the same calls. A smoke test and a
 // fuzzer of an environment. Isomorphic.
 import { hashInt, seededRandom } from "@/envs/shared/seeded-random";
-import { randomInput } from "@/lib/conformance/inputs";
+import { randomInput } from "@/lib/schema-inputs";
 import type { Policy } from "./policy";
 import { stopTurn } from "./policy";
 

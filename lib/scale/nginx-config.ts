@@ -1,6 +1,7 @@
 // The nginx configuration of `serve --workers N` (docs/team-scale.md, "The host scaled out"): every
 // request of a session reaches the worker process that owns it, by the worker named in its session
-// id; requests without a session are spread; SSE streams through unbuffered; failures answer JSON.
+// id; requests without a session are spread; SSE streams through unbuffered; failures answer JSON,
+// nginx's own included.
 import "server-only";
 import { errorBody } from "@/lib/ors/protocol";
 
@@ -46,10 +47,38 @@ function quoted(text: string): string {
   return `'${text.replace(/[\\']/g, "\\$&")}'`;
 }
 
-function listenAddress({ host, port }: FrontOptions["listen"]): string {
+/**
+ * The `listen` parameters for `--host`. nginx binds an IPv6 address for IPv6 alone; `::` (every
+ * interface) means both families, as it does for node, so it listens on IPv4 too (ipv6only=off).
+ */
+export function listenDirective({ host, port }: FrontOptions["listen"]): string {
   const bare = host.replace(/^\[(.*)\]$/, "$1");
-  return bare.includes(":") ? `[${bare}]:${port}` : `${bare}:${port}`;
+  if (!bare.includes(":")) return `${bare}:${port}`;
+  // URL parsing writes an IPv6 address in its shortest form: `0:0::0` is `::`.
+  const every = new URL(`http://[${bare}]/`).hostname === "[::]";
+  return every ? `[::]:${port} ipv6only=off` : `[${bare}]:${port}`;
 }
+
+/**
+ * nginx's own error answers, as JSON. The request-line and header errors happen before any location
+ * is chosen, where only an error page given as a URI can run (a named one ends in nginx's HTML 500):
+ * so each is a plain location of its own, `/.ors-nginx/<status>` (no ORS path looks like it). A
+ * request nginx cannot read is the client's mistake, answered 400 as the host itself answers it
+ * (node's parser): an unknown HTTP version or transfer coding too, not nginx's 505 and 501.
+ */
+const NGINX_ERRORS: readonly { codes: string; status: number; detail: string }[] = [
+  { codes: "400", status: 400, detail: "Bad request: malformed HTTP (the request line or a header)" },
+  { codes: "414", status: 414, detail: "Request line too long: at most 32 KiB" },
+  { codes: "494", status: 400, detail: "Request header too large: at most 32 KiB" },
+  { codes: "411", status: 411, detail: "Length required: send Content-Length or chunked transfer encoding" },
+  {
+    codes: "501",
+    status: 400,
+    detail: "Bad request: an unknown Transfer-Encoding (send chunked, or a length)",
+  },
+  { codes: "505", status: 400, detail: "Bad request: an HTTP version other than HTTP/1.1 or HTTP/1.0" },
+  { codes: "500", status: 500, detail: "nginx in front of the ORS host workers failed: see its error log" },
+];
 
 /** `{"detail": text}` as nginx's `return` writes it; `$ors_worker` in `text` is the worker's index. */
 function detailBody(text: string): string {
@@ -125,12 +154,12 @@ export function nginxConfig(o: FrontOptions): string {
     ...own,
     "",
     "  server {",
-    `    listen ${listenAddress(o.listen)} backlog=4096;`,
+    `    listen ${listenDirective(o.listen)} backlog=4096;`,
     "    keepalive_requests 1000000;",
     `    client_max_body_size ${o.maxBodyBytes};`,
     "    client_body_buffer_size 1m;",
     "    large_client_header_buffers 4 32k;",
-    "    error_page 400 414 494 = @bad_request;",
+    ...NGINX_ERRORS.map((e) => `    error_page ${e.codes} =${e.status} /.ors-nginx/${e.codes};`),
     "    error_page 413 = @too_large;",
     "    error_page 502 = @worker_down;",
     "    error_page 504 = @worker_silent;",
@@ -166,11 +195,13 @@ export function nginxConfig(o: FrontOptions): string {
     "      add_header Cache-Control no-store always;",
     `      return 413 ${detailBody(`Request body too large: the limit is ${o.maxBodyBytes} bytes (ORS_MAX_BODY_BYTES)`)};`,
     "    }",
-    "    location @bad_request {",
-    "      default_type application/json;",
-    "      add_header Cache-Control no-store always;",
-    `      return 400 ${detailBody("Bad request: malformed HTTP, or a request line or header larger than 32 KiB")};`,
-    "    }",
+    ...NGINX_ERRORS.flatMap((e) => [
+      `    location = /.ors-nginx/${e.codes} {`,
+      "      default_type application/json;",
+      "      add_header Cache-Control no-store always;",
+      `      return ${e.status} ${detailBody(e.detail)};`,
+      "    }",
+    ]),
     "  }",
     "}",
   ]

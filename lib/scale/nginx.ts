@@ -5,7 +5,6 @@ import "server-only";
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { accessSync, chownSync, constants, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { processEnv } from "@/lib/config";
 import { type FrontOptions, nginxConfig } from "./nginx-config";
 import { stopGroup } from "./processes";
 
@@ -23,7 +22,7 @@ export const NGINX_MISSING = [
 /** The nginx binary: `given` when it is executable, else the first on PATH or in the sbin folders. */
 export function findNginx(
   given: string | undefined,
-  { pathVar = processEnv().PATH ?? "", dirs = SBIN }: { pathVar?: string; dirs?: readonly string[] } = {},
+  { pathVar, dirs = SBIN }: { pathVar: string; dirs?: readonly string[] },
 ): string | null {
   const executable = (file: string) => {
     try {

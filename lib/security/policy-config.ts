@@ -24,7 +24,7 @@ export type AuthMode = "token" | "none";
  * The access mode the environment asks for. Throws, naming the variables, on a value other than
  * `token` or `none`, and on `none` beside a `PLAYGROUND_TOKEN` (which of the two was meant?).
  */
-export function authModeOf(env: Env = process.env): AuthMode {
+export function authModeOf(env: Env): AuthMode {
   const raw = env[AUTH_VAR]?.trim().toLowerCase() ?? "";
   if (raw !== "" && raw !== "token" && raw !== "none")
     throw new Error(
@@ -163,7 +163,7 @@ let cached: { key: string; policy: RequestPolicy } | null = null;
  * APIs need the token unless PLAYGROUND_AUTH=none. Cheap to call per request: it is rebuilt only
  * when one of them changes.
  */
-export function appPolicyFromEnv(env: Env = process.env): RequestPolicy {
+export function appPolicyFromEnv(env: Env): RequestPolicy {
   const values = [
     env.PLAYGROUND_ALLOWED_HOSTS,
     env[LISTEN_HOSTS_VAR],

@@ -1,17 +1,36 @@
 // One server the playground runs itself (`start --spawn`): its process started without a shell
 // where possible, in a process group of its own, on a loopback port; its stdout and stderr in a
 // bounded log; ready once it answers `GET /health`; a crash recorded with its exit code or signal;
-// restarted (with backoff when restarts come fast) when files under `--watch` change or when asked,
-// and stopped by its process group. The supervisor (./supervisor.ts) holds the servers of a start.
+// restarted (with backoff when restarts come fast) when files under `--watch` change, when asked, or
+// (`--restart on-failure`) when it exits by itself, and stopped by its process group. The supervisor
+// (./supervisor.ts) holds the servers of a start.
 import "server-only";
-import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
+import type { ChildProcess } from "node:child_process";
 import path from "node:path";
 import { healthResponseSchema } from "@/lib/ors/protocol";
 import { mentionsPort, type ParsedCommand, parseCommandLine, showCommand, withPort } from "./command-line";
 import { createLogBuffer, type LogBuffer } from "./log-buffer";
-import type { LogLine, ProcessExit, ProcessState, ProcessStatus } from "./types";
+import {
+  describeExit,
+  describeSpawnError,
+  freePort,
+  killGroup,
+  portIsFree,
+  sleep,
+  spawnInGroup,
+} from "./process";
+import { RestartQueue } from "./restarts";
+import {
+  exitedNote,
+  type LogLine,
+  type ProcessExit,
+  type ProcessState,
+  type ProcessStatus,
+  type RestartPolicy,
+} from "./types";
 import { type ContentWatcher, watchContent } from "./watch";
+
+export { freePort, portIsFree };
 
 export interface SpawnSpec {
   /** The server's name in the playground. */
@@ -30,6 +49,8 @@ export interface SpawnSpec {
   port?: number;
   /** How long it may take to answer `/health` before the log says it has not (default 30 s). */
   readyTimeoutMs?: number;
+  /** `on-failure`: started again (with backoff) when it exits by itself; default `never`. */
+  restart?: RestartPolicy;
 }
 
 export type ManagedServerEvent = { type: "line"; line: LogLine } | { type: "status"; status: ProcessStatus };
@@ -81,397 +102,373 @@ export interface ManagedServer {
   subscribe(listener: (e: ManagedServerEvent) => void): () => void;
 }
 
-/** A free loopback port (the kernel's pick). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.unref();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const address = s.address();
-      s.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
+/** The process now running, by its start's number: events of an older one are ignored. */
+interface Running {
+  gen: number;
+  done: Promise<void>;
+  resolve: () => void;
 }
 
-/** Whether nothing listens on `port` of 127.0.0.1 now. */
-export function portIsFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.unref();
-    s.once("error", () => resolve(false));
-    s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
-  });
-}
-
-const GROUPS = process.platform !== "win32";
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.());
-
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    if (GROUPS) process.kill(-pid, signal);
-    else process.kill(pid, signal);
-  } catch {
-    // already gone
-  }
-}
-
-function describeExit(code: number | null, signal: NodeJS.Signals | null, shell: boolean): string {
-  if (signal) return `was killed by ${signal}`;
-  if (code === 127 && shell) return "exited with code 127 (the shell did not find the command)";
-  return `exited with code ${code}`;
-}
-
-function describeSpawnError(err: NodeJS.ErrnoException, program: string, cwd: string): string {
-  if (err.code === "ENOENT")
-    return `could not start: command not found: ${program} (is it installed, and on PATH? or is the folder ${cwd} missing?)`;
-  if (err.code === "EACCES") return `could not start: ${program} is not executable (permission denied)`;
-  return `could not start: ${err.message}`;
-}
-
-export function createManagedServer(spec: SpawnSpec, port: number, o: ManagedServerOptions): ManagedServer {
-  const now = o.now ?? Date.now;
-  const parsed: ParsedCommand =
-    typeof spec.command === "string"
-      ? parseCommandLine(spec.command)
-      : { kind: "argv", argv: [...spec.command], env: {} };
-  const shown = typeof spec.command === "string" ? spec.command.trim() : showCommand(parsed);
-  const url = `http://127.0.0.1:${port}`;
-  const readyTimeoutMs = spec.readyTimeoutMs ?? 30_000;
-  const stopGraceMs = o.stopGraceMs ?? 5_000;
-  const freeRestarts = o.freeRestarts ?? 2;
-  const log = createLogBuffer();
-  const listeners = new Set<(e: ManagedServerEvent) => void>();
-  log.subscribe((line) => emit({ type: "line", line }));
-
-  let state: ProcessState = "stopped";
-  let pid: number | null = null;
-  let startedAt: number | null = null;
-  let readyAt: number | null = null;
-  let exit: ProcessExit | null = null;
-  let restarts = 0;
-  let restartAt: number | null = null;
-  /** Each process started gets a number; events of an older one are ignored. */
-  let generation = 0;
+/** One spawned server: its state, its process, its restarts; each step a method. */
+class ManagedProcess implements ManagedServer {
+  readonly url: string;
+  readonly log: LogBuffer = createLogBuffer();
+  private readonly parsed: ParsedCommand;
+  private readonly shown: string;
+  private readonly now: () => number;
+  private readonly restarts: RestartQueue;
+  private readonly listeners = new Set<(e: ManagedServerEvent) => void>();
+  private readonly settleWaiters = new Set<() => void>();
+  private state: ProcessState = "stopped";
+  private pid: number | null = null;
+  private startedAt: number | null = null;
+  private readyAt: number | null = null;
+  private exit: ProcessExit | null = null;
+  private restartCount = 0;
+  private restartAt: number | null = null;
+  /** Each process started gets a number (its generation). */
+  private generation = 0;
   /** The generation whose exit the playground asked for (a stop or a restart). */
-  let expected = 0;
-  let exitOf: { gen: number; done: Promise<void>; resolve: () => void } | null = null;
-  let stopped = false;
-  let watcher: ContentWatcher | null = null;
-  const recentRestarts: number[] = [];
-  let restartChain: Promise<void> = Promise.resolve();
-  let queued: string[] | null = null;
-  let queuedRun: Promise<void> = Promise.resolve();
-  const settleWaiters = new Set<() => void>();
+  private expected = 0;
+  private running: Running | null = null;
+  private stopped = false;
+  private watcher: ContentWatcher | null = null;
 
-  const status = (): ProcessStatus => ({
-    name: spec.name,
-    command: shown,
-    shell: parsed.kind === "shell" ? parsed.reason : null,
-    cwd: spec.cwd,
-    port,
-    url,
-    watch: [...(spec.watch ?? [])],
-    state,
-    pid,
-    startedAt,
-    readyAt,
-    exit,
-    restarts,
-    restartAt,
-  });
+  constructor(
+    private readonly spec: SpawnSpec,
+    readonly port: number,
+    private readonly o: ManagedServerOptions,
+  ) {
+    this.now = o.now ?? Date.now;
+    this.parsed =
+      typeof spec.command === "string"
+        ? parseCommandLine(spec.command)
+        : { kind: "argv", argv: [...spec.command], env: {} };
+    this.shown = typeof spec.command === "string" ? spec.command.trim() : showCommand(this.parsed);
+    this.url = `http://127.0.0.1:${port}`;
+    this.log.subscribe((line) => this.emit({ type: "line", line }));
+    this.restarts = new RestartQueue({
+      freeRestarts: o.freeRestarts,
+      now: this.now,
+      stopped: () => this.stopped,
+      waiting: (wait, reasons, recent) => {
+        this.restartAt = this.now() + wait;
+        this.log.system(
+          `restarting in ${(wait / 1000).toFixed(1)} s (${reasons[0]}): it restarted ${recent} times in the last minute`,
+        );
+        this.emitStatus();
+      },
+      waited: () => {
+        this.restartAt = null;
+      },
+      run: (why) => this.restartNow(why),
+    });
+  }
 
-  function emit(e: ManagedServerEvent) {
-    for (const listener of listeners) {
+  get name(): string {
+    return this.spec.name;
+  }
+
+  status(): ProcessStatus {
+    return {
+      name: this.spec.name,
+      command: this.shown,
+      shell: this.parsed.kind === "shell" ? this.parsed.reason : null,
+      cwd: this.spec.cwd,
+      port: this.port,
+      url: this.url,
+      watch: [...(this.spec.watch ?? [])],
+      restartPolicy: this.spec.restart ?? "never",
+      state: this.state,
+      pid: this.pid,
+      startedAt: this.startedAt,
+      readyAt: this.readyAt,
+      exit: this.exit,
+      restarts: this.restartCount,
+      restartAt: this.restartAt,
+    };
+  }
+
+  notReady(): string | null {
+    switch (this.state) {
+      case "ready":
+        return null;
+      case "starting":
+        return `is starting: it has not answered GET /health yet (its log is on the server's page)`;
+      case "restarting":
+        return "is restarting";
+      case "exited":
+        return `is not running: it ${this.exit?.description ?? "exited"} (its log is on the server's page). ${exitedNote(this.status())}`;
+      default:
+        return "is stopped";
+    }
+  }
+
+  async start(): Promise<void> {
+    if (this.spec.watch?.length && !this.watcher) this.watcher = this.watchFiles(this.spec.watch);
+    await this.startProcess();
+  }
+
+  settled(timeoutMs: number): Promise<ProcessState> {
+    if (this.state !== "starting" && this.state !== "restarting") return Promise.resolve(this.state);
+    return new Promise((resolve) => {
+      const done = () => {
+        this.settleWaiters.delete(done);
+        clearTimeout(timer);
+        resolve(this.state);
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.settleWaiters.add(done);
+    });
+  }
+
+  restart(why: string): Promise<void> {
+    return this.restarts.request(why);
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.watcher?.close();
+    await this.stopProcess();
+    this.state = "stopped";
+    this.emitStatus();
+    for (const w of [...this.settleWaiters]) w();
+  }
+
+  runningGroup(): number | null {
+    return this.pid;
+  }
+
+  subscribe(listener: (e: ManagedServerEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(e: ManagedServerEvent): void {
+    for (const listener of this.listeners) {
       try {
         listener(e);
       } catch {
-        listeners.delete(listener);
+        this.listeners.delete(listener);
       }
     }
   }
-  const setState = (next: ProcessState) => {
-    state = next;
-    emit({ type: "status", status: status() });
-    if (next !== "starting" && next !== "restarting") for (const w of [...settleWaiters]) w();
-  };
 
-  const childEnv = (cmd: ParsedCommand): NodeJS.ProcessEnv => {
-    const env: Record<string, string | undefined> = { ...o.baseEnv };
+  private emitStatus(): void {
+    this.emit({ type: "status", status: this.status() });
+  }
+
+  private setState(next: ProcessState): void {
+    this.state = next;
+    this.emitStatus();
+    if (next !== "starting" && next !== "restarting") for (const w of [...this.settleWaiters]) w();
+  }
+
+  /** Restarts it when the content of a file under `dirs` changes. */
+  private watchFiles(dirs: readonly string[]): ContentWatcher {
+    return watchContent({
+      dirs,
+      ignore: this.spec.ignore,
+      ignorePaths: this.o.ignorePaths,
+      debounceMs: this.o.debounceMs,
+      onChange: (files) => {
+        const rel = files.map((f) => {
+          const r = path.relative(this.spec.cwd, f);
+          return r && !r.startsWith("..") ? r : f;
+        });
+        const what = rel.slice(0, 3).join(", ") + (rel.length > 3 ? ` and ${rel.length - 3} more` : "");
+        void this.restart(`${what} changed`);
+      },
+      warn: (m) => this.log.system(`watch: ${m}`),
+    });
+  }
+
+  /** The process's environment: the playground's as the user started it, without its token. */
+  private childEnv(cmd: ParsedCommand): NodeJS.ProcessEnv {
+    const env: Record<string, string | undefined> = { ...this.o.baseEnv };
     // The playground's own access token is not the server's business.
     delete env.PLAYGROUND_TOKEN;
     return {
       ...env,
-      ...spec.env,
+      ...this.spec.env,
       ...(cmd.kind === "argv" ? cmd.env : {}),
-      PORT: String(port),
+      PORT: String(this.port),
     } as unknown as NodeJS.ProcessEnv;
-  };
+  }
 
-  const onExit = (
-    gen: number,
-    code: number | null,
-    signal: NodeJS.Signals | null,
-    error?: NodeJS.ErrnoException,
-  ) => {
-    if (gen !== generation || exitOf?.gen !== gen) return;
-    const done = exitOf;
-    exitOf = null;
-    const wasReady = state === "ready";
-    if (pid !== null) o.hooks.group("-", pid);
-    const program = parsed.kind === "argv" ? withPort(parsed, port) : parsed;
-    const description = error
-      ? describeSpawnError(error, program.kind === "argv" ? program.argv[0]! : "/bin/sh", spec.cwd)
-      : describeExit(code, signal, parsed.kind === "shell");
-    exit = { code, signal, at: now(), description };
-    pid = null;
-    done.resolve();
-    if (expected === gen) {
-      log.system(`stopped (${description})`);
-      emit({ type: "status", status: status() });
-      return;
-    }
-    log.system(description);
-    setState("exited");
-    o.hooks.exited(exit, log.tail("stderr", 12));
-    if (wasReady) o.hooks.sessionsLost("exited", description);
-  };
+  /** Says it could not start (`description`) without a process to wait for. */
+  private failedToStart(description: string): void {
+    this.exit = { code: null, signal: null, at: this.now(), description };
+    this.log.system(description);
+    this.setState("exited");
+    this.o.hooks.exited(this.exit, []);
+  }
 
-  const waitReady = async (gen: number) => {
-    const started = now();
-    let warned = false;
-    while (gen === generation && state === "starting") {
-      try {
-        const res = await fetch(`${url}/health`, {
-          signal: AbortSignal.timeout(2_000),
-          redirect: "manual",
-          headers: { accept: "application/json" },
-        });
-        const text = await res.text();
-        if (res.ok && healthResponseSchema.safeParse(JSON.parse(text)).success) {
-          if (gen !== generation || state !== "starting") return;
-          readyAt = now();
-          log.system(`ready: answers GET /health at ${url} (${((readyAt - started) / 1000).toFixed(1)} s)`);
-          setState("ready");
-          o.hooks.ready(readyAt - started);
-          return;
-        }
-      } catch {
-        // not listening yet, or not JSON yet
-      }
-      const elapsed = now() - started;
-      if (!warned && elapsed > readyTimeoutMs) {
-        warned = true;
-        log.system(
-          `has not answered GET /health at ${url} after ${Math.round(elapsed / 1000)} s (still waiting): does it listen on 127.0.0.1 and the port it is given (${mentionsPort(parsed) ? "{port} in the command" : "$PORT; the command has no {port}"})?`,
-        );
-      }
-      await sleep(elapsed < 5_000 ? 100 : 1_000);
-    }
-  };
+  /** Whether the port is free for start `gen` (a process of the last run may still be closing it). */
+  private async portReady(gen: number): Promise<boolean> {
+    if (await portIsFree(this.port)) return true;
+    await sleep(1_000);
+    if (gen !== this.generation) return false;
+    if (await portIsFree(this.port)) return true;
+    this.failedToStart(`could not start: port ${this.port} of 127.0.0.1 is in use by another process`);
+    return false;
+  }
 
-  const startProcess = async () => {
-    if (stopped) return;
-    const gen = ++generation;
-    startedAt = now();
-    readyAt = null;
-    setState("starting");
-    const cmd = withPort(parsed, port);
-    if (!(await portIsFree(port))) {
-      // A process of the last run may still be closing its socket.
-      await sleep(1_000);
-      if (gen !== generation) return;
-      if (!(await portIsFree(port))) {
-        const description = `could not start: port ${port} of 127.0.0.1 is in use by another process`;
-        exit = { code: null, signal: null, at: now(), description };
-        log.system(description);
-        setState("exited");
-        o.hooks.exited(exit, []);
-        return;
-      }
-    }
-    if (gen !== generation || stopped) return;
-    log.system(
-      `starting: ${showCommand(cmd)}  (in ${spec.cwd}; PORT=${port}${cmd.kind === "shell" ? `; through /bin/sh -c, as the command uses ${cmd.reason}` : ""})`,
+  private async startProcess(): Promise<void> {
+    if (this.stopped) return;
+    const gen = ++this.generation;
+    this.startedAt = this.now();
+    this.readyAt = null;
+    this.setState("starting");
+    const cmd = withPort(this.parsed, this.port);
+    if (!(await this.portReady(gen)) || gen !== this.generation || this.stopped) return;
+    this.log.system(
+      `starting: ${showCommand(cmd)}  (in ${this.spec.cwd}; PORT=${this.port}${cmd.kind === "shell" ? `; through /bin/sh -c, as the command uses ${cmd.reason}` : ""})`,
     );
     let resolveExit!: () => void;
-    exitOf = { gen, done: new Promise<void>((r) => (resolveExit = r)), resolve: () => resolveExit() };
+    this.running = { gen, done: new Promise<void>((r) => (resolveExit = r)), resolve: () => resolveExit() };
     let proc: ChildProcess;
     try {
-      proc =
-        cmd.kind === "shell"
-          ? spawn(cmd.command, [], {
-              cwd: spec.cwd,
-              env: childEnv(cmd),
-              stdio: ["ignore", "pipe", "pipe"],
-              detached: GROUPS,
-              shell: true,
-            })
-          : spawn(cmd.argv[0]!, cmd.argv.slice(1), {
-              cwd: spec.cwd,
-              env: childEnv(cmd),
-              stdio: ["ignore", "pipe", "pipe"],
-              detached: GROUPS,
-            });
+      proc = spawnInGroup(cmd, this.spec.cwd, this.childEnv(cmd));
     } catch (err) {
-      onExit(gen, null, null, err as NodeJS.ErrnoException);
+      this.onExit(gen, null, null, err as NodeJS.ErrnoException);
       return;
     }
+    this.follow(proc, gen);
+  }
+
+  /** Reads the process's output into the log, and its end; waits for it to answer /health. */
+  private follow(proc: ChildProcess, gen: number): void {
     proc.once("error", (err: NodeJS.ErrnoException) => {
-      if (pid === null || err.code === "ENOENT") onExit(gen, null, null, err);
+      if (this.pid === null || err.code === "ENOENT") this.onExit(gen, null, null, err);
     });
     proc.once("exit", (code, signal) => {
       // What it left behind in its group (a shell's children, workers) goes with it; then its last
       // output (still in the pipes) is read before the exit is told.
       if (proc.pid !== undefined) killGroup(proc.pid, "SIGKILL");
       const closed = new Promise<void>((r) => proc.once("close", () => r()));
-      void Promise.race([closed, sleep(1_000)]).then(() => onExit(gen, code, signal));
+      void Promise.race([closed, sleep(1_000)]).then(() => this.onExit(gen, code, signal));
     });
-    const out = log.writer("stdout");
-    const err = log.writer("stderr");
+    const out = this.log.writer("stdout");
+    const err = this.log.writer("stderr");
     proc.stdout!.on("data", (d: Buffer) => out.write(d));
     proc.stdout!.once("end", () => out.end());
     proc.stderr!.on("data", (d: Buffer) => err.write(d));
     proc.stderr!.once("end", () => err.end());
     if (proc.pid !== undefined) {
-      pid = proc.pid;
-      o.hooks.group("+", pid);
-      emit({ type: "status", status: status() });
-      void waitReady(gen);
+      this.pid = proc.pid;
+      this.o.hooks.group("+", proc.pid);
+      this.emitStatus();
+      void this.waitReady(gen);
     }
-  };
+  }
+
+  /** How start `gen` ended, in words. */
+  private describeEnd(code: number | null, signal: NodeJS.Signals | null, error?: NodeJS.ErrnoException) {
+    if (!error) return describeExit(code, signal, this.parsed.kind === "shell");
+    const program = this.parsed.kind === "argv" ? withPort(this.parsed, this.port) : this.parsed;
+    return describeSpawnError(error, program.kind === "argv" ? program.argv[0]! : "/bin/sh", this.spec.cwd);
+  }
+
+  private onExit(
+    gen: number,
+    code: number | null,
+    signal: NodeJS.Signals | null,
+    error?: NodeJS.ErrnoException,
+  ) {
+    const running = this.running;
+    if (gen !== this.generation || running?.gen !== gen) return;
+    this.running = null;
+    const wasReady = this.state === "ready";
+    if (this.pid !== null) this.o.hooks.group("-", this.pid);
+    const description = this.describeEnd(code, signal, error);
+    this.exit = { code, signal, at: this.now(), description };
+    this.pid = null;
+    running.resolve();
+    if (this.expected === gen) {
+      this.log.system(`stopped (${description})`);
+      this.emitStatus();
+      return;
+    }
+    const again = this.spec.restart === "on-failure";
+    this.log.system(`${description}. ${exitedNote(this.status())}`);
+    this.setState("exited");
+    this.o.hooks.exited(this.exit, this.log.tail("stderr", 12));
+    if (wasReady) this.o.hooks.sessionsLost("exited", description);
+    if (again) void this.restart(`it ${description}`);
+  }
+
+  private async waitReady(gen: number): Promise<void> {
+    const started = this.now();
+    let warned = false;
+    while (gen === this.generation && this.state === "starting") {
+      if (await this.answersHealth()) {
+        if (gen !== this.generation || this.state !== "starting") return;
+        this.readyAt = this.now();
+        this.log.system(
+          `ready: answers GET /health at ${this.url} (${((this.readyAt - started) / 1000).toFixed(1)} s)`,
+        );
+        this.setState("ready");
+        this.o.hooks.ready(this.readyAt - started);
+        return;
+      }
+      const elapsed = this.now() - started;
+      if (!warned && elapsed > (this.spec.readyTimeoutMs ?? 30_000)) {
+        warned = true;
+        this.log.system(
+          `has not answered GET /health at ${this.url} after ${Math.round(elapsed / 1000)} s (still waiting): does it listen on 127.0.0.1 and the port it is given (${mentionsPort(this.parsed) ? "{port} in the command" : "$PORT; the command has no {port}"})?`,
+        );
+      }
+      await sleep(elapsed < 5_000 ? 100 : 1_000);
+    }
+  }
+
+  /** Whether it answers `GET /health` as an ORS server does now. */
+  private async answersHealth(): Promise<boolean> {
+    try {
+      const res = await fetch(`${this.url}/health`, {
+        signal: AbortSignal.timeout(2_000),
+        redirect: "manual",
+        headers: { accept: "application/json" },
+      });
+      const text = await res.text();
+      return res.ok && healthResponseSchema.safeParse(JSON.parse(text)).success;
+    } catch {
+      // not listening yet, or not JSON yet
+      return false;
+    }
+  }
 
   /** Stops the running process, if any: SIGTERM to its group, SIGKILL after the grace time. */
-  const stopProcess = async () => {
-    const running = exitOf;
-    if (!running || pid === null) return;
-    expected = running.gen;
-    const group = pid;
+  private async stopProcess(): Promise<void> {
+    const running = this.running;
+    if (!running || this.pid === null) return;
+    this.expected = running.gen;
+    const group = this.pid;
+    const grace = this.o.stopGraceMs ?? 5_000;
     killGroup(group, "SIGTERM");
-    const timer = sleep(stopGraceMs).then(() => "late" as const);
+    const timer = sleep(grace).then(() => "late" as const);
     if ((await Promise.race([running.done.then(() => "done" as const), timer])) === "late") {
-      log.system(`did not stop within ${stopGraceMs / 1000} s of SIGTERM: SIGKILL`);
+      this.log.system(`did not stop within ${grace / 1000} s of SIGTERM: SIGKILL`);
       killGroup(group, "SIGKILL");
       await Promise.race([running.done, sleep(2_000)]);
     }
-  };
+  }
 
-  const backoffMs = (): number => {
-    const t = now();
-    while (recentRestarts.length && t - recentRestarts[0]! > 60_000) recentRestarts.shift();
-    const k = recentRestarts.length - freeRestarts;
-    if (k < 0) return 0;
-    const gap = Math.min(1_000 * 2 ** k, 15_000);
-    return Math.max(0, recentRestarts[recentRestarts.length - 1]! + gap - t);
-  };
+  /** One restart, its turn come: stops the process, tells who lost sessions, starts it again. */
+  private async restartNow(why: string): Promise<void> {
+    const wasReady = this.state === "ready";
+    this.log.system(`restarting: ${why}`);
+    this.setState("restarting");
+    await this.stopProcess();
+    if (this.stopped) return;
+    if (wasReady) this.o.hooks.sessionsLost("restarted", why);
+    this.restartCount++;
+    await this.startProcess();
+  }
+}
 
-  const doRestart = async (reasons: string[]) => {
-    if (stopped) return;
-    const wait = backoffMs();
-    if (wait > 0) {
-      restartAt = now() + wait;
-      log.system(
-        `restarting in ${(wait / 1000).toFixed(1)} s (${reasons[0]}): it restarted ${recentRestarts.length} times in the last minute`,
-      );
-      emit({ type: "status", status: status() });
-      await sleep(wait);
-      restartAt = null;
-    }
-    // From here on, a change starts another restart after this one.
-    queued = null;
-    if (stopped) return;
-    const why = reasons.length === 1 ? reasons[0]! : `${reasons[0]} (and ${reasons.length - 1} more)`;
-    recentRestarts.push(now());
-    const wasReady = state === "ready";
-    log.system(`restarting: ${why}`);
-    setState("restarting");
-    await stopProcess();
-    if (stopped) return;
-    if (wasReady) o.hooks.sessionsLost("restarted", why);
-    restarts++;
-    await startProcess();
-  };
-
-  const restart = (why: string): Promise<void> => {
-    if (stopped) return Promise.resolve();
-    // Reasons given while a restart waits for its turn (or its backoff) are folded into it.
-    if (queued) {
-      queued.push(why);
-      return queuedRun;
-    }
-    const reasons = [why];
-    queued = reasons;
-    queuedRun = restartChain = restartChain.then(() => doRestart(reasons));
-    return queuedRun;
-  };
-
-  return {
-    name: spec.name,
-    url,
-    port,
-    log,
-    status,
-    notReady() {
-      switch (state) {
-        case "ready":
-          return null;
-        case "starting":
-          return `is starting: it has not answered GET /health yet (its log is on the server's page)`;
-        case "restarting":
-          return "is restarting";
-        case "exited":
-          return `is not running: it ${exit?.description ?? "exited"} (its log is on the server's page)`;
-        default:
-          return "is stopped";
-      }
-    },
-    async start() {
-      if (spec.watch?.length && !watcher)
-        watcher = watchContent({
-          dirs: spec.watch,
-          ignore: spec.ignore,
-          ignorePaths: o.ignorePaths,
-          debounceMs: o.debounceMs,
-          onChange: (files) => {
-            const rel = files.map((f) => {
-              const r = path.relative(spec.cwd, f);
-              return r && !r.startsWith("..") ? r : f;
-            });
-            const what = rel.slice(0, 3).join(", ") + (rel.length > 3 ? ` and ${rel.length - 3} more` : "");
-            void restart(`${what} changed`);
-          },
-          warn: (m) => log.system(`watch: ${m}`),
-        });
-      await startProcess();
-    },
-    settled(timeoutMs) {
-      if (state !== "starting" && state !== "restarting") return Promise.resolve(state);
-      return new Promise((resolve) => {
-        const done = () => {
-          settleWaiters.delete(done);
-          clearTimeout(timer);
-          resolve(state);
-        };
-        const timer = setTimeout(done, timeoutMs);
-        settleWaiters.add(done);
-      });
-    },
-    restart,
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      watcher?.close();
-      await stopProcess();
-      state = "stopped";
-      emit({ type: "status", status: status() });
-      for (const w of [...settleWaiters]) w();
-    },
-    runningGroup: () => pid,
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-  };
+export function createManagedServer(spec: SpawnSpec, port: number, o: ManagedServerOptions): ManagedServer {
+  return new ManagedProcess(spec, port, o);
 }

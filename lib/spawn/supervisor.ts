@@ -18,7 +18,7 @@ import {
   portIsFree,
   type SpawnSpec,
 } from "./managed-server";
-import { serverExitedError, serverRestartedError } from "./types";
+import { exitedNote, serverExitedError, serverRestartedError } from "./types";
 
 /** A spawn that cannot be set up (a bad name, folder, command or port): the start stops, saying why. */
 export class SpawnSetupError extends Error {
@@ -87,13 +87,11 @@ export function emptySupervisor(): ServerSupervisor {
   };
 }
 
-/** Checks `specs` and picks their ports; throws SpawnSetupError naming the server and the problem. */
-export async function createServerSupervisor(
-  specs: readonly SpawnSpec[],
-  options: SupervisorOptions,
-): Promise<ServerSupervisor> {
-  if (specs.length === 0) return emptySupervisor();
-  const say = options.say ?? (() => {});
+/**
+ * Checks `specs` before anything starts (names, commands, folders, fixed ports); throws
+ * SpawnSetupError naming the server and the problem. Answers the ports given to them.
+ */
+async function checkSpecs(specs: readonly SpawnSpec[], options: SupervisorOptions): Promise<Set<number>> {
   const names = new Set<string>();
   const fixed = new Set<number>();
   for (const spec of specs) {
@@ -124,6 +122,17 @@ export async function createServerSupervisor(
         throw new SpawnSetupError(`${where}: port ${spec.port} of 127.0.0.1 is in use by another process`);
     }
   }
+  return fixed;
+}
+
+/** Checks `specs` and picks their ports; throws SpawnSetupError naming the server and the problem. */
+export async function createServerSupervisor(
+  specs: readonly SpawnSpec[],
+  options: SupervisorOptions,
+): Promise<ServerSupervisor> {
+  if (specs.length === 0) return emptySupervisor();
+  const say = options.say ?? (() => {});
+  const fixed = await checkSpecs(specs, options);
 
   const lostListeners = new Set<SessionsLostListener>();
   const sessionsLost = (server: string, error: string) => {
@@ -154,6 +163,9 @@ export async function createServerSupervisor(
       exited: (exit, lastErrors) => {
         say(`${tag} ${exit.description}${lastErrors.length ? "; the end of its stderr:" : ""}`);
         for (const line of lastErrors) say(`${tag}   ${line.text}`);
+        say(
+          `${tag} ${exitedNote({ restartPolicy: spec.restart ?? "never", watch: [...(spec.watch ?? [])] })}`,
+        );
       },
       ready: (ms) => say(`${tag} ready at ${servers.get(spec.name)?.url} (${(ms / 1000).toFixed(1)} s)`),
       group: (change, pgid) => tellGuard(`${change}${pgid}`),

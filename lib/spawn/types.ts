@@ -11,6 +11,14 @@
  */
 export type ProcessState = "starting" | "ready" | "restarting" | "exited" | "stopped";
 
+/**
+ * What happens when it exits by itself: `never` — it stays down until someone presses Restart on its
+ * page (or a file under `--watch` changes); `on-failure` (`--restart on-failure`) — the playground
+ * starts it again, waiting longer each time it keeps failing.
+ */
+export type RestartPolicy = "never" | "on-failure";
+export const RESTART_POLICIES: readonly RestartPolicy[] = ["never", "on-failure"];
+
 export interface ProcessExit {
   /** The exit code, or null when a signal ended it (or it never started). */
   code: number | null;
@@ -36,6 +44,8 @@ export interface ProcessStatus {
   url: string;
   /** Folders watched for changes (it restarts when a file's content changes); empty when none. */
   watch: string[];
+  /** Whether it is started again when it exits by itself. */
+  restartPolicy: RestartPolicy;
   state: ProcessState;
   /** The PID of the running process (the leader of its process group), or null. */
   pid: number | null;
@@ -48,6 +58,13 @@ export interface ProcessStatus {
   restarts: number;
   /** When a restart waits (backoff after quick restarts), when it will happen. */
   restartAt: number | null;
+}
+
+/** What becomes of a server that exited by itself: said in its log, on its page and in the terminal. */
+export function exitedNote(status: Pick<ProcessStatus, "restartPolicy" | "watch">): string {
+  if (status.restartPolicy === "on-failure") return "The playground starts it again (--restart on-failure).";
+  const watched = status.watch.length ? " or a file under the watched folder changes" : "";
+  return `It stays down until you press Restart on its page${watched} (start it with --restart on-failure to have it started again by itself).`;
 }
 
 export type LogStream = "stdout" | "stderr" | "system";

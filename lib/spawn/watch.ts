@@ -96,52 +96,93 @@ function fingerprint(file: string, st: Stats, meta = false): Fingerprint {
 }
 
 export function watchContent(options: ContentWatcherOptions): ContentWatcher {
-  const debounceMs = options.debounceMs ?? 300;
-  const maxWaitMs = options.maxWaitMs ?? 1500;
-  const ignored = ignoreMatcher([...DEFAULT_IGNORE, ...(options.ignore ?? [])]);
-  const ignoredPaths = (options.ignorePaths ?? []).map((p) => path.resolve(p));
-  const roots = options.dirs.map((d) => path.resolve(d));
-  const known = new Map<string, Fingerprint>();
-  const watchers = new Map<string, FSWatcher>();
-  const pending = new Set<string>();
-  let timer: ReturnType<typeof setTimeout> | null = null;
-  let firstPendingAt = 0;
-  let closed = false;
-  let warned = false;
-  const warn = (message: string) => {
-    if (warned) return;
-    warned = true;
-    options.warn?.(message);
+  const w = new ContentWatch(options);
+  w.start();
+  return w;
+}
+
+/** The watch itself: what it knows of each file, its fs watchers, and the paths seen changing. */
+class ContentWatch implements ContentWatcher {
+  private readonly debounceMs: number;
+  private readonly maxWaitMs: number;
+  private readonly ignored: (name: string, rel: string) => boolean;
+  private readonly ignoredPaths: string[];
+  private readonly roots: string[];
+  private readonly known = new Map<string, Fingerprint>();
+  private readonly watchers = new Map<string, FSWatcher>();
+  private readonly pending = new Set<string>();
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private firstPendingAt = 0;
+  private closed = false;
+  private warned = false;
+  private hashBudget = INITIAL_HASH_BYTES;
+
+  constructor(private readonly options: ContentWatcherOptions) {
+    this.debounceMs = options.debounceMs ?? 300;
+    this.maxWaitMs = options.maxWaitMs ?? 1500;
+    this.ignored = ignoreMatcher([...DEFAULT_IGNORE, ...(options.ignore ?? [])]);
+    this.ignoredPaths = (options.ignorePaths ?? []).map((p) => path.resolve(p));
+    this.roots = options.dirs.map((d) => path.resolve(d));
+  }
+
+  start(): void {
+    for (const root of this.roots) this.addFolder(root, false);
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    for (const w of this.watchers.values()) w.close();
+    this.watchers.clear();
+    this.pending.clear();
+  }
+
+  /** Compares every pending path with what it held; reports the files whose content changed. */
+  readonly flush = (): void => {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const paths = [...this.pending];
+    this.pending.clear();
+    const out = new Set<string>();
+    for (const abs of paths) this.compare(abs, out);
+    if (out.size > 0 && !this.closed) this.options.onChange([...out].sort());
   };
 
-  const isIgnored = (abs: string): boolean => {
-    if (ignoredPaths.some((p) => abs === p || abs.startsWith(`${p}${path.sep}`))) return true;
-    const root = roots.find((r) => abs === r || abs.startsWith(`${r}${path.sep}`));
+  private warn(message: string): void {
+    if (this.warned) return;
+    this.warned = true;
+    this.options.warn?.(message);
+  }
+
+  private isIgnored(abs: string): boolean {
+    if (this.ignoredPaths.some((p) => abs === p || abs.startsWith(`${p}${path.sep}`))) return true;
+    const root = this.roots.find((r) => abs === r || abs.startsWith(`${r}${path.sep}`));
     if (!root || abs === root) return false;
     const rel = path.relative(root, abs).split(path.sep);
     // Any ignored folder on the way ignores what is below it.
-    for (let i = 0; i < rel.length; i++) if (ignored(rel[i]!, rel.slice(0, i + 1).join("/"))) return true;
+    for (let i = 0; i < rel.length; i++)
+      if (this.ignored(rel[i]!, rel.slice(0, i + 1).join("/"))) return true;
     return false;
-  };
+  }
 
   /** Watches `dir` and the folders below it; remembers (or, with `report`, marks as changed) its files. */
-  const addFolder = (dir: string, report: boolean) => {
-    if (closed || watchers.has(dir) || isIgnored(dir)) return;
-    if (watchers.size >= MAX_FOLDERS) {
-      warn(`watching only the first ${MAX_FOLDERS} folders under ${roots.join(", ")}`);
+  private addFolder(dir: string, report: boolean): void {
+    if (this.closed || this.watchers.has(dir) || this.isIgnored(dir)) return;
+    if (this.watchers.size >= MAX_FOLDERS) {
+      this.warn(`watching only the first ${MAX_FOLDERS} folders under ${this.roots.join(", ")}`);
       return;
     }
     try {
       const w = watch(dir, { persistent: false }, (_event, name) => {
-        if (name) changed(path.join(dir, name.toString()));
-        else rescan(dir);
+        if (name) this.changed(path.join(dir, name.toString()));
+        else this.rescan(dir);
       });
       w.on("error", () => {
         w.close();
-        watchers.delete(dir);
-        changed(dir);
+        this.watchers.delete(dir);
+        this.changed(dir);
       });
-      watchers.set(dir, w);
+      this.watchers.set(dir, w);
     } catch {
       return; // gone or unreadable
     }
@@ -153,119 +194,103 @@ export function watchContent(options: ContentWatcherOptions): ContentWatcher {
     }
     for (const entry of entries) {
       const abs = path.join(dir, entry.name);
-      if (isIgnored(abs)) continue;
-      if (entry.isDirectory()) addFolder(abs, report);
+      if (this.isIgnored(abs)) continue;
+      if (entry.isDirectory()) this.addFolder(abs, report);
       else if (entry.isFile()) {
-        if (report) changed(abs);
-        else remember(abs);
+        if (report) this.changed(abs);
+        else this.remember(abs);
       }
     }
-  };
+  }
 
-  let hashBudget = INITIAL_HASH_BYTES;
-  const remember = (file: string) => {
-    if (known.size >= MAX_FILES) {
-      warn(`comparing only the first ${MAX_FILES} files under ${roots.join(", ")}`);
+  private remember(file: string): void {
+    if (this.known.size >= MAX_FILES) {
+      this.warn(`comparing only the first ${MAX_FILES} files under ${this.roots.join(", ")}`);
       return;
     }
     try {
       const st = statSync(file);
-      const meta = st.size > hashBudget;
-      if (!meta) hashBudget -= st.size;
-      known.set(file, fingerprint(file, st, meta));
+      const meta = st.size > this.hashBudget;
+      if (!meta) this.hashBudget -= st.size;
+      this.known.set(file, fingerprint(file, st, meta));
     } catch {
       // gone meanwhile
     }
-  };
+  }
 
-  const rescan = (dir: string) => {
-    for (const file of known.keys()) if (path.dirname(file) === dir) changed(file);
+  private rescan(dir: string): void {
+    for (const file of this.known.keys()) if (path.dirname(file) === dir) this.changed(file);
     try {
-      for (const name of readdirSync(dir)) changed(path.join(dir, name));
+      for (const name of readdirSync(dir)) this.changed(path.join(dir, name));
     } catch {
       // gone
     }
-  };
+  }
 
-  const changed = (abs: string) => {
-    if (closed || isIgnored(abs)) return;
-    if (pending.size === 0) firstPendingAt = Date.now();
-    pending.add(abs);
-    if (timer) clearTimeout(timer);
-    const wait = Math.max(0, Math.min(debounceMs, firstPendingAt + maxWaitMs - Date.now()));
-    timer = setTimeout(flush, wait);
-    timer.unref?.();
-  };
+  private changed(abs: string): void {
+    if (this.closed || this.isIgnored(abs)) return;
+    if (this.pending.size === 0) this.firstPendingAt = Date.now();
+    this.pending.add(abs);
+    if (this.timer) clearTimeout(this.timer);
+    const wait = Math.max(0, Math.min(this.debounceMs, this.firstPendingAt + this.maxWaitMs - Date.now()));
+    this.timer = setTimeout(this.flush, wait);
+    this.timer.unref?.();
+  }
 
-  /** Compares every pending path with what it held; reports the files whose content changed. */
-  const flush = () => {
-    if (timer) clearTimeout(timer);
-    timer = null;
-    const paths = [...pending];
-    pending.clear();
-    const out = new Set<string>();
-    for (const abs of paths) {
-      let st: Stats | null = null;
-      try {
-        st = statSync(abs);
-      } catch {
-        st = null;
-      }
-      if (st?.isDirectory()) {
-        if (!watchers.has(abs)) {
-          // A new folder: watched from now on; the files in it are new.
-          const before = new Set(known.keys());
-          addFolder(abs, false);
-          for (const file of known.keys()) if (!before.has(file)) out.add(file);
-        }
-        continue;
-      }
-      // A folder that went away: its watcher and every file under it.
-      const w = watchers.get(abs);
-      if (w) {
-        w.close();
-        for (const dir of [...watchers.keys()])
-          if (dir === abs || dir.startsWith(`${abs}${path.sep}`)) {
-            watchers.get(dir)!.close();
-            watchers.delete(dir);
-          }
-        for (const file of [...known.keys()])
-          if (file.startsWith(`${abs}${path.sep}`)) {
-            known.delete(file);
-            out.add(file);
-          }
-        continue;
-      }
-      const before = known.get(abs);
-      if (!st?.isFile()) {
-        if (before !== undefined) {
-          known.delete(abs);
-          out.add(abs);
-        }
-        continue;
-      }
-      if (before === undefined && known.size >= MAX_FILES) continue;
-      // A file first seen by size and mtime is compared so once, then by its bytes.
-      if (before?.startsWith("meta:") && fingerprint(abs, st, true) === before) continue;
-      const now = fingerprint(abs, st);
-      if (now !== before) {
-        known.set(abs, now);
+  /** What became of `abs` since it was last seen: adds each file whose content changed to `out`. */
+  private compare(abs: string, out: Set<string>): void {
+    let st: Stats | null = null;
+    try {
+      st = statSync(abs);
+    } catch {
+      st = null;
+    }
+    if (st?.isDirectory()) {
+      this.folderAppeared(abs, out);
+      return;
+    }
+    if (this.watchers.has(abs)) {
+      this.folderGone(abs, out);
+      return;
+    }
+    const before = this.known.get(abs);
+    if (!st?.isFile()) {
+      if (before !== undefined) {
+        this.known.delete(abs);
         out.add(abs);
       }
+      return;
     }
-    if (out.size > 0 && !closed) options.onChange([...out].sort());
-  };
+    if (before === undefined && this.known.size >= MAX_FILES) return;
+    // A file first seen by size and mtime is compared so once, then by its bytes.
+    if (before?.startsWith("meta:") && fingerprint(abs, st, true) === before) return;
+    const now = fingerprint(abs, st);
+    if (now !== before) {
+      this.known.set(abs, now);
+      out.add(abs);
+    }
+  }
 
-  for (const root of roots) addFolder(root, false);
+  /** A new folder: watched from now on; the files in it are new. */
+  private folderAppeared(abs: string, out: Set<string>): void {
+    if (this.watchers.has(abs)) return;
+    const before = new Set(this.known.keys());
+    this.addFolder(abs, false);
+    for (const file of this.known.keys()) if (!before.has(file)) out.add(file);
+  }
 
-  return {
-    flush,
-    close() {
-      closed = true;
-      if (timer) clearTimeout(timer);
-      for (const w of watchers.values()) w.close();
-      watchers.clear();
-      pending.clear();
-    },
-  };
+  /** A folder that went away: its watcher and every file under it. */
+  private folderGone(abs: string, out: Set<string>): void {
+    this.watchers.get(abs)!.close();
+    for (const dir of [...this.watchers.keys()])
+      if (dir === abs || dir.startsWith(`${abs}${path.sep}`)) {
+        this.watchers.get(dir)!.close();
+        this.watchers.delete(dir);
+      }
+    for (const file of [...this.known.keys()])
+      if (file.startsWith(`${abs}${path.sep}`)) {
+        this.known.delete(file);
+        out.add(file);
+      }
+  }
 }

@@ -21,7 +21,7 @@ export function openPlaygroundStore(
   env: Record<string, string | undefined>,
   opts: { dir: string; instance: StoreInstance },
 ): OpenedStore {
-  const retention = retentionFromEnv(env as NodeJS.ProcessEnv);
+  const retention = retentionFromEnv(env);
   const url = databaseUrlFrom(env);
   if (url) {
     const db = openPostgresDatabase(url, { poolSize: poolSizeFrom(env), replica: opts.instance.id });

@@ -3,7 +3,7 @@
 // (ids, retention settings) and SQLite's list filters as SQL (PostgreSQL writes its own dialect).
 import "server-only";
 import { randomBytes } from "node:crypto";
-import { type Env, processEnv, settingOrDefault } from "@/lib/config";
+import { type Env, SETTINGS, settingOrDefault } from "@/lib/config";
 import type { Block, JsonObject, ToolSpec } from "@/lib/ors/protocol";
 import {
   type AgentEnd,
@@ -84,7 +84,13 @@ export function stepRowValues(id: string, step: TrajectoryStep, instance: string
   ];
 }
 
-export function retentionFromEnv(env: Env = processEnv()): RetentionOptions {
+/** Retention when none is given: the settings' defaults (lib/config.ts). */
+export const DEFAULT_RETENTION: RetentionOptions = {
+  maxCount: SETTINGS.PLAYGROUND_MAX_TRAJECTORIES.fallback,
+  maxAgeDays: SETTINGS.PLAYGROUND_MAX_TRAJECTORY_AGE_DAYS.fallback,
+};
+
+export function retentionFromEnv(env: Env): RetentionOptions {
   return {
     maxCount: settingOrDefault(env, "PLAYGROUND_MAX_TRAJECTORIES"),
     maxAgeDays: settingOrDefault(env, "PLAYGROUND_MAX_TRAJECTORY_AGE_DAYS"),

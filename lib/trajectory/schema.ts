@@ -15,6 +15,20 @@ export {
   totalReward,
 } from "./model";
 
+/** The latest time a JavaScript Date holds (ms since 1970): beyond it no date can be shown. */
+export const MAX_TIME_MS = 8.64e15;
+
+/** A moment, in ms since 1970: one a Date can show (an import of `1e308` is refused, not stored). */
+const timeSchema = z
+  .number()
+  .min(0, "expected a time in ms since 1970")
+  .max(MAX_TIME_MS, "expected a time in ms since 1970, at most 8.64e15");
+/** A span of time in ms (a latency, a frame's offset in its call), within what a Date can span. */
+const spanSchema = z
+  .number()
+  .min(-MAX_TIME_MS, "expected a duration in ms")
+  .max(MAX_TIME_MS, "expected a duration in ms");
+
 export const endReasonSchema = z.enum(END_REASONS);
 export type EndReason = z.infer<typeof endReasonSchema>;
 
@@ -31,13 +45,13 @@ export type TrajectoryTask = z.infer<typeof trajectoryTaskSchema>;
  */
 export const stepEventSchema = z.union([
   z.strictObject({
-    t: z.number(),
+    t: spanSchema,
     kind: z.literal("event"),
     event: z.string(),
     data: z.string(),
     size: z.number().int().nonnegative().optional(),
   }),
-  z.strictObject({ t: z.number(), kind: z.literal("comment"), comment: z.string() }),
+  z.strictObject({ t: spanSchema, kind: z.literal("comment"), comment: z.string() }),
 ]);
 export type StepEvent = z.infer<typeof stepEventSchema>;
 
@@ -126,9 +140,9 @@ export const trajectoryStepSchema = z.strictObject({
   input: jsonObjectSchema,
   /** The server's task_id of the call (from `event: task_id`), when known. */
   task_id: z.string().nullable(),
-  started_at: z.number(),
-  ended_at: z.number().nullable(),
-  latency_ms: z.number().nullable(),
+  started_at: timeSchema,
+  ended_at: timeSchema.nullable(),
+  latency_ms: spanSchema.nullable(),
   /** null while the call is in flight. */
   ok: z.boolean().nullable(),
   error: z.string().nullable(),
@@ -212,8 +226,8 @@ export const trajectorySchema = z.strictObject({
   prompt: blocksSchema.nullable(),
   steps: z.array(trajectoryStepSchema),
   total_reward: z.number(),
-  started_at: z.number(),
-  ended_at: z.number().nullable(),
+  started_at: timeSchema,
+  ended_at: timeSchema.nullable(),
   /** null while the episode is running. */
   end_reason: endReasonSchema.nullable(),
   error: z.string().nullable(),
@@ -223,7 +237,7 @@ export const trajectorySchema = z.strictObject({
    * playground: reopening an episode never does): when, and whether the blocks were the same.
    * Environments that build their world in get_prompt may have been reset then.
    */
-  reprompts: z.array(z.strictObject({ at: z.number(), same: z.boolean() })).optional(),
+  reprompts: z.array(z.strictObject({ at: timeSchema, same: z.boolean() })).optional(),
   /**
    * Marked golden: a reference episode that `test` replays as a regression test (README "Golden
    * episodes"). Present (true) only on golden trajectories.

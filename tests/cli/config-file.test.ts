@@ -152,6 +152,19 @@ describe("the config file", () => {
     expect(one).toMatchObject({ page: "/s/mine", spawn: [{ name: "mine" }] });
   });
 
+  it('--restart on-failure (or the file\'s "restart") starts a crashed server again; anything else is refused', () => {
+    write({ spawn: { keep: { command: "node keep.js", restart: "on-failure" } } });
+    const args = parseStartArgs(["--spawn", "python my_env.py", "--restart", "on-failure"], {}, dir);
+    expect(args.spawn).toEqual([
+      { name: "keep", command: "node keep.js", cwd: dir, watch: [], restart: "on-failure" },
+      { name: "my_env", command: "python my_env.py", cwd: dir, watch: [], restart: "on-failure" },
+    ]);
+    expect(() => parseStartArgs(["--spawn", "python my_env.py", "--restart", "always"], {}, dir)).toThrow(
+      '--restart: expected never or on-failure, got "always"',
+    );
+    expect(() => parseStartArgs(["--restart", "on-failure"], {}, dir)).toThrow("--restart goes with --spawn");
+  });
+
   it("opens the spawned server's page, else the one --server's, else home", () => {
     expect(pageToOpen({ spawned: ["my_env"], cliServers: ["py"] })).toBe("/s/my_env");
     expect(pageToOpen({ spawned: [], cliServers: ["py"] })).toBe("/s/py");
@@ -166,7 +179,7 @@ describe("the config file", () => {
         '  unknown key "sever" (known: $schema, port, host, dataDir, servers, spawn, models, access)',
     );
     expect(errorOf({ spawn: { a: { comand: "x" } }, access: { auth: "nope", tokn: "t" } })).toMatch(
-      /unknown key "comand" in spawn\.a \(known: command, cwd, watch, ignore, env, port, readyTimeoutMs\)[\s\S]*access\.auth: expected "token" or "none"[\s\S]*unknown key "tokn" in access/,
+      /unknown key "comand" in spawn\.a \(known: command, cwd, watch, ignore, env, port, readyTimeoutMs, restart\)[\s\S]*access\.auth: expected "token" or "none"[\s\S]*unknown key "tokn" in access/,
     );
   });
 

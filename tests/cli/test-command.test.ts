@@ -122,7 +122,7 @@ beforeAll(async () => {
       { params: Promise.resolve({ id }) },
     );
   exportJsonl = async (query) => {
-    const res = exportRoute.GET(new Request(`http://app.test/api/trajectories/export?${query}`));
+    const res = await exportRoute.GET(new Request(`http://app.test/api/trajectories/export?${query}`));
     expect(res.status).toBe(200);
     return res.text();
   };

@@ -2,9 +2,9 @@
 // Ajv), the same for the same seed; the 429 handling of the runs' clients.
 import Ajv2020 from "ajv/dist/2020";
 import { describe, expect, it } from "vitest";
-import { randomInput } from "@/lib/conformance/inputs";
 import { createRandomPolicy, episodeRandom } from "@/lib/runs/random-policy";
 import { retryAfterMs, retryingFetch } from "@/lib/runs/retry-fetch";
+import { randomInput } from "@/lib/schema-inputs";
 import fixture from "../fixtures/pydantic-tool-schemas.json";
 
 const tools = (

@@ -38,7 +38,7 @@ describe("serve --workers: refusals", () => {
 
   it("finds nginx on PATH or in the sbin folders, or nowhere", () => {
     expect(findNginx(undefined, { pathVar: "", dirs: [] })).toBeNull();
-    expect(findNginx("/nonexistent/nginx")).toBeNull();
+    expect(findNginx("/nonexistent/nginx", { pathVar: "" })).toBeNull();
     expect(findNginx(undefined, { pathVar: "/nonexistent", dirs: ["/bin"] })).toBeNull();
   });
 

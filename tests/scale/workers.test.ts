@@ -6,10 +6,12 @@
 import { existsSync } from "node:fs";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CallEvent, createOrsClient, type OrsClient, OrsClientError } from "@/lib/ors/client";
+import { createOrsClient, type OrsClient, OrsClientError } from "@/lib/ors/client";
 import { processTree } from "../../scripts/bench-proc";
 import { createOpenRewardClient } from "../fixtures/openreward-client/client";
+import { callInNewSession } from "../support/calls";
 import { nginxBinary } from "../support/nginx";
+import { rawRequest } from "../support/raw-http";
 import { type ScaledHost, startScaled, until } from "./helpers";
 
 const nginx = await nginxBinary("serve --workers");
@@ -92,15 +94,10 @@ describe.skipIf(!nginx.ok)("serve --workers 2 behind nginx", { timeout: 120_000 
   });
 
   it("streams a call's SSE through nginx as it comes: pings while the tool runs, then the result", async () => {
-    const { sid } = await ors.createSession();
-    await ors.create(sid, { env_name: "slow", split: "train", index: 0 });
-    const events: CallEvent[] = [];
-    const out = await ors.callTool(
-      "slow",
-      sid,
-      { name: "wait", input: { seconds: 0.8 } },
-      { onEvent: (e) => events.push(e) },
-    );
+    const { sid, out, events } = await callInNewSession(ors, "slow", {
+      name: "wait",
+      input: { seconds: 0.8 },
+    });
     expect(out).toMatchObject({ ok: true, output: { metadata: { seconds: 0.8 } } });
     const pings = events.filter((e) => e.type === "ping");
     const end = events.find((e) => e.type === "end")!;
@@ -133,15 +130,10 @@ describe.skipIf(!nginx.ok)("serve --workers 2 behind nginx", { timeout: 120_000 
   });
 
   it("delivers a 1 MB result in chunks of 4096 characters at most", async () => {
-    const { sid } = await ors.createSession();
-    await ors.create(sid, { env_name: "bigoutput", split: "train", index: 0 });
-    const events: CallEvent[] = [];
-    const out = await ors.callTool(
-      "bigoutput",
-      sid,
-      { name: "dump", input: { size: 1_048_576 } },
-      { onEvent: (e) => events.push(e) },
-    );
+    const { sid, out, events } = await callInNewSession(ors, "bigoutput", {
+      name: "dump",
+      input: { size: 1_048_576 },
+    });
     if (!out.ok) throw new Error(out.error);
     const text = out.output.blocks.map((b) => ("text" in b ? b.text : "")).join("");
     expect(text.length).toBe(1_048_576);
@@ -207,6 +199,31 @@ describe.skipIf(!nginx.ok)("serve --workers 2 behind nginx", { timeout: 120_000 
     expect((await json(big)).detail).toBe(
       "Request body too large: the limit is 65536 bytes (ORS_MAX_BODY_BYTES)",
     );
+  });
+
+  it("answers what nginx refuses itself as JSON too: a malformed request line, HTTP/2.0, a bad encoding", async () => {
+    const head = (line: string, more = "") => `${line}\r\nHost: 127.0.0.1\r\n${more}\r\n`;
+    const cases: [string, number][] = [
+      [head("GET / FOO/1.1"), 400],
+      [head("G@T /health HTTP/1.1"), 400],
+      [head("GET /%zz HTTP/1.1"), 400],
+      [head("GET /../../etc HTTP/1.1"), 400],
+      [head("GET /health HTTP/1.1 extra"), 400],
+      [head("GET /health HTTP/2.0"), 400],
+      [head("GET /health HTTP/9.9"), 400],
+      [head("POST /create HTTP/1.1", "Transfer-Encoding: gzip\r\n"), 400],
+      [head("GET /health HTTP/1.1", `X-Big: ${"a".repeat(40_000)}\r\n`), 400],
+      [head(`GET /${"a".repeat(40_000)} HTTP/1.1`), 414],
+    ];
+    for (const [raw, status] of cases) {
+      const a = await rawRequest(host.url, raw);
+      expect({ line: raw.slice(0, 40), status: a.status, type: a.headers["content-type"] }).toEqual({
+        line: raw.slice(0, 40),
+        status,
+        type: "application/json",
+      });
+      expect(JSON.parse(a.body).detail).toEqual(expect.any(String));
+    }
   });
 
   it("a killed worker loses only its own sessions (JSON 410, no hang), and is restarted and serving", async () => {

@@ -5,16 +5,9 @@ import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { guardListener, guardServer } from "@/lib/app-server/node-http";
 import { type Listening, listenHttp } from "@/lib/ors/host";
-import { appPathKind, createRequestPolicy } from "@/lib/security/policy-config";
-import { rawExchange } from "./helpers";
+import { appPolicy, rawExchange } from "./helpers";
 
-const policy = createRequestPolicy({
-  hosts: [],
-  origins: [],
-  token: null,
-  orsKeys: false,
-  kindOf: appPathKind,
-});
+const policy = appPolicy();
 let server: Listening;
 let port = 0;
 let served = 0;

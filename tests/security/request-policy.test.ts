@@ -1,24 +1,13 @@
 // The request policy as pure rules: methods, targets, the Host allow-list, browser origin and fetch
 // metadata, the access token, and the body types of browser writes (lib/security/request-policy.ts).
 import { describe, expect, it } from "vitest";
-import { appPathKind, createRequestPolicy, hostPathKind } from "@/lib/security/policy-config";
+import { appPathKind, hostPathKind } from "@/lib/security/policy-config";
 import { checkRequest, type PolicyAnswer, tokenCookieName } from "@/lib/security/request-policy";
+import { appPolicy } from "./helpers";
 
 const APP = "127.0.0.1:3000";
-const policy = createRequestPolicy({
-  hosts: [],
-  origins: [],
-  token: null,
-  orsKeys: false,
-  kindOf: appPathKind,
-});
-const withToken = createRequestPolicy({
-  hosts: ["192.0.2.2"],
-  origins: [],
-  token: "s3cret-token",
-  orsKeys: false,
-  kindOf: appPathKind,
-});
+const policy = appPolicy();
+const withToken = appPolicy({ hosts: ["192.0.2.2"], token: "s3cret-token" });
 
 function check(
   method: string,
@@ -116,13 +105,7 @@ describe("Host allow-list", () => {
   });
 
   it("accepts configured names and addresses (with or without port)", () => {
-    const p = createRequestPolicy({
-      hosts: ["playground.example", "192.0.2.2", "fd00::2"],
-      origins: [],
-      token: null,
-      orsKeys: false,
-      kindOf: appPathKind,
-    });
+    const p = appPolicy({ hosts: ["playground.example", "192.0.2.2", "fd00::2"] });
     expect(check("GET", "/", { host: "playground.example" }, p)).toBeNull();
     expect(check("GET", "/", { host: "Playground.Example:8080" }, p)).toBeNull();
     expect(check("GET", "/", { host: "192.0.2.2:3000" }, p)).toBeNull();
@@ -210,13 +193,7 @@ describe("browser requests from other origins", () => {
   });
 
   it("accepts origins from the configuration", () => {
-    const p = createRequestPolicy({
-      hosts: [],
-      origins: ["http://localhost:5173"],
-      token: null,
-      orsKeys: false,
-      kindOf: appPathKind,
-    });
+    const p = appPolicy({ origins: ["http://localhost:5173"] });
     expect(check("POST", "/api/servers", { origin: "http://localhost:5173", ...JSON_BODY }, p)).toBeNull();
     expect(check("POST", "/api/servers", { origin: "http://localhost:5174", ...JSON_BODY }, p)?.status).toBe(
       403,
@@ -307,13 +284,7 @@ describe("access token", () => {
   });
 
   it("is required on loopback too: pages and APIs, but not the ORS host (a training client needs no browser token)", () => {
-    const loopback = createRequestPolicy({
-      hosts: [],
-      origins: [],
-      token: "s3cret-token",
-      orsKeys: false,
-      kindOf: appPathKind,
-    });
+    const loopback = appPolicy({ token: "s3cret-token" });
     expect(loopback.orsToken).toBe(false);
     for (const [method, path] of [
       ["GET", "/"],
@@ -335,13 +306,7 @@ describe("access token", () => {
       expect(check(method!, path!, {}, loopback), `${method} ${path}`).toBeNull();
     expect(check("GET", "/api/trajectories", { authorization: "Bearer s3cret-token" }, loopback)).toBeNull();
     // Answering to other names (a tunnel's, a proxy's) asks ORS clients for it as well.
-    const named = createRequestPolicy({
-      hosts: ["box.example"],
-      origins: [],
-      token: "s3cret-token",
-      orsKeys: false,
-      kindOf: appPathKind,
-    });
+    const named = appPolicy({ hosts: ["box.example"], token: "s3cret-token" });
     expect(check("POST", "/api/ors/create_session", {}, named)?.status).toBe(401);
   });
 
@@ -422,13 +387,7 @@ describe("access token", () => {
   });
 
   it("leaves the ORS host to its own keys when ORS_API_KEYS is set, and /health open", () => {
-    const keyed = createRequestPolicy({
-      hosts: ["192.0.2.2"],
-      origins: [],
-      token: "t",
-      orsKeys: true,
-      kindOf: appPathKind,
-    });
+    const keyed = appPolicy({ hosts: ["192.0.2.2"], token: "t", orsKeys: true });
     expect(check("POST", "/api/ors/create_session", remote(), keyed)).toBeNull();
     expect(check("GET", "/api/trajectories", remote(), keyed)?.status).toBe(401);
     expect(check("GET", "/api/ors/health", remote(), withToken)).toBeNull();

@@ -1,6 +1,6 @@
 // The policy's settings from the environment, listen addresses (loopback or not, which names reach
 // them), secrets, and the server entry's arguments (`PORT`, --port, --host, --dev).
-import { networkInterfaces } from "node:os";
+import { type NetworkInterfaceInfo, networkInterfaces } from "node:os";
 import { describe, expect, it, vi } from "vitest";
 import { parseAppServerArgs } from "@/lib/app-server/args";
 import { ORS_BASE_PATH } from "@/lib/playground";
@@ -124,67 +124,28 @@ describe("listen addresses", () => {
 // the policy accepts (it used to be parsed as host:port, so `--host 0.0.0.0` refused to start on
 // any machine with a global IPv6 address).
 
+/** One interface address as os.networkInterfaces() reports it (scope 4: a link-local one). */
+function nic(address: string, internal = false): NetworkInterfaceInfo {
+  const base = { address, internal, netmask: "", mac: "", cidr: null };
+  if (!address.includes(":")) return { ...base, family: "IPv4" };
+  return { ...base, family: "IPv6", scopeid: address.startsWith("fe80") ? 4 : 0 };
+}
+
 /** Every spelling: IPv4, global and unique-local IPv6 (compressed, expanded, upper case), link-local
  *  with and without a zone id, IPv4-mapped (dotted and hex), an IPv4 link-local address. */
+
 const SYNTHETIC: MachineAddresses = {
   hostname: () => "Lab-Box",
   interfaces: () => ({
-    lo: [
-      { address: "127.0.0.1", family: "IPv4", internal: true, netmask: "255.0.0.0", mac: "", cidr: null },
-      { address: "::1", family: "IPv6", internal: true, netmask: "", mac: "", cidr: null, scopeid: 0 },
-    ],
+    lo: [nic("127.0.0.1", true), nic("::1", true)],
     eth0: [
-      { address: "192.0.2.2", family: "IPv4", internal: false, netmask: "", mac: "", cidr: null },
-      { address: "fd00::2", family: "IPv6", internal: false, netmask: "", mac: "", cidr: null, scopeid: 0 },
-      {
-        address: "2001:DB8:0:0:0:0:0:1",
-        family: "IPv6",
-        internal: false,
-        netmask: "",
-        mac: "",
-        cidr: null,
-        scopeid: 0,
-      },
-      {
-        address: "fe80::fc:ff:fe00:1",
-        family: "IPv6",
-        internal: false,
-        netmask: "",
-        mac: "",
-        cidr: null,
-        scopeid: 4,
-      },
-      {
-        address: "fe80::1%eth0",
-        family: "IPv6",
-        internal: false,
-        netmask: "",
-        mac: "",
-        cidr: null,
-        scopeid: 4,
-      },
+      nic("192.0.2.2"),
+      nic("fd00::2"),
+      nic("2001:DB8:0:0:0:0:0:1"),
+      nic("fe80::fc:ff:fe00:1"),
+      nic("fe80::1%eth0"),
     ],
-    tun0: [
-      {
-        address: "::ffff:198.51.100.7",
-        family: "IPv6",
-        internal: false,
-        netmask: "",
-        mac: "",
-        cidr: null,
-        scopeid: 0,
-      },
-      {
-        address: "0:0:0:0:0:ffff:c633:6408",
-        family: "IPv6",
-        internal: false,
-        netmask: "",
-        mac: "",
-        cidr: null,
-        scopeid: 0,
-      },
-      { address: "169.254.10.20", family: "IPv4", internal: false, netmask: "", mac: "", cidr: null },
-    ],
+    tun0: [nic("::ffff:198.51.100.7"), nic("0:0:0:0:0:ffff:c633:6408"), nic("169.254.10.20")],
   }),
 };
 
@@ -271,7 +232,13 @@ describe("secrets", () => {
 
 describe("parseAppServerArgs", () => {
   it("listens on 127.0.0.1:3000 by default, PORT and the flags override", () => {
-    expect(parseAppServerArgs([], {})).toEqual({ port: 3000, host: "127.0.0.1", dev: false, help: false });
+    expect(parseAppServerArgs([], {})).toEqual({
+      port: 3000,
+      host: "127.0.0.1",
+      dev: false,
+      help: false,
+      spawn: [],
+    });
     expect(parseAppServerArgs([], { PORT: "4000" }).port).toBe(4000);
     expect(parseAppServerArgs(["--port", "5000"], { PORT: "4000" }).port).toBe(5000);
     expect(parseAppServerArgs(["-p", "0"], {}).port).toBe(0);
@@ -280,8 +247,45 @@ describe("parseAppServerArgs", () => {
       host: "0.0.0.0",
       dev: true,
       help: false,
+      spawn: [],
     });
     expect(parseAppServerArgs(["--host=::1"], {}).host).toBe("::1");
+  });
+
+  it("takes --spawn as the CLI's start does (npm start -- --spawn ..., npm run dev -- --spawn ...)", () => {
+    const argv = [
+      "--dev",
+      "--spawn",
+      "python my_env.py --port {port}",
+      "--watch",
+      "src",
+      "--restart=on-failure",
+    ];
+    expect(parseAppServerArgs(argv, {}, "/work/author")).toEqual({
+      port: 3000,
+      host: "127.0.0.1",
+      dev: true,
+      help: false,
+      spawn: [
+        {
+          name: "my_env",
+          command: "python my_env.py --port {port}",
+          cwd: "/work/author",
+          watch: ["/work/author/src"],
+          restart: "on-failure",
+        },
+      ],
+    });
+    expect(parseAppServerArgs(["--spawn", "./serve", "--spawn-name", "mine"], {}, "/w").spawn).toMatchObject([
+      { name: "mine", command: "./serve", watch: [] },
+    ]);
+    expect(() => parseAppServerArgs(["--watch", "src"], {})).toThrow(
+      "--watch and --spawn-name go with --spawn",
+    );
+    expect(() => parseAppServerArgs(["--spawn"], {})).toThrow(/--spawn needs a value/);
+    expect(() => parseAppServerArgs(["--spawn", "x", "--spawn-name", "local"], {})).toThrow(
+      /--spawn-name "local"/,
+    );
   });
 
   it("refuses bad ports and unknown arguments", () => {

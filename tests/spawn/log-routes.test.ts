@@ -126,9 +126,12 @@ describe("a spawned server's log over HTTP", () => {
       spawned: sup,
     });
     const pg = { registry, spawned: sup };
-    expect(await spawnedOr404(pg, "tiny")).toEqual({ server: sup.get("tiny") });
-    expect(await spawnedOr404(pg, "nope")).toEqual({ status: 404, detail: 'unknown server "nope"' });
-    expect(await spawnedOr404(pg, "py")).toEqual({
+    expect(await spawnedOr404(pg, "tiny")).toBe(sup.get("tiny"));
+    await expect(spawnedOr404(pg, "nope")).rejects.toMatchObject({
+      status: 404,
+      detail: 'unknown server "nope"',
+    });
+    await expect(spawnedOr404(pg, "py")).rejects.toMatchObject({
       status: 404,
       detail:
         'server "py" was not started by this playground: only servers started with --spawn (or the config file\'s "spawn") have a log and a restart here',

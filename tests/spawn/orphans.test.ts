@@ -6,21 +6,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { alive } from "../support/processes";
 import { waitUntil } from "../support/wait";
 
 const REPO = path.resolve(__dirname, "../..");
 const HARNESS = path.join(__dirname, "fixtures", "supervise.ts");
 const started: number[] = [];
 let dir = "";
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The stand-in playground; resolves with it and the PIDs of its server and the server's child. */
 async function startHarness(mode: "wait" | "throw") {

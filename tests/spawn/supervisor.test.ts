@@ -10,6 +10,7 @@ import { invalidServerName } from "@/lib/registry/registry";
 import type { ManagedServer } from "@/lib/spawn/managed-server";
 import { createServerSupervisor, type ServerSupervisor, SpawnSetupError } from "@/lib/spawn/supervisor";
 import type { ProcessExit } from "@/lib/spawn/types";
+import { alive } from "../support/processes";
 import { waitUntil } from "../support/wait";
 
 const TINY = path.join(__dirname, "fixtures", "tiny-ors.mjs");
@@ -59,15 +60,6 @@ const texts = (s: ManagedServer, stream?: string) =>
     .snapshot()
     .lines.filter((l) => !stream || l.stream === stream)
     .map((l) => l.text);
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Waits for `check` (20 s unless told): spawned processes start and stop in their own time. */
 const until = (what: string, check: () => boolean, timeoutMs = 20_000) => waitUntil(what, check, timeoutMs);
@@ -156,15 +148,20 @@ describe("spawned servers", () => {
       pid: null,
       exit: { code: 3, signal: null, description: "exited with code 3" },
     });
+    // Without --restart on-failure it stays down, and each place that shows the crash says so.
+    const stays =
+      "It stays down until you press Restart on its page (start it with --restart on-failure to have it started again by itself).";
     expect(sup.notReady("crashy")).toBe(
-      "is not running: it exited with code 3 (its log is on the server's page)",
+      `is not running: it exited with code 3 (its log is on the server's page). ${stays}`,
     );
     expect(texts(s, "stderr")).toEqual(["boom: bad config"]);
-    expect(texts(s, "system").at(-1)).toBe("exited with code 3");
+    expect(texts(s, "system").at(-1)).toBe(`exited with code 3. ${stays}`);
     expect(seen.said).toEqual([
       "[crashy] exited with code 3; the end of its stderr:",
       "[crashy]   boom: bad config",
+      `[crashy] ${stays}`,
     ]);
+    expect(s.status().restartPolicy).toBe("never");
     // It never answered /health: there were no sessions to lose.
     expect(seen.lost).toEqual([]);
   });
@@ -193,7 +190,37 @@ describe("spawned servers", () => {
       "[late-crash]   a line on stderr",
       "[late-crash]   Traceback (most recent call last):",
       "[late-crash]   RuntimeError: the tiny server gave up",
+      "[late-crash] It stays down until you press Restart on its page (start it with --restart on-failure to have it started again by itself).",
     ]);
+  });
+
+  it("with --restart on-failure, starts a server that crashed again, waiting longer as it keeps failing", async () => {
+    const { sup, seen } = await supervise(
+      [
+        {
+          name: "phoenix",
+          command: [NODE, TINY, "--port", "{port}", "--crash-after-ms", "300"],
+          cwd: dir,
+          restart: "on-failure",
+        },
+      ],
+      // No free restart: the second waits 2 s after the first, more than a crash takes here.
+      { freeRestarts: 0 },
+    );
+    await sup.start();
+    const s = sup.get("phoenix")!;
+    expect(s.status().restartPolicy).toBe("on-failure");
+    await until("two restarts after crashes", () => s.status().restarts >= 2, 30_000);
+    const system = texts(s, "system");
+    expect(system).toContain("exited with code 7. The playground starts it again (--restart on-failure).");
+    expect(system).toContain("restarting: it exited with code 7");
+    // The second crash within the minute waits its backoff, saying so.
+    expect(system.some((l) => /^restarting in \d\.\d s \(it exited with code 7\)/.test(l))).toBe(true);
+    expect(seen.said).toContain("[phoenix] The playground starts it again (--restart on-failure).");
+    await s.stop();
+    const after = s.status().restarts;
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(s.status()).toMatchObject({ state: "stopped", restarts: after });
   });
 
   it("says so when the command is not found (without a shell, and through one)", async () => {

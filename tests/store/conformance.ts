@@ -163,6 +163,35 @@ export function describeTrajectoryStore(name: string, openStore: OpenStore): voi
       expect(exported).toEqual(["c3", "a1"]);
     });
 
+    it("text holding a NUL character: ids and filters with one find nothing, a call's tool name with one is kept", async () => {
+      // PostgreSQL's text holds no U+0000: such text is stored with U+FFFD in its place (lib/store/types.ts).
+      const s = await open();
+      const nul = "\u0000";
+      expect(await s.get(`a${nul}b`)).toBeNull();
+      expect(await s.summary(nul)).toBeNull();
+      expect(await s.exchanges(nul)).toBeNull();
+      expect(await s.findBySession(`lo${nul}cal`, nul)).toBeNull();
+      expect(await s.delete(nul)).toBe(false);
+      expect(await s.setGolden(nul, true)).toBe(false);
+      expect(await s.getRun(nul)).toBeNull();
+      for (const f of [{ server: nul }, { env: nul }, { q: nul }, { task: nul }, { run: nul }])
+        expect(await s.list(f)).toEqual({ items: [], total: 0 });
+      const id = await s.create({
+        server: "local",
+        sid: `s${nul}1`,
+        env: `ma${nul}th`,
+        task: null,
+        startedAt: 10,
+      });
+      await s.putStep(id, step(1, { tool: `sub${nul}mit`, error: `bad${nul}`, ok: false }));
+      const t = (await s.get(id))!;
+      const kept = (text: string) => [text, text.replaceAll(nul, "\uFFFD")];
+      expect(kept(`sub${nul}mit`)).toContain(t.steps[0]!.tool);
+      expect(kept(`ma${nul}th`)).toContain(t.env);
+      expect((await s.findRunning("local", `s${nul}1`))?.id).toBe(id);
+      expect((await s.list({ env: `ma${nul}th` })).items.map((x) => x.id)).toEqual([id]);
+    });
+
     it("imports all or nothing and skips ids that already exist", async () => {
       const s = await open();
       expect(await s.importMany([trajectory("x1")])).toEqual({ imported: ["x1"], skipped: [] });

@@ -203,6 +203,27 @@ export function findCycles(graph: ImportGraph): string[][] {
   return cycles;
 }
 
+/**
+ * The cycles between parts: the graph of which part imports which (type-only imports included: a
+ * type is a dependency of the design, if not of the build), each group of parts that reach each
+ * other, named by their paths. Modules in no part are left out.
+ */
+export function findPartCycles(rules: LayerRules, graph: ImportGraph): string[][] {
+  const parts: ImportGraph = new Map();
+  for (const [file, imports] of graph) {
+    const from = partOf(rules, file)?.path;
+    if (!from) continue;
+    const edges = parts.get(from) ?? [];
+    parts.set(from, edges);
+    for (const i of imports) {
+      const to = i.file ? partOf(rules, i.file)?.path : undefined;
+      if (to && to !== from && !edges.some((e) => e.file === to))
+        edges.push({ specifier: i.specifier, typeOnly: i.typeOnly, file: to });
+    }
+  }
+  return findCycles(parts);
+}
+
 const RUNS_WORDS: Record<Runs, string> = {
   isomorphic: "isomorphic",
   client: "browser",
@@ -218,7 +239,11 @@ export function renderLayers(rules: LayerRules): string {
     const imports = p.mayImport.length ? p.mayImport.map(code).join(", ") : "no other part";
     const extra = [
       p.mayImportTypes?.length ? `types from ${p.mayImportTypes.map(code).join(", ")}` : "",
-      p.packages ? `packages: ${p.packages.map(code).join(", ")} only` : "",
+      p.packages
+        ? p.packages.length
+          ? `packages: ${p.packages.map(code).join(", ")} only`
+          : "no package"
+        : "",
       ...Object.entries(p.withoutServerOnly ?? {}).map(
         ([f, why]) => `${code(f)} without \`server-only\` (${why})`,
       ),

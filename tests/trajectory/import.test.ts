@@ -36,6 +36,20 @@ describe("parseTrajectories", () => {
     expect(!st.ok && st.errors[0]).toMatch(/^item 2: steps\.0\.reward/);
     expect(parseTrajectories("  \n")).toEqual({ ok: false, errors: [expect.stringMatching(/empty/)] });
   });
+
+  it("refuses times no date can show (1e308 would break every export of it), naming the field", () => {
+    const at = (over: object, where = "") => {
+      const r = parseTrajectories(JSON.stringify({ ...trajectory("t"), ...over }));
+      return r.ok ? "accepted" : r.errors[0]!.replace(/^trajectory: /, where);
+    };
+    expect(at({ started_at: 1e308 })).toMatch(/^started_at: expected a time in ms since 1970/);
+    expect(at({ ended_at: -1 })).toMatch(/^ended_at: expected a time in ms since 1970/);
+    expect(at({ reprompts: [{ at: 1e20, same: true }] })).toMatch(/^reprompts\.0\.at: /);
+    const step = trajectory("s");
+    (step.steps[1] as { ended_at: unknown }).ended_at = 9e15;
+    expect(at(step)).toMatch(/^steps\.1\.ended_at: /);
+    expect(at({ started_at: 8.64e15, ended_at: 0 })).toBe("accepted");
+  });
 });
 
 describe("labels in the format", () => {
@@ -92,5 +106,15 @@ describe("POST /api/trajectories/import", () => {
     const again = await post(toJsonl([trajectory("i2"), trajectory("i3")]));
     expect(await again.json()).toEqual({ imported: ["i3"], skipped: ["i2"] });
     expect(await count()).toBe(before + 3);
+  });
+
+  it("refuses a trajectory whose start is 1e308 with a 400, and stores nothing", async () => {
+    const before = await count();
+    const res = await post(JSON.stringify({ ...trajectory("huge-time"), started_at: 1e308 }));
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { detail: string }).detail).toMatch(
+      /^nothing imported: trajectory: started_at: /,
+    );
+    expect(await count()).toBe(before);
   });
 });

@@ -96,17 +96,25 @@ export interface OrsClient {
 const DEFAULT_TIMEOUT_MS = 75_000;
 const DEFAULT_MAX_RESULT_CHARS = 256 * 1024 * 1024;
 
-/**
- * Creates a client for one ORS server.
- *
- * @example
- * const ors = createOrsClient({ baseUrl: "/api/servers/local" });
- * const { sid } = await ors.createSession();
- * await ors.create(sid, { env_name: "math", split: "train", index: 0 });
- * const out = await ors.callTool("math", sid, { name: "submit", input: { answer: "4" } });
- */
-export function createOrsClient(options: OrsClientOptions): OrsClient {
-  const base = options.baseUrl.replace(/\/+$/, "");
+type SendInit = { sid?: string; body?: unknown; accept?: string; signal?: AbortSignal };
+
+/** How the client talks to its server: the URL of a path, the headers, and one request at a time. */
+interface Transport {
+  url(path: string): string;
+  headers(sid?: string, extra?: Record<string, string>): Headers;
+  fetch: typeof fetch;
+  /** A 2xx answer, or an OrsClientError; a 429 is sent again after its Retry-After. */
+  send(method: "GET" | "POST", path: string, init: SendInit): Promise<Response>;
+  /** A 2xx JSON answer read with `schema`. */
+  json<S extends z.ZodType>(
+    schema: S,
+    method: "GET" | "POST",
+    path: string,
+    init?: Omit<SendInit, "accept">,
+  ): Promise<z.infer<S>>;
+}
+
+function createTransport(options: OrsClientOptions, base: string): Transport {
   const doFetch: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const url = (path: string) => `${base}${path}`;
@@ -127,11 +135,7 @@ export function createOrsClient(options: OrsClientOptions): OrsClient {
    * server at capacity: it did not act on the request) is sent again after its Retry-After, at most
    * `rateLimitRetries` times; the wait ends early when `init.signal` aborts.
    */
-  async function send(
-    method: "GET" | "POST",
-    path: string,
-    init: { sid?: string; body?: unknown; accept?: string; signal?: AbortSignal },
-  ): Promise<Response> {
+  async function send(method: "GET" | "POST", path: string, init: SendInit): Promise<Response> {
     for (let attempt = 1; ; attempt++) {
       const res = await sendOnce(method, path, init);
       if (res.status !== 429 || attempt > rateLimitRetries) return checked(res, path);
@@ -147,11 +151,7 @@ export function createOrsClient(options: OrsClientOptions): OrsClient {
     return res;
   }
 
-  async function sendOnce(
-    method: "GET" | "POST",
-    path: string,
-    init: { sid?: string; body?: unknown; accept?: string; signal?: AbortSignal },
-  ): Promise<Response> {
+  async function sendOnce(method: "GET" | "POST", path: string, init: SendInit): Promise<Response> {
     const ctrl = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -164,9 +164,8 @@ export function createOrsClient(options: OrsClientOptions): OrsClient {
     try {
       const extra: Record<string, string> = { Accept: init.accept ?? "application/json" };
       if (init.body !== undefined) extra["Content-Type"] = "application/json";
-      let res: Response;
       try {
-        res = await doFetch(url(path), {
+        return await doFetch(url(path), {
           method,
           headers: headers(init.sid, extra),
           body: init.body === undefined ? undefined : JSON.stringify(init.body),
@@ -181,24 +180,66 @@ export function createOrsClient(options: OrsClientOptions): OrsClient {
           throw new OrsClientError("unreachable", 0, `unreachable: ${describeNetworkError(err)}`, path, err);
         throw err;
       }
-      return res;
     } finally {
       clearTimeout(timer);
       init.signal?.removeEventListener("abort", onAbort);
     }
   }
 
-  async function json<S extends z.ZodType>(
-    schema: S,
-    method: "GET" | "POST",
-    path: string,
-    init: { sid?: string; body?: unknown; signal?: AbortSignal } = {},
-  ): Promise<z.infer<S>> {
-    const res = await send(method, path, init);
-    return parseJson(schema, res, path);
-  }
+  return {
+    url,
+    headers,
+    fetch: doFetch,
+    send,
+    json: async (schema, method, path, init = {}) => parseJson(schema, await send(method, path, init), path),
+  };
+}
 
-  const client: OrsClient = {
+/**
+ * The session id of a `/create_session` answer: `{"sid": ...}`, or — as the reference server answers
+ * — SSE whose `task_id` event carries it (an `end` with `{"sid"}` wins), then `end`.
+ */
+async function sessionIdOf(res: Response, path: string, signal?: AbortSignal): Promise<{ sid: string }> {
+  if (!(res.headers.get("content-type") ?? "").includes("text/event-stream") || !res.body)
+    return parseJson(sidResponseSchema, res, path);
+  let sid: string | undefined;
+  for await (const frame of readSseFrames(res.body, signal)) {
+    if (frame.kind !== "event") continue;
+    if (frame.event === "task_id") sid = frame.data.trim();
+    else if (frame.event === "error")
+      throw new OrsClientError("stream", res.status, frame.data || "unknown SSE error", path);
+    else if (frame.event === "end") {
+      if (frame.data.trim()) {
+        try {
+          const v = sidResponseSchema.safeParse(JSON.parse(frame.data));
+          if (v.success) sid = v.data.sid;
+        } catch {
+          // not JSON: keep the task_id
+        }
+      }
+      break;
+    }
+  }
+  res.body.cancel().catch(() => {});
+  if (signal?.aborted) throw signal.reason;
+  if (!sid) throw new OrsClientError("not-ors", res.status, "the SSE answer carried no session id", path);
+  return { sid };
+}
+
+/**
+ * Creates a client for one ORS server.
+ *
+ * @example
+ * const ors = createOrsClient({ baseUrl: "/api/servers/local" });
+ * const { sid } = await ors.createSession();
+ * await ors.create(sid, { env_name: "math", split: "train", index: 0 });
+ * const out = await ors.callTool("math", sid, { name: "submit", input: { answer: "4" } });
+ */
+export function createOrsClient(options: OrsClientOptions): OrsClient {
+  const base = options.baseUrl.replace(/\/+$/, "");
+  const t = createTransport(options, base);
+  const json = t.json;
+  return {
     baseUrl: base,
     health: (o) => json(healthResponseSchema, "GET", "/health", o),
     listEnvironments: (o) => json(listEnvironmentsResponseSchema, "GET", "/list_environments", o),
@@ -216,37 +257,13 @@ export function createOrsClient(options: OrsClientOptions): OrsClient {
       if (stop != null) body.stop = stop;
       return json(taskRangeResponseSchema, "POST", envPath(env, "task_range"), { ...o, body });
     },
-    createSession: async (o) => {
-      const path = "/create_session";
-      // Ask for JSON; the reference server answers SSE (`task_id` = the sid, then `end`) anyway.
-      const res = await send("POST", path, { ...o, accept: "application/json" });
-      if ((res.headers.get("content-type") ?? "").includes("text/event-stream") && res.body) {
-        let sid: string | undefined;
-        for await (const frame of readSseFrames(res.body, o?.signal)) {
-          if (frame.kind !== "event") continue;
-          if (frame.event === "task_id") sid = frame.data.trim();
-          else if (frame.event === "error")
-            throw new OrsClientError("stream", res.status, frame.data || "unknown SSE error", path);
-          else if (frame.event === "end") {
-            if (frame.data.trim()) {
-              try {
-                const v = sidResponseSchema.safeParse(JSON.parse(frame.data));
-                if (v.success) sid = v.data.sid;
-              } catch {
-                // not JSON: keep the task_id
-              }
-            }
-            break;
-          }
-        }
-        res.body.cancel().catch(() => {});
-        if (o?.signal?.aborted) throw o.signal.reason;
-        if (!sid)
-          throw new OrsClientError("not-ors", res.status, "the SSE answer carried no session id", path);
-        return { sid };
-      }
-      return parseJson(sidResponseSchema, res, path);
-    },
+    // Asks for JSON; the reference server answers SSE (`task_id` = the sid, then `end`) anyway.
+    createSession: async (o) =>
+      sessionIdOf(
+        await t.send("POST", "/create_session", { ...o, accept: "application/json" }),
+        "/create_session",
+        o?.signal,
+      ),
     create: (sid, body, o) => json(sidResponseSchema, "POST", "/create", { ...o, sid, body }),
     ping: (sid, o) => json(statusResponseSchema, "POST", "/ping", { ...o, sid }),
     delete: (sid, o) => json(sidResponseSchema, "POST", "/delete", { ...o, sid }),
@@ -257,15 +274,15 @@ export function createOrsClient(options: OrsClientOptions): OrsClient {
     callTool: (env, sid, call, o) =>
       callToolSse(
         {
-          url,
-          headers,
-          fetch: doFetch,
+          url: t.url,
+          headers: t.headers,
+          fetch: t.fetch,
           maxRetries: options.maxRetries ?? 5,
           idleTimeoutMs: options.idleTimeoutMs ?? 30_000,
           backoffBaseMs: options.backoffBaseMs ?? 500,
           backoffMaxMs: options.backoffMaxMs ?? 10_000,
           maxResultChars: options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
-          maxRetryAfterMs,
+          maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
         },
         env,
         sid,
@@ -273,7 +290,6 @@ export function createOrsClient(options: OrsClientOptions): OrsClient {
         o,
       ),
   };
-  return client;
 }
 
 /** Builds the OrsClientError of a non-2xx answer: the server's `detail`, or what it sent instead. */

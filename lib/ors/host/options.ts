@@ -136,7 +136,7 @@ export const HOST_ENV_VARS = [
  * more (the OpenReward client's silence limit).
  */
 export function hostOptionsFromEnv(
-  env: Record<string, string | undefined> = process.env,
+  env: Readonly<Record<string, string | undefined>>,
 ): Partial<OrsHostOptions> {
   const out: Partial<OrsHostOptions> = {};
   for (const [name, key] of HOST_ENV_VARS) {

@@ -1,16 +1,11 @@
 // What the host answers, before it becomes a fetch `Response` or a node:http response: a JSON body,
 // a complete SSE body, or a live SSE stream of a running tool call (spec: ors-sse.txt, pings and
 // backpressure included). Keeping this adapter-neutral lets the node:http server skip web streams.
-import { formatSseComment } from "../protocol/sse";
+import { formatSseComment, SSE_RESPONSE_HEADERS } from "../protocol/sse";
 import type { ToolRun } from "./tool-runs";
 
 export const JSON_CONTENT_TYPE = "application/json";
-export const SSE_HEADERS: Readonly<Record<string, string>> = {
-  "content-type": "text/event-stream; charset=utf-8",
-  // no-transform: proxies and Next.js's gzip must neither buffer nor re-encode the stream.
-  "cache-control": "no-cache, no-transform",
-  "x-accel-buffering": "no",
-};
+export const SSE_HEADERS = SSE_RESPONSE_HEADERS;
 
 /** JSON bodies below this size are marked no-transform: gzip costs more CPU than it saves here. */
 const SMALL_JSON = 8 * 1024;

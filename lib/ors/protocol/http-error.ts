@@ -2,23 +2,44 @@
 // `detail`), the `{detail}` body and its Response, and the one reader of such bodies. Isomorphic:
 // the host, the relay, the playground's APIs, the client and the UI all answer and read errors here.
 
+/** Marks an OrsError (subclasses included) in a way every bundle of the app recognises. */
+const ORS_ERROR = Symbol.for("ors-playground.OrsError");
+
 export class OrsError extends Error {
   readonly status: number;
   readonly detail: string;
   /** Headers of the answer besides its content type (e.g. `retry-after` of a 429). */
   readonly headers?: Readonly<Record<string, string>>;
+  /** Fields the answer carries beside `detail` (the `kind` of a failed re-run). */
+  readonly fields?: Readonly<Record<string, unknown>>;
+  readonly [ORS_ERROR] = true;
 
-  constructor(status: number, detail: string, headers?: Record<string, string>) {
+  constructor(
+    status: number,
+    detail: string,
+    headers?: Record<string, string>,
+    fields?: Record<string, unknown>,
+  ) {
     super(detail);
     this.name = "OrsError";
     this.status = status;
     this.detail = detail;
     if (headers) this.headers = headers;
+    if (fields) this.fields = fields;
   }
 
   toJSON(): { detail: string } {
     return { detail: this.detail };
   }
+}
+
+/**
+ * Whether `err` is an OrsError or one of its subclasses (RunError, ServerRegistryError,
+ * ReplayError). By a registered symbol, not `instanceof`: Next bundles each route separately, and a
+ * long-lived part built by one bundle throws that bundle's class into another's handler.
+ */
+export function isOrsError(err: unknown): err is OrsError {
+  return typeof err === "object" && err !== null && (err as { [ORS_ERROR]?: unknown })[ORS_ERROR] === true;
 }
 
 /** The `{detail}` body as JSON text: what every error answer carries. */
@@ -47,9 +68,9 @@ export function errorResponse(
   return new Response(body, { status, headers: h });
 }
 
-/** An OrsError as its answer (its own headers included). */
+/** An OrsError as its answer (its own headers and fields included). */
 export function toResponse(err: OrsError): Response {
-  return errorResponse(err.status, err.detail, err.headers);
+  return errorResponse(err.status, err.detail, err.headers, err.fields);
 }
 
 /** Turns any `detail` a server sent (a string, or FastAPI's list of validation errors) into text. */

@@ -8,6 +8,17 @@ export const SSE_CHUNK_SIZE = 4096;
 /** How often a host sends a `: ping` comment while a tool runs (spec: every 10 s). */
 export const SSE_PING_INTERVAL_MS = 10_000;
 
+/**
+ * The headers of every SSE answer (the host's, the relay's, the playground's feeds). no-transform
+ * and x-accel-buffering: proxies (nginx), Next's compression and gzip must neither buffer nor
+ * re-encode a stream.
+ */
+export const SSE_RESPONSE_HEADERS: Readonly<Record<string, string>> = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache, no-transform",
+  "x-accel-buffering": "no",
+};
+
 export type OrsSseEventName = "task_id" | "chunk" | "end" | "error";
 
 /** One parsed frame of an SSE stream: an event, or a comment such as `: ping`. */

@@ -103,6 +103,38 @@ export function isConnectionError(err: unknown): boolean {
   );
 }
 
+/**
+ * PostgreSQL's text cannot hold U+0000 (a query carrying one fails). Every string sent as a
+ * parameter has it replaced by U+FFFD, the replacement character: a name with a NUL (a tool called
+ * "a\0b") is stored with U+FFFD in its place, and an id or a filter with one matches what was stored
+ * so (ids never hold one). JSON is kept as text, where JSON.stringify has escaped it already.
+ */
+export function pgText(value: unknown): unknown {
+  if (typeof value === "string")
+    return value.includes("\u0000") ? value.replaceAll("\u0000", "\uFFFD") : value;
+  if (Array.isArray(value)) return value.some((v) => typeof v === "string") ? value.map(pgText) : value;
+  return value;
+}
+
+/** `query(text, values, ...)` or `query({text, values}, ...)` with its parameters made storable. */
+function storableQueryArgs(args: unknown[]): unknown[] {
+  const [first, second, ...rest] = args;
+  if (Array.isArray(second)) return [first, second.map(pgText), ...rest];
+  if (first && typeof first === "object" && Array.isArray((first as { values?: unknown }).values)) {
+    const config = first as { values: unknown[] };
+    // A submittable (a cursor, a stream) keeps its own object: its values are replaced in place.
+    config.values = config.values.map(pgText);
+  }
+  return args;
+}
+
+/** The pool's client: pg's, with every query's parameters made storable (pgText). */
+class StorableTextClient extends pg.Client {}
+const query = pg.Client.prototype.query;
+StorableTextClient.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  return (query as (...a: unknown[]) => unknown).apply(this, storableQueryArgs(args));
+} as typeof query;
+
 export interface PostgresDatabase {
   readonly pool: pg.Pool;
   /** The URL without its password. */
@@ -151,6 +183,7 @@ export function openPostgresDatabase(url: string, options: OpenDatabaseOptions =
   };
   const pool = new pg.Pool({
     ...clientConfig,
+    Client: StorableTextClient,
     max: options.poolSize ?? DEFAULT_POOL_SIZE,
     idleTimeoutMillis: 30_000,
   });

@@ -20,8 +20,8 @@ import {
   taskLabel,
 } from "@/lib/trajectory/schema";
 import {
+  DEFAULT_RETENTION,
   newTrajectoryId,
-  retentionFromEnv,
   type StepRow,
   type TrajRow,
   toStep,
@@ -471,7 +471,7 @@ export function openPostgresStore(
 ): PostgresTrajectoryStore {
   return new PostgresTrajectoryStore(
     db,
-    retention ?? retentionFromEnv(),
+    retention ?? DEFAULT_RETENTION,
     instance ?? { id: db.replica, pid: process.pid, host: os.hostname() },
   );
 }

@@ -4,7 +4,7 @@ import "server-only";
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { type Env, processEnv, settingOrDefault } from "@/lib/config";
+import { type Env, settingOrDefault } from "@/lib/config";
 
 export type Db = Database.Database;
 
@@ -259,8 +259,8 @@ export function migrate(db: Db, migrations: string[] = MIGRATIONS): number {
   return version;
 }
 
-/** Resolves the data directory: PLAYGROUND_DATA_DIR, default `.data/` under the working dir. */
-export function dataDir(env: Env = processEnv()): string {
+/** Resolves the data directory: `env`'s PLAYGROUND_DATA_DIR, default `.data/` under the working dir. */
+export function dataDir(env: Env): string {
   return path.resolve(/*turbopackIgnore: true*/ settingOrDefault(env, "PLAYGROUND_DATA_DIR"));
 }
 

@@ -20,9 +20,9 @@ import {
   taskLabel,
 } from "@/lib/trajectory/schema";
 import {
+  DEFAULT_RETENTION,
   newTrajectoryId,
   orderByOf,
-  retentionFromEnv,
   type StepRow,
   type TrajRow,
   toStep,
@@ -484,10 +484,10 @@ export class SqliteTrajectoryStore extends SqliteReviewStore implements Playgrou
 export function openStore(
   opts: { file?: string; dir?: string; retention?: RetentionOptions; instance?: StoreInstance } = {},
 ): SqliteTrajectoryStore {
-  const file = opts.file ?? path.join(opts.dir ?? dataDir(), "trajectories.sqlite");
+  const file = opts.file ?? path.join(opts.dir ?? dataDir({}), "trajectories.sqlite");
   return new SqliteTrajectoryStore(
     openDb(file),
-    opts.retention ?? retentionFromEnv(),
+    opts.retention ?? DEFAULT_RETENTION,
     opts.instance ?? processInstance(`i${newTrajectoryId()}`),
   );
 }

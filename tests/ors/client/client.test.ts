@@ -7,6 +7,7 @@ import { type CallEvent, createOrsClient, OrsClientError, startKeepAlive } from 
 import { createOrsHandler, type OrsHandler } from "@/lib/ors/host";
 import { formatSseEvent } from "@/lib/ors/protocol";
 import { handlerFetch, proxyToHandler, readBody, startHttpServer, unusedPort } from "../../relay/helpers";
+import { callInNewSession } from "../../support/calls";
 import { rejection } from "./helpers";
 
 let host: OrsHandler;
@@ -220,15 +221,10 @@ describe("client against misbehaving servers (node:http on loopback)", () => {
     });
     try {
       const ors = createOrsClient({ baseUrl: srv.url, backoffBaseMs: 20 });
-      const { sid } = await ors.createSession();
-      await ors.create(sid, { env_name: "slow", split: "train", index: 0 });
-      const events: CallEvent[] = [];
-      const out = await ors.callTool(
-        "slow",
-        sid,
-        { name: "wait", input: { seconds: 0.4 } },
-        { onEvent: (e) => events.push(e) },
-      );
+      const { sid, out, events } = await callInNewSession(ors, "slow", {
+        name: "wait",
+        input: { seconds: 0.4 },
+      });
       expect(out).toMatchObject({ ok: true, output: { metadata: { seconds: 0.4 } } });
       const types = events.map((e) => e.type);
       expect(types).toContain("reconnect");

@@ -1,30 +1,21 @@
 // GET /api/servers/<name>: one server with its health. DELETE: removes a user-added server.
 
-import { errorResponse } from "@/lib/ors/protocol";
+import { json, route } from "@/lib/http";
+import { OrsError } from "@/lib/ors/protocol";
 import { getPlayground } from "@/lib/playground";
-import { checkServerHealth, isServerRegistryError, toPublicServer } from "@/lib/registry";
+import { checkServerHealth, toPublicServer } from "@/lib/registry";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-type Ctx = { params: Promise<{ name: string }> };
-
-export async function GET(_req: Request, ctx: Ctx) {
-  const { name } = await ctx.params;
+export const GET = route<{ name: string }>(async (_req, { name }) => {
   const registry = getPlayground().registry;
   const entry = await registry.get(name);
-  if (!entry) return errorResponse(404, `unknown server "${name}"`);
-  const health = await checkServerHealth(registry, entry);
-  return Response.json({ ...toPublicServer(entry), health }, { headers: { "cache-control": "no-store" } });
-}
+  if (!entry) throw new OrsError(404, `unknown server "${name}"`);
+  return json({ ...toPublicServer(entry), health: await checkServerHealth(registry, entry) });
+});
 
-export async function DELETE(_req: Request, ctx: Ctx) {
-  const { name } = await ctx.params;
-  try {
-    await getPlayground().registry.remove(name);
-    return Response.json({ name, deleted: true });
-  } catch (err) {
-    if (isServerRegistryError(err)) return errorResponse(err.status, err.detail);
-    throw err;
-  }
-}
+export const DELETE = route<{ name: string }>(async (_req, { name }) => {
+  await getPlayground().registry.remove(name);
+  return json({ name, deleted: true });
+});

@@ -1,8 +1,8 @@
 // POST /api/trajectories/import: JSON (one trajectory or an array) or JSONL, validated with the
 // trajectory schema; all-or-nothing in one transaction; ids that already exist are skipped.
 
-import { BodyError, readBody } from "@/lib/episodes/http";
-import { errorResponse } from "@/lib/ors/protocol";
+import { json, readBody, route } from "@/lib/http";
+import { isOrsError, OrsError } from "@/lib/ors/protocol";
 import { getPlayground } from "@/lib/playground";
 import { parseTrajectories } from "@/lib/trajectory/jsonl";
 
@@ -11,22 +11,12 @@ export const dynamic = "force-dynamic";
 
 const MAX_BYTES = 50 * 1024 * 1024;
 
-export async function POST(req: Request) {
-  let text: string;
-  try {
-    text = await readBody(req, MAX_BYTES);
-  } catch (e) {
-    if (e instanceof BodyError) return errorResponse(e.status, `nothing imported: ${e.detail}`);
-    throw e;
-  }
+export const POST = route(async (req) => {
+  const text = await readBody(req, MAX_BYTES).catch((e: unknown) => {
+    throw isOrsError(e) ? new OrsError(e.status, `nothing imported: ${e.detail}`) : e;
+  });
   const parsed = parseTrajectories(text);
-  if (!parsed.ok) {
-    return errorResponse(400, `nothing imported: ${parsed.errors[0]}`, undefined, { errors: parsed.errors });
-  }
-  try {
-    const { imported, skipped } = await getPlayground().store.importMany(parsed.trajectories);
-    return Response.json({ imported, skipped });
-  } catch (e) {
-    return errorResponse(500, `nothing imported: ${e instanceof Error ? e.message : String(e)}`);
-  }
-}
+  if (!parsed.ok)
+    throw new OrsError(400, `nothing imported: ${parsed.errors[0]}`, undefined, { errors: parsed.errors });
+  return json(await getPlayground().store.importMany(parsed.trajectories));
+});

@@ -1,15 +1,12 @@
 // POST /api/runs/<id>/resume: plays the episodes an interrupted or cancelled run is missing
 // → {id, status}.
+import { json, route } from "@/lib/http";
 import { getPlayground } from "@/lib/playground";
-import { answer } from "@/lib/runs/http";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export async function POST(_req: Request, ctx: { params: Promise<{ id: string }> }) {
-  const { id } = await ctx.params;
-  return answer(async () => {
-    const run = await getPlayground().runs.resume(id);
-    return { id: run.id, status: run.status };
-  });
-}
+export const POST = route<{ id: string }>(async (_req, { id }) => {
+  const run = await getPlayground().runs.resume(id);
+  return json({ id: run.id, status: run.status });
+});

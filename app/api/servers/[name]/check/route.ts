@@ -22,14 +22,13 @@ import { attachQuality, unplayedQuality } from "@/lib/conformance/quality/report
 import { qualityDeps, runQualityChecks } from "@/lib/conformance/quality/run-quality";
 import { MAX_QUALITY_TASKS } from "@/lib/conformance/quality/types";
 import { serverTarget } from "@/lib/conformance/target";
-import { errorResponse } from "@/lib/ors/protocol";
-import { getPlayground } from "@/lib/playground";
+import { type NdjsonWriter, ndjsonPush, parseJson, parseWith, readBody, route } from "@/lib/http";
+import { OrsError } from "@/lib/ors/protocol";
+import { getPlayground, type Playground } from "@/lib/playground";
 import { isRunError } from "@/lib/runs/errors";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
-
-type Ctx = { params: Promise<{ name: string }> };
 
 const bodySchema = z.strictObject({
   env: z.string().trim().min(1).max(200).optional(),
@@ -55,115 +54,98 @@ const bodySchema = z.strictObject({
     })
     .optional(),
 });
+type CheckBody = z.infer<typeof bodySchema>;
 
 /** Checks running in this process; each holds a few sessions on its server for up to minutes. */
 const MAX_RUNNING = 4;
 let running = 0;
 
-export async function POST(req: Request, ctx: Ctx) {
+/** The check's options, as JSON: 415 for another content type, 400 for a body that is not them. */
+async function readCheckBody(req: Request): Promise<CheckBody> {
   if (!(req.headers.get("content-type") ?? "").includes("application/json"))
-    return errorResponse(415, "send the check's options as application/json ({} for none)");
-  let raw: unknown;
-  try {
-    const text = await req.text();
-    raw = text.trim() ? JSON.parse(text) : {};
-  } catch {
-    return errorResponse(400, "the body is not JSON");
-  }
-  const parsed = bodySchema.safeParse(raw);
-  if (!parsed.success)
-    return errorResponse(
-      400,
-      parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; "),
-    );
-  const body = parsed.data;
-  if (body.input && !body.tool) return errorResponse(400, "input: give the tool it is for");
+    throw new OrsError(415, "send the check's options as application/json ({} for none)");
+  const body = parseWith(bodySchema, parseJson(await readBody(req, 64 * 1024)));
+  if (body.input && !body.tool) throw new OrsError(400, "input: give the tool it is for");
+  return body;
+}
 
-  const { name } = await ctx.params;
-  const pg = getPlayground();
+/** Where and how to check server `name`: in process for `local`, else its checked address. */
+async function checkTarget(pg: Playground, name: string): Promise<ConformanceOptions & { url: string }> {
   const target = await serverTarget(pg, name);
-  if (!target.ok) return errorResponse(target.status, target.detail);
-  const options: ConformanceOptions = { baseUrl: target.baseUrl };
-  if (target.fetch) options.fetch = target.fetch;
-  if (target.apiKey) options.apiKey = target.apiKey;
-  // Long enough for one keep-alive ping of this host's configured interval, with room for a busy
-  // machine (the run is timed from the task_id event's arrival).
-  if (target.builtin)
-    options.slowToolSeconds = Math.max(2.5, (pg.host.host.options.pingIntervalMs * 2) / 1000);
-  if (body.env) options.env = body.env;
+  if (!target.ok) throw new OrsError(target.status, target.detail);
+  const { baseUrl, fetch, apiKey, builtin } = target;
+  return {
+    url: builtin ? "/api/ors" : baseUrl,
+    baseUrl,
+    ...(fetch ? { fetch } : {}),
+    ...(apiKey ? { apiKey } : {}),
+    // Long enough for one keep-alive ping of this host's configured interval, with room for a busy
+    // machine (the run is timed from the task_id event's arrival).
+    ...(builtin ? { slowToolSeconds: Math.max(2.5, (pg.host.host.options.pingIntervalMs * 2) / 1000) } : {}),
+  };
+}
+
+/** The body's choices as the check's options. */
+function withBody(options: ConformanceOptions, body: CheckBody): ConformanceOptions {
+  const o = { ...options };
+  if (body.env) o.env = body.env;
   if (body.task) {
     const at = body.task.lastIndexOf(":");
-    options.task = { split: body.task.slice(0, at), index: Number(body.task.slice(at + 1)) };
+    o.task = { split: body.task.slice(0, at), index: Number(body.task.slice(at + 1)) };
   }
-  if (body.tool) options.tool = { name: body.tool, input: body.input };
-  if (body.idleTimeoutMs) options.idleTimeoutMs = body.idleTimeoutMs;
-
-  if (running >= MAX_RUNNING)
-    return errorResponse(429, `${running} checks are running; wait for one to finish`);
-  running++;
-  const stop = new AbortController();
-  const onGone = () => stop.abort(new Error("the page went away"));
-  req.signal.addEventListener("abort", onGone, { once: true });
-  const encoder = new TextEncoder();
-  const stream = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      const send = (value: unknown) => {
-        if (stop.signal.aborted) return;
-        try {
-          controller.enqueue(encoder.encode(`${JSON.stringify(value)}\n`));
-        } catch {
-          // The reader is gone; the abort below stops the check.
-        }
-      };
-      send({
-        type: "start",
-        server: name,
-        baseUrl: target.builtin ? "/api/ors" : target.baseUrl,
-        checks: CHECKS,
-      });
-      try {
-        let report: ConformanceReport = await runConformanceCheck({
-          ...options,
-          signal: stop.signal,
-          onResult: (result) => send({ type: "result", result }),
-        });
-        if (body.quality && !stop.signal.aborted) {
-          const q = body.quality;
-          const quality = await runQualityChecks(qualityDeps(pg), {
-            server: name,
-            env: body.env ?? report.target.environment,
-            ...q,
-            signal: stop.signal,
-            onProgress: (progress) => send({ type: "quality", progress }),
-          }).catch((err: unknown) => {
-            if (isRunError(err)) return unplayedQuality(name, err.detail);
-            throw err;
-          });
-          report = attachQuality(report, quality);
-        }
-        send({ type: "report", report });
-      } catch (err) {
-        send({ type: "error", detail: `the check failed: ${(err as Error).message}` });
-      } finally {
-        running--;
-        req.signal.removeEventListener("abort", onGone);
-        try {
-          controller.close();
-        } catch {
-          // already cancelled
-        }
-      }
-    },
-    cancel() {
-      stop.abort(new Error("the page went away"));
-    },
-  });
-  return new Response(stream, {
-    headers: {
-      "content-type": "application/x-ndjson; charset=utf-8",
-      // no-transform: keeps compression from holding the lines back.
-      "cache-control": "no-store, no-transform",
-      "x-accel-buffering": "no",
-    },
-  });
+  if (body.tool) o.tool = { name: body.tool, input: body.input };
+  if (body.idleTimeoutMs) o.idleTimeoutMs = body.idleTimeoutMs;
+  return o;
 }
+
+/** Runs the check (and the quality checks when asked), writing each result as it is decided. */
+async function streamCheck(
+  pg: Playground,
+  name: string,
+  url: string,
+  options: ConformanceOptions,
+  body: CheckBody,
+  w: NdjsonWriter,
+): Promise<void> {
+  w.send({ type: "start", server: name, baseUrl: url, checks: CHECKS });
+  try {
+    let report: ConformanceReport = await runConformanceCheck({
+      ...options,
+      signal: w.signal,
+      onResult: (result) => w.send({ type: "result", result }),
+    });
+    if (body.quality && !w.signal.aborted) {
+      const quality = await runQualityChecks(qualityDeps(pg), {
+        server: name,
+        env: body.env ?? report.target.environment,
+        ...body.quality,
+        signal: w.signal,
+        onProgress: (progress) => w.send({ type: "quality", progress }),
+      }).catch((err: unknown) => {
+        if (isRunError(err)) return unplayedQuality(name, err.detail);
+        throw err;
+      });
+      report = attachQuality(report, quality);
+    }
+    w.send({ type: "report", report });
+  } catch (err) {
+    w.send({ type: "error", detail: `the check failed: ${(err as Error).message}` });
+  }
+}
+
+export const POST = route<{ name: string }>(async (req, { name }) => {
+  const body = await readCheckBody(req);
+  const pg = getPlayground();
+  const { url, ...target } = await checkTarget(pg, name);
+  const options = withBody(target, body);
+  if (running >= MAX_RUNNING)
+    throw new OrsError(429, `${running} checks are running; wait for one to finish`);
+  running++;
+  return ndjsonPush(async (w) => {
+    try {
+      await streamCheck(pg, name, url, options, body, w);
+    } finally {
+      running--;
+    }
+  }, req.signal);
+});

@@ -4,8 +4,8 @@
 // (docs/ci.md "Reports", without scores). A few at a time, each within five minutes.
 import { z } from "zod";
 import { CompareError, compareEnvironments } from "@/lib/conformance/diff/compare";
-import { BodyError, noStore, readJsonObject } from "@/lib/episodes/http";
-import { describeZodError, errorResponse } from "@/lib/ors/protocol";
+import { json, readJsonBody, route } from "@/lib/http";
+import { OrsError } from "@/lib/ors/protocol";
 import { getPlayground } from "@/lib/playground";
 
 export const runtime = "nodejs";
@@ -22,24 +22,17 @@ const bodySchema = z.strictObject({
 const MAX_RUNNING = 4;
 let running = 0;
 
-export async function POST(req: Request, ctx: { params: Promise<{ name: string }> }) {
-  const { name: server } = await ctx.params;
+export const POST = route<{ name: string }>(async (req, { name: server }) => {
+  const body = await readJsonBody(req, bodySchema);
+  if (running >= MAX_RUNNING) throw new OrsError(429, `${running} diffs are running; wait for one to finish`);
+  running++;
   try {
-    const body = bodySchema.safeParse(await readJsonObject(req));
-    if (!body.success) return errorResponse(400, describeZodError(body.error));
-    if (running >= MAX_RUNNING)
-      return errorResponse(429, `${running} diffs are running; wait for one to finish`);
-    running++;
-    try {
-      const signal = AbortSignal.any([req.signal, AbortSignal.timeout(5 * 60_000)]);
-      const report = await compareEnvironments(getPlayground(), { server, ...body.data }, signal);
-      return Response.json(report, { headers: noStore });
-    } finally {
-      running--;
-    }
+    const signal = AbortSignal.any([req.signal, AbortSignal.timeout(5 * 60_000)]);
+    return json(await compareEnvironments(getPlayground(), { server, ...body }, signal));
   } catch (e) {
-    if (e instanceof BodyError) return errorResponse(e.status, e.detail);
-    if (e instanceof CompareError) return errorResponse(e.status, e.message);
+    if (e instanceof CompareError) throw new OrsError(e.status, e.message);
     throw e;
+  } finally {
+    running--;
   }
-}
+});

@@ -1,7 +1,7 @@
 // GET /api/servers/<name>/log: a server the playground started (`start --spawn`): its state (starting,
 // ready, exited with its code ...) and the last lines of its stdout and stderr (lib/spawn/types.ts,
 // ServerLogSnapshot). The live feed is ./events.
-import { errorResponse } from "@/lib/ors/protocol";
+import { json, route } from "@/lib/http";
 import { getPlayground } from "@/lib/playground";
 import { logSnapshot } from "@/lib/spawn/log-sse";
 import { spawnedOr404 } from "@/lib/spawn/routes";
@@ -9,10 +9,6 @@ import { spawnedOr404 } from "@/lib/spawn/routes";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-type Ctx = { params: Promise<{ name: string }> };
-
-export async function GET(_req: Request, ctx: Ctx) {
-  const found = await spawnedOr404(getPlayground(), (await ctx.params).name);
-  if ("status" in found) return errorResponse(found.status, found.detail);
-  return Response.json(logSnapshot(found.server), { headers: { "cache-control": "no-store" } });
-}
+export const GET = route<{ name: string }>(async (_req, { name }) =>
+  json(logSnapshot(await spawnedOr404(getPlayground(), name))),
+);

@@ -5,12 +5,10 @@
 // finished one, whose session may still take calls (recorded as after the end).
 
 import { trajectoryEventsResponse } from "@/lib/episodes/http";
+import { route } from "@/lib/http";
 import { getPlayground } from "@/lib/playground";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }) {
-  const { id } = await ctx.params;
-  return trajectoryEventsResponse(req, getPlayground(), id);
-}
+export const GET = route<{ id: string }>((req, { id }) => trajectoryEventsResponse(req, getPlayground(), id));

@@ -4,24 +4,23 @@
 
 import { blocksHtml } from "@/components/trajectories/html-export-blocks";
 import { htmlExportHeaders, trajectoryHtml } from "@/lib/episodes/html-export";
-import { withInflight } from "@/lib/episodes/http";
-import { errorResponse } from "@/lib/ors/protocol";
+import { trajectoryOr404, withInflight } from "@/lib/episodes/http";
+import { route } from "@/lib/http";
+import { OrsError } from "@/lib/ors/protocol";
 import { getPlayground } from "@/lib/playground";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }) {
-  const { id } = await ctx.params;
+export const GET = route<{ id: string }>(async (req, { id }) => {
   const format = new URL(req.url).searchParams.get("format") ?? "html";
   if (format !== "html")
-    return errorResponse(
+    throw new OrsError(
       400,
       `format: expected "html", got ${JSON.stringify(format)} (JSON: GET /api/trajectories/${id}?download=1)`,
     );
   const { store, recorder } = getPlayground();
-  const t = await store.get(id);
-  if (!t) return errorResponse(404, `no trajectory with id "${id}"`);
+  const t = await trajectoryOr404(store, id);
   const html = await trajectoryHtml(withInflight(t, recorder), { blocks: blocksHtml });
   return new Response(html, { headers: htmlExportHeaders(`trajectory-${id}.html`) });
-}
+});

@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { forkTrajectory } from "@/lib/episodes/fork";
 import { rerunTrajectory } from "@/lib/episodes/http";
+import { route } from "@/lib/http";
 import { secretsSchema } from "@/lib/ors/protocol";
 import { getPlayground } from "@/lib/playground";
 
@@ -15,10 +16,9 @@ const bodySchema = z.strictObject({
   secrets: secretsSchema.optional(),
 });
 
-export async function POST(req: Request, ctx: { params: Promise<{ id: string }> }) {
-  const { id } = await ctx.params;
+export const POST = route<{ id: string }>((req, { id }) => {
   const playground = getPlayground();
   return rerunTrajectory(req, id, playground.store, bodySchema, (t, body, signal) =>
     forkTrajectory(playground, t, body.step, body.secrets, signal),
   );
-}
+});

@@ -2,25 +2,24 @@
 // playground UI through the same steps (lib/episodes/playwright-export.ts), as a download. The
 // comparison's options come as `test` takes them: ?ignore=&mask=&reward_tolerance=&normalize_whitespace=.
 
-import { noStore } from "@/lib/episodes/http";
+import { trajectoryOr404 } from "@/lib/episodes/http";
 import {
   compareOptionsFromQuery,
   playwrightExportProblem,
   playwrightSpec,
   playwrightSpecFileName,
 } from "@/lib/episodes/playwright-export";
-import { errorResponse } from "@/lib/ors/protocol";
+import { noStore, route } from "@/lib/http";
+import { OrsError } from "@/lib/ors/protocol";
 import { getPlayground } from "@/lib/playground";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }) {
-  const { id } = await ctx.params;
-  const t = await getPlayground().store.get(id);
-  if (!t) return errorResponse(404, `no trajectory with id "${id}"`);
+export const GET = route<{ id: string }>(async (req, { id }) => {
+  const t = await trajectoryOr404(getPlayground().store, id);
   const problem = playwrightExportProblem(t);
-  if (problem) return errorResponse(422, `cannot export it as a Playwright test: ${problem}`);
+  if (problem) throw new OrsError(422, `cannot export it as a Playwright test: ${problem}`);
   // The address the user reached the app at (its Host header: `req.url` may name another
   // spelling of it), for the spec's header and its default base URL; only ever text in the spec.
   const url = new URL(req.url);
@@ -28,7 +27,7 @@ export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }
   try {
     compare = compareOptionsFromQuery(url.searchParams);
   } catch (e) {
-    return errorResponse(400, (e as Error).message);
+    throw new OrsError(400, (e as Error).message);
   }
   const origin = `${url.protocol}//${req.headers.get("host") ?? url.host}`;
   const spec = playwrightSpec(t, { origin, exportedAt: Date.now(), compare });
@@ -40,4 +39,4 @@ export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }
       "X-Content-Type-Options": "nosniff",
     },
   });
-}
+});

@@ -2,12 +2,12 @@
 // episode view reopens a live episode with it after a reload).
 
 import { sessionTrajectoryResponse } from "@/lib/episodes/http";
+import { route } from "@/lib/http";
 import { getPlayground } from "@/lib/playground";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export async function GET(_req: Request, ctx: { params: Promise<{ server: string; sid: string }> }) {
-  const { server, sid } = await ctx.params;
-  return sessionTrajectoryResponse(getPlayground(), server, sid);
-}
+export const GET = route<{ server: string; sid: string }>((_req, { server, sid }) =>
+  sessionTrajectoryResponse(getPlayground(), server, sid),
+);

@@ -1,7 +1,6 @@
 import type { Metadata } from "next";
 import { EpisodeView } from "@/components/episode/episode-view";
 import { type PrerenderedBlocks, prerenderBlocks } from "@/components/episode/prerender";
-import { processEnv, settingOrDefault } from "@/lib/config";
 import { getPlayground } from "@/lib/playground";
 import { decodeParam } from "@/lib/ui-server/page-lookup";
 
@@ -16,7 +15,7 @@ export async function generateMetadata({ params }: Params): Promise<Metadata> {
 
 /** Keep-alive stops after this long without anyone using the tab (PLAYGROUND_KEEPALIVE_IDLE_MS). */
 function keepAliveIdleMs(): number {
-  return settingOrDefault(processEnv(), "PLAYGROUND_KEEPALIVE_IDLE_MS");
+  return getPlayground().config.keepAliveIdleMs;
 }
 
 /**
