@@ -37,8 +37,6 @@ const LONG_FUNCTIONS: Record<string, string> = {
   "scripts/bench-workers.ts:part2": "a benchmark's second part, being reworked with the host speed work",
   "components/runs/new-run-form.tsx:NewRunForm": "being split into sections",
   "components/tasks/task-browser.tsx:SplitTasks": "being split into sections",
-  "components/schema-form/tool-form.tsx:ToolForm": "being split into sections",
-  "components/schema-form/map-field.tsx:MapField": "being split into sections",
   "components/conformance/conformance-check.tsx:ConformanceCheck": "being split into sections",
   "lib/ui/use-model-controls.ts:useModelControls": "being split into sections",
   "components/trajectories/trajectory-view.tsx:Loaded": "being split into sections",
