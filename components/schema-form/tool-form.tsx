@@ -30,6 +30,7 @@ import type { JsonObject } from "@/lib/ors/protocol";
 import { JsonStatus } from "./json-status";
 import { type JsonParse, jsonEqual, parseJsonObject } from "./json-text";
 import { prepareSchema } from "./prepare-schema";
+import { standInValidator } from "./stand-in-validator";
 import { ThemedForm } from "./theme";
 import { type ToolFormTab, useToolFormState } from "./tool-form-state";
 import { keyPathText, type UnshownKey, unshownKeys } from "./unshown-keys";
@@ -37,9 +38,11 @@ import {
   errorLines,
   type FormUi,
   FormUiContext,
+  type FormValidator,
+  loadValidator,
   pathKey,
+  useValidator,
   validate,
-  validator,
   visibleErrors,
 } from "./validation";
 
@@ -154,6 +157,7 @@ function FormTab({
   value,
   onChange,
   formUi,
+  validator,
   extraErrors,
   jsonInvalid,
   unshown,
@@ -163,6 +167,7 @@ function FormTab({
   idBase: string;
   toolName: string;
   schema: RJSFSchema;
+  validator: FormValidator;
   value: JsonObject;
   onChange: (value: JsonObject) => void;
   formUi: FormUi;
@@ -302,9 +307,12 @@ export function ToolForm({
   const { tab, attempted, touched, jsonText } = state;
 
   const parsed = useMemo(() => parseJsonObject(jsonText), [jsonText]);
-  const validation = useMemo(() => validate(prepared, value), [prepared, value]);
+  // Errors show once AJV is in (rjsf resolves schemas with a stand-in until then).
+  const ajv = useValidator();
+  const validation = useMemo(() => (ajv ? validate(ajv, prepared, value) : null), [ajv, prepared, value]);
   const extraErrors = useMemo<ErrorSchema>(
-    () => visibleErrors(validation.errorSchema, (p) => attempted || touched.has(pathKey(p))),
+    () =>
+      validation ? visibleErrors(validation.errorSchema, (p) => attempted || touched.has(pathKey(p))) : {},
     [validation, attempted, touched],
   );
   // Keys the form has no field for (kept and sent), and keys `additionalProperties: false` refuses.
@@ -319,9 +327,10 @@ export function ToolForm({
     if (p.ok && !jsonEqual(p.value, value)) onChange(p.value);
   };
 
-  const callFromJson = () => {
+  // A call waits for AJV's verdict when it comes before AJV's code (it rarely does).
+  const callFromJson = async () => {
     if (!parsed.ok) return dispatch({ type: "attempt", jsonErrors: [`Invalid JSON: ${parsed.message}`] });
-    const all = validate(prepared, parsed.value).errors;
+    const all = validate(ajv ?? (await loadValidator()), prepared, parsed.value).errors;
     // Keys `additionalProperties: false` refuses are listed as they are typed (above the list).
     dispatch({
       type: "attempt",
@@ -330,9 +339,9 @@ export function ToolForm({
     if (all.length === 0) onCall(parsed.value);
   };
 
-  const callFromForm = () => {
-    if (validation.errors.length > 0 || problems.length > 0)
-      return dispatch({ type: "attempt", focusError: true });
+  const callFromForm = async () => {
+    const errors = validation?.errors ?? validate(await loadValidator(), prepared, value).errors;
+    if (errors.length > 0 || problems.length > 0) return dispatch({ type: "attempt", focusError: true });
     dispatch({ type: "attempt" });
     // As sent: fields the form cleared (undefined) are absent.
     onCall(JSON.parse(JSON.stringify(value)) as JsonObject);
@@ -340,8 +349,7 @@ export function ToolForm({
 
   const callNow = () => {
     if (disabled) return;
-    if (tab === "json") callFromJson();
-    else callFromForm();
+    void (tab === "json" ? callFromJson() : callFromForm());
   };
   // rjsf's Form skips a re-render when only functions changed (its deep compare ignores them), so
   // the Call button inside it reaches the current callNow through a ref.
@@ -389,6 +397,7 @@ export function ToolForm({
           value={value}
           onChange={onChange}
           formUi={formUi}
+          validator={ajv ?? standInValidator}
           extraErrors={extraErrors}
           jsonInvalid={!parsed.ok}
           unshown={unshown}
