@@ -19,8 +19,8 @@ const toolSchemas: [string, JsonObject][] = [
   ...(fixture.tools as { name: string; input_schema: JsonObject | null }[])
     .filter((t) => t.input_schema)
     .map((t) => [`pydantic ${t.name}`, t.input_schema!] as [string, JsonObject]),
-  ...[...schemas.tools.values()].map(
-    (t) => [`schemas ${t.name}`, t.inputSchema as JsonObject] as [string, JsonObject],
+  ...[...schemas.tools].map(
+    ([name, t]) => [`schemas ${name}`, t.inputSchema as JsonObject] as [string, JsonObject],
   ),
 ];
 
