@@ -353,3 +353,37 @@ test("a trajectory's page names its own server in the picker; an unknown one is 
   expect(res?.status()).toBe(404);
   await expect(page.getByRole("heading", { name: "Not found" })).toBeVisible();
 });
+
+test("a finished step's tool name shows whole beside its badge; an episode ended with no step says so", async ({
+  page,
+  baseURL,
+}) => {
+  const ors = relayClient(baseURL!, "local");
+  const { sid } = await ors.createSession();
+  await ors.create(sid, { env_name: "math", split: "train", index: 0 });
+  await ors.prompt("math", sid);
+  await ors.callTool("math", sid, { name: "submit", input: { answer: "no" } });
+  const done = await trajectoryOf(baseURL!, "local", sid, 1);
+  await ors.delete(sid);
+  await page.goto(`/trajectories/${done.id}`);
+  const row = new TrajectoryPage(page).steps.first();
+  await expect(row).toContainText("finished");
+  const name = row.getByTestId("step-tool");
+  await expect(name).toHaveText("submit");
+  // Not cut: the name's text fits its box.
+  expect(await name.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+
+  // Ended before any call: no "yet", on the trajectory page and on the episode's own page.
+  const empty = await ors.createSession();
+  await ors.create(empty.sid, { env_name: "math", split: "train", index: 1 });
+  await ors.prompt("math", empty.sid);
+  await ors.delete(empty.sid);
+  const ended = await trajectoryOf(baseURL!, "local", empty.sid);
+  await expect.poll(async () => (await trajectoryOf(baseURL!, "local", empty.sid)).end_reason).not.toBeNull();
+  await page.goto(`/trajectories/${ended.id}`);
+  await expect(page.getByText("No steps: the episode ended without a call.").first()).toBeVisible();
+  await expect(page.getByText(/No steps yet/)).toHaveCount(0);
+  await page.goto(`/s/local/e/math/episode/${encodeURIComponent(empty.sid)}`);
+  await expect(page.getByText("No steps: the episode ended without a call.")).toBeVisible();
+  await expect(page.getByText(/No steps yet/)).toHaveCount(0);
+});

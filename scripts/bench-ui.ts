@@ -430,7 +430,7 @@ async function scrollBigsplit(browser: Browser, base: string): Promise<ScrollFig
   try {
     await page.goto(`${base}/s/local/e/bigsplit?tab=tasks&split=train`);
     await page
-      .getByRole("button", { name: "Task 0", exact: true })
+      .getByRole("link", { name: "Task 0", exact: true })
       .filter({ hasText: "Task #0:" })
       .waitFor({ timeout: STEP_TIMEOUT_MS });
     const t0 = Date.now();
@@ -442,7 +442,7 @@ async function scrollBigsplit(browser: Browser, base: string): Promise<ScrollFig
       }
     });
     const last = page
-      .getByRole("button", { name: "Task 99999", exact: true })
+      .getByRole("link", { name: "Task 99999", exact: true })
       .filter({ hasText: "Task #99999:" });
     let lastVisible = true;
     try {

@@ -35,17 +35,9 @@ const LONG_FUNCTIONS: Record<string, string> = {
   "lib/conformance/quality/run-quality.ts:runQualityChecks": "the conformance work, in parallel",
   "scripts/fuzz.ts:main": "extended by issue 30's fuzz work, in parallel",
   "scripts/bench-workers.ts:part2": "a benchmark's second part, being reworked with the host speed work",
-  "components/runs/new-run-form.tsx:NewRunForm": "being split into sections",
-  "components/tasks/task-browser.tsx:SplitTasks": "being split into sections",
-  "components/conformance/conformance-check.tsx:ConformanceCheck": "being split into sections",
-  "lib/ui/use-model-controls.ts:useModelControls": "being split into sections",
-  "components/trajectories/trajectory-view.tsx:Loaded": "being split into sections",
   "components/runs/task-table.tsx:TaskTable": "being split into sections",
-  "components/episode/new-episode.tsx:NewEpisode": "being split into sections",
   "components/trajectories/trajectory-list.tsx:TrajectoryList": "being split into sections",
-  "components/episode/model-controls.tsx:ModelControlsPanel": "being split into sections",
   "components/episode/step-card.tsx:StepCard": "being split into sections",
-  "components/trajectories/reward-chart.tsx:RewardChart": "being split into sections",
 };
 
 function sources(dir: string): string[] {

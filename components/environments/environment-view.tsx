@@ -147,6 +147,7 @@ export function EnvironmentView({ server, env }: { server: string; env: string }
         label="Environment views"
         value={tab}
         onValueChange={setTab}
+        hrefOf={(t) => envHref(server, env, { tab: t as EnvTab, split, task })}
         items={[
           { value: "tools", label: "Tools", count: tools.data?.length },
           { value: "tasks", label: "Tasks" },

@@ -184,7 +184,7 @@ function FormTab({
     box.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
   }, [focusError]);
   return (
-    <TabPanel idBase={idBase} value="form" className="rjsf-tool-form">
+    <TabPanel idBase={idBase} value="form">
       {jsonInvalid && (
         <p className={noticeClasses}>The JSON tab has invalid JSON; the form shows the last valid value.</p>
       )}

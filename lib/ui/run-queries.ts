@@ -34,6 +34,7 @@ export const runKeys = {
 
 export const modelKeys = {
   all: ["models"] as const,
+  ids: (endpoint: string) => [...modelKeys.all, "ids", endpoint] as const,
 };
 
 function listParams(f: RunListFilter): string {
@@ -92,6 +93,20 @@ export function modelsQuery() {
       apiJson<{ items: PublicModelEndpoint[] }>(await fetch("/api/models", { signal })),
     select: (d) => d.items,
     staleTime: 60_000,
+  });
+}
+
+/** The model ids an endpoint lists (its `GET /v1/models`, asked by the server with the endpoint's key). */
+export function modelIdsQuery(endpoint: string) {
+  return queryOptions({
+    queryKey: modelKeys.ids(endpoint),
+    queryFn: async ({ signal }) =>
+      apiJson<{ items: { id: string }[] }>(
+        await fetch(`/api/models/${encodeURIComponent(endpoint)}/models`, { signal }),
+      ),
+    select: (d) => d.items.map((m) => m.id),
+    staleTime: 60_000,
+    retry: false,
   });
 }
 

@@ -1,9 +1,12 @@
+import { HydrationBoundary } from "@tanstack/react-query";
 import type { Metadata } from "next";
 import { EpisodeView } from "@/components/episode/episode-view";
-import { type PrerenderedBlocks, prerenderBlocks } from "@/components/episode/prerender";
+import { prerenderBlocks } from "@/components/episode/prerender";
 import { processEnv, settingOrDefault } from "@/lib/config";
 import { getPlayground } from "@/lib/playground";
+import type { Trajectory } from "@/lib/trajectory/schema";
 import { decodeParam } from "@/lib/ui-server/page-lookup";
+import { prefetchSessionTools } from "@/lib/ui-server/prefetch";
 
 type Params = { params: Promise<{ server: string; env: string; sid: string }> };
 
@@ -20,21 +23,31 @@ function keepAliveIdleMs(): number {
 }
 
 /**
- * Episodes with more steps than this read their prompt in the browser only: the store reads a
- * whole trajectory (its steps too), and the page reads it again from the browser.
+ * Episodes with more steps than this are read in the browser only: the store reads a whole
+ * trajectory (its steps too), and the page would carry it.
  */
 const PRERENDER_MAX_STEPS = 20;
+/** A record larger than this (as JSON) is read in the browser, off its main thread. */
+const HANDOVER_MAX_CHARS = 256 * 1024;
+/** How long the page waits for the session's tools (then the browser asks for them). */
+const TOOLS_PREFETCH_MS = 300;
 
-/**
- * The session's recorded prompt, its Markdown rendered here: the page shows it laid out from the
- * first paint (the browser then reads the record and follows its live feed as before).
- */
-async function recordedPrompt(server: string, sid: string): Promise<PrerenderedBlocks | null> {
+/** Whether a record is small enough to travel with the page (measured step by step, stopping early). */
+function fitsHandover(t: Trajectory): boolean {
+  let chars = JSON.stringify({ ...t, steps: [] }).length;
+  for (const step of t.steps) {
+    chars += JSON.stringify(step).length;
+    if (chars > HANDOVER_MAX_CHARS) return false;
+  }
+  return chars <= HANDOVER_MAX_CHARS;
+}
+
+/** The session's record when it is small, or null (the browser then looks it up itself). */
+async function smallRecord(server: string, sid: string): Promise<Trajectory | null> {
   const { store } = getPlayground();
   try {
     const found = await store.findBySession(server, sid);
-    const t = found && found.num_steps <= PRERENDER_MAX_STEPS ? await store.get(found.id) : null;
-    return t?.prompt ? prerenderBlocks(t.prompt) : null;
+    return found && found.num_steps <= PRERENDER_MAX_STEPS ? await store.get(found.id) : null;
   } catch {
     return null; // the browser reads the record itself
   }
@@ -44,20 +57,30 @@ export default async function EpisodePage({ params }: Params) {
   const p = await params;
   const server = decodeParam(p.server);
   const sid = decodeParam(p.sid);
+  const env = decodeParam(p.env);
   const { host, registry } = getPlayground();
   // The server's idle limit, where the playground knows it: its own host, or a per-server setting.
   const idleLimitMs =
     server === "local"
       ? host.host.options.idleTimeoutMs
       : ((await registry.get(server))?.idleTimeoutMs ?? null);
+  const record = await smallRecord(server, sid);
+  // What the tool form needs, handed over with the page (no round trip after hydration): the record
+  // and, while its session is open, the session's tools.
+  const open = record !== null && (record.end_reason === null || record.end_reason === "finished");
+  const tools = open ? await prefetchSessionTools(server, env, sid, { timeoutMs: TOOLS_PREFETCH_MS }) : null;
+  const handover = record && fitsHandover(record) ? record : null;
   return (
-    <EpisodeView
-      server={server}
-      env={decodeParam(p.env)}
-      sid={sid}
-      idleLimitMs={idleLimitMs}
-      keepAliveIdleMs={keepAliveIdleMs()}
-      initialPrompt={await recordedPrompt(server, sid)}
-    />
+    <HydrationBoundary state={tools}>
+      <EpisodeView
+        server={server}
+        env={env}
+        sid={sid}
+        idleLimitMs={idleLimitMs}
+        keepAliveIdleMs={keepAliveIdleMs()}
+        initialPrompt={record?.prompt ? prerenderBlocks(record.prompt) : null}
+        initialRecord={handover}
+      />
+    </HydrationBoundary>
   );
 }
