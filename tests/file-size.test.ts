@@ -35,9 +35,6 @@ const LONG_FUNCTIONS: Record<string, string> = {
   "lib/conformance/quality/run-quality.ts:runQualityChecks": "the conformance work, in parallel",
   "scripts/fuzz.ts:main": "extended by issue 30's fuzz work, in parallel",
   "scripts/bench-workers.ts:part2": "a benchmark's second part, being reworked with the host speed work",
-  "components/runs/task-table.tsx:TaskTable": "being split into sections",
-  "components/trajectories/trajectory-list.tsx:TrajectoryList": "being split into sections",
-  "components/episode/step-card.tsx:StepCard": "being split into sections",
 };
 
 function sources(dir: string): string[] {
