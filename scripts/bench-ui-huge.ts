@@ -6,6 +6,7 @@
 // main-thread block from the click to a second after that (a PerformanceObserver of `longtask`
 // entries, installed before the page's own scripts). Budgets: ≤ 3 s and ≤ 200 ms.
 import type { Browser } from "@playwright/test";
+import { openEpisode } from "./bench-ui-app";
 import { AUTH, appContext } from "./bench-ui-auth";
 
 export const HUGE_SHOWN_BUDGET_MS = 3000;
@@ -26,25 +27,6 @@ export interface HugeFigure {
   error?: string;
 }
 
-type Ep = { sid: string; headers: Record<string, string> };
-
-async function openBigoutput(base: string): Promise<Ep> {
-  const relay = `${base}/api/servers/local`;
-  const s = await fetch(`${relay}/create_session`, { method: "POST", headers: AUTH });
-  if (!s.ok) throw new Error(`create_session answered ${s.status}`);
-  const { sid } = (await s.json()) as { sid: string };
-  const headers = { ...AUTH, "content-type": "application/json", "x-session-id": sid };
-  const c = await fetch(`${relay}/create`, {
-    method: "POST",
-    headers,
-    body: JSON.stringify({ env_name: "bigoutput", split: "train", index: 0 }),
-  });
-  if (!c.ok) throw new Error(`create answered ${c.status}: ${await c.text()}`);
-  const p = await fetch(`${relay}/bigoutput/prompt`, { headers });
-  if (!p.ok) throw new Error(`prompt answered ${p.status}`);
-  return { sid, headers };
-}
-
 const LONG_TASKS = `
   window.__longTasks = [];
   try {
@@ -63,7 +45,7 @@ async function hugeOnce(
   input: Record<string, unknown>,
   timeoutMs: number,
 ): Promise<HugeFigure> {
-  const ep = await openBigoutput(base);
+  const ep = await openEpisode(base, { env: "bigoutput", prompt: true });
   const ctx = await appContext(browser, base, { viewport: { width: 1400, height: 900 } });
   await ctx.addInitScript(LONG_TASKS);
   const page = await ctx.newPage();

@@ -92,42 +92,39 @@ export function WhereSection({ v, set, errors }: SectionProps) {
   );
 }
 
-/** A numeric text field of the form (its value as typed; the form checks it). */
+/** A numeric text field of the form (its value as typed; the form checks it, its error by its name). */
 function NumberField({
   label,
   name,
-  error,
   hint,
   mode = "numeric",
   placeholder,
-  v,
-  set,
+  form,
 }: {
   label: string;
   name: keyof RunFormValues;
-  error?: string;
   hint?: string;
   mode?: "numeric" | "decimal";
   placeholder?: string;
-  v: RunFormValues;
-  set: (patch: Partial<RunFormValues>) => void;
+  form: SectionProps;
 }) {
   return (
-    <Field label={label} error={error} hint={hint}>
+    <Field label={label} error={form.errors[name]} hint={hint}>
       {(p) => (
         <Input
           {...p}
           inputMode={mode}
           placeholder={placeholder}
-          value={v[name]}
-          onChange={(e) => set({ [name]: e.target.value })}
+          value={form.v[name]}
+          onChange={(e) => form.set({ [name]: e.target.value })}
         />
       )}
     </Field>
   );
 }
 
-export function TasksSection({ v, set, errors, built }: SectionProps & { built: BuiltRun }) {
+export function TasksSection({ built, ...form }: SectionProps & { built: BuiltRun }) {
+  const { v, set, errors } = form;
   const numTasks = useNumTasks(v.server, v.env, v.split || undefined);
   const count =
     built.tasks !== null
@@ -158,14 +155,12 @@ export function TasksSection({ v, set, errors, built }: SectionProps & { built: 
         />
         {v.taskMode === "range" && (
           <div className="grid grid-cols-2 gap-3">
-            <NumberField label="From task" name="rangeFrom" error={errors.rangeFrom} v={v} set={set} />
+            <NumberField label="From task" name="rangeFrom" form={form} />
             <NumberField
               label="To task (included)"
               name="rangeTo"
-              error={errors.rangeTo}
               placeholder={numTasks.data ? String(numTasks.data - 1) : ""}
-              v={v}
-              set={set}
+              form={form}
             />
           </div>
         )}
@@ -176,14 +171,12 @@ export function TasksSection({ v, set, errors, built }: SectionProps & { built: 
         )}
         {v.taskMode === "sample" && (
           <div className="grid grid-cols-2 gap-3">
-            <NumberField label="Sample size" name="sampleSize" error={errors.sampleSize} v={v} set={set} />
+            <NumberField label="Sample size" name="sampleSize" form={form} />
             <NumberField
               label="Sample seed"
               name="sampleSeed"
-              error={errors.sampleSeed}
               hint="the same seed draws the same tasks"
-              v={v}
-              set={set}
+              form={form}
             />
           </div>
         )}
@@ -192,54 +185,31 @@ export function TasksSection({ v, set, errors, built }: SectionProps & { built: 
   );
 }
 
-export function SettingsSection({ v, set, errors }: SectionProps) {
+/** The settings' fields: label, the value's name, a hint, decimals allowed. */
+const SETTINGS: { label: string; name: keyof RunFormValues; hint?: string; mode?: "decimal" }[] = [
+  { label: "Repeats", name: "repeats", hint: "attempts per task (pass@k)" },
+  { label: "Concurrency", name: "concurrency", hint: "episodes at once" },
+  { label: "Success threshold", name: "successAt", hint: "finished with a reward ≥ this", mode: "decimal" },
+  { label: "Episode time limit (s)", name: "timeout", mode: "decimal" },
+];
+
+export function SettingsSection(form: SectionProps) {
+  const turns = String(DEFAULT_TURNS[form.v.policy]);
   return (
     <Card>
       <CardHeader>
         <CardTitle>Settings</CardTitle>
       </CardHeader>
       <CardBody className="grid grid-cols-2 gap-3 sm:grid-cols-3">
-        <NumberField
-          label="Repeats"
-          name="repeats"
-          error={errors.repeats}
-          hint="attempts per task (pass@k)"
-          v={v}
-          set={set}
-        />
-        <NumberField
-          label="Concurrency"
-          name="concurrency"
-          error={errors.concurrency}
-          hint="episodes at once"
-          v={v}
-          set={set}
-        />
-        <NumberField
-          label="Success threshold"
-          name="successAt"
-          error={errors.successAt}
-          hint="finished with a reward ≥ this"
-          mode="decimal"
-          v={v}
-          set={set}
-        />
-        <NumberField
-          label="Episode time limit (s)"
-          name="timeout"
-          error={errors.timeout}
-          mode="decimal"
-          v={v}
-          set={set}
-        />
+        {SETTINGS.map((f) => (
+          <NumberField key={f.name} {...f} form={form} />
+        ))}
         <NumberField
           label="Max turns"
           name="maxTurns"
-          error={errors.maxTurns}
-          hint={`blank: ${DEFAULT_TURNS[v.policy]}`}
-          placeholder={String(DEFAULT_TURNS[v.policy])}
-          v={v}
-          set={set}
+          hint={`blank: ${turns}`}
+          placeholder={turns}
+          form={form}
         />
       </CardBody>
     </Card>

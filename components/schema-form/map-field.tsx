@@ -35,6 +35,18 @@ export function isMapSchema(schema: Schema): boolean {
 
 type Sub = Record<string, unknown> | undefined;
 
+/** What a map passes on to the fields inside it, as rjsf's ObjectField does. */
+function inherited(p: FieldProps) {
+  return {
+    onBlur: p.onBlur,
+    onFocus: p.onFocus,
+    registry: p.registry,
+    disabled: p.disabled,
+    readonly: p.readonly,
+    hideError: p.hideError,
+  };
+}
+
 /** The schema's own properties of a map that has some, each rjsf's field. */
 function FixedFields({ props, schema, fixed }: { props: FieldProps; schema: Schema; fixed: string[] }) {
   const { registry, fieldPathId, formData, uiSchema, errorSchema } = props;
@@ -52,12 +64,7 @@ function FixedFields({ props, schema, fixed }: { props: FieldProps; schema: Sche
         fieldPathId={toFieldPathId(k, registry.globalFormOptions, fieldPathId.path)}
         formData={data?.[k]}
         onChange={props.onChange}
-        onBlur={props.onBlur}
-        onFocus={props.onFocus}
-        registry={registry}
-        disabled={props.disabled}
-        readonly={props.readonly}
-        hideError={props.hideError}
+        {...inherited(props)}
       />
     </div>
   ));
@@ -168,12 +175,7 @@ function MapEntry({
             fieldPathId={toFieldPathId(segment, registry.globalFormOptions, path)}
             formData={row.value}
             onChange={(value, at) => map.setValue(row.id, value, at ?? entryPath, entryPath)}
-            onBlur={props.onBlur}
-            onFocus={props.onFocus}
-            registry={registry}
-            disabled={props.disabled}
-            readonly={props.readonly}
-            hideError={props.hideError}
+            {...inherited(props)}
           />
         </EntryIndexContext.Provider>
         <button

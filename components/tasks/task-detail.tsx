@@ -11,7 +11,7 @@ import { JsonView } from "@/components/ui/json-view";
 import { SkeletonBlock } from "@/components/ui/skeleton";
 import { envHref, newEpisodeHref } from "@/lib/routes";
 import { useServerInfo } from "@/lib/ui/queries";
-import type { SplitTasksState } from "./use-split-tasks";
+import type { SplitView } from "./use-split-tasks";
 
 function NoTaskSelected({ server, env }: { server: string; env: string }) {
   return (
@@ -28,19 +28,7 @@ function NoTaskSelected({ server, env }: { server: string; env: string }) {
   );
 }
 
-function TaskJson({
-  server,
-  env,
-  split,
-  selected,
-  list,
-}: {
-  server: string;
-  env: string;
-  split: string;
-  selected: number;
-  list: SplitTasksState;
-}) {
+function TaskJson({ server, env, split, selected, list }: SplitView & { selected: number }) {
   const info = useServerInfo(server);
   const { total, selectedPageQuery } = list;
   const task = list.taskAt(selected);
@@ -63,19 +51,7 @@ function TaskJson({
   return <SkeletonBlock label={`Loading task ${selected}`} lines={6} />;
 }
 
-export function TaskDetail({
-  server,
-  env,
-  split,
-  selected,
-  list,
-}: {
-  server: string;
-  env: string;
-  split: string;
-  selected: number | undefined;
-  list: SplitTasksState;
-}) {
+export function TaskDetail({ server, env, split, selected, list }: SplitView) {
   if (selected === undefined) return <NoTaskSelected server={server} env={env} />;
   // Resolved at the click: the server does not know the page's origin.
   const shareUrl = () =>

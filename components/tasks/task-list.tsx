@@ -12,7 +12,7 @@ import { envHref } from "@/lib/routes";
 import { cn } from "@/lib/ui/cn";
 import { useServerInfo } from "@/lib/ui/queries";
 import { taskPreview } from "./task-preview";
-import { ROW_HEIGHT, type SplitTasksState } from "./use-split-tasks";
+import { ROW_HEIGHT, type SplitTasksState, type SplitView } from "./use-split-tasks";
 
 /** A click the browser should handle itself (a new tab or window). */
 const modified = (e: {
@@ -225,19 +225,7 @@ function TaskRow({
   );
 }
 
-export function TaskRows({
-  server,
-  env,
-  split,
-  selected,
-  list,
-}: {
-  server: string;
-  env: string;
-  split: string;
-  selected: number | undefined;
-  list: SplitTasksState;
-}) {
+export function TaskRows({ server, env, split, selected, list }: SplitView) {
   const info = useServerInfo(server);
   const { numTasks, count, filtering, items, virtualizer } = list;
   if (numTasks.isError)

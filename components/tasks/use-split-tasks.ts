@@ -197,3 +197,12 @@ export function useSplitTasks(
 }
 
 export type SplitTasksState = ReturnType<typeof useSplitTasks>;
+
+/** What the list's parts are given: where the list is, the selected task, and the list's state. */
+export interface SplitView {
+  server: string;
+  env: string;
+  split: string;
+  selected: number | undefined;
+  list: SplitTasksState;
+}

@@ -1,0 +1,95 @@
+// The UI benchmarks' app (bench-ui.ts, bench-ui-ab.ts): the server entry started as `npm start` runs
+// it (its own process group, stopped by its PID), waiting for it, and episodes opened and closed
+// through the relay from node, as a page's visitor would find them.
+import { type ChildProcess, spawn } from "node:child_process";
+import { AUTH } from "./bench-ui-auth";
+
+export function run(cmd: string, cmdArgs: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, cmdArgs, { cwd, env, stdio: ["ignore", "inherit", "inherit"] });
+    child.on("error", reject);
+    child.on("exit", (code) =>
+      code === 0 ? resolve() : reject(new Error(`${cmd} ${cmdArgs.join(" ")} exited ${code}`)),
+    );
+  });
+}
+
+/** Starts the app's server entry (as `npm start`) in its own process group so the whole tree stops with one signal. */
+export function startNext(port: number, env: NodeJS.ProcessEnv, cwd: string): ChildProcess {
+  return spawn(
+    process.execPath,
+    ["--import", "tsx", "lib/app-server/main.ts", "--port", String(port), "--host", "127.0.0.1"],
+    {
+      cwd,
+      env,
+      detached: true,
+      stdio: ["ignore", "ignore", "inherit"],
+    },
+  );
+}
+
+export function stopGroup(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    const pid = child.pid;
+    if (child.exitCode !== null || !pid) return resolve();
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-pid, "SIGKILL");
+      } catch {}
+      resolve();
+    }, 5000);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    try {
+      process.kill(-pid, "SIGTERM");
+    } catch {
+      clearTimeout(timer);
+      resolve();
+    }
+  });
+}
+
+export async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`next start exited with ${child.exitCode}`);
+    try {
+      const r = await fetch(url);
+      if (r.ok) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`server did not answer ${url} within ${timeoutMs} ms`);
+}
+
+export type Episode = { sid: string; headers: Record<string, string> };
+
+/** An episode opened through the relay from node (`create_session`, `create`, and the prompt when asked). */
+export async function openEpisode(
+  base: string,
+  o: { env?: string; index?: number; prompt?: boolean } = {},
+): Promise<Episode> {
+  const { env = "math", index = 0 } = o;
+  const relay = `${base}/api/servers/local`;
+  const s = await fetch(`${relay}/create_session`, { method: "POST", headers: AUTH });
+  if (!s.ok) throw new Error(`create_session answered ${s.status}`);
+  const { sid } = (await s.json()) as { sid: string };
+  const headers = { ...AUTH, "content-type": "application/json", "x-session-id": sid };
+  const c = await fetch(`${relay}/create`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ env_name: env, split: "train", index }),
+  });
+  if (!c.ok) throw new Error(`create answered ${c.status}: ${await c.text()}`);
+  if (o.prompt) {
+    const p = await fetch(`${relay}/${env}/prompt`, { headers });
+    if (!p.ok) throw new Error(`prompt answered ${p.status}`);
+  }
+  return { sid, headers };
+}
+
+export async function closeEpisode(base: string, ep: Episode): Promise<void> {
+  await fetch(`${base}/api/servers/local/delete`, { method: "POST", headers: ep.headers }).catch(() => {});
+}
