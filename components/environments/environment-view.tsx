@@ -4,13 +4,13 @@
 // their input schemas, and the task browser.
 import { FileJson, ListChecks, Play } from "lucide-react";
 import Link from "next/link";
-import { PageHeader } from "@/components/layout/page-header";
+import { PageHeader, serverCrumbs } from "@/components/layout/page-header";
 import { TaskBrowser } from "@/components/tasks/task-browser";
 import { Badge } from "@/components/ui/badge";
 import { buttonClasses } from "@/components/ui/button";
 import { Skeleton } from "@/components/ui/skeleton";
 import { TabPanel, Tabs } from "@/components/ui/tabs";
-import { envHref, homeHref, newEpisodeHref, newRunHref, serverHref } from "@/lib/routes";
+import { envHref, newEpisodeHref, newRunHref, serverHref } from "@/lib/routes";
 import { useEnvironments, useNumTasks, useSplits, useTools } from "@/lib/ui/queries";
 import { ReloadErrorBanner } from "./reload-error-banner";
 import { ToolsPanel } from "./tools-panel";
@@ -84,11 +84,7 @@ export function EnvironmentView({ server, env }: { server: string; env: string }
   return (
     <>
       <PageHeader
-        crumbs={[
-          { href: homeHref(), label: "Servers" },
-          { href: serverHref(server), label: server },
-          { label: env },
-        ]}
+        crumbs={serverCrumbs(server, env)}
         title={<span className="font-mono">{env}</span>}
         description={
           tools.data

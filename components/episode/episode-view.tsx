@@ -6,10 +6,10 @@ import dynamic from "next/dynamic";
 import Link from "next/link";
 import { Suspense } from "react";
 import { ReloadErrorBanner } from "@/components/environments/reload-error-banner";
-import { PageContainer, PageHeader } from "@/components/layout/page-header";
+import { PageContainer, PageHeader, serverCrumbs } from "@/components/layout/page-header";
 import { CopyButton } from "@/components/ui/copy-button";
 import { SkeletonBlock } from "@/components/ui/skeleton";
-import { envHref, homeHref, serverHref } from "@/lib/routes";
+import { envHref } from "@/lib/routes";
 import type { Trajectory } from "@/lib/trajectory/schema";
 import { EpisodeStoreProvider, selectEndReason, useEpisodeStore } from "@/lib/ui/episode-store";
 import { useEpisodeFeed, useKeepAlive } from "@/lib/ui/use-episode";
@@ -118,12 +118,7 @@ export function EpisodeView({
   return (
     <PageContainer>
       <PageHeader
-        crumbs={[
-          { href: homeHref(), label: "Servers" },
-          { href: serverHref(server), label: server },
-          { href: envHref(server, env), label: env },
-          { label: "Episode" },
-        ]}
+        crumbs={serverCrumbs(server, env, "Episode")}
         title={
           <span className="flex items-center gap-2">
             Episode{" "}

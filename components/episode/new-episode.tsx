@@ -9,7 +9,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useId, useState } from "react";
-import { PageContainer, PageHeader } from "@/components/layout/page-header";
+import { PageContainer, PageHeader, serverCrumbs } from "@/components/layout/page-header";
 import { parseJsonObject } from "@/components/schema-form/json-text";
 import { Button } from "@/components/ui/button";
 import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
@@ -17,7 +17,7 @@ import { Input } from "@/components/ui/input";
 import { JsonView } from "@/components/ui/json-view";
 import { SkeletonBlock } from "@/components/ui/skeleton";
 import { TabPanel, Tabs } from "@/components/ui/tabs";
-import { envHref, episodeHref, homeHref, serverHref } from "@/lib/routes";
+import { episodeHref } from "@/lib/routes";
 import type { EpisodeTask } from "@/lib/ui/episode-store";
 import { afterPageLoad } from "@/lib/ui/ors-loader";
 import { splitsQuery, taskQuery } from "@/lib/ui/queries";
@@ -307,12 +307,7 @@ export function NewEpisode({
   return (
     <PageContainer className="max-w-3xl">
       <PageHeader
-        crumbs={[
-          { href: homeHref(), label: "Servers" },
-          { href: serverHref(server), label: server },
-          { href: envHref(server, env), label: env },
-          { label: "New episode" },
-        ]}
+        crumbs={serverCrumbs(server, env, "New episode")}
         title="Start an episode"
         description={
           <>

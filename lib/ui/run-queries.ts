@@ -6,19 +6,13 @@ import type { RunComparison, RunList, RunSummaryResponse } from "@/lib/runs/http
 import type { ModelTurnRequest, ModelTurnResponse } from "@/lib/runs/model-turn";
 import type { PublicModelEndpoint } from "@/lib/runs/models";
 import type { RunRequest } from "@/lib/runs/spec";
-import type { RunStatus } from "@/lib/store/types";
+import type { RunListFilter, RunStatus } from "@/lib/store/types";
 import { apiJson } from "./api-error";
 
 export type { RunComparison, RunListItem, RunSummaryResponse } from "@/lib/runs/http";
 export type { ModelTurnResponse } from "@/lib/runs/model-turn";
 
-export interface RunListFilter {
-  server?: string;
-  env?: string;
-  status?: RunStatus;
-  limit?: number;
-  offset?: number;
-}
+export type { RunListFilter };
 
 /** Statuses after which nothing changes by itself (resume starts a run again). */
 export const FINAL_RUN_STATUSES: readonly RunStatus[] = ["done", "cancelled", "interrupted", "failed"];
