@@ -46,6 +46,14 @@ export function envHref(
   });
 }
 
+/** An environment compared with another server's environment (`?with=<server>&withEnv=<env>`). */
+export function compareEnvHref(server: string, env: string, other?: { server: string; env: string }): string {
+  return withQuery(`${serverHref(server)}/e/${seg(env)}/compare`, {
+    with: other?.server,
+    withEnv: other?.env,
+  });
+}
+
 /** A live episode's page (`?step=N` scrolls to a step; step 0 is the page's top). */
 export function episodeHref(server: string, env: string, sid: string, step?: number): string {
   const base = `${envHref(server, env)}/episode/${seg(sid)}`;

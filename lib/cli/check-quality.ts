@@ -15,7 +15,7 @@ import type { Playground } from "@/lib/playground";
 import { isRunError } from "@/lib/runs/errors";
 import { type ParsedArgs, UsageError } from "./args";
 import type { HeadlessIo } from "./io";
-import { knownName } from "./run-command";
+import { recordingServer } from "./servers";
 import { defaultDataDir } from "./start-command";
 
 export const QUALITY_VALUE_FLAGS = [
@@ -69,9 +69,20 @@ export function parseQualityArgs(
 ): QualityArgs | null {
   if (!args.booleans.has("--quality")) {
     const stray = QUALITY_VALUE_FLAGS.find((f) => args.values.has(f));
-    if (stray) throw new UsageError(`${stray} goes with --quality`);
+    // The probes (--probe) sample and record the same way: the flags are theirs too.
+    if (stray && !args.booleans.has("--probe"))
+      throw new UsageError(`${stray} goes with --quality or --probe`);
     return null;
   }
+  return parseSampleFlags(args, env, cwd);
+}
+
+/** The sample's flags (--split, --tasks, --seed, --oracle, --data-dir, --app-url), for --quality and --probe. */
+export function parseSampleFlags(
+  args: ParsedArgs,
+  env: Record<string, string | undefined>,
+  cwd: string,
+): QualityArgs {
   const v = (flag: string) => args.values.get(flag);
   const out: QualityArgs = {
     dataDir: path.resolve(cwd, v("--data-dir") ?? env.PLAYGROUND_DATA_DIR ?? defaultDataDir(env)),
@@ -124,24 +135,17 @@ export async function playQuality(
   o: QualityPlayOptions,
   io: HeadlessIo,
 ): Promise<{ report: QualityReport; exit: number | null }> {
-  const env: Record<string, string | undefined> = { ...io.env, PLAYGROUND_DATA_DIR: q.dataDir };
-  const { name, added, envOnly } = await knownName({ url: o.url, dataDir: q.dataDir }, env);
-  if (envOnly !== null)
-    env.ORS_SERVERS = [env.ORS_SERVERS?.trim(), `${name}=${o.url}`].filter(Boolean).join(",");
-  if (o.apiKey) env[`ORS_SERVER_API_KEY_${name.toUpperCase().replace(/-/g, "_")}`] = o.apiKey;
-  if (added) io.stderr(`check: added the server ${o.url} to the playground as "${name}"\n`);
-  io.stderr(`check: the quality checks' episodes are recorded in ${q.dataDir} (server "${name}")\n`);
-  if (envOnly !== null)
-    io.stderr(
-      `check: ${o.url} was not added to the playground's servers (${envOnly}); to open the episodes in the app, start it with ORS_SERVERS=${name}=${o.url}\n`,
-    );
+  const { name, env } = await recordingServer(
+    o.url,
+    { dataDir: q.dataDir, apiKey: o.apiKey, command: "check", what: "the quality checks' episodes are" },
+    io,
+  );
   let pg: Playground | null = null;
   try {
     // Loaded here, not at the CLI's start: the protocol check alone needs none of it.
     const { createPlayground } = await import("@/lib/playground");
     const { qualityDeps, runQualityChecks } = await import("@/lib/conformance/quality/run-quality");
     pg = createPlayground(env, { scriptRoots: null });
-    let phase = "";
     const report = await runQualityChecks(qualityDeps(pg), {
       server: name,
       env: o.env,
@@ -152,13 +156,7 @@ export async function playQuality(
       allow: o.allow,
       signal: io.signal,
       ...(o.maxTimeMs !== undefined ? { maxTimeMs: o.maxTimeMs } : {}),
-      onProgress: io.progress
-        ? (p) => {
-            if (p.phase === phase && p.done !== p.total) return;
-            phase = p.phase;
-            io.stderr(`[quality] ${p.phase}${p.total ? ` ${p.done}/${p.total}` : ""}\n`);
-          }
-        : undefined,
+      onProgress: io.progress ? progressLines("quality", io) : undefined,
     });
     return { report, exit: null };
   } catch (err) {
@@ -167,4 +165,21 @@ export async function playQuality(
   } finally {
     await pg?.close();
   }
+}
+
+/**
+ * Progress lines on stderr for a terminal: `[quality] playing 12/48`, once per phase and at its
+ * end, and every `every` episodes between (the probes play thousands).
+ */
+export function progressLines(
+  label: string,
+  io: Pick<HeadlessIo, "stderr">,
+  every = Number.POSITIVE_INFINITY,
+): (p: { phase: string; done: number; total: number }) => void {
+  let phase = "";
+  return (p) => {
+    if (p.phase === phase && p.done !== p.total && p.done % every !== 0) return;
+    phase = p.phase;
+    io.stderr(`[${label}] ${p.phase}${p.total ? ` ${p.done}/${p.total}` : ""}\n`);
+  };
 }

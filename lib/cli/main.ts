@@ -1,15 +1,18 @@
 // The `ors-playground` command (bin/ors-playground.mjs): picks the command — `start` (the default),
 // `serve`, `check` (lib/cli/check-command.ts), `test` (lib/cli/test-command.ts), `run`
-// (lib/cli/run-command.ts) — and hands it the arguments. Answers `--help` and `--version`, and exit code 2 with a clear message for an unknown
+// (lib/cli/run-command.ts), `diff` (lib/cli/diff-command.ts), `stub` (lib/cli/stub-command.ts) —
+// and hands it the arguments. Answers `--help` and `--version`, and exit code 2 with a clear message for an unknown
 // command.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { CHECK_USAGE, checkCommand } from "./check-command";
+import { DIFF_USAGE, diffCommand } from "./diff-command";
 import type { CommandIo } from "./io";
 import { RUN_USAGE, runCommand } from "./run-command";
 import { SERVE_USAGE, serveCommand } from "./serve-command";
 import { START_USAGE, startCommand } from "./start-command";
+import { STUB_USAGE, stubCommand } from "./stub-command";
 import { TEST_USAGE, testCommand } from "./test-command";
 
 const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -36,6 +39,11 @@ commands:
   run URL          a policy (a model, random inputs, a replay, your script) plays a split; the run
                    shows in the playground, e.g. ors-playground run http://127.0.0.1:8080 --env math
                    --split test --model-url http://127.0.0.1:8000/v1 --model qwen2.5 --min-success 0.8
+  diff A B         what changed between two versions of a server: breaking, compatible and cosmetic
+                   changes, and with --replay RUN the tasks whose scores flipped (exit code 1 when
+                   something breaks), e.g. ors-playground diff http://127.0.0.1:8080 http://127.0.0.1:8081
+  stub RUN|FILE    serves recorded episodes (a run, or exported trajectories) as an ORS server that
+                   answers each call with its recorded result, e.g. ors-playground stub episodes.jsonl
   help [command]   the options of a command
 
 options:
@@ -43,7 +51,7 @@ options:
   -v, --version    the version
 `;
 
-const COMMANDS = ["start", "serve", "check", "test", "run", "help"] as const;
+const COMMANDS = ["start", "serve", "check", "test", "run", "diff", "stub", "help"] as const;
 
 function usageOf(command: string): string | null {
   switch (command) {
@@ -57,6 +65,10 @@ function usageOf(command: string): string | null {
       return TEST_USAGE;
     case "run":
       return RUN_USAGE;
+    case "diff":
+      return DIFF_USAGE;
+    case "stub":
+      return STUB_USAGE;
     default:
       return null;
   }
@@ -86,6 +98,10 @@ export async function runCli(argv: readonly string[], io: CommandIo): Promise<nu
       return testCommand(rest, io);
     case "run":
       return runCommand(rest, io);
+    case "diff":
+      return diffCommand(rest, io);
+    case "stub":
+      return stubCommand(rest, io);
     case "help": {
       const topic = rest[0];
       if (topic === undefined) {

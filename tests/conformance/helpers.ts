@@ -9,14 +9,29 @@ import {
   type CheckOutcome,
   type ConformanceReport,
 } from "@/lib/conformance";
+import { PROBE_IDS } from "@/lib/conformance/gaming/types";
 import { PLAY_ROLES, QUALITY_CHECK_IDS, QUALITY_OUTCOMES } from "@/lib/conformance/quality/types";
-import { formatSseEvent, parseOrsPath, readSseFrames } from "@/lib/ors/protocol";
+import {
+  ENV_ENDPOINTS,
+  formatSseEvent,
+  parseOrsPath,
+  readSseFrames,
+  type SseFrame,
+} from "@/lib/ors/protocol";
 import type { FetchHandler } from "@/lib/registry";
 
 const trajectoryRefShape = z.strictObject({
   id: z.string().min(1),
   step: z.number().int().positive().nullable(),
   href: z.string().startsWith("/trajectories/"),
+});
+
+/** The summary of the quality checks and of the probes. */
+const checksSummaryShape = z.strictObject({
+  findings: z.number().int(),
+  waived: z.number().int(),
+  notExercised: z.number().int(),
+  passed: z.boolean(),
 });
 
 /** The documented quality part of the report (docs/check.md "The JSON report", `quality`), strict. */
@@ -71,12 +86,62 @@ export const qualityReportShape = z.strictObject({
       counted: z.boolean(),
     }),
   ),
-  summary: z.strictObject({
-    findings: z.number().int(),
-    waived: z.number().int(),
-    notExercised: z.number().int(),
-    passed: z.boolean(),
-  }),
+  summary: checksSummaryShape,
+});
+
+const probeEvidenceShape = z.strictObject({
+  task: z.number().int().nonnegative(),
+  what: z.string().min(1),
+  call: z.strictObject({ tool: z.string(), input: z.record(z.string(), z.unknown()) }).nullable(),
+  trajectory: trajectoryRefShape.nullable(),
+  other: z.null(),
+  compareHref: z.null(),
+  variant: z.string().min(1),
+  calls: z.array(z.strictObject({ tool: z.string(), input: z.record(z.string(), z.unknown()) })),
+  reward: z.number(),
+  best: z.number(),
+  reproduce: z.string().startsWith("U="),
+});
+
+/** The documented shape of `probe` (docs/check.md "Can the reward be gamed?"), strict. */
+export const probeReportShape = z.strictObject({
+  server: z.string().min(1),
+  startedAt: z.iso.datetime(),
+  finishedAt: z.iso.datetime(),
+  durationMs: z.number().int().nonnegative(),
+  reference: z
+    .strictObject({
+      kind: z.enum(["oracle", "baseline", "golden"]),
+      source: z.string().min(1),
+      runId: z.string().min(1).nullable(),
+    })
+    .nullable(),
+  sample: z
+    .strictObject({
+      environment: z.string().min(1),
+      split: z.string().min(1),
+      splitSize: z.number().int().positive(),
+      seed: z.number().int(),
+      tasks: z.array(z.number().int().nonnegative()),
+      episodes: z.number().int().nonnegative(),
+      failed: z.number().int().nonnegative(),
+    })
+    .nullable(),
+  error: z.string().nullable(),
+  results: z.array(
+    z.strictObject({
+      id: z.enum(PROBE_IDS),
+      title: z.string().min(1),
+      outcome: z.enum(QUALITY_OUTCOMES),
+      observed: z.string().min(1),
+      evidence: z.array(probeEvidenceShape),
+      evidenceTotal: z.number().int().nonnegative(),
+      share: z.number().min(0).max(1).nullable(),
+      waived: z.boolean(),
+      counted: z.boolean(),
+    }),
+  ),
+  summary: checksSummaryShape,
 });
 
 /** The documented `ors-conformance/1` shape (docs/check.md "The JSON report"), strict. */
@@ -123,6 +188,7 @@ export const reportShape = z.strictObject({
     }),
   ),
   quality: qualityReportShape.nullable(),
+  probe: probeReportShape.nullable(),
 });
 
 /** Whose each finding is, by id (passes and checks not exercised left out). */
@@ -156,35 +222,64 @@ function fastapi422(type: string, loc: (string | number)[], msg: string): Respon
   return Response.json({ detail: [{ type, loc, msg, input: {} }] }, { status: 422 });
 }
 
-/** Re-frames a /call stream with the result cut every 4096 characters wherever the cut falls. */
-function recut(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+/** A /call stream re-framed: each frame's text as `frame` writes it (comments included). */
+function reframe(
+  body: ReadableStream<Uint8Array>,
+  frame: (f: SseFrame) => string,
+): ReadableStream<Uint8Array> {
   const enc = new TextEncoder();
   return new ReadableStream<Uint8Array>({
     async start(controller) {
-      let pieces = "";
-      for await (const frame of readSseFrames(body)) {
-        if (frame.kind === "comment") controller.enqueue(enc.encode(`: ${frame.comment}\n\n`));
-        else if (frame.event === "chunk") pieces += frame.data;
-        else if (frame.event === "end") {
-          const json = pieces + frame.data;
-          for (let i = 0; i < json.length; i += 4096) {
-            const last = i + 4096 >= json.length;
-            controller.enqueue(enc.encode(formatSseEvent(last ? "end" : "chunk", json.slice(i, i + 4096))));
-          }
-        } else controller.enqueue(enc.encode(formatSseEvent(frame.event, frame.data)));
-      }
+      for await (const f of readSseFrames(body)) controller.enqueue(enc.encode(frame(f)));
       controller.close();
     },
   });
 }
 
+const sameFrame = (f: SseFrame) =>
+  f.kind === "comment" ? `: ${f.comment}\n\n` : formatSseEvent(f.event, f.data);
+
+/** Re-frames a /call stream with the result cut every 4096 characters wherever the cut falls. */
+function recut(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  let pieces = "";
+  return reframe(body, (f) => {
+    if (f.kind !== "event" || (f.event !== "chunk" && f.event !== "end")) return sameFrame(f);
+    pieces += f.data;
+    if (f.event === "chunk") return "";
+    let out = "";
+    for (let i = 0; i < pieces.length; i += 4096)
+      out += formatSseEvent(i + 4096 >= pieces.length ? "end" : "chunk", pieces.slice(i, i + 4096));
+    return out;
+  });
+}
+
+/**
+ * An unknown tool answered as the reference Python server does, `end` {"ok": false, "error": ...},
+ * where our host answers the spec's `event: error`: one difference from the spec, for the tests of
+ * how the check reports and waives one.
+ */
+export function unknownToolAsOkFalse(host: FetchHandler): FetchHandler {
+  return async (req) => {
+    const res = await host(req);
+    const sse = (res.headers.get("content-type") ?? "").includes("event-stream");
+    if (!sse || !res.body || !new URL(req.url).pathname.endsWith("/call")) return res;
+    const body = reframe(res.body, (f) =>
+      f.kind === "event" && f.event === "error" && f.data.startsWith("Unknown tool ")
+        ? formatSseEvent("end", JSON.stringify({ ok: false, error: f.data }))
+        : sameFrame(f),
+    );
+    return new Response(body, { status: res.status, headers: res.headers });
+  };
+}
+
 /**
  * Our host with faults a server might have: `/create_session` always JSON, FastAPI's 422 for a
  * body that is not JSON or misses `input`/`index`, 308 for unknown paths, 200 for deleting an
- * unknown session, results cut every 4096 characters regardless of whitespace, and a `title` in
- * each tool of `guess`.
+ * unknown session, results cut every 4096 characters regardless of whitespace, a `title` in
+ * each tool of `guess`, and an unknown tool answered `{"ok": false}`.
  */
-export function brokenHandler(host: FetchHandler): FetchHandler {
+export function brokenHandler(inner: FetchHandler): FetchHandler {
+  const host = unknownToolAsOkFalse(inner);
   return async (incoming) => {
     let req = incoming;
     const path = new URL(req.url).pathname;
@@ -231,17 +326,7 @@ export function brokenHandler(host: FetchHandler): FetchHandler {
   };
 }
 
-const BARE_PATHS = new Set([
-  "tools",
-  "splits",
-  "tasks",
-  "num_tasks",
-  "task",
-  "task_range",
-  "prompt",
-  "task_tools",
-  "call",
-]);
+const BARE_PATHS = new Set<string>(ENV_ENDPOINTS);
 
 /**
  * Our host with what the OpenReward client needs added in front: a path without the environment
