@@ -46,6 +46,7 @@ function Description({ t, feed }: { t: Trajectory; feed: string }) {
       <span className="font-mono">{t.sid ?? "—"}</span> · started {fmtTime(t.started_at)}
       {t.ended_at != null && ` · ran ${fmtMs(t.ended_at - t.started_at)}`}
       {t.end_reason == null && feed === "live" && " · watching live"}
+      {t.client && ` · played by ${t.client.name} ${t.client.version}`}
       {t.run && (
         <>
           {" "}

@@ -1,7 +1,7 @@
 // The `ors-playground` command (bin/ors-playground.mjs): picks the command — `start` (the default),
 // `serve`, `check` (lib/cli/check-command.ts), `test` (lib/cli/test-command.ts), `run`
-// (lib/cli/run-command.ts), `diff` (lib/cli/diff-command.ts), `stub` (lib/cli/stub-command.ts) —
-// and hands it the arguments. Answers `--help` and `--version`, and exit code 2 with a clear message for an unknown
+// (lib/cli/run-command.ts), `diff` (lib/cli/diff-command.ts), `stub` (lib/cli/stub-command.ts),
+// `mcp` (lib/cli/mcp-command.ts) — and hands it the arguments. Answers `--help` and `--version`, and exit code 2 with a clear message for an unknown
 // command.
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { CHECK_USAGE, checkCommand } from "./check-command";
 import { DIFF_USAGE, diffCommand } from "./diff-command";
 import type { CommandIo } from "./io";
+import { MCP_USAGE, mcpCommand } from "./mcp-command";
 import { RUN_USAGE, runCommand } from "./run-command";
 import { SERVE_USAGE, serveCommand } from "./serve-command";
 import { START_USAGE, startCommand } from "./start-command";
@@ -44,6 +45,8 @@ commands:
                    something breaks), e.g. ors-playground diff http://127.0.0.1:8080 http://127.0.0.1:8081
   stub RUN|FILE    serves recorded episodes (a run, or exported trajectories) as an ORS server that
                    answers each call with its recorded result, e.g. ors-playground stub episodes.jsonl
+  mcp SERVER       an ORS server's environments as an MCP server (Claude Code, Cursor ...), e.g.
+                     claude mcp add math -- npx ors-playground mcp http://127.0.0.1:8080 --env math
   help [command]   the options of a command
 
 options:
@@ -51,7 +54,7 @@ options:
   -v, --version    the version
 `;
 
-const COMMANDS = ["start", "serve", "check", "test", "run", "diff", "stub", "help"] as const;
+const COMMANDS = ["start", "serve", "check", "test", "run", "diff", "stub", "mcp", "help"] as const;
 
 function usageOf(command: string): string | null {
   switch (command) {
@@ -69,6 +72,8 @@ function usageOf(command: string): string | null {
       return DIFF_USAGE;
     case "stub":
       return STUB_USAGE;
+    case "mcp":
+      return MCP_USAGE;
     default:
       return null;
   }
@@ -102,6 +107,8 @@ export async function runCli(argv: readonly string[], io: CommandIo): Promise<nu
       return diffCommand(rest, io);
     case "stub":
       return stubCommand(rest, io);
+    case "mcp":
+      return mcpCommand(rest, { ...io, version: packageVersion() });
     case "help": {
       const topic = rest[0];
       if (topic === undefined) {

@@ -5,6 +5,7 @@
 import type { Block, JsonObject, ToolSpec } from "@/lib/ors/protocol";
 import type {
   AgentEnd,
+  ClientTag,
   EndReason,
   ExchangeList,
   NewExchange,
@@ -34,6 +35,8 @@ export interface NewTrajectory {
   origin?: TrajectoryOrigin | null;
   /** A run's episode: its run, task index and repeat. */
   run?: RunTag | null;
+  /** The client that plays it, when it said who it is (an MCP client's clientInfo). */
+  client?: ClientTag | null;
   /** The tool specs the episode is played with, when known at its start. */
   tools?: ToolSpec[] | null;
 }

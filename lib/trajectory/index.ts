@@ -16,6 +16,8 @@ export { type ParseResult, parseTrajectories, toJsonl } from "./jsonl";
 export {
   type AgentEnd,
   agentEndSchema,
+  type ClientTag,
+  clientTagSchema,
   cumulativeRewards,
   END_REASONS,
   type EndReason,

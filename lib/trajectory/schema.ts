@@ -85,6 +85,18 @@ export const runTagSchema = z.strictObject({
 });
 export type RunTag = z.infer<typeof runTagSchema>;
 
+/**
+ * The client that played an episode, when it said who it is: an MCP client's `clientInfo` (its
+ * name and version, e.g. `claude-code` `1.0.0`) for an episode played through the MCP bridge
+ * (docs/mcp.md). Sent by the caller in the `x-playground-client` header of the `/create`
+ * (lib/relay/annotations.ts), which the relay does not forward.
+ */
+export const clientTagSchema = z.strictObject({
+  name: z.string().min(1).max(200),
+  version: z.string().max(100),
+});
+export type ClientTag = z.infer<typeof clientTagSchema>;
+
 /** Why a policy stopped playing an episode without a tool call, and its last words. */
 export const agentEndSchema = z.strictObject({
   /** `no_tool_call` (the model answered without one), `max_turns`, `policy_stop`, ... */
@@ -194,6 +206,8 @@ export const trajectorySchema = z.strictObject({
   golden: z.boolean().optional(),
   /** Present on a run's episode: the run, the task index and the repeat. */
   run: runTagSchema.optional(),
+  /** The client that played it, when it said (an MCP client's name and version); absent otherwise. */
+  client: clientTagSchema.optional(),
   /**
    * The tool specs the episode was played with (the session's `/task_tools` or `/tools` answer as
    * the relay saw it), so an export stays true after the environment changes. Absent when unknown.
@@ -224,6 +238,8 @@ export const trajectorySummarySchema = z.strictObject({
   golden: z.boolean().optional(),
   /** Present on a run's episode. */
   run: runTagSchema.optional(),
+  /** The client that played it, when it said (an MCP client). */
+  client: clientTagSchema.optional(),
 });
 export type TrajectorySummary = z.infer<typeof trajectorySummarySchema>;
 

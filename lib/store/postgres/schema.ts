@@ -145,6 +145,8 @@ export const MIGRATIONS: string[] = [
      ADD COLUMN exchanges_chars BIGINT NOT NULL DEFAULT 0, ADD COLUMN exchanges_dropped INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE steps ADD COLUMN origin_json TEXT;
    REVOKE ALL ON exchanges FROM PUBLIC;`,
+  // 4: the client that played an episode, as in SQLite (../sqlite/db.ts, migration 10).
+  `ALTER TABLE trajectories ADD COLUMN client_json TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

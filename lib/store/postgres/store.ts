@@ -75,8 +75,8 @@ export class PostgresTrajectoryStore extends PostgresRunStore implements Playgro
     const tools = t.tools ? await this.toolSet(t.tools) : null;
     await this.query(
       `INSERT INTO trajectories (id, server, env, sid, task_json, task_label, started_at, last_activity_at,
-         origin_json, stored_at, instance_id, run_id, run_task, run_repeat, tools_hash)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8, $9, $10, $11, $12, $13, $14)`,
+         origin_json, stored_at, instance_id, run_id, run_task, run_repeat, tools_hash, client_json)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
       [
         id,
         t.server,
@@ -92,6 +92,7 @@ export class PostgresTrajectoryStore extends PostgresRunStore implements Playgro
         t.run?.task_index ?? null,
         t.run?.repeat ?? null,
         tools,
+        t.client ? JSON.stringify(t.client) : null,
       ],
     );
     // A run's episode does not count towards the cap: nothing to remove for it.
@@ -333,8 +334,8 @@ export class PostgresTrajectoryStore extends PostgresRunStore implements Playgro
         const r = await c.query(
           `INSERT INTO trajectories (id, server, env, sid, task_json, task_label, prompt_json, started_at,
              ended_at, last_activity_at, end_reason, error, origin_json, stored_at, reprompts_json, golden,
-             run_id, run_task, run_repeat, tools_hash, agent_end_json)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
+             run_id, run_task, run_repeat, tools_hash, agent_end_json, client_json)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
            ON CONFLICT (id) DO NOTHING`,
           [
             t.id,
@@ -358,6 +359,7 @@ export class PostgresTrajectoryStore extends PostgresRunStore implements Playgro
             t.run?.repeat ?? null,
             t.tools ? await this.toolSet(t.tools, c) : null,
             t.agent_end ? JSON.stringify(t.agent_end) : null,
+            t.client ? JSON.stringify(t.client) : null,
           ],
         );
         if (r.rowCount === 0) {

@@ -164,6 +164,9 @@ export const MIGRATIONS: string[] = [
    ALTER TABLE trajectories ADD COLUMN exchanges_chars INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE trajectories ADD COLUMN exchanges_dropped INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE steps ADD COLUMN origin_json TEXT;`,
+  // 10: the client that played an episode, when it said who it is (an MCP client's name and version,
+  // lib/mcp): JSON, read as the trajectory's `client`.
+  `ALTER TABLE trajectories ADD COLUMN client_json TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

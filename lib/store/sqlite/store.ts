@@ -80,8 +80,8 @@ export class SqliteTrajectoryStore extends SqliteRunStore implements PlaygroundS
     const id = t.id ?? newTrajectoryId();
     this.sql(
       `INSERT INTO trajectories (id, server, env, sid, task_json, task_label, started_at, last_activity_at,
-           origin_json, stored_at, run_id, run_task, run_repeat, tools_hash, instance_id)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           origin_json, stored_at, run_id, run_task, run_repeat, tools_hash, instance_id, client_json)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       id,
       t.server,
@@ -98,6 +98,7 @@ export class SqliteTrajectoryStore extends SqliteRunStore implements PlaygroundS
       t.run?.repeat ?? null,
       t.tools ? this.toolSet(t.tools) : null,
       this.instance.id,
+      t.client ? JSON.stringify(t.client) : null,
     );
     // A run's episode does not count towards the cap: nothing to remove for it.
     if (!t.run) this.retain(Date.now());
@@ -330,8 +331,8 @@ export class SqliteTrajectoryStore extends SqliteRunStore implements PlaygroundS
         this.sql(
           `INSERT INTO trajectories (id, server, env, sid, task_json, task_label, prompt_json, started_at,
                ended_at, last_activity_at, end_reason, error, origin_json, stored_at, reprompts_json, golden,
-               run_id, run_task, run_repeat, tools_hash, agent_end_json)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+               run_id, run_task, run_repeat, tools_hash, agent_end_json, client_json)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         ).run(
           t.id,
           t.server,
@@ -354,6 +355,7 @@ export class SqliteTrajectoryStore extends SqliteRunStore implements PlaygroundS
           t.run?.repeat ?? null,
           t.tools ? this.toolSet(t.tools) : null,
           t.agent_end ? JSON.stringify(t.agent_end) : null,
+          t.client ? JSON.stringify(t.client) : null,
         );
         for (const s of t.steps) this.writeStep(t.id, s, null);
         imported.push(t.id);
