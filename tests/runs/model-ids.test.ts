@@ -66,6 +66,7 @@ describe("listModelIds", () => {
       "chatty",
       "multi",
       "broken-args",
+      "off-schema",
     ]);
     const stats = await model.stats();
     expect(stats.modelLists).toBe(1);
