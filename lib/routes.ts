@@ -126,3 +126,33 @@ export function compareRunsHref(a: string, b: string): string {
 export function newRunHref(q: { server?: string; env?: string; split?: string } = {}): string {
   return withQuery(`${runsHref()}/new`, q);
 }
+
+/** Review: queues, label sets and share links. */
+export function reviewHref(): string {
+  return "/review";
+}
+
+/** A review queue as one reviewer works through it (at a queue position: `?at=N`). */
+export function reviewQueueHref(id: string, reviewer?: string | null, at?: number | null): string {
+  return withQuery(`${reviewHref()}/${seg(id)}`, { reviewer, at });
+}
+
+/** A queue's agreement report: the verifier against the reviewers. */
+export function agreementHref(id: string): string {
+  return `${reviewHref()}/${seg(id)}/agreement`;
+}
+
+/** The leaderboards: every environment and split that runs have played. */
+export function leaderboardsHref(): string {
+  return "/leaderboards";
+}
+
+/** The leaderboard of one environment's split. */
+export function leaderboardHref(server: string, env: string, split: string): string {
+  return `${leaderboardsHref()}/${seg(server)}/${seg(env)}/${seg(split)}`;
+}
+
+/** A share link's play page (someone without the access token plays the link's tasks there). */
+export function playHref(token: string): string {
+  return `/play/${seg(token)}`;
+}

@@ -120,6 +120,8 @@ export interface ToolFormProps {
   actions?: ReactNode;
   /** The tab shown first (default `form`); `json` opens the input in the JSON editor. */
   initialTab?: "form" | "json";
+  /** The button's words when the form is not a tool's (a label's: `Save label`); default `Call <tool>`. */
+  submitLabel?: string;
 }
 
 const noticeClasses =
@@ -132,11 +134,14 @@ function CallBar({
   disabledReason,
   actions,
   onCall,
-}: Pick<ToolFormProps, "toolName" | "disabled" | "disabledReason" | "actions"> & { onCall: () => void }) {
+  submitLabel,
+}: Pick<ToolFormProps, "toolName" | "disabled" | "disabledReason" | "actions" | "submitLabel"> & {
+  onCall: () => void;
+}) {
   return (
     <div className="flex flex-wrap items-center gap-2 pt-1">
       <Button variant="primary" disabled={disabled} onClick={onCall}>
-        Call {toolName}
+        {submitLabel ?? `Call ${toolName}`}
       </Button>
       <span className="text-xs text-zinc-500 dark:text-zinc-400">
         <Kbd>Ctrl</Kbd>+<Kbd>Enter</Kbd>
@@ -300,6 +305,7 @@ export function ToolForm({
   disabledReason,
   actions,
   initialTab = "form",
+  submitLabel,
 }: ToolFormProps) {
   const idBase = useId().replace(/:/g, "");
   const prepared = useMemo(() => prepareSchema(schema) as RJSFSchema, [schema]);
@@ -374,6 +380,7 @@ export function ToolForm({
       disabledReason={disabledReason}
       actions={actions}
       onCall={callCurrent}
+      submitLabel={submitLabel}
     />
   );
   return (

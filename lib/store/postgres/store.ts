@@ -1,6 +1,6 @@
 // The team-scale store: the PlaygroundStore contract (../types.ts) over PostgreSQL, shared by app
 // replicas, with the SQLite store's rows and semantics (../rows.ts, ../sqlite/store.ts): trajectories here,
-// runs in ./runs.ts, leases and recovery in ./recovery.ts. Each trajectory and
+// runs in ./runs.ts, reviews in ./review.ts, leases and recovery in ./recovery.ts. Each trajectory and
 // step names the instance (replica) that wrote it, so that replicas never end each other's live episodes.
 import "server-only";
 import { createHash } from "node:crypto";
@@ -40,17 +40,17 @@ import type {
 import type { PostgresDatabase } from "./db";
 import { addExchange, listExchanges } from "./exchanges";
 import { beat, recoverOrphans } from "./recovery";
+import { importLabels, PostgresReviewStore, trajectoryLabels } from "./review";
 import { orderByOf, whereOf, writeStep } from "./rows";
-import { PostgresRunStore } from "./runs";
 
 // pg_try_advisory_xact_lock key: one replica applies retention at a time, the others skip it.
 const RETENTION_LOCK = 0x4f525350_02;
 
-/** Kept by retention whatever the caps: running, golden, or a run's episode (kept with its run). */
+/** Kept by retention whatever the caps: running, golden, labelled, or a run's episode (kept with its run). */
 const RETAINED =
-  "(end_reason IS NULL OR golden = 1 OR (run_id IS NOT NULL AND run_id IN (SELECT id FROM runs)))";
+  "(end_reason IS NULL OR golden = 1 OR (run_id IS NOT NULL AND run_id IN (SELECT id FROM runs)) OR id IN (SELECT trajectory_id FROM labels))";
 
-export class PostgresTrajectoryStore extends PostgresRunStore implements PlaygroundStore {
+export class PostgresTrajectoryStore extends PostgresReviewStore implements PlaygroundStore {
   readonly db: PostgresDatabase;
   readonly retention: RetentionOptions;
   readonly instance: StoreInstance;
@@ -287,7 +287,10 @@ export class PostgresTrajectoryStore extends PostgresRunStore implements Playgro
       if (!row) return null;
       const steps = await c.query<StepRow>("SELECT * FROM steps WHERE trajectory_id = $1 ORDER BY idx", [id]);
       const tools = row.tools_json ? (JSON.parse(row.tools_json) as ToolSpec[]) : null;
-      return toTrajectory(row, steps.rows.map(toStep), tools);
+      const t = toTrajectory(row, steps.rows.map(toStep), tools);
+      const labels = await trajectoryLabels(c, id);
+      if (labels.length) t.labels = labels;
+      return t;
     });
   }
 
@@ -367,6 +370,7 @@ export class PostgresTrajectoryStore extends PostgresRunStore implements Playgro
           continue;
         }
         for (const s of t.steps) await writeStep(c, t.id, s, null);
+        await importLabels(c, t);
         imported.push(t.id);
       }
     });
@@ -384,7 +388,7 @@ export class PostgresTrajectoryStore extends PostgresRunStore implements Playgro
   }
 
   /**
-   * As the SQLite store (first stored first; running, golden and runs' episodes kept, runs' not
+   * As the SQLite store (first stored first; running, golden, labelled and runs' episodes kept, runs' not
    * counted); one replica at a time.
    */
   private async retain(now: number): Promise<number> {
