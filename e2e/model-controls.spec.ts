@@ -129,3 +129,84 @@ test("the model answering without a call says so, and sends nothing", async ({ p
   await expect(panel.getByRole("alert")).toContainText("fixture failure 400");
   await expect(panel.getByRole("button", { name: "Step", exact: true })).toBeEnabled();
 });
+
+test("the model id offers the endpoint's models, takes the first, and remembers the last choice", async ({
+  page,
+}) => {
+  await EpisodePage.start(page, { env: "math", split: "test", index: 0 });
+  const panel = controls(page);
+  const model = panel.getByRole("combobox", { name: "Model id" });
+  // The endpoint's own list (GET /v1/models through the app; its key stays on the server).
+  await expect(model).toHaveValue("oracle");
+  await expect(panel.getByText("6 models listed by the endpoint")).toBeVisible();
+  expect(
+    await model.evaluate((el) => [...((el as HTMLInputElement).list?.options ?? [])].map((o) => o.value)),
+  ).toEqual(["oracle", "wrong", "chatty", "multi", "broken-args", "off-schema"]);
+  await expect(panel.getByRole("button", { name: "Step", exact: true })).toBeEnabled();
+  // Still free text; the last choice comes back for this endpoint, here and on the new-run form.
+  await model.fill("chatty");
+  await page.reload();
+  await expect(controls(page).getByRole("combobox", { name: "Model id" })).toHaveValue("chatty");
+  await page.goto("/runs/new?server=local&env=math");
+  await expect(page.getByRole("combobox", { name: "Model id" })).toHaveValue("chatty");
+});
+
+test("a call by hand during Play pauses the model at once, and nothing is sent after the end", async ({
+  page,
+  baseURL,
+}) => {
+  // guess, test split, task 16: the hidden number is 100.
+  const episode = await EpisodePage.start(page, { env: "guess", split: "test", index: 16 });
+  const panel = controls(page);
+  await expect(panel.getByRole("combobox", { name: "Model id" })).toHaveValue("oracle");
+  await page.getByRole("radio", { name: "guess", exact: true }).click();
+  const tools = page.getByRole("region", { name: "Call guess" });
+  const call = tools.getByRole("button", { name: "Call guess" });
+  await expect(call).toBeEnabled();
+  // Every change of the Call button's disabled state while the model plays.
+  await call.evaluate((button) => {
+    const w = window as unknown as { callFlips: number };
+    w.callFlips = 0;
+    new MutationObserver(() => w.callFlips++).observe(button, { attributeFilter: ["disabled"] });
+  });
+  await modelDelay(600);
+  await panel.getByRole("button", { name: "Play", exact: true }).click();
+  await expect(episode.step(2, "guess")).toBeVisible();
+  expect(await page.evaluate(() => (window as unknown as { callFlips: number }).callFlips)).toBe(0);
+
+  // The hand call: the model pauses at once (its turn dropped), the call goes, it finishes.
+  await tools.getByLabel("number").fill("100");
+  await call.click();
+  const finished = page.getByRole("status").filter({ hasText: "Episode finished" });
+  await expect(finished).toBeVisible();
+  // Once ended, the panel says only that (no "hand it back").
+  await expect(panel.getByRole("status")).toHaveText("The episode has ended.");
+  await expect(panel).not.toContainText("hand it back");
+  // Longer than a model turn takes: nothing more is sent.
+  await page.waitForTimeout(1500);
+  const res = await fetch(`${baseURL}/api/trajectories/by-session/local/${encodeURIComponent(episode.sid)}`);
+  const t = (await res.json()) as Trajectory;
+  expect(t.end_reason).toBe("finished");
+  const last = t.steps.at(-1)!;
+  expect(last.input).toEqual({ number: 100 });
+  expect(last.agent).toBeUndefined();
+  expect(t.steps.some((s) => s.after_end)).toBe(false);
+});
+
+test("Play refuses a call that does not fit the tool's schema, as Step does, and sends nothing", async ({
+  page,
+}) => {
+  await EpisodePage.start(page, { env: "guess", split: "test", index: 16 });
+  const panel = controls(page);
+  await panel.getByRole("combobox", { name: "Model id" }).fill("off-schema");
+  await panel.getByRole("button", { name: "Play", exact: true }).click();
+  await expect(panel.getByRole("alert")).toContainText(
+    "The model's call of guess does not fit the tool's input schema",
+  );
+  await expect(panel.getByRole("alert")).toContainText("number");
+  // Shown as Step shows it, to edit or reject; nothing was sent.
+  const proposed = panel.getByRole("region", { name: "Proposed call: guess" });
+  await expect(proposed.getByRole("button", { name: "Call guess" })).toBeVisible();
+  await expect(page.getByRole("article", { name: /^Step 1:/ })).toHaveCount(0);
+  await expect(panel.getByRole("button", { name: "Play", exact: true })).toBeVisible();
+});

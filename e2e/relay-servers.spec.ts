@@ -34,7 +34,7 @@ test.describe("relay and servers", () => {
     await expect(page.getByRole("heading", { name: "submit" })).toBeVisible();
 
     await page.getByRole("tab", { name: "Tasks" }).click();
-    await page.getByRole("button", { name: "Task 0", exact: true }).click();
+    await page.getByRole("link", { name: "Task 0", exact: true }).click();
     await expect(page.getByRole("region", { name: "Task 0 JSON" })).toContainText(String(task.question));
     await page.getByRole("link", { name: "Start episode", exact: true }).click();
     await expect(page).toHaveURL(new RegExp(`/s/${name}/e/math/episode/new`));

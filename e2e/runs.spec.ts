@@ -56,7 +56,9 @@ test("start a run from an environment's page, watch it live, read its results, o
   await page.getByLabel("Concurrency").fill("2");
   await expect(page.getByRole("radio", { name: "Model" })).toBeChecked();
   await expect(page.getByLabel("Endpoint")).toHaveValue("fixture");
-  // A mistake is named by its field, and nothing starts.
+  // The endpoint's first listed model is offered; a mistake is named by its field, and nothing starts.
+  await expect(page.getByRole("combobox", { name: "Model id" })).toHaveValue("oracle");
+  await page.getByLabel("Model id").fill("");
   await page.getByRole("button", { name: "Start run" }).click();
   await expect(page.getByText("Give the model's id")).toBeVisible();
   await expect(page.getByLabel("Model id")).toBeFocused();
@@ -221,4 +223,21 @@ test("the runs list shows each run's figures, and the model endpoints without th
   await expect(page.locator("body")).not.toContainText("e2e-fixture-key");
   await page.getByLabel("Status", { exact: true }).selectOption("failed");
   await expect(page.getByText("No failed runs.")).toBeVisible();
+});
+
+test("a run's page names its own server in the picker; an unknown run is a real 404", async ({
+  page,
+  baseURL,
+}) => {
+  const id = await startRun(baseURL!, "oracle", "0-1", { server: "second" });
+  await waitDone(baseURL!, id);
+  await page.goto(`/runs/${id}`);
+  await expect(page.getByRole("button", { name: "Server: second. Switch server" })).toBeVisible();
+  // Elsewhere the default stays.
+  await page.goto("/runs");
+  await expect(page.getByRole("button", { name: "Server: local. Switch server" })).toBeVisible();
+
+  const res = await page.goto("/runs/no-such-run");
+  expect(res?.status()).toBe(404);
+  await expect(page.getByRole("heading", { name: "Run not found" })).toBeVisible();
 });

@@ -17,6 +17,18 @@ export function relayClient(base: string, server: string): OrsClient {
   return createOrsClient({ baseUrl: `${base}/api/servers/${server}` });
 }
 
+/** A session opened by a plain ORS client on `env` (a task or a task_spec), its prompt asked: its id. */
+export async function openedSession(
+  ors: OrsClient,
+  env: string,
+  task: { split: string; index: number } | { task_spec: Record<string, unknown> },
+): Promise<string> {
+  const { sid } = await ors.createSession();
+  await ors.create(sid, { env_name: env, ...task });
+  await ors.prompt(env, sid);
+  return sid;
+}
+
 /** The trajectory recorded for a session (polls until the recorder has written it). */
 export async function trajectoryOf(
   base: string,

@@ -6,6 +6,7 @@ import fs from "node:fs";
 import { expect, test } from "@playwright/test";
 import { TrajectoryPage } from "./pages/trajectory";
 import {
+  openedSession,
   relayClient,
   startNext,
   startVariantServer,
@@ -20,9 +21,7 @@ test("an episode run by an outside client is watched live, and kept after a relo
   baseURL,
 }) => {
   const ors = relayClient(baseURL!, "local");
-  const { sid } = await ors.createSession();
-  await ors.create(sid, { env_name: "dice", split: "train", index: 0 });
-  await ors.prompt("dice", sid);
+  const sid = await openedSession(ors, "dice", { split: "train", index: 0 });
   const t = await trajectoryOf(baseURL!, "local", sid);
 
   await page.goto("/live");
@@ -86,9 +85,7 @@ test("recorded steps survive a server restart", async ({ page }) => {
   let app = await startNext(RESTART_PORT, dataDir);
   try {
     const ors = relayClient(app.base, "local");
-    const { sid } = await ors.createSession();
-    await ors.create(sid, { env_name: "dice", split: "train", index: 0 });
-    await ors.prompt("dice", sid);
+    const sid = await openedSession(ors, "dice", { split: "train", index: 0 });
     await ors.callTool("dice", sid, { name: "echo", input: { text: "before the restart" } });
     const t = await trajectoryOf(app.base, "local", sid, 1);
     await page.goto(`${app.base}/trajectories/${t.id}?step=1`);
@@ -110,9 +107,7 @@ test("recorded steps survive a server restart", async ({ page }) => {
 
 test("fork at a step of a dice episode flags the non-deterministic steps", async ({ page, baseURL }) => {
   const ors = relayClient(baseURL!, "local");
-  const { sid } = await ors.createSession();
-  await ors.create(sid, { env_name: "dice", split: "train", index: 1 });
-  await ors.prompt("dice", sid);
+  const sid = await openedSession(ors, "dice", { split: "train", index: 1 });
   await ors.callTool("dice", sid, { name: "roll", input: { sides: 1000 } });
   await ors.callTool("dice", sid, { name: "echo", input: { text: "same every time" } });
   await ors.callTool("dice", sid, { name: "roll", input: { sides: 1000 } });
@@ -151,9 +146,7 @@ test("replay against a changed environment shows a step-aligned diff", async ({ 
   expect(added.status, await added.clone().text()).toBeLessThan(300);
   try {
     const ors = relayClient(baseURL!, name);
-    const { sid } = await ors.createSession();
-    await ors.create(sid, { env_name: "variant", split: "train", index: 0 });
-    await ors.prompt("variant", sid);
+    const sid = await openedSession(ors, "variant", { split: "train", index: 0 });
     await ors.callTool("variant", sid, { name: "say", input: { text: "hello" } });
     await ors.callTool("variant", sid, { name: "stop", input: {} });
     const t = await trajectoryOf(baseURL!, name, sid, 2);
@@ -220,9 +213,7 @@ test("compare two trajectories side by side", async ({ page, baseURL }) => {
 
 test("export as JSON and JSONL, import back; a bad file imports nothing", async ({ page, baseURL }) => {
   const ors = relayClient(baseURL!, "local");
-  const { sid } = await ors.createSession();
-  await ors.create(sid, { env_name: "dice", split: "train", index: 1 });
-  await ors.prompt("dice", sid);
+  const sid = await openedSession(ors, "dice", { split: "train", index: 1 });
   await ors.callTool("dice", sid, { name: "echo", input: { text: "round trip" } });
   await ors.delete(sid);
   const t = await trajectoryOf(baseURL!, "local", sid, 1);
@@ -300,9 +291,7 @@ test("a call after the episode finished: marked in the chart, not counted, and n
   baseURL,
 }) => {
   const ors = relayClient(baseURL!, "local");
-  const { sid } = await ors.createSession();
-  await ors.create(sid, { env_name: "dice", split: "train", index: 0 });
-  await ors.prompt("dice", sid);
+  const sid = await openedSession(ors, "dice", { split: "train", index: 0 });
   await ors.callTool("dice", sid, { name: "echo", input: { text: "one" } });
   await ors.callTool("dice", sid, { name: "stop", input: {} });
   // An outside client calls on after `finished: true`: kept, marked after the end.
@@ -336,9 +325,7 @@ test("a trajectory's page names its own server in the picker; an unknown one is 
   baseURL,
 }) => {
   const ors = relayClient(baseURL!, "second");
-  const { sid } = await ors.createSession();
-  await ors.create(sid, { env_name: "math", split: "test", index: 1 });
-  await ors.prompt("math", sid);
+  const sid = await openedSession(ors, "math", { split: "test", index: 1 });
   const t = await trajectoryOf(baseURL!, "second", sid);
   await ors.delete(sid);
 
@@ -352,4 +339,34 @@ test("a trajectory's page names its own server in the picker; an unknown one is 
   const res = await page.goto("/trajectories/no-such-trajectory");
   expect(res?.status()).toBe(404);
   await expect(page.getByRole("heading", { name: "Not found" })).toBeVisible();
+});
+
+test("a finished step's tool name shows whole beside its badge; an episode ended with no step says so", async ({
+  page,
+  baseURL,
+}) => {
+  const ors = relayClient(baseURL!, "local");
+  const sid = await openedSession(ors, "math", { split: "train", index: 0 });
+  await ors.callTool("math", sid, { name: "submit", input: { answer: "no" } });
+  const done = await trajectoryOf(baseURL!, "local", sid, 1);
+  await ors.delete(sid);
+  await page.goto(`/trajectories/${done.id}`);
+  const row = new TrajectoryPage(page).steps.first();
+  await expect(row).toContainText("finished");
+  const name = row.getByTestId("step-tool");
+  await expect(name).toHaveText("submit");
+  // Not cut: the name's text fits its box.
+  expect(await name.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+
+  // Ended before any call: no "yet", on the trajectory page and on the episode's own page.
+  const empty = await openedSession(ors, "math", { split: "train", index: 1 });
+  await ors.delete(empty);
+  const ended = await trajectoryOf(baseURL!, "local", empty);
+  await expect.poll(async () => (await trajectoryOf(baseURL!, "local", empty)).end_reason).not.toBeNull();
+  await page.goto(`/trajectories/${ended.id}`);
+  await expect(page.getByText("No steps: the episode ended without a call.").first()).toBeVisible();
+  await expect(page.getByText(/No steps yet/)).toHaveCount(0);
+  await page.goto(`/s/local/e/math/episode/${encodeURIComponent(empty)}`);
+  await expect(page.getByText("No steps: the episode ended without a call.")).toBeVisible();
+  await expect(page.getByText(/No steps yet/)).toHaveCount(0);
 });

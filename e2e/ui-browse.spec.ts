@@ -26,7 +26,7 @@ test.describe("browse", () => {
     await page.getByRole("tab", { name: "Tasks" }).click();
     await expect(page).toHaveURL(/tab=tasks/);
     await expect(page.getByText(/800 tasks in/)).toBeVisible();
-    await page.getByRole("button", { name: "Task 2", exact: true }).click();
+    await page.getByRole("link", { name: "Task 2", exact: true }).click();
     await expect(page).toHaveURL(/split=train&task=2/);
 
     const expected = await (
@@ -63,7 +63,7 @@ test.describe("browse", () => {
     await page.goto("/s/second/e/math?tab=tasks&split=test&task=57");
     await expect(page.getByRole("tab", { name: "Tasks" })).toHaveAttribute("aria-selected", "true");
     await expect(page.getByLabel("Split")).toHaveValue("test");
-    const row = page.getByRole("button", { name: "Task 57", exact: true });
+    const row = page.getByRole("link", { name: "Task 57", exact: true });
     await expect(row).toBeInViewport();
     await expect(row).toHaveAttribute("aria-current", "true");
     const expected = await (
@@ -90,13 +90,13 @@ test.describe("browse", () => {
     await jump.fill("54321");
     await jump.press("Enter");
     await expect(page).toHaveURL(/task=54321/);
-    await expect(page.getByRole("button", { name: "Task 54321", exact: true })).toBeInViewport();
+    await expect(page.getByRole("link", { name: "Task 54321", exact: true })).toBeInViewport();
     await expect(page.getByRole("region", { name: "Task 54321 JSON" })).toContainText("Task #54321");
 
     await page.getByLabel("Filter loaded tasks").fill("#54322:");
     await expect(page.getByText(/^1 match in \d+ loaded of 100,000 tasks$/)).toBeVisible();
-    await expect(page.getByRole("button", { name: "Task 54322", exact: true })).toBeVisible();
-    await expect(page.getByRole("button", { name: "Task 54321", exact: true })).toHaveCount(0);
+    await expect(page.getByRole("link", { name: "Task 54322", exact: true })).toBeVisible();
+    await expect(page.getByRole("link", { name: "Task 54321", exact: true })).toHaveCount(0);
   });
 
   test("the 100,000-task split scrolled to its end fetches only the visible ranges", async ({ page }) => {
@@ -106,13 +106,13 @@ test.describe("browse", () => {
     });
     await page.goto("/s/local/e/bigsplit?tab=tasks&split=train");
     await expect(page.getByText(/100,000 tasks in/)).toBeVisible();
-    await expect(page.getByRole("button", { name: "Task 0", exact: true })).toContainText("Task #0:");
+    await expect(page.getByRole("link", { name: "Task 0", exact: true })).toContainText("Task #0:");
 
     const list = page.getByRole("region", { name: "Tasks of train" });
     await list.evaluate((el) => {
       el.scrollTop = el.scrollHeight;
     });
-    const last = page.getByRole("button", { name: "Task 99999", exact: true });
+    const last = page.getByRole("link", { name: "Task 99999", exact: true });
     await expect(last).toBeInViewport();
     await expect(last).toContainText("Task #99999:");
 

@@ -339,6 +339,29 @@ test.describe("run an episode", () => {
     await expect(page.getByRole("status").filter({ hasText: "Episode finished" })).toBeVisible();
   });
 
+  test("the episode page carries its record and its session's tools: the form needs no request", async ({
+    page,
+  }) => {
+    // Handed over with the page (the record as read on the server, the tools prefetched into the
+    // query cache it hydrates): the browser neither looks the session up nor asks for its tools.
+    const episode = await startEpisode(page, "math");
+    const asked: string[] = [];
+    page.on("request", (r) => {
+      if (/\/api\/(trajectories\/by-session\/|servers\/local\/math\/(task_)?tools$)/.test(r.url()))
+        asked.push(r.url());
+    });
+    await page.reload();
+    const form = page.getByRole("region", { name: "Call submit" });
+    await expect(form.getByRole("textbox", { name: /answer/ })).toBeEnabled();
+    await expect(form.getByRole("button", { name: "Call submit" })).toBeEnabled();
+    await page.waitForLoadState("load");
+    // What is checked is an absence: a request would start right after hydration, so a second after
+    // the load event is the window to watch (the live feed keeps the network from idling).
+    await page.waitForTimeout(1000);
+    expect(asked).toEqual([]);
+    await episode.pickTool("submit");
+  });
+
   test("keep-alive pings only while the page is visible", async ({ page }) => {
     await page.clock.install();
     await startEpisode(page, "math");

@@ -14,16 +14,25 @@
 //      over 200 ms; and the 50 MiB result in tabs that watch the episode, then reloaded
 //      (bench-ui-watch.ts).
 // Prints the tables with PASS/FAIL per budget and writes them to scripts/BENCH-UI.md.
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { type Browser, type BrowserContext, chromium, type Page } from "@playwright/test";
+import { type Browser, chromium } from "@playwright/test";
 import { anyFreeLoopbackPort } from "./bench-proc";
+import { run, startNext, stopGroup, waitForHealth } from "./bench-ui-app";
 import { AUTH, appContext, closeEpisode, openEpisode, TOKEN } from "./bench-ui-auth";
 import { type EnvCardsRun, envCardsOnce } from "./bench-ui-env";
+import {
+  clickThroughOnce,
+  episodeFormOnce,
+  type Series,
+  STEP_TIMEOUT_MS,
+  series,
+  stats,
+} from "./bench-ui-form";
 import { type HugeFigure, hugeReport, measureHugeOutputs } from "./bench-ui-huge";
 import { measureWatchers, type WatchFigure, watchReport } from "./bench-ui-watch";
 
@@ -33,7 +42,6 @@ const FORM_BUDGET_MS = 250;
 const ENV_CARDS_BUDGET_MS = 700;
 const ENV_CARDS_RUNS = 3;
 const ENV_ROUTE = "/s/local/e/math";
-const STEP_TIMEOUT_MS = 30_000;
 
 const USAGE = `Usage: npm run bench:ui -- [options]
   --no-build            reuse the existing build in the dist dir (default: run next build first)
@@ -90,70 +98,7 @@ async function pickPort(): Promise<number> {
   return args.port ? Number(args.port) : anyFreeLoopbackPort();
 }
 
-function run(cmd: string, cmdArgs: string[], env: NodeJS.ProcessEnv): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, cmdArgs, { cwd: ROOT, env, stdio: ["ignore", "inherit", "inherit"] });
-    child.on("error", reject);
-    child.on("exit", (code) =>
-      code === 0 ? resolve() : reject(new Error(`${cmd} ${cmdArgs.join(" ")} exited ${code}`)),
-    );
-  });
-}
-
-/**
- * Starts the app's server entry (as `npm start`) of the checkout at `root` in its own process group
- * so the whole tree stops with one signal.
- */
-function startNext(port: number, env: NodeJS.ProcessEnv, root = ROOT): ChildProcess {
-  return spawn(
-    process.execPath,
-    ["--import", "tsx", "lib/app-server/main.ts", "--port", String(port), "--host", "127.0.0.1"],
-    {
-      cwd: root,
-      env,
-      detached: true,
-      stdio: ["ignore", "ignore", "inherit"],
-    },
-  );
-}
-
-function stopGroup(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    const pid = child.pid;
-    if (child.exitCode !== null || !pid) return resolve();
-    const timer = setTimeout(() => {
-      try {
-        process.kill(-pid, "SIGKILL");
-      } catch {}
-      resolve();
-    }, 5000);
-    child.once("exit", () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    try {
-      process.kill(-pid, "SIGTERM");
-    } catch {
-      clearTimeout(timer);
-      resolve();
-    }
-  });
-}
-
-async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`next start exited with ${child.exitCode}`);
-    try {
-      const r = await fetch(url);
-      if (r.ok) return;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`server did not answer ${url} within ${timeoutMs} ms`);
-}
-
-// ---- Runs through the API (plain fetch from node) ----
+// ---- Episodes through the relay (plain fetch from node) ----
 
 /** A small finished run (random inputs on 5 math tasks) for the runs pages; its id. */
 async function finishedRun(base: string, seed: number): Promise<string> {
@@ -235,150 +180,18 @@ async function firstLoadJs(browser: Browser, base: string, route: string): Promi
 
 // ---- 2. Navigation → interactive tool form ----
 
-/** The `submit` tool form of the math episode: its `answer` field and its Call button. */
-function submitForm(page: Page) {
-  const region = page.getByRole("region", { name: "Call submit" });
-  return {
-    field: region.getByRole("textbox", { name: /answer/ }),
-    button: region.getByRole("button", { name: "Call submit" }),
-  };
-}
-
-/**
- * Waits until both the answer field and the Call button are enabled; returns when that happened, in
- * ms since the document's navigation started, by the page's own clock checked every animation frame
- * (Playwright's locator polling backs off to 100s of ms, which would blur the figure).
- */
-async function formInteractive(page: Page): Promise<number> {
-  const at = await page.waitForFunction(
-    () => {
-      const region = document.querySelector('section[aria-label="Call submit"]');
-      if (!region) return 0;
-      const label = [...region.querySelectorAll("label")].find((l) =>
-        /^\s*answer\b/.test(l.textContent ?? ""),
-      );
-      const field = label?.htmlFor
-        ? document.getElementById(label.htmlFor)
-        : region.querySelector("input, textarea");
-      const button = [...region.querySelectorAll("button")].find(
-        (b) => b.textContent?.trim() === "Call submit",
-      );
-      return field && button && !(field as HTMLInputElement).disabled && !button.disabled
-        ? performance.now()
-        : 0;
-    },
-    undefined,
-    { polling: "raf", timeout: STEP_TIMEOUT_MS },
-  );
-  const ms = Math.round(Number(await at.jsonValue()));
-  // What was timed, checked through the accessibility tree (role + accessible name).
-  const { field, button } = submitForm(page);
-  if (!(await field.isEnabled()) || !(await button.isEnabled()))
-    throw new Error("the answer field or the Call button is not enabled by role and name");
-  return ms;
-}
-
-/** Whether the page is still the document that `page.goto` loaded (client-side navigations only). */
-async function sameDocument(page: Page, path: string): Promise<boolean> {
-  return page.evaluate((p) => (performance.getEntriesByType("navigation")[0]?.name ?? "").includes(p), path);
-}
-
-async function failureShot(page: Page, what: string, err: unknown): Promise<Error> {
-  const shot = path.join(ROOT, ".data", "bench-ui", `${what}-failure-${Date.now()}.png`);
-  await page.screenshot({ path: shot }).catch(() => undefined);
-  return new Error(`${(err as Error).message.split("\n")[0]} (screenshot: ${shot})`);
-}
-
-/** One navigation to an open episode's page → its tool form interactive, in `ctx`. */
-async function episodeFormOnce(ctx: BrowserContext, base: string): Promise<number> {
-  const ep = await openEpisode(base, "math");
-  const page = await ctx.newPage();
-  try {
-    const t0 = Date.now();
-    const res = await page.goto(`${base}/s/local/e/math/episode/${ep.sid}`, {
-      waitUntil: "commit",
-      timeout: STEP_TIMEOUT_MS,
-    });
-    if (!res || res.status() >= 400) throw new Error(`episode page answered ${res?.status()}`);
-    const ms = await formInteractive(page);
-    if (!(await sameDocument(page, ep.sid))) return Date.now() - t0;
-    return ms;
-  } catch (err) {
-    throw await failureShot(page, "episode-form", err);
-  } finally {
-    await page.close();
-    await closeEpisode(base, ep);
-  }
-}
-
-/** New-episode page → "Start episode" enabled and hydrated → click → tool form interactive. */
-async function clickThroughOnce(browser: Browser, base: string): Promise<[number, number]> {
-  const ctx = await appContext(browser, base);
-  const page = await ctx.newPage();
-  try {
-    const t0 = Date.now();
-    const res = await page.goto(`${base}/s/local/e/math/episode/new?split=train&task=0`, {
-      waitUntil: "commit",
-      timeout: STEP_TIMEOUT_MS,
-    });
-    if (!res || res.status() >= 400) throw new Error(`new-episode page answered ${res?.status()}`);
-    const start = page.getByRole("button", { name: "Start episode", exact: true });
-    await start.waitFor({ state: "visible", timeout: STEP_TIMEOUT_MS });
-    // Enabled and hydrated (React has attached to it), so the click is not lost.
-    const readyAt = await page.waitForFunction(
-      (el) =>
-        !!el &&
-        !(el as HTMLButtonElement).disabled &&
-        Object.keys(el).some((k) => k.startsWith("__reactFiber")) &&
-        performance.now(),
-      await start.elementHandle(),
-      { polling: "raf", timeout: STEP_TIMEOUT_MS },
-    );
-    const ready = Math.round(Number(await readyAt.jsonValue()));
-    await start.click();
-    await page.waitForURL(/\/episode\/(?!new)[^/?]+/, { timeout: STEP_TIMEOUT_MS });
-    const formAt = await formInteractive(page);
-    // The episode page is reached by a client-side navigation: the page's clock still runs from the
-    // new-episode page's navigation (else fall back to the wall clock).
-    const total = (await sameDocument(page, "/episode/new")) ? formAt : Date.now() - t0;
-    const sid = /\/episode\/([^/?]+)/.exec(page.url())?.[1];
-    if (sid)
-      await closeEpisode(base, {
-        sid,
-        headers: { ...AUTH, "content-type": "application/json", "x-session-id": decodeURIComponent(sid) },
-      });
-    return [total, ready];
-  } catch (err) {
-    throw await failureShot(page, "click-through", err);
-  } finally {
-    await ctx.close();
-  }
-}
-
-type Series = { runs: number[]; failures: string[] };
 type FormFigures = { cold: Series; warm: Series; click: Series; clickReady: number[] };
-
-async function series(n: number, once: () => Promise<number>): Promise<Series> {
-  const out: Series = { runs: [], failures: [] };
-  for (let i = 0; i < n; i++) {
-    try {
-      out.runs.push(await once());
-    } catch (err) {
-      out.failures.push((err as Error).message);
-      console.warn(`  run ${i + 1} failed: ${(err as Error).message}`);
-    }
-  }
-  return out;
-}
 
 async function toolFormFigures(browser: Browser, base: string): Promise<FormFigures> {
   // Server-side warm-up (first renders, route modules): not part of what a visitor waits for.
-  await clickThroughOnce(browser, base).catch((err) => console.warn(`warm-up: ${(err as Error).message}`));
+  await clickThroughOnce(browser, base, ROOT).catch((err) =>
+    console.warn(`warm-up: ${(err as Error).message}`),
+  );
   console.log("tool form: cold (fresh browser context per run) …");
   const cold = await series(runs, async () => {
     const ctx = await appContext(browser, base);
     try {
-      return await episodeFormOnce(ctx, base);
+      return await episodeFormOnce(ctx, base, ROOT);
     } finally {
       await ctx.close();
     }
@@ -387,15 +200,15 @@ async function toolFormFigures(browser: Browser, base: string): Promise<FormFigu
   const ctx = await appContext(browser, base);
   let warm: Series;
   try {
-    await episodeFormOnce(ctx, base);
-    warm = await series(runs, () => episodeFormOnce(ctx, base));
+    await episodeFormOnce(ctx, base, ROOT);
+    warm = await series(runs, () => episodeFormOnce(ctx, base, ROOT));
   } finally {
     await ctx.close();
   }
   console.log("tool form: click-through from the new-episode page (cold) …");
   const clickReady: number[] = [];
   const click = await series(runs, async () => {
-    const [total, ready] = await clickThroughOnce(browser, base);
+    const [total, ready] = await clickThroughOnce(browser, base, ROOT);
     clickReady.push(ready);
     return total;
   });
@@ -419,7 +232,7 @@ async function scrollBigsplit(browser: Browser, base: string): Promise<ScrollFig
   try {
     await page.goto(`${base}/s/local/e/bigsplit?tab=tasks&split=train`);
     await page
-      .getByRole("button", { name: "Task 0", exact: true })
+      .getByRole("link", { name: "Task 0", exact: true })
       .filter({ hasText: "Task #0:" })
       .waitFor({ timeout: STEP_TIMEOUT_MS });
     const t0 = Date.now();
@@ -431,7 +244,7 @@ async function scrollBigsplit(browser: Browser, base: string): Promise<ScrollFig
       }
     });
     const last = page
-      .getByRole("button", { name: "Task 99999", exact: true })
+      .getByRole("link", { name: "Task 99999", exact: true })
       .filter({ hasText: "Task #99999:" });
     let lastVisible = true;
     try {
@@ -458,7 +271,7 @@ async function main() {
   const env: NodeJS.ProcessEnv = { ...process.env, NEXT_DIST_DIR: distDir, NEXT_TELEMETRY_DISABLED: "1" };
   if (!args["no-build"]) {
     console.log(`building (NEXT_DIST_DIR=${distDir}) …`);
-    await run(path.join(ROOT, "node_modules", ".bin", "next"), ["build"], env);
+    await run(path.join(ROOT, "node_modules", ".bin", "next"), ["build"], env, ROOT);
   } else if (!fs.existsSync(path.join(ROOT, distDir, "BUILD_ID"))) {
     throw new Error(
       `--no-build: no production build in ${distDir} (run next build with NEXT_DIST_DIR=${distDir})`,
@@ -469,12 +282,11 @@ async function main() {
   const dataDir = path.join(ROOT, ".data", "bench-ui");
   fs.rmSync(dataDir, { recursive: true, force: true });
   fs.mkdirSync(dataDir, { recursive: true });
-  const server = startNext(port, {
-    ...env,
-    PLAYGROUND_DATA_DIR: dataDir,
-    NODE_ENV: "production",
-    PLAYGROUND_TOKEN: TOKEN,
-  });
+  const server = startNext(
+    port,
+    { ...env, PLAYGROUND_DATA_DIR: dataDir, NODE_ENV: "production", PLAYGROUND_TOKEN: TOKEN },
+    ROOT,
+  );
   console.log(`next start (pid ${server.pid}) on ${base}`);
   const beforeServer = args.before ? await startBefore(path.resolve(args.before), env) : null;
   const onSignal = () => {
@@ -593,13 +405,6 @@ async function measureHuge(
     }
   }
   return out;
-}
-
-function stats(xs: number[]): { median: number; min: number; max: number } {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  const median = s.length % 2 ? s[mid]! : Math.round((s[mid - 1]! + s[mid]!) / 2);
-  return { median, min: s[0]!, max: s[s.length - 1]! };
 }
 
 const verdict = (ok: boolean) => (ok ? "PASS" : "FAIL");

@@ -18,6 +18,7 @@ import {
   type RecognisedFramework,
 } from "@/lib/conformance/types";
 import { cn } from "@/lib/ui/cn";
+import { ResultRow } from "./result-row";
 
 export const OUTCOME_TONES: Record<CheckOutcome, BadgeTone> = {
   "breaks-reference-client": "red",
@@ -68,29 +69,26 @@ function deviationText(id: string): string | null {
 }
 
 function ResultItem({ result, label }: { result: CheckResult; label?: ReactNode }) {
-  const Icon = ICONS[result.outcome];
   const known = result.deviations.map(deviationText).filter(Boolean);
   return (
-    <li className="flex gap-2.5 px-3 py-2.5">
-      <Icon aria-hidden="true" className={cn("mt-0.5 size-4 shrink-0", ICON_COLORS[result.outcome])} />
-      <div className="min-w-0 flex-1 space-y-1">
-        <p className="flex flex-wrap items-center gap-x-1.5 gap-y-1 text-sm text-zinc-900 dark:text-zinc-100">
-          <span className="font-medium">{result.title}</span>
-          <code className="text-xs text-zinc-500 dark:text-zinc-400">{result.id}</code>
-          {label}
+    <ResultRow
+      icon={ICONS[result.outcome]}
+      iconClass={ICON_COLORS[result.outcome]}
+      title={result.title}
+      id={result.id}
+      label={label}
+    >
+      <p className="break-words font-mono text-xs text-zinc-700 dark:text-zinc-300">{result.observed}</p>
+      {known.length > 0 && (
+        <p className="text-xs text-sky-800 dark:text-sky-300">
+          <span className="font-medium">Known deviation:</span> {known.join("; ")}
         </p>
-        <p className="break-words font-mono text-xs text-zinc-700 dark:text-zinc-300">{result.observed}</p>
-        {known.length > 0 && (
-          <p className="text-xs text-sky-800 dark:text-sky-300">
-            <span className="font-medium">Known deviation:</span> {known.join("; ")}
-          </p>
-        )}
-        <p className="text-xs text-zinc-500 dark:text-zinc-400">
-          <span className="sr-only">Spec section: </span>
-          {specLabel(result)}
-        </p>
-      </div>
-    </li>
+      )}
+      <p className="text-xs text-zinc-500 dark:text-zinc-400">
+        <span className="sr-only">Spec section: </span>
+        {specLabel(result)}
+      </p>
+    </ResultRow>
   );
 }
 
@@ -167,6 +165,34 @@ function OutcomeBadge({ outcome }: { outcome: CheckOutcome }) {
   return <Badge tone={OUTCOME_TONES[outcome]}>{OUTCOME_TITLES[outcome]}</Badge>;
 }
 
+/** The results of one outcome, as a section (none when there are none). */
+function OutcomeGroup({
+  outcome,
+  results,
+  foldable,
+}: {
+  outcome: CheckOutcome;
+  results: readonly CheckResult[];
+  foldable?: boolean;
+}) {
+  const group = results.filter((r) => r.outcome === outcome);
+  if (!group.length) return null;
+  return (
+    <Section
+      id={`check-group-${outcome}`}
+      title={OUTCOME_TITLES[outcome]}
+      count={group.length}
+      tone={OUTCOME_TONES[outcome]}
+      hint={GROUP_HINTS[outcome]}
+      foldable={foldable}
+    >
+      {group.map((r) => (
+        <ResultItem key={r.id} result={r} />
+      ))}
+    </Section>
+  );
+}
+
 /**
  * Results in sections: the author's findings by outcome (worst first), the framework's findings,
  * the waived ones, not exercised, passed (folded). Empty sections are left out. While a check runs
@@ -187,24 +213,9 @@ export function CheckResults({
   const name = framework?.name ?? "server framework";
   return (
     <div className="space-y-3">
-      {CHECK_OUTCOMES.filter(isFinding).map((outcome) => {
-        const group = mine.filter((r) => r.outcome === outcome);
-        if (!group.length) return null;
-        return (
-          <Section
-            key={outcome}
-            id={`check-group-${outcome}`}
-            title={OUTCOME_TITLES[outcome]}
-            count={group.length}
-            tone={OUTCOME_TONES[outcome]}
-            hint={GROUP_HINTS[outcome]}
-          >
-            {group.map((r) => (
-              <ResultItem key={r.id} result={r} />
-            ))}
-          </Section>
-        );
-      })}
+      {CHECK_OUTCOMES.filter(isFinding).map((outcome) => (
+        <OutcomeGroup key={outcome} outcome={outcome} results={mine} />
+      ))}
       {theirs.length > 0 && (
         <Section
           id="check-group-framework"
@@ -253,25 +264,9 @@ export function CheckResults({
           ))}
         </Section>
       )}
-      {(["not-exercised", "pass"] as const).map((outcome) => {
-        const group = results.filter((r) => r.outcome === outcome);
-        if (!group.length) return null;
-        return (
-          <Section
-            key={outcome}
-            id={`check-group-${outcome}`}
-            title={OUTCOME_TITLES[outcome]}
-            count={group.length}
-            tone={OUTCOME_TONES[outcome]}
-            hint={GROUP_HINTS[outcome]}
-            foldable={outcome === "pass"}
-          >
-            {group.map((r) => (
-              <ResultItem key={r.id} result={r} />
-            ))}
-          </Section>
-        );
-      })}
+      {(["not-exercised", "pass"] as const).map((outcome) => (
+        <OutcomeGroup key={outcome} outcome={outcome} results={results} foldable={outcome === "pass"} />
+      ))}
     </div>
   );
 }

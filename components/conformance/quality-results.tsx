@@ -15,6 +15,7 @@ import {
 } from "@/lib/conformance/quality/labels";
 import type { QualityOutcome, QualityReport, QualityResult } from "@/lib/conformance/quality/types";
 import { cn } from "@/lib/ui/cn";
+import { ResultRow } from "./result-row";
 
 const TONES: Record<QualityOutcome, BadgeTone> = {
   finding: "red",
@@ -73,23 +74,22 @@ function Evidence({ result }: { result: QualityResult }) {
 }
 
 function Result({ result }: { result: QualityResult }) {
-  const Icon = ICONS[result.outcome];
   return (
-    <li className="flex gap-2.5 px-3 py-2.5">
-      <Icon aria-hidden="true" className={cn("mt-0.5 size-4 shrink-0", ICON_COLORS[result.outcome])} />
-      <div className="min-w-0 flex-1 space-y-1">
-        <p className="flex flex-wrap items-center gap-x-1.5 gap-y-1 text-sm text-zinc-900 dark:text-zinc-100">
-          <span className="font-medium">{result.title}</span>
-          <code className="text-xs text-zinc-500 dark:text-zinc-400">{result.id}</code>
-          <Badge tone={result.waived ? "neutral" : TONES[result.outcome]}>
-            {QUALITY_OUTCOME_TITLES[result.outcome]}
-            {result.waived && result.outcome === "finding" ? " (waived)" : ""}
-          </Badge>
-        </p>
-        <p className="break-words text-xs text-zinc-700 dark:text-zinc-300">{result.observed}</p>
-        <Evidence result={result} />
-      </div>
-    </li>
+    <ResultRow
+      icon={ICONS[result.outcome]}
+      iconClass={ICON_COLORS[result.outcome]}
+      title={result.title}
+      id={result.id}
+      label={
+        <Badge tone={result.waived ? "neutral" : TONES[result.outcome]}>
+          {QUALITY_OUTCOME_TITLES[result.outcome]}
+          {result.waived && result.outcome === "finding" ? " (waived)" : ""}
+        </Badge>
+      }
+    >
+      <p className="break-words text-xs text-zinc-700 dark:text-zinc-300">{result.observed}</p>
+      <Evidence result={result} />
+    </ResultRow>
   );
 }
 

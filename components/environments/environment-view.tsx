@@ -4,13 +4,13 @@
 // their input schemas, and the task browser.
 import { FileJson, GitCompare, ListChecks, Play } from "lucide-react";
 import Link from "next/link";
-import { PageHeader } from "@/components/layout/page-header";
+import { PageHeader, serverCrumbs } from "@/components/layout/page-header";
 import { TaskBrowser } from "@/components/tasks/task-browser";
 import { Badge } from "@/components/ui/badge";
 import { buttonClasses } from "@/components/ui/button";
 import { Skeleton } from "@/components/ui/skeleton";
 import { TabPanel, Tabs } from "@/components/ui/tabs";
-import { compareEnvHref, envHref, homeHref, newEpisodeHref, newRunHref, serverHref } from "@/lib/routes";
+import { compareEnvHref, envHref, newEpisodeHref, newRunHref, serverHref } from "@/lib/routes";
 import { useEnvironments, useNumTasks, useSplits, useTools } from "@/lib/ui/queries";
 import { ReloadErrorBanner } from "./reload-error-banner";
 import { ToolsPanel } from "./tools-panel";
@@ -84,11 +84,7 @@ export function EnvironmentView({ server, env }: { server: string; env: string }
   return (
     <>
       <PageHeader
-        crumbs={[
-          { href: homeHref(), label: "Servers" },
-          { href: serverHref(server), label: server },
-          { label: env },
-        ]}
+        crumbs={serverCrumbs(server, env)}
         title={<span className="font-mono">{env}</span>}
         description={
           tools.data
@@ -155,6 +151,7 @@ export function EnvironmentView({ server, env }: { server: string; env: string }
         label="Environment views"
         value={tab}
         onValueChange={setTab}
+        hrefOf={(t) => envHref(server, env, { tab: t as EnvTab, split, task })}
         items={[
           { value: "tools", label: "Tools", count: tools.data?.length },
           { value: "tasks", label: "Tasks" },

@@ -5,20 +5,23 @@
 import dynamic from "next/dynamic";
 import Link from "next/link";
 import { ReloadErrorBanner } from "@/components/environments/reload-error-banner";
-import { PageContainer, PageHeader } from "@/components/layout/page-header";
+import { PageContainer, PageHeader, serverCrumbs } from "@/components/layout/page-header";
 import { CopyButton } from "@/components/ui/copy-button";
 import { SkeletonBlock } from "@/components/ui/skeleton";
-import { envHref, homeHref, serverHref } from "@/lib/routes";
+import { envHref } from "@/lib/routes";
+import type { Trajectory } from "@/lib/trajectory/schema";
 import { EpisodeStoreProvider, selectEndReason, useEpisodeStore } from "@/lib/ui/episode-store";
 import { useEpisodeFeed, useKeepAlive } from "@/lib/ui/use-episode";
 import { useToolCall } from "@/lib/ui/use-tool-call";
+import { useIdle } from "@/lib/ui/when-idle";
 import { EpisodePanel } from "./episode-panel";
 import type { PrerenderedBlocks } from "./prerender";
 import { PromptCard } from "./prompt-card";
 import { StepsSection } from "./step-list";
 import { ToolPanel } from "./tool-panel";
 
-// A model at the controls is an extra: its code loads after the page's own, as its own chunk.
+// A model at the controls is an extra: its code loads once the page is idle (after the tool form),
+// as its own chunk.
 const ModelControlsPanel = dynamic(() => import("./model-controls").then((m) => m.ModelControlsPanel), {
   ssr: false,
 });
@@ -30,16 +33,19 @@ const ProtocolLogPanel = dynamic(() => import("./protocol-log").then((m) => m.Pr
 function EpisodeScreen({
   keepAliveIdleMs,
   initialPrompt,
+  initialRecord,
 }: {
   keepAliveIdleMs: number;
   initialPrompt: PrerenderedBlocks | null;
+  initialRecord: Trajectory | null;
 }) {
-  useEpisodeFeed();
+  useEpisodeFeed(initialRecord);
   const status = useEpisodeStore((s) => s.status);
   const missing = useEpisodeStore((s) => s.missingReason);
   const running = useEpisodeStore((s) => s.status === "ready" && selectEndReason(s) === null);
   const caller = useToolCall();
   const keepAlive = useKeepAlive(running, { inactivityMs: keepAliveIdleMs });
+  const idle = useIdle();
 
   if (status === "missing") {
     return (
@@ -58,7 +64,7 @@ function EpisodeScreen({
       <div className="flex min-w-0 flex-col gap-4">
         <PromptCard initial={initialPrompt} />
         <StepsSection caller={caller} />
-        {status === "ready" && <ProtocolLogPanel caller={caller} />}
+        {status === "ready" && idle && <ProtocolLogPanel caller={caller} />}
       </div>
       <aside
         className="flex flex-col gap-4 lg:sticky lg:top-16 lg:max-h-[calc(100vh-5rem)] lg:self-start lg:overflow-y-auto"
@@ -69,7 +75,7 @@ function EpisodeScreen({
         ) : (
           <SkeletonBlock label="Opening the episode" lines={4} />
         )}
-        {status === "ready" && <ModelControlsPanel caller={caller} />}
+        {status === "ready" && idle && <ModelControlsPanel caller={caller} />}
         <ToolPanel caller={caller} />
       </aside>
     </div>
@@ -83,6 +89,7 @@ export function EpisodeView({
   idleLimitMs,
   keepAliveIdleMs,
   initialPrompt = null,
+  initialRecord = null,
 }: {
   server: string;
   env: string;
@@ -93,16 +100,13 @@ export function EpisodeView({
   keepAliveIdleMs: number;
   /** The recorded prompt as the server rendered it (its Markdown laid out), when it had one. */
   initialPrompt?: PrerenderedBlocks | null;
+  /** The record as the server read it when it is small: the browser starts from it, without a look-up. */
+  initialRecord?: Trajectory | null;
 }) {
   return (
     <PageContainer>
       <PageHeader
-        crumbs={[
-          { href: homeHref(), label: "Servers" },
-          { href: serverHref(server), label: server },
-          { href: envHref(server, env), label: env },
-          { label: "Episode" },
-        ]}
+        crumbs={serverCrumbs(server, env, "Episode")}
         title={
           <span className="flex items-center gap-2">
             Episode{" "}
@@ -132,7 +136,11 @@ export function EpisodeView({
         sid={sid}
         idleLimitMs={idleLimitMs}
       >
-        <EpisodeScreen keepAliveIdleMs={keepAliveIdleMs} initialPrompt={initialPrompt} />
+        <EpisodeScreen
+          keepAliveIdleMs={keepAliveIdleMs}
+          initialPrompt={initialPrompt}
+          initialRecord={initialRecord}
+        />
       </EpisodeStoreProvider>
     </PageContainer>
   );

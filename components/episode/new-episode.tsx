@@ -2,12 +2,14 @@
 // Start an episode (/s/<server>/e/<env>/episode/new): on a task (split + index, its JSON shown)
 // or on a hand-written task_spec, with optional secrets; Start runs /create_session, /create and
 // the prompt (which waits for setup) through the relay, then replaces the URL with the episode's.
+// The form's submission is a React form action, so a Start pressed on the server-rendered page
+// before React has hydrated it is kept and carried out once it has.
 // A restart link names its task_spec (`?task_spec=` or `?from=`, lib/routes.ts); edits
 // of it are kept as this tab's draft, so a reload keeps them and a new tab starts from the link.
 import { useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { type FormEvent, useEffect, useId, useState } from "react";
-import { PageContainer, PageHeader } from "@/components/layout/page-header";
+import { useEffect, useId, useState } from "react";
+import { PageContainer, PageHeader, serverCrumbs } from "@/components/layout/page-header";
 import { parseJsonObject } from "@/components/schema-form/json-text";
 import { Button } from "@/components/ui/button";
 import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
@@ -15,7 +17,7 @@ import { Input } from "@/components/ui/input";
 import { JsonView } from "@/components/ui/json-view";
 import { SkeletonBlock } from "@/components/ui/skeleton";
 import { TabPanel, Tabs } from "@/components/ui/tabs";
-import { envHref, episodeHref, homeHref, serverHref } from "@/lib/routes";
+import { episodeHref } from "@/lib/routes";
 import type { EpisodeTask } from "@/lib/ui/episode-store";
 import { afterPageLoad } from "@/lib/ui/ors-loader";
 import { splitsQuery, taskQuery } from "@/lib/ui/queries";
@@ -104,24 +106,26 @@ function readable(text: string): string {
   return p.ok ? JSON.stringify(p.value, null, 2) : text;
 }
 
-export function NewEpisode({
+type Mode = "task" | "spec";
+
+/** The form's state and its submission: the task or spec, the secrets, and the start itself. */
+function useNewEpisodeForm({
   server,
   env,
-  split: initialSplit,
-  index: initialIndex,
+  initialSplit,
+  initialIndex,
   fromSpec,
-  specSource = null,
+  specSource,
 }: {
   server: string;
   env: string;
-  split: string | null;
-  index: number | null;
+  initialSplit: string | null;
+  initialIndex: number | null;
   fromSpec: boolean;
-  specSource?: SpecSource | null;
+  specSource: SpecSource | null;
 }) {
   const router = useRouter();
-  const tabsId = useId().replace(/:/g, "");
-  const [mode, setMode] = useState<"task" | "spec">(fromSpec ? "spec" : "task");
+  const [mode, setMode] = useState<Mode>(fromSpec ? "spec" : "task");
   const [split, setSplit] = useState(initialSplit ?? "");
   const [index, setIndex] = useState(initialIndex ?? 0);
   const draftKey = specSource ? `${draftSpecKey(server, env)}:${specSource.key}` : draftSpecKey(server, env);
@@ -166,31 +170,21 @@ export function NewEpisode({
     }
   };
 
-  const submit = (e?: FormEvent) => {
-    e?.preventDefault();
+  /** The task to start on, or why there is none. */
+  const task = (): EpisodeTask | string => {
+    if (mode === "task") return split ? { split, index } : "Choose a split.";
+    const p = parseJsonObject(specText);
+    return p.ok ? { task_spec: p.value } : `task_spec: ${p.message}`;
+  };
+
+  const submit = () => {
     setFormError(null);
-    let task: EpisodeTask;
-    if (mode === "spec") {
-      const p = parseJsonObject(specText);
-      if (!p.ok) {
-        setFormError(`task_spec: ${p.message}`);
-        return;
-      }
-      task = { task_spec: p.value };
-    } else {
-      if (!split) {
-        setFormError("Choose a split.");
-        return;
-      }
-      task = { split, index };
-    }
+    const t = task();
+    if (typeof t === "string") return setFormError(t);
     const s = secretsFromRows(secrets);
-    if (!s.ok) {
-      setFormError(s.error);
-      return;
-    }
+    if (!s.ok) return setFormError(s.error);
     start.mutate(
-      { task, secrets: s.secrets },
+      { task: t, secrets: s.secrets },
       {
         onSuccess: ({ sid }) => {
           setSecrets([]); // forget the values as soon as they are sent
@@ -200,16 +194,120 @@ export function NewEpisode({
     );
   };
 
-  const envPage = envHref(server, env);
+  return {
+    mode,
+    setMode,
+    split,
+    index,
+    setTask: (s: string, i: number) => {
+      setSplit(s);
+      setIndex(i);
+    },
+    specText,
+    onSpecChange,
+    secrets,
+    setSecrets,
+    formError,
+    start,
+    submit,
+  };
+}
+
+type NewEpisodeForm = ReturnType<typeof useNewEpisodeForm>;
+
+/** The task card: a task of a split (its JSON shown) or a hand-written task_spec. */
+function TaskSource({
+  server,
+  env,
+  specSource,
+  form,
+}: {
+  server: string;
+  env: string;
+  specSource: SpecSource | null;
+  form: NewEpisodeForm;
+}) {
+  const tabsId = useId().replace(/:/g, "");
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Task</CardTitle>
+      </CardHeader>
+      <CardBody className="flex flex-col gap-3">
+        <Tabs
+          label="Task source"
+          idBase={tabsId}
+          value={form.mode}
+          onValueChange={(v) => form.setMode(v as Mode)}
+          items={[
+            { value: "task", label: "Task from a split" },
+            { value: "spec", label: "Custom task_spec" },
+          ]}
+        />
+        {form.mode === "task" ? (
+          <TabPanel idBase={tabsId} value="task">
+            <TaskPicker
+              server={server}
+              env={env}
+              split={form.split}
+              index={form.index}
+              onChange={form.setTask}
+            />
+          </TabPanel>
+        ) : (
+          <TabPanel idBase={tabsId} value="spec" className="flex flex-col gap-2">
+            {specSource?.error && (
+              <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+                {specSource.error}
+              </p>
+            )}
+            <TaskSpecEditor text={form.specText} onChange={form.onSpecChange} />
+          </TabPanel>
+        )}
+      </CardBody>
+    </Card>
+  );
+}
+
+function StartFailed({ error, onRetry }: { error: unknown; onRetry: () => void }) {
+  return (
+    <div
+      role="alert"
+      className="rounded-lg border border-red-300 bg-red-50 px-3 py-3 text-red-900 dark:border-red-900 dark:bg-red-950 dark:text-red-100"
+    >
+      <p className="text-sm font-semibold">The episode could not start</p>
+      <p className="mt-1 whitespace-pre-wrap font-mono text-xs">{errorMessage(error)}</p>
+      <p className="mt-1 text-xs opacity-80">
+        If the environment's setup failed, fix it (or its secrets) and try again; nothing was kept.
+      </p>
+      <Button className="mt-2" size="sm" onClick={onRetry}>
+        Try again
+      </Button>
+    </div>
+  );
+}
+
+export function NewEpisode({
+  server,
+  env,
+  split: initialSplit,
+  index: initialIndex,
+  fromSpec,
+  specSource = null,
+}: {
+  server: string;
+  env: string;
+  split: string | null;
+  index: number | null;
+  fromSpec: boolean;
+  specSource?: SpecSource | null;
+}) {
+  const form = useNewEpisodeForm({ server, env, initialSplit, initialIndex, fromSpec, specSource });
+  const { start } = form;
   return (
     <PageContainer className="max-w-3xl">
       <PageHeader
-        crumbs={[
-          { href: homeHref(), label: "Servers" },
-          { href: serverHref(server), label: server },
-          { href: envPage, label: env },
-          { label: "New episode" },
-        ]}
+        crumbs={serverCrumbs(server, env, "New episode")}
         title="Start an episode"
         description={
           <>
@@ -218,72 +316,19 @@ export function NewEpisode({
           </>
         }
       />
-      <form onSubmit={submit} className="flex flex-col gap-4" aria-label="Start an episode">
-        <Card>
-          <CardHeader>
-            <CardTitle>Task</CardTitle>
-          </CardHeader>
-          <CardBody className="flex flex-col gap-3">
-            <Tabs
-              label="Task source"
-              idBase={tabsId}
-              value={mode}
-              onValueChange={(v) => setMode(v as "task" | "spec")}
-              items={[
-                { value: "task", label: "Task from a split" },
-                { value: "spec", label: "Custom task_spec" },
-              ]}
-            />
-            {mode === "task" ? (
-              <TabPanel idBase={tabsId} value="task">
-                <TaskPicker
-                  server={server}
-                  env={env}
-                  split={split}
-                  index={index}
-                  onChange={(s, i) => {
-                    setSplit(s);
-                    setIndex(i);
-                  }}
-                />
-              </TabPanel>
-            ) : (
-              <TabPanel idBase={tabsId} value="spec" className="flex flex-col gap-2">
-                {specSource?.error && (
-                  <p role="alert" className="text-sm text-red-700 dark:text-red-400">
-                    {specSource.error}
-                  </p>
-                )}
-                <TaskSpecEditor text={specText} onChange={onSpecChange} />
-              </TabPanel>
-            )}
-          </CardBody>
-        </Card>
+      <form action={form.submit} className="flex flex-col gap-4" aria-label="Start an episode">
+        <TaskSource server={server} env={env} specSource={specSource} form={form} />
         <Card>
           <CardBody>
-            <SecretsEditor rows={secrets} onChange={setSecrets} />
+            <SecretsEditor rows={form.secrets} onChange={form.setSecrets} />
           </CardBody>
         </Card>
-        {formError && (
+        {form.formError && (
           <p role="alert" className="text-sm text-red-700 dark:text-red-400">
-            {formError}
+            {form.formError}
           </p>
         )}
-        {start.error && (
-          <div
-            role="alert"
-            className="rounded-lg border border-red-300 bg-red-50 px-3 py-3 text-red-900 dark:border-red-900 dark:bg-red-950 dark:text-red-100"
-          >
-            <p className="text-sm font-semibold">The episode could not start</p>
-            <p className="mt-1 whitespace-pre-wrap font-mono text-xs">{errorMessage(start.error)}</p>
-            <p className="mt-1 text-xs opacity-80">
-              If the environment's setup failed, fix it (or its secrets) and try again; nothing was kept.
-            </p>
-            <Button className="mt-2" size="sm" onClick={() => submit()}>
-              Try again
-            </Button>
-          </div>
-        )}
+        {start.error && <StartFailed error={start.error} onRetry={form.submit} />}
         <div className="flex items-center gap-3">
           <Button type="submit" variant="primary" disabled={start.isPending || start.isSuccess}>
             {start.isPending ? "Starting…" : "Start episode"}

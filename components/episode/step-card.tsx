@@ -59,6 +59,131 @@ export function TruncatedNote({ truncated }: { truncated: NonNullable<Trajectory
   );
 }
 
+/** The step's header: number, tool, status and marks, reward, latency, and its buttons. */
+function StepHeader({
+  step,
+  view,
+  cumulative,
+  local,
+  onLink,
+  onAbandon,
+}: {
+  step: TrajectoryStep;
+  view: StepView;
+  cumulative: number;
+  local?: LocalCall;
+  onLink: (n: number) => void;
+  onAbandon?: () => void;
+}) {
+  const status = STATUS[view];
+  return (
+    <header className="flex flex-wrap items-center gap-2 border-b border-zinc-200 px-3 py-2 dark:border-zinc-800">
+      <span className="text-xs font-medium tabular-nums text-zinc-500 dark:text-zinc-400">
+        Step {step.index}
+      </span>
+      <h3 className="font-mono text-sm font-semibold text-zinc-900 dark:text-zinc-100">{step.tool}</h3>
+      <Badge tone={status.tone}>{status.label}</Badge>
+      {step.after_end && <Badge tone="amber">after the end</Badge>}
+      <ReplayedMark step={step} />
+      {step.events.some((e) => e.kind === "comment" && e.comment === "relay: resumed") && (
+        <Badge tone="sky">picked up by task_id</Badge>
+      )}
+      {step.ok && step.finished && <Badge tone="indigo">finished</Badge>}
+      <span className="ml-auto flex items-center gap-3 text-xs tabular-nums text-zinc-500 dark:text-zinc-400">
+        {step.ok && (
+          <span>
+            reward <RewardValue value={stepReward(step)} signed tone className="font-mono font-semibold" />
+            {!step.after_end && (
+              <span className="ml-1">
+                (Σ <RewardValue value={cumulative} />)
+              </span>
+            )}
+          </span>
+        )}
+        {step.latency_ms !== null && <span>{formatSeconds(step.latency_ms)}</span>}
+        {view === "running" && local?.watching && onAbandon && (
+          <Button size="xs" variant="danger" onClick={onAbandon}>
+            Stop watching
+          </Button>
+        )}
+        <Button
+          size="xs"
+          variant="ghost"
+          aria-label={`Link to step ${step.index}`}
+          title="Link to this step"
+          onClick={() => onLink(step.index)}
+        >
+          <Link2 aria-hidden="true" />
+        </Button>
+      </span>
+    </header>
+  );
+}
+
+/** The step's input, one line when it is short. */
+function StepInput({ input }: { input: TrajectoryStep["input"] }) {
+  const text = JSON.stringify(input);
+  return (
+    <div className="flex items-baseline gap-2 text-xs">
+      <span className="shrink-0 font-medium text-zinc-500 dark:text-zinc-400">input</span>
+      {text.length <= 160 ? (
+        <code className="break-all font-mono text-zinc-800 dark:text-zinc-200">{text}</code>
+      ) : (
+        <JsonView value={input} label="Input" expandDepth={1} maxHeight="16rem" className="w-full" />
+      )}
+    </div>
+  );
+}
+
+/** The call's stream: live while it runs, else folded away. */
+function StepStream({ step, running, local }: { step: TrajectoryStep; running: boolean; local?: LocalCall }) {
+  if (running) return <StreamLog step={step} running notes={local?.notes} />;
+  if (step.events.length === 0) return null;
+  return (
+    <details className="group">
+      <summary className="cursor-pointer select-none text-xs font-medium text-zinc-500 hover:text-zinc-800 dark:text-zinc-400 dark:hover:text-zinc-200">
+        SSE stream · {step.events.length} events
+        {step.task_id ? ` · task_id ${step.task_id}` : ""}
+      </summary>
+      <div className="mt-2">
+        <StreamLog step={step} running={false} notes={local?.notes} />
+      </div>
+    </details>
+  );
+}
+
+/** What this tab knows about the call beside its record: it stopped watching, or lost the stream. */
+function CallNotes({
+  step,
+  view,
+  onPickUp,
+}: {
+  step: TrajectoryStep;
+  view: StepView;
+  onPickUp?: (step: TrajectoryStep) => void;
+}) {
+  if (view === "unwatched")
+    return (
+      <p className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200">
+        You stopped watching this call. The server may still finish it: its result will appear here.
+      </p>
+    );
+  if (view !== "interrupted") return null;
+  return (
+    <div className="flex flex-wrap items-center gap-2 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200">
+      <span>
+        The playground lost this call's stream before its result (it restarted while the call ran).
+        {step.task_id ? " The server may still hold the result for a while." : ""}
+      </span>
+      {step.task_id && onPickUp && (
+        <Button size="xs" onClick={() => onPickUp(step)}>
+          Pick up by task_id
+        </Button>
+      )}
+    </div>
+  );
+}
+
 export const StepCard = memo(function StepCard({
   step,
   live,
@@ -85,10 +210,6 @@ export const StepCard = memo(function StepCard({
 }) {
   const number = step.index;
   const view = stepView(step, live, local);
-  const status = STATUS[view];
-  const running = view === "running" || view === "unwatched";
-  const reward = stepReward(step);
-  const inputText = JSON.stringify(step.input);
   return (
     <article
       id={`step-${number}`}
@@ -102,46 +223,14 @@ export const StepCard = memo(function StepCard({
             : "border-zinc-200 dark:border-zinc-800",
       )}
     >
-      <header className="flex flex-wrap items-center gap-2 border-b border-zinc-200 px-3 py-2 dark:border-zinc-800">
-        <span className="text-xs font-medium tabular-nums text-zinc-500 dark:text-zinc-400">
-          Step {number}
-        </span>
-        <h3 className="font-mono text-sm font-semibold text-zinc-900 dark:text-zinc-100">{step.tool}</h3>
-        <Badge tone={status.tone}>{status.label}</Badge>
-        {step.after_end && <Badge tone="amber">after the end</Badge>}
-        <ReplayedMark step={step} />
-        {step.events.some((e) => e.kind === "comment" && e.comment === "relay: resumed") && (
-          <Badge tone="sky">picked up by task_id</Badge>
-        )}
-        {step.ok && step.finished && <Badge tone="indigo">finished</Badge>}
-        <span className="ml-auto flex items-center gap-3 text-xs tabular-nums text-zinc-500 dark:text-zinc-400">
-          {step.ok && (
-            <span>
-              reward <RewardValue value={reward} signed tone className="font-mono font-semibold" />
-              {!step.after_end && (
-                <span className="ml-1">
-                  (Σ <RewardValue value={cumulative} />)
-                </span>
-              )}
-            </span>
-          )}
-          {step.latency_ms !== null && <span>{formatSeconds(step.latency_ms)}</span>}
-          {view === "running" && local?.watching && onAbandon && (
-            <Button size="xs" variant="danger" onClick={onAbandon}>
-              Stop watching
-            </Button>
-          )}
-          <Button
-            size="xs"
-            variant="ghost"
-            aria-label={`Link to step ${number}`}
-            title="Link to this step"
-            onClick={() => onLink(number)}
-          >
-            <Link2 aria-hidden="true" />
-          </Button>
-        </span>
-      </header>
+      <StepHeader
+        step={step}
+        view={view}
+        cumulative={cumulative}
+        local={local}
+        onLink={onLink}
+        onAbandon={onAbandon}
+      />
       <div className="flex flex-col gap-3 p-3">
         {step.after_end && (
           <p className="text-xs text-amber-800 dark:text-amber-300">
@@ -149,45 +238,9 @@ export const StepCard = memo(function StepCard({
           </p>
         )}
         {step.agent && <ModelStepNote agent={step.agent} />}
-        <div className="flex items-baseline gap-2 text-xs">
-          <span className="shrink-0 font-medium text-zinc-500 dark:text-zinc-400">input</span>
-          {inputText.length <= 160 ? (
-            <code className="break-all font-mono text-zinc-800 dark:text-zinc-200">{inputText}</code>
-          ) : (
-            <JsonView value={step.input} label="Input" expandDepth={1} maxHeight="16rem" className="w-full" />
-          )}
-        </div>
-        {running ? (
-          <StreamLog step={step} running notes={local?.notes} />
-        ) : step.events.length > 0 ? (
-          <details className="group">
-            <summary className="cursor-pointer select-none text-xs font-medium text-zinc-500 hover:text-zinc-800 dark:text-zinc-400 dark:hover:text-zinc-200">
-              SSE stream · {step.events.length} events
-              {step.task_id ? ` · task_id ${step.task_id}` : ""}
-            </summary>
-            <div className="mt-2">
-              <StreamLog step={step} running={false} notes={local?.notes} />
-            </div>
-          </details>
-        ) : null}
-        {view === "unwatched" && (
-          <p className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200">
-            You stopped watching this call. The server may still finish it: its result will appear here.
-          </p>
-        )}
-        {view === "interrupted" && (
-          <div className="flex flex-wrap items-center gap-2 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200">
-            <span>
-              The playground lost this call's stream before its result (it restarted while the call ran).
-              {step.task_id ? " The server may still hold the result for a while." : ""}
-            </span>
-            {step.task_id && onPickUp && (
-              <Button size="xs" onClick={() => onPickUp(step)}>
-                Pick up by task_id
-              </Button>
-            )}
-          </div>
-        )}
+        <StepInput input={step.input} />
+        <StepStream step={step} running={view === "running" || view === "unwatched"} local={local} />
+        <CallNotes step={step} view={view} onPickUp={onPickUp} />
         {step.ok === false && step.error && (
           <p
             role="alert"

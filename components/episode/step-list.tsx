@@ -8,7 +8,13 @@ import { useShallow } from "zustand/react/shallow";
 import { Badge } from "@/components/ui/badge";
 import { SkeletonBlock } from "@/components/ui/skeleton";
 import type { TrajectoryStep } from "@/lib/trajectory/schema";
-import { cumulativeOf, selectPendingCalls, selectSteps, useEpisodeStore } from "@/lib/ui/episode-store";
+import {
+  cumulativeOf,
+  selectEnded,
+  selectPendingCalls,
+  selectSteps,
+  useEpisodeStore,
+} from "@/lib/ui/episode-store";
 import { StepCard } from "./step-card";
 
 /** Puts `?step=n` in the URL (no navigation) and scrolls that step into view. */
@@ -31,6 +37,7 @@ export function StepList({
   const calls = useEpisodeStore((s) => s.calls);
   const pending = useEpisodeStore(useShallow(selectPendingCalls));
   const sid = useEpisodeStore((s) => s.sid);
+  const ended = useEpisodeStore(selectEnded);
   const params = useSearchParams();
   const stepParam = Number(params.get("step"));
   const highlighted = Number.isInteger(stepParam) && stepParam > 0 ? stepParam : null;
@@ -65,7 +72,9 @@ export function StepList({
   if (count === 0) {
     return (
       <p className="rounded-lg border border-dashed border-zinc-300 px-4 py-6 text-center text-sm text-zinc-500 dark:border-zinc-700 dark:text-zinc-400">
-        No steps yet. Pick a tool on the right, fill its form and call it.
+        {ended
+          ? "No steps: the episode ended without a call."
+          : "No steps yet. Pick a tool on the right, fill its form and call it."}
       </p>
     );
   }
@@ -95,7 +104,13 @@ export function StepList({
           >
             <div className="flex flex-wrap items-center gap-2">
               <h3 className="font-mono text-sm font-semibold">{c.tool}</h3>
-              {c.error ? <Badge tone="red">not run</Badge> : <Badge tone="indigo">calling…</Badge>}
+              {c.error ? (
+                <Badge tone="red">not run</Badge>
+              ) : c.queued ? (
+                <Badge tone="amber">waiting for the model's call to end</Badge>
+              ) : (
+                <Badge tone="indigo">calling…</Badge>
+              )}
               <code className="truncate font-mono text-xs text-zinc-500 dark:text-zinc-400">
                 {JSON.stringify(c.input)}
               </code>

@@ -5,17 +5,10 @@
 // the choice is remembered per block while the page lives.
 import { lazy, type ReactNode, Suspense, useId, useMemo, useState } from "react";
 import { cn } from "@/lib/ui/cn";
+import { whenIdle } from "@/lib/ui/when-idle";
 import { classifyText, couldBeMarkdown } from "./text-kind";
 
 export type TextView = "markdown" | "raw";
-
-/** Resolves when the main thread is idle (at most 1 s later). */
-function whenIdle(): Promise<void> {
-  return new Promise((resolve) => {
-    if (typeof requestIdleCallback === "function") requestIdleCallback(() => resolve(), { timeout: 1000 });
-    else setTimeout(resolve, 50);
-  });
-}
 
 // The Markdown renderer (react-markdown + micromark, ~45 kB gzipped) loads on first use, once the
 // page is idle (so it never competes with the tool form); until then the text shows as it is.

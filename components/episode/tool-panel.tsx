@@ -11,8 +11,8 @@ import { SkeletonBlock } from "@/components/ui/skeleton";
 import type { JsonObject, ToolSpec } from "@/lib/ors/protocol";
 import { cn } from "@/lib/ui/cn";
 import {
-  selectBusy,
   selectEndReason,
+  selectHandBusy,
   selectTask,
   useEpisodeStore,
   useEpisodeStoreApi,
@@ -69,7 +69,8 @@ function hasInput(tool: ToolSpec): boolean {
 function ToolInput({ tool, caller, ready }: { tool: ToolSpec; caller: ToolCaller; ready: boolean }) {
   const { server, env } = useEpisodeStoreApi().getState();
   const task = useEpisodeStore(selectTask);
-  const busy = useEpisodeStore(selectBusy);
+  // A model's call in flight leaves Call usable: a call by hand then pauses the model and waits for it.
+  const busy = useEpisodeStore(selectHandBusy);
   const end = useEpisodeStore(selectEndReason);
   const [value, setValue, loaded, saveNow] = useRememberedInput(
     rememberedInputKey(server, env, task, tool.name),
@@ -143,15 +144,11 @@ export function preloadToolForm(): void {
   loadToolForm().catch(() => {});
 }
 
-// The form's code and the ORS client (which the tools request needs) start loading at the page's
-// `load` event, not once React has hydrated the page and run its effects: on a busy machine that
-// is a few hundred ms later, and the form waited for both chunks after it.
-if (typeof window !== "undefined") {
-  preloadToolForm();
-  void afterPageLoad()
-    .then(() => import("@/lib/ui/ors"))
-    .catch(() => {});
-}
+// The form's code starts loading at the page's `load` event, not once React has hydrated the page
+// and run its effects: on a busy machine that is a few hundred ms later. The session's tools usually
+// come with the page (prefetched on the server); when they do not, their request loads the ORS
+// client itself.
+if (typeof window !== "undefined") preloadToolForm();
 
 /** The session's tools and the chosen one's form; nothing to call once the episode has ended. */
 export function ToolPanel({ caller }: { caller: ToolCaller }) {

@@ -1,9 +1,24 @@
 import { ChevronRight } from "lucide-react";
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { envHref, homeHref, serverHref } from "@/lib/routes";
 import { cn } from "@/lib/ui/cn";
 
 export type Crumb = { href?: string; label: ReactNode };
+
+/**
+ * The crumbs down to a page under a server (and an environment): Servers › server › env › `here`.
+ * Without `here`, the last one named is the page itself.
+ */
+export function serverCrumbs(server: string, env?: string, here?: string): Crumb[] {
+  const path: Crumb[] = [
+    { href: homeHref(), label: "Servers" },
+    { href: serverHref(server), label: server },
+  ];
+  if (env !== undefined) path.push({ href: envHref(server, env), label: env });
+  if (here !== undefined) return [...path, { label: here }];
+  return [...path.slice(0, -1), { label: path.at(-1)!.label }];
+}
 
 /** A page's breadcrumbs, title, one-line description and actions. */
 export function PageHeader({

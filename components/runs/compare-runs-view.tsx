@@ -2,11 +2,10 @@
 // Two runs task by task (/runs/compare?a=&b=): the mean difference B − A with its paired 95%
 // interval, the tasks that flipped (gained: failed in A, succeeded in B; lost: the reverse), and
 // every task's delta in a virtualized table. The runs are picked here or from the runs list.
-import { useVirtualizer } from "@tanstack/react-virtual";
 import { ArrowLeftRight } from "lucide-react";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useMemo, useRef, useState } from "react";
+import { useMemo, useState } from "react";
 import { PageContainer, PageHeader } from "@/components/layout/page-header";
 import { Button } from "@/components/ui/button";
 import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
@@ -21,6 +20,7 @@ import { formatDelta, formatInterval, formatPercent } from "@/lib/ui/run-format"
 import { type RunComparison, useRunComparison, useRuns } from "@/lib/ui/run-queries";
 import { ShowSelect } from "./form-fields";
 import { RunStatusBadge } from "./run-status-badge";
+import { useVirtualRows, VirtualTable } from "./virtual-table";
 
 const ROW = 30;
 type Show = "all" | "changed" | "gained" | "lost";
@@ -153,8 +153,7 @@ function TaskChips({ label, tasks, run }: { label: string; tasks: number[]; run:
   );
 }
 
-function Comparison({ c }: { c: RunComparison }) {
-  const [show, setShow] = useState<Show>("all");
+function useComparisonRows(c: RunComparison, show: Show) {
   const gained = useMemo(() => new Set(c.gained), [c.gained]);
   const lost = useMemo(() => new Set(c.lost), [c.lost]);
   const rows = useMemo(
@@ -170,15 +169,97 @@ function Comparison({ c }: { c: RunComparison }) {
       ),
     [c.tasks, show, gained, lost],
   );
-  const parentRef = useRef<HTMLDivElement>(null);
-  const v = useVirtualizer({
-    count: rows.length,
-    getScrollElement: () => parentRef.current,
-    estimateSize: () => ROW,
-    overscan: 12,
-  });
+  const flip = (task: number) => (gained.has(task) ? "gained" : lost.has(task) ? "lost" : null);
+  return { rows, flip };
+}
+
+function Difference({ c }: { c: RunComparison }) {
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle id="difference-heading">Difference (B − A)</CardTitle>
+        <span className="text-xs text-zinc-500">{c.paired} tasks paired</span>
+      </CardHeader>
+      <CardBody className="grid gap-4 sm:grid-cols-[14rem_1fr_1fr]">
+        <dl aria-labelledby="difference-heading">
+          <dt id="mean-delta" className="text-[11px] font-medium uppercase tracking-wide text-zinc-500">
+            Mean difference
+          </dt>
+          <dd className="font-mono text-xl font-semibold tabular-nums">{formatDelta(c.meanDelta)}</dd>
+          <dd className="text-[11px] text-zinc-500">
+            {c.ci95 ? `paired 95% CI ${formatInterval(c.ci95)}` : "95% CI: needs 2 paired tasks"}
+          </dd>
+        </dl>
+        <TaskChips label="Gained" tasks={c.gained} run={c.b.id} />
+        <TaskChips label="Lost" tasks={c.lost} run={c.b.id} />
+      </CardBody>
+    </Card>
+  );
+}
+
+const COMPARE_HEADER = (
+  <>
+    <th scope="col" className="font-semibold">
+      Task
+    </th>
+    <th scope="col" className="font-semibold">
+      A
+    </th>
+    <th scope="col" className="font-semibold">
+      B
+    </th>
+    <th scope="col" className="text-right font-semibold">
+      Δ mean
+    </th>
+    <th scope="col" className="text-right font-semibold">
+      Flip
+    </th>
+  </>
+);
+
+function ComparedTask({
+  t,
+  c,
+  flip,
+}: {
+  t: RunComparison["tasks"][number];
+  c: RunComparison;
+  flip: string | null;
+}) {
+  return (
+    <>
+      <th scope="row" className="text-left font-mono font-medium">
+        {t.index}
+      </th>
+      <Side side={t.a} run={c.a.id} task={t.index} />
+      <Side side={t.b} run={c.b.id} task={t.index} />
+      <td
+        className={cn(
+          "text-right font-mono tabular-nums",
+          (t.delta ?? 0) > 0 && "text-emerald-700 dark:text-emerald-400",
+          (t.delta ?? 0) < 0 && "text-red-700 dark:text-red-400",
+        )}
+      >
+        {formatDelta(t.delta)}
+      </td>
+      <td className="text-right">
+        {flip === "gained" ? (
+          <span className="text-emerald-700 dark:text-emerald-400">gained</span>
+        ) : flip === "lost" ? (
+          <span className="text-red-700 dark:text-red-400">lost</span>
+        ) : (
+          ""
+        )}
+      </td>
+    </>
+  );
+}
+
+function Comparison({ c }: { c: RunComparison }) {
+  const [show, setShow] = useState<Show>("all");
+  const { rows, flip } = useComparisonRows(c, show);
+  const virtual = useVirtualRows(rows.length, ROW);
   const sameSplit = c.a.env === c.b.env && c.a.split === c.b.split;
-  const cols = "5rem 1fr 1fr 6rem 6rem";
   return (
     <div className="mt-4 space-y-4">
       {!sameSplit && (
@@ -193,25 +274,7 @@ function Comparison({ c }: { c: RunComparison }) {
         <RunHead label="A" r={c.a} />
         <RunHead label="B" r={c.b} />
       </div>
-      <Card>
-        <CardHeader>
-          <CardTitle id="difference-heading">Difference (B − A)</CardTitle>
-          <span className="text-xs text-zinc-500">{c.paired} tasks paired</span>
-        </CardHeader>
-        <CardBody className="grid gap-4 sm:grid-cols-[14rem_1fr_1fr]">
-          <dl aria-labelledby="difference-heading">
-            <dt id="mean-delta" className="text-[11px] font-medium uppercase tracking-wide text-zinc-500">
-              Mean difference
-            </dt>
-            <dd className="font-mono text-xl font-semibold tabular-nums">{formatDelta(c.meanDelta)}</dd>
-            <dd className="text-[11px] text-zinc-500">
-              {c.ci95 ? `paired 95% CI ${formatInterval(c.ci95)}` : "95% CI: needs 2 paired tasks"}
-            </dd>
-          </dl>
-          <TaskChips label="Gained" tasks={c.gained} run={c.b.id} />
-          <TaskChips label="Lost" tasks={c.lost} run={c.b.id} />
-        </CardBody>
-      </Card>
+      <Difference c={c} />
       <Card>
         <CardHeader>
           <CardTitle id="compare-tasks-heading">Tasks</CardTitle>
@@ -232,71 +295,15 @@ function Comparison({ c }: { c: RunComparison }) {
             </span>
           </div>
         </CardHeader>
-        <div ref={parentRef} className="max-h-[60vh] overflow-auto text-xs">
-          <table aria-labelledby="compare-tasks-heading" aria-rowcount={rows.length + 1} className="grid">
-            <thead className="sticky top-0 z-10 grid border-b border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-950">
-              <tr
-                aria-rowindex={1}
-                className="grid gap-2 px-3 py-1.5 text-left text-zinc-500"
-                style={{ gridTemplateColumns: cols }}
-              >
-                <th scope="col" className="font-semibold">
-                  Task
-                </th>
-                <th scope="col" className="font-semibold">
-                  A
-                </th>
-                <th scope="col" className="font-semibold">
-                  B
-                </th>
-                <th scope="col" className="text-right font-semibold">
-                  Δ mean
-                </th>
-                <th scope="col" className="text-right font-semibold">
-                  Flip
-                </th>
-              </tr>
-            </thead>
-            <tbody className="relative grid" style={{ height: v.getTotalSize() }}>
-              {v.getVirtualItems().map((vi) => {
-                const t = rows[vi.index]!;
-                const flip = gained.has(t.index) ? "gained" : lost.has(t.index) ? "lost" : null;
-                return (
-                  <tr
-                    key={t.index}
-                    aria-rowindex={vi.index + 2}
-                    className="absolute left-0 grid w-full items-center gap-2 border-b border-zinc-100 px-3 dark:border-zinc-900"
-                    style={{ top: vi.start, height: ROW, gridTemplateColumns: cols }}
-                  >
-                    <th scope="row" className="text-left font-mono font-medium">
-                      {t.index}
-                    </th>
-                    <Side side={t.a} run={c.a.id} task={t.index} />
-                    <Side side={t.b} run={c.b.id} task={t.index} />
-                    <td
-                      className={cn(
-                        "text-right font-mono tabular-nums",
-                        (t.delta ?? 0) > 0 && "text-emerald-700 dark:text-emerald-400",
-                        (t.delta ?? 0) < 0 && "text-red-700 dark:text-red-400",
-                      )}
-                    >
-                      {formatDelta(t.delta)}
-                    </td>
-                    <td className="text-right">
-                      {flip === "gained" ? (
-                        <span className="text-emerald-700 dark:text-emerald-400">gained</span>
-                      ) : flip === "lost" ? (
-                        <span className="text-red-700 dark:text-red-400">lost</span>
-                      ) : (
-                        ""
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+        <VirtualTable
+          rows={virtual}
+          count={rows.length}
+          labelledBy="compare-tasks-heading"
+          cols="5rem 1fr 1fr 6rem 6rem"
+          header={COMPARE_HEADER}
+          rowKey={(i) => rows[i]!.index}
+          row={(i) => <ComparedTask t={rows[i]!} c={c} flip={flip(rows[i]!.index)} />}
+        />
       </Card>
     </div>
   );

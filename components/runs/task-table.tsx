@@ -3,7 +3,6 @@
 // spread and whether the task succeeded. Virtualized (@tanstack/react-virtual), so a run of
 // 10,000 tasks renders only the rows on screen; filter by outcome, jump to a task (`?task=N`
 // highlights and scrolls to it, which is where a trajectory's "part of run" link leads back).
-import { useVirtualizer } from "@tanstack/react-virtual";
 import Link from "next/link";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { Card, CardHeader, CardTitle } from "@/components/ui/card";
@@ -13,6 +12,7 @@ import type { RunTaskRow } from "@/lib/runs/summary";
 import { formatReward, rewardLabel } from "@/lib/trajectory/reward";
 import { cn } from "@/lib/ui/cn";
 import { ShowSelect } from "./form-fields";
+import { useVirtualRows, VirtualTable } from "./virtual-table";
 
 const ROW = 32;
 type Outcome = "all" | "succeeded" | "failed" | "incomplete";
@@ -22,6 +22,178 @@ function matches(t: RunTaskRow, o: Outcome): boolean {
   if (o === "failed") return t.succeeded === false;
   if (o === "incomplete") return t.completed < t.rewards.length;
   return true;
+}
+
+/** The table's toolbar: the outcome filter, "Go to task", and how many rows show. */
+function Toolbar({
+  outcome,
+  setOutcome,
+  onJump,
+  jumpError,
+  shown,
+  total,
+}: {
+  outcome: Outcome;
+  setOutcome: (o: Outcome) => void;
+  onJump: (raw: string) => void;
+  jumpError: string | undefined;
+  shown: number;
+  total: number;
+}) {
+  const [jump, setJump] = useState("");
+  return (
+    <div className="flex flex-wrap items-end gap-3">
+      <div className="flex items-center gap-1.5">
+        <ShowSelect<Outcome>
+          id="task-outcome"
+          value={outcome}
+          onChange={setOutcome}
+          options={[
+            { value: "all", label: "all tasks" },
+            { value: "succeeded", label: "succeeded" },
+            { value: "failed", label: "failed" },
+            { value: "incomplete", label: "not all attempts done" },
+          ]}
+        />
+      </div>
+      <form
+        className="flex items-center gap-1.5"
+        onSubmit={(e) => {
+          e.preventDefault();
+          onJump(jump.trim());
+        }}
+      >
+        <Label htmlFor="task-jump">Go to task</Label>
+        <Input
+          id="task-jump"
+          inputMode="numeric"
+          className="h-7 w-20 text-xs"
+          value={jump}
+          aria-invalid={!!jumpError}
+          aria-describedby={jumpError ? "task-jump-error" : undefined}
+          onChange={(e) => setJump(e.target.value)}
+        />
+      </form>
+      <span className="text-xs text-zinc-500" role="status">
+        {shown === total
+          ? `${shown.toLocaleString("en-US")} tasks`
+          : `${shown.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} tasks`}
+      </span>
+    </div>
+  );
+}
+
+/** The task rows under the filter, the selected task, and going to one (`?task=` or "Go to task"). */
+function useTaskRows(tasks: RunTaskRow[], highlight: number | null) {
+  const [outcome, setOutcome] = useState<Outcome>("all");
+  const [jumpError, setJumpError] = useState<string>();
+  const [selected, setSelected] = useState<number | null>(highlight);
+  const rows = useMemo(
+    () => (outcome === "all" ? tasks : tasks.filter((t) => matches(t, outcome))),
+    [tasks, outcome],
+  );
+  const virtual = useVirtualRows(rows.length, ROW);
+  const scrollTo = (index: number) => {
+    const row = rows.findIndex((t) => t.index === index);
+    if (row >= 0) virtual.virtualizer.scrollToIndex(row, { align: "center" });
+    return row >= 0;
+  };
+  // The task named in the URL, once its row exists.
+  const scrolled = useRef(false);
+  useEffect(() => {
+    if (scrolled.current || highlight === null || rows.length === 0) return;
+    scrolled.current = true;
+    scrollTo(highlight);
+  });
+  const onJump = (raw: string) => {
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw) || !tasks.some((t) => t.index === n)) {
+      setJumpError(`Task ${raw || "?"} is not in this run`);
+      return;
+    }
+    setJumpError(undefined);
+    setSelected(n);
+    if (!scrollTo(n)) {
+      setOutcome("all");
+      requestAnimationFrame(() =>
+        virtual.virtualizer.scrollToIndex(
+          tasks.findIndex((t) => t.index === n),
+          { align: "center" },
+        ),
+      );
+    }
+  };
+  return { outcome, setOutcome, rows, virtual, selected, setSelected, jumpError, onJump };
+}
+
+function Header({ repeats }: { repeats: number }) {
+  return (
+    <>
+      <th scope="col" className="font-semibold">
+        Task
+      </th>
+      {Array.from({ length: repeats }, (_, r) => (
+        <th scope="col" key={r} className="text-center font-semibold">
+          {repeats === 1 ? "Reward" : `#${r + 1}`}
+        </th>
+      ))}
+      <th scope="col" className="text-right font-semibold">
+        Mean
+      </th>
+      <th scope="col" className="text-right font-semibold">
+        Spread
+      </th>
+      <th scope="col" className="text-right font-semibold">
+        Succeeded
+      </th>
+    </>
+  );
+}
+
+function Cells({
+  t,
+  repeats,
+  successAt,
+  onOpen,
+}: {
+  t: RunTaskRow;
+  repeats: number;
+  successAt: number;
+  onOpen: () => void;
+}) {
+  return (
+    <>
+      <th scope="row" className="text-left font-mono font-medium">
+        {t.index}
+      </th>
+      {t.rewards.map((reward, r) => (
+        <td key={r} className="text-center">
+          <RewardCell
+            task={t.index}
+            repeat={r}
+            repeats={repeats}
+            reward={reward}
+            episodeId={t.episodeIds[r] ?? null}
+            success={reward !== null && reward >= successAt}
+            onOpen={onOpen}
+          />
+        </td>
+      ))}
+      <td className="text-right font-mono tabular-nums">{formatReward(t.mean, { digits: 3 })}</td>
+      <td className="text-right font-mono tabular-nums text-zinc-500">
+        {formatReward(t.spread, { digits: 3 })}
+      </td>
+      <td className="text-right">
+        {t.succeeded === null ? (
+          <span className="text-zinc-400">—</span>
+        ) : t.succeeded ? (
+          <span className="text-emerald-700 dark:text-emerald-400">yes</span>
+        ) : (
+          <span className="text-red-700 dark:text-red-400">no</span>
+        )}
+      </td>
+    </>
+  );
 }
 
 export function TaskTable({
@@ -36,193 +208,54 @@ export function TaskTable({
   /** The task to show first (from `?task=`). */
   highlight: number | null;
 }) {
-  const [outcome, setOutcome] = useState<Outcome>("all");
-  const [jump, setJump] = useState("");
-  const [jumpError, setJumpError] = useState<string>();
-  const [selected, setSelected] = useState<number | null>(highlight);
-  const rows = useMemo(
-    () => (outcome === "all" ? tasks : tasks.filter((t) => matches(t, outcome))),
-    [tasks, outcome],
-  );
-  const parentRef = useRef<HTMLDivElement>(null);
-  const v = useVirtualizer({
-    count: rows.length,
-    getScrollElement: () => parentRef.current,
-    estimateSize: () => ROW,
-    overscan: 12,
-  });
-  // Repeats beyond a few scroll sideways with the rest of the row.
-  const cols = `5rem repeat(${repeats}, minmax(3.5rem, 1fr)) 4.5rem 4.5rem 5.5rem`;
-  const minWidth = `${5 + repeats * 3.5 + 14.5}rem`;
-
-  const scrollTo = (index: number) => {
-    const row = rows.findIndex((t) => t.index === index);
-    if (row >= 0) v.scrollToIndex(row, { align: "center" });
-    return row >= 0;
-  };
-  // The task named in the URL, once its row exists.
-  const scrolled = useRef(false);
-  useEffect(() => {
-    if (scrolled.current || highlight === null || rows.length === 0) return;
-    scrolled.current = true;
-    scrollTo(highlight);
-  });
-
-  const onJump = () => {
-    const n = Number(jump.trim());
-    if (!/^\d+$/.test(jump.trim()) || !tasks.some((t) => t.index === n)) {
-      setJumpError(`Task ${jump.trim() || "?"} is not in this run`);
-      return;
-    }
-    setJumpError(undefined);
-    setSelected(n);
-    if (!scrollTo(n)) {
-      setOutcome("all");
-      requestAnimationFrame(() =>
-        v.scrollToIndex(
-          tasks.findIndex((t) => t.index === n),
-          { align: "center" },
-        ),
-      );
-    }
-  };
-
+  const table = useTaskRows(tasks, highlight);
+  const { rows, selected } = table;
   return (
     <Card>
       <CardHeader className="flex-wrap">
         <CardTitle id="tasks-heading">Tasks</CardTitle>
-        <div className="flex flex-wrap items-end gap-3">
-          <div className="flex items-center gap-1.5">
-            <ShowSelect<Outcome>
-              id="task-outcome"
-              value={outcome}
-              onChange={setOutcome}
-              options={[
-                { value: "all", label: "all tasks" },
-                { value: "succeeded", label: "succeeded" },
-                { value: "failed", label: "failed" },
-                { value: "incomplete", label: "not all attempts done" },
-              ]}
-            />
-          </div>
-          <form
-            className="flex items-center gap-1.5"
-            onSubmit={(e) => {
-              e.preventDefault();
-              onJump();
-            }}
-          >
-            <Label htmlFor="task-jump">Go to task</Label>
-            <Input
-              id="task-jump"
-              inputMode="numeric"
-              className="h-7 w-20 text-xs"
-              value={jump}
-              aria-invalid={!!jumpError}
-              aria-describedby={jumpError ? "task-jump-error" : undefined}
-              onChange={(e) => setJump(e.target.value)}
-            />
-          </form>
-          <span className="text-xs text-zinc-500" role="status">
-            {rows.length === tasks.length
-              ? `${rows.length.toLocaleString("en-US")} tasks`
-              : `${rows.length.toLocaleString("en-US")} of ${tasks.length.toLocaleString("en-US")} tasks`}
-          </span>
-        </div>
+        <Toolbar
+          outcome={table.outcome}
+          setOutcome={table.setOutcome}
+          onJump={table.onJump}
+          jumpError={table.jumpError}
+          shown={rows.length}
+          total={tasks.length}
+        />
       </CardHeader>
-      {jumpError && (
+      {table.jumpError && (
         <div className="px-3 pt-2">
-          <FieldError id="task-jump-error">{jumpError}</FieldError>
+          <FieldError id="task-jump-error">{table.jumpError}</FieldError>
         </div>
       )}
-      {/* A real table laid out as a grid, so only the rows on screen exist (TanStack Virtual's table pattern). */}
-      <div ref={parentRef} className="max-h-[60vh] overflow-auto text-xs" data-testid="task-table-scroller">
-        <table
-          aria-labelledby="tasks-heading"
-          aria-rowcount={rows.length + 1}
-          className="grid"
-          style={{ minWidth }}
-        >
-          <thead className="sticky top-0 z-10 grid border-b border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-950">
-            <tr
-              aria-rowindex={1}
-              className="grid items-center gap-1 px-3 py-1.5 text-left font-semibold text-zinc-500"
-              style={{ gridTemplateColumns: cols }}
-            >
-              <th scope="col" className="font-semibold">
-                Task
-              </th>
-              {Array.from({ length: repeats }, (_, r) => (
-                <th scope="col" key={r} className="text-center font-semibold">
-                  {repeats === 1 ? "Reward" : `#${r + 1}`}
-                </th>
-              ))}
-              <th scope="col" className="text-right font-semibold">
-                Mean
-              </th>
-              <th scope="col" className="text-right font-semibold">
-                Spread
-              </th>
-              <th scope="col" className="text-right font-semibold">
-                Succeeded
-              </th>
-            </tr>
-          </thead>
-          <tbody className="relative grid" style={{ height: rows.length ? v.getTotalSize() : undefined }}>
-            {rows.length === 0 && (
-              <tr className="grid">
-                <td className="p-4 text-center text-zinc-500">No task matches.</td>
-              </tr>
-            )}
-            {v.getVirtualItems().map((vi) => {
-              const t = rows[vi.index]!;
-              return (
-                <tr
-                  key={t.index}
-                  aria-rowindex={vi.index + 2}
-                  data-task={t.index}
-                  className={cn(
-                    "absolute left-0 grid w-full items-center gap-1 border-b border-zinc-100 px-3 dark:border-zinc-900",
-                    selected === t.index &&
-                      "bg-indigo-50 ring-1 ring-inset ring-indigo-300 dark:bg-indigo-950 dark:ring-indigo-800",
-                  )}
-                  style={{ top: vi.start, height: ROW, gridTemplateColumns: cols }}
-                >
-                  <th scope="row" className="text-left font-mono font-medium">
-                    {t.index}
-                  </th>
-                  {t.rewards.map((reward, r) => (
-                    <td key={r} className="text-center">
-                      <RewardCell
-                        task={t.index}
-                        repeat={r}
-                        repeats={repeats}
-                        reward={reward}
-                        episodeId={t.episodeIds[r] ?? null}
-                        success={reward !== null && reward >= successAt}
-                        onOpen={() => setSelected(t.index)}
-                      />
-                    </td>
-                  ))}
-                  <td className="text-right font-mono tabular-nums">{formatReward(t.mean, { digits: 3 })}</td>
-                  <td className="text-right font-mono tabular-nums text-zinc-500">
-                    {formatReward(t.spread, { digits: 3 })}
-                  </td>
-                  <td className="text-right">
-                    {t.succeeded === null ? (
-                      <span className="text-zinc-400">—</span>
-                    ) : t.succeeded ? (
-                      <span className="text-emerald-700 dark:text-emerald-400">yes</span>
-                    ) : (
-                      <span className="text-red-700 dark:text-red-400">no</span>
-                    )}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+      <VirtualTable
+        rows={table.virtual}
+        count={rows.length}
+        labelledBy="tasks-heading"
+        // Repeats beyond a few scroll sideways with the rest of the row.
+        cols={`5rem repeat(${repeats}, minmax(3.5rem, 1fr)) 4.5rem 4.5rem 5.5rem`}
+        minWidth={`${5 + repeats * 3.5 + 14.5}rem`}
+        gap="gap-1"
+        header={<Header repeats={repeats} />}
+        empty="No task matches."
+        rowKey={(i) => rows[i]!.index}
+        rowAttributes={(i) => ({
+          "data-task": rows[i]!.index,
+          className: cn(
+            selected === rows[i]!.index &&
+              "bg-indigo-50 ring-1 ring-inset ring-indigo-300 dark:bg-indigo-950 dark:ring-indigo-800",
+          ),
+        })}
+        row={(i) => (
+          <Cells
+            t={rows[i]!}
+            repeats={repeats}
+            successAt={successAt}
+            onOpen={() => table.setSelected(rows[i]!.index)}
+          />
+        )}
+        scrollerTestId="task-table-scroller"
+      />
     </Card>
   );
 }

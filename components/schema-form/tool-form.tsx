@@ -12,12 +12,7 @@
 // having typed something, or after an attempt to call, and clear as soon as the value is valid; an
 // error that appears while a pointer is pressed waits for its release, so the layout does not move
 // under a click (on Call, say).
-import { withTheme } from "@rjsf/core";
-import CheckboxesWidget from "@rjsf/shadcn/lib/CheckboxesWidget/CheckboxesWidget.js";
-import RadioWidget from "@rjsf/shadcn/lib/RadioWidget/RadioWidget.js";
-import RangeWidget from "@rjsf/shadcn/lib/RangeWidget/RangeWidget.js";
-import { generateTemplates } from "@rjsf/shadcn/lib/Templates/Templates.js";
-import type { ErrorSchema, FieldPathList, RJSFSchema, UiSchema } from "@rjsf/utils";
+import type { ErrorSchema, RJSFSchema, UiSchema } from "@rjsf/utils";
 import {
   type KeyboardEvent,
   type ReactNode,
@@ -33,63 +28,23 @@ import { Kbd } from "@/components/ui/kbd";
 import { TabPanel, Tabs } from "@/components/ui/tabs";
 import type { JsonObject } from "@/lib/ors/protocol";
 import { JsonStatus } from "./json-status";
-import { jsonEqual, parseJsonObject } from "./json-text";
-import { ObjectField } from "./map-field";
+import { type JsonParse, jsonEqual, parseJsonObject } from "./json-text";
 import { prepareSchema } from "./prepare-schema";
-import {
-  AnyOfField,
-  ArrayFieldItemButtonsTemplate,
-  ArrayFieldItemTemplate,
-  ArrayFieldTemplate,
-  FieldErrorTemplate,
-  FieldTemplate,
-  MultiSchemaFieldTemplate,
-  ObjectFieldTemplate,
-  OneOfField,
-  OptionalDataControlsTemplate,
-  WrapIfAdditionalTemplate,
-} from "./templates";
-import { keyPathText, unshownKeys } from "./unshown-keys";
+import { standInValidator } from "./stand-in-validator";
+import { ThemedForm } from "./theme";
+import { type ToolFormTab, useToolFormState } from "./tool-form-state";
+import { keyPathText, type UnshownKey, unshownKeys } from "./unshown-keys";
 import {
   errorLines,
   type FormUi,
   FormUiContext,
-  type LineMode,
-  type MapRow,
+  type FormValidator,
+  loadValidator,
   pathKey,
+  useValidator,
   validate,
-  validator,
   visibleErrors,
 } from "./validation";
-import { BaseInputTemplate, CheckboxWidget, NativeSelectWidget, TextareaWidget, TextWidget } from "./widgets";
-
-// The shadcn theme with the templates and widgets above. Its searchable select (cmdk + a dialog)
-// is not bundled: enums and union options use a native <select> with a real <label>.
-const ThemedForm = withTheme({
-  templates: {
-    ...generateTemplates(),
-    FieldTemplate,
-    ObjectFieldTemplate,
-    ArrayFieldTemplate,
-    ArrayFieldItemTemplate,
-    ArrayFieldItemButtonsTemplate,
-    FieldErrorTemplate,
-    MultiSchemaFieldTemplate,
-    OptionalDataControlsTemplate,
-    WrapIfAdditionalTemplate,
-    BaseInputTemplate,
-  },
-  widgets: {
-    CheckboxWidget,
-    CheckboxesWidget,
-    RadioWidget,
-    RangeWidget,
-    TextareaWidget,
-    TextWidget,
-    SelectWidget: NativeSelectWidget,
-  },
-  fields: { AnyOfField, OneOfField, ObjectField },
-});
 
 /**
  * What the form fills in by itself: the skeleton of required objects, required arrays' minimum
@@ -143,11 +98,6 @@ function useJsonEditor(wanted: boolean): { Editor: JsonEditorComponent | null; f
   return { Editor, failed };
 }
 
-/** The paths `path` is under, itself included: leaving a field touches its containers too. */
-function withAncestors(path: FieldPathList): string[] {
-  return path.map((_, i) => pathKey(path.slice(0, i + 1)));
-}
-
 /** Whether a keydown is Enter in a one-line input, which would submit the form. */
 function isImplicitSubmit(e: KeyboardEvent): boolean {
   if (e.key !== "Enter" || e.ctrlKey || e.metaKey || e.altKey || e.shiftKey) return false;
@@ -174,6 +124,177 @@ export interface ToolFormProps {
   submitLabel?: string;
 }
 
+const noticeClasses =
+  "mb-2 rounded-md border border-amber-300 bg-amber-50 px-2 py-1 text-xs text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200";
+
+/** The Call button with its shortcut, the reason it is disabled, and the caller's actions beside it. */
+function CallBar({
+  toolName,
+  disabled,
+  disabledReason,
+  actions,
+  onCall,
+  submitLabel,
+}: Pick<ToolFormProps, "toolName" | "disabled" | "disabledReason" | "actions" | "submitLabel"> & {
+  onCall: () => void;
+}) {
+  return (
+    <div className="flex flex-wrap items-center gap-2 pt-1">
+      <Button variant="primary" disabled={disabled} onClick={onCall}>
+        {submitLabel ?? `Call ${toolName}`}
+      </Button>
+      <span className="text-xs text-zinc-500 dark:text-zinc-400">
+        <Kbd>Ctrl</Kbd>+<Kbd>Enter</Kbd>
+      </span>
+      {disabled && disabledReason && (
+        <span className="text-xs text-zinc-500 dark:text-zinc-400">{disabledReason}</span>
+      )}
+      <span className="ml-auto flex items-center gap-2">{actions}</span>
+    </div>
+  );
+}
+
+/** The Form tab: rjsf's form of the value, with notes when the JSON tab holds what it cannot show. */
+function FormTab({
+  idBase,
+  toolName,
+  schema,
+  value,
+  onChange,
+  formUi,
+  validator,
+  extraErrors,
+  jsonInvalid,
+  unshown,
+  focusError,
+  children,
+}: {
+  idBase: string;
+  toolName: string;
+  schema: RJSFSchema;
+  validator: FormValidator;
+  value: JsonObject;
+  onChange: (value: JsonObject) => void;
+  formUi: FormUi;
+  extraErrors: ErrorSchema;
+  jsonInvalid: boolean;
+  unshown: UnshownKey[];
+  focusError: number;
+  children: ReactNode;
+}) {
+  const box = useRef<HTMLDivElement>(null);
+  // After a refused call, focus the first field showing an error.
+  useEffect(() => {
+    if (!focusError) return;
+    box.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [focusError]);
+  return (
+    <TabPanel idBase={idBase} value="form">
+      {jsonInvalid && (
+        <p className={noticeClasses}>The JSON tab has invalid JSON; the form shows the last valid value.</p>
+      )}
+      {unshown.length > 0 && (
+        <p role="note" className={noticeClasses}>
+          The value has keys this form has no field for (see the JSON tab):{" "}
+          {unshown.map((k) => keyPathText(k.path)).join(", ")}.
+        </p>
+      )}
+      <div ref={box}>
+        <FormUiContext.Provider value={formUi}>
+          <ThemedForm
+            schema={schema}
+            uiSchema={uiSchema}
+            formData={value}
+            validator={validator}
+            idPrefix={`${idBase}-${toolName}`}
+            noHtml5Validate
+            experimental_defaultFormStateBehavior={DEFAULTS_BEHAVIOR}
+            showErrorList={false}
+            extraErrors={extraErrors}
+            onChange={(e) => {
+              const next = (e.formData ?? {}) as JsonObject;
+              if (!jsonEqual(next, value)) onChange(next);
+            }}
+            // Only Call submits (Enter in a field is not a call).
+            onSubmit={() => {}}
+          >
+            {children}
+          </ThemedForm>
+        </FormUiContext.Provider>
+      </div>
+    </TabPanel>
+  );
+}
+
+/** The JSON tab: the editor (its chunk loaded on first use) and what the value holds that the form does not. */
+function JsonTab({
+  idBase,
+  toolName,
+  schema,
+  text,
+  parsed,
+  errors,
+  unshown,
+  leftBehind,
+  onText,
+  onCall,
+  children,
+}: {
+  idBase: string;
+  toolName: string;
+  schema: JsonObject;
+  text: string;
+  parsed: JsonParse;
+  errors: string[];
+  unshown: UnshownKey[];
+  leftBehind: readonly string[];
+  onText: (text: string) => void;
+  onCall: () => void;
+  children: ReactNode;
+}) {
+  const { Editor, failed } = useJsonEditor(true);
+  const statusId = `${idBase}-json-status`;
+  const labelId = `${idBase}-json-label`;
+  return (
+    <TabPanel idBase={idBase} value="json" className="flex flex-col gap-2">
+      <span id={labelId} className="text-xs font-medium text-zinc-700 dark:text-zinc-300">
+        Input JSON of {toolName}
+      </span>
+      {Editor ? (
+        <Editor
+          value={text}
+          onChange={onText}
+          onSubmit={onCall}
+          schema={schema}
+          labelledBy={labelId}
+          describedBy={statusId}
+          invalid={!parsed.ok || errors.length > 0}
+        />
+      ) : failed ? (
+        <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+          Could not load the JSON editor. Switch tabs to try again.
+        </p>
+      ) : (
+        <div
+          role="status"
+          className="h-40 animate-pulse rounded-md border border-zinc-200 bg-zinc-50 dark:border-zinc-800 dark:bg-zinc-900"
+        >
+          <span className="sr-only">Loading the JSON editor</span>
+        </div>
+      )}
+      <JsonStatus
+        id={statusId}
+        invalid={parsed.ok ? null : parsed.message}
+        refused={unshown.filter((k) => k.refused).map((k) => keyPathText(k.path))}
+        hidden={unshown.filter((k) => !k.refused).map((k) => keyPathText(k.path))}
+        errors={errors}
+        leftBehind={leftBehind}
+      />
+      {children}
+    </TabPanel>
+  );
+}
+
 export function ToolForm({
   toolName,
   schema,
@@ -188,138 +309,53 @@ export function ToolForm({
 }: ToolFormProps) {
   const idBase = useId().replace(/:/g, "");
   const prepared = useMemo(() => prepareSchema(schema) as RJSFSchema, [schema]);
-  const [tab, setTab] = useState<"form" | "json">(initialTab);
-  const [attempted, setAttempted] = useState(false);
-  const [touched, setTouched] = useState<ReadonlySet<string>>(() => new Set());
-  const [jsonText, setJsonText] = useState(() => JSON.stringify(value, null, 2));
-  const [jsonErrors, setJsonErrors] = useState<string[]>([]);
-  const [focusError, setFocusError] = useState(0);
-  const [lineModes, setLineModes] = useState<Readonly<Record<string, LineMode>>>({});
-  const mapRows = useRef(new Map<string, MapRow[]>());
-  const [entryProblems, setEntryProblems] = useState<Readonly<Record<string, readonly string[]>>>({});
-  // Entry problems of maps as they stood when the user left the form for the JSON tab.
-  const [leftBehind, setLeftBehind] = useState<readonly string[]>([]);
-  const formBox = useRef<HTMLDivElement>(null);
-  const { Editor, failed: editorFailed } = useJsonEditor(tab === "json");
+  const { state, dispatch, formUi, problems } = useToolFormState(initialTab, value);
+  const { tab, attempted, touched, jsonText } = state;
 
   const parsed = useMemo(() => parseJsonObject(jsonText), [jsonText]);
-  const validation = useMemo(() => validate(prepared, value), [prepared, value]);
+  // Errors show once AJV is in (rjsf resolves schemas with a stand-in until then).
+  const ajv = useValidator();
+  const validation = useMemo(() => (ajv ? validate(ajv, prepared, value) : null), [ajv, prepared, value]);
   const extraErrors = useMemo<ErrorSchema>(
-    () => visibleErrors(validation.errorSchema, (p) => attempted || touched.has(pathKey(p))),
+    () =>
+      validation ? visibleErrors(validation.errorSchema, (p) => attempted || touched.has(pathKey(p))) : {},
     [validation, attempted, touched],
   );
-
-  // Touches wait while a pointer is pressed: the error they show must not move a button under it.
-  const pointerDown = useRef(false);
-  const pending = useRef<string[]>([]);
-  const flush = useCallback(() => {
-    const keys = pending.current;
-    pending.current = [];
-    if (keys.length)
-      setTouched((prev) => (keys.every((k) => prev.has(k)) ? prev : new Set([...prev, ...keys])));
-  }, []);
-  useEffect(() => {
-    const down = () => {
-      pointerDown.current = true;
-    };
-    // After the click that follows the release has been dispatched.
-    const up = () => {
-      pointerDown.current = false;
-      setTimeout(flush, 0);
-    };
-    document.addEventListener("pointerdown", down, true);
-    document.addEventListener("pointerup", up, true);
-    document.addEventListener("pointercancel", up, true);
-    return () => {
-      document.removeEventListener("pointerdown", down, true);
-      document.removeEventListener("pointerup", up, true);
-      document.removeEventListener("pointercancel", up, true);
-    };
-  }, [flush]);
-  const formUi = useMemo<FormUi>(
-    () => ({
-      touch(path: FieldPathList) {
-        pending.current.push(...withAncestors(path));
-        if (!pointerDown.current) flush();
-      },
-      attempted,
-      showsErrors: (path) => attempted || touched.has(pathKey(path)),
-      lineMode: (path) => lineModes[pathKey(path)],
-      setLineMode: (path, mode) => setLineModes((m) => ({ ...m, [pathKey(path)]: mode })),
-      mapRows: mapRows.current,
-      reportEntryProblems(mapKey, problems) {
-        setEntryProblems((prev) => {
-          const before = prev[mapKey] ?? [];
-          if (before.length === problems.length && before.every((p, i) => p === problems[i])) return prev;
-          const next = { ...prev };
-          if (problems.length) next[mapKey] = problems;
-          else delete next[mapKey];
-          return next;
-        });
-      },
-    }),
-    [flush, attempted, touched, lineModes],
-  );
-  const problems = useMemo(() => Object.values(entryProblems).flat(), [entryProblems]);
   // Keys the form has no field for (kept and sent), and keys `additionalProperties: false` refuses.
   const unshown = useMemo(
     () => unshownKeys(prepared as Record<string, unknown>, parsed.ok ? parsed.value : value),
     [prepared, parsed, value],
   );
-  const hidden = unshown.filter((k) => !k.refused).map((k) => keyPathText(k.path));
-  const refused = unshown.filter((k) => k.refused).map((k) => keyPathText(k.path));
 
-  // After a refused call, focus the first field showing an error.
-  useEffect(() => {
-    if (!focusError) return;
-    formBox.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
-  }, [focusError]);
-
-  const switchTab = (next: string) => {
-    if (next === "json") {
-      setLeftBehind(problems);
-      // Keep what was typed while it still means the current value; else show the value.
-      const p = parseJsonObject(jsonText);
-      if (!p.ok || !jsonEqual(p.value, value)) setJsonText(JSON.stringify(value, null, 2));
-      setJsonErrors([]);
-    }
-    setTab(next as "form" | "json");
-  };
-
-  const onJsonChange = (text: string) => {
-    setJsonText(text);
-    setJsonErrors([]);
+  const onJsonText = (text: string) => {
+    dispatch({ type: "jsonText", text });
     const p = parseJsonObject(text);
     if (p.ok && !jsonEqual(p.value, value)) onChange(p.value);
   };
 
-  const callFromJson = () => {
-    setAttempted(true);
-    if (!parsed.ok) {
-      setJsonErrors([`Invalid JSON: ${parsed.message}`]);
-      return;
-    }
-    const all = validate(prepared, parsed.value).errors;
+  // A call waits for AJV's verdict when it comes before AJV's code (it rarely does).
+  const callFromJson = async () => {
+    if (!parsed.ok) return dispatch({ type: "attempt", jsonErrors: [`Invalid JSON: ${parsed.message}`] });
+    const all = validate(ajv ?? (await loadValidator()), prepared, parsed.value).errors;
     // Keys `additionalProperties: false` refuses are listed as they are typed (above the list).
-    const errors = errorLines(all.filter((e) => e.name !== "additionalProperties"));
-    setJsonErrors(errors);
+    dispatch({
+      type: "attempt",
+      jsonErrors: errorLines(all.filter((e) => e.name !== "additionalProperties")),
+    });
     if (all.length === 0) onCall(parsed.value);
   };
 
-  const callFromForm = () => {
-    setAttempted(true);
-    if (validation.errors.length > 0 || problems.length > 0) {
-      setFocusError((n) => n + 1);
-      return;
-    }
+  const callFromForm = async () => {
+    const errors = validation?.errors ?? validate(await loadValidator(), prepared, value).errors;
+    if (errors.length > 0 || problems.length > 0) return dispatch({ type: "attempt", focusError: true });
+    dispatch({ type: "attempt" });
     // As sent: fields the form cleared (undefined) are absent.
     onCall(JSON.parse(JSON.stringify(value)) as JsonObject);
   };
 
   const callNow = () => {
     if (disabled) return;
-    if (tab === "json") callFromJson();
-    else callFromForm();
+    void (tab === "json" ? callFromJson() : callFromForm());
   };
   // rjsf's Form skips a re-render when only functions changed (its deep compare ignores them), so
   // the Call button inside it reaches the current callNow through a ref.
@@ -337,23 +373,16 @@ export function ToolForm({
     }
   };
 
-  const callButton = (
-    <div className="flex flex-wrap items-center gap-2 pt-1">
-      <Button variant="primary" disabled={disabled} onClick={callCurrent}>
-        {submitLabel ?? `Call ${toolName}`}
-      </Button>
-      <span className="text-xs text-zinc-500 dark:text-zinc-400">
-        <Kbd>Ctrl</Kbd>+<Kbd>Enter</Kbd>
-      </span>
-      {disabled && disabledReason && (
-        <span className="text-xs text-zinc-500 dark:text-zinc-400">{disabledReason}</span>
-      )}
-      <span className="ml-auto flex items-center gap-2">{actions}</span>
-    </div>
+  const callBar = (
+    <CallBar
+      toolName={toolName}
+      disabled={disabled}
+      disabledReason={disabledReason}
+      actions={actions}
+      onCall={callCurrent}
+      submitLabel={submitLabel}
+    />
   );
-
-  const jsonStatusId = `${idBase}-json-status`;
-  const jsonLabelId = `${idBase}-json-label`;
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: Ctrl/Cmd+Enter from any field of the form
     <div onKeyDown={onKeyDown} className="flex flex-col gap-3">
@@ -361,89 +390,43 @@ export function ToolForm({
         label={`${toolName} input`}
         idBase={idBase}
         value={tab}
-        onValueChange={switchTab}
+        onValueChange={(next) => dispatch({ type: "tab", tab: next as ToolFormTab, value })}
         items={[
           { value: "form", label: "Form" },
           { value: "json", label: "JSON" },
         ]}
       />
       {tab === "form" ? (
-        <TabPanel idBase={idBase} value="form" className="rjsf-tool-form">
-          {!parsed.ok && (
-            <p className="mb-2 rounded-md border border-amber-300 bg-amber-50 px-2 py-1 text-xs text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200">
-              The JSON tab has invalid JSON; the form shows the last valid value.
-            </p>
-          )}
-          {unshown.length > 0 && (
-            <p
-              role="note"
-              className="mb-2 rounded-md border border-amber-300 bg-amber-50 px-2 py-1 text-xs text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200"
-            >
-              The value has keys this form has no field for (see the JSON tab):{" "}
-              {unshown.map((k) => keyPathText(k.path)).join(", ")}.
-            </p>
-          )}
-          <div ref={formBox}>
-            <FormUiContext.Provider value={formUi}>
-              <ThemedForm
-                schema={prepared}
-                uiSchema={uiSchema}
-                formData={value}
-                validator={validator}
-                idPrefix={`${idBase}-${toolName}`}
-                noHtml5Validate
-                experimental_defaultFormStateBehavior={DEFAULTS_BEHAVIOR}
-                showErrorList={false}
-                extraErrors={extraErrors}
-                onChange={(e) => {
-                  const next = (e.formData ?? {}) as JsonObject;
-                  if (!jsonEqual(next, value)) onChange(next);
-                }}
-                // Only Call submits (Enter in a field is not a call).
-                onSubmit={() => {}}
-              >
-                {callButton}
-              </ThemedForm>
-            </FormUiContext.Provider>
-          </div>
-        </TabPanel>
+        <FormTab
+          idBase={idBase}
+          toolName={toolName}
+          schema={prepared}
+          value={value}
+          onChange={onChange}
+          formUi={formUi}
+          validator={ajv ?? standInValidator}
+          extraErrors={extraErrors}
+          jsonInvalid={!parsed.ok}
+          unshown={unshown}
+          focusError={state.focusError}
+        >
+          {callBar}
+        </FormTab>
       ) : (
-        <TabPanel idBase={idBase} value="json" className="flex flex-col gap-2">
-          <span id={jsonLabelId} className="text-xs font-medium text-zinc-700 dark:text-zinc-300">
-            Input JSON of {toolName}
-          </span>
-          {Editor ? (
-            <Editor
-              value={jsonText}
-              onChange={onJsonChange}
-              onSubmit={callNow}
-              schema={schema}
-              labelledBy={jsonLabelId}
-              describedBy={jsonStatusId}
-              invalid={!parsed.ok || jsonErrors.length > 0}
-            />
-          ) : editorFailed ? (
-            <p role="alert" className="text-sm text-red-700 dark:text-red-400">
-              Could not load the JSON editor. Switch tabs to try again.
-            </p>
-          ) : (
-            <div
-              role="status"
-              className="h-40 animate-pulse rounded-md border border-zinc-200 bg-zinc-50 dark:border-zinc-800 dark:bg-zinc-900"
-            >
-              <span className="sr-only">Loading the JSON editor</span>
-            </div>
-          )}
-          <JsonStatus
-            id={jsonStatusId}
-            invalid={parsed.ok ? null : parsed.message}
-            refused={refused}
-            hidden={hidden}
-            errors={jsonErrors}
-            leftBehind={leftBehind}
-          />
-          {callButton}
-        </TabPanel>
+        <JsonTab
+          idBase={idBase}
+          toolName={toolName}
+          schema={schema}
+          text={jsonText}
+          parsed={parsed}
+          errors={state.jsonErrors}
+          unshown={unshown}
+          leftBehind={state.leftBehind}
+          onText={onJsonText}
+          onCall={callNow}
+        >
+          {callBar}
+        </JsonTab>
       )}
     </div>
   );

@@ -1,15 +1,50 @@
 // Validation of a tool's input with the form's AJV 8 validator, and which errors the form shows:
 // a field's errors once the user has left it having typed something (it is "touched"), or every
 // error after an attempt to call. The errors are recomputed on every change, so a shown error
-// clears as soon as the value is valid.
-import type { ErrorSchema, FieldPathList, RJSFSchema, RJSFValidationError } from "@rjsf/utils";
+// clears as soon as the value is valid. AJV's code loads after the form's first render (its own
+// chunk): until then rjsf resolves schemas with a stand-in (stand-in-validator.ts), no error shows,
+// and a call waits for AJV's verdict.
+import type { ErrorSchema, FieldPathList, RJSFSchema, RJSFValidationError, ValidatorType } from "@rjsf/utils";
 import { getByPath, toErrorSchema, toPath } from "@rjsf/utils";
-import { customizeValidator } from "@rjsf/validator-ajv8";
-import { createContext } from "react";
+import { createContext, useEffect, useState } from "react";
 import type { JsonObject } from "@/lib/ors/protocol";
+import { prepareSchema } from "./prepare-schema";
 
-/** AJV 8 (draft 7), with `discriminator` on: a tagged union is checked against the tagged option only. */
-export const validator = customizeValidator({ ajvOptionsOverrides: { discriminator: true } });
+export type FormValidator = ValidatorType<unknown, RJSFSchema>;
+
+let ajvLoad: Promise<FormValidator> | null = null;
+let loadedAjv: FormValidator | null = null;
+
+/** AJV's validator, its chunk loaded once (a failed load is tried again on the next call). */
+export function loadValidator(): Promise<FormValidator> {
+  ajvLoad ??= import("./ajv-validator")
+    .then((m) => {
+      loadedAjv = m.ajvValidator as FormValidator;
+      return loadedAjv;
+    })
+    .catch((err: unknown) => {
+      ajvLoad = null;
+      throw err;
+    });
+  return ajvLoad;
+}
+
+/** AJV's validator once loaded (null before): its load starts after the first render. */
+export function useValidator(): FormValidator | null {
+  const [v, setV] = useState<FormValidator | null>(() => loadedAjv);
+  useEffect(() => {
+    if (v) return;
+    let live = true;
+    loadValidator().then(
+      (x) => live && setV(() => x),
+      () => {},
+    );
+    return () => {
+      live = false;
+    };
+  }, [v]);
+  return v;
+}
 
 /** Shorter, plainer messages than AJV's defaults. */
 export function transformErrors(errors: RJSFValidationError[]): RJSFValidationError[] {
@@ -42,7 +77,7 @@ export interface Validation {
 }
 
 /** Validates `value` against a prepared schema. */
-export function validate(schema: RJSFSchema, value: JsonObject): Validation {
+export function validate(validator: FormValidator, schema: RJSFSchema, value: JsonObject): Validation {
   const result = validator.validateFormData(value, schema, undefined, transformErrors);
   // A position the form holds empty (a tuple's, a new list item's) "must be number": it is missing.
   let changed = false;
@@ -54,6 +89,14 @@ export function validate(schema: RJSFSchema, value: JsonObject): Validation {
     return { ...e, message: "is required", stack: `${e.property} is required` };
   });
   return changed ? { errors, errorSchema: toErrorSchema(errors) } : result;
+}
+
+/**
+ * What is wrong with `input` for a tool's `input_schema`, as readable lines (none: it may be sent):
+ * the form's own verdict, for inputs that do not come through the form (a model's proposal).
+ */
+export async function inputProblems(inputSchema: JsonObject, input: JsonObject): Promise<string[]> {
+  return errorLines(validate(await loadValidator(), prepareSchema(inputSchema) as RJSFSchema, input).errors);
 }
 
 /** Readable lines (`slot_1.crop: is required`) for a list of errors. */

@@ -6,20 +6,16 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { Download, GitCompare, Star } from "lucide-react";
 import Link from "next/link";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useEffect, useRef, useState } from "react";
+import { useRef, useState } from "react";
 import { RewardValue } from "@/components/episode/reward-value";
 import { PageContainer, PageHeader } from "@/components/layout/page-header";
 import { Badge } from "@/components/ui/badge";
 import { buttonClasses } from "@/components/ui/button";
 import { ErrorPanel } from "@/components/ui/error-panel";
-import { Input, inputClasses, Label } from "@/components/ui/input";
 import { SkeletonBlock } from "@/components/ui/skeleton";
 import { compareTrajectoriesHref, episodeHref, runHref, trajectoryHref } from "@/lib/routes";
-import { END_REASONS, SORT_KEYS } from "@/lib/trajectory/model";
-import type { TrajectoryFilter, TrajectorySummary } from "@/lib/trajectory/schema";
+import type { TrajectorySummary } from "@/lib/trajectory/schema";
 import { cn } from "@/lib/ui/cn";
-import { filterFromParams } from "@/lib/ui/trajectory-filter";
 import {
   exportGoldenUrl,
   exportUrl,
@@ -29,6 +25,7 @@ import {
 import { END_REASON_LABEL, endReasonTone, fmtTime } from "./format";
 import { HtmlExportLink } from "./html-export-button";
 import { ImportPanel } from "./import-panel";
+import { FilterForm, useListParams } from "./trajectory-filters";
 
 const LIMIT = 5000;
 const ROW = 40;
@@ -36,34 +33,8 @@ const ROW = 40;
 const COLUMNS =
   "grid-cols-[2rem_7rem_minmax(0,1fr)_minmax(0,1fr)_minmax(0,0.7fr)_6rem_6rem_3.5rem_5rem_9rem]";
 
-/** Distinct non-empty values of a field among the loaded rows (suggestions for the filters). */
-function distinct(
-  items: TrajectorySummary[] | undefined,
-  pick: (t: TrajectorySummary) => string | null,
-): string[] {
-  return [...new Set((items ?? []).map(pick).filter((v): v is string => !!v))].sort();
-}
-
 export function TrajectoryList() {
-  const params = useSearchParams();
-  const router = useRouter();
-  const pathname = usePathname();
-  const filter = filterFromParams(new URLSearchParams(params.toString()));
-  const [q, setQ] = useState(filter.q ?? "");
-  const setParam = (patch: Record<string, string | undefined>) => {
-    const p = new URLSearchParams(params.toString());
-    for (const [k, v] of Object.entries(patch)) {
-      if (v === undefined || v === "") p.delete(k);
-      else p.set(k, v);
-    }
-    router.replace(`${pathname}?${p}`, { scroll: false });
-  };
-  // Debounced search box.
-  useEffect(() => {
-    if ((filter.q ?? "") === q) return;
-    const t = setTimeout(() => setParam({ q }), 250);
-    return () => clearTimeout(t);
-  });
+  const { filter, setParam } = useListParams();
   const query = useQuery({
     ...trajectoryListQuery({ ...filter, limit: LIMIT }),
     placeholderData: keepPreviousData,
@@ -71,22 +42,6 @@ export function TrajectoryList() {
   const [picked, setPicked] = useState<string[]>([]);
   const toggle = (id: string) =>
     setPicked((p) => (p.includes(id) ? p.filter((x) => x !== id) : [...p, id].slice(-2)));
-
-  const field = (name: keyof TrajectoryFilter, label: string, props: Record<string, unknown> = {}) => (
-    <div className="space-y-1">
-      <Label htmlFor={`f-${name}`}>{label}</Label>
-      <Input
-        id={`f-${name}`}
-        defaultValue={String(filter[name] ?? "")}
-        key={`${name}-${filter[name] ?? ""}`}
-        onBlur={(e) => setParam({ [name]: e.target.value.trim() })}
-        onKeyDown={(e) => {
-          if (e.key === "Enter") setParam({ [name]: (e.target as HTMLInputElement).value.trim() });
-        }}
-        {...props}
-      />
-    </div>
-  );
 
   return (
     <PageContainer>
@@ -133,86 +88,7 @@ export function TrajectoryList() {
           </>
         }
       />
-      <form
-        aria-label="Filters"
-        className="mb-3 grid grid-cols-2 gap-2 sm:grid-cols-4 lg:grid-cols-10"
-        onSubmit={(e) => e.preventDefault()}
-      >
-        <div className="col-span-2 space-y-1">
-          <Label htmlFor="f-q">Search</Label>
-          <Input
-            id="f-q"
-            type="search"
-            value={q}
-            onChange={(e) => setQ(e.target.value)}
-            placeholder="text, tool, id…"
-          />
-        </div>
-        {field("server", "Server", { list: "f-server-options" })}
-        {field("env", "Environment", { list: "f-env-options" })}
-        <datalist id="f-server-options">
-          {distinct(query.data?.items, (t) => t.server).map((v) => (
-            <option key={v} value={v} />
-          ))}
-        </datalist>
-        <datalist id="f-env-options">
-          {distinct(query.data?.items, (t) => t.env).map((v) => (
-            <option key={v} value={v} />
-          ))}
-        </datalist>
-        {field("task", "Task", { placeholder: "train/12" })}
-        <div className="space-y-1">
-          <Label htmlFor="f-end">End reason</Label>
-          <select
-            id="f-end"
-            className={inputClasses}
-            value={filter.end_reason ?? ""}
-            onChange={(e) => setParam({ end_reason: e.target.value })}
-          >
-            <option value="">any</option>
-            <option value="running">running</option>
-            {END_REASONS.map((r) => (
-              <option key={r} value={r}>
-                {r}
-              </option>
-            ))}
-          </select>
-        </div>
-        {field("min_reward", "Min reward", { type: "number", step: "any" })}
-        {field("max_reward", "Max reward", { type: "number", step: "any" })}
-        <div className="space-y-1">
-          <Label htmlFor="f-sort">Sort by</Label>
-          <select
-            id="f-sort"
-            className={inputClasses}
-            value={`${filter.sort ?? "started_at"}:${filter.order ?? "desc"}`}
-            onChange={(e) => {
-              const [sort, order] = e.target.value.split(":");
-              setParam({ sort, order });
-            }}
-          >
-            {SORT_KEYS.flatMap((k) =>
-              (["desc", "asc"] as const).map((o) => (
-                <option key={`${k}:${o}`} value={`${k}:${o}`}>
-                  {k.replace("_", " ")} {o === "desc" ? "↓" : "↑"}
-                </option>
-              )),
-            )}
-          </select>
-        </div>
-        <div className="flex items-end pb-1.5">
-          <label className="flex items-center gap-1.5 text-xs font-medium text-zinc-700 dark:text-zinc-300">
-            {/* Uncontrolled (the URL follows a moment later), re-keyed when the URL changes it. */}
-            <input
-              type="checkbox"
-              key={`golden-${filter.golden === true}`}
-              defaultChecked={filter.golden === true}
-              onChange={(e) => setParam({ golden: e.target.checked ? "1" : undefined })}
-            />
-            Golden only
-          </label>
-        </div>
-      </form>
+      <FilterForm filter={filter} setParam={setParam} items={query.data?.items} />
       <div className="mb-3">
         <ImportPanel />
       </div>

@@ -4,13 +4,16 @@ import { Check, Copy } from "lucide-react";
 import { useEffect, useState } from "react";
 import { Button, type ButtonSize } from "./button";
 
-/** Copies `text` to the clipboard and says so for a moment. */
+/**
+ * Copies `text` to the clipboard and says so for a moment. `text` may be a function, read at the
+ * click (a URL resolved against the page's origin, which the server does not know).
+ */
 export function CopyButton({
-  text,
+  text: given,
   label = "Copy",
   size = "xs",
 }: {
-  text: string;
+  text: string | (() => string);
   label?: string;
   size?: ButtonSize;
 }) {
@@ -27,6 +30,7 @@ export function CopyButton({
       aria-label={copied ? "Copied" : label}
       title={label}
       onClick={async () => {
+        const text = typeof given === "function" ? given() : given;
         try {
           await navigator.clipboard.writeText(text);
           setCopied(true);

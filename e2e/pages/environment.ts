@@ -57,7 +57,7 @@ export class EnvironmentPage {
 
   /** A task's row in the tasks tab. */
   taskRow(index: number): Locator {
-    return this.page.getByRole("button", { name: `Task ${index}`, exact: true });
+    return this.page.getByRole("link", { name: `Task ${index}`, exact: true });
   }
 
   /** The selected task's JSON. */

@@ -2,6 +2,7 @@
 // environment answers a real 404 page. Remote servers' environments are checked in the browser
 // (through the relay), where a slow server cannot hold up the page.
 import "server-only";
+import { notFound } from "next/navigation";
 import { getPlayground } from "@/lib/playground";
 
 /** Route params arrive percent-encoded in some cases; decode once, tolerating stray `%`. */
@@ -35,4 +36,15 @@ export async function envExists(server: string, env: string): Promise<boolean | 
   } catch {
     return undefined;
   }
+}
+
+/** An environment page's server and environment, decoded; a real 404 for one known not to exist. */
+export async function knownEnvironment(
+  params: Promise<{ server: string; env: string }>,
+): Promise<{ server: string; env: string }> {
+  const p = await params;
+  const server = decodeParam(p.server);
+  const env = decodeParam(p.env);
+  if ((await envExists(server, env)) === false) notFound();
+  return { server, env };
 }

@@ -1,11 +1,14 @@
-// The environment page's data fetched on the server through the playground's relay client, as a
-// dehydrated TanStack Query cache under the browser's query keys (the HTML carries the tool cards).
-// Bounded in time: what is not back by then the browser fetches, with its usual loading states.
+// Pages' data fetched on the server through the playground's relay client, as a dehydrated TanStack
+// Query cache under the browser's query keys: the environment page's tools, splits and task counts
+// (the HTML carries the tool cards), and an episode page's session tools (its tool form renders as
+// soon as the page is hydrated, without a round trip). Bounded in time: what is not back by then the
+// browser fetches, with its usual loading states.
 import "server-only";
 import { type DehydratedState, dehydrate, QueryClient } from "@tanstack/react-query";
 import type { OrsClient } from "@/lib/ors/client";
 import { getPlayground } from "@/lib/playground";
 import { orsKeys } from "@/lib/ui/query-keys";
+import type { SessionTools } from "@/lib/ui/use-episode";
 
 /** How long the page waits for a server's answers before the browser takes over. */
 export const PREFETCH_TIMEOUT_MS = 800;
@@ -16,14 +19,16 @@ export interface PrefetchOptions {
   timeoutMs?: number;
 }
 
+type Put = <T>(key: readonly unknown[], fetch: () => Promise<T>) => Promise<T | undefined>;
+
 /**
- * The list of environments, the env's tools, its splits and each split's task count, as a
- * dehydrated cache. Each answer that fails or misses the deadline is simply absent; never throws.
+ * Runs `fill` against the server's client until the deadline and dehydrates what it put in the
+ * cache. Each answer that fails or misses the deadline is simply absent; never throws.
  */
-export async function prefetchEnvironment(
+async function prefetch(
   server: string,
-  env: string,
-  o: PrefetchOptions = {},
+  o: PrefetchOptions,
+  fill: (put: Put, client: OrsClient, signal: AbortSignal) => Promise<unknown>,
 ): Promise<DehydratedState> {
   const qc = new QueryClient();
   const signal = AbortSignal.timeout(o.timeoutMs ?? PREFETCH_TIMEOUT_MS);
@@ -38,7 +43,7 @@ export async function prefetchEnvironment(
   } catch {
     return dehydrate(qc);
   }
-  const put = async <T>(key: readonly unknown[], fetch: () => Promise<T>): Promise<T | undefined> => {
+  const put: Put = async (key, fetch) => {
     try {
       const data = await fetch();
       if (!signal.aborted) qc.setQueryData(key, data);
@@ -47,7 +52,17 @@ export async function prefetchEnvironment(
       return undefined; // the browser asks again and shows the error, as without the prefetch
     }
   };
-  const all = (async () => {
+  await Promise.race([fill(put, client, signal), deadline]);
+  return dehydrate(qc);
+}
+
+/** The list of environments, the env's tools, its splits and each split's task count. */
+export function prefetchEnvironment(
+  server: string,
+  env: string,
+  o: PrefetchOptions = {},
+): Promise<DehydratedState> {
+  return prefetch(server, o, async (put, client, signal) => {
     const [, , splits] = await Promise.all([
       put(orsKeys.envs(server), () => client.listEnvironments({ signal })),
       put(orsKeys.tools(server, env), async () => (await client.tools(env, { signal })).tools),
@@ -61,7 +76,26 @@ export async function prefetchEnvironment(
         ),
       ),
     );
-  })();
-  await Promise.race([all, deadline]);
-  return dehydrate(qc);
+  });
+}
+
+/**
+ * An open session's tools (`/{env}/task_tools`), as the episode page's tool panel reads them. A
+ * server without task_tools is left to the browser, which falls back to `/{env}/tools` and says so.
+ */
+export function prefetchSessionTools(
+  server: string,
+  env: string,
+  sid: string,
+  o: PrefetchOptions = {},
+): Promise<DehydratedState> {
+  return prefetch(server, o, (put, client, signal) =>
+    put(
+      orsKeys.taskTools(server, env, sid),
+      async (): Promise<SessionTools> => ({
+        tools: (await client.taskTools(env, sid, { signal })).tools,
+        source: "task_tools",
+      }),
+    ),
+  );
 }

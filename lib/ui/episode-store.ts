@@ -34,6 +34,10 @@ export interface LocalCall {
   abandoned: boolean;
   /** This tab's stream of the call is open. */
   watching: boolean;
+  /** The `x-playground-agent` of a call a model proposed; absent for a call by hand. */
+  agent?: string;
+  /** A call by hand held back until the model's call in flight has ended (then sent, or not once the episode ended). */
+  queued?: boolean;
 }
 
 export type FeedStatus = "connecting" | "live" | "closed" | "error";
@@ -56,13 +60,16 @@ export interface EpisodeState {
   /** Steps whose call is passing through the relay now (others left in flight were cut off). */
   inflight: ReadonlySet<number>;
   calls: LocalCall[];
+  /** Counts this tab's calls by hand: each is the user taking over from a model at the controls, at once. */
+  takeOvers: number;
   loadSnapshot: (snapshot: SnapshotEvent) => void;
   applyEvent: (e: LiveEvent) => void;
   /** Applies a batch of live events in one update (a burst of frames re-renders once). */
   applyEvents: (events: readonly LiveEvent[]) => void;
   setFeed: (feed: FeedStatus) => void;
   setMissing: (reason: string) => void;
-  addCall: (call: Pick<LocalCall, "callId" | "tool" | "input">) => void;
+  addCall: (call: Pick<LocalCall, "callId" | "tool" | "input" | "agent" | "queued">) => void;
+  takeOver: () => void;
   updateCall: (callId: string, patch: Partial<Omit<LocalCall, "callId">>) => void;
   touch: (at: number) => void;
 }
@@ -85,6 +92,7 @@ const createEpisodeState =
     lastActivityAt: null,
     inflight: new Set(),
     calls: [],
+    takeOvers: 0,
     loadSnapshot: (snap) =>
       set((s) => ({
         status: "ready",
@@ -135,6 +143,7 @@ const createEpisodeState =
           },
         ],
       })),
+    takeOver: () => set((s) => ({ takeOvers: s.takeOvers + 1 })),
     updateCall: (callId, patch) =>
       set((s) => ({ calls: s.calls.map((c) => (c.callId === callId ? { ...c, ...patch } : c)) })),
     touch: (at) => {
@@ -186,6 +195,22 @@ export const selectBusy = (s: EpisodeState) =>
   (s.trajectory?.steps ?? NO_STEPS).some(
     (st) =>
       st.ok === null && s.inflight.has(st.index) && !s.calls.some((c) => c.index === st.index && c.abandoned),
+  );
+/** A call a model proposed is in flight from this tab (its stream open). */
+export const selectModelCalling = (s: EpisodeState) =>
+  s.calls.some((c) => c.agent && c.watching && c.error === null && !c.abandoned);
+/**
+ * A call by hand is in flight or held back (a model's call in flight does not count: a call by hand
+ * then waits for it, so the Call button stays usable while a model plays).
+ */
+export const selectHandBusy = (s: EpisodeState) =>
+  s.calls.some((c) => !c.agent && c.index === null && c.error === null && !c.abandoned && c.watching) ||
+  (s.trajectory?.steps ?? NO_STEPS).some(
+    (st) =>
+      st.ok === null &&
+      !st.agent &&
+      s.inflight.has(st.index) &&
+      !s.calls.some((c) => c.index === st.index && c.abandoned),
   );
 /** When the episode last showed activity: the session's last request, or its steps. */
 export const selectLastActivity = (s: EpisodeState) =>

@@ -6,19 +6,13 @@ import type { RunComparison, RunList, RunSummaryResponse } from "@/lib/runs/http
 import type { ModelTurnRequest, ModelTurnResponse } from "@/lib/runs/model-turn";
 import type { PublicModelEndpoint } from "@/lib/runs/models";
 import type { RunRequest } from "@/lib/runs/spec";
-import type { RunStatus } from "@/lib/store/types";
+import type { RunListFilter, RunStatus } from "@/lib/store/types";
 import { apiJson } from "./api-error";
 
 export type { RunComparison, RunListItem, RunSummaryResponse } from "@/lib/runs/http";
 export type { ModelTurnResponse } from "@/lib/runs/model-turn";
 
-export interface RunListFilter {
-  server?: string;
-  env?: string;
-  status?: RunStatus;
-  limit?: number;
-  offset?: number;
-}
+export type { RunListFilter };
 
 /** Statuses after which nothing changes by itself (resume starts a run again). */
 export const FINAL_RUN_STATUSES: readonly RunStatus[] = ["done", "cancelled", "interrupted", "failed"];
@@ -34,6 +28,7 @@ export const runKeys = {
 
 export const modelKeys = {
   all: ["models"] as const,
+  ids: (endpoint: string) => [...modelKeys.all, "ids", endpoint] as const,
 };
 
 function listParams(f: RunListFilter): string {
@@ -92,6 +87,20 @@ export function modelsQuery() {
       apiJson<{ items: PublicModelEndpoint[] }>(await fetch("/api/models", { signal })),
     select: (d) => d.items,
     staleTime: 60_000,
+  });
+}
+
+/** The model ids an endpoint lists (its `GET /v1/models`, asked by the server with the endpoint's key). */
+export function modelIdsQuery(endpoint: string) {
+  return queryOptions({
+    queryKey: modelKeys.ids(endpoint),
+    queryFn: async ({ signal }) =>
+      apiJson<{ items: { id: string }[] }>(
+        await fetch(`/api/models/${encodeURIComponent(endpoint)}/models`, { signal }),
+      ),
+    select: (d) => d.items.map((m) => m.id),
+    staleTime: 60_000,
+    retry: false,
   });
 }
 

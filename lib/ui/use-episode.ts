@@ -106,17 +106,21 @@ const FEED_EVENTS = [
  * then every step, frame, prompt and end as it happens (from this tab, another tab, or any client
  * of the relay). The feed is read and parsed off the main thread and applied in batches, so a
  * burst of frames of a huge result re-renders the page once per batch. It closes once the episode
- * has ended.
+ * has ended. `initial` is the record as the page's server read it: no look-up then.
  */
-export function useEpisodeFeed(): void {
+export function useEpisodeFeed(initial: Trajectory | null = null): void {
   const store = useEpisodeStoreApi();
   const qc = useQueryClient();
+  // Only the page's first record: a later one (a refreshed page) is older than the feed.
+  const first = useRef(initial);
   useEffect(() => {
     const { server, sid, apiBase } = store.getState();
     const abort = new AbortController();
+    const initial = first.current;
+    first.current = null;
     let close: (() => void) | null = null;
     (async () => {
-      let found: Trajectory | null = null;
+      let found: Trajectory | null = initial;
       // The recorder writes the episode as /create passes; a page opened in that instant looks again.
       for (let attempt = 0; attempt < 3 && !found; attempt++) {
         try {
@@ -380,7 +384,15 @@ export function useKeepAlive(
     };
     const tick = async () => {
       timer = undefined;
-      if (disposed || !client) return;
+      if (disposed) return;
+      // The client loads when the first ping is due, not with the page (its code is not what the page waits for).
+      try {
+        client ??= await loadOrsClient(server, apiBase);
+      } catch {
+        if (!disposed) schedule(intervalMs);
+        return;
+      }
+      if (disposed) return;
       if (Date.now() - lastUse.current >= inactivityMs) {
         setPaused(true);
         return;
@@ -405,17 +417,10 @@ export function useKeepAlive(
       void tick();
     };
     const onVisible = () => {
-      if (document.visibilityState === "visible" && client && overdue()) now();
+      if (document.visibilityState === "visible" && overdue()) now();
     };
-    loadOrsClient(server, apiBase).then(
-      (c) => {
-        if (disposed) return;
-        client = c;
-        if (overdue()) now();
-        else schedule(intervalMs);
-      },
-      () => {},
-    );
+    if (overdue()) now();
+    else schedule(intervalMs);
     document.addEventListener("visibilitychange", onVisible);
     return () => {
       disposed = true;

@@ -2,9 +2,11 @@
 // the model-turn API for one turn (the runs' own policy code, no tool called) and shows it — its
 // text, its calls — before anything is sent; each call is sent (as proposed or as edited) through
 // the page's tool caller with the turn's `x-playground-agent` value, or rejected. Play steps and
-// sends until the episode finishes, the model stops, or `maxTurns`; Pause stops after the call in
-// flight. A call made by hand meanwhile is the user taking over: a pending proposal is dropped
-// and Play pauses. The episode itself stays the record on the server (every view shows the steps).
+// sends until the episode finishes, the model stops, a call fails the tool's schema (shown, as Step
+// shows it, and not sent), or `maxTurns`; Pause stops after the call in flight. A call by hand is
+// the user taking over, at once: the turn being thought about is dropped, Play pauses, a pending
+// proposal is dropped, and nothing more is sent; once the episode has ended nothing is sent at all.
+// The episode itself stays the record on the server (every view shows the steps).
 "use client";
 
 import { useCallback, useEffect, useRef, useState } from "react";
@@ -30,6 +32,11 @@ export interface ModelSettings {
   /** Turns one Play may take at most. */
   maxTurns: number;
   temperature?: number;
+  /**
+   * What is wrong with a proposed input for its tool (none: it may be sent): the tool form's own
+   * verdict, so Play refuses what Step's form refuses.
+   */
+  checkInput?: (tool: string, input: JsonObject) => Promise<string[]>;
 }
 
 export type ProposedCallState = "pending" | "sending" | "sent" | "rejected";
@@ -45,6 +52,15 @@ export interface Proposal {
 
 export type ModelActivity = "idle" | "thinking" | "sending";
 
+/**
+ * What the user should know: `paused` notices (a pause, a take-over) say how to hand the episode
+ * back, so they go once the episode has ended; the others stay.
+ */
+export interface ModelNotice {
+  text: string;
+  kind: "paused" | "stopped";
+}
+
 export interface ModelControls {
   proposal: Proposal | null;
   activity: ModelActivity;
@@ -54,8 +70,7 @@ export interface ModelControls {
   /** Turns the current (or last) Play took. */
   playedTurns: number;
   error: string | null;
-  /** What happened that the user should know (paused, stopped at max turns, the model stopped). */
-  notice: string | null;
+  notice: ModelNotice | null;
   step: () => Promise<void>;
   play: () => Promise<void>;
   pause: () => void;
@@ -66,6 +81,10 @@ export interface ModelControls {
 }
 
 class Stopped extends Error {}
+
+const TAKEN_OVER_PLAYING = "You called a tool by hand: the model is paused. Play or Step to hand it back.";
+const TAKEN_OVER_PROPOSAL =
+  "You called a tool by hand: the model's proposal was dropped. Step to ask it again.";
 
 /** Resolves with the ended step the model's call became, or throws when the call never made one. */
 function waitForStep(
@@ -102,53 +121,115 @@ function waitForStep(
   });
 }
 
-export function useModelControls(caller: ToolCaller, settings: ModelSettings): ModelControls {
-  const store = useEpisodeStoreApi();
+function stopNotice(p: Proposal): ModelNotice {
+  const why =
+    p.stop === "invalid_tool_call"
+      ? "its tool call was not a valid JSON object"
+      : "it answered without a tool call";
+  return { kind: "stopped", text: `The model proposes no call: ${why}.` };
+}
+
+const pending = (p: Proposal | null) => !!p?.calls.some((c) => c.state === "pending");
+
+/** The panel's own state: the proposal (kept in a ref too, for the loops), activity, play, messages. */
+function useControlsState() {
   const [proposal, setProposal] = useState<Proposal | null>(null);
   const [activity, setActivity] = useState<ModelActivity>("idle");
   const [playing, setPlaying] = useState(false);
   const [pausing, setPausing] = useState(false);
   const [playedTurns, setPlayedTurns] = useState(0);
   const [error, setError] = useState<string | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
+  const [notice, setNotice] = useState<ModelNotice | null>(null);
   const proposalRef = useRef<Proposal | null>(null);
-  const pauseRef = useRef(false);
-  const thinking = useRef<AbortController | null>(null);
+  const update = useCallback((p: Proposal | null) => {
+    proposalRef.current = p;
+    setProposal(p);
+  }, []);
+  const setCallState = useCallback(
+    (i: number, state: ProposedCallState) => {
+      const p = proposalRef.current;
+      if (p) update({ ...p, calls: p.calls.map((c, j) => (j === i ? { ...c, state } : c)) });
+    },
+    [update],
+  );
+  return {
+    proposal,
+    proposalRef,
+    update,
+    setCallState,
+    activity,
+    setActivity,
+    playing,
+    setPlaying,
+    pausing,
+    setPausing,
+    playedTurns,
+    setPlayedTurns,
+    error,
+    setError,
+    notice,
+    setNotice,
+  };
+}
+
+type ControlsState = ReturnType<typeof useControlsState>;
+
+/** The turn being thought about, and whether Play was asked to stop: both dropped by a pause or a take-over. */
+interface Flow {
+  thinking: { current: AbortController | null };
+  paused: { current: boolean };
+}
+
+/**
+ * The user taking over: a call by hand from this tab (at once, before it is sent), or a step
+ * nobody proposed in the record (another client's). Play pauses; a pending proposal is dropped.
+ */
+function useTakeOver(st: ControlsState, flow: Flow) {
+  const { playing, proposalRef, update, setPausing, setNotice } = st;
+  const takeOver = useCallback(() => {
+    flow.thinking.current?.abort();
+    if (playing) {
+      flow.paused.current = true;
+      setPausing(true);
+      setNotice({ kind: "paused", text: TAKEN_OVER_PLAYING });
+    } else if (pending(proposalRef.current)) {
+      update(null);
+      setNotice({ kind: "paused", text: TAKEN_OVER_PROPOSAL });
+    }
+  }, [playing, flow, proposalRef, update, setPausing, setNotice]);
+  const takeOvers = useEpisodeStore((s) => s.takeOvers);
+  const seenTakeOvers = useRef(takeOvers);
+  useEffect(() => {
+    if (takeOvers === seenTakeOvers.current) return;
+    seenTakeOvers.current = takeOvers;
+    takeOver();
+  }, [takeOvers, takeOver]);
+  const steps = useEpisodeStore(selectSteps);
+  const seenSteps = useRef<number | null>(null);
+  useEffect(() => {
+    const before = seenSteps.current ?? steps.length;
+    seenSteps.current = steps.length;
+    if (steps.slice(before).some((s) => !s.agent)) takeOver();
+  }, [steps, takeOver]);
+}
+
+export function useModelControls(caller: ToolCaller, settings: ModelSettings): ModelControls {
+  const store = useEpisodeStoreApi();
+  const st = useControlsState();
+  const { proposalRef, update, setCallState, setActivity, setError, setNotice } = st;
+  const flow = useRef<Flow>({ thinking: { current: null }, paused: { current: false } }).current;
   const settingsRef = useRef(settings);
   settingsRef.current = settings;
   const mounted = useRef(new AbortController());
-
   useEffect(() => {
     const m = new AbortController();
     mounted.current = m;
     return () => {
       m.abort();
-      thinking.current?.abort();
+      flow.thinking.current?.abort();
     };
-  }, []);
-
-  const update = useCallback((p: Proposal | null) => {
-    proposalRef.current = p;
-    setProposal(p);
-  }, []);
-
-  // A step nobody proposed (a call by hand, or another client's) is the user taking over.
-  const steps = useEpisodeStore(selectSteps);
-  const seen = useRef<number | null>(null);
-  useEffect(() => {
-    const before = seen.current ?? steps.length;
-    seen.current = steps.length;
-    if (!steps.slice(before).some((s) => !s.agent)) return;
-    if (pauseRef.current === false && playing) {
-      pauseRef.current = true;
-      setPausing(true);
-      setNotice("You called a tool by hand: the model is paused. Play or Step to hand it back.");
-    } else if (proposalRef.current?.calls.some((c) => c.state === "pending")) {
-      update(null);
-      setNotice("You called a tool by hand: the model's proposal was dropped. Step to ask it again.");
-    }
-    thinking.current?.abort();
-  }, [steps, playing, update]);
+  }, [flow]);
+  useTakeOver(st, flow);
 
   /** One model turn for the episode as recorded now. */
   const think = useCallback(async (): Promise<Proposal> => {
@@ -158,7 +239,7 @@ export function useModelControls(caller: ToolCaller, settings: ModelSettings): M
     if (!endpoint) throw new Error("choose a model endpoint (PLAYGROUND_MODELS)");
     if (!model.trim()) throw new Error("give the model's id");
     const ctrl = new AbortController();
-    thinking.current = ctrl;
+    flow.thinking.current = ctrl;
     setActivity("thinking");
     try {
       const r = await modelTurnRequest(
@@ -179,26 +260,18 @@ export function useModelControls(caller: ToolCaller, settings: ModelSettings): M
       if (ctrl.signal.aborted) throw new Stopped();
       throw err;
     } finally {
-      if (thinking.current === ctrl) thinking.current = null;
+      if (flow.thinking.current === ctrl) flow.thinking.current = null;
       setActivity("idle");
     }
-  }, [store, update]);
+  }, [store, update, flow, setActivity]);
 
-  const setCallState = useCallback(
-    (i: number, state: ProposedCallState) => {
-      const p = proposalRef.current;
-      if (!p) return;
-      update({ ...p, calls: p.calls.map((c, j) => (j === i ? { ...c, state } : c)) });
-    },
-    [update],
-  );
-
-  /** Sends call `i`; resolves with its recorded step. */
+  /** Sends call `i`; resolves with its recorded step. Nothing is sent once the episode has ended. */
   const sendCall = useCallback(
     async (i: number, input: JsonObject): Promise<TrajectoryStep> => {
       const p = proposalRef.current;
       const c = p?.calls[i];
       if (!p || !c) throw new Error("no such proposed call");
+      if (selectEnded(store.getState())) throw new Error("the episode has ended: nothing more is sent");
       setCallState(i, "sending");
       setActivity("sending");
       try {
@@ -208,8 +281,7 @@ export function useModelControls(caller: ToolCaller, settings: ModelSettings): M
         const step = await waitForStep(store, p.turn, c.id, mounted.current.signal);
         setCallState(i, "sent");
         // `finished` is final: the turn's other calls are not played (as in a run).
-        const left = proposalRef.current?.calls.some((x) => x.state === "pending");
-        if (step.finished || !left) update(null);
+        if (step.finished || !pending(proposalRef.current)) update(null);
         return step;
       } catch (err) {
         setCallState(i, "pending");
@@ -218,27 +290,44 @@ export function useModelControls(caller: ToolCaller, settings: ModelSettings): M
         setActivity("idle");
       }
     },
-    [caller, store, setCallState, update],
+    [caller, store, proposalRef, setCallState, setActivity, update],
   );
 
-  const fail = useCallback((err: unknown) => {
-    if (err instanceof Stopped) return;
-    setError(errorMessage(err));
-  }, []);
+  const fail = useCallback(
+    (err: unknown) => {
+      if (!(err instanceof Stopped)) setError(errorMessage(err));
+    },
+    [setError],
+  );
 
-  const step = useCallback(async () => {
-    setError(null);
-    setNotice(null);
-    try {
-      const p = await think();
-      if (p.calls.length === 0) setNotice(stopNotice(p));
-    } catch (err) {
-      fail(err);
-    }
-  }, [think, fail]);
+  const play = usePlay(store, st, flow, settingsRef, think, sendCall, fail);
 
-  const send = useCallback(
-    async (i: number, input: JsonObject) => {
+  return {
+    proposal: st.proposal,
+    activity: st.activity,
+    playing: st.playing,
+    pausing: st.pausing,
+    playedTurns: st.playedTurns,
+    error: st.error,
+    notice: st.notice,
+    step: async () => {
+      setError(null);
+      setNotice(null);
+      try {
+        const p = await think();
+        if (p.calls.length === 0) setNotice(stopNotice(p));
+      } catch (err) {
+        fail(err);
+      }
+    },
+    play,
+    pause: () => {
+      flow.paused.current = true;
+      st.setPausing(true);
+      // A turn being thought about is dropped; a call in flight finishes (it cannot be taken back).
+      flow.thinking.current?.abort();
+    },
+    send: async (i, input) => {
       setError(null);
       try {
         await sendCall(i, input);
@@ -246,96 +335,104 @@ export function useModelControls(caller: ToolCaller, settings: ModelSettings): M
         fail(err);
       }
     },
-    [sendCall, fail],
-  );
-
-  const reject = useCallback(
-    (i: number) => {
+    reject: (i) => {
       setCallState(i, "rejected");
-      if (!proposalRef.current?.calls.some((c) => c.state === "pending")) update(null);
+      if (!pending(proposalRef.current)) update(null);
     },
-    [setCallState, update],
+    dismiss: () => {
+      update(null);
+      setNotice(null);
+      setError(null);
+    },
+  };
+}
+
+/** Play: turns until the episode ends, the model stops, a call is refused, a pause, or the turn limit. */
+function usePlay(
+  store: EpisodeStore,
+  st: ControlsState,
+  flow: Flow,
+  settingsRef: { current: ModelSettings },
+  think: () => Promise<Proposal>,
+  sendCall: (i: number, input: JsonObject) => Promise<TrajectoryStep>,
+  fail: (err: unknown) => void,
+) {
+  const { proposalRef, setError, setNotice, setPlaying, setPausing, setPlayedTurns } = st;
+  /** Whether Play may go on: not paused (by the button or a take-over), and the episode not ended. */
+  const goOn = useCallback(() => !flow.paused.current && !selectEnded(store.getState()), [flow, store]);
+
+  /** Plays a turn's pending calls in order; true when one finished the episode or Play must stop. */
+  const playCalls = useCallback(
+    async (first: Proposal): Promise<boolean> => {
+      let p = first;
+      for (let i = 0; i < p.calls.length; i++) {
+        const c = p.calls[i]!;
+        if (c.state !== "pending") continue;
+        if (!goOn()) return true;
+        const problems = (await settingsRef.current.checkInput?.(c.tool, c.input as JsonObject)) ?? [];
+        if (problems.length) {
+          // Shown as Step shows it, and not sent: the user edits or rejects it.
+          setError(
+            `The model's call of ${c.tool} does not fit the tool's input schema: ${problems.join("; ")}`,
+          );
+          return true;
+        }
+        if (!goOn()) return true;
+        if ((await sendCall(i, c.input as JsonObject)).finished) return true;
+        p = proposalRef.current ?? p;
+      }
+      return false;
+    },
+    [goOn, settingsRef, sendCall, setError, proposalRef],
   );
 
-  const play = useCallback(async () => {
+  return useCallback(async () => {
     setError(null);
     setNotice(null);
-    pauseRef.current = false;
+    flow.paused.current = false;
     setPausing(false);
     setPlaying(true);
     setPlayedTurns(0);
     const limit = settingsRef.current.maxTurns;
-    let turns = 0;
     try {
-      while (!pauseRef.current && !selectEnded(store.getState())) {
+      for (let turns = 0; goOn(); ) {
         if (turns >= limit) {
-          setNotice(`Stopped at the turn limit (${limit} turn${limit === 1 ? "" : "s"}).`);
+          setNotice({
+            kind: "stopped",
+            text: `Stopped at the turn limit (${limit} turn${limit === 1 ? "" : "s"}).`,
+          });
           break;
         }
         // A proposal left pending by Step is played first, as it stands.
-        let p = proposalRef.current?.calls.some((c) => c.state === "pending")
-          ? proposalRef.current!
-          : await think();
+        const p = pending(proposalRef.current) ? proposalRef.current! : await think();
         if (p.calls.length === 0) {
           setNotice(stopNotice(p));
           break;
         }
-        turns++;
-        setPlayedTurns(turns);
-        let finished = false;
-        for (let i = 0; i < p.calls.length && !finished; i++) {
-          if (p.calls[i]!.state !== "pending") continue;
-          if (pauseRef.current) break;
-          finished = (await sendCall(i, p.calls[i]!.input as JsonObject)).finished;
-          p = proposalRef.current ?? p;
-        }
-        if (finished) break;
+        setPlayedTurns(++turns);
+        if (await playCalls(p)) break;
       }
     } catch (err) {
       fail(err);
     } finally {
       // Paused (by the button, or by a call made by hand, which says so itself).
-      if (pauseRef.current) setNotice((n) => n ?? "Paused.");
+      if (flow.paused.current) setNotice((n) => n ?? { kind: "paused", text: "Paused." });
       setPlaying(false);
       setPausing(false);
-      pauseRef.current = false;
+      flow.paused.current = false;
     }
-  }, [store, think, sendCall, fail]);
-
-  const pause = useCallback(() => {
-    pauseRef.current = true;
-    setPausing(true);
-    // A turn being thought about is dropped; a call in flight finishes (it cannot be taken back).
-    thinking.current?.abort();
-  }, []);
-
-  const dismiss = useCallback(() => {
-    update(null);
-    setNotice(null);
-    setError(null);
-  }, [update]);
-
-  return {
-    proposal,
-    activity,
-    playing,
-    pausing,
-    playedTurns,
-    error,
-    notice,
-    step,
-    play,
-    pause,
-    send,
-    reject,
-    dismiss,
-  };
-}
-
-function stopNotice(p: Proposal): string {
-  const why =
-    p.stop === "invalid_tool_call"
-      ? "its tool call was not a valid JSON object"
-      : "it answered without a tool call";
-  return `The model proposes no call: ${why}.`;
+  }, [
+    flow,
+    goOn,
+    settingsRef,
+    think,
+    playCalls,
+    fail,
+    proposalRef,
+    setError,
+    setNotice,
+    setPausing,
+    setPlaying,
+    setPlayedTurns,
+  ]);
 }

@@ -4,6 +4,8 @@
 // can be let go of (the server may still finish it; the record will show the result), and a step
 // left in flight by a restart can be picked up again by its task_id. The call's stream is read in
 // the tab's worker (off-thread.ts): a 50 MiB result is reassembled and parsed there, not here.
+// A call by hand is the user taking over from a model at the controls, at once (takeOver): it waits
+// for a model's call already in flight to end, and is not sent once the episode has ended.
 "use client";
 
 import { useCallback, useEffect, useMemo, useRef } from "react";
@@ -13,7 +15,7 @@ import type { JsonObject } from "@/lib/ors/protocol";
 import { CALL_ID_HEADER } from "@/lib/relay/annotations";
 import type { TrajectoryStep } from "@/lib/trajectory/schema";
 import { relayBaseUrl } from "./api-base";
-import { useEpisodeStoreApi } from "./episode-store";
+import { type EpisodeStore, selectEnded, selectModelCalling, useEpisodeStoreApi } from "./episode-store";
 import { callToolOffThread } from "./off-thread";
 import { loadOrsClient } from "./ors-loader";
 import { errorMessage } from "./use-episode";
@@ -47,6 +49,43 @@ export interface ToolCaller {
   pickUp: (step: TrajectoryStep) => Promise<void>;
 }
 
+/** Resolves once no model's call is in flight from this tab (or the signal aborts). */
+function modelCallsEnded(store: EpisodeStore, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (!selectModelCalling(store.getState()) || signal.aborted) {
+        unsubscribe();
+        signal.removeEventListener("abort", check);
+        resolve();
+      }
+    };
+    const unsubscribe = store.subscribe(check);
+    signal.addEventListener("abort", check);
+    check();
+  });
+}
+
+/**
+ * A call by hand while a model's call is in flight: held back until that call ends. False when
+ * it is not to be sent any more (the episode ended meanwhile, or the call was let go of).
+ */
+async function waitYourTurn(store: EpisodeStore, callId: string, signal: AbortSignal): Promise<boolean> {
+  if (selectModelCalling(store.getState())) {
+    store.getState().updateCall(callId, { queued: true });
+    await modelCallsEnded(store, signal);
+    store.getState().updateCall(callId, { queued: false });
+  }
+  if (signal.aborted) return false;
+  if (selectEnded(store.getState())) {
+    store.getState().updateCall(callId, {
+      watching: false,
+      error: "not sent: the episode ended before it could be (nothing is sent after the end)",
+    });
+    return false;
+  }
+  return true;
+}
+
 /** Calls tools of the episode in the nearest EpisodeStoreProvider. */
 export function useToolCall(): ToolCaller {
   const store = useEpisodeStoreApi();
@@ -72,9 +111,16 @@ export function useToolCall(): ToolCaller {
       const ctrl = new AbortController();
       controllers.current.set(callId, ctrl);
       const s = store.getState();
-      s.addCall({ callId, tool, input });
+      s.addCall({ callId, tool, input, ...(options.agent ? { agent: options.agent } : {}) });
       if (resume) s.updateCall(callId, { index: resume.index });
+      const byHand = !options.agent && !resume;
+      // The user takes over from a model at the controls at once, before anything is sent.
+      if (byHand) s.takeOver();
       try {
+        if (byHand && !(await waitYourTurn(store, callId, ctrl.signal))) {
+          if (ctrl.signal.aborted) store.getState().updateCall(callId, { watching: false, abandoned: true });
+          return callId;
+        }
         const call = { name: tool, input, ...(resume?.task_id ? { task_id: resume.task_id } : {}) };
         const headers = {
           [CALL_ID_HEADER]: callId,

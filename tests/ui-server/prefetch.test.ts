@@ -1,7 +1,7 @@
-// The environment page's server-side prefetch (lib/ui-server/prefetch.ts): against the real host on
-// a loopback port it dehydrates the tool list, splits and task counts under the browser's query
-// keys (what the page hydrates); a failing answer is left out; a server that never answers costs
-// the deadline, not a hung page.
+// The pages' server-side prefetch (lib/ui-server/prefetch.ts): against the real host on a loopback
+// port it dehydrates the environment page's tool list, splits and task counts, and an episode
+// page's session tools, under the browser's query keys (what the page hydrates); a failing answer
+// is left out; a server that never answers costs the deadline, not a hung page.
 import net from "node:net";
 import { hydrate, QueryClient } from "@tanstack/react-query";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,7 +9,7 @@ import { builtinEnvironments } from "@/envs/index";
 import { createOrsClient } from "@/lib/ors/client";
 import { createOrsHandler, serveNode } from "@/lib/ors/host";
 import { orsKeys } from "@/lib/ui/query-keys";
-import { prefetchEnvironment } from "@/lib/ui-server/prefetch";
+import { prefetchEnvironment, prefetchSessionTools } from "@/lib/ui-server/prefetch";
 
 let served: Awaited<ReturnType<typeof serveNode>>;
 /** Accepts connections and never answers (a hung upstream). */
@@ -75,5 +75,30 @@ describe("prefetchEnvironment", () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(state.queries).toEqual([]);
     expect(sockets.size).toBeGreaterThan(0); // it did ask
+  });
+});
+
+describe("prefetchSessionTools", () => {
+  it("carries an open session's task_tools under the tool panel's key", async () => {
+    const client = createOrsClient({ baseUrl: served.url });
+    const { sid } = await client.createSession();
+    await client.create(sid, { env_name: "tasktools", split: "train", index: 0 });
+    const qc = hydrated(await prefetchSessionTools("local", "tasktools", sid, { client, timeoutMs: 10_000 }));
+    const expected = (await client.taskTools("tasktools", sid)).tools;
+    expect(expected.length).toBeGreaterThan((await client.tools("tasktools")).tools.length);
+    expect(qc.getQueryData(orsKeys.taskTools("local", "tasktools", sid))).toEqual({
+      tools: expected,
+      source: "task_tools",
+    });
+    await client.delete(sid);
+  });
+
+  it("leaves a session the server does not know to the browser", async () => {
+    const client = createOrsClient({ baseUrl: served.url });
+    const state = await prefetchSessionTools("local", "math", "no-such-session", {
+      client,
+      timeoutMs: 10_000,
+    });
+    expect(state.queries).toEqual([]);
   });
 });

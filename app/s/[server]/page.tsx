@@ -3,12 +3,12 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { EnvironmentList } from "@/components/environments/environment-list";
-import { PageContainer, PageHeader } from "@/components/layout/page-header";
+import { PageContainer, PageHeader, serverCrumbs } from "@/components/layout/page-header";
 import { ServerProcess } from "@/components/servers/server-process";
 import { ServerSummary } from "@/components/servers/server-summary";
 import { buttonClasses } from "@/components/ui/button";
 import { getPlayground } from "@/lib/playground";
-import { checkHref, homeHref } from "@/lib/routes";
+import { checkHref } from "@/lib/routes";
 import { decodeParam, serverExists } from "@/lib/ui-server/page-lookup";
 
 type Params = { params: Promise<{ server: string }> };
@@ -24,7 +24,7 @@ export default async function ServerPage({ params }: Params) {
   return (
     <PageContainer>
       <PageHeader
-        crumbs={[{ href: homeHref(), label: "Servers" }, { label: server }]}
+        crumbs={serverCrumbs(server)}
         title={<span className="font-mono">{server}</span>}
         description={<ServerSummary server={server} />}
         actions={

@@ -1,9 +1,8 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { ConformanceCheck } from "@/components/conformance/conformance-check";
-import { PageContainer, PageHeader } from "@/components/layout/page-header";
+import { PageContainer, PageHeader, serverCrumbs } from "@/components/layout/page-header";
 import { ServerSummary } from "@/components/servers/server-summary";
-import { homeHref, serverHref } from "@/lib/routes";
 import { decodeParam, serverExists } from "@/lib/ui-server/page-lookup";
 
 type Params = { params: Promise<{ server: string }> };
@@ -19,11 +18,7 @@ export default async function CheckServerPage({ params }: Params) {
   return (
     <PageContainer>
       <PageHeader
-        crumbs={[
-          { href: homeHref(), label: "Servers" },
-          { href: serverHref(server), label: server },
-          { label: "Check" },
-        ]}
+        crumbs={serverCrumbs(server, undefined, "Check")}
         title={
           <>
             Conformance check of <span className="font-mono">{server}</span>

@@ -1,11 +1,10 @@
 import { HydrationBoundary } from "@tanstack/react-query";
 import type { Metadata } from "next";
-import { notFound } from "next/navigation";
 import { Suspense } from "react";
 import { EnvironmentView } from "@/components/environments/environment-view";
 import { PageContainer } from "@/components/layout/page-header";
 import { SkeletonBlock } from "@/components/ui/skeleton";
-import { decodeParam, envExists } from "@/lib/ui-server/page-lookup";
+import { decodeParam, knownEnvironment } from "@/lib/ui-server/page-lookup";
 import { prefetchEnvironment } from "@/lib/ui-server/prefetch";
 
 type Params = { params: Promise<{ server: string; env: string }> };
@@ -29,11 +28,8 @@ async function PrefetchedEnvironmentView({ server, env }: { server: string; env:
 }
 
 export default async function EnvironmentPage({ params }: Params) {
-  const p = await params;
-  const server = decodeParam(p.server);
-  const env = decodeParam(p.env);
   // Unknown server, or an environment the built-in host doesn't have: a real 404.
-  if ((await envExists(server, env)) === false) notFound();
+  const { server, env } = await knownEnvironment(params);
   return (
     <PageContainer>
       <Suspense fallback={<SkeletonBlock label="Loading environment" lines={8} />}>

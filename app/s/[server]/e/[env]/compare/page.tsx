@@ -1,10 +1,9 @@
 import type { Metadata } from "next";
-import { notFound } from "next/navigation";
 import { Suspense } from "react";
 import { EnvironmentCompare } from "@/components/diff/environment-compare";
 import { PageContainer, PageHeader } from "@/components/layout/page-header";
 import { envHref, homeHref, serverHref } from "@/lib/routes";
-import { decodeParam, envExists } from "@/lib/ui-server/page-lookup";
+import { decodeParam, knownEnvironment } from "@/lib/ui-server/page-lookup";
 
 type Params = { params: Promise<{ server: string; env: string }> };
 
@@ -15,10 +14,8 @@ export async function generateMetadata({ params }: Params): Promise<Metadata> {
 
 /** An environment compared with another server's: the surface diff (docs/ci.md "In the playground"). */
 export default async function CompareEnvironmentPage({ params }: Params) {
-  const p = await params;
-  const server = decodeParam(p.server);
-  const env = decodeParam(p.env);
-  if ((await envExists(server, env)) === false) notFound();
+  // Unknown server, or an environment the built-in host doesn't have: a real 404.
+  const { server, env } = await knownEnvironment(params);
   return (
     <PageContainer>
       <PageHeader

@@ -1,0 +1,157 @@
+"use client";
+// The policy part of the new-run form: the choice of policy, then that policy's own fields, from a
+// registry of one section per policy (a model at an endpoint, random inputs, a replay of a run, a
+// script module), as the form's other sections are laid out.
+import type { ReactNode } from "react";
+import { ModelIdInput, modelListHint } from "@/components/models/model-id-input";
+import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
+import { Input, inputClasses } from "@/components/ui/input";
+import type { ModelChoice } from "@/lib/ui/model-choice";
+import type { PolicyKind, RunFormErrors, RunFormValues } from "@/lib/ui/run-form";
+import { useModels, useRuns } from "@/lib/ui/run-queries";
+import { Choice, Field } from "./form-fields";
+
+export interface PolicyFieldsProps {
+  v: RunFormValues;
+  set: (patch: Partial<RunFormValues>) => void;
+  errors: RunFormErrors;
+  model: ModelChoice;
+}
+
+function ModelFields({ v, set, errors, model }: PolicyFieldsProps) {
+  const models = useModels();
+  return (
+    <div className="grid gap-3 sm:grid-cols-3">
+      <Field
+        label="Endpoint"
+        error={errors.endpoint}
+        hint={models.data?.length === 0 ? "none configured (PLAYGROUND_MODELS)" : undefined}
+      >
+        {(p) => (
+          <select
+            {...p}
+            className={inputClasses}
+            value={v.endpoint}
+            onChange={(e) => set({ endpoint: e.target.value })}
+          >
+            {!v.endpoint && <option value="">{models.isPending ? "loading…" : "none"}</option>}
+            {(models.data ?? []).map((m) => (
+              <option key={m.name} value={m.name}>
+                {m.name}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field label="Model id" error={errors.model} hint={modelListHint(model)}>
+        {(p) => <ModelIdInput {...p} choice={model} />}
+      </Field>
+      <Field label="Temperature" error={errors.temperature} hint="blank: the endpoint's default">
+        {(p) => (
+          <Input
+            {...p}
+            inputMode="decimal"
+            value={v.temperature}
+            onChange={(e) => set({ temperature: e.target.value })}
+          />
+        )}
+      </Field>
+    </div>
+  );
+}
+
+function RandomFields({ v, set, errors }: PolicyFieldsProps) {
+  return (
+    <Field
+      label="Seed"
+      error={errors.randomSeed}
+      hint="the same seed calls the same tools with the same inputs"
+    >
+      {(p) => (
+        <Input
+          {...p}
+          inputMode="numeric"
+          className="w-40"
+          value={v.randomSeed}
+          onChange={(e) => set({ randomSeed: e.target.value })}
+        />
+      )}
+    </Field>
+  );
+}
+
+function ReplayFields({ v, set, errors }: PolicyFieldsProps) {
+  const replayable = useRuns({ env: v.env || undefined, limit: 100 });
+  return (
+    <Field
+      label="Run to replay"
+      error={errors.replayRun}
+      hint="its actions, task by task and repeat by repeat, on this server and split"
+    >
+      {(p) => (
+        <select
+          {...p}
+          className={inputClasses}
+          value={v.replayRun}
+          onChange={(e) => set({ replayRun: e.target.value })}
+        >
+          <option value="">{replayable.isPending ? "loading…" : "choose…"}</option>
+          {(replayable.data?.items ?? []).map((r) => (
+            <option key={r.id} value={r.id}>
+              {r.id.slice(0, 8)} · {r.env}/{r.split} · {r.policyLabel} · {r.status}
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
+  );
+}
+
+function ScriptFields({ v, set, errors }: PolicyFieldsProps) {
+  return (
+    <Field
+      label="Module path"
+      error={errors.scriptModule}
+      hint="a .ts or .js file in the app's folder (or PLAYGROUND_SCRIPT_ROOTS) exporting a policy function"
+    >
+      {(p) => (
+        <Input
+          {...p}
+          placeholder="policies/oracle.ts"
+          className="font-mono"
+          value={v.scriptModule}
+          onChange={(e) => set({ scriptModule: e.target.value })}
+        />
+      )}
+    </Field>
+  );
+}
+
+/** Each policy's label and its fields. */
+const POLICIES: Record<PolicyKind, { label: string; Fields: (p: PolicyFieldsProps) => ReactNode }> = {
+  model: { label: "Model", Fields: ModelFields },
+  random: { label: "Random inputs", Fields: RandomFields },
+  replay: { label: "Replay a run", Fields: ReplayFields },
+  script: { label: "Script module", Fields: ScriptFields },
+};
+
+export function PolicySection(props: PolicyFieldsProps & { onPolicy: (policy: PolicyKind) => void }) {
+  const { Fields } = POLICIES[props.v.policy];
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Policy</CardTitle>
+      </CardHeader>
+      <CardBody className="space-y-3">
+        <Choice
+          legend="Policy"
+          name="policy"
+          value={props.v.policy}
+          onChange={(policy) => props.onPolicy(policy as PolicyKind)}
+          options={Object.entries(POLICIES).map(([value, p]) => ({ value, label: p.label }))}
+        />
+        <Fields {...props} />
+      </CardBody>
+    </Card>
+  );
+}

@@ -1,0 +1,217 @@
+"use client";
+// The new-run form's sections other than the policy (policy-fields.tsx): where the run plays
+// (server, environment, split), which tasks, and its settings. Each is given the form's values,
+// their setter and the errors of an attempt to start.
+import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
+import { Input, inputClasses } from "@/components/ui/input";
+import { useEnvironments, useNumTasks, useServers, useSplits } from "@/lib/ui/queries";
+import type { BuiltRun, PolicyKind, RunFormErrors, RunFormValues, TaskMode } from "@/lib/ui/run-form";
+import { formatCount } from "@/lib/ui/run-format";
+import { Choice, Field } from "./form-fields";
+
+export interface SectionProps {
+  v: RunFormValues;
+  set: (patch: Partial<RunFormValues>) => void;
+  errors: RunFormErrors;
+}
+
+const DEFAULT_TURNS: Record<PolicyKind, number> = { model: 30, random: 10, replay: 1000, script: 100 };
+
+const plural = (n: number, word: string) => `${formatCount(n)} ${word}${n === 1 ? "" : "s"}`;
+
+export function WhereSection({ v, set, errors }: SectionProps) {
+  const servers = useServers();
+  const envs = useEnvironments(v.server);
+  const splits = useSplits(v.server, v.env);
+  const numTasks = useNumTasks(v.server, v.env, v.split || undefined);
+  const envChoices = envs.data ?? [];
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Where</CardTitle>
+      </CardHeader>
+      <CardBody className="grid gap-3 sm:grid-cols-3">
+        <Field label="Server" error={errors.server}>
+          {(p) => (
+            <select
+              {...p}
+              className={inputClasses}
+              value={v.server}
+              onChange={(e) => set({ server: e.target.value, env: "", split: "" })}
+            >
+              {(servers.data ?? [{ name: v.server }]).map((s) => (
+                <option key={s.name} value={s.name}>
+                  {s.name}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Environment" error={errors.env ?? (envs.error ? envs.error.message : undefined)}>
+          {(p) => (
+            <select
+              {...p}
+              className={inputClasses}
+              value={v.env}
+              onChange={(e) => set({ env: e.target.value, split: "" })}
+            >
+              <option value="">{envs.isPending ? "loading…" : "choose…"}</option>
+              {v.env && !envChoices.includes(v.env) && <option value={v.env}>{v.env}</option>}
+              {envChoices.map((e) => (
+                <option key={e} value={e}>
+                  {e}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field
+          label="Split"
+          error={errors.split ?? (splits.error ? splits.error.message : undefined)}
+          hint={numTasks.data !== undefined ? `${formatCount(numTasks.data)} tasks` : undefined}
+        >
+          {(p) => (
+            <select
+              {...p}
+              className={inputClasses}
+              value={v.split}
+              disabled={!v.env}
+              onChange={(e) => set({ split: e.target.value })}
+            >
+              {!v.split && <option value="">{v.env && splits.isPending ? "loading…" : "choose…"}</option>}
+              {(splits.data ?? []).map((s) => (
+                <option key={s.name} value={s.name}>
+                  {s.name}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+      </CardBody>
+    </Card>
+  );
+}
+
+/** A numeric text field of the form (its value as typed; the form checks it, its error by its name). */
+function NumberField({
+  label,
+  name,
+  hint,
+  mode = "numeric",
+  placeholder,
+  form,
+}: {
+  label: string;
+  name: keyof RunFormValues;
+  hint?: string;
+  mode?: "numeric" | "decimal";
+  placeholder?: string;
+  form: SectionProps;
+}) {
+  return (
+    <Field label={label} error={form.errors[name]} hint={hint}>
+      {(p) => (
+        <Input
+          {...p}
+          inputMode={mode}
+          placeholder={placeholder}
+          value={form.v[name]}
+          onChange={(e) => form.set({ [name]: e.target.value })}
+        />
+      )}
+    </Field>
+  );
+}
+
+export function TasksSection({ built, ...form }: SectionProps & { built: BuiltRun }) {
+  const { v, set, errors } = form;
+  const numTasks = useNumTasks(v.server, v.env, v.split || undefined);
+  const count =
+    built.tasks !== null
+      ? `${plural(built.tasks, "task")} × ${v.repeats || 1} = ${plural(built.episodes ?? 0, "episode")}`
+      : v.policy === "replay" && v.taskMode === "all"
+        ? "the replayed run's tasks"
+        : "";
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Tasks</CardTitle>
+        <span className="text-xs text-zinc-500" role="status" aria-label="Episodes to play">
+          {count}
+        </span>
+      </CardHeader>
+      <CardBody className="space-y-3">
+        <Choice
+          legend="Tasks"
+          name="task-mode"
+          value={v.taskMode}
+          onChange={(taskMode) => set({ taskMode: taskMode as TaskMode })}
+          options={[
+            { value: "all", label: v.policy === "replay" ? "As the replayed run" : "All" },
+            { value: "range", label: "Range" },
+            { value: "list", label: "List" },
+            { value: "sample", label: "Seeded sample" },
+          ]}
+        />
+        {v.taskMode === "range" && (
+          <div className="grid grid-cols-2 gap-3">
+            <NumberField label="From task" name="rangeFrom" form={form} />
+            <NumberField
+              label="To task (included)"
+              name="rangeTo"
+              placeholder={numTasks.data ? String(numTasks.data - 1) : ""}
+              form={form}
+            />
+          </div>
+        )}
+        {v.taskMode === "list" && (
+          <Field label="Task indexes" error={errors.list} hint="e.g. 1,5,9 or 0-9,20-29">
+            {(p) => <Input {...p} value={v.list} onChange={(e) => set({ list: e.target.value })} />}
+          </Field>
+        )}
+        {v.taskMode === "sample" && (
+          <div className="grid grid-cols-2 gap-3">
+            <NumberField label="Sample size" name="sampleSize" form={form} />
+            <NumberField
+              label="Sample seed"
+              name="sampleSeed"
+              hint="the same seed draws the same tasks"
+              form={form}
+            />
+          </div>
+        )}
+      </CardBody>
+    </Card>
+  );
+}
+
+/** The settings' fields: label, the value's name, a hint, decimals allowed. */
+const SETTINGS: { label: string; name: keyof RunFormValues; hint?: string; mode?: "decimal" }[] = [
+  { label: "Repeats", name: "repeats", hint: "attempts per task (pass@k)" },
+  { label: "Concurrency", name: "concurrency", hint: "episodes at once" },
+  { label: "Success threshold", name: "successAt", hint: "finished with a reward ≥ this", mode: "decimal" },
+  { label: "Episode time limit (s)", name: "timeout", mode: "decimal" },
+];
+
+export function SettingsSection(form: SectionProps) {
+  const turns = String(DEFAULT_TURNS[form.v.policy]);
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Settings</CardTitle>
+      </CardHeader>
+      <CardBody className="grid grid-cols-2 gap-3 sm:grid-cols-3">
+        {SETTINGS.map((f) => (
+          <NumberField key={f.name} {...f} form={form} />
+        ))}
+        <NumberField
+          label="Max turns"
+          name="maxTurns"
+          hint={`blank: ${turns}`}
+          placeholder={turns}
+          form={form}
+        />
+      </CardBody>
+    </Card>
+  );
+}
