@@ -90,6 +90,8 @@ export interface PlaygroundOptions {
   lease?: Pick<LeaseOptions, "everyMs" | "staleMs">;
   /** Servers to run and register (lib/spawn; default none). Started by whoever made it; stopped on close. */
   spawned?: ServerSupervisor;
+  /** The runs' first wait before an episode is played again after an infrastructure failure (tests shorten it). */
+  runRetryBaseMs?: number;
 }
 
 /** The default folders of script modules (see PlaygroundOptions.scriptRoots). */
@@ -210,6 +212,7 @@ export function createPlayground(env: Env = processEnv(), options: PlaygroundOpt
     instance: instance.id,
     cwd: process.cwd(),
     scriptRoots: options.scriptRoots === undefined ? scriptRootsFromEnv(env) : options.scriptRoots,
+    ...(options.runRetryBaseMs !== undefined ? { retryBaseMs: options.runRetryBaseMs } : {}),
   });
   // What processes that died left in the store (this one's built-in host sessions after a restart,
   // steps in flight, runs) is recovered at start and on every beat of this process's lease

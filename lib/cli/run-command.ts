@@ -9,6 +9,7 @@ import type { Playground } from "@/lib/playground";
 import { createServerRegistry, invalidServerName } from "@/lib/registry";
 import type { ServerPersistence } from "@/lib/registry/persistence";
 import { isRunError } from "@/lib/runs/errors";
+import { formatDuration, formatRange } from "@/lib/runs/format";
 import type { RunPolicy } from "@/lib/runs/spec";
 import { buildSummary, HISTOGRAM_BINS, type RunSummary, runConfigOf } from "@/lib/runs/summary";
 import { parseArgs, parseDuration, UsageError } from "./args";
@@ -310,29 +311,61 @@ export async function knownName(
 
 const pct = (x: number | null) => (x === null ? "—" : `${(x * 100).toFixed(1)}%`);
 const num = (x: number | null) => (x === null ? "—" : String(Number(x.toPrecision(4))));
-const clock = (ms: number) => {
-  const s = Math.round(ms / 1000);
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
-};
+
+/** How the ended episodes ended: `12 scored, 3 stopped by the policy (2 max_turns, 1 no_tool_call), 1 env_error`. */
+function outcomeLine(s: RunSummary): string | null {
+  const parts: string[] = [];
+  for (const [outcome, n] of Object.entries(s.outcomes)) {
+    if (!n) continue;
+    if (outcome === "policy_stopped")
+      parts.push(
+        `${n} stopped by the policy${s.stops.length ? ` (${s.stops.map((x) => `${x.count} ${x.stop}`).join(", ")})` : ""}`,
+      );
+    else parts.push(`${n} ${outcome}`);
+  }
+  if (!parts.length) return null;
+  const retried = s.attempts.retried
+    ? `; ${s.attempts.retried} attempt${s.attempts.retried === 1 ? "" : "s"} played again`
+    : "";
+  return `  outcomes: ${parts.join(", ")}${retried}`;
+}
 
 /** The plain summary the command prints. */
 export function formatRunSummary(s: RunSummary, url: string): string {
+  const notPlayed = s.pending + s.cancelled + s.interrupted;
   const lines = [
     `Run ${s.id}: ${s.policyLabel} on ${s.env}/${s.split} at ${s.server} (${url}): ${s.status}`,
-    `  episodes ${s.episodes}: ${s.completed} completed, ${s.errored} errored${s.running ? `, ${s.running} running` : ""}${s.pending + s.cancelled + s.interrupted ? `, ${s.pending + s.cancelled + s.interrupted} not played` : ""}`,
-    `  success rate ${pct(s.successRate)} (reward ≥ ${s.successAt}), mean reward ${num(s.meanReward)}${s.ci95 ? ` (95% CI ${num(s.ci95[0])} to ${num(s.ci95[1])})` : ""}`,
+    `  episodes ${s.episodes}: ${s.completed} scored, ${s.unscored} unscored${s.running ? `, ${s.running} running` : ""}${notPlayed ? `, ${notPlayed} not played` : ""}`,
+  ];
+  const outcomes = outcomeLine(s);
+  if (outcomes) lines.push(outcomes);
+  lines.push(
+    `  success rate ${pct(s.successRate)} of ${s.completed} scored (reward ≥ ${s.successAt}${s.unscored ? `; ${s.unscored} unscored left out` : ""}), mean reward ${num(s.meanReward)}${s.ci95 ? ` (95% CI ${num(s.ci95[0])} to ${num(s.ci95[1])})` : ""}`,
     `  pass@k: ${Object.entries(s.passAtK)
       .map(([k, v]) => `pass@${k} ${num(v)}`)
       .join(", ")}`,
-  ];
+  );
+  const ls = s.learningSignal;
+  if (ls?.tasks)
+    lines.push(
+      `  learning signal (groups of ${ls.group}): mean ${num(ls.meanSignal)}; ${ls.alwaysFailed} of ${ls.tasks} tasks always failed, ${ls.alwaysSolved} always solved (${pct(ls.noGradient)} give no gradient)`,
+    );
   if (s.turns)
     lines.push(
-      `  turns: median ${s.turns.p50}, p90 ${s.turns.p90}; duration: median ${clock(s.durationMs?.p50 ?? 0)}`,
+      `  turns: median ${s.turns.p50}, p90 ${s.turns.p90}; duration: median ${formatDuration(s.durationMs?.p50 ?? null)}, p90 ${formatDuration(s.durationMs?.p90 ?? null)}`,
     );
   if (s.tokens.episodes)
     lines.push(
       `  tokens per episode: ${Math.round(s.tokens.promptPerEpisode ?? 0)} prompt, ${Math.round(s.tokens.completionPerEpisode ?? 0)} completion`,
     );
+  if (s.histogram.length > 1) {
+    lines.push("  rewards:");
+    const most = Math.max(...s.histogram.map((b) => b.count), 1);
+    for (const b of s.histogram)
+      lines.push(
+        `    ${formatRange(b.from, b.to).padStart(20)}  ${"#".repeat(Math.round((b.count / most) * 20)).padEnd(20)} ${b.count}`,
+      );
+  }
   if (s.errors.length) {
     lines.push("  errors:");
     for (const e of s.errors.slice(0, 10)) lines.push(`    ${e.count} × ${e.message}`);
@@ -372,7 +405,7 @@ function bar(p: {
 }): string {
   const width = 24;
   const filled = Math.round(((p.done + p.errored) / Math.max(1, p.total)) * width);
-  return `\r\u001b[2K[${"#".repeat(filled)}${".".repeat(width - filled)}] ${p.done + p.errored}/${p.total} · ${p.errored} errored · ${p.running} running${p.rate ? ` · ${p.rate.toFixed(1)}/s` : ""}${p.etaMs !== null ? ` · ${clock(p.etaMs)} left` : ""}`;
+  return `\r\u001b[2K[${"#".repeat(filled)}${".".repeat(width - filled)}] ${p.done + p.errored}/${p.total} · ${p.errored} errored · ${p.running} running${p.rate ? ` · ${p.rate.toFixed(1)}/s` : ""}${p.etaMs !== null ? ` · ${formatDuration(p.etaMs)} left` : ""}`;
 }
 
 /** Runs `run <url> ...`; resolves with the exit code. */

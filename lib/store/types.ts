@@ -211,6 +211,33 @@ export const RUN_EPISODE_STATUSES = [
 ] as const;
 export type RunEpisodeStatus = (typeof RUN_EPISODE_STATUSES)[number];
 
+/**
+ * How one attempt at an episode ended (docs/runs.md "Outcomes"): `scored` (the environment
+ * finished it), `policy_stopped` (the policy stopped on its own: max turns, no tool call ...; its
+ * reward counts), `env_error` (the server unreachable, a 5xx, a protocol error, the session lost),
+ * `model_error` (the model endpoint, or the policy, failed after its retries), `timeout` (the
+ * episode's time limit), `cancelled`, `interrupted` (the worker playing it stopped).
+ */
+export const ATTEMPT_OUTCOMES = [
+  "scored",
+  "env_error",
+  "model_error",
+  "policy_stopped",
+  "timeout",
+  "cancelled",
+  "interrupted",
+] as const;
+export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
+/** Outcomes an episode's statistics count (its reward, a success or not): the environment's or the policy's own end. */
+export const COUNTED_OUTCOMES: readonly AttemptOutcome[] = ["scored", "policy_stopped"];
+/** Infrastructure outcomes: played again (up to the run's attempts), never scored. */
+export const RETRIED_OUTCOMES: readonly AttemptOutcome[] = [
+  "env_error",
+  "model_error",
+  "timeout",
+  "interrupted",
+];
+
 export interface NewRun {
   id?: string;
   server: string;
@@ -222,8 +249,10 @@ export interface NewRun {
   /** The rest of the run's settings (policy, concurrency, threshold ...): JSON without secrets. */
   config: JsonObject;
   createdAt: number;
-  /** The process that will play it (it claims the run at once: see RunStore.setRunStatus). */
+  /** The process that will play it (it claims the run at once: see RunStore.setRunStatus); null: the job queue's workers. */
   instance: string | null;
+  /** Labels to filter runs by (`quality`: played by `check --quality`). */
+  tags?: string[];
 }
 
 export interface RunRecord {
@@ -243,8 +272,9 @@ export interface RunRecord {
   endedAt: number | null;
   /** Why it failed, or was interrupted. */
   error: string | null;
-  /** The process playing it (null when none). */
+  /** The process playing it (null when none, or when the job queue's workers play it). */
   instance: string | null;
+  tags: string[];
 }
 
 export interface RunEpisodeKey {
@@ -271,10 +301,35 @@ export interface RunEpisode extends RunEpisodeKey {
   stop: string | null;
   startedAt: number | null;
   endedAt: number | null;
+  /** How its last attempt ended (the counted one once done). */
+  outcome: AttemptOutcome | null;
+  /** Attempts made so far. */
+  attempts: number;
 }
 
 /** A change of an episode (fields left out are unchanged). */
-export type RunEpisodePatch = Partial<Omit<RunEpisode, "taskIndex" | "repeat">>;
+export type RunEpisodePatch = Partial<Omit<RunEpisode, "taskIndex" | "repeat" | "attempts">>;
+
+/** How an attempt ended: its outcome, and what the episode records of it. */
+export type AttemptEnd = RunEpisodePatch & { outcome: AttemptOutcome; endedAt: number };
+
+/** One attempt at an episode (the history a run keeps: each with its outcome, worker and times). */
+export interface RunAttempt extends RunEpisodeKey {
+  /** 1, 2, ... */
+  attempt: number;
+  /** Null while it plays. */
+  outcome: AttemptOutcome | null;
+  stop: string | null;
+  error: string | null;
+  /** The process that played it. */
+  worker: string | null;
+  trajectoryId: string | null;
+  reward: number | null;
+  startedAt: number;
+  endedAt: number | null;
+  /** The attempt the run's statistics count for its task and repeat (one at most). */
+  counted: boolean;
+}
 
 export interface RunStatusChange {
   error?: string | null;
@@ -287,6 +342,8 @@ export interface RunListFilter {
   server?: string;
   env?: string;
   status?: RunStatus;
+  /** Runs carrying this tag. */
+  tag?: string;
   limit?: number;
   offset?: number;
 }
@@ -326,6 +383,12 @@ export interface RunAggregates {
   /** The first episode start and the last episode end, when any. */
   firstStartedAt: number | null;
   lastEndedAt: number | null;
+  /** Ended episodes (done, errored, cancelled) by the outcome of their last attempt. */
+  outcomes: Record<AttemptOutcome, number>;
+  /** Episodes the policy stopped, by why (`max_turns`, `no_tool_call` ...), most first. */
+  stops: { stop: string; count: number }[];
+  /** Attempts made in all, and those that ended with an infrastructure outcome (retried). */
+  attempts: { total: number; retried: number };
 }
 
 /** A run's progress: episodes by status, and how many ended since a moment (for the rate). */
@@ -353,10 +416,11 @@ export interface RunStore {
   /** The episodes still to play (pending, cancelled, interrupted): repeat by repeat, task by task. */
   pendingEpisodes(runId: string): Promise<RunEpisodeKey[]>;
   /**
-   * Claims one episode for `owner` (the process playing the run) and applies `patch` (status
-   * `running`): only an episode still to play (pending, cancelled, interrupted) of a run that is
-   * `running` and played by `owner`. False otherwise (the run was cancelled, or another process
-   * took it over): then the episode must not be played.
+   * Claims one episode for `owner` (the process playing the run, or a queue worker) and applies
+   * `patch` (status `running`): only an episode still to play (pending, cancelled, interrupted) of
+   * a run that is `running` and played by `owner` (or by the job queue: no instance). Starts its
+   * next attempt (RunAttempt, worker `owner`). False otherwise (the run was cancelled, or another
+   * process took it over): then the episode must not be played.
    */
   claimEpisode(runId: string, key: RunEpisodeKey, owner: string, patch: RunEpisodePatch): Promise<boolean>;
   /**
@@ -370,6 +434,20 @@ export interface RunStore {
     patch: RunEpisodePatch,
     o?: { owner?: string },
   ): Promise<boolean>;
+  /**
+   * Ends the attempt `owner` plays with its outcome and records it on the episode: a counted outcome
+   * makes it `done` (that attempt the counted one); an infrastructure outcome makes it `pending`
+   * again while fewer than `maxAttempts` attempts ended so, else `errored`; `cancelled` cancels it.
+   * Null when `owner` no longer holds it (nothing changes); else the episode's new status.
+   */
+  endAttempt(
+    runId: string,
+    key: RunEpisodeKey,
+    end: AttemptEnd,
+    o: { owner: string; maxAttempts: number },
+  ): Promise<RunEpisodeStatus | null>;
+  /** A run's attempts (of one episode when `key` is given), task by task, repeat by repeat, attempt by attempt. */
+  runAttempts(runId: string, key?: RunEpisodeKey): Promise<RunAttempt[]>;
   /** Sets the status of every episode of a run now in one of `from` (e.g. running → cancelled). */
   setEpisodesStatus(
     runId: string,

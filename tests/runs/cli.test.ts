@@ -90,7 +90,11 @@ describe("run from the command line", () => {
       `added the server ${host.url} to the playground as "127-0-0-1-${new URL(host.url).port}"`,
     );
     expect(pass.code).toBe(0);
-    expect(pass.stdout).toMatch(/success rate 80\.0% \(reward ≥ 1\), mean reward 0\.8 \(95% CI /);
+    expect(pass.stdout).toMatch(
+      /success rate 80\.0% of 10 scored \(reward ≥ 1\), mean reward 0\.8 \(95% CI /,
+    );
+    expect(pass.stdout).toMatch(/outcomes: 10 scored\n/);
+    expect(pass.stdout).toMatch(/duration: median \d+ ms, p90 /);
     const summary = JSON.parse(fs.readFileSync(path.join(out, "a.json"), "utf8"));
     expect(summary).toMatchObject({
       runId: summary.id,
@@ -123,7 +127,7 @@ describe("run from the command line", () => {
     expect(fail.code).toBe(1);
     expect(fail.stderr).toMatch(/the success rate 80\.0% is below --min-success 90\.0%/);
     expect(fail.stderr).not.toMatch(/added the server/);
-  });
+  }, 90_000);
 
   it("plays the reference server's farm with a model, the key read from the variable named", async () => {
     const dir = tempDir("runs-cli-");

@@ -3,13 +3,29 @@
 // aggregates of its summary computed in SQL, so a 10,000-episode run is read without its trajectories.
 import "server-only";
 import type pg from "pg";
-import { EPISODE_COLUMNS, type EpisodeRow, newRunId, type RunRow, toEpisode, toRun } from "../rows";
 import {
+  type AttemptRow,
+  EPISODE_COLUMNS,
+  type EpisodeRow,
+  newRunId,
+  outcomeCounts,
+  type RunRow,
+  statusAfterAttempt,
+  tagsJson,
+  toAttempt,
+  toEpisode,
+  toRun,
+} from "../run-rows";
+import {
+  type AttemptEnd,
+  type AttemptOutcome,
   FINAL_RUN_STATUSES,
   type NewRun,
   type Percentiles,
+  RETRIED_OUTCOMES,
   RUN_EPISODE_STATUSES,
   type RunAggregates,
+  type RunAttempt,
   type RunEpisode,
   type RunEpisodeKey,
   type RunEpisodePatch,
@@ -59,8 +75,8 @@ export abstract class PostgresRunStore implements RunStore {
     // The run and its episodes in one statement (tasks × repeats rows: ten thousand at once).
     const r = await this.query<RunRow>(
       `WITH r AS (
-         INSERT INTO runs (id, status, server, env, split, repeats, episodes, config_json, created_at, instance_id)
-         VALUES ($1, 'queued', $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *),
+         INSERT INTO runs (id, status, server, env, split, repeats, episodes, config_json, created_at, instance_id, tags_json)
+         VALUES ($1, 'queued', $2, $3, $4, $5, $6, $7, $8, $9, $11) RETURNING *),
        e AS (
          INSERT INTO run_episodes (run_id, task_index, repeat)
          SELECT r.id, t.task, k FROM r, unnest($10::int[]) AS t(task), generate_series(0, $5 - 1) AS k)
@@ -76,6 +92,7 @@ export abstract class PostgresRunStore implements RunStore {
         run.createdAt,
         run.instance,
         run.tasks,
+        tagsJson(run.tags),
       ],
     );
     return toRun(r.rows[0]!);
@@ -94,6 +111,10 @@ export abstract class PostgresRunStore implements RunStore {
         params.push(f[k]);
         clauses.push(`${k} = $${params.length}`);
       }
+    if (f.tag) {
+      params.push(f.tag);
+      clauses.push(`COALESCE(tags_json, '[]')::jsonb ? $${params.length}`);
+    }
     const where = clauses.length ? `WHERE ${clauses.join(" AND ")}` : "";
     const total = await this.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM runs ${where}`, params);
     const n = params.length;
@@ -159,14 +180,80 @@ export abstract class PostgresRunStore implements RunStore {
     patch: RunEpisodePatch,
   ): Promise<boolean> {
     const params: unknown[] = [runId, key.taskIndex, key.repeat, owner];
-    const sets = [...setsOf(patch, params), "instance_id = $4"];
+    const sets = [...setsOf(patch, params), "instance_id = $4", "attempts = attempts + 1"];
+    // The claim and its attempt in one statement.
     const r = await this.query(
-      `UPDATE run_episodes SET ${sets.join(", ")}
-       WHERE ${KEY} AND status IN ('pending', 'cancelled', 'interrupted')
-         AND EXISTS (SELECT 1 FROM runs WHERE id = $1 AND status = 'running' AND instance_id = $4)`,
+      `WITH e AS (
+         UPDATE run_episodes SET ${sets.join(", ")}
+         WHERE ${KEY} AND status IN ('pending', 'cancelled', 'interrupted')
+           AND EXISTS (SELECT 1 FROM runs WHERE id = $1 AND status = 'running'
+                         AND (instance_id = $4 OR instance_id IS NULL))
+         RETURNING run_id, task_index, repeat, attempts, instance_id, started_at)
+       INSERT INTO run_attempts (run_id, task_index, repeat, attempt, worker, started_at)
+       SELECT run_id, task_index, repeat, attempts, instance_id, COALESCE(started_at, 0) FROM e`,
       params,
     );
     return (r.rowCount ?? 0) > 0;
+  }
+
+  async endAttempt(
+    runId: string,
+    key: RunEpisodeKey,
+    end: AttemptEnd,
+    o: { owner: string; maxAttempts: number },
+  ): Promise<RunEpisodeStatus | null> {
+    return this.db.transaction(async (c) => {
+      const k = [runId, key.taskIndex, key.repeat];
+      const ep = (
+        await c.query<{ attempts: number }>(
+          `SELECT attempts FROM run_episodes WHERE ${KEY} AND instance_id = $4
+             AND status IN ('running', 'interrupted') FOR UPDATE`,
+          [...k, o.owner],
+        )
+      ).rows[0];
+      if (!ep) return null;
+      const before = (
+        await c.query<{ n: number }>(
+          `SELECT COUNT(*)::int AS n FROM run_attempts WHERE ${KEY} AND attempt < $4 AND outcome = ANY($5)`,
+          [...k, ep.attempts, RETRIED_OUTCOMES],
+        )
+      ).rows[0]!.n;
+      const failures = before + (RETRIED_OUTCOMES.includes(end.outcome) ? 1 : 0);
+      const status = statusAfterAttempt(end.outcome, failures, o.maxAttempts);
+      await c.query(
+        `UPDATE run_attempts SET outcome = $5, stop = $6, error = $7, trajectory_id = $8, reward = $9,
+           ended_at = $10, counted = $11 WHERE ${KEY} AND attempt = $4`,
+        [
+          ...k,
+          ep.attempts,
+          end.outcome,
+          end.stop ?? null,
+          end.error ?? null,
+          end.trajectoryId ?? null,
+          end.reward ?? null,
+          end.endedAt,
+          status === "done" ? 1 : 0,
+        ],
+      );
+      const params: unknown[] = [...k];
+      const sets = setsOf({ ...end, status }, params);
+      await c.query(`UPDATE run_episodes SET ${sets.join(", ")} WHERE ${KEY}`, params);
+      return status;
+    });
+  }
+
+  async runAttempts(runId: string, key?: RunEpisodeKey): Promise<RunAttempt[]> {
+    const r = key
+      ? await this.query<AttemptRow>(`SELECT * FROM run_attempts WHERE ${KEY} ORDER BY attempt`, [
+          runId,
+          key.taskIndex,
+          key.repeat,
+        ])
+      : await this.query<AttemptRow>(
+          "SELECT * FROM run_attempts WHERE run_id = $1 ORDER BY task_index, repeat, attempt",
+          [runId],
+        );
+    return r.rows.map(toAttempt);
   }
 
   async updateEpisode(
@@ -243,6 +330,34 @@ export abstract class PostgresRunStore implements RunStore {
     const at = new Map(r.rows.map((x) => [x.rk, x.v]));
     const [p50, p90, p99, max] = ranks.map((k) => at.get(k)!) as [number, number, number, number];
     return { p50, p90, p99, max };
+  }
+
+  /** The ended episodes by outcome, why the policy stopped, and the attempts (RunAggregates). */
+  private async outcomes(runId: string): Promise<Pick<RunAggregates, "outcomes" | "stops" | "attempts">> {
+    const outcomes = outcomeCounts(
+      (
+        await this.query<{ outcome: AttemptOutcome; n: number }>(
+          `SELECT outcome, COUNT(*)::int AS n FROM run_episodes WHERE run_id = $1 AND outcome IS NOT NULL
+             AND status IN ('done', 'errored', 'cancelled') GROUP BY outcome`,
+          [runId],
+        )
+      ).rows,
+    );
+    const stops = (
+      await this.query<{ stop: string; count: number }>(
+        `SELECT COALESCE(stop, 'policy_stop') COLLATE "C" AS stop, COUNT(*)::int AS count FROM run_episodes
+           WHERE run_id = $1 AND status = 'done' AND outcome = 'policy_stopped' GROUP BY 1 ORDER BY 2 DESC, 1`,
+        [runId],
+      )
+    ).rows;
+    const attempts = (
+      await this.query<{ total: number; retried: number }>(
+        `SELECT COUNT(*)::int AS total, COUNT(*) FILTER (WHERE outcome = ANY($2))::int AS retried
+           FROM run_attempts WHERE run_id = $1`,
+        [runId, RETRIED_OUTCOMES],
+      )
+    ).rows[0]!;
+    return { outcomes, stops, attempts };
   }
 
   async runAggregates(
@@ -344,6 +459,7 @@ export abstract class PostgresRunStore implements RunStore {
       )
     ).rows[0]!;
     return {
+      ...(await this.outcomes(runId)),
       counts: await this.counts(runId),
       rewards: { n: a.n, sum: a.sum, sumSquares: a.sumSquares, min: a.min, max: a.max },
       successes: a.successes,

@@ -145,6 +145,41 @@ export const MIGRATIONS: string[] = [
      ADD COLUMN exchanges_chars BIGINT NOT NULL DEFAULT 0, ADD COLUMN exchanges_dropped INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE steps ADD COLUMN origin_json TEXT;
    REVOKE ALL ON exchanges FROM PUBLIC;`,
+  // 4: typed outcomes and the attempt history of runs, as in SQLite (../sqlite/db.ts, migration 10);
+  // here an attempt also names the queue's job that played it (lib/runs/queue.ts).
+  `ALTER TABLE run_episodes ADD COLUMN outcome TEXT, ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE runs ADD COLUMN tags_json TEXT;
+   CREATE TABLE run_attempts (
+     run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+     task_index INTEGER NOT NULL,
+     repeat INTEGER NOT NULL,
+     attempt INTEGER NOT NULL,
+     outcome TEXT,
+     stop TEXT,
+     error TEXT,
+     worker TEXT,
+     trajectory_id TEXT,
+     reward DOUBLE PRECISION,
+     started_at DOUBLE PRECISION NOT NULL,
+     ended_at DOUBLE PRECISION,
+     counted SMALLINT NOT NULL DEFAULT 0,
+     job_id TEXT,
+     PRIMARY KEY (run_id, task_index, repeat, attempt)
+   );
+   CREATE INDEX run_attempts_playing ON run_attempts (worker) WHERE outcome IS NULL;
+   UPDATE run_episodes SET
+     outcome = CASE status
+       WHEN 'done' THEN CASE WHEN stop IS NULL OR stop = 'finished' THEN 'scored' ELSE 'policy_stopped' END
+       WHEN 'errored' THEN CASE WHEN stop = 'timeout' THEN 'timeout' ELSE 'env_error' END
+       WHEN 'cancelled' THEN 'cancelled'
+       WHEN 'interrupted' THEN 'interrupted' END,
+     attempts = CASE WHEN started_at IS NULL THEN 0 ELSE 1 END;
+   INSERT INTO run_attempts (run_id, task_index, repeat, attempt, outcome, stop, error, worker,
+       trajectory_id, reward, started_at, ended_at, counted)
+     SELECT run_id, task_index, repeat, 1, outcome, stop, error, instance_id, trajectory_id, reward,
+       started_at, ended_at, CASE WHEN status = 'done' THEN 1 ELSE 0 END
+     FROM run_episodes WHERE started_at IS NOT NULL;
+   REVOKE ALL ON run_attempts FROM PUBLIC;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -2,13 +2,29 @@
 // the aggregates of its summary computed in SQL (counts, sums, histogram, percentiles), so a
 // 10,000-episode run's results are read without loading its trajectories.
 import "server-only";
-import { EPISODE_COLUMNS, type EpisodeRow, newRunId, type RunRow, toEpisode, toRun } from "../rows";
 import {
+  type AttemptRow,
+  EPISODE_COLUMNS,
+  type EpisodeRow,
+  newRunId,
+  outcomeCounts,
+  type RunRow,
+  statusAfterAttempt,
+  tagsJson,
+  toAttempt,
+  toEpisode,
+  toRun,
+} from "../run-rows";
+import {
+  type AttemptEnd,
+  type AttemptOutcome,
   FINAL_RUN_STATUSES,
   type NewRun,
   type Percentiles,
+  RETRIED_OUTCOMES,
   RUN_EPISODE_STATUSES,
   type RunAggregates,
+  type RunAttempt,
   type RunEpisode,
   type RunEpisodeKey,
   type RunEpisodePatch,
@@ -35,8 +51,8 @@ export class SqliteRuns {
     );
     this.db.transaction(() => {
       this.sql(
-        `INSERT INTO runs (id, status, server, env, split, repeats, episodes, config_json, created_at, instance_id)
-           VALUES (?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO runs (id, status, server, env, split, repeats, episodes, config_json, created_at, instance_id, tags_json)
+           VALUES (?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ).run(
         id,
         run.server,
@@ -47,6 +63,7 @@ export class SqliteRuns {
         JSON.stringify(run.config),
         run.createdAt,
         run.instance,
+        tagsJson(run.tags),
       );
       for (const task of run.tasks)
         for (let repeat = 0; repeat < run.repeats; repeat++) insertEpisode.run(id, task, repeat);
@@ -67,6 +84,10 @@ export class SqliteRuns {
         clauses.push(`${k} = @${k}`);
         params[k] = f[k];
       }
+    if (f.tag) {
+      clauses.push("EXISTS (SELECT 1 FROM json_each(runs.tags_json) WHERE value = @tag)");
+      params.tag = f.tag;
+    }
     const where = clauses.length ? `WHERE ${clauses.join(" AND ")}` : "";
     const total = this.sql(`SELECT COUNT(*) FROM runs ${where}`).pluck().get(params) as number;
     const rows = this.sql(
@@ -121,15 +142,75 @@ export class SqliteRuns {
 
   claimEpisode(runId: string, key: RunEpisodeKey, owner: string, patch: RunEpisodePatch): boolean {
     const params: Record<string, unknown> = { run: runId, task: key.taskIndex, repeat: key.repeat, owner };
-    const sets = [...this.patchOf(patch, params), "instance_id = @owner"];
+    const sets = [...this.patchOf(patch, params), "instance_id = @owner", "attempts = attempts + 1"];
+    return this.db.transaction(() => {
+      const claimed =
+        this.sql(
+          `UPDATE run_episodes SET ${sets.join(", ")}
+             WHERE run_id = @run AND task_index = @task AND repeat = @repeat
+               AND status IN ('pending', 'cancelled', 'interrupted')
+               AND EXISTS (SELECT 1 FROM runs WHERE id = @run AND status = 'running'
+                             AND (instance_id = @owner OR instance_id IS NULL))`,
+        ).run(params).changes > 0;
+      if (claimed)
+        this.sql(
+          `INSERT INTO run_attempts (run_id, task_index, repeat, attempt, worker, started_at)
+             SELECT run_id, task_index, repeat, attempts, instance_id, COALESCE(started_at, 0) FROM run_episodes
+             WHERE run_id = @run AND task_index = @task AND repeat = @repeat`,
+        ).run(params);
+      return claimed;
+    })();
+  }
+
+  endAttempt(
+    runId: string,
+    key: RunEpisodeKey,
+    end: AttemptEnd,
+    o: { owner: string; maxAttempts: number },
+  ): RunEpisodeStatus | null {
+    const k = { run: runId, task: key.taskIndex, repeat: key.repeat, owner: o.owner };
+    return this.db.transaction(() => {
+      const ep = this.sql(
+        `SELECT attempts FROM run_episodes WHERE run_id = @run AND task_index = @task AND repeat = @repeat
+           AND instance_id = @owner AND status IN ('running', 'interrupted')`,
+      ).get(k) as { attempts: number } | undefined;
+      if (!ep) return null;
+      const failures =
+        (this.sql(
+          `SELECT COUNT(*) FROM run_attempts WHERE run_id = @run AND task_index = @task AND repeat = @repeat
+             AND attempt < @attempt AND outcome IN (SELECT value FROM json_each(@retried))`,
+        )
+          .pluck()
+          .get({ ...k, attempt: ep.attempts, retried: JSON.stringify(RETRIED_OUTCOMES) }) as number) +
+        (RETRIED_OUTCOMES.includes(end.outcome) ? 1 : 0);
+      const status = statusAfterAttempt(end.outcome, failures, o.maxAttempts);
+      this.sql(
+        `UPDATE run_attempts SET outcome = @outcome, stop = @stop, error = @error, trajectory_id = @trajectory,
+             reward = @reward, ended_at = @endedAt, counted = @counted
+           WHERE run_id = @run AND task_index = @task AND repeat = @repeat AND attempt = @attempt`,
+      ).run({
+        ...k,
+        attempt: ep.attempts,
+        outcome: end.outcome,
+        stop: end.stop ?? null,
+        error: end.error ?? null,
+        trajectory: end.trajectoryId ?? null,
+        reward: end.reward ?? null,
+        endedAt: end.endedAt,
+        counted: status === "done" ? 1 : 0,
+      });
+      this.updateEpisode(runId, key, { ...end, status });
+      return status;
+    })();
+  }
+
+  runAttempts(runId: string, key?: RunEpisodeKey): RunAttempt[] {
+    const one = key ? "AND task_index = @task AND repeat = @repeat" : "";
     return (
       this.sql(
-        `UPDATE run_episodes SET ${sets.join(", ")}
-           WHERE run_id = @run AND task_index = @task AND repeat = @repeat
-             AND status IN ('pending', 'cancelled', 'interrupted')
-             AND EXISTS (SELECT 1 FROM runs WHERE id = @run AND status = 'running' AND instance_id = @owner)`,
-      ).run(params).changes > 0
-    );
+        `SELECT * FROM run_attempts WHERE run_id = @run ${one} ORDER BY task_index, repeat, attempt`,
+      ).all({ run: runId, task: key?.taskIndex, repeat: key?.repeat }) as AttemptRow[]
+    ).map(toAttempt);
   }
 
   updateEpisode(runId: string, key: RunEpisodeKey, patch: RunEpisodePatch, owner?: string): boolean {
@@ -152,14 +233,27 @@ export class SqliteRuns {
    */
   settleEpisodesOfStopped(runId: string, error: string): void {
     this.sql(
-      `UPDATE run_episodes SET status = 'done', error = NULL, finished = 1, stop = 'finished',
+      `UPDATE run_episodes SET status = 'done', error = NULL, finished = 1, stop = 'finished', outcome = 'scored',
            reward = t.total_reward, steps = t.num_steps, ended_at = t.ended_at,
            duration_ms = t.ended_at - run_episodes.started_at
          FROM trajectories t
          WHERE run_episodes.run_id = ? AND run_episodes.status = 'running'
            AND t.id = run_episodes.trajectory_id AND t.end_reason = 'finished'`,
     ).run(runId);
-    this.setEpisodesStatus(runId, ["running"], "interrupted", error);
+    this.sql(
+      `UPDATE run_episodes SET status = 'interrupted', outcome = 'interrupted', error = ?
+         WHERE run_id = ? AND status = 'running'`,
+    ).run(error, runId);
+    // Their attempts end as their episodes did (the finished one counted).
+    this.sql(
+      `UPDATE run_attempts SET outcome = e.outcome, error = e.error, reward = e.reward,
+           trajectory_id = e.trajectory_id, ended_at = COALESCE(e.ended_at, run_attempts.started_at),
+           counted = CASE WHEN e.status = 'done' THEN 1 ELSE 0 END
+         FROM run_episodes e
+         WHERE run_attempts.run_id = ? AND run_attempts.outcome IS NULL AND e.run_id = run_attempts.run_id
+           AND e.task_index = run_attempts.task_index AND e.repeat = run_attempts.repeat
+           AND e.attempts = run_attempts.attempt`,
+    ).run(runId);
   }
 
   setEpisodesStatus(
@@ -212,6 +306,25 @@ export class SqliteRuns {
     );
     const rank = (p: number) => at.pluck().get(runId, Math.max(0, Math.ceil((p / 100) * n) - 1)) as number;
     return { p50: rank(50), p90: rank(90), p99: rank(99), max: rank(100) };
+  }
+
+  /** The ended episodes by outcome, why the policy stopped, and the attempts (RunAggregates). */
+  private outcomes(runId: string): Pick<RunAggregates, "outcomes" | "stops" | "attempts"> {
+    const outcomes = outcomeCounts(
+      this.sql(
+        `SELECT outcome, COUNT(*) AS n FROM run_episodes WHERE run_id = ? AND outcome IS NOT NULL
+           AND status IN ('done', 'errored', 'cancelled') GROUP BY outcome`,
+      ).all(runId) as { outcome: AttemptOutcome; n: number }[],
+    );
+    const stops = this.sql(
+      `SELECT COALESCE(stop, 'policy_stop') AS stop, COUNT(*) AS count FROM run_episodes
+         WHERE run_id = ? AND status = 'done' AND outcome = 'policy_stopped' GROUP BY 1 ORDER BY 2 DESC, 1`,
+    ).all(runId) as { stop: string; count: number }[];
+    const attempts = this.sql(
+      `SELECT COUNT(*) AS total, TOTAL(outcome IN (SELECT value FROM json_each(?))) AS retried
+         FROM run_attempts WHERE run_id = ?`,
+    ).get(JSON.stringify(RETRIED_OUTCOMES), runId) as { total: number; retried: number };
+    return { outcomes, stops, attempts };
   }
 
   aggregates(runId: string, o: { successAt: number; histogramBins: number }): RunAggregates {
@@ -294,6 +407,7 @@ export class SqliteRuns {
       "SELECT MIN(started_at) AS first, MAX(ended_at) AS last FROM run_episodes WHERE run_id = ?",
     ).get(runId) as { first: number | null; last: number | null };
     return {
+      ...this.outcomes(runId),
       counts: this.counts(runId),
       rewards: { n: a.n, sum: a.sum, sumSquares: a.sumSquares, min: a.min, max: a.max },
       successes: a.successes,
@@ -340,6 +454,12 @@ export abstract class SqliteRunStore implements RunStore {
   }
   updateEpisode(runId: string, key: RunEpisodeKey, patch: RunEpisodePatch, o?: { owner?: string }) {
     return Promise.resolve(this.runs.updateEpisode(runId, key, patch, o?.owner));
+  }
+  endAttempt(runId: string, key: RunEpisodeKey, end: AttemptEnd, o: { owner: string; maxAttempts: number }) {
+    return Promise.resolve(this.runs.endAttempt(runId, key, end, o));
+  }
+  runAttempts(runId: string, key?: RunEpisodeKey) {
+    return Promise.resolve(this.runs.runAttempts(runId, key));
   }
   setEpisodesStatus(
     runId: string,
