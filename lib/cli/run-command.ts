@@ -10,7 +10,7 @@ import { createServerRegistry, invalidServerName } from "@/lib/registry";
 import type { ServerPersistence } from "@/lib/registry/persistence";
 import { isRunError } from "@/lib/runs/errors";
 import { formatDuration, formatRange } from "@/lib/runs/format";
-import type { RunPolicy } from "@/lib/runs/spec";
+import { MAX_ATTEMPTS_LIMIT, type RunPolicy } from "@/lib/runs/spec";
 import { buildSummary, HISTOGRAM_BINS, type RunSummary, runConfigOf } from "@/lib/runs/summary";
 import { parseArgs, parseDuration, UsageError } from "./args";
 import type { CommandIo } from "./io";
@@ -42,6 +42,8 @@ options:
   --max-turns N          turns per episode (default: model 30, random 10, script 100)
   --success-at R         an episode succeeds when it finished with a reward ≥ R (default 1)
   --timeout DURATION     the time limit of one episode (default 10m)
+  --max-attempts N       attempts per episode when infrastructure fails under it (env_error,
+                         model_error, timeout; default 3): never scored 0
   --min-success RATE     exit 1 when the success rate is below RATE (0-1)
   --json FILE            write the summary as JSON (with runId); - for stdout
   --junit FILE           write a JUnit XML report: one test case per task, failed tasks marked
@@ -69,6 +71,7 @@ export interface RunArgs {
   concurrency?: number;
   successAt?: number;
   timeoutMs?: number;
+  maxAttempts?: number;
   policy: RunPolicy;
   minSuccess?: number;
   json: string | null;
@@ -137,6 +140,7 @@ export function parseRunArgs(
       "--max-turns",
       "--success-at",
       "--timeout",
+      "--max-attempts",
       "--min-success",
       "--json",
       "--junit",
@@ -244,6 +248,7 @@ export function parseRunArgs(
     concurrency: number(args, "--concurrency", { int: true, min: 1, max: 256 }),
     successAt: number(args, "--success-at"),
     timeoutMs: timeout === undefined ? undefined : parseDuration(timeout, "--timeout"),
+    maxAttempts: number(args, "--max-attempts", { int: true, min: 1, max: MAX_ATTEMPTS_LIMIT }),
     policy,
     minSuccess: number(args, "--min-success", { min: 0, max: 1 }),
     json: file("--json"),
@@ -471,6 +476,7 @@ export async function runCommand(argv: readonly string[], io: CommandIo): Promis
         ...(a.concurrency !== undefined ? { concurrency: a.concurrency } : {}),
         ...(a.successAt !== undefined ? { successAt: a.successAt } : {}),
         ...(a.timeoutMs !== undefined ? { timeoutMs: a.timeoutMs } : {}),
+        ...(a.maxAttempts !== undefined ? { maxAttempts: a.maxAttempts } : {}),
         policy: a.policy,
       });
     } catch (err) {
