@@ -25,6 +25,7 @@ import {
 import { type RunListItem, useRuns } from "@/lib/ui/run-queries";
 import { ProgressBar } from "./progress-bar";
 import { RunStatusBadge } from "./run-status-badge";
+import { RunTagFilter, RunTags } from "./run-tags";
 
 const PAGE = 50;
 
@@ -39,8 +40,9 @@ export function RunsList() {
   const status = (RUN_STATUS_ORDER as readonly string[]).includes(statusParam ?? "")
     ? (statusParam as RunStatus)
     : undefined;
+  const tag = params.get("tag") || undefined;
   const page = Math.max(0, Math.floor(Number(params.get("page")) || 0));
-  const runs = useRuns({ status, limit: PAGE, offset: page * PAGE });
+  const runs = useRuns({ status, tag, limit: PAGE, offset: page * PAGE });
   // Picked for comparison: the first becomes A (the baseline), the second B.
   const [picked, setPicked] = useState<string[]>([]);
   const toggle = (id: string) =>
@@ -95,6 +97,7 @@ export function RunsList() {
                 ))}
               </select>
             </div>
+            <RunTagFilter tag={tag} onChange={(t) => go({ tag: t, page: undefined })} />
             <p className="pb-1.5 text-xs text-zinc-500" role="status">
               {runs.data
                 ? `${total} run${total === 1 ? "" : "s"}${picked.length ? ` · ${picked.length} of 2 selected to compare` : ""}`
@@ -111,8 +114,8 @@ export function RunsList() {
             />
           ) : runs.data.items.length === 0 ? (
             <p className="rounded-lg border border-zinc-200 p-6 text-center text-zinc-500 dark:border-zinc-800">
-              {status
-                ? `No ${RUN_STATUS_LABEL[status].toLowerCase()} runs.`
+              {status || tag
+                ? `No ${status ? `${RUN_STATUS_LABEL[status].toLowerCase()} ` : ""}runs${tag ? ` tagged ${tag}` : ""}.`
                 : "No runs yet. Open an environment and press “Start a run”, or use ors-playground run."}
             </p>
           ) : (
@@ -200,6 +203,7 @@ function RunsTable({
                   >
                     {r.id.slice(0, 8)}
                   </Link>
+                  <RunTags tags={r.tags} />
                 </td>
                 <td className="px-2 py-1.5">
                   <RunStatusBadge status={r.status} />

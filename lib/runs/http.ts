@@ -80,6 +80,7 @@ const listQuery = z.strictObject({
   server: z.string().optional(),
   env: z.string().optional(),
   status: z.enum(RUN_STATUSES).optional(),
+  tag: z.string().max(32).optional(),
   limit: z.coerce.number().int().min(1).max(1000).optional(),
   offset: z.coerce.number().int().min(0).optional(),
 });
@@ -141,6 +142,7 @@ export async function listRuns(d: RunsApiDeps, url: URL) {
           split: r.split,
           policy: c.policy,
           policyLabel: c.policyLabel,
+          tags: r.tags,
           repeats: r.repeats,
           episodes: r.episodes,
           createdAt: r.createdAt,

@@ -16,6 +16,7 @@ export interface RunListFilter {
   server?: string;
   env?: string;
   status?: RunStatus;
+  tag?: string;
   limit?: number;
   offset?: number;
 }
