@@ -22,10 +22,10 @@ import { createOrsHandler, hostOptionsFromEnv, type OrsHandler } from "@/lib/ors
 import { createServerRegistry, type ServerRegistry } from "@/lib/registry";
 import { postgresServerPersistence } from "@/lib/registry/postgres-persistence";
 import { createRelay, orsPathFromUrl, type Relay } from "@/lib/relay";
-import { createRunEvents, type RunEvents } from "@/lib/runs/events";
-import { createPostgresRunEvents } from "@/lib/runs/events-postgres";
-import { createRunExecutor, type RunExecutor } from "@/lib/runs/executor";
-import { createModelRegistry, type ModelRegistry } from "@/lib/runs/models";
+import type { RunEvents } from "@/lib/runs/events";
+import type { RunExecutor } from "@/lib/runs/executor";
+import type { ModelRegistry } from "@/lib/runs/models";
+import { setupRuns } from "@/lib/runs/setup";
 import { emptySupervisor, type ServerSupervisor } from "@/lib/spawn/supervisor";
 import { serverRestartedError } from "@/lib/spawn/types";
 import { holdLease, type LeaseOptions } from "@/lib/store/leases";
@@ -92,6 +92,11 @@ export interface PlaygroundOptions {
   spawned?: ServerSupervisor;
   /** The runs' first wait before an episode is played again after an infrastructure failure (tests shorten it). */
   runRetryBaseMs?: number;
+  /**
+   * With PostgreSQL: whether this process plays runs' episodes from the queue (default:
+   * PLAYGROUND_RUN_WORKER); false for a process that only enqueues and follows (`run --detach`).
+   */
+  runWorker?: boolean;
 }
 
 /** The default folders of script modules (see PlaygroundOptions.scriptRoots). */
@@ -201,17 +206,19 @@ export function createPlayground(env: Env = processEnv(), options: PlaygroundOpt
     for (const id of await store.endRunningOf(server, "error", at, error))
       live.publish({ type: "ended", id, end_reason: "error", error, ended_at: at });
   });
-  const models = createModelRegistry(env);
-  const runEvents: RunEvents = pg && notifier ? createPostgresRunEvents(pg.db, notifier) : createRunEvents();
-  const runs = createRunExecutor({
-    store,
-    recorder,
-    clientFor: (server, o) => clientFor(server, o),
-    models,
-    events: runEvents,
+  const { runs, runEvents, models, ...runParts } = setupRuns({
+    env,
+    pg: pg && notifier ? { db: pg.db, notifier } : null,
+    episodes: { store, recorder, clientFor: (server, o) => clientFor(server, o) },
+    registry,
     instance: instance.id,
     cwd: process.cwd(),
     scriptRoots: options.scriptRoots === undefined ? scriptRootsFromEnv(env) : options.scriptRoots,
+    worker: {
+      enabled: options.runWorker ?? config.runs.worker,
+      leaseMs: config.runs.leaseMs,
+      slots: config.runs.workerSlots,
+    },
     ...(options.runRetryBaseMs !== undefined ? { retryBaseMs: options.runRetryBaseMs } : {}),
   });
   // What processes that died left in the store (this one's built-in host sessions after a restart,
@@ -238,6 +245,8 @@ export function createPlayground(env: Env = processEnv(), options: PlaygroundOpt
   const ready = (pg ? Promise.all([pg.db.ready, notifier?.ready]).then(() => {}) : Promise.resolve()).then(
     async () => {
       await lease.start();
+      // A worker plays runs' episodes once its lease says it lives (PostgreSQL mode).
+      runParts.start();
       // The servers this process runs itself were started anew with it: their old sessions are gone.
       for (const { name } of spawned.entries())
         await store

@@ -1,6 +1,6 @@
 // The `ors-playground` command (bin/ors-playground.mjs): picks the command — `start` (the default),
 // `serve`, `check` (lib/cli/check-command.ts), `test` (lib/cli/test-command.ts), `run`
-// (lib/cli/run-command.ts) — and hands it the arguments. Answers `--help` and `--version`, and exit code 2 with a clear message for an unknown
+// (lib/cli/run-command.ts), `worker` (lib/cli/worker-command.ts) — and hands it the arguments. Answers `--help` and `--version`, and exit code 2 with a clear message for an unknown
 // command.
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -11,6 +11,7 @@ import { RUN_USAGE, runCommand } from "./run-command";
 import { SERVE_USAGE, serveCommand } from "./serve-command";
 import { START_USAGE, startCommand } from "./start-command";
 import { TEST_USAGE, testCommand } from "./test-command";
+import { WORKER_USAGE, workerCommand } from "./worker-command";
 
 const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -36,6 +37,8 @@ commands:
   run URL          a policy (a model, random inputs, a replay, your script) plays a split; the run
                    shows in the playground, e.g. ors-playground run http://127.0.0.1:8080 --env math
                    --split test --model-url http://127.0.0.1:8000/v1 --model qwen2.5 --min-success 0.8
+  worker           plays runs' episodes from the job queue on PostgreSQL (PLAYGROUND_DATABASE_URL),
+                   alone: many workers on many machines play one run together
   help [command]   the options of a command
 
 options:
@@ -43,7 +46,7 @@ options:
   -v, --version    the version
 `;
 
-const COMMANDS = ["start", "serve", "check", "test", "run", "help"] as const;
+const COMMANDS = ["start", "serve", "check", "test", "run", "worker", "help"] as const;
 
 function usageOf(command: string): string | null {
   switch (command) {
@@ -57,6 +60,8 @@ function usageOf(command: string): string | null {
       return TEST_USAGE;
     case "run":
       return RUN_USAGE;
+    case "worker":
+      return WORKER_USAGE;
     default:
       return null;
   }
@@ -86,6 +91,8 @@ export async function runCli(argv: readonly string[], io: CommandIo): Promise<nu
       return testCommand(rest, io);
     case "run":
       return runCommand(rest, io);
+    case "worker":
+      return workerCommand(rest, io);
     case "help": {
       const topic = rest[0];
       if (topic === undefined) {

@@ -23,6 +23,8 @@ export interface ServerEntry {
   apiKey?: string;
   /** The server's session idle limit, when known (a per-server setting): shown as the countdown. */
   idleTimeoutMs?: number;
+  /** The most sessions runs open on it at once, across every worker and run (docs/runs.md "Capacity"). */
+  maxSessions?: number;
 }
 
 /** What the API shows of a server: never its API key. */
@@ -33,6 +35,8 @@ export interface PublicServer {
   hasApiKey: boolean;
   /** The server's session idle limit when the playground knows it, else null. */
   idleTimeoutMs: number | null;
+  /** The cap on runs' sessions on it, else null. */
+  maxSessions: number | null;
 }
 
 export type FetchHandler = (req: Request) => Promise<Response>;
@@ -164,6 +168,10 @@ export function createServerRegistry(options: ServerRegistryOptions): ServerRegi
     const raw = env[`ORS_SERVER_IDLE_TIMEOUT_MS_${envName(name)}`];
     return raw ? Number(raw) : undefined;
   };
+  const envMaxSessions = (name: string) => {
+    const raw = env[`ORS_SERVER_MAX_SESSIONS_${envName(name)}`];
+    return raw ? Number(raw) : undefined;
+  };
 
   function validEntries(list: unknown): FileEntry[] {
     if (!Array.isArray(list)) return [];
@@ -203,12 +211,14 @@ export function createServerRegistry(options: ServerRegistryOptions): ServerRegi
       seen.add(e.name);
       const apiKey = envKey(e.name) ?? (typeof e.apiKey === "string" && e.apiKey ? e.apiKey : undefined);
       const idle = envIdle(e.name) ?? e.idleTimeoutMs;
+      const maxSessions = envMaxSessions(e.name) ?? e.maxSessions;
       out.push({
         name: e.name,
         url: e.url.replace(/\/+$/, ""),
         source,
         ...(apiKey ? { apiKey } : {}),
         ...(isIdleLimit(idle) ? { idleTimeoutMs: idle } : {}),
+        ...(isIdleLimit(maxSessions) ? { maxSessions } : {}),
       });
     };
     for (const e of options.spawned?.entries() ?? []) push(e, "spawned");
@@ -305,6 +315,7 @@ export function toPublicServer(s: ServerEntry): PublicServer {
     source: s.source,
     hasApiKey: !!s.apiKey,
     idleTimeoutMs: s.idleTimeoutMs ?? null,
+    maxSessions: s.maxSessions ?? null,
   };
 }
 

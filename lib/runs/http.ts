@@ -16,7 +16,7 @@ import {
 import type { Trajectory } from "@/lib/trajectory/schema";
 import { isRunError, RunError } from "./errors";
 import type { RunEvent, RunEvents } from "./events";
-import type { RunExecutor } from "./executor";
+import type { RunExecutor, RunPlacement } from "./executor";
 import { EXPORT_FORMATS, type ExportFormat, exportLine } from "./exports";
 import { runRequestSchema } from "./spec";
 import { compareRuns } from "./stats";
@@ -65,7 +65,7 @@ async function runOf(store: PlaygroundStore, id: string): Promise<RunRecord> {
 export async function runSummary(
   d: RunsApiDeps,
   id: string,
-): Promise<RunSummary & { rate: number | null; etaMs: number | null }> {
+): Promise<RunSummary & { rate: number | null; etaMs: number | null; placement: RunPlacement }> {
   const run = await runOf(d.store, id);
   const config = runConfigOf(run);
   const summary = buildSummary(
@@ -73,7 +73,12 @@ export async function runSummary(
     await d.store.runAggregates(id, { successAt: config.successAt, histogramBins: HISTOGRAM_BINS }),
   );
   const p = run.status === "running" ? await d.runs.progress(id) : null;
-  return { ...summary, rate: p?.rate ?? null, etaMs: p?.etaMs ?? null };
+  return {
+    ...summary,
+    rate: p?.rate ?? null,
+    etaMs: p?.etaMs ?? null,
+    placement: await d.runs.placement(run),
+  };
 }
 
 const listQuery = z.strictObject({

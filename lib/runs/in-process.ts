@@ -6,9 +6,10 @@
 import "server-only";
 import { setMaxListeners } from "node:events";
 import type { RunEpisodeKey, RunRecord, RunStatus } from "@/lib/store/types";
+import { runResource, serverResource } from "./capacity";
 import { EpisodeStop } from "./episode";
 import { RunError } from "./errors";
-import type { RunExecutor, RunExecutorDeps } from "./executor-contract";
+import type { RunExecutor, RunExecutorDeps } from "./executor";
 import { watchOwnership } from "./ownership";
 import { policyFromSpec } from "./policies";
 import type { Policy } from "./policy";
@@ -53,7 +54,7 @@ export function createInProcessExecutor(deps: RunExecutorDeps): RunExecutor {
     const a: Active = { stop, done: Promise.resolve(), rate: createRateWindow(now), lastPublished: 0 };
     const ownership = watchOwnership(store, run.id, deps.instance, stop);
     const pool = playPool(
-      { ...deps, publish, log },
+      { ...deps, publish, log, maxSessions: async (server) => (await deps.server(server)).maxSessions },
       {
         run,
         policy,
@@ -156,6 +157,22 @@ export function createInProcessExecutor(deps: RunExecutorDeps): RunExecutor {
     },
 
     isActive: (id) => active.has(id),
+
+    async placement(run) {
+      const config = runConfigOf(run);
+      const limit = (await deps.server(run.server)).maxSessions;
+      const rows = [
+        { kind: "server" as const, name: run.server, key: serverResource(run.server), limit },
+        { kind: "run" as const, name: run.id, key: runResource(run.id), limit: config.concurrency },
+      ];
+      const usage = await deps.gate.usage(rows.map((r) => r.key));
+      return {
+        mode: "in-process",
+        capacity: rows.map((r, i) => ({ ...r, ...usage[i]! })),
+        workers: [],
+        waiting: null,
+      };
+    },
 
     async close() {
       const all = [...active.values()];

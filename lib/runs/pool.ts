@@ -5,6 +5,7 @@
 // the run ends (./settle.ts): it stops taking episodes when its signal aborts.
 import "server-only";
 import type { RunEpisodeKey, RunEpisodeStatus, RunRecord } from "@/lib/store/types";
+import { acquire, type CapacityGate, runResource, serverResource } from "./capacity";
 import { type EpisodeDeps, playEpisode } from "./episode";
 import type { RunEvent } from "./events";
 import type { Policy } from "./policy";
@@ -16,6 +17,9 @@ export interface PoolDeps extends EpisodeDeps {
   log(line: string): void;
   /** The first wait before an episode is played again (doubled each time, at most 30 s). */
   retryBaseMs?: number;
+  /** The capacity this process's runs share (a server's `maxSessions`), and that cap when set. */
+  gate: CapacityGate;
+  maxSessions(server: string): Promise<number | null>;
 }
 
 export interface PoolPlan {
@@ -130,6 +134,33 @@ async function playOne(deps: PoolDeps, plan: PoolPlan, key: RunEpisodeKey): Prom
   return status;
 }
 
+let holders = 0;
+
+/** Plays one episode within the server's cap on sessions (shared by this process's runs). */
+async function playHeld(
+  deps: PoolDeps,
+  plan: PoolPlan,
+  key: RunEpisodeKey,
+): Promise<RunEpisodeStatus | null> {
+  const server = plan.run.server;
+  const holder = `pool-${++holders}`;
+  const limit = (await deps.maxSessions(server)) ?? Number.MAX_SAFE_INTEGER;
+  await acquire(
+    deps.gate,
+    [
+      { key: serverResource(server), limit },
+      { key: runResource(plan.run.id), limit: plan.concurrency },
+    ],
+    holder,
+    plan.stop,
+  );
+  try {
+    return await playOne(deps, plan, key);
+  } finally {
+    await deps.gate.release(holder);
+  }
+}
+
 /** Plays `plan.keys`, `plan.concurrency` at a time, until they are all played or `plan.stop` aborts. */
 export async function playPool(deps: PoolDeps, plan: PoolPlan): Promise<void> {
   const now = deps.now ?? Date.now;
@@ -147,7 +178,11 @@ export async function playPool(deps: PoolDeps, plan: PoolPlan): Promise<void> {
       }
       playing++;
       try {
-        const status = await playOne(deps, plan, key);
+        const status = await playHeld(deps, plan, key).catch((err) => {
+          // Aborted while waiting for a slot: it stays to play.
+          if (plan.stop.aborted) return null;
+          throw err;
+        });
         if (status === "pending" && !plan.stop.aborted) {
           const id = `${key.taskIndex}/${key.repeat}`;
           const n = (failures.get(id) ?? 0) + 1;

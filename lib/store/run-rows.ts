@@ -73,6 +73,7 @@ export interface AttemptRow {
   started_at: number;
   ended_at: number | null;
   counted: number;
+  job_id: string | null;
 }
 
 export function toRun(r: RunRow): RunRecord {
@@ -130,8 +131,19 @@ export function toAttempt(r: AttemptRow): RunAttempt {
     startedAt: r.started_at,
     endedAt: r.ended_at,
     counted: r.counted === 1,
+    jobId: r.job_id,
   };
 }
+
+/** Attempts still playing whose worker has no lease, or one renewed before the given moment (both stores' SQL). */
+export const ORPHANED_ATTEMPTS_SQL = `SELECT a.run_id, a.task_index, a.repeat, a.attempt, a.outcome, a.stop,
+    a.error, a.worker, COALESCE(a.trajectory_id, e.trajectory_id) AS trajectory_id, a.reward, a.started_at,
+    a.ended_at, a.counted, a.job_id, r.server
+  FROM run_attempts a JOIN runs r ON r.id = a.run_id
+    JOIN run_episodes e ON e.run_id = a.run_id AND e.task_index = a.task_index AND e.repeat = a.repeat
+  WHERE a.outcome IS NULL AND r.status = 'running' AND a.worker IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = a.worker AND i.beat_at >= $1)
+  ORDER BY a.started_at`;
 
 /** Episode fields as their columns (for updates). */
 export const EPISODE_COLUMNS: Record<keyof RunEpisodePatch, string> = {

@@ -329,6 +329,14 @@ export interface RunAttempt extends RunEpisodeKey {
   endedAt: number | null;
   /** The attempt the run's statistics count for its task and repeat (one at most). */
   counted: boolean;
+  /** The queue's job that played it (runs played by a queue's workers). */
+  jobId: string | null;
+}
+
+/** An attempt still playing whose worker is gone (RunStore.orphanedAttempts). */
+export interface OrphanedAttempt extends RunAttempt {
+  runId: string;
+  server: string;
 }
 
 export interface RunStatusChange {
@@ -422,7 +430,18 @@ export interface RunStore {
    * next attempt (RunAttempt, worker `owner`). False otherwise (the run was cancelled, or another
    * process took it over): then the episode must not be played.
    */
-  claimEpisode(runId: string, key: RunEpisodeKey, owner: string, patch: RunEpisodePatch): Promise<boolean>;
+  claimEpisode(
+    runId: string,
+    key: RunEpisodeKey,
+    owner: string,
+    patch: RunEpisodePatch,
+    o?: { jobId?: string },
+  ): Promise<boolean>;
+  /**
+   * Attempts still playing (no outcome) whose worker is gone: it has no lease any more (found dead
+   * and forgotten: "Leases"), or its lease was last renewed before `staleBefore`. What a takeover ends.
+   */
+  orphanedAttempts(staleBefore: number): Promise<OrphanedAttempt[]>;
   /**
    * Changes one episode. With `owner`, only while that process holds it (it claimed it, and it is
    * running or was interrupted since): a process that lost the run cannot overwrite what another

@@ -8,6 +8,7 @@ import {
   EPISODE_COLUMNS,
   type EpisodeRow,
   newRunId,
+  ORPHANED_ATTEMPTS_SQL,
   outcomeCounts,
   type RunRow,
   statusAfterAttempt,
@@ -21,6 +22,7 @@ import {
   type AttemptOutcome,
   FINAL_RUN_STATUSES,
   type NewRun,
+  type OrphanedAttempt,
   type Percentiles,
   RETRIED_OUTCOMES,
   RUN_EPISODE_STATUSES,
@@ -178,6 +180,7 @@ export abstract class PostgresRunStore implements RunStore {
     key: RunEpisodeKey,
     owner: string,
     patch: RunEpisodePatch,
+    o: { jobId?: string } = {},
   ): Promise<boolean> {
     const params: unknown[] = [runId, key.taskIndex, key.repeat, owner];
     const sets = [...setsOf(patch, params), "instance_id = $4", "attempts = attempts + 1"];
@@ -189,9 +192,9 @@ export abstract class PostgresRunStore implements RunStore {
            AND EXISTS (SELECT 1 FROM runs WHERE id = $1 AND status = 'running'
                          AND (instance_id = $4 OR instance_id IS NULL))
          RETURNING run_id, task_index, repeat, attempts, instance_id, started_at)
-       INSERT INTO run_attempts (run_id, task_index, repeat, attempt, worker, started_at)
-       SELECT run_id, task_index, repeat, attempts, instance_id, COALESCE(started_at, 0) FROM e`,
-      params,
+       INSERT INTO run_attempts (run_id, task_index, repeat, attempt, worker, started_at, job_id)
+       SELECT run_id, task_index, repeat, attempts, instance_id, COALESCE(started_at, 0), $${params.length + 1} FROM e`,
+      [...params, o.jobId ?? null],
     );
     return (r.rowCount ?? 0) > 0;
   }
@@ -240,6 +243,11 @@ export abstract class PostgresRunStore implements RunStore {
       await c.query(`UPDATE run_episodes SET ${sets.join(", ")} WHERE ${KEY}`, params);
       return status;
     });
+  }
+
+  async orphanedAttempts(staleBefore: number): Promise<OrphanedAttempt[]> {
+    const r = await this.query<AttemptRow & { server: string }>(ORPHANED_ATTEMPTS_SQL, [staleBefore]);
+    return r.rows.map((x) => ({ ...toAttempt(x), runId: x.run_id, server: x.server }));
   }
 
   async runAttempts(runId: string, key?: RunEpisodeKey): Promise<RunAttempt[]> {

@@ -180,6 +180,36 @@ export const MIGRATIONS: string[] = [
        started_at, ended_at, CASE WHEN status = 'done' THEN 1 ELSE 0 END
      FROM run_episodes WHERE started_at IS NOT NULL;
    REVOKE ALL ON run_attempts FROM PUBLIC;`,
+  // 5: runs played by a queue's workers (lib/runs/queue.ts): the capacity they share (slots held per
+  // resource, 429 pauses, requests of the last minute, waiters), and each worker's word on whether it
+  // can play a run (why a run waits).
+  `CREATE TABLE run_capacity_holds (
+     holder TEXT NOT NULL,
+     resource TEXT NOT NULL,
+     worker TEXT NOT NULL,
+     at DOUBLE PRECISION NOT NULL,
+     PRIMARY KEY (holder, resource)
+   );
+   CREATE INDEX run_capacity_holds_resource ON run_capacity_holds (resource);
+   CREATE TABLE run_capacity_pauses (resource TEXT PRIMARY KEY, until DOUBLE PRECISION NOT NULL);
+   CREATE TABLE run_capacity_requests (resource TEXT NOT NULL, at DOUBLE PRECISION NOT NULL);
+   CREATE INDEX run_capacity_requests_at ON run_capacity_requests (resource, at);
+   CREATE TABLE run_capacity_waiting (
+     resource TEXT NOT NULL,
+     worker TEXT NOT NULL,
+     n INTEGER NOT NULL,
+     PRIMARY KEY (resource, worker)
+   );
+   CREATE TABLE run_workers (
+     run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+     worker TEXT NOT NULL,
+     can_play SMALLINT NOT NULL,
+     reason TEXT,
+     at DOUBLE PRECISION NOT NULL,
+     PRIMARY KEY (run_id, worker)
+   );
+   REVOKE ALL ON run_capacity_holds, run_capacity_pauses, run_capacity_requests, run_capacity_waiting,
+     run_workers FROM PUBLIC;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -7,6 +7,7 @@ import {
   EPISODE_COLUMNS,
   type EpisodeRow,
   newRunId,
+  ORPHANED_ATTEMPTS_SQL,
   outcomeCounts,
   type RunRow,
   statusAfterAttempt,
@@ -20,6 +21,7 @@ import {
   type AttemptOutcome,
   FINAL_RUN_STATUSES,
   type NewRun,
+  type OrphanedAttempt,
   type Percentiles,
   RETRIED_OUTCOMES,
   RUN_EPISODE_STATUSES,
@@ -140,8 +142,20 @@ export class SqliteRuns {
     return sets;
   }
 
-  claimEpisode(runId: string, key: RunEpisodeKey, owner: string, patch: RunEpisodePatch): boolean {
-    const params: Record<string, unknown> = { run: runId, task: key.taskIndex, repeat: key.repeat, owner };
+  claimEpisode(
+    runId: string,
+    key: RunEpisodeKey,
+    owner: string,
+    patch: RunEpisodePatch,
+    jobId: string | null = null,
+  ): boolean {
+    const params: Record<string, unknown> = {
+      run: runId,
+      task: key.taskIndex,
+      repeat: key.repeat,
+      owner,
+      job: jobId,
+    };
     const sets = [...this.patchOf(patch, params), "instance_id = @owner", "attempts = attempts + 1"];
     return this.db.transaction(() => {
       const claimed =
@@ -154,8 +168,8 @@ export class SqliteRuns {
         ).run(params).changes > 0;
       if (claimed)
         this.sql(
-          `INSERT INTO run_attempts (run_id, task_index, repeat, attempt, worker, started_at)
-             SELECT run_id, task_index, repeat, attempts, instance_id, COALESCE(started_at, 0) FROM run_episodes
+          `INSERT INTO run_attempts (run_id, task_index, repeat, attempt, worker, started_at, job_id)
+             SELECT run_id, task_index, repeat, attempts, instance_id, COALESCE(started_at, 0), @job FROM run_episodes
              WHERE run_id = @run AND task_index = @task AND repeat = @repeat`,
         ).run(params);
       return claimed;
@@ -202,6 +216,14 @@ export class SqliteRuns {
       this.updateEpisode(runId, key, { ...end, status });
       return status;
     })();
+  }
+
+  orphanedAttempts(staleBefore: number): OrphanedAttempt[] {
+    return (
+      this.sql(ORPHANED_ATTEMPTS_SQL.replace("$1", "?")).all(staleBefore) as (AttemptRow & {
+        server: string;
+      })[]
+    ).map((r) => ({ ...toAttempt(r), runId: r.run_id, server: r.server }));
   }
 
   runAttempts(runId: string, key?: RunEpisodeKey): RunAttempt[] {
@@ -449,8 +471,17 @@ export abstract class SqliteRunStore implements RunStore {
   pendingEpisodes(runId: string) {
     return Promise.resolve(this.runs.pendingEpisodes(runId));
   }
-  claimEpisode(runId: string, key: RunEpisodeKey, owner: string, patch: RunEpisodePatch) {
-    return Promise.resolve(this.runs.claimEpisode(runId, key, owner, patch));
+  claimEpisode(
+    runId: string,
+    key: RunEpisodeKey,
+    owner: string,
+    patch: RunEpisodePatch,
+    o?: { jobId?: string },
+  ) {
+    return Promise.resolve(this.runs.claimEpisode(runId, key, owner, patch, o?.jobId ?? null));
+  }
+  orphanedAttempts(staleBefore: number) {
+    return Promise.resolve(this.runs.orphanedAttempts(staleBefore));
   }
   updateEpisode(runId: string, key: RunEpisodeKey, patch: RunEpisodePatch, o?: { owner?: string }) {
     return Promise.resolve(this.runs.updateEpisode(runId, key, patch, o?.owner));
