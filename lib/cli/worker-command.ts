@@ -59,7 +59,7 @@ export async function workerCommand(argv: readonly string[], io: CommandIo): Pro
     await pg?.close().catch(() => {});
     return 2;
   }
-  io.stderr(`worker ${pg.instance.id} (pid ${process.pid}) playing runs from ${pg.storage.where}\n`);
+  io.stdout(`worker ${pg.instance.id} (pid ${process.pid}) playing runs from ${pg.storage.where}\n`);
   await untilAborted(io.signal);
   io.stderr(`worker ${pg.instance.id}: stopping; what it was playing goes back to the queue\n`);
   await pg.close();

@@ -12,7 +12,7 @@ export const CAPACITY_CHANNEL = "ors_playground_capacity";
 /** How long after a change this process's count of waiters is written. */
 const WAITING_FLUSH_MS = 200;
 
-/** Holds of living workers only (a dead worker's instance row is gone, and so are its holds' weight). */
+/** Rows of living workers only (a dead worker's instance row is gone). */
 const LIVE = "EXISTS (SELECT 1 FROM instances i WHERE i.id = h.worker)";
 
 export function createPostgresGate(
@@ -84,8 +84,9 @@ export function createPostgresGate(
         const used = new Map(
           (
             await c.query<{ resource: string; n: number }>(
+              // A dead worker's holds count until its takeover deleted its sessions (releaseDead).
               `SELECT resource, COUNT(*)::int AS n FROM run_capacity_holds h
-               WHERE resource = ANY($1) AND ${LIVE} GROUP BY resource`,
+               WHERE resource = ANY($1) GROUP BY resource`,
               [keys],
             )
           ).rows.map((r) => [r.resource, r.n]),
@@ -101,6 +102,13 @@ export function createPostgresGate(
     },
     async release(holder) {
       await db.use(() => db.pool.query("DELETE FROM run_capacity_holds WHERE holder = $1", [holder]));
+    },
+    async releaseDead() {
+      await db.use(() =>
+        db.pool.query(
+          "DELETE FROM run_capacity_holds h WHERE NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = h.worker)",
+        ),
+      );
     },
     async tryRequest(key, perMinute) {
       return db.transaction(async (c) => {
@@ -148,7 +156,7 @@ export function createPostgresGate(
       const [held, waiting, paused] = await Promise.all([
         db.use(() =>
           db.pool.query<{ resource: string; n: number }>(
-            `SELECT resource, COUNT(*)::int AS n FROM run_capacity_holds h WHERE resource = ANY($1) AND ${LIVE}
+            `SELECT resource, COUNT(*)::int AS n FROM run_capacity_holds h WHERE resource = ANY($1)
              GROUP BY resource`,
             [list],
           ),

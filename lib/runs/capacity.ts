@@ -27,6 +27,11 @@ export interface CapacityGate {
   tryAcquire(claims: readonly CapacityClaim[], holder: string): Promise<boolean>;
   /** Gives back every slot `holder` took. */
   release(holder: string): Promise<void>;
+  /**
+   * Gives back what dead workers held (once their sessions were deleted by a takeover): until then
+   * a dead worker's slots count, since its sessions may still be open on the server.
+   */
+  releaseDead(): Promise<void>;
   /** A request against a requests-per-minute limit: false when the minute's budget is spent. */
   tryRequest(key: string, perMinute: number): Promise<boolean>;
   /** Counts this process's waiters of a resource (+1 when one starts waiting, −1 when it stops). */
@@ -61,6 +66,7 @@ export function createMemoryGate(now: () => number = Date.now): CapacityGate {
       for (const key of held.get(holder) ?? []) counts.set(key, Math.max(0, (counts.get(key) ?? 1) - 1));
       held.delete(holder);
     },
+    async releaseDead() {},
     async tryRequest(key, perMinute) {
       const t = now();
       const recent = (requests.get(key) ?? []).filter((x) => x > t - 60_000);

@@ -171,6 +171,8 @@ async function openSession(
 ) {
   const { run, key } = plan;
   p.sid = (await ors.createSession({ signal })).sid;
+  // Noted at once: if this process dies, whoever takes the episode over deletes the session.
+  await deps.store.updateEpisode(run.id, key, { sid: p.sid }, { owner: plan.owner });
   await ors.create(p.sid, { env_name: run.env, split: run.split, index: key.taskIndex }, { signal });
   await deps.recorder.idle();
   p.trajectoryId = (await deps.store.findRunning(run.server, p.sid))?.id ?? null;

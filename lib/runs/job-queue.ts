@@ -102,7 +102,17 @@ export function createJobQueue(db: PostgresDatabase, opts: { log?: (m: string) =
     },
     async drop(runId) {
       await ready;
-      await boss.deleteQueue(queueName(runId)).catch(ignoreGone);
+      const name = queueName(runId);
+      if (!(await boss.getQueue(name))) return;
+      // pg-boss 10 drops a queue only once it holds no job: its jobs go first (their ids read from
+      // its job table, as docs/sql of pg-boss describes it), whatever state they are in.
+      const { rows } = await boss
+        .getDb()
+        .executeSql(`SELECT id FROM ${JOB_SCHEMA}.job WHERE name = $1`, [name]);
+      const ids = (rows as { id: string }[]).map((r) => r.id);
+      for (let i = 0; i < ids.length; i += 1000)
+        await boss.deleteJob(name, ids.slice(i, i + 1000)).catch(ignoreGone);
+      await boss.deleteQueue(name).catch(ignoreGone);
     },
     async close() {
       await ready.catch(() => {});

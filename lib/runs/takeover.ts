@@ -6,6 +6,7 @@
 // job failed so that pg-boss plays it again as a new attempt — or completed when its attempts ran out.
 import "server-only";
 import type { OrphanedAttempt, RunStore, TrajectoryStore } from "@/lib/store/types";
+import type { CapacityGate } from "./capacity";
 import type { EpisodeDeps } from "./episode";
 import type { RunEvent } from "./events";
 import type { JobQueue } from "./job-queue";
@@ -21,6 +22,7 @@ export interface TakeoverDeps extends Pick<EpisodeDeps, "clientFor" | "recorder"
   leaseMs: number;
   /** Marks the run done once nothing is left to play (the worker's). */
   settleIfDone(runId: string): Promise<void>;
+  gate: Pick<CapacityGate, "releaseDead">;
 }
 
 /** What the attempt's worker left: ended, its session deleted upstream, its job played again. */
@@ -37,17 +39,15 @@ async function takeOver(d: TakeoverDeps, a: OrphanedAttempt, now: number): Promi
   );
   // Another worker took it over first.
   if (status === null) return;
-  if (a.trajectoryId) {
-    const t = await d.store.summary(a.trajectoryId);
-    if (t && t.end_reason === null) {
-      await d.recorder.endEpisode(a.trajectoryId, "interrupted", now, error);
-      if (t.sid)
-        await d
-          .clientFor(a.server, { headers: {}, wrapFetch: (f) => f })
-          .delete(t.sid)
-          .catch(() => {});
-    }
-  }
+  const t = a.trajectoryId ? await d.store.summary(a.trajectoryId) : null;
+  if (t && t.end_reason === null) await d.recorder.endEpisode(t.id, "interrupted", now, error);
+  // The session deleted upstream, where the server still has it (its idle limit ends it otherwise).
+  const sid = a.sid ?? t?.sid ?? null;
+  if (sid)
+    await d
+      .clientFor(a.server, { headers: {}, wrapFetch: (f) => f })
+      .delete(sid)
+      .catch(() => {});
   if (a.jobId) {
     const job = { runId: a.runId, id: a.jobId };
     if (status === "pending" || status === "interrupted") await d.queue.fail(job, error);
@@ -78,5 +78,7 @@ export async function sweepOrphans(d: TakeoverDeps, now = Date.now()): Promise<n
       );
     }
   }
+  // Their sessions deleted upstream: the dead workers' slots are free now.
+  await d.gate.releaseDead();
   return orphans.length;
 }

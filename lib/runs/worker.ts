@@ -171,6 +171,7 @@ export function createRunWorker(deps: WorkerDeps): RunWorker {
       if (status === "pending" || status === "interrupted")
         await deps.queue.fail(job, end.error ?? end.outcome);
       else await deps.queue.complete(job);
+      await deps.gate.release(holder).catch(() => {});
       deps.publish({
         ...episode,
         status,
@@ -184,6 +185,7 @@ export function createRunWorker(deps: WorkerDeps): RunWorker {
       deps.log(`run ${run.id}, task ${key.taskIndex} repeat ${key.repeat}: ${(err as Error).message}`);
       await deps.queue.fail(job, (err as Error).message).catch(() => {});
     } finally {
+      // Given back before the run is said done (released twice is no harm).
       await deps.gate.release(holder).catch(() => {});
     }
   }

@@ -57,6 +57,7 @@ export interface EpisodeRow {
   instance_id: string | null;
   outcome: AttemptOutcome | null;
   attempts: number;
+  sid: string | null;
 }
 
 export interface AttemptRow {
@@ -114,6 +115,7 @@ export function toEpisode(r: EpisodeRow): RunEpisode {
     endedAt: r.ended_at,
     outcome: r.outcome,
     attempts: r.attempts,
+    sid: r.sid,
   };
 }
 
@@ -138,7 +140,7 @@ export function toAttempt(r: AttemptRow): RunAttempt {
 /** Attempts still playing whose worker has no lease, or one renewed before the given moment (both stores' SQL). */
 export const ORPHANED_ATTEMPTS_SQL = `SELECT a.run_id, a.task_index, a.repeat, a.attempt, a.outcome, a.stop,
     a.error, a.worker, COALESCE(a.trajectory_id, e.trajectory_id) AS trajectory_id, a.reward, a.started_at,
-    a.ended_at, a.counted, a.job_id, r.server
+    a.ended_at, a.counted, a.job_id, r.server, e.sid
   FROM run_attempts a JOIN runs r ON r.id = a.run_id
     JOIN run_episodes e ON e.run_id = a.run_id AND e.task_index = a.task_index AND e.repeat = a.repeat
   WHERE a.outcome IS NULL AND r.status = 'running' AND a.worker IS NOT NULL
@@ -161,6 +163,7 @@ export const EPISODE_COLUMNS: Record<keyof RunEpisodePatch, string> = {
   startedAt: "started_at",
   endedAt: "ended_at",
   outcome: "outcome",
+  sid: "sid",
 };
 
 /** Tags as stored: sorted, unique, JSON (null for none). */

@@ -305,6 +305,8 @@ export interface RunEpisode extends RunEpisodeKey {
   outcome: AttemptOutcome | null;
   /** Attempts made so far. */
   attempts: number;
+  /** The session its attempt plays on (a takeover deletes it upstream). */
+  sid: string | null;
 }
 
 /** A change of an episode (fields left out are unchanged). */
@@ -337,6 +339,8 @@ export interface RunAttempt extends RunEpisodeKey {
 export interface OrphanedAttempt extends RunAttempt {
   runId: string;
   server: string;
+  /** The session it played on, when one was opened. */
+  sid: string | null;
 }
 
 export interface RunStatusChange {

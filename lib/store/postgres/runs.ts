@@ -246,8 +246,10 @@ export abstract class PostgresRunStore implements RunStore {
   }
 
   async orphanedAttempts(staleBefore: number): Promise<OrphanedAttempt[]> {
-    const r = await this.query<AttemptRow & { server: string }>(ORPHANED_ATTEMPTS_SQL, [staleBefore]);
-    return r.rows.map((x) => ({ ...toAttempt(x), runId: x.run_id, server: x.server }));
+    const r = await this.query<AttemptRow & { server: string; sid: string | null }>(ORPHANED_ATTEMPTS_SQL, [
+      staleBefore,
+    ]);
+    return r.rows.map((x) => ({ ...toAttempt(x), runId: x.run_id, server: x.server, sid: x.sid }));
   }
 
   async runAttempts(runId: string, key?: RunEpisodeKey): Promise<RunAttempt[]> {

@@ -147,7 +147,8 @@ export const MIGRATIONS: string[] = [
    REVOKE ALL ON exchanges FROM PUBLIC;`,
   // 4: typed outcomes and the attempt history of runs, as in SQLite (../sqlite/db.ts, migration 10);
   // here an attempt also names the queue's job that played it (lib/runs/queue.ts).
-  `ALTER TABLE run_episodes ADD COLUMN outcome TEXT, ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+  `ALTER TABLE run_episodes ADD COLUMN outcome TEXT, ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0,
+     ADD COLUMN sid TEXT;
    ALTER TABLE runs ADD COLUMN tags_json TEXT;
    CREATE TABLE run_attempts (
      run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,

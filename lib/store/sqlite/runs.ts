@@ -222,8 +222,9 @@ export class SqliteRuns {
     return (
       this.sql(ORPHANED_ATTEMPTS_SQL.replace("$1", "?")).all(staleBefore) as (AttemptRow & {
         server: string;
+        sid: string | null;
       })[]
-    ).map((r) => ({ ...toAttempt(r), runId: r.run_id, server: r.server }));
+    ).map((r) => ({ ...toAttempt(r), runId: r.run_id, server: r.server, sid: r.sid }));
   }
 
   runAttempts(runId: string, key?: RunEpisodeKey): RunAttempt[] {
