@@ -28,6 +28,7 @@ import {
 import { describeServer, mapRedirect } from "./paths";
 import { checkRelayRequest } from "./request-shape";
 import { tapSse } from "./tap";
+import { withToolFormat } from "./tool-formats";
 import { dispatchOf, localRequest, replySource, webSource } from "./upstream";
 
 export interface RelayOptions {
@@ -466,7 +467,10 @@ export function createRelay(options: RelayOptions): Relay {
 
   const safely = async (req: RelayRequest, name: string, orsPath: string): Promise<RelayAnswer> => {
     try {
-      return await serve(req, name, orsPath);
+      return (
+        (await withToolFormat(req, orsPath, (r) => serve(r, name, orsPath))) ??
+        (await serve(req, name, orsPath))
+      );
     } catch (err) {
       console.error(`relay: internal error relaying to "${name}" ${orsPath}:`, (err as Error).message);
       return detailAnswer(502, `relay error: ${(err as Error).message}`);

@@ -11,7 +11,7 @@ import {
 } from "@/lib/relay/annotations";
 import { chatMessages, nextTurnNumber, transcriptOf } from "@/lib/runs/conversation";
 import { toModelMessages } from "@/lib/runs/model-policy";
-import { functionNames, functionTools, inlineRefs } from "@/lib/runs/tool-schema";
+import { functionNames, functionTools, inlineRefs } from "@/lib/ors/protocol/tool-schema";
 import { step } from "../episodes/helpers";
 
 describe("an episode as a chat", () => {
