@@ -279,6 +279,7 @@ export async function checkCommand(argv: readonly string[], io: HeadlessIo): Pro
       : undefined,
   });
   let exit: number | null = null;
+  let appUrl: string | undefined;
   if (parsed.quality && !io.signal?.aborted) {
     const played = await playQuality(
       parsed.quality,
@@ -293,12 +294,9 @@ export async function checkCommand(argv: readonly string[], io: HeadlessIo): Pro
     );
     report = attachQuality(report, played.report);
     exit = played.exit;
+    appUrl = played.appUrl;
   }
-  io.stdout(
-    json
-      ? formatReportJson(report)
-      : formatReportText(report, { color: io.color, appUrl: parsed.quality?.appUrl }),
-  );
+  io.stdout(json ? formatReportJson(report) : formatReportText(report, { color: io.color, appUrl }));
   if (junit !== null) {
     try {
       fs.writeFileSync(path.resolve(cwd, junit), checkJUnit(report));

@@ -6,72 +6,15 @@
 // summary otherwise (./run-report.ts). Exit code 0 when done (and at or above --min-success), 1 below
 // it, 2 when it cannot run.
 import type { Playground } from "@/lib/playground";
-import { createServerRegistry, invalidServerName } from "@/lib/registry";
-import type { ServerPersistence } from "@/lib/registry/persistence";
 import { isRunError } from "@/lib/runs/errors";
 import type { RunRecord } from "@/lib/store/types";
 import { UsageError } from "./args";
 import type { CommandIo } from "./io";
+import { knownServer } from "./known-server";
 import { type FollowArgs, parseRunArgs, RUN_USAGE, type RunArgs } from "./run-args";
 import { reportRun, untilStopped } from "./run-report";
 
 export { RUN_USAGE } from "./run-args";
-
-/** A server name from a URL's host and port: `127-0-0-1-8080`, `localhost-3000`. */
-export function serverNameOf(url: string): string {
-  const u = new URL(url);
-  const port = u.port || (u.protocol === "https:" ? "443" : "80");
-  const base = `${u.hostname.replace(/^\[|\]$/g, "")}-${port}${u.pathname === "/" ? "" : `-${u.pathname}`}`
-    .toLowerCase()
-    .replace(/[^a-z0-9_-]+/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, 32);
-  return invalidServerName(base) ? `srv-${base}`.slice(0, 32) : base;
-}
-
-/**
- * The name the playground knows the server by: a known server with that URL keeps its name;
- * otherwise one is made from its host and port and, on this machine, added to the playground's
- * servers (the data folder's, or the database's with PLAYGROUND_DATABASE_URL: the app then opens
- * its episodes); a remote one is known to this process only. (`check --quality` names its server
- * the same way.)
- */
-export async function knownName(
-  a: Pick<RunArgs, "url" | "dataDir">,
-  env: Record<string, string | undefined>,
-): Promise<{ name: string; added: boolean; envOnly: string | null }> {
-  // The database's added servers, when the store is there (loaded only then: `pg` and its pool).
-  const { databaseUrlFrom, openPostgresDatabase } = await import("@/lib/store/postgres/db");
-  const url = databaseUrlFrom(env);
-  const db = url ? openPostgresDatabase(url, { poolSize: 1 }) : null;
-  try {
-    let persistence: ServerPersistence | undefined;
-    if (db) {
-      await db.ready;
-      persistence = (await import("@/lib/registry/postgres-persistence")).postgresServerPersistence(
-        db,
-        a.dataDir,
-      );
-    }
-    const registry = createServerRegistry({
-      dataDir: a.dataDir,
-      env,
-      localHandler: () => () => Promise.reject(new Error("no local host here")),
-      persistence,
-    });
-    const same = (await registry.list()).find((s) => s.source !== "builtin" && s.url === a.url);
-    if (same) return { name: same.name, added: false, envOnly: null };
-    const name = serverNameOf(a.url);
-    try {
-      await registry.add({ name, url: a.url });
-      return { name, added: true, envOnly: null };
-    } catch (err) {
-      return { name, added: false, envOnly: (err as Error).message };
-    }
-  } finally {
-    await db?.close();
-  }
-}
 
 /** Opens the playground this command records into; null (and said why) when its store cannot be used. */
 async function openPlayground(
@@ -114,30 +57,37 @@ async function followCommand(a: FollowArgs, io: CommandIo): Promise<number> {
   }
 }
 
-/** The server's name, said (and made known to this process) as the playground knows it. */
-async function nameServer(
+/**
+ * The playground this run records into, knowing the server by the name the playground gives it
+ * (./known-server.ts): reopened with `ORS_SERVERS` (and its key) when this process must be told.
+ */
+async function openFor(
   a: RunArgs,
   env: Record<string, string | undefined>,
   io: CommandIo,
-): Promise<string | null> {
-  let known: Awaited<ReturnType<typeof knownName>>;
-  try {
-    known = await knownName(a, env);
-  } catch (err) {
-    // PLAYGROUND_DATABASE_URL malformed or unreachable: said as the app says it at start.
-    io.stderr(`run: could not use the playground's store: ${(err as Error).message}\n`);
-    return null;
-  }
-  const { name, added, envOnly } = known;
-  if (envOnly !== null)
-    env.ORS_SERVERS = [env.ORS_SERVERS?.trim(), `${name}=${a.url}`].filter(Boolean).join(",");
-  if (a.apiKey) env[`ORS_SERVER_API_KEY_${name.toUpperCase().replace(/-/g, "_")}`] = a.apiKey;
-  if (added) io.stderr(`run: added the server ${a.url} to the playground as "${name}"\n`);
-  if (envOnly !== null)
-    io.stderr(
-      `run: ${a.url} was not added to the playground's servers (${envOnly}); to open this run's episodes in the app, start it with ORS_SERVERS=${name}=${a.url}\n`,
+  say: (line: string) => void,
+): Promise<{ pg: Playground; name: string } | null> {
+  const runWorker = a.play === "play";
+  let pg = await openPlayground(env, { runWorker }, io);
+  if (!pg) return null;
+  const k = await knownServer(pg, a.url);
+  if (k.added) say(`added the server ${a.url} to the playground as "${k.name}"`);
+  if (k.tell?.why === "app")
+    say(`the playground at ${k.tell.appUrl} knows ${a.url} as "${k.name}": recorded under that name`);
+  if (k.tell?.why === "remote")
+    say(
+      `${a.url} was not added to the playground's servers (${k.tell.reason}); to open this run's episodes in the app, start it with ORS_SERVERS=${k.name}=${a.url}`,
     );
-  return name;
+  const keyVar = `ORS_SERVER_API_KEY_${k.name.toUpperCase().replace(/-/g, "_")}`;
+  const needsKey = !!a.apiKey && env[keyVar] !== a.apiKey;
+  if (k.tell || needsKey) {
+    if (k.tell) env.ORS_SERVERS = [env.ORS_SERVERS?.trim(), `${k.name}=${a.url}`].filter(Boolean).join(",");
+    if (a.apiKey) env[keyVar] = a.apiKey;
+    await pg.close();
+    pg = await openPlayground(env, { runWorker }, io);
+    if (!pg) return null;
+  }
+  return { pg, name: k.name };
 }
 
 /** Runs `run <url> ...` (or `run --follow ID`); resolves with the exit code. */
@@ -158,11 +108,10 @@ export async function runCommand(argv: readonly string[], io: CommandIo): Promis
   }
   if ("follow" in a) return followCommand(a, io);
   const env: Record<string, string | undefined> = { ...io.env, PLAYGROUND_DATA_DIR: a.dataDir };
-  const name = await nameServer(a, env, io);
-  if (name === null) return 2;
   // With PostgreSQL this process is one of the queue's workers unless it only enqueues.
-  const pg = await openPlayground(env, { runWorker: a.play === "play" }, io);
-  if (!pg) return 2;
+  const opened = await openFor(a, env, io, (line) => io.stderr(`run: ${line}\n`));
+  if (!opened) return 2;
+  const { pg, name } = opened;
   try {
     if (a.policy.kind === "replay" && a.policy.run && !(await pg.store.getRun(a.policy.run)))
       a.policy = {

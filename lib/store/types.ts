@@ -484,7 +484,20 @@ export interface RunStore {
   runAggregates(runId: string, o: { successAt: number; histogramBins: number }): Promise<RunAggregates>;
   /** Episodes by status, and those that ended at or after `since` (ms). */
   runProgress(runId: string, since: number): Promise<RunProgressCounts>;
+  /**
+   * Says, on this process's lease, where its app answers and which servers it knows by name: a CLI
+   * sharing the store reuses those names and links to that URL. Needs the lease (after `beat`).
+   */
+  announce(app: AppAnnouncement): Promise<void>;
+  /** The announcements of the processes whose lease was renewed at or after `since`, newest first. */
+  liveApps(since: number): Promise<AppAnnouncement[]>;
 }
 
 /** What the app stores: trajectories and runs, in one place (one SQLite file, one database). */
 export interface PlaygroundStore extends TrajectoryStore, RunStore {}
+
+/** What a running app process says of itself in the store: where it answers, the servers it knows. */
+export interface AppAnnouncement {
+  url: string;
+  servers: { name: string; url: string }[];
+}

@@ -18,6 +18,7 @@ import {
   toRun,
 } from "../run-rows";
 import {
+  type AppAnnouncement,
   type AttemptEnd,
   type AttemptOutcome,
   FINAL_RUN_STATUSES,
@@ -38,6 +39,7 @@ import {
   type RunStatus,
   type RunStatusChange,
   type RunStore,
+  type StoreInstance,
 } from "../types";
 import type { PostgresDatabase } from "./db";
 
@@ -67,6 +69,21 @@ function countsOf(rows: { status: RunEpisodeStatus; n: number }[]): Record<RunEp
 /** The RunStore contract over PostgreSQL: the store's runs half (./store.ts extends it). */
 export abstract class PostgresRunStore implements RunStore {
   abstract readonly db: PostgresDatabase;
+  abstract readonly instance: StoreInstance;
+
+  async announce(app: AppAnnouncement): Promise<void> {
+    await this.query("UPDATE instances SET app_json = $1 WHERE id = $2", [
+      JSON.stringify(app),
+      this.instance.id,
+    ]);
+  }
+  async liveApps(since: number): Promise<AppAnnouncement[]> {
+    const r = await this.query<{ app_json: string }>(
+      "SELECT app_json FROM instances WHERE app_json IS NOT NULL AND beat_at >= $1 ORDER BY beat_at DESC",
+      [since],
+    );
+    return r.rows.map((x) => JSON.parse(x.app_json) as AppAnnouncement);
+  }
 
   protected query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []) {
     return this.db.use(() => this.db.pool.query<R>(text, values));

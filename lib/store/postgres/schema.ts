@@ -150,6 +150,7 @@ export const MIGRATIONS: string[] = [
   `ALTER TABLE run_episodes ADD COLUMN outcome TEXT, ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0,
      ADD COLUMN sid TEXT;
    ALTER TABLE runs ADD COLUMN tags_json TEXT;
+   ALTER TABLE instances ADD COLUMN app_json TEXT;
    CREATE TABLE run_attempts (
      run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
      task_index INTEGER NOT NULL,

@@ -166,11 +166,13 @@ export const MIGRATIONS: string[] = [
    ALTER TABLE steps ADD COLUMN origin_json TEXT;`,
   // 10: typed outcomes and the attempt history of runs (docs/runs.md "Outcomes"): each attempt at
   // an episode with its outcome, worker and times, one of them counted; the episode's last outcome,
-  // its number of attempts and the session its attempt plays on; tags on runs (`quality`). Episodes played before are one attempt each.
+  // its number of attempts and the session its attempt plays on; tags on runs (`quality`); where a
+  // living app process answers and the servers it knows (what the CLI reuses and links to). Episodes played before are one attempt each.
   `ALTER TABLE run_episodes ADD COLUMN outcome TEXT;
    ALTER TABLE run_episodes ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE run_episodes ADD COLUMN sid TEXT;
    ALTER TABLE runs ADD COLUMN tags_json TEXT;
+   ALTER TABLE instances ADD COLUMN app_json TEXT;
    CREATE TABLE run_attempts (
      run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
      task_index INTEGER NOT NULL,

@@ -17,6 +17,7 @@ import {
   toRun,
 } from "../run-rows";
 import {
+  type AppAnnouncement,
   type AttemptEnd,
   type AttemptOutcome,
   FINAL_RUN_STATUSES,
@@ -37,6 +38,7 @@ import {
   type RunStatus,
   type RunStatusChange,
   type RunStore,
+  type StoreInstance,
 } from "../types";
 import type { Db, statementCache } from "./db";
 
@@ -450,6 +452,22 @@ export class SqliteRuns {
 export abstract class SqliteRunStore implements RunStore {
   protected abstract readonly db: Db;
   protected abstract readonly runs: SqliteRuns;
+  abstract readonly instance: StoreInstance;
+
+  async announce(app: AppAnnouncement): Promise<void> {
+    this.db
+      .prepare("UPDATE instances SET app_json = ? WHERE id = ?")
+      .run(JSON.stringify(app), this.instance.id);
+  }
+  async liveApps(since: number): Promise<AppAnnouncement[]> {
+    return (
+      this.db
+        .prepare(
+          "SELECT app_json FROM instances WHERE app_json IS NOT NULL AND beat_at >= ? ORDER BY beat_at DESC",
+        )
+        .all(since) as { app_json: string }[]
+    ).map((r) => JSON.parse(r.app_json) as AppAnnouncement);
+  }
 
   createRun(run: NewRun) {
     return Promise.resolve(this.runs.createRun(run));
