@@ -1,6 +1,6 @@
 "use client";
 // A run's per-task table: each repeat's reward (every cell opens its trajectory), the mean, the
-// spread and whether the task succeeded. Virtualized (@tanstack/react-virtual), so a run of
+// spread, whether the task succeeded, and (two repeats or more) its learning signal, sortable. Virtualized (@tanstack/react-virtual), so a run of
 // 10,000 tasks renders only the rows on screen; filter by outcome, jump to a task (`?task=N`
 // highlights and scrolls to it, which is where a trajectory's "part of run" link leads back).
 import { useVirtualizer } from "@tanstack/react-virtual";
@@ -13,6 +13,7 @@ import type { RunTaskRow } from "@/lib/runs/summary";
 import { formatReward, rewardLabel } from "@/lib/trajectory/reward";
 import { cn } from "@/lib/ui/cn";
 import { ShowSelect } from "./form-fields";
+import { SignalCell, SignalHeader, type SignalSort, sortBySignal } from "./task-signal";
 
 const ROW = 32;
 type Outcome = "all" | "succeeded" | "failed" | "incomplete";
@@ -40,9 +41,11 @@ export function TaskTable({
   const [jump, setJump] = useState("");
   const [jumpError, setJumpError] = useState<string>();
   const [selected, setSelected] = useState<number | null>(highlight);
+  const [bySignal, setBySignal] = useState<SignalSort>("none");
+  const withSignal = repeats >= 2;
   const rows = useMemo(
-    () => (outcome === "all" ? tasks : tasks.filter((t) => matches(t, outcome))),
-    [tasks, outcome],
+    () => sortBySignal(outcome === "all" ? tasks : tasks.filter((t) => matches(t, outcome)), bySignal),
+    [tasks, outcome, bySignal],
   );
   const parentRef = useRef<HTMLDivElement>(null);
   const v = useVirtualizer({
@@ -52,8 +55,8 @@ export function TaskTable({
     overscan: 12,
   });
   // Repeats beyond a few scroll sideways with the rest of the row.
-  const cols = `5rem repeat(${repeats}, minmax(3.5rem, 1fr)) 4.5rem 4.5rem 5.5rem`;
-  const minWidth = `${5 + repeats * 3.5 + 14.5}rem`;
+  const cols = `5rem repeat(${repeats}, minmax(3.5rem, 1fr)) 4.5rem 4.5rem 5.5rem${withSignal ? " 5rem" : ""}`;
+  const minWidth = `${5 + repeats * 3.5 + 14.5 + (withSignal ? 5 : 0)}rem`;
 
   const scrollTo = (index: number) => {
     const row = rows.findIndex((t) => t.index === index);
@@ -166,6 +169,7 @@ export function TaskTable({
               <th scope="col" className="text-right font-semibold">
                 Succeeded
               </th>
+              {withSignal && <SignalHeader sort={bySignal} onSort={setBySignal} />}
             </tr>
           </thead>
           <tbody className="relative grid" style={{ height: rows.length ? v.getTotalSize() : undefined }}>
@@ -217,6 +221,7 @@ export function TaskTable({
                       <span className="text-red-700 dark:text-red-400">no</span>
                     )}
                   </td>
+                  {withSignal && <SignalCell task={t} />}
                 </tr>
               );
             })}

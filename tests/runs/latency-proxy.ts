@@ -3,8 +3,18 @@
 // it counts the sessions open at once (the most ever: what a cap must hold), logs every request with
 // its session and time, and answers a burst of 429s with Retry-After on demand. A real process's
 // worth of behaviour on a node:http server on loopback, port 0.
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { readBody, startHttpServer } from "../relay/helpers";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+// Self-contained (no test helpers): scripts/bench-runs-workers.ts runs it under plain tsx too.
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    req.on("data", (d: Buffer) => parts.push(d));
+    req.on("end", () => resolve(Buffer.concat(parts)));
+    req.on("error", reject);
+  });
+}
 
 export interface ProxiedRequest {
   /** When it arrived. */
@@ -77,20 +87,29 @@ export async function startLatencyProxy(
     res.writeHead(up.status, out);
     res.end(answer);
   };
-  const server = await startHttpServer(0, (req, res) => {
+  const server = createServer((req, res) => {
     handle(req, res).catch((err: Error) => {
       res.writeHead(502, { "content-type": "application/json" });
       res.end(JSON.stringify({ detail: `proxy: ${err.message}` }));
     });
   });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
   return {
-    url: server.url,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     sessions: () => ({ open: open.size, most }),
     log,
     burst(n, seconds) {
       refuse = n;
       retryAfter = seconds;
     },
-    close: () => server.close(),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
