@@ -1,8 +1,10 @@
-// The benchmark's own environment (`npm run bench -- --mode image`): `png` returns one PNG image
-// block of about `size` bytes per step (random pixels, so it does not compress), the image-heavy
-// case of scripts/BENCH.md. Served next to the built-ins by the spawned server (`serve --env`).
+// The benchmark's own environments, served next to the built-ins by the spawned server (`serve
+// --env`): `benchimage` (`--mode image`: `png` returns one PNG image block of about `size` bytes of
+// noise, which does not compress) and `benchtext` (`--mode large --escapes`: `escaped` returns text
+// that JSON must escape often: quotes, backslashes, newlines and runs of spaces).
 import { deflateSync } from "node:zlib";
 import { z } from "zod";
+import type { Block } from "@/lib/ors/protocol";
 import { defineEnvironment, defineTool, image, text } from "@/lib/ors/sdk";
 
 function crc32(buf: Buffer): number {
@@ -48,8 +50,32 @@ export function noisePng(bytes: number): Buffer {
   ]);
 }
 
-// Rendering is the environment's cost, not the host's: each size is made once.
-const cache = new Map<number, string>();
+/**
+ * A benchmark tool: its output for a `size` (bytes or characters, 1 MiB by default) is made once and
+ * returned again, since making it is the environment's cost, not the host's.
+ */
+function sizedTool(description: string, min: number, make: (size: number) => Block[]) {
+  const made = new Map<number, Block[]>();
+  return defineTool({
+    description,
+    input: z.object({
+      size: z
+        .number()
+        .int()
+        .min(min)
+        .max(64 * 1024 * 1024)
+        .default(1024 * 1024),
+    }),
+    run: ({ size }) => {
+      let blocks = made.get(size);
+      if (blocks === undefined) {
+        blocks = make(size);
+        made.set(size, blocks);
+      }
+      return { blocks, reward: 0, finished: false };
+    },
+  });
+}
 
 export const benchimage = defineEnvironment({
   name: "benchimage",
@@ -58,26 +84,42 @@ export const benchimage = defineEnvironment({
   listTasks: () => [{ id: 0 }],
   getPrompt: () => "Call png.",
   tools: {
-    png: defineTool({
-      description: "One PNG image (noise) of about `size` bytes, base64 in an image block.",
-      input: z.object({
-        size: z
-          .number()
-          .int()
-          .min(64)
-          .max(8 * 1024 * 1024)
-          .default(1024 * 1024),
-      }),
-      run: ({ size }) => {
-        let data = cache.get(size);
-        if (data === undefined) {
-          data = noisePng(size).toString("base64");
-          cache.set(size, data);
-        }
-        return { blocks: [text(`${size} bytes`), image(data, "image/png")], reward: 0, finished: false };
-      },
-    }),
+    png: sizedTool("One PNG image (noise) of about `size` bytes, base64 in an image block.", 64, (size) => [
+      text(`${size} bytes`),
+      image(noisePng(size).toString("base64"), "image/png"),
+    ]),
   },
 });
 
-export default benchimage;
+/**
+ * `size` characters of ASCII text in which JSON escapes about one character in five: lines of
+ * quoted strings and Windows paths, indented by runs of spaces, like source code or logs.
+ */
+export function escapeHeavyText(size: number): string {
+  const lines: string[] = [];
+  let total = 0;
+  for (let n = 0; total < size; n++) {
+    const indent = " ".repeat(4 * (1 + (n % 4)));
+    const line = `${indent}"key_${n}": "say \\"hi\\" to C:\\\\data\\\\run_${n % 97}\\\\log.txt",   // ${n % 10}\n`;
+    lines.push(line);
+    total += line.length;
+  }
+  return lines.join("").slice(0, size);
+}
+
+export const benchtext = defineEnvironment({
+  name: "benchtext",
+  description: "For the benchmark: `size` characters of escape-heavy text per call.",
+  splits: ["train"],
+  listTasks: () => [{ id: 0 }],
+  getPrompt: () => "Call escaped.",
+  tools: {
+    escaped: sizedTool(
+      "Text with quotes, backslashes, newlines and runs of spaces, `size` characters.",
+      0,
+      (size) => [text(escapeHeavyText(size))],
+    ),
+  },
+});
+
+export default [benchimage, benchtext];

@@ -103,6 +103,24 @@ export function treeRssBytes(root: number): number {
   return kb * 1024;
 }
 
+/**
+ * Waits until the process tree has been quiet for a second (under `busyMs` of CPU in it), at most
+ * `timeoutMs`: a server that answers its health check may still be busy with its start (Next loads
+ * every route's code in the background for several seconds), which must not count in a measurement.
+ * Resolves with the seconds waited.
+ */
+export async function settle(pid: number, { busyMs = 20, timeoutMs = 60_000 } = {}): Promise<number> {
+  const t0 = performance.now();
+  let cpu = treeCpuSeconds(pid);
+  while (performance.now() - t0 < timeoutMs) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const now = treeCpuSeconds(pid);
+    if ((now - cpu) * 1000 < busyMs) break;
+    cpu = now;
+  }
+  return (performance.now() - t0) / 1000;
+}
+
 export function processExists(pid: number): boolean {
   return fs.existsSync(`/proc/${pid}/stat`);
 }

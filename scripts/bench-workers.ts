@@ -12,7 +12,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ensurePostgresBinaries, startPostgresCluster } from "../tests/support/postgres";
-import { benchEpisodes, type Config, parseConfig, startServer } from "./bench";
+import { benchEpisodes, type Config, parseConfig, serveArgs, startServer } from "./bench";
 import { BenchHttp, type HttpReply, reassembleCall } from "./bench-http";
 import {
   anyFreeLoopbackPort,
@@ -147,14 +147,7 @@ async function startWorkers(wc: WorkersConfig, cfg: Config): Promise<SpawnedServ
       String(wc.workers),
       ...(wc.nginx ? ["--nginx", wc.nginx] : []),
       // As part 1's direct process serves them (bench.ts startServer "standalone").
-      "--env",
-      "scripts/bench-env.ts",
-      "--builtins",
-      "--no-watch",
-      "--port",
-      String(port),
-      "--host",
-      "127.0.0.1",
+      ...serveArgs(port),
     ],
     cwd: ROOT,
     env: { NODE_ENV: "production", ORS_MAX_SESSIONS: String(Math.max(50_000, cfg.sessions * 2)) },

@@ -17,6 +17,7 @@ import {
   freeLoopbackPort,
   processExists,
   type SpawnedServer,
+  settle,
   spawnServer,
   treeCpuSeconds,
   treeRssBytes,
@@ -43,6 +44,8 @@ const USAGE = `Usage: npm run bench -- [options]
   --input <json>        tool input (default {"answer": <task.answer>})
   --size <bytes>        large mode: dump size; image mode: PNG size (default 1048576)
   --ascii               large mode: ASCII-only text (default has some é ✓ 🙂, making it a two-byte string)
+  --escapes             large mode: escape-heavy ASCII text (quotes, backslashes, newlines, runs of
+                        spaces: benchtext's escaped, scripts/bench-env.ts)
   --sessions <n>        idle mode: sessions to open (default 10000)
   --api-key <key>       sent as X-API-Key
   --next-dist-dir <d>   --spawn next: the build directory (default $NEXT_DIST_DIR or .next)
@@ -77,6 +80,11 @@ export interface Config {
   cpuProf?: string;
   json: boolean;
   ascii: boolean;
+  escapes: boolean;
+  /** The checkout a spawned server runs from (default: this one), to measure another revision. */
+  dir?: string;
+  /** Print nothing but what the caller prints (scripts/bench-compare.ts). */
+  quiet?: boolean;
 }
 
 export function parseConfig(argv: string[]): Config {
@@ -104,6 +112,7 @@ export function parseConfig(argv: string[]): Config {
       "cpu-prof": { type: "string" },
       json: { type: "boolean", default: false },
       ascii: { type: "boolean", default: false },
+      escapes: { type: "boolean", default: false },
       root: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -136,7 +145,15 @@ export function parseConfig(argv: string[]): Config {
     warmup: num("warmup", values.warmup, 0),
     maxEpisodes: Math.floor(num("max-episodes", values["max-episodes"], 1)),
     rate: values.rate ? num("rate", values.rate, 1) : undefined,
-    env: values.env ?? (mode === "large" ? "bigoutput" : mode === "image" ? "benchimage" : "math"),
+    env:
+      values.env ??
+      (mode === "large"
+        ? values.escapes
+          ? "benchtext"
+          : "bigoutput"
+        : mode === "image"
+          ? "benchimage"
+          : "math"),
     split: values.split!,
     tool: values.tool,
     input: values.input ? (JSON.parse(values.input) as Record<string, unknown>) : undefined,
@@ -148,6 +165,7 @@ export function parseConfig(argv: string[]): Config {
     cpuProf: values["cpu-prof"],
     json: values.json!,
     ascii: values.ascii!,
+    escapes: values.escapes!,
   };
 }
 
@@ -443,6 +461,7 @@ function printLatencies(stats: Stats): void {
 }
 
 export async function benchEpisodes(target: Target, cfg: Config): Promise<Record<string, unknown>> {
+  const say = cfg.quiet ? () => {} : console.log;
   const plan = await planEpisodes(target.http, cfg);
   const stats = new Stats();
   const w = await runLoad(
@@ -476,41 +495,36 @@ export async function benchEpisodes(target: Target, cfg: Config): Promise<Record
     serverCpuCores: w.serverCpu !== undefined ? Number((w.serverCpu / w.seconds).toFixed(2)) : null,
     benchCpuCores: Number((w.benchCpu / w.seconds).toFixed(2)),
   };
-  console.log(
-    `\n${target.label} — episodes on ${cfg.env}, ${cfg.clients} clients, ${fmt(w.seconds, 2)} s measured`,
-  );
-  console.log(`  episodes/s       ${fmt(result.episodesPerSec)}   (${stats.episodes} episodes)`);
-  console.log(
-    `  tool calls/s     ${fmt(result.toolCallsPerSec)}   HTTP requests/s ${fmt(result.requestsPerSec)}`,
-  );
-  console.log(`  call latency     p50 ${fmt(result.callP50Ms, 2)} ms   p99 ${fmt(result.callP99Ms, 2)} ms`);
-  console.log(
-    `  episode latency  p50 ${fmt(result.episodeP50Ms, 2)} ms   p99 ${fmt(result.episodeP99Ms, 2)} ms`,
-  );
-  console.log(
+  say(`\n${target.label} — episodes on ${cfg.env}, ${cfg.clients} clients, ${fmt(w.seconds, 2)} s measured`);
+  say(`  episodes/s       ${fmt(result.episodesPerSec)}   (${stats.episodes} episodes)`);
+  say(`  tool calls/s     ${fmt(result.toolCallsPerSec)}   HTTP requests/s ${fmt(result.requestsPerSec)}`);
+  say(`  call latency     p50 ${fmt(result.callP50Ms, 2)} ms   p99 ${fmt(result.callP99Ms, 2)} ms`);
+  say(`  episode latency  p50 ${fmt(result.episodeP50Ms, 2)} ms   p99 ${fmt(result.episodeP99Ms, 2)} ms`);
+  say(
     `  errors           ${stats.errors}${stats.wrongRewards ? `   wrong rewards ${stats.wrongRewards}` : ""}`,
   );
-  for (const e of stats.errorSamples) console.log(`    ${e}`);
+  for (const e of stats.errorSamples) say(`    ${e}`);
   if (result.serverCpuMsPerEpisode !== null)
-    console.log(
+    say(
       `  server CPU       ${fmt(result.serverCpuMsPerEpisode, 3)} ms/episode   (${fmt(result.serverCpuCores ?? Number.NaN, 2)} cores busy)`,
     );
-  else console.log("  server CPU       n/a (give --pid, or use --spawn)");
-  console.log(`  load generator   ${fmt(result.benchCpuCores, 2)} cores busy`);
-  console.log(`  TCP connections  ${target.http.connections} opened in all (keep-alive: ideally = clients)`);
-  console.log("  per endpoint:");
-  printLatencies(stats);
+  else say("  server CPU       n/a (give --pid, or use --spawn)");
+  say(`  load generator   ${fmt(result.benchCpuCores, 2)} cores busy`);
+  say(`  TCP connections  ${target.http.connections} opened in all (keep-alive: ideally = clients)`);
+  say("  per endpoint:");
+  if (!cfg.quiet) printLatencies(stats);
   return result;
 }
 
-async function benchLarge(target: Target, cfg: Config): Promise<Record<string, unknown>> {
+export async function benchLarge(target: Target, cfg: Config): Promise<Record<string, unknown>> {
+  const say = cfg.quiet ? () => {} : console.log;
   const stats = new Stats();
   // One session per client, opened before the clock starts; each client then calls `dump` in a loop.
   const sids = await Promise.all(
     Array.from({ length: cfg.clients }, () => openSession(target.http, stats, cfg.env, cfg.split, 0)),
   );
   const image = cfg.mode === "image";
-  const tool = cfg.tool ?? (image ? "png" : "dump");
+  const tool = cfg.tool ?? (image ? "png" : cfg.escapes ? "escaped" : "dump");
   const input = cfg.input ?? (cfg.ascii && !image ? { size: cfg.size, ascii: true } : { size: cfg.size });
   const expected = typeof input.size === "number" && !image ? input.size : undefined;
   // Each client owns its session: calls on one session are sequential, as in a real episode.
@@ -555,20 +569,20 @@ async function benchLarge(target: Target, cfg: Config): Promise<Record<string, u
     serverCpuCores: w.serverCpu !== undefined ? Number((w.serverCpu / w.seconds).toFixed(2)) : null,
     benchCpuCores: Number((w.benchCpu / w.seconds).toFixed(2)),
   };
-  console.log(
+  say(
     `\n${target.label} — ${image ? "image" : "large"} outputs (${cfg.env} ${tool} ${JSON.stringify(input)}), ${cfg.clients} clients`,
   );
-  console.log(
+  say(
     `  MB/s (SSE bytes) ${fmt(result.mbPerSec)}   (${stats.toolCalls} calls, ${fmt(mb(stats.bytes))} MB in ${fmt(w.seconds, 2)} s)`,
   );
-  console.log(`  call latency     p50 ${fmt(result.callP50Ms, 2)} ms   p99 ${fmt(result.callP99Ms, 2)} ms`);
-  console.log(`  errors           ${stats.errors}`);
-  for (const e of stats.errorSamples) console.log(`    ${e}`);
+  say(`  call latency     p50 ${fmt(result.callP50Ms, 2)} ms   p99 ${fmt(result.callP99Ms, 2)} ms`);
+  say(`  errors           ${stats.errors}`);
+  for (const e of stats.errorSamples) say(`    ${e}`);
   if (result.serverCpuMsPerMb !== null)
-    console.log(
+    say(
       `  server CPU       ${fmt(result.serverCpuMsPerMb, 2)} ms/MB   (${fmt(result.serverCpuCores ?? Number.NaN, 2)} cores busy)`,
     );
-  console.log(`  load generator   ${fmt(result.benchCpuCores, 2)} cores busy`);
+  say(`  load generator   ${fmt(result.benchCpuCores, 2)} cores busy`);
   return result;
 }
 
@@ -667,7 +681,28 @@ async function benchIdle(target: Target, cfg: Config): Promise<Record<string, un
 // ---------------------------------------------------------------------------------------------
 // Main
 
+/** `serve`'s arguments for the benchmark: its own environments (scripts/bench-env.ts) beside the built-ins. */
+export function serveArgs(port: number): string[] {
+  return [
+    "--env",
+    "scripts/bench-env.ts",
+    "--builtins",
+    "--no-watch",
+    "--port",
+    String(port),
+    "--host",
+    "127.0.0.1",
+  ];
+}
+
+/** Starts the server `cfg.spawn` names and waits until it is done starting (bench-proc's settle). */
 export async function startServer(cfg: Config): Promise<SpawnedServer> {
+  const server = await spawnKind(cfg);
+  await settle(server.pid);
+  return server;
+}
+
+async function spawnKind(cfg: Config): Promise<SpawnedServer> {
   const port = cfg.port ?? (await freeLoopbackPort(...PORT_RANGE));
   const nodeFlags = cfg.cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(cfg.cpuProf)}`] : [];
   const env: Record<string, string> = {
@@ -679,7 +714,7 @@ export async function startServer(cfg: Config): Promise<SpawnedServer> {
       label: "floor",
       command: process.execPath,
       args: [...nodeFlags, "--import", "tsx", "scripts/bench-floor.ts", "--port", String(port)],
-      cwd: ROOT,
+      cwd: cfg.dir ?? ROOT,
       env,
       baseUrl: `http://127.0.0.1:${port}`,
       healthUrl: `http://127.0.0.1:${port}/health`,
@@ -689,22 +724,8 @@ export async function startServer(cfg: Config): Promise<SpawnedServer> {
     return spawnServer({
       label: "standalone",
       command: process.execPath,
-      args: [
-        ...nodeFlags,
-        "--import",
-        "tsx",
-        "scripts/serve.ts",
-        // The benchmark's own environment (image mode) beside the built-ins.
-        "--env",
-        "scripts/bench-env.ts",
-        "--builtins",
-        "--no-watch",
-        "--port",
-        String(port),
-        "--host",
-        "127.0.0.1",
-      ],
-      cwd: ROOT,
+      args: [...nodeFlags, "--import", "tsx", "scripts/serve.ts", ...serveArgs(port)],
+      cwd: cfg.dir ?? ROOT,
       env,
       baseUrl: `http://127.0.0.1:${port}`,
       healthUrl: `http://127.0.0.1:${port}/health`,
@@ -723,7 +744,7 @@ export async function startServer(cfg: Config): Promise<SpawnedServer> {
       "--host",
       "127.0.0.1",
     ],
-    cwd: ROOT,
+    cwd: cfg.dir ?? ROOT,
     env: {
       ...env,
       NEXT_DIST_DIR: cfg.nextDistDir,

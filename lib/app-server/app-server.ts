@@ -81,6 +81,7 @@ export const FAST_PATH_HEADER = "x-ors-fast-path";
 /** Response header set only by the relay's fast path. */
 export const RELAY_FAST_PATH_HEADER = "x-relay-fast-path";
 const RELAY_FAST: Readonly<Record<string, string>> = { [RELAY_FAST_PATH_HEADER]: "1" };
+const ORS_FAST: Readonly<Record<string, string>> = { [FAST_PATH_HEADER]: "1" };
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -146,7 +147,7 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
   });
   // Spawned servers boot while Next prepares; each is registered as ready once it answers /health.
   await spawned.start();
-  const ors = fastPath ? createNodeListener(playground.host) : null;
+  const ors = fastPath ? createNodeListener(playground.host, ORS_FAST) : null;
 
   type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
   let handleNext: Handler | null = null;
@@ -165,7 +166,6 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
       const path = pathOf(req.url ?? "/");
       const kind = kindOf(path);
       if (kind === "ors" || kind === "health") {
-        res.setHeader(FAST_PATH_HEADER, "1");
         return ors(req, res);
       }
       // The relay's ORS shapes; its other routes (a server's page data, check, log) are Next's.

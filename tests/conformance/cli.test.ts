@@ -11,7 +11,14 @@ import type { ConformanceReport } from "@/lib/conformance";
 import { createOrsHandler, type OrsHandler } from "@/lib/ors/host";
 import { captureIo, runScript } from "../cli/helpers";
 import { handlerFetch, proxyToHandler, startHttpServer } from "../relay/helpers";
-import { brokenHandler, CHECK_IDS, openRewardHandler, reportShape, result } from "./helpers";
+import {
+  brokenHandler,
+  CHECK_IDS,
+  openRewardHandler,
+  reportShape,
+  result,
+  unknownToolAsOkFalse,
+} from "./helpers";
 
 describe("check command: options", () => {
   it("parses every option", () => {
@@ -157,14 +164,18 @@ describe("--allow-file", () => {
 
 describe("check command: runs", () => {
   let host: OrsHandler;
-  /** Our host with what the OpenReward client needs in front, so the reports here do not move with it. */
+  /**
+   * Our host with what the OpenReward client needs in front, so the reports here do not move with
+   * it, and one difference from the spec for --strict and waivers to act on: an unknown tool
+   * answered `{"ok": false}`, as the reference server does.
+   */
   let local: typeof fetch;
   let broken: Awaited<ReturnType<typeof startHttpServer>>;
   beforeAll(async () => {
     host = createOrsHandler(builtinEnvironments, { pingIntervalMs: 300 });
     local = handlerFetch(
       openRewardHandler(
-        host,
+        unknownToolAsOkFalse(host),
         builtinEnvironments.map((e) => e.name),
       ),
     );

@@ -10,7 +10,13 @@ import {
   type ConformanceReport,
 } from "@/lib/conformance";
 import { PLAY_ROLES, QUALITY_CHECK_IDS, QUALITY_OUTCOMES } from "@/lib/conformance/quality/types";
-import { formatSseEvent, parseOrsPath, readSseFrames } from "@/lib/ors/protocol";
+import {
+  ENV_ENDPOINTS,
+  formatSseEvent,
+  parseOrsPath,
+  readSseFrames,
+  type SseFrame,
+} from "@/lib/ors/protocol";
 import type { FetchHandler } from "@/lib/registry";
 
 const trajectoryRefShape = z.strictObject({
@@ -156,35 +162,64 @@ function fastapi422(type: string, loc: (string | number)[], msg: string): Respon
   return Response.json({ detail: [{ type, loc, msg, input: {} }] }, { status: 422 });
 }
 
-/** Re-frames a /call stream with the result cut every 4096 characters wherever the cut falls. */
-function recut(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+/** A /call stream re-framed: each frame's text as `frame` writes it (comments included). */
+function reframe(
+  body: ReadableStream<Uint8Array>,
+  frame: (f: SseFrame) => string,
+): ReadableStream<Uint8Array> {
   const enc = new TextEncoder();
   return new ReadableStream<Uint8Array>({
     async start(controller) {
-      let pieces = "";
-      for await (const frame of readSseFrames(body)) {
-        if (frame.kind === "comment") controller.enqueue(enc.encode(`: ${frame.comment}\n\n`));
-        else if (frame.event === "chunk") pieces += frame.data;
-        else if (frame.event === "end") {
-          const json = pieces + frame.data;
-          for (let i = 0; i < json.length; i += 4096) {
-            const last = i + 4096 >= json.length;
-            controller.enqueue(enc.encode(formatSseEvent(last ? "end" : "chunk", json.slice(i, i + 4096))));
-          }
-        } else controller.enqueue(enc.encode(formatSseEvent(frame.event, frame.data)));
-      }
+      for await (const f of readSseFrames(body)) controller.enqueue(enc.encode(frame(f)));
       controller.close();
     },
   });
 }
 
+const sameFrame = (f: SseFrame) =>
+  f.kind === "comment" ? `: ${f.comment}\n\n` : formatSseEvent(f.event, f.data);
+
+/** Re-frames a /call stream with the result cut every 4096 characters wherever the cut falls. */
+function recut(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  let pieces = "";
+  return reframe(body, (f) => {
+    if (f.kind !== "event" || (f.event !== "chunk" && f.event !== "end")) return sameFrame(f);
+    pieces += f.data;
+    if (f.event === "chunk") return "";
+    let out = "";
+    for (let i = 0; i < pieces.length; i += 4096)
+      out += formatSseEvent(i + 4096 >= pieces.length ? "end" : "chunk", pieces.slice(i, i + 4096));
+    return out;
+  });
+}
+
+/**
+ * An unknown tool answered as the reference Python server does, `end` {"ok": false, "error": ...},
+ * where our host answers the spec's `event: error`: one difference from the spec, for the tests of
+ * how the check reports and waives one.
+ */
+export function unknownToolAsOkFalse(host: FetchHandler): FetchHandler {
+  return async (req) => {
+    const res = await host(req);
+    const sse = (res.headers.get("content-type") ?? "").includes("event-stream");
+    if (!sse || !res.body || !new URL(req.url).pathname.endsWith("/call")) return res;
+    const body = reframe(res.body, (f) =>
+      f.kind === "event" && f.event === "error" && f.data.startsWith("Unknown tool ")
+        ? formatSseEvent("end", JSON.stringify({ ok: false, error: f.data }))
+        : sameFrame(f),
+    );
+    return new Response(body, { status: res.status, headers: res.headers });
+  };
+}
+
 /**
  * Our host with faults a server might have: `/create_session` always JSON, FastAPI's 422 for a
  * body that is not JSON or misses `input`/`index`, 308 for unknown paths, 200 for deleting an
- * unknown session, results cut every 4096 characters regardless of whitespace, and a `title` in
- * each tool of `guess`.
+ * unknown session, results cut every 4096 characters regardless of whitespace, a `title` in
+ * each tool of `guess`, and an unknown tool answered `{"ok": false}`.
  */
-export function brokenHandler(host: FetchHandler): FetchHandler {
+export function brokenHandler(inner: FetchHandler): FetchHandler {
+  const host = unknownToolAsOkFalse(inner);
   return async (incoming) => {
     let req = incoming;
     const path = new URL(req.url).pathname;
@@ -231,17 +266,7 @@ export function brokenHandler(host: FetchHandler): FetchHandler {
   };
 }
 
-const BARE_PATHS = new Set([
-  "tools",
-  "splits",
-  "tasks",
-  "num_tasks",
-  "task",
-  "task_range",
-  "prompt",
-  "task_tools",
-  "call",
-]);
+const BARE_PATHS = new Set<string>(ENV_ENDPOINTS);
 
 /**
  * Our host with what the OpenReward client needs added in front: a path without the environment

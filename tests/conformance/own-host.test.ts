@@ -1,25 +1,16 @@
 // The conformance check against our own host: in process (the handler as fetch) and as a real
-// `scripts/serve.ts` process on loopback. Every check passes but one — an unknown tool is answered
-// as a tool logic error (`{"ok": false}`), where the spec makes it an error of the call — and that
-// finding is the author's (no framework is recognised). Every check is exercised (a slow tool for
-// pings, a large non-ASCII result for chunks, the idle limit given), and the check leaves no session
-// behind.
+// `scripts/serve.ts` process on loopback, where `check --strict` finds nothing. Every check passes
+// (an unknown tool is the spec's `event: error`), every check is exercised (a slow tool for
+// pings, a large non-ASCII result for chunks, the idle limit given), no framework is recognised, and
+// the check leaves no session behind.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinEnvironments } from "@/envs";
+import { checkCommand } from "@/lib/cli/check-command";
 import { type CheckResult, runConformanceCheck } from "@/lib/conformance";
 import { createOrsHandler, type OrsHandler } from "@/lib/ors/host";
+import { captureIo } from "../cli/helpers";
 import { handlerFetch, type SpawnedServer, spawnOrsServer } from "../relay/helpers";
 import { CHECK_IDS, problems, reportShape, result } from "./helpers";
-
-/**
- * What our host does that the spec does not say: an unknown tool answers end {"ok": false}. What
- * the OpenReward client needs beyond the spec (bare paths, env_name, SSE session ids) it does.
- */
-const OWN_HOST_FINDINGS = [
-  expect.stringMatching(
-    /^call-unknown-tool: differs-from-spec: an unknown tool: HTTP 200, end \{"ok": false/,
-  ),
-];
 
 describe("conformance check of our host, in process", () => {
   let handler: OrsHandler;
@@ -28,7 +19,7 @@ describe("conformance check of our host, in process", () => {
   });
   afterAll(() => handler.close());
 
-  it("passes every check but the unknown tool's, reports each once as it is decided, and deletes its sessions", async () => {
+  it("passes every check, reports each once as it is decided, and deletes its sessions", async () => {
     const seen: CheckResult[] = [];
     const report = await runConformanceCheck({
       baseUrl: "http://local.invalid",
@@ -38,19 +29,22 @@ describe("conformance check of our host, in process", () => {
       slowToolSeconds: 1.5,
       onResult: (r) => seen.push(r),
     });
-    expect(problems(report)).toEqual(OWN_HOST_FINDINGS);
+    expect(problems(report)).toEqual([]);
     const openreward = report.results.filter((r) => r.group === "openreward");
     expect(openreward.map((r) => r.outcome)).toEqual(openreward.map(() => "pass"));
     expect(report.summary).toMatchObject({
       ok: true,
-      clean: false,
+      clean: true,
       passed: true,
-      owners: { author: 1, framework: 0 },
+      owners: { author: 0, framework: 0 },
       total: CHECK_IDS.length,
     });
     expect(report.framework).toBeNull();
-    expect(result(report, "call-unknown-tool")).toMatchObject({ owner: "author", counted: false });
-    expect(report.summary.counts.pass).toBe(CHECK_IDS.length - 1);
+    expect(result(report, "call-unknown-tool")).toMatchObject({
+      outcome: "pass",
+      observed: expect.stringMatching(/^an unknown tool: event: error "Unknown tool /),
+    });
+    expect(report.summary.counts.pass).toBe(CHECK_IDS.length);
     expect(reportShape.safeParse(report).success).toBe(true);
     expect(report.results.map((r) => r.id)).toEqual(CHECK_IDS);
     expect(seen.map((r) => r.id).sort()).toEqual([...CHECK_IDS].sort());
@@ -122,7 +116,6 @@ describe("conformance check of our host with API keys", () => {
     });
     expect(problems(report)).toEqual([
       expect.stringMatching(/^call-pings: not-exercised/),
-      ...OWN_HOST_FINDINGS,
       expect.stringMatching(/^idle-timeout: not-exercised/),
     ]);
     expect(handler.host.sessionCount).toBe(0);
@@ -136,16 +129,31 @@ describe("conformance check of our host, a real scripts/serve.ts process", () =>
   });
   afterAll(() => server?.stop());
 
-  it("passes every check but the unknown tool's over HTTP", async () => {
+  it("passes every check over HTTP", async () => {
     const report = await runConformanceCheck({
       baseUrl: server.url,
       idleTimeoutMs: 1_000,
       idleGraceMs: 1_500,
       slowToolSeconds: 1.5,
     });
-    expect(problems(report)).toEqual(OWN_HOST_FINDINGS);
-    expect(report.summary).toMatchObject({ ok: true, passed: true });
+    expect(problems(report)).toEqual([]);
+    expect(report.summary).toMatchObject({ ok: true, clean: true, passed: true });
     const stats = await fetch(`${server.url}/list_environments`);
     expect(stats.status).toBe(200);
+  });
+
+  it("check --strict finds nothing: exit 0", async () => {
+    const { out, io } = captureIo();
+    const code = await checkCommand(
+      [server.url, "--strict", "--idle-timeout", "1000", "--ping-time", "1.5s"],
+      io,
+    );
+    expect(out.stdout).not.toMatch(
+      /^(Differs from the spec|Breaks the reference Python client|Errors|Not exercised)/m,
+    );
+    expect(out.stdout).toMatch(
+      /^Summary: 0 break the reference client, 0 differ from the spec, 0 errors, 0 not exercised, \d+ pass \(\d+ checks, .*\): clean$/m,
+    );
+    expect(code).toBe(0);
   });
 });

@@ -1,5 +1,6 @@
-// `npm run bench`'s floor server and image mode work end to end (short real runs on loopback):
-// the floor answers whole episodes with 0 errors, and the image case delivers 1 MB PNG blocks.
+// `npm run bench`'s floor server, image and escape-heavy text modes, and `npm run bench:host`, work
+// end to end (short real runs on loopback): the floor answers whole episodes with 0 errors, the
+// large cases deliver their blocks, and bench:host compares servers round by round.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { inflateSync } from "node:zlib";
@@ -29,6 +30,43 @@ describe("npm run bench", () => {
     expect(r.calls).toBeGreaterThan(0);
     expect(r.mbPerSec).toBeGreaterThan(0);
     expect(r.serverCpuMsPerMb).toBeGreaterThan(0);
+  });
+
+  it("--mode large --escapes: escape-heavy text of the size asked, with the server's CPU per MB", async () => {
+    const r = await run(
+      "--spawn",
+      "standalone",
+      "--mode",
+      "large",
+      "--escapes",
+      "--size",
+      "65536",
+      "--clients",
+      "2",
+    );
+    expect(r).toMatchObject({ mode: "large", env: "benchtext", errors: 0 });
+    expect(r.calls).toBeGreaterThan(0);
+    expect(r.serverCpuMsPerMb).toBeGreaterThan(0);
+  });
+
+  it("bench:host measures each server in every round and its ratio to the first", async () => {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "scripts/bench-compare.ts",
+        "--servers",
+        "floor,standalone",
+        "--rounds",
+        "2",
+      ].concat(["--duration", "0.5", "--warmup", "0.3", "--clients", "4"]),
+      { timeout: 120_000 },
+    );
+    expect(stdout).toMatch(/^round 1 \(load [\d. ]+\): floor [\d.]+ {3}standalone [\d.]+ ms\/episode$/m);
+    expect(stdout).toMatch(/^round 2 /m);
+    expect(stdout).toMatch(/^ {2}floor +[\d.]+ ms\/episode {3}× 1\.00 \(1\.00–1\.00\)/m);
+    expect(stdout).toMatch(/^ {2}standalone +[\d.]+ ms\/episode {3}× [\d.]+ \([\d.]+–[\d.]+\)/m);
   });
 
   it("the image is a real PNG of about the size asked, which deflate cannot shrink", () => {

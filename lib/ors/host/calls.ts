@@ -1,14 +1,14 @@
 // Tool calls, `POST /{env}/call` (spec: ors-sse.txt): the tool run with its time limit, the
-// `task_id` event first, the result framed as `chunk`...`end` (or `{"ok": false}` for an unknown
-// tool, invalid input or a throwing tool), and reconnection by `task_id` to a running or kept run.
-import { toolCallSchema } from "../protocol/schemas";
+// `task_id` event first, the result framed as `chunk`...`end` (or `{"ok": false}` for invalid input
+// or a throwing tool; `event: error` for an unknown tool), and reconnection by `task_id` to a running
+// or kept run.
 import { formatSseEvent } from "../protocol/sse";
-import type { AnyTool } from "../sdk/define";
+import type { AnyTool, ToolResult } from "../sdk/define";
 import { frameResult } from "./frames";
 import type { OrsHostOptions } from "./options";
 import { errorMessage, OutputError, serializeToolError, serializeToolResult } from "./output";
 import { CallStream, type OrsReply } from "./reply";
-import { quote, seconds, validate } from "./request";
+import { quote, readToolCall, seconds } from "./request";
 import { assertSameEnv, type HostedEnvironment, RunContext, type Session, UNBOUND } from "./session";
 import type { SessionTable } from "./sessions";
 import type { RunRegistry, ToolRun } from "./tool-runs";
@@ -22,7 +22,7 @@ export class ToolCalls {
 
   /** Answers a call whose body was read: a reconnection by `task_id`, or a new run. */
   async call(hosted: HostedEnvironment, rawBody: unknown, sid: string): Promise<OrsReply> {
-    const body = validate(toolCallSchema, rawBody);
+    const body = readToolCall(rawBody);
     const pingMs = this.options.pingIntervalMs;
     if (body.task_id != null) {
       const s0 = this.sessions.require(sid);
@@ -53,8 +53,10 @@ export class ToolCalls {
     const tools = this.sessions.tools(s);
     const tool = tools.get(body.name);
     if (!tool) {
-      const names = [...tools.keys()].join(", ");
-      this.finishRun(run, serializeToolError(`Unknown tool ${quote(body.name)}; available: ${names}`));
+      // Spec (ors-sse.txt "HTTP-Level Errors": "Tool name not recognized"): an error of the call,
+      // `event: error`, not a tool logic error; `{"ok": false}` is the tool's own refusal.
+      const message = `Unknown tool ${quote(body.name)} (tool not found); the tools of this session: ${[...tools.keys()].join(", ")}`;
+      this.runs.complete(run, formatSseEvent("error", message), performance.now());
       return sseReply(head, run.frames);
     }
     const parsed = tool.parse(body.input);
@@ -63,7 +65,7 @@ export class ToolCalls {
       return sseReply(head, run.frames);
     }
     const done = this.execute(s, run, tool, body.name, parsed.value);
-    if (!run.done) await Promise.race([done, nextMacrotask()]);
+    if (done && !run.done) await Promise.race([done, nextMacrotask()]);
     if (run.done) return sseReply(head, run.frames);
     return { kind: "stream", stream: new CallStream(run, head, pingMs) };
   }
@@ -72,7 +74,14 @@ export class ToolCalls {
     this.runs.complete(run, frameResult(resultJson), performance.now());
   }
 
-  private execute(s: Session, run: ToolRun, tool: AnyTool, name: string, input: unknown): Promise<void> {
+  /** Runs the tool: null when it completed at once, else the promise of its completion. */
+  private execute(
+    s: Session,
+    run: ToolRun,
+    tool: AnyTool,
+    name: string,
+    input: unknown,
+  ): Promise<void> | null {
     let signal: AbortSignal | null = null;
     const limit = this.options.callTimeoutMs;
     if (limit > 0) {
@@ -94,31 +103,40 @@ export class ToolCalls {
     s.running.add(run);
     // Without a time limit the signal is the session's, created only if the tool reads it.
     const ctx = new RunContext(s.ctx, signal ?? s);
-    let promise: Promise<unknown>;
+    let out: ToolResult | PromiseLike<ToolResult>;
     try {
-      promise = tool.run(input, ctx);
+      out = tool.run(input, ctx);
     } catch (e) {
-      promise = Promise.reject(e);
+      this.failed(s, run, e);
+      return null;
     }
-    return promise.then(
-      (result) => {
-        afterRun(s, run);
-        if (run.done) return;
-        let jsonText: string;
-        try {
-          jsonText = serializeToolResult(result as never);
-        } catch (e) {
-          const why = e instanceof OutputError ? e.message : errorMessage(e);
-          jsonText = serializeToolError(`Tool ${quote(name)} returned an invalid result: ${why}`);
-        }
-        this.finishRun(run, jsonText);
-      },
-      (e) => {
-        afterRun(s, run);
-        if (run.done) return;
-        this.finishRun(run, serializeToolError(errorMessage(e)));
-      },
+    // A synchronous tool's result completes the run here: no promise, no turn of the event loop.
+    if (typeof (out as PromiseLike<ToolResult>)?.then !== "function") {
+      this.succeeded(s, run, name, out as ToolResult);
+      return null;
+    }
+    return Promise.resolve(out).then(
+      (result) => this.succeeded(s, run, name, result),
+      (e) => this.failed(s, run, e),
     );
+  }
+
+  private succeeded(s: Session, run: ToolRun, name: string, result: ToolResult): void {
+    afterRun(s, run);
+    if (run.done) return;
+    let jsonText: string;
+    try {
+      jsonText = serializeToolResult(result);
+    } catch (e) {
+      const why = e instanceof OutputError ? e.message : errorMessage(e);
+      jsonText = serializeToolError(`Tool ${quote(name)} returned an invalid result: ${why}`);
+    }
+    this.finishRun(run, jsonText);
+  }
+
+  private failed(s: Session, run: ToolRun, e: unknown): void {
+    afterRun(s, run);
+    if (!run.done) this.finishRun(run, serializeToolError(errorMessage(e)));
   }
 }
 

@@ -33,8 +33,11 @@ export interface OrsHost {
   /** Sessions held now (setting up, ready or failed). */
   readonly sessionCount: number;
   stats(): OrsHostStats;
-  /** Answers one request, adapter-neutral (the node:http adapter uses this directly). */
+  /** Answers one request, adapter-neutral (the relay calls the built-in host so). */
   dispatch(req: IncomingOrsRequest): Promise<OrsReply>;
+  /** As `dispatch`, but a reply known at once comes back as it is, not in a promise (the node:http
+   *  adapter uses this: most requests of an episode are answered without waiting for anything). */
+  answer(req: IncomingOrsRequest): OrsReply | Promise<OrsReply>;
   /**
    * Serves these environments from now on (a hot reload). An environment object served before is
    * kept with its sessions; the sessions of every other one end with reason `reloaded` (their
@@ -89,15 +92,26 @@ class Host implements OrsHost {
     };
   }
 
-  async dispatch(req: IncomingOrsRequest): Promise<OrsReply> {
+  dispatch(req: IncomingOrsRequest): Promise<OrsReply> {
+    return Promise.resolve(this.answer(req));
+  }
+
+  answer(req: IncomingOrsRequest): OrsReply | Promise<OrsReply> {
+    let out: OrsReply | Promise<OrsReply>;
     try {
-      return await this.router.route(req);
+      out = this.router.route(req);
     } catch (e) {
-      if (e instanceof OrsError)
-        return jsonReply(e.status, errorBody(e.detail), e.headers ? { ...e.headers } : undefined);
-      this.options.log(`internal error on ${req.method} ${req.path.slice(0, 200)}`, e);
-      return jsonReply(500, errorBody(INTERNAL_ERROR_DETAIL));
+      return this.failure(req, e);
     }
+    return out instanceof Promise ? out.then(undefined, (e: unknown) => this.failure(req, e)) : out;
+  }
+
+  /** The answer to what a request threw: its OrsError, or a logged 500. */
+  private failure(req: IncomingOrsRequest, e: unknown): OrsReply {
+    if (e instanceof OrsError)
+      return jsonReply(e.status, errorBody(e.detail), e.headers ? { ...e.headers } : undefined);
+    this.options.log(`internal error on ${req.method} ${req.path.slice(0, 200)}`, e);
+    return jsonReply(500, errorBody(INTERNAL_ERROR_DETAIL));
   }
 
   private sweep(): void {

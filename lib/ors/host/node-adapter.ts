@@ -82,14 +82,24 @@ function writeBig(res: ServerResponse, body: Uint8Array): void {
   step();
 }
 
-function writeReply(reply: OrsReply, res: ServerResponse): void {
+/** The header sets of the replies, each with what the listener adds to every answer. */
+interface ReplyHeaders {
+  json: Readonly<Record<string, string>>;
+  sse: Readonly<Record<string, string>>;
+}
+
+function replyHeaders(extra: Readonly<Record<string, string>>): ReplyHeaders {
+  return { json: { "content-type": JSON_CONTENT_TYPE, ...extra }, sse: { ...SSE_HEADERS, ...extra } };
+}
+
+function writeReply(reply: OrsReply, res: ServerResponse, h: ReplyHeaders): void {
   if (res.destroyed) {
     if (reply.kind === "stream") reply.stream.cancel();
     return;
   }
   if (reply.kind === "json") {
     const headers: Record<string, string | number> = {
-      "content-type": JSON_CONTENT_TYPE,
+      ...h.json,
       "content-length": Buffer.byteLength(reply.body),
     };
     if (reply.headers) Object.assign(headers, reply.headers);
@@ -99,26 +109,23 @@ function writeReply(reply: OrsReply, res: ServerResponse): void {
   }
   if (reply.kind === "sse") {
     if (reply.tail) {
-      res.writeHead(200, {
-        ...SSE_HEADERS,
-        "content-length": Buffer.byteLength(reply.body) + reply.tail.length,
-      });
+      res.writeHead(200, { ...h.sse, "content-length": Buffer.byteLength(reply.body) + reply.tail.length });
       // One corked write of the framed result (a view of the kept buffer, not a copy; end()
       // uncorks): the socket takes it as fast as the client reads, no drain wait per 64 KiB here.
       res.cork();
       res.write(reply.body);
       res.end(reply.tail);
     } else if (reply.body.length <= WRITE_BATCH) {
-      res.writeHead(200, { ...SSE_HEADERS, "content-length": Buffer.byteLength(reply.body) });
+      res.writeHead(200, { ...h.sse, "content-length": Buffer.byteLength(reply.body) });
       res.end(reply.body);
     } else {
-      res.writeHead(200, SSE_HEADERS);
+      res.writeHead(200, h.sse);
       writeBig(res, Buffer.from(reply.body, "utf8"));
     }
     return;
   }
   const stream = reply.stream;
-  res.writeHead(200, SSE_HEADERS);
+  res.writeHead(200, h.sse);
   res.flushHeaders();
   res.once("close", () => stream.cancel());
   stream.attach({
@@ -155,9 +162,9 @@ function onUnexpected(host: OrsHandler["host"], res: ServerResponse, e: unknown)
   } else res.destroy();
 }
 
-function onReply(host: OrsHandler["host"], res: ServerResponse, reply: OrsReply): void {
+function onReply(host: OrsHandler["host"], res: ServerResponse, reply: OrsReply, h: ReplyHeaders): void {
   try {
-    writeReply(reply, res);
+    writeReply(reply, res, h);
   } catch (e) {
     host.options.log("node adapter: could not write a reply", e);
     if (reply.kind === "stream") reply.stream.cancel();
@@ -165,14 +172,25 @@ function onReply(host: OrsHandler["host"], res: ServerResponse, reply: OrsReply)
   }
 }
 
-/** A `(req, res)` listener for `http.createServer` serving the handler's host. */
-export function createNodeListener(handler: OrsHandler): (req: IncomingMessage, res: ServerResponse) => void {
+/**
+ * A `(req, res)` listener for `http.createServer` serving the handler's host; `headers` go on every
+ * answer it writes (given here rather than set on each response: `setHeader` before `writeHead`
+ * costs more per request).
+ */
+export function createNodeListener(
+  handler: OrsHandler,
+  headers: Readonly<Record<string, string>> = {},
+): (req: IncomingMessage, res: ServerResponse) => void {
   const host = handler.host;
+  const h = replyHeaders(headers);
   return (req, res) => {
-    host.dispatch(new NodeIncoming(req)).then(
-      (reply) => onReply(host, res, reply),
-      (e) => onUnexpected(host, res, e),
-    );
+    const out = host.answer(new NodeIncoming(req));
+    if (out instanceof Promise)
+      out.then(
+        (reply) => onReply(host, res, reply, h),
+        (e) => onUnexpected(host, res, e),
+      );
+    else onReply(host, res, out, h);
   };
 }
 

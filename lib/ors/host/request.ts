@@ -3,7 +3,13 @@
 // checked by the protocol's strict schemas, and the headers the host reads (X-Session-ID, X-Secrets).
 import { readWithin } from "../protocol/body";
 import { OrsError } from "../protocol/http-error";
-import { describeZodError } from "../protocol/schemas";
+import {
+  type CreateRequest,
+  createRequestSchema,
+  describeZodError,
+  type ToolCall,
+  toolCallSchema,
+} from "../protocol/schemas";
 import { errorMessage } from "./output";
 
 /** The request as the host needs it; built from a fetch `Request` or by the node:http adapter. */
@@ -80,6 +86,56 @@ export function validate<T>(schema: Parser<T>, value: unknown): T {
   const r = schema.safeParse(value);
   if (!r.success) throw new OrsError(400, describeZodError(r.error));
   return r.data;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+const isNullish = (v: unknown) => v === undefined || v === null;
+/** Whether every key of `o` is one of `keys` (the schemas are strict). */
+function onlyKeys(o: Record<string, unknown>, keys: ReadonlySet<string>): boolean {
+  for (const k in o) if (!keys.has(k)) return false;
+  return true;
+}
+
+const TOOL_CALL_KEYS = new Set(["name", "input", "task_id"]);
+const CREATE_KEYS = new Set(["env_name", "task_spec", "split", "index", "secrets"]);
+
+/**
+ * A `/call` body as `toolCallSchema` reads it. The shape every call has is accepted here by hand (this
+ * runs for each call, and accepts nothing the schema refuses); anything else is left to the schema,
+ * whose 400 names the field.
+ */
+export function readToolCall(raw: unknown): ToolCall {
+  if (
+    isObject(raw) &&
+    onlyKeys(raw, TOOL_CALL_KEYS) &&
+    typeof raw.name === "string" &&
+    isObject(raw.input) &&
+    (isNullish(raw.task_id) || typeof raw.task_id === "string")
+  )
+    return raw as ToolCall;
+  return validate(toolCallSchema, raw);
+}
+
+/** A `/create` body as `createRequestSchema` reads it: by hand when it is well formed, as readToolCall. */
+export function readCreate(raw: unknown): CreateRequest {
+  if (isObject(raw) && onlyKeys(raw, CREATE_KEYS)) {
+    const { env_name, task_spec, split, index, secrets } = raw;
+    const hasSpec = !isNullish(task_spec);
+    const hasSplit = !isNullish(split);
+    if (
+      (isNullish(env_name) || typeof env_name === "string") &&
+      (!hasSpec || isObject(task_spec)) &&
+      (!hasSplit || typeof split === "string") &&
+      (isNullish(index) || Number.isSafeInteger(index)) &&
+      (isNullish(secrets) ||
+        (isObject(secrets) && Object.values(secrets).every((v) => typeof v === "string"))) &&
+      hasSplit === !isNullish(index) &&
+      hasSpec !== hasSplit
+    )
+      return raw as CreateRequest;
+  }
+  return validate(createRequestSchema, raw);
 }
 
 /** Reads the body as a JSON object within `limit` bytes (413 beyond, 400 if it is not an object). */

@@ -11,7 +11,7 @@ import {
   parseOrsPath,
   type RootEndpoint,
 } from "../protocol/paths";
-import { createRequestSchema, PLATFORM_ONLY_CREATE_FIELDS } from "../protocol/schemas";
+import { PLATFORM_ONLY_CREATE_FIELDS } from "../protocol/schemas";
 import type { ToolCalls } from "./calls";
 import { discover, isDiscovery } from "./discovery";
 import type { EnvironmentIndex } from "./environments";
@@ -23,12 +23,12 @@ import {
   parseJsonObject,
   parseSecretsHeader,
   quote,
+  readCreate,
   readJsonObject,
   requireSid,
   sessionIdOf,
-  validate,
 } from "./request";
-import { type HostedEnvironment, UNBOUND } from "./session";
+import { type HostedEnvironment, type Session, UNBOUND } from "./session";
 import type { SessionTable } from "./sessions";
 
 const ROOT_LIST =
@@ -38,6 +38,11 @@ const OK_STATUS = '{"status":"ok"}';
 
 function sidReply(sid: string): OrsReply {
   return jsonReply(200, `{"sid":${JSON.stringify(sid)}}`);
+}
+
+/** `reply` once `work` is done: at once when there is nothing to wait for. */
+function afterward(work: Promise<void> | undefined, reply: OrsReply): Promise<OrsReply> | OrsReply {
+  return work ? work.then(() => reply) : reply;
 }
 
 /** The parts a router hands requests to. */
@@ -140,11 +145,11 @@ export class Router {
         return jsonReply(200, OK_STATUS);
       case "delete": {
         const id = requireSid(sid);
-        return sessions.delete(id).then(() => sidReply(id));
+        return afterward(sessions.delete(id), sidReply(id));
       }
       case "delete_session": {
         const id = requireSid(sid);
-        return sessions.deleteIfHeld(id).then(() => sidReply(id));
+        return afterward(sessions.deleteIfHeld(id), sidReply(id));
       }
       default:
         throw new OrsError(404, `Not found: /${endpoint}`);
@@ -161,7 +166,7 @@ export class Router {
           400,
           `${field}: an OpenReward platform option (${what}) that this host does not offer; leave it out`,
         );
-    const body = validate(createRequestSchema, raw);
+    const body = readCreate(raw);
     sessions.assertNewSession(sid);
     const envs = this.parts.envs();
     // env_name first; else the environment X-Deployment names; else the only one. With none of
@@ -180,43 +185,64 @@ export class Router {
     return sidReply(sid);
   }
 
-  private async envEndpoint(
+  private envEndpoint(
     endpoint: EnvEndpoint,
     hosted: HostedEnvironment,
     req: IncomingOrsRequest,
     sid: string | null,
-  ): Promise<OrsReply> {
+  ): Promise<OrsReply> | OrsReply {
     if (isDiscovery(endpoint)) return discover(endpoint, hosted, () => this.body(req));
     const sessions = this.parts.sessions;
     switch (endpoint) {
-      case "prompt": {
-        const s = await sessions.ready(requireSid(sid), hosted);
-        let blocks: unknown;
-        try {
-          blocks = await s.hosted.env.definition.getPrompt(s.ctx);
-        } catch (e) {
-          this.parts.options.log(`getPrompt of ${s.hosted.name} failed`, e);
-          throw new OrsError(500, `Environment ${s.hosted.name}: getPrompt failed: ${errorMessage(e)}`);
-        }
-        try {
-          return jsonReply(200, JSON.stringify(normalizeBlocks(blocks, "prompt")));
-        } catch (e) {
-          throw new OrsError(
-            500,
-            `Environment ${s.hosted.name} returned an invalid prompt: ${errorMessage(e)}`,
-          );
-        }
-      }
+      case "prompt":
       case "task_tools": {
-        const s = await sessions.ready(requireSid(sid), hosted);
-        sessions.tools(s);
-        return jsonReply(200, s.taskToolsJson!);
+        const id = requireSid(sid);
+        // A session whose setup is done is answered at once; others wait for it (spec: /create).
+        const answer =
+          endpoint === "prompt" ? (s: Session) => this.prompt(s) : (s: Session) => this.taskTools(s);
+        const ready = sessions.readyNow(id);
+        return ready ? answer(ready) : sessions.ready(id, hosted).then(answer);
       }
       case "call": {
         const id = requireSid(sid);
-        return this.parts.calls.call(hosted, await this.body(req), id);
+        return this.body(req).then((body) => this.parts.calls.call(hosted, body, id));
       }
     }
     throw new OrsError(404, `Not found: /${endpoint}`);
+  }
+
+  private taskTools(s: Session): OrsReply {
+    this.parts.sessions.tools(s);
+    return jsonReply(200, s.taskToolsJson!);
+  }
+
+  /** The session's prompt (spec: GET /{env}/prompt), checked and serialized; at once when getPrompt is. */
+  private prompt(s: Session): Promise<OrsReply> | OrsReply {
+    let blocks: unknown;
+    try {
+      blocks = s.hosted.env.definition.getPrompt(s.ctx);
+    } catch (e) {
+      throw this.promptFailed(s, e);
+    }
+    if (typeof (blocks as PromiseLike<unknown>)?.then !== "function") return this.promptReply(s, blocks);
+    return Promise.resolve(blocks).then(
+      (b) => this.promptReply(s, b),
+      (e: unknown) => {
+        throw this.promptFailed(s, e);
+      },
+    );
+  }
+
+  private promptFailed(s: Session, e: unknown): OrsError {
+    this.parts.options.log(`getPrompt of ${s.hosted.name} failed`, e);
+    return new OrsError(500, `Environment ${s.hosted.name}: getPrompt failed: ${errorMessage(e)}`);
+  }
+
+  private promptReply(s: Session, blocks: unknown): OrsReply {
+    try {
+      return jsonReply(200, JSON.stringify(normalizeBlocks(blocks, "prompt")));
+    } catch (e) {
+      throw new OrsError(500, `Environment ${s.hosted.name} returned an invalid prompt: ${errorMessage(e)}`);
+    }
   }
 }

@@ -7,10 +7,12 @@ import type { CreateRequest, JsonObject } from "../protocol/schemas";
 import { formatSseEvent } from "../protocol/sse";
 import type { AnyTool } from "../sdk/define";
 import { type EnvironmentIndex, taskAt } from "./environments";
+import { Fifo } from "./fifo";
 import type { OrsHostOptions } from "./options";
 import { errorMessage } from "./output";
 import { quote } from "./request";
 import {
+  assertSameEnv,
   type CloseReason,
   endedError,
   endedMessage,
@@ -50,6 +52,8 @@ export interface CreateOrder {
 export class SessionTable {
   private readonly sessions = new Map<string, Session>();
   private readonly tombstones = new Map<string, number>();
+  /** The ids of `tombstones` in the order they ended, oldest first. */
+  private readonly ended = new Fifo<string>();
   private closing = false;
   /** Bytes of inputs held by live sessions (Session.bytes summed). */
   bytes = 0;
@@ -264,8 +268,19 @@ export class SessionTable {
       }
       if (s.closed) throw endedError(sid, s.closed, this.options);
     }
-    if (s.status === FAILED) throw setupFailed(s);
+    if (s.status === FAILED) {
+      // On another environment's path the request is about that environment, which the session is
+      // not of: a 404, as for /call; the setup's 500 answers its own environment's paths.
+      assertSameEnv(s, hosted);
+      throw setupFailed(s);
+    }
     return s;
+  }
+
+  /** The session when its setup is done (nothing to wait for, no binding to make), else null. */
+  readyNow(sid: string): Session | null {
+    const s = this.sessions.get(sid);
+    return s?.status === READY ? s : null;
   }
 
   /** `/ping`: the session exists and its setup did not fail. */
@@ -298,29 +313,30 @@ export class SessionTable {
   // ---- ending ----
 
   /** `/delete`: the session must exist (404/410 otherwise). */
-  async delete(sid: string): Promise<void> {
-    await this.close(this.require(sid), "deleted");
+  delete(sid: string): Promise<void> | undefined {
+    return this.close(this.require(sid), "deleted");
   }
 
   /** `/delete_session` (optional cleanup after /delete, spec): tears down a session still held. */
-  async deleteIfHeld(sid: string): Promise<void> {
+  deleteIfHeld(sid: string): Promise<void> | undefined {
     const s = this.sessions.get(sid);
-    if (s) await this.close(s, "deleted");
+    return s ? this.close(s, "deleted") : undefined;
   }
 
-  /** Ends a session: tombstone, abort its runs' signal, end running calls, teardown. */
-  async close(s: Session, reason: CloseReason): Promise<void> {
+  /**
+   * Ends a session: tombstone, abort its runs' signal, end running calls, teardown. The promise of
+   * the teardown, or undefined when there is none to wait for.
+   */
+  close(s: Session, reason: CloseReason): Promise<void> | undefined {
     if (s.closed) return;
     s.closed = reason;
     this.sessions.delete(s.id);
     this.bytes -= s.bytes;
     s.bytes = 0;
     s.pending = null;
-    if (this.tombstones.size >= MAX_TOMBSTONES) {
-      const oldest = this.tombstones.keys().next().value;
-      if (oldest !== undefined) this.tombstones.delete(oldest);
-    }
+    if (this.tombstones.size >= MAX_TOMBSTONES) this.tombstones.delete(this.ended.shift()!);
     this.tombstones.set(s.id, tombstone(reason, performance.now()));
+    this.ended.push(s.id);
     // The message only where something is told it: a signal a tool read, or running calls.
     const message = s.hasSignal || s.running?.size ? endedMessage(s.id, reason, this.options) : "";
     s.abort(message);
@@ -334,17 +350,19 @@ export class SessionTable {
       s.resolveReady?.();
       return;
     }
-    if (s.status === READY) await this.teardown(s);
+    if (s.status === READY) return this.teardown(s);
   }
 
-  private async teardown(s: Session): Promise<void> {
+  private teardown(s: Session): Promise<void> | undefined {
     const teardown = s.hosted.env.definition.teardown;
     if (!teardown) return;
-    try {
-      await teardown(s.ctx);
-    } catch (e) {
-      this.options.log(`teardown of ${s.hosted.name} failed`, e);
-    }
+    return (async () => {
+      try {
+        await teardown(s.ctx);
+      } catch (e) {
+        this.options.log(`teardown of ${s.hosted.name} failed`, e);
+      }
+    })();
   }
 
   /** Ends idle and too-old sessions; forgets old tombstones. */
@@ -354,9 +372,10 @@ export class SessionTable {
       if (maxSessionMs > 0 && now - s.createdAt >= maxSessionMs) void this.close(s, "max-duration");
       else if (s.busy === 0 && now - s.lastSeen >= idleTimeoutMs) void this.close(s, "idle");
     }
-    for (const [sid, t] of this.tombstones) {
-      if (now - endedAt(t) < TOMBSTONE_TTL_MS) break;
+    for (let sid = this.ended.peek(); sid !== undefined; sid = this.ended.peek()) {
+      if (now - endedAt(this.tombstones.get(sid)!) < TOMBSTONE_TTL_MS) break;
       this.tombstones.delete(sid);
+      this.ended.shift();
     }
   }
 

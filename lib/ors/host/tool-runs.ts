@@ -2,6 +2,7 @@
 // while it runs and for a linger time after, so a client can re-POST its task_id and get the result.
 // Results held for reconnection are bounded in total size; the oldest are dropped first.
 import { randomUUID } from "node:crypto";
+import { Fifo } from "./fifo";
 
 /** A fixed per-result overhead added to its size when counting the reconnection cache. */
 const RUN_OVERHEAD = 256;
@@ -55,7 +56,7 @@ export class ToolRun {
 export class RunRegistry {
   private readonly runs = new Map<string, ToolRun>();
   /** Completed runs in completion order (oldest first), for linger expiry and the byte cap. */
-  private readonly completed = new Set<ToolRun>();
+  private readonly completed = new Fifo<ToolRun>();
   private bytes = 0;
 
   constructor(
@@ -80,25 +81,22 @@ export class RunRegistry {
   complete(run: ToolRun, frames: string | Buffer, now: number): boolean {
     if (!run.settle(frames, now)) return false;
     if (!this.runs.has(run.id)) return true;
-    this.completed.add(run);
+    this.completed.push(run);
     this.bytes += frames.length + RUN_OVERHEAD;
-    while (this.bytes > this.capBytes && this.completed.size > 0) {
-      const oldest = this.completed.values().next().value as ToolRun;
-      this.drop(oldest);
-    }
+    while (this.bytes > this.capBytes && this.completed.size > 0) this.dropOldest();
     return true;
   }
 
   /** Drops completed results older than the linger time. */
   sweep(now: number): void {
-    for (const run of this.completed) {
+    for (let run = this.completed.peek(); run !== undefined; run = this.completed.peek()) {
       if (now - run.completedAt <= this.lingerMs) break;
-      this.drop(run);
+      this.dropOldest();
     }
   }
 
-  private drop(run: ToolRun): void {
-    this.completed.delete(run);
+  private dropOldest(): void {
+    const run = this.completed.shift()!;
     this.runs.delete(run.id);
     this.bytes -= run.frames.length + RUN_OVERHEAD;
     // The frames may still be streaming to a client that holds the run; that copy goes with it.

@@ -66,7 +66,9 @@ export interface Tool<Task = JsonObject, State = Record<string, unknown>> {
   readonly inputSchema: JsonObject | null;
   /** Validates raw input; returns the parsed value or a message naming the offending fields. */
   parse(raw: unknown): { ok: true; value: unknown } | { ok: false; error: string };
-  run(input: unknown, ctx: ToolContext<Task, State>): Promise<ToolResult>;
+  /** Runs the tool on parsed input: what its `run` returns, a result (a synchronous tool, which the
+   *  host then answers at once) or a promise of one; it may throw. */
+  run(input: unknown, ctx: ToolContext<Task, State>): ToolResult | Promise<ToolResult>;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: tools of any task and state type share a registry.
@@ -127,7 +129,7 @@ export function defineTool<Input = unknown, Task = JsonObject, State = Record<st
         .join("; ");
       return { ok: false, error: `Invalid input: ${fields}` };
     },
-    async run(input, ctx) {
+    run(input, ctx) {
       return def.run(input as Input, ctx);
     },
   };
@@ -157,7 +159,7 @@ function rawSchemaTool<Input, Task, State>(
       const result = validate(raw);
       return result.ok ? result : { ok: false, error: `Invalid input: ${result.error}` };
     },
-    async run(input, ctx) {
+    run(input, ctx) {
       return def.run(input as Input, ctx);
     },
   };

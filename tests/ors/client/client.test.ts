@@ -91,12 +91,16 @@ describe("client against the built-in host (in process)", () => {
     await ors.delete(sid);
   });
 
-  it("tool-level failures are an {ok:false} result, not an exception", async () => {
+  it("tool-level failures are an {ok:false} result; an unknown tool's event: error is thrown", async () => {
     const ors = local();
     const { sid } = await ors.createSession();
     await ors.create(sid, { env_name: "math", split: "train", index: 0 });
-    const out = await ors.callTool("math", sid, { name: "nope", input: {} });
-    expect(out.ok).toBe(false);
+    const out = await ors.callTool("math", sid, { name: "submit", input: { answer: 42 } });
+    expect(out).toMatchObject({ ok: false, error: expect.stringMatching(/^Invalid input: answer: /) });
+    await expect(ors.callTool("math", sid, { name: "nope", input: {} })).rejects.toMatchObject({
+      kind: "stream",
+      detail: expect.stringMatching(/^Unknown tool "nope"/),
+    });
     await ors.delete(sid);
   });
 

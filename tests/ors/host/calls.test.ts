@@ -1,5 +1,5 @@
-// Tool calls over SSE (ors-sse.txt): exact frames, chunking and reassembly, tool-level failures as
-// `end` {ok:false}, pings, reconnection by task_id (running, completed, unknown, other session),
+// Tool calls over SSE (ors-sse.txt): exact frames, chunking and reassembly, an unknown tool's
+// `event: error`, tool-level failures as `end` {ok:false}, pings, reconnection by task_id (running, completed, unknown, other session),
 // client disconnects, the per-call time limit and the bounded result cache.
 import { afterEach, describe, expect, it } from "vitest";
 import { readSseFrames, type SseFrame } from "@/lib/ors/protocol";
@@ -65,14 +65,36 @@ describe("call frames", () => {
     expect(result.output.reward).toBe(0.5);
   });
 
+  it("answers an unknown tool with event: error (spec: tool name not recognized); the session goes on", async () => {
+    const h = makeHandler();
+    const sid = await newEpisode(h, { env_name: "qa", split: "train", index: 0 });
+    const frames = await framesOf(await call(h, sid, { name: "nope", input: {} }));
+    const message =
+      'Unknown tool "nope" (tool not found); the tools of this session: submit, counter, big, held, boom, malformed, peek';
+    expect(frames).toEqual([ev("task_id", taskIdOf(frames)), ev("error", message)]);
+    // Kept like any result: a re-post with its task_id gets the same error.
+    const again = await framesOf(await call(h, sid, { name: "nope", input: {}, task_id: taskIdOf(frames) }));
+    expect(again).toEqual(frames);
+    // A task-specific tool is a tool of its own session only.
+    const other = await newEpisode(h, { env_name: "indexed", split: "huge", index: 7 });
+    expect(
+      resultOf(await framesOf(await call(h, other, { name: "hint", input: {} }, "indexed"))),
+    ).toMatchObject({
+      ok: true,
+    });
+    expect((await framesOf(await call(h, sid, { name: "hint", input: {} }))).at(-1)).toMatchObject({
+      event: "error",
+      data: expect.stringMatching(/^Unknown tool "hint"/),
+    });
+    expect(resultOf(await framesOf(await call(h, sid, { name: "counter", input: {} })))).toMatchObject({
+      ok: true,
+    });
+  });
+
   it("answers tool-level failures as end {ok:false, error}; the session goes on", async () => {
     const h = makeHandler();
     const sid = await newEpisode(h, { env_name: "qa", split: "train", index: 0 });
     const failure = async (body: object) => resultOf(await framesOf(await call(h, sid, body)));
-    expect(await failure({ name: "nope", input: {} })).toEqual({
-      ok: false,
-      error: 'Unknown tool "nope"; available: submit, counter, big, held, boom, malformed, peek',
-    });
     expect(await failure({ name: "submit", input: { answer: 4 } })).toEqual({
       ok: false,
       error: expect.stringMatching(/^Invalid input: answer: /),

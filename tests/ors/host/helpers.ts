@@ -8,6 +8,17 @@ import { defineEnvironment, defineTool, text } from "@/lib/ors/sdk";
 
 export type QA = { question: string; answer: string };
 
+/** The RunToolOutput of a right answer to `submit` (the fixtures' `qa`, and `math`). */
+export const CORRECT = {
+  ok: true,
+  output: {
+    blocks: [{ text: "Correct!", detail: null, type: "text" }],
+    metadata: null,
+    reward: 1,
+    finished: true,
+  },
+};
+
 /** A promise with its resolve/reject outside, to hold a tool or a setup until the test says so. */
 export function gate<T = void>() {
   let resolve!: (v: T) => void;

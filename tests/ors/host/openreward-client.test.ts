@@ -12,7 +12,11 @@ import {
   SessionTerminatedError,
   ToolCallError,
 } from "../../fixtures/openreward-client/client";
-import { ClientResponseError, HeartbeatTimeoutError } from "../../fixtures/openreward-client/http";
+import {
+  ClientResponseError,
+  HeartbeatTimeoutError,
+  SseErrorEvent,
+} from "../../fixtures/openreward-client/http";
 import { capitals, spacedText } from "../../fixtures/openreward-client/one-env";
 import { spawnOrsServer } from "../../relay/helpers";
 
@@ -115,7 +119,11 @@ async function capitalsEpisode(m: Mount, deployment: string) {
   try {
     expect((await byIndex.getPrompt())[0]!.text).toBe("What is the capital of Kenya?");
     expect(await byIndex.callTool("answer", { city: "Nairobi" })).toMatchObject({ reward: 1 });
-    await expect(byIndex.callTool("nope")).rejects.toThrow(ToolCallError);
+    // A tool's own failure ({"ok": false}: input its schema refuses) is the client's ToolCallError;
+    // an unknown tool is the spec's event: error, which it raises as a RuntimeError.
+    await expect(byIndex.callTool("answer", { city: 7 })).rejects.toThrow(ToolCallError);
+    await expect(byIndex.callTool("nope")).rejects.toThrow(SseErrorEvent);
+    await expect(byIndex.callTool("nope")).rejects.toThrow(/^Unknown tool "nope"/);
   } finally {
     await byIndex.close();
   }

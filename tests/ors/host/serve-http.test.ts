@@ -5,6 +5,7 @@ import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSseFrames, type SseFrame } from "@/lib/ors/protocol";
 import { type SpawnedServer, spawnOrsServer } from "../../relay/helpers";
+import { CORRECT } from "./helpers";
 
 let server: SpawnedServer;
 let base = "";
@@ -63,15 +64,7 @@ describe("scripts/serve.ts over HTTP", () => {
       await post("/math/call", { name: "submit", input: { answer: task.answer } }, sid),
     );
     expect(fs[0]).toMatchObject({ kind: "event", event: "task_id" });
-    expect(result(fs)).toEqual({
-      ok: true,
-      output: {
-        blocks: [{ text: "Correct!", detail: null, type: "text" }],
-        metadata: null,
-        reward: 1,
-        finished: true,
-      },
-    });
+    expect(result(fs)).toEqual(CORRECT);
     expect(await (await post("/delete", {}, sid)).json()).toEqual({ sid });
     const gone = await fetch(`${base}/math/prompt`, { headers: { "x-session-id": sid } });
     expect(gone.status).toBe(410);

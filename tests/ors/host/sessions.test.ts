@@ -2,7 +2,13 @@
 // both forms, secrets, asynchronous setup and its failure, ping, delete → 410, idle expiry, maximum
 // duration, the session limit, and isolation between concurrent sessions.
 import { afterEach, describe, expect, it } from "vitest";
+import { EnvironmentIndex } from "@/lib/ors/host/environments";
+import { resolveHostOptions } from "@/lib/ors/host/options";
+import { SessionTable } from "@/lib/ors/host/sessions";
+import { RunRegistry } from "@/lib/ors/host/tool-runs";
+import { OrsError } from "@/lib/ors/protocol";
 import {
+  CORRECT,
   closeHandlers,
   controls,
   ev,
@@ -11,6 +17,7 @@ import {
   jsonOf,
   makeHandler,
   newEpisode,
+  qa,
   resultOf,
   send,
   tasks,
@@ -52,15 +59,7 @@ describe("create", () => {
     const frames = await framesOf(
       await send(h, "/qa/call", { sid, body: { name: "submit", input: { answer: "4" } } }),
     );
-    expect(resultOf(frames)).toEqual({
-      ok: true,
-      output: {
-        blocks: [{ text: "Correct!", detail: null, type: "text" }],
-        metadata: null,
-        reward: 1,
-        finished: true,
-      },
-    });
+    expect(resultOf(frames)).toEqual(CORRECT);
     expect(await jsonOf(await send(h, "/delete", { sid, method: "POST" }))).toEqual({ sid });
     expect(controls.teardowns).toEqual([sid]);
   });
@@ -218,6 +217,11 @@ describe("setup", () => {
     await expectError(send(h, "/broken/task_tools", { sid }), 500, reason);
     await expectError(send(h, "/broken/call", { sid, body: { name: "noop", input: {} } }), 500, reason);
     await expectError(send(h, "/ping", { sid, method: "POST" }), 500, reason);
+    // On another environment's path: that environment is not the session's, a 404 (not the setup's 500).
+    const mismatch = /^Session "[^"]+" runs environment "broken", not "qa"$/;
+    await expectError(send(h, "/qa/prompt", { sid }), 404, mismatch);
+    await expectError(send(h, "/qa/task_tools", { sid }), 404, mismatch);
+    expect((await send(h, "/qa/prompt", { sid, method: "HEAD" })).status).toBe(404);
     expect(await jsonOf(await send(h, "/delete", { sid, method: "POST" }))).toEqual({ sid });
   });
 
@@ -260,6 +264,36 @@ describe("ping, delete, delete_session", () => {
     await expectError(send(h, "/delete", { method: "POST" }), 400, /X-Session-ID/);
     await expectError(send(h, "/qa/prompt", { sid: "never-seen" }), 404, /Session not found/);
     await expectError(send(h, "/qa/prompt"), 400, /X-Session-ID header is required/);
+  });
+
+  it("remembers the last 100,000 ended ids for an hour (410), forgetting the oldest first (404)", async () => {
+    const envs = EnvironmentIndex.of([qa]);
+    const table = new SessionTable(
+      resolveHostOptions({ log: () => {} }),
+      new RunRegistry(60_000, 1_000_000),
+      () => envs,
+    );
+    const statusOf = (sid: string) => {
+      try {
+        table.require(sid);
+        return 200;
+      } catch (e) {
+        return e instanceof OrsError ? e.status : 0;
+      }
+    };
+    const hosted = envs.require("qa");
+    const body = { task_spec: { question: "q", answer: "a" } };
+    for (let i = 0; i <= 100_000; i++) {
+      await table.create({ sid: `s${i}`, body, hosted, secrets: {}, bytes: 0 });
+      await table.delete(`s${i}`);
+    }
+    expect(table.tombstoneCount).toBe(100_000);
+    expect([statusOf("s0"), statusOf("s1"), statusOf("s100000")]).toEqual([404, 410, 410]);
+    table.sweep(performance.now() + 59 * 60_000);
+    expect(table.tombstoneCount).toBe(100_000);
+    table.sweep(performance.now() + 61 * 60_000);
+    expect(table.tombstoneCount).toBe(0);
+    expect(statusOf("s100000")).toBe(404);
   });
 
   it("delete_session always answers {sid} and tears down a session still held", async () => {
