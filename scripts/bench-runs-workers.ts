@@ -48,7 +48,9 @@ async function startWorker(root: string, env: Record<string, string>, slots: num
 }
 
 export async function benchWorkers(o: WorkersBenchOptions): Promise<Record<string, unknown>> {
+  const say = (m: string) => console.error(`[bench:runs --workers] ${m}`);
   const cluster = await startPostgresCluster({ log: (m) => console.error(`[postgres] ${m}`) });
+  say(`PostgreSQL on port ${cluster.port}`);
   const port = await anyFreeLoopbackPort();
   const base = `http://127.0.0.1:${port}`;
   const host = await spawnServer({
@@ -60,6 +62,7 @@ export async function benchWorkers(o: WorkersBenchOptions): Promise<Record<strin
     label: "workers-serve",
   });
   const proxy = await startLatencyProxy(base);
+  say(`the host at ${base}, behind the latency proxy at ${proxy.url}`);
   const oracle = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "bench-workers-")), "oracle.mjs");
   fs.writeFileSync(
     oracle,
@@ -75,6 +78,8 @@ export async function benchWorkers(o: WorkersBenchOptions): Promise<Record<strin
         ORS_SERVERS: `lat=${proxy.url}`,
         ORS_SERVER_MAX_SESSIONS_LAT: "10000",
         PLAYGROUND_AUTH: "none",
+        // The oracle's folder: a worker loads scripts from its allowed folders only.
+        PLAYGROUND_SCRIPT_ROOTS: path.dirname(oracle),
       };
       // The database migrated once, by the process that enqueues (it plays nothing).
       const pg = createPlayground(
@@ -82,8 +87,10 @@ export async function benchWorkers(o: WorkersBenchOptions): Promise<Record<strin
         { runWorker: false, scriptRoots: null },
       );
       await pg.ready;
+      say(`${n} worker(s) starting`);
       const stops = await Promise.all(Array.from({ length: n }, () => startWorker(o.root, env, o.slots)));
       try {
+        say(`${n} worker(s) playing`);
         const started = Date.now();
         const run = await pg.runs.start({
           server: "lat",
@@ -93,7 +100,11 @@ export async function benchWorkers(o: WorkersBenchOptions): Promise<Record<strin
           concurrency: 256,
           policy: { kind: "script", module: oracle },
         });
-        const ended = await pg.runs.settled(run.id);
+        const why = setInterval(async () => {
+          const p = await pg.runs.placement((await pg.store.getRun(run.id))!).catch(() => null);
+          if (p?.waiting) say(`waiting: ${p.waiting}`);
+        }, 10_000);
+        const ended = await pg.runs.settled(run.id).finally(() => clearInterval(why));
         const seconds = (Date.now() - started) / 1000;
         const a = await pg.store.runAggregates(run.id, { successAt: 1, histogramBins: 10 });
         figures[`workers${n}`] = {
