@@ -1,6 +1,6 @@
 "use client";
 // A run's tags (`quality`: played by the quality checks) as small badges, and the runs list's
-// filter by tag (docs/runs.md "In the UI").
+// filters (by status, by tag) as one labelled select (docs/runs.md "In the UI").
 import { inputClasses, Label } from "@/components/ui/input";
 import { cn } from "@/lib/ui/cn";
 
@@ -23,26 +23,35 @@ export function RunTags({ tags }: { tags: readonly string[] }) {
   );
 }
 
-export function RunTagFilter({
-  tag,
+/** A labelled select of the runs list's filters (status, tag): `any` first, then the options. */
+export function ListFilter<T extends string>({
+  id,
+  label,
+  value,
+  options,
   onChange,
+  width = "w-32",
 }: {
-  tag: string | undefined;
-  onChange: (tag: string) => void;
+  id: string;
+  label: string;
+  value: T | undefined;
+  options: readonly { value: T; label: string }[];
+  onChange: (value: string) => void;
+  width?: string;
 }) {
   return (
     <div className="flex flex-col gap-1">
-      <Label htmlFor="runs-tag">Tag</Label>
+      <Label htmlFor={id}>{label}</Label>
       <select
-        id="runs-tag"
-        className={cn(inputClasses, "w-32")}
-        value={tag ?? ""}
+        id={id}
+        className={cn(inputClasses, width)}
+        value={value ?? ""}
         onChange={(e) => onChange(e.target.value)}
       >
         <option value="">any</option>
-        {RUN_TAGS.map((t) => (
-          <option key={t} value={t}>
-            {t}
+        {options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
           </option>
         ))}
       </select>
