@@ -4,9 +4,11 @@
 // says why and leaves it to the others; cancel stops every worker's episodes; a run no worker can
 // play waits and says so; a worker that only enqueues plays nothing.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCommand } from "@/lib/cli/run-command";
 import type { Playground } from "@/lib/playground";
 import { createPlayground } from "@/lib/playground";
 import { anyFreeLoopbackPort } from "../../scripts/bench-proc";
+import { captureIo } from "../cli/helpers";
 import { type SpawnedServer, spawnOrsServer } from "../relay/helpers";
 import { postgresDatabase } from "../support/postgres";
 import { waitUntil } from "../support/wait";
@@ -111,6 +113,40 @@ describe.skipIf(!db.ok)("runs as jobs on PostgreSQL", () => {
       Array.from({ length: 20 }, (_, i) => i),
     );
   }, 90_000);
+
+  it("the CLI: run --detach enqueues and returns the id; run --follow follows it to its end", async () => {
+    const env = {
+      PLAYGROUND_DATABASE_URL: db.ok ? db.url : "",
+      PLAYGROUND_DATA_DIR: tempDir("runs-queue-cli-"),
+    };
+    const detached = captureIo();
+    const args = [shared.url, "--env", "math", "--split", "test", "--tasks", "0-3", "--policy", "script"];
+    expect(
+      await runCommand([...args, "--script", `${FIXTURES}/math-oracle.ts`, "--detach"], {
+        ...detached.io,
+        env,
+      }),
+    ).toBe(0);
+    const id = detached.out.stdout.trim();
+    expect(detached.out.stderr).toContain(`run: ${id}: 4 episodes of math/test`);
+    expect(detached.out.stderr).toContain("(enqueued: the workers play it)");
+    // Played by the workers of A and B (this command played nothing), followed by another command.
+    const followed = captureIo();
+    expect(await runCommand(["--follow", id, "--json", "-"], { ...followed.io, env })).toBe(0);
+    const summary = JSON.parse(followed.out.stdout) as { runId: string; status: string; completed: number };
+    expect(summary).toMatchObject({ runId: id, status: "done", completed: 4 });
+    const workers = new Set((await a.store.runAttempts(id)).map((x) => x.worker));
+    expect([...workers].every((w) => w === a.instance.id || w === b.instance.id)).toBe(true);
+    // Without a database there is no queue to detach to.
+    const sqlite = captureIo();
+    expect(
+      await runCommand([...args, "--script", "x.ts", "--detach"], {
+        ...sqlite.io,
+        env: { PLAYGROUND_DATA_DIR: tempDir("runs-queue-cli-") },
+      }),
+    ).toBe(2);
+    expect(sqlite.out.stderr).toMatch(/--detach needs PLAYGROUND_DATABASE_URL/);
+  }, 60_000);
 
   it("a run no worker can play waits, and says why", async () => {
     const d = open({ ORS_SERVERS: `lonely=${shared.url}` }, false);
