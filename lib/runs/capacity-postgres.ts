@@ -3,9 +3,10 @@
 // counting as soon as its lease is gone: its instance row is what makes them count), the minute's
 // requests likewise, and a 429's pause is a row plus a notification every worker hears at once.
 import "server-only";
+import type pg from "pg";
 import type { PostgresDatabase } from "@/lib/store/postgres/db";
 import type { PostgresNotifier } from "@/lib/store/postgres/notify";
-import type { CapacityGate, CapacityUsage } from "./capacity";
+import type { CapacityClaim, CapacityGate, CapacityUsage } from "./capacity";
 
 /** The channel 429 pauses travel on. */
 export const CAPACITY_CHANNEL = "ors_playground_capacity";
@@ -14,6 +15,86 @@ const WAITING_FLUSH_MS = 200;
 
 /** Rows of living workers only (a dead worker's instance row is gone). */
 const LIVE = "EXISTS (SELECT 1 FROM instances i WHERE i.id = h.worker)";
+
+/** Takes a slot of every claim for `holder` under the resources' advisory locks; false when one is full. */
+async function takeSlots(
+  db: PostgresDatabase,
+  worker: string,
+  claims: readonly CapacityClaim[],
+  holder: string,
+) {
+  const keys = [...new Set(claims.map((c) => c.key))].sort();
+  return db.transaction(async (c) => {
+    // One lock per resource, always taken in the same order.
+    for (const key of keys)
+      await c.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`ors-capacity:${key}`]);
+    const used = new Map(
+      (
+        await c.query<{ resource: string; n: number }>(
+          // A dead worker's holds count until its takeover deleted its sessions (releaseDead).
+          `SELECT resource, COUNT(*)::int AS n FROM run_capacity_holds h
+           WHERE resource = ANY($1) GROUP BY resource`,
+          [keys],
+        )
+      ).rows.map((r) => [r.resource, r.n]),
+    );
+    if (claims.some((cl) => (used.get(cl.key) ?? 0) >= cl.limit)) return false;
+    await c.query(
+      `INSERT INTO run_capacity_holds (holder, resource, worker, at)
+       SELECT $1, k, $2, $3 FROM unnest($4::text[]) AS k ON CONFLICT DO NOTHING`,
+      [holder, worker, Date.now(), keys],
+    );
+    return true;
+  });
+}
+
+/** One request of the minute's budget of `key`, under its advisory lock; false when it is spent. */
+async function takeRequest(db: PostgresDatabase, key: string, perMinute: number) {
+  return db.transaction(async (c) => {
+    await c.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`ors-capacity:${key}`]);
+    const now = Date.now();
+    await c.query("DELETE FROM run_capacity_requests WHERE resource = $1 AND at <= $2", [key, now - 60_000]);
+    const n = (
+      await c.query<{ n: number }>(
+        "SELECT COUNT(*)::int AS n FROM run_capacity_requests WHERE resource = $1",
+        [key],
+      )
+    ).rows[0]!.n;
+    if (n >= perMinute) return false;
+    await c.query("INSERT INTO run_capacity_requests (resource, at) VALUES ($1, $2)", [key, now]);
+    return true;
+  });
+}
+
+/** The resources as the run page shows them: holds, living workers' waiters, pauses. */
+async function usageOf(db: PostgresDatabase, keys: readonly string[]): Promise<CapacityUsage[]> {
+  const list = [...keys];
+  const q = <R extends pg.QueryResultRow>(text: string, values: unknown[]) =>
+    db.use(() => db.pool.query<R>(text, values));
+  const [held, waiting, paused] = await Promise.all([
+    q<{ resource: string; n: number }>(
+      "SELECT resource, COUNT(*)::int AS n FROM run_capacity_holds h WHERE resource = ANY($1) GROUP BY resource",
+      [list],
+    ),
+    q<{ resource: string; n: number }>(
+      `SELECT resource, SUM(n)::int AS n FROM run_capacity_waiting h WHERE resource = ANY($1) AND ${LIVE}
+       GROUP BY resource`,
+      [list],
+    ),
+    q<{ resource: string; until: number }>(
+      "SELECT resource, until FROM run_capacity_pauses WHERE resource = ANY($1) AND until > $2",
+      [list, Date.now()],
+    ),
+  ]);
+  const at = (rows: { resource: string; n: number }[], k: string) =>
+    rows.find((r) => r.resource === k)?.n ?? 0;
+  return list.map((key) => ({
+    key,
+    inUse: at(held.rows, key),
+    waiting: at(waiting.rows, key),
+    pausedUntil: paused.rows.find((r) => r.resource === key)?.until ?? null,
+  }));
+}
 
 export function createPostgresGate(
   db: PostgresDatabase,
@@ -75,31 +156,7 @@ export function createPostgresGate(
   };
 
   return {
-    async tryAcquire(claims, holder) {
-      const keys = [...new Set(claims.map((c) => c.key))].sort();
-      return db.transaction(async (c) => {
-        // One lock per resource, always taken in the same order.
-        for (const key of keys)
-          await c.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`ors-capacity:${key}`]);
-        const used = new Map(
-          (
-            await c.query<{ resource: string; n: number }>(
-              // A dead worker's holds count until its takeover deleted its sessions (releaseDead).
-              `SELECT resource, COUNT(*)::int AS n FROM run_capacity_holds h
-               WHERE resource = ANY($1) GROUP BY resource`,
-              [keys],
-            )
-          ).rows.map((r) => [r.resource, r.n]),
-        );
-        if (claims.some((cl) => (used.get(cl.key) ?? 0) >= cl.limit)) return false;
-        await c.query(
-          `INSERT INTO run_capacity_holds (holder, resource, worker, at)
-           SELECT $1, k, $2, $3 FROM unnest($4::text[]) AS k ON CONFLICT DO NOTHING`,
-          [holder, worker, Date.now(), keys],
-        );
-        return true;
-      });
-    },
+    tryAcquire: (claims, holder) => takeSlots(db, worker, claims, holder),
     async release(holder) {
       await db.use(() => db.pool.query("DELETE FROM run_capacity_holds WHERE holder = $1", [holder]));
     },
@@ -110,25 +167,7 @@ export function createPostgresGate(
         ),
       );
     },
-    async tryRequest(key, perMinute) {
-      return db.transaction(async (c) => {
-        await c.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`ors-capacity:${key}`]);
-        const now = Date.now();
-        await c.query("DELETE FROM run_capacity_requests WHERE resource = $1 AND at <= $2", [
-          key,
-          now - 60_000,
-        ]);
-        const n = (
-          await c.query<{ n: number }>(
-            "SELECT COUNT(*)::int AS n FROM run_capacity_requests WHERE resource = $1",
-            [key],
-          )
-        ).rows[0]!.n;
-        if (n >= perMinute) return false;
-        await c.query("INSERT INTO run_capacity_requests (resource, at) VALUES ($1, $2)", [key, now]);
-        return true;
-      });
-    },
+    tryRequest: (key, perMinute) => takeRequest(db, key, perMinute),
     waiting(key, delta) {
       waiters.set(key, Math.max(0, (waiters.get(key) ?? 0) + delta));
       dirty.add(key);
@@ -151,39 +190,7 @@ export function createPostgresGate(
       const until = pauses.get(key) ?? 0;
       return until > Date.now() ? until : 0;
     },
-    async usage(keys): Promise<CapacityUsage[]> {
-      const list = [...keys];
-      const [held, waiting, paused] = await Promise.all([
-        db.use(() =>
-          db.pool.query<{ resource: string; n: number }>(
-            `SELECT resource, COUNT(*)::int AS n FROM run_capacity_holds h WHERE resource = ANY($1)
-             GROUP BY resource`,
-            [list],
-          ),
-        ),
-        db.use(() =>
-          db.pool.query<{ resource: string; n: number }>(
-            `SELECT resource, SUM(n)::int AS n FROM run_capacity_waiting h WHERE resource = ANY($1) AND ${LIVE}
-             GROUP BY resource`,
-            [list],
-          ),
-        ),
-        db.use(() =>
-          db.pool.query<{ resource: string; until: number }>(
-            "SELECT resource, until FROM run_capacity_pauses WHERE resource = ANY($1) AND until > $2",
-            [list, Date.now()],
-          ),
-        ),
-      ]);
-      const at = (rows: { resource: string; n: number }[], k: string) =>
-        rows.find((r) => r.resource === k)?.n ?? 0;
-      return list.map((key) => ({
-        key,
-        inUse: at(held.rows, key),
-        waiting: at(waiting.rows, key),
-        pausedUntil: paused.rows.find((r) => r.resource === key)?.until ?? null,
-      }));
-    },
+    usage: (keys) => usageOf(db, keys),
     async close() {
       if (flushTimer) clearTimeout(flushTimer);
       for (const key of waiters.keys()) {

@@ -5,7 +5,7 @@
 // are taken over by the others (./takeover.ts); the worker that settles the last episode marks the
 // run done. Nothing here claims a run for one process: the queue is the claim.
 import "server-only";
-import { FINAL_RUN_STATUSES, type RunRecord } from "@/lib/store/types";
+import { FINAL_RUN_STATUSES, type RunRecord, type RunStore } from "@/lib/store/types";
 import { modelResource, runResource, serverResource } from "./capacity";
 import { EpisodeStop } from "./episode";
 import { RunError } from "./errors";
@@ -34,6 +34,58 @@ export interface QueueExecutorDeps extends RunExecutorDeps {
 /** How long a cancel waits for the episodes playing to end before it marks them cancelled itself. */
 const CANCEL_WAIT_MS = 15_000;
 
+/** Resolves once no episode of the run plays (at most CANCEL_WAIT_MS). */
+async function untilNoneRunning(store: RunStore, id: string, now: () => number): Promise<void> {
+  for (const until = now() + CANCEL_WAIT_MS; now() < until; ) {
+    if ((await store.runProgress(id, 0)).counts.running === 0) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Where a run plays and what holds it up: the shared limits, what each worker said of it, why it waits. */
+async function placementOf(deps: QueueExecutorDeps, run: RunRecord): Promise<RunPlacement> {
+  const config = runConfigOf(run);
+  const s = await deps.server(run.server);
+  const rows: { kind: "server" | "run" | "model"; name: string; key: string; limit: number | null }[] = [
+    {
+      kind: "server",
+      name: run.server,
+      key: serverResource(run.server),
+      limit: s.maxSessions ?? config.concurrency,
+    },
+    { kind: "run", name: run.id, key: runResource(run.id), limit: config.concurrency },
+  ];
+  if (config.policy.kind === "model" && config.policy.endpoint !== "cli") {
+    const e = (() => {
+      try {
+        return deps.models.get(config.policy.endpoint);
+      } catch {
+        return null;
+      }
+    })();
+    if (e)
+      rows.push({
+        kind: "model",
+        name: e.name,
+        key: modelResource(e.baseUrl),
+        limit: e.maxConcurrency ?? null,
+      });
+  }
+  const usage = await deps.gate.usage(rows.map((r) => r.key));
+  const workers = await deps.verdicts.of(run.id);
+  let waiting: string | null = null;
+  if (run.status === "running" && !workers.some((w) => w.canPlay))
+    waiting = workers.length
+      ? `no worker can play it: ${workers.map((w) => `${w.worker}: ${w.reason}`).join("; ")}`
+      : "no worker has taken it up yet: is a worker running (an app replica, or `ors-playground worker`)?";
+  return {
+    mode: "queue",
+    capacity: rows.map((r, i) => ({ ...r, ...usage[i]! })),
+    workers,
+    waiting,
+  };
+}
+
 export function createQueueExecutor(deps: QueueExecutorDeps): RunExecutor & { startWorker(): void } {
   const now = deps.now ?? Date.now;
   const log = deps.log ?? ((l: string) => console.error(`[runs] ${l}`));
@@ -60,49 +112,6 @@ export function createQueueExecutor(deps: QueueExecutorDeps): RunExecutor & { st
     });
     publish({ type: "status", runId: run.id, status: "running", error: null, at: now() });
     worker?.nudge();
-  }
-
-  async function placement(run: RunRecord): Promise<RunPlacement> {
-    const config = runConfigOf(run);
-    const s = await deps.server(run.server);
-    const rows: { kind: "server" | "run" | "model"; name: string; key: string; limit: number | null }[] = [
-      {
-        kind: "server",
-        name: run.server,
-        key: serverResource(run.server),
-        limit: s.maxSessions ?? config.concurrency,
-      },
-      { kind: "run", name: run.id, key: runResource(run.id), limit: config.concurrency },
-    ];
-    if (config.policy.kind === "model" && config.policy.endpoint !== "cli") {
-      const e = (() => {
-        try {
-          return deps.models.get(config.policy.endpoint);
-        } catch {
-          return null;
-        }
-      })();
-      if (e)
-        rows.push({
-          kind: "model",
-          name: e.name,
-          key: modelResource(e.baseUrl),
-          limit: e.maxConcurrency ?? null,
-        });
-    }
-    const usage = await deps.gate.usage(rows.map((r) => r.key));
-    const workers = await deps.verdicts.of(run.id);
-    let waiting: string | null = null;
-    if (run.status === "running" && !workers.some((w) => w.canPlay))
-      waiting = workers.length
-        ? `no worker can play it: ${workers.map((w) => `${w.worker}: ${w.reason}`).join("; ")}`
-        : "no worker has taken it up yet: is a worker running (an app replica, or `ors-playground worker`)?";
-    return {
-      mode: "queue",
-      capacity: rows.map((r, i) => ({ ...r, ...usage[i]! })),
-      workers,
-      waiting,
-    };
   }
 
   return {
@@ -162,10 +171,7 @@ export function createQueueExecutor(deps: QueueExecutorDeps): RunExecutor & { st
       await queue.drop(id).catch((e: Error) => log(`run ${id}: could not drop its jobs: ${e.message}`));
       worker?.stopRun(id, new EpisodeStop("cancelled", "the run was cancelled"));
       // The workers playing it end their episodes (cancelled, sessions deleted); a dead one's are marked so.
-      for (const until = now() + CANCEL_WAIT_MS; now() < until; ) {
-        if ((await store.runProgress(id, 0)).counts.running === 0) break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await untilNoneRunning(store, id, now);
       await store.setEpisodesStatus(id, ["running"], "cancelled", "the run was cancelled");
       return (await store.getRun(id))!;
     },
@@ -195,7 +201,7 @@ export function createQueueExecutor(deps: QueueExecutorDeps): RunExecutor & { st
 
     isActive: (id) => worker?.playing(id) ?? false,
 
-    placement,
+    placement: (run) => placementOf(deps, run),
 
     async close() {
       if (sweeper) clearInterval(sweeper);

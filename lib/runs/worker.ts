@@ -59,234 +59,244 @@ interface Prepared {
   stop: AbortController;
 }
 
-export function createRunWorker(deps: WorkerDeps): RunWorker {
-  const now = deps.now ?? Date.now;
-  const prepared = new Map<string, Promise<Prepared | null>>();
-  const playing = new Map<string, number>();
-  let inFlight = 0;
-  let closing = false;
-  let wake: (() => void) | null = null;
-  let loop: Promise<void> = Promise.resolve();
-  let holders = 0;
-  const blocked = new Set<string>();
+/** A worker's state, shared by its steps below. */
+interface Worker {
+  deps: WorkerDeps;
+  now: () => number;
+  prepared: Map<string, Promise<Prepared | null>>;
+  /** Episodes playing here, per run. */
+  playing: Map<string, number>;
+  inFlight: number;
+  closing: boolean;
+  wake: (() => void) | null;
+  holders: number;
+  /** The resources this worker waits for now (the run page's "waiting"). */
+  blocked: Set<string>;
+}
 
-  /** The run's policy, built once here; null (and the reason noted) when this worker cannot play it. */
-  const prepare = (run: RunRecord): Promise<Prepared | null> => {
-    let p = prepared.get(run.id);
-    if (!p) {
-      p = (async () => {
-        const config = runConfigOf(run);
-        try {
-          const s = await deps.server(run.server);
-          if (!s.known)
-            throw new Error(
-              `the server "${run.server}" is not known to this worker (ORS_SERVERS, or added in the app)`,
-            );
-          const policy = await policyFromSpec(config.policy, deps);
-          const stop = new AbortController();
-          setMaxListeners(Math.max(10, deps.slots * 2), stop.signal);
-          await deps.verdicts.note(run.id, deps.instance, true, null);
-          return { policy, stop };
-        } catch (err) {
-          const reason = (err as { detail?: string }).detail ?? (err as Error).message;
-          await deps.verdicts.note(run.id, deps.instance, false, reason).catch(() => {});
-          return null;
-        }
-      })();
-      prepared.set(run.id, p);
-    }
-    return p;
-  };
-
-  /** Forgets runs that no longer play, stopping whatever of them still plays here. */
-  const forget = async (live: Set<string>) => {
-    for (const [id, p] of prepared) {
-      if (live.has(id)) continue;
-      prepared.delete(id);
-      const r = await p;
-      if (!r) continue;
-      if (!r.stop.signal.aborted) r.stop.abort(new EpisodeStop("cancelled", "the run was cancelled"));
-      void r.policy.close?.().catch(() => {});
-    }
-  };
-
-  async function settleIfDone(run: RunRecord): Promise<void> {
-    const p = await deps.store.runProgress(run.id, 0);
-    const c = p.counts;
-    if (c.pending + c.running + c.interrupted + c.cancelled > 0) return;
-    if (await deps.store.setRunStatus(run.id, "done", now(), { from: ["running"] })) {
-      deps.publish({ type: "status", runId: run.id, status: "done", error: null, at: now() });
-      await deps.queue.drop(run.id).catch(() => {});
-    }
-  }
-
-  /** Plays one job's episode: claimed in the store (its attempt named by the job), played, settled. */
-  async function play(run: RunRecord, p: Prepared, job: EpisodeJob, holder: string): Promise<void> {
-    const key: RunEpisodeKey = { taskIndex: job.taskIndex, repeat: job.repeat };
-    const config = runConfigOf(run);
-    const startedAt = now();
-    const episode = { type: "episode" as const, runId: run.id, ...key };
-    try {
-      const claimed = await deps.store.claimEpisode(
-        run.id,
-        key,
-        deps.instance,
-        {
-          status: "running",
-          startedAt,
-          endedAt: null,
-          trajectoryId: null,
-          error: null,
-          stop: null,
-          outcome: null,
-        },
-        { jobId: job.id },
-      );
-      // Settled already (played elsewhere before that worker died), or the run stopped: nothing to play.
-      if (!claimed) return void (await deps.queue.complete(job));
-      deps.publish({
-        ...episode,
-        status: "running",
-        trajectoryId: null,
-        reward: null,
-        error: null,
-        at: now(),
-      });
-      const end = await playEpisode(deps, {
-        run,
-        key,
-        policy: p.policy,
-        maxTurns: defaultMaxTurns(config.policy),
-        timeoutMs: config.timeoutMs,
-        stop: p.stop.signal,
-        owner: deps.instance,
-        startedAt,
-      });
-      const status = await deps.store.endAttempt(run.id, key, end, {
-        owner: deps.instance,
-        maxAttempts: config.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-      });
-      // Null: taken over meanwhile (this worker was found dead); whoever did that settled the job.
-      if (status === null) return;
-      if (status === "pending" || status === "interrupted")
-        await deps.queue.fail(job, end.error ?? end.outcome);
-      else await deps.queue.complete(job);
-      await deps.gate.release(holder).catch(() => {});
-      deps.publish({
-        ...episode,
-        status,
-        trajectoryId: end.trajectoryId ?? null,
-        reward: end.reward ?? null,
-        error: end.error ?? null,
-        at: now(),
-      });
-      await settleIfDone(run);
-    } catch (err) {
-      deps.log(`run ${run.id}, task ${key.taskIndex} repeat ${key.repeat}: ${(err as Error).message}`);
-      await deps.queue.fail(job, (err as Error).message).catch(() => {});
-    } finally {
-      // Given back before the run is said done (released twice is no harm).
-      await deps.gate.release(holder).catch(() => {});
-    }
-  }
-
-  /** Notes (for the run page) which resources this worker waits for. */
-  const noteBlocked = (now: Set<string>) => {
-    for (const k of blocked) if (!now.has(k)) deps.gate.waiting(k, -1);
-    for (const k of now) if (!blocked.has(k)) deps.gate.waiting(k, 1);
-    blocked.clear();
-    for (const k of now) blocked.add(k);
-  };
-
-  /** One look for work: runs the queue plays, round the list, an episode each while slots are free. */
-  async function tick(offset: number): Promise<boolean> {
-    const runs = (await deps.store.listRuns({ status: "running", limit: 1000 })).items.filter(
-      (r) => r.instance === null,
-    );
-    await forget(new Set(runs.map((r) => r.id)));
-    const waitingFor = new Set<string>();
-    let started = false;
-    for (let i = 0; i < runs.length && inFlight < deps.slots && !closing; i++) {
-      const run = runs[(i + offset) % runs.length]!;
-      const p = await prepare(run);
-      if (!p || p.stop.signal.aborted) continue;
-      if (deps.gate.pausedUntil(serverResource(run.server))) continue;
-      const config = runConfigOf(run);
-      const s = await deps.server(run.server);
-      const claims: CapacityClaim[] = [
-        { key: serverResource(run.server), limit: s.maxSessions ?? config.concurrency },
-        { key: runResource(run.id), limit: config.concurrency },
-      ];
-      const holder = `${deps.instance}:${++holders}`;
-      if (!(await deps.gate.tryAcquire(claims, holder))) {
-        waitingFor.add(claims[0]!.key);
-        continue;
-      }
-      const [job] = await deps.queue.fetch(run.id, 1);
-      if (!job) {
-        await deps.gate.release(holder);
-        continue;
-      }
-      started = true;
-      inFlight++;
-      playing.set(run.id, (playing.get(run.id) ?? 0) + 1);
-      void play(run, p, job, holder).finally(() => {
-        inFlight--;
-        const n = (playing.get(run.id) ?? 1) - 1;
-        if (n > 0) playing.set(run.id, n);
-        else playing.delete(run.id);
-        wake?.();
-      });
-    }
-    noteBlocked(waitingFor);
-    return started;
-  }
-
-  async function run() {
-    for (let offset = 0; !closing; offset++) {
-      let started = false;
+/** The run's policy, built once here; null (and the reason noted) when this worker cannot play it. */
+function prepare(w: Worker, run: RunRecord): Promise<Prepared | null> {
+  const { deps } = w;
+  let p = w.prepared.get(run.id);
+  if (!p) {
+    p = (async () => {
       try {
-        started = await tick(offset);
+        const s = await deps.server(run.server);
+        if (!s.known)
+          throw new Error(
+            `the server "${run.server}" is not known to this worker (ORS_SERVERS, or added in the app)`,
+          );
+        const policy = await policyFromSpec(runConfigOf(run).policy, deps);
+        const stop = new AbortController();
+        setMaxListeners(Math.max(10, deps.slots * 2), stop.signal);
+        await deps.verdicts.note(run.id, deps.instance, true, null);
+        return { policy, stop };
       } catch (err) {
-        deps.log(`the worker could not look for work: ${(err as Error).message}`);
+        const reason = (err as { detail?: string }).detail ?? (err as Error).message;
+        await deps.verdicts.note(run.id, deps.instance, false, reason).catch(() => {});
+        return null;
       }
-      if (started && inFlight < deps.slots) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, deps.pollMs ?? 500);
-        function done() {
-          clearTimeout(timer);
-          wake = null;
-          resolve();
-        }
-        wake = done;
-      });
-    }
+    })();
+    w.prepared.set(run.id, p);
   }
+  return p;
+}
 
+/** Forgets runs that no longer play, stopping whatever of them still plays here. */
+async function forget(w: Worker, live: Set<string>): Promise<void> {
+  for (const [id, p] of w.prepared) {
+    if (live.has(id)) continue;
+    w.prepared.delete(id);
+    const r = await p;
+    if (!r) continue;
+    if (!r.stop.signal.aborted) r.stop.abort(new EpisodeStop("cancelled", "the run was cancelled"));
+    void r.policy.close?.().catch(() => {});
+  }
+}
+
+/** Marks `run` done once no episode is left to play (whoever settled the last one). */
+async function settleIfDone(w: Worker, run: RunRecord): Promise<void> {
+  const { deps, now } = w;
+  const c = (await deps.store.runProgress(run.id, 0)).counts;
+  if (c.pending + c.running + c.interrupted + c.cancelled > 0) return;
+  if (await deps.store.setRunStatus(run.id, "done", now(), { from: ["running"] })) {
+    deps.publish({ type: "status", runId: run.id, status: "done", error: null, at: now() });
+    await deps.queue.drop(run.id).catch(() => {});
+  }
+}
+
+/** Plays one job's episode: claimed in the store (its attempt named by the job), played, settled. */
+async function play(w: Worker, run: RunRecord, p: Prepared, job: EpisodeJob, holder: string): Promise<void> {
+  const { deps, now } = w;
+  const key: RunEpisodeKey = { taskIndex: job.taskIndex, repeat: job.repeat };
+  const config = runConfigOf(run);
+  const startedAt = now();
+  const episode = { type: "episode" as const, runId: run.id, ...key };
+  try {
+    const claimed = await deps.store.claimEpisode(
+      run.id,
+      key,
+      deps.instance,
+      {
+        status: "running",
+        startedAt,
+        endedAt: null,
+        trajectoryId: null,
+        error: null,
+        stop: null,
+        outcome: null,
+      },
+      { jobId: job.id },
+    );
+    // Settled already (played elsewhere before that worker died), or the run stopped: nothing to play.
+    if (!claimed) return void (await deps.queue.complete(job));
+    deps.publish({ ...episode, status: "running", trajectoryId: null, reward: null, error: null, at: now() });
+    const end = await playEpisode(deps, {
+      run,
+      key,
+      policy: p.policy,
+      maxTurns: defaultMaxTurns(config.policy),
+      timeoutMs: config.timeoutMs,
+      stop: p.stop.signal,
+      owner: deps.instance,
+      startedAt,
+    });
+    const status = await deps.store.endAttempt(run.id, key, end, {
+      owner: deps.instance,
+      maxAttempts: config.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+    });
+    // Null: taken over meanwhile (this worker was found dead); whoever did that settled the job.
+    if (status === null) return;
+    if (status === "pending" || status === "interrupted")
+      await deps.queue.fail(job, end.error ?? end.outcome);
+    else await deps.queue.complete(job);
+    // Given back before the run is said done.
+    await deps.gate.release(holder).catch(() => {});
+    const { trajectoryId = null, reward = null, error = null } = end;
+    deps.publish({ ...episode, status, trajectoryId, reward, error, at: now() });
+    await settleIfDone(w, run);
+  } catch (err) {
+    deps.log(`run ${run.id}, task ${key.taskIndex} repeat ${key.repeat}: ${(err as Error).message}`);
+    await deps.queue.fail(job, (err as Error).message).catch(() => {});
+  } finally {
+    await deps.gate.release(holder).catch(() => {});
+  }
+}
+
+/** Notes (for the run page) which resources this worker waits for. */
+function noteBlocked(w: Worker, now: Set<string>): void {
+  for (const k of w.blocked) if (!now.has(k)) w.deps.gate.waiting(k, -1);
+  for (const k of now) if (!w.blocked.has(k)) w.deps.gate.waiting(k, 1);
+  w.blocked = new Set(now);
+}
+
+/** Takes one episode of `run` when its capacity allows and its queue has one; whether it did. */
+async function takeOne(w: Worker, run: RunRecord, waitingFor: Set<string>): Promise<boolean> {
+  const { deps } = w;
+  const p = await prepare(w, run);
+  if (!p || p.stop.signal.aborted || deps.gate.pausedUntil(serverResource(run.server))) return false;
+  const config = runConfigOf(run);
+  const claims: CapacityClaim[] = [
+    {
+      key: serverResource(run.server),
+      limit: (await deps.server(run.server)).maxSessions ?? config.concurrency,
+    },
+    { key: runResource(run.id), limit: config.concurrency },
+  ];
+  const holder = `${deps.instance}:${++w.holders}`;
+  if (!(await deps.gate.tryAcquire(claims, holder))) {
+    waitingFor.add(claims[0]!.key);
+    return false;
+  }
+  const [job] = await deps.queue.fetch(run.id, 1);
+  if (!job) {
+    await deps.gate.release(holder);
+    return false;
+  }
+  w.inFlight++;
+  w.playing.set(run.id, (w.playing.get(run.id) ?? 0) + 1);
+  void play(w, run, p, job, holder).finally(() => {
+    w.inFlight--;
+    const n = (w.playing.get(run.id) ?? 1) - 1;
+    if (n > 0) w.playing.set(run.id, n);
+    else w.playing.delete(run.id);
+    w.wake?.();
+  });
+  return true;
+}
+
+/** One look for work: the runs the queue plays, round the list, an episode each while slots are free. */
+async function tick(w: Worker, offset: number): Promise<boolean> {
+  const { items } = await w.deps.store.listRuns({ status: "running", limit: 1000 });
+  const runs = items.filter((r) => r.instance === null);
+  await forget(w, new Set(runs.map((r) => r.id)));
+  const waitingFor = new Set<string>();
+  let started = false;
+  for (let i = 0; i < runs.length && w.inFlight < w.deps.slots && !w.closing; i++)
+    if (await takeOne(w, runs[(i + offset) % runs.length]!, waitingFor)) started = true;
+  noteBlocked(w, waitingFor);
+  return started;
+}
+
+/** Looks for work until closed: at once again after it started something, else after a pause or a wake. */
+async function loop(w: Worker): Promise<void> {
+  for (let offset = 0; !w.closing; offset++) {
+    let started = false;
+    try {
+      started = await tick(w, offset);
+    } catch (err) {
+      w.deps.log(`the worker could not look for work: ${(err as Error).message}`);
+    }
+    if (started && w.inFlight < w.deps.slots) continue;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, w.deps.pollMs ?? 500);
+      function done() {
+        clearTimeout(timer);
+        w.wake = null;
+        resolve();
+      }
+      w.wake = done;
+    });
+  }
+}
+
+export function createRunWorker(deps: WorkerDeps): RunWorker {
+  const w: Worker = {
+    deps,
+    now: deps.now ?? Date.now,
+    prepared: new Map(),
+    playing: new Map(),
+    inFlight: 0,
+    closing: false,
+    wake: null,
+    holders: 0,
+    blocked: new Set(),
+  };
+  let running: Promise<void> = Promise.resolve();
   return {
     start() {
-      loop = run();
+      running = loop(w);
     },
-    nudge: () => wake?.(),
+    nudge: () => w.wake?.(),
     stopRun(runId, why) {
-      void prepared.get(runId)?.then((p) => {
+      void w.prepared.get(runId)?.then((p) => {
         if (p && !p.stop.signal.aborted) p.stop.abort(why);
       });
     },
-    playing: (runId) => playing.has(runId),
-    settleIfDone,
+    playing: (runId) => w.playing.has(runId),
+    settleIfDone: (run) => settleIfDone(w, run),
     async close() {
-      closing = true;
-      wake?.();
-      await loop;
-      for (const p of prepared.values()) {
+      w.closing = true;
+      w.wake?.();
+      await running;
+      for (const p of w.prepared.values()) {
         const r = await p;
         if (r && !r.stop.signal.aborted)
           r.stop.abort(new EpisodeStop("interrupted", "the worker playing it stopped"));
       }
-      while (inFlight > 0) await sleep(20);
-      noteBlocked(new Set());
-      await forget(new Set());
+      while (w.inFlight > 0) await sleep(20);
+      noteBlocked(w, new Set());
+      await forget(w, new Set());
     },
   };
 }

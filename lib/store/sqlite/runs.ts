@@ -8,7 +8,6 @@ import {
   type EpisodeRow,
   newRunId,
   ORPHANED_ATTEMPTS_SQL,
-  outcomeCounts,
   type RunRow,
   statusAfterAttempt,
   tagsJson,
@@ -19,13 +18,10 @@ import {
 import {
   type AppAnnouncement,
   type AttemptEnd,
-  type AttemptOutcome,
   FINAL_RUN_STATUSES,
   type NewRun,
   type OrphanedAttempt,
-  type Percentiles,
   RETRIED_OUTCOMES,
-  RUN_EPISODE_STATUSES,
   type RunAggregates,
   type RunAttempt,
   type RunEpisode,
@@ -41,6 +37,7 @@ import {
   type StoreInstance,
 } from "../types";
 import type { Db, statementCache } from "./db";
+import { episodeCounts, runAggregates } from "./run-aggregates";
 
 export class SqliteRuns {
   constructor(
@@ -301,150 +298,17 @@ export class SqliteRuns {
     ).map(toEpisode);
   }
 
-  private counts(runId: string): Record<RunEpisodeStatus, number> {
-    const counts = Object.fromEntries(RUN_EPISODE_STATUSES.map((s) => [s, 0])) as Record<
-      RunEpisodeStatus,
-      number
-    >;
-    for (const r of this.sql(
-      "SELECT status, COUNT(*) AS n FROM run_episodes WHERE run_id = ? GROUP BY status",
-    ).all(runId) as { status: RunEpisodeStatus; n: number }[])
-      counts[r.status] = r.n;
-    return counts;
-  }
-
   progress(runId: string, since: number): RunProgressCounts {
     const endedSince = this.sql(
       "SELECT COUNT(*) FROM run_episodes WHERE run_id = ? AND ended_at >= ? AND status IN ('done', 'errored')",
     )
       .pluck()
       .get(runId, since) as number;
-    return { counts: this.counts(runId), endedSince };
-  }
-
-  /** Nearest-rank percentiles of a column over the done episodes, each read by its rank. */
-  private percentiles(runId: string, column: "turns" | "duration_ms", n: number): Percentiles | null {
-    if (n === 0) return null;
-    const at = this.sql(
-      `SELECT ${column} FROM run_episodes WHERE run_id = ? AND status = 'done' AND ${column} IS NOT NULL
-       ORDER BY ${column} LIMIT 1 OFFSET ?`,
-    );
-    const rank = (p: number) => at.pluck().get(runId, Math.max(0, Math.ceil((p / 100) * n) - 1)) as number;
-    return { p50: rank(50), p90: rank(90), p99: rank(99), max: rank(100) };
-  }
-
-  /** The ended episodes by outcome, why the policy stopped, and the attempts (RunAggregates). */
-  private outcomes(runId: string): Pick<RunAggregates, "outcomes" | "stops" | "attempts"> {
-    const outcomes = outcomeCounts(
-      this.sql(
-        `SELECT outcome, COUNT(*) AS n FROM run_episodes WHERE run_id = ? AND outcome IS NOT NULL
-           AND status IN ('done', 'errored', 'cancelled') GROUP BY outcome`,
-      ).all(runId) as { outcome: AttemptOutcome; n: number }[],
-    );
-    const stops = this.sql(
-      `SELECT COALESCE(stop, 'policy_stop') AS stop, COUNT(*) AS count FROM run_episodes
-         WHERE run_id = ? AND status = 'done' AND outcome = 'policy_stopped' GROUP BY 1 ORDER BY 2 DESC, 1`,
-    ).all(runId) as { stop: string; count: number }[];
-    const attempts = this.sql(
-      `SELECT COUNT(*) AS total, TOTAL(outcome IN (SELECT value FROM json_each(?))) AS retried
-         FROM run_attempts WHERE run_id = ?`,
-    ).get(JSON.stringify(RETRIED_OUTCOMES), runId) as { total: number; retried: number };
-    return { outcomes, stops, attempts };
+    return { counts: episodeCounts(this.sql, runId), endedSince };
   }
 
   aggregates(runId: string, o: { successAt: number; histogramBins: number }): RunAggregates {
-    const done = "run_id = @run AND status = 'done'";
-    const a = this.sql(
-      `SELECT COUNT(reward) AS n, TOTAL(reward) AS sum, TOTAL(reward * reward) AS sumSquares,
-           MIN(reward) AS min, MAX(reward) AS max,
-           TOTAL(CASE WHEN finished = 1 AND reward >= @successAt THEN 1 ELSE 0 END) AS successes,
-           COUNT(turns) AS withTurns, COUNT(duration_ms) AS withDuration,
-           COUNT(prompt_tokens) AS withTokens, TOTAL(prompt_tokens) AS prompt, TOTAL(completion_tokens) AS completion
-         FROM run_episodes WHERE ${done}`,
-    ).get({ run: runId, successAt: o.successAt }) as {
-      n: number;
-      sum: number;
-      sumSquares: number;
-      min: number | null;
-      max: number | null;
-      successes: number;
-      withTurns: number;
-      withDuration: number;
-      withTokens: number;
-      prompt: number;
-      completion: number;
-    };
-    const histogram: RunAggregates["histogram"] = [];
-    if (a.n > 0 && a.min !== null && a.max !== null) {
-      const bins = a.min === a.max ? 1 : Math.max(1, Math.floor(o.histogramBins));
-      const width = (a.max - a.min) / bins;
-      const counts = new Map<number, number>();
-      for (const r of this.sql(
-        `SELECT MIN(@bins - 1, CAST((reward - @min) / @width AS INTEGER)) AS bin, COUNT(*) AS n
-           FROM run_episodes WHERE ${done} AND reward IS NOT NULL GROUP BY bin`,
-      ).all({ run: runId, bins, min: a.min, width: width || 1 }) as { bin: number; n: number }[])
-        counts.set(r.bin, r.n);
-      for (let i = 0; i < bins; i++)
-        histogram.push({
-          from: a.min + i * width,
-          to: i === bins - 1 ? a.max : a.min + (i + 1) * width,
-          count: counts.get(i) ?? 0,
-        });
-    }
-    const run = this.getRun(runId);
-    const repeats = run?.repeats ?? 1;
-    const tasks = new Map<number, RunAggregates["tasks"][number]>();
-    for (const r of this.sql(
-      `SELECT task_index, repeat, status, reward, trajectory_id,
-           (status = 'done' AND finished = 1 AND reward >= @successAt) AS success
-         FROM run_episodes WHERE run_id = @run ORDER BY task_index, repeat`,
-    ).all({ run: runId, successAt: o.successAt }) as {
-      task_index: number;
-      repeat: number;
-      status: RunEpisodeStatus;
-      reward: number | null;
-      trajectory_id: string | null;
-      success: number;
-    }[]) {
-      let t = tasks.get(r.task_index);
-      if (!t) {
-        t = {
-          index: r.task_index,
-          rewards: Array(repeats).fill(null),
-          episodeIds: Array(repeats).fill(null),
-          completed: 0,
-          successes: 0,
-        };
-        tasks.set(r.task_index, t);
-      }
-      t.episodeIds[r.repeat] = r.trajectory_id;
-      if (r.status === "done") {
-        t.rewards[r.repeat] = r.reward;
-        t.completed++;
-        t.successes += r.success;
-      }
-    }
-    const errors = this.sql(
-      `SELECT COALESCE(error, 'unknown error') AS message, COUNT(*) AS count FROM run_episodes
-         WHERE run_id = ? AND status = 'errored' GROUP BY message ORDER BY count DESC, message LIMIT 100`,
-    ).all(runId) as { message: string; count: number }[];
-    const timing = this.sql(
-      "SELECT MIN(started_at) AS first, MAX(ended_at) AS last FROM run_episodes WHERE run_id = ?",
-    ).get(runId) as { first: number | null; last: number | null };
-    return {
-      ...this.outcomes(runId),
-      counts: this.counts(runId),
-      rewards: { n: a.n, sum: a.sum, sumSquares: a.sumSquares, min: a.min, max: a.max },
-      successes: a.successes,
-      histogram,
-      tasks: [...tasks.values()],
-      errors,
-      turns: this.percentiles(runId, "turns", a.withTurns),
-      durationMs: this.percentiles(runId, "duration_ms", a.withDuration),
-      tokens: { episodes: a.withTokens, prompt: a.prompt, completion: a.completion },
-      firstStartedAt: timing.first,
-      lastEndedAt: timing.last,
-    };
+    return runAggregates(this.sql, runId, o, this.getRun(runId)?.repeats ?? 1);
   }
 }
 
