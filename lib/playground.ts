@@ -1,8 +1,8 @@
 // The composition root (server-only): builds the app's long-lived parts once per process — the ORS
 // host with the environments of an environment source, the server registry, the relay, the store
 // (SQLite, or PostgreSQL shared by replicas), the live feeds, the recorder, this process's lease,
-// the model endpoints, the run executor and the servers it runs itself (lib/spawn) — and hands them
-// out. Nothing else starts a part, and this is the one module that keeps them on globalThis: Next
+// the model endpoints, the run executor, the servers it runs itself (lib/spawn) and the MCP bridge
+// (lib/mcp) — and hands them out. Nothing else starts a part, and this is the one module that keeps them on globalThis: Next
 // bundles each route separately and dev HMR re-evaluates modules, and both must find the same parts.
 // When the source reloads (an edited environment), the host swaps its environments in place and the
 // episodes of the old code end; when a spawned server restarts or exits, so do its episodes.
@@ -17,6 +17,7 @@ import { type EnvironmentSource, staticEnvironmentSource } from "@/lib/environme
 import { createLiveFeeds, type LiveFeeds } from "@/lib/episodes/live";
 import { createPostgresLiveFeeds } from "@/lib/episodes/live-postgres";
 import { createRecorder, type Recorder } from "@/lib/episodes/recorder";
+import { createMcpHttpHandler, type McpHttpHandler } from "@/lib/mcp/http";
 import { createOrsClient, type OrsClient } from "@/lib/ors/client";
 import { createOrsHandler, hostOptionsFromEnv, type OrsHandler } from "@/lib/ors/host";
 import { createServerRegistry, type ServerRegistry } from "@/lib/registry";
@@ -55,6 +56,8 @@ export interface Playground {
   readonly environments: EnvironmentSource;
   /** The servers this playground runs itself (`start --spawn`): their processes and logs. */
   readonly spawned: ServerSupervisor;
+  /** The MCP bridge of every known server (`/api/servers/<name>/mcp`), playing through the relay. */
+  readonly mcp: McpHttpHandler;
   /** Where trajectories, runs and added servers are kept: the data folder, or `PostgreSQL at <URL>`. */
   readonly storage: { kind: "sqlite" | "postgres"; where: string };
   /**
@@ -206,6 +209,11 @@ export function createPlayground(env: Env = processEnv(), options: PlaygroundOpt
     for (const id of await store.endRunningOf(server, "error", at, error))
       live.publish({ type: "ended", id, end_reason: "error", error, ended_at: at });
   });
+  // MCP clients play a known server's environments through the relay, so every episode is recorded.
+  const mcp = createMcpHttpHandler({
+    open: async (server) =>
+      (await registry.get(server)) ? { server, client: (headers) => clientFor(server, { headers }) } : null,
+  });
   const { runs, runEvents, models, ...runParts } = setupRuns({
     env,
     pg: pg && notifier ? { db: pg.db, notifier } : null,
@@ -274,12 +282,14 @@ export function createPlayground(env: Env = processEnv(), options: PlaygroundOpt
     runEvents,
     environments,
     spawned,
+    mcp,
     storage: { kind: opened.kind, where: opened.where },
     clientFor,
     ready,
     async close() {
       lease.stop();
       await ready.catch(() => {});
+      await mcp.close();
       await runs.close();
       await spawned.stop();
       environments.close();

@@ -46,6 +46,14 @@ export function envHref(
   });
 }
 
+/** An environment compared with another server's environment (`?with=<server>&withEnv=<env>`). */
+export function compareEnvHref(server: string, env: string, other?: { server: string; env: string }): string {
+  return withQuery(`${serverHref(server)}/e/${seg(env)}/compare`, {
+    with: other?.server,
+    withEnv: other?.env,
+  });
+}
+
 /** A live episode's page (`?step=N` scrolls to a step; step 0 is the page's top). */
 export function episodeHref(server: string, env: string, sid: string, step?: number): string {
   const base = `${envHref(server, env)}/episode/${seg(sid)}`;
@@ -117,4 +125,34 @@ export function compareRunsHref(a: string, b: string): string {
 /** The new run form, filled in with what is given. */
 export function newRunHref(q: { server?: string; env?: string; split?: string } = {}): string {
   return withQuery(`${runsHref()}/new`, q);
+}
+
+/** Review: queues, label sets and share links. */
+export function reviewHref(): string {
+  return "/review";
+}
+
+/** A review queue as one reviewer works through it (at a queue position: `?at=N`). */
+export function reviewQueueHref(id: string, reviewer?: string | null, at?: number | null): string {
+  return withQuery(`${reviewHref()}/${seg(id)}`, { reviewer, at });
+}
+
+/** A queue's agreement report: the verifier against the reviewers. */
+export function agreementHref(id: string): string {
+  return `${reviewHref()}/${seg(id)}/agreement`;
+}
+
+/** The leaderboards: every environment and split that runs have played. */
+export function leaderboardsHref(): string {
+  return "/leaderboards";
+}
+
+/** The leaderboard of one environment's split. */
+export function leaderboardHref(server: string, env: string, split: string): string {
+  return `${leaderboardsHref()}/${seg(server)}/${seg(env)}/${seg(split)}`;
+}
+
+/** A share link's play page (someone without the access token plays the link's tasks there). */
+export function playHref(token: string): string {
+  return `/play/${seg(token)}`;
 }

@@ -65,6 +65,6 @@ function withExtensions(dir: string): void {
 }
 withExtensions(out);
 
-const types = path.join(out, "sdk/package-entry.d.ts");
+const types = path.join(out, "ors/sdk/package-entry.d.ts");
 if (!existsSync(types)) throw new Error(`build-sdk: no ${path.relative(root, types)}`);
 console.log(`SDK built: ${path.relative(root, path.join(out, "index.js"))}, ${path.relative(root, types)}`);

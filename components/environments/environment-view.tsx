@@ -2,7 +2,7 @@
 
 // The environment page: a header with its splits, then two tabs kept in the URL — the tools with
 // their input schemas, and the task browser.
-import { FileJson, ListChecks, Play } from "lucide-react";
+import { FileJson, GitCompare, ListChecks, Play } from "lucide-react";
 import Link from "next/link";
 import { PageHeader } from "@/components/layout/page-header";
 import { TaskBrowser } from "@/components/tasks/task-browser";
@@ -10,7 +10,7 @@ import { Badge } from "@/components/ui/badge";
 import { buttonClasses } from "@/components/ui/button";
 import { Skeleton } from "@/components/ui/skeleton";
 import { TabPanel, Tabs } from "@/components/ui/tabs";
-import { envHref, homeHref, newEpisodeHref, newRunHref, serverHref } from "@/lib/routes";
+import { compareEnvHref, envHref, homeHref, newEpisodeHref, newRunHref, serverHref } from "@/lib/routes";
 import { useEnvironments, useNumTasks, useSplits, useTools } from "@/lib/ui/queries";
 import { ReloadErrorBanner } from "./reload-error-banner";
 import { ToolsPanel } from "./tools-panel";
@@ -108,6 +108,14 @@ export function EnvironmentView({ server, env }: { server: string; env: string }
             <Link href={newEpisodeHref(server, env)} className={buttonClasses("secondary", "sm")}>
               <FileJson aria-hidden="true" />
               Start with a custom task_spec
+            </Link>
+            <Link
+              href={compareEnvHref(server, env)}
+              className={buttonClasses("secondary", "sm")}
+              title="What differs from another server's environment: breaking, compatible and cosmetic changes"
+            >
+              <GitCompare aria-hidden="true" />
+              Compare with…
             </Link>
             {startTask && (
               <Link href={newEpisodeHref(server, env, startTask)} className={buttonClasses("primary", "sm")}>

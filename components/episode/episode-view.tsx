@@ -4,7 +4,6 @@
 // steps; composes the per-resource hooks (feed, tools, tool calls, keep-alive) around one store.
 import dynamic from "next/dynamic";
 import Link from "next/link";
-import { Suspense } from "react";
 import { ReloadErrorBanner } from "@/components/environments/reload-error-banner";
 import { PageContainer, PageHeader } from "@/components/layout/page-header";
 import { CopyButton } from "@/components/ui/copy-button";
@@ -16,7 +15,7 @@ import { useToolCall } from "@/lib/ui/use-tool-call";
 import { EpisodePanel } from "./episode-panel";
 import type { PrerenderedBlocks } from "./prerender";
 import { PromptCard } from "./prompt-card";
-import { StepList } from "./step-list";
+import { StepsSection } from "./step-list";
 import { ToolPanel } from "./tool-panel";
 
 // A model at the controls is an extra: its code loads after the page's own, as its own chunk.
@@ -58,18 +57,7 @@ function EpisodeScreen({
     <div className="grid gap-5 lg:grid-cols-[minmax(0,1fr)_26rem]">
       <div className="flex min-w-0 flex-col gap-4">
         <PromptCard initial={initialPrompt} />
-        <section aria-labelledby="steps-heading" className="flex flex-col gap-2">
-          <h2 id="steps-heading" className="text-sm font-semibold">
-            Steps
-          </h2>
-          {status === "ready" ? (
-            <Suspense>
-              <StepList onAbandon={caller.abandon} onPickUp={caller.pickUp} />
-            </Suspense>
-          ) : (
-            <SkeletonBlock label="Opening the episode" lines={2} />
-          )}
-        </section>
+        <StepsSection caller={caller} />
         {status === "ready" && <ProtocolLogPanel caller={caller} />}
       </div>
       <aside

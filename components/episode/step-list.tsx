@@ -3,9 +3,10 @@
 // just made that the record does not show yet. `?step=N` in the URL scrolls to and highlights
 // step N; a new call scrolls into view as it starts.
 import { useSearchParams } from "next/navigation";
-import { useCallback, useEffect, useRef } from "react";
+import { Suspense, useCallback, useEffect, useRef } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { Badge } from "@/components/ui/badge";
+import { SkeletonBlock } from "@/components/ui/skeleton";
 import type { TrajectoryStep } from "@/lib/trajectory/schema";
 import { cumulativeOf, selectPendingCalls, selectSteps, useEpisodeStore } from "@/lib/ui/episode-store";
 import { StepCard } from "./step-card";
@@ -108,5 +109,31 @@ export function StepList({
         </li>
       ))}
     </ol>
+  );
+}
+
+/** An episode page's "Steps" section: the list once the record is read, a placeholder before. */
+export function StepsSection({
+  caller,
+  loading = "Opening the episode",
+}: {
+  caller: { abandon: () => void; pickUp: (s: TrajectoryStep) => void };
+  /** What the placeholder says while the record is read. */
+  loading?: string;
+}) {
+  const ready = useEpisodeStore((s) => s.status === "ready");
+  return (
+    <section aria-labelledby="steps-heading" className="flex flex-col gap-2">
+      <h2 id="steps-heading" className="text-sm font-semibold">
+        Steps
+      </h2>
+      {ready ? (
+        <Suspense>
+          <StepList onAbandon={caller.abandon} onPickUp={caller.pickUp} />
+        </Suspense>
+      ) : (
+        <SkeletonBlock label={loading} lines={2} />
+      )}
+    </section>
   );
 }

@@ -7,7 +7,15 @@ import { Boxes } from "lucide-react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { ThemeToggle } from "@/components/ui/theme-toggle";
-import { homeHref, liveHref, runsHref, serverHref, trajectoriesHref } from "@/lib/routes";
+import {
+  homeHref,
+  leaderboardsHref,
+  liveHref,
+  reviewHref,
+  runsHref,
+  serverHref,
+  trajectoriesHref,
+} from "@/lib/routes";
 import { cn } from "@/lib/ui/cn";
 import { ServerPicker } from "./server-picker";
 import { useCurrentServer } from "./use-current-server";
@@ -24,7 +32,11 @@ export function TopBar() {
     { href: trajectoriesHref(), label: "Trajectories", active: pathname.startsWith("/trajectories") },
     { href: liveHref(), label: "Live", active: pathname.startsWith("/live") },
     { href: runsHref(), label: "Runs", active: pathname.startsWith("/runs") },
+    { href: reviewHref(), label: "Review", active: pathname.startsWith("/review") },
+    { href: leaderboardsHref(), label: "Leaderboards", active: pathname.startsWith("/leaderboards") },
   ];
+  // A share link's player sees the link's page only: nothing here would open for them.
+  if (pathname.startsWith("/play/")) return null;
   return (
     <header className="sticky top-0 z-30 border-b border-zinc-200 bg-white/85 backdrop-blur dark:border-zinc-800 dark:bg-zinc-950/85">
       <div className="flex min-h-12 flex-wrap items-center gap-x-3 gap-y-1 px-4 py-2 sm:flex-nowrap sm:py-0">

@@ -170,6 +170,8 @@ export interface ToolFormProps {
   actions?: ReactNode;
   /** The tab shown first (default `form`); `json` opens the input in the JSON editor. */
   initialTab?: "form" | "json";
+  /** The button's words when the form is not a tool's (a label's: `Save label`); default `Call <tool>`. */
+  submitLabel?: string;
 }
 
 export function ToolForm({
@@ -182,6 +184,7 @@ export function ToolForm({
   disabledReason,
   actions,
   initialTab = "form",
+  submitLabel,
 }: ToolFormProps) {
   const idBase = useId().replace(/:/g, "");
   const prepared = useMemo(() => prepareSchema(schema) as RJSFSchema, [schema]);
@@ -337,7 +340,7 @@ export function ToolForm({
   const callButton = (
     <div className="flex flex-wrap items-center gap-2 pt-1">
       <Button variant="primary" disabled={disabled} onClick={callCurrent}>
-        Call {toolName}
+        {submitLabel ?? `Call ${toolName}`}
       </Button>
       <span className="text-xs text-zinc-500 dark:text-zinc-400">
         <Kbd>Ctrl</Kbd>+<Kbd>Enter</Kbd>

@@ -64,6 +64,11 @@ export function LiveList() {
               <span className="font-mono text-zinc-500" title="session id">
                 {t.sid}
               </span>
+              {t.client && (
+                <span className="text-zinc-500" title="The client playing it (an MCP client)">
+                  played by {t.client.name} {t.client.version}
+                </span>
+              )}
               <span>{t.num_steps} steps</span>
               <span className="font-mono">
                 reward <RewardValue value={t.total_reward} />

@@ -175,6 +175,7 @@ function Loaded({
             <span className="font-mono">{t.sid ?? "—"}</span> · started {fmtTime(t.started_at)}
             {t.ended_at != null && ` · ran ${fmtMs(t.ended_at - t.started_at)}`}
             {running && feed === "live" && " · watching live"}
+            {t.client && ` · played by ${t.client.name} ${t.client.version}`}
             {t.run && (
               <>
                 {" "}

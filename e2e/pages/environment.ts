@@ -50,6 +50,11 @@ export class EnvironmentPage {
     return this.page.getByRole("tab", { name });
   }
 
+  /** The link to compare this environment with another server's. */
+  compareLink(): Locator {
+    return this.page.getByRole("link", { name: "Compare with…" });
+  }
+
   /** A task's row in the tasks tab. */
   taskRow(index: number): Locator {
     return this.page.getByRole("button", { name: `Task ${index}`, exact: true });

@@ -118,3 +118,18 @@ export function portOf(value: string, what: string): number {
     throw new UsageError(`${what} must be a port number (0-65535), got ${JSON.stringify(value)}`);
   return port;
 }
+
+/** An integer flag from `min` to `max` (`fallback` when not given); a UsageError naming `flag` otherwise. */
+export function integerFlag(
+  raw: string | undefined,
+  flag: string,
+  min: number,
+  max: number,
+  fallback: number,
+): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!raw.trim() || !Number.isInteger(n) || n < min || n > max)
+    throw new UsageError(`${flag}: expected an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+  return n;
+}

@@ -1,5 +1,6 @@
 // `check URL`: the ORS conformance check of any server from the command line (lib/conformance), and
-// with `--quality` the environment quality checks (./check-quality.ts) in the same report. Prints
+// with `--quality` the environment quality checks (./check-quality.ts), with `--probe` the reward
+// probes (./check-probe.ts), in the same report. Prints
 // the report as text or `--json`, writes `--junit` XML, and answers an exit code (docs/check.md "Exit
 // codes"): 0 when no finding counts under the policy (`--strict`, waivers), 1 otherwise, 2 usage.
 import fs from "node:fs";
@@ -15,10 +16,13 @@ import {
   formatReportText,
   runConformanceCheck,
 } from "@/lib/conformance";
+import { attachProbe } from "@/lib/conformance/gaming/report";
+import { PROBE_IDS } from "@/lib/conformance/gaming/types";
 import { attachQuality } from "@/lib/conformance/quality/report";
 import { QUALITY_CHECK_IDS } from "@/lib/conformance/quality/types";
 import { parseArgs, parseDuration, UsageError } from "./args";
 import { checkJUnit } from "./check-junit";
+import { PROBE_USAGE, PROBE_VALUE_FLAGS, type ProbeArgs, parseProbeArgs, playProbe } from "./check-probe";
 import {
   parseQualityArgs,
   playQuality,
@@ -55,6 +59,7 @@ options:
   -h, --help              this help
 
 ${QUALITY_USAGE}
+${PROBE_USAGE}
 Durations are milliseconds, or with a unit: 30s, 2m.
 Exit code: 0 when no finding counts, 1 otherwise, 2 for a mistake on the command line (or an
 unreadable --allow-file, or a --quality environment, split or oracle that cannot be played). By
@@ -109,7 +114,7 @@ function parseUrl(value: string): string {
 }
 
 /** Ids `--allow` takes: the protocol checks' and the quality checks'. */
-const CHECK_IDS = new Set<string>([...CHECKS.map((c) => c.id), ...QUALITY_CHECK_IDS]);
+const CHECK_IDS = new Set<string>([...CHECKS.map((c) => c.id), ...QUALITY_CHECK_IDS, ...PROBE_IDS]);
 
 /** A check id to waive, or a UsageError naming `where` it came from. */
 function checkId(value: string, where: string): string {
@@ -149,6 +154,8 @@ export interface CheckArgs {
   allowFiles: string[];
   /** `--quality` and its flags, or null. */
   quality: QualityArgs | null;
+  /** `--probe` and its flags, or null. */
+  probe: ProbeArgs | null;
 }
 
 /** Parses the command line into the check's options; throws UsageError. Null for --help. Reads no file. */
@@ -172,8 +179,9 @@ export function parseCheckArgs(
       "--allow",
       "--allow-file",
       ...QUALITY_VALUE_FLAGS,
+      ...PROBE_VALUE_FLAGS,
     ],
-    booleans: ["--json", "--strict", "--help", "--quality"],
+    booleans: ["--json", "--strict", "--help", "--quality", "--probe"],
     aliases: { "-h": "--help" },
     repeatable: ["--allow", "--allow-file"],
   });
@@ -213,7 +221,8 @@ export function parseCheckArgs(
   const allowFiles = args.lists.get("--allow-file") ?? [];
   if (allowFiles.some((f) => !f.trim())) throw new UsageError("--allow-file: empty file name");
   const quality = parseQualityArgs(args, env, cwd);
-  return { options, json: args.booleans.has("--json"), junit, allowFiles, quality };
+  const probe = parseProbeArgs(args, env, cwd);
+  return { options, json: args.booleans.has("--json"), junit, allowFiles, quality, probe };
 }
 
 /** The `--allow-file` ids added to the options, and `--junit`'s folder checked; throws UsageError. */
@@ -296,7 +305,32 @@ export async function checkCommand(argv: readonly string[], io: HeadlessIo): Pro
     exit = played.exit;
     appUrl = played.appUrl;
   }
-  io.stdout(json ? formatReportJson(report) : formatReportText(report, { color: io.color, appUrl }));
+  let probeExit: number | null = null;
+  if (parsed.probe && !io.signal?.aborted) {
+    // With a baseline or golden episodes, their environment unless --env names one.
+    const named = parsed.probe.baseline !== undefined || parsed.probe.golden !== undefined;
+    const played = await playProbe(
+      parsed.probe,
+      {
+        url: options.baseUrl,
+        env: options.env ?? (named ? null : report.target.environment),
+        apiKey: options.apiKey,
+        allow: options.allow ?? [],
+        maxTimeMs: options.maxTimeMs,
+      },
+      io,
+    );
+    report = attachProbe(report, played.report);
+    probeExit = played.exit;
+  }
+  io.stdout(
+    json
+      ? formatReportJson(report)
+      : formatReportText(report, {
+          color: io.color,
+          appUrl: appUrl ?? parsed.probe?.sample.appUrl ?? undefined,
+        }),
+  );
   if (junit !== null) {
     try {
       fs.writeFileSync(path.resolve(cwd, junit), checkJUnit(report));
@@ -308,6 +342,10 @@ export async function checkCommand(argv: readonly string[], io: HeadlessIo): Pro
   if (exit !== null) {
     io.stderr(`check: --quality: ${report.quality?.error}\n`);
     return exit;
+  }
+  if (probeExit !== null) {
+    io.stderr(`check: --probe: ${report.probe?.error}\n`);
+    return probeExit;
   }
   return report.summary.passed ? 0 : 1;
 }

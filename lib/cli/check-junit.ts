@@ -1,10 +1,11 @@
 // The conformance report as JUnit XML (`check --junit FILE`): a testcase per check; a counted finding
 // fails (an error when the server failed), a check not exercised is skipped, and a finding that does
 // not count passes with its text in <system-out>, so the CI view agrees with the exit code. The
-// quality checks (`--quality`) are a second suite, one testcase per check, the same way.
+// quality checks (`--quality`) are a second suite, one testcase per check, the same way; the reward
+// probes (`--probe`) a third.
 import { OUTCOME_TITLES, specLabel } from "@/lib/conformance/labels";
 import { sampleLine } from "@/lib/conformance/quality/labels";
-import type { QualityResult } from "@/lib/conformance/quality/types";
+import type { QualityEvidence, QualityResult } from "@/lib/conformance/quality/types";
 import { type CheckResult, type ConformanceReport, isFinding } from "@/lib/conformance/types";
 import { type JUnitCase, junitXml } from "./junit";
 
@@ -34,18 +35,24 @@ function testcase(r: CheckResult, report: ConformanceReport): JUnitCase {
   return c;
 }
 
-/** A quality check's testcase: its evidence (tasks, calls, trajectory pages) in the text. */
-function qualityCase(r: QualityResult): JUnitCase {
-  const c: JUnitCase = { classname: "quality", name: r.id, time: 0 };
+/** A quality check's (or a probe's) testcase: its evidence (tasks, calls, trajectory pages, the command that reproduces it) in the text. */
+function qualityCase(
+  r: Omit<QualityResult, "id" | "evidence"> & {
+    id: string;
+    evidence: (QualityEvidence & { reproduce?: string })[];
+  },
+  classname = "quality",
+): JUnitCase {
+  const c: JUnitCase = { classname, name: r.id, time: 0 };
   const evidence = r.evidence.map(
     (e) =>
-      `task ${e.task}${e.call ? ` ${e.call.tool} ${JSON.stringify(e.call.input)}` : ""}: ${e.what}${e.trajectory ? ` (${e.compareHref ?? e.trajectory.href})` : ""}`,
+      `task ${e.task}${e.call ? ` ${e.call.tool} ${JSON.stringify(e.call.input)}` : ""}: ${e.what}${e.trajectory ? ` (${e.compareHref ?? e.trajectory.href})` : ""}${e.reproduce ? `\n  reproduce: ${e.reproduce}` : ""}`,
   );
   const more =
     r.evidenceTotal > r.evidence.length ? [`… and ${r.evidenceTotal - r.evidence.length} more`] : [];
   const text = [r.title, r.observed, ...evidence, ...more].join("\n");
   if (r.outcome === "not-exercised") c.skipped = { message: oneLine(r.observed) };
-  else if (r.counted) c.failure = { message: oneLine(r.observed), type: "quality-finding", text };
+  else if (r.counted) c.failure = { message: oneLine(r.observed), type: `${classname}-finding`, text };
   else if (r.outcome === "finding") c.systemOut = `finding (not counted: waived)\n${text}`;
   return c;
 }
@@ -53,6 +60,7 @@ function qualityCase(r: QualityResult): JUnitCase {
 /** The whole report as a JUnit XML document. */
 export function checkJUnit(report: ConformanceReport): string {
   const q = report.quality;
+  const p = report.probe;
   return junitXml("ORS conformance check", [
     {
       name: `ORS conformance check of ${report.baseUrl}`,
@@ -76,7 +84,28 @@ export function checkJUnit(report: ConformanceReport): string {
                     } satisfies JUnitCase,
                   ]
                 : []),
-              ...q.results.map(qualityCase),
+              ...q.results.map((r) => qualityCase(r)),
+            ],
+          },
+        ]
+      : []),
+    ...(p
+      ? [
+          {
+            name: `ORS reward probes of ${p.sample ? `${p.sample.environment}/${p.sample.split}: ${p.sample.tasks.length} tasks` : "(not played)"} at ${report.baseUrl}`,
+            timestamp: Date.parse(p.startedAt),
+            cases: [
+              ...(p.error
+                ? [
+                    {
+                      classname: "probe",
+                      name: "played",
+                      time: p.durationMs / 1000,
+                      error: { message: oneLine(p.error), type: "not-played" },
+                    } satisfies JUnitCase,
+                  ]
+                : []),
+              ...p.results.map((r) => qualityCase(r, "probe")),
             ],
           },
         ]

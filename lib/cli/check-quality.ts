@@ -27,6 +27,9 @@ export const QUALITY_VALUE_FLAGS = [
   "--app-url",
 ] as const;
 
+/** Where `diff --replay` links when told nothing (./diff-command.ts); check --quality finds the app it shares the store with. */
+export const DEFAULT_APP_URL = "http://127.0.0.1:3000";
+
 export const QUALITY_USAGE = `environment quality (docs/check.md "Environment quality"):
   --quality               also check the environment's quality: a seeded sample of its tasks
                           played with random valid inputs (and --oracle), each episode replayed;
@@ -68,9 +71,20 @@ export function parseQualityArgs(
 ): QualityArgs | null {
   if (!args.booleans.has("--quality")) {
     const stray = QUALITY_VALUE_FLAGS.find((f) => args.values.has(f));
-    if (stray) throw new UsageError(`${stray} goes with --quality`);
+    // The probes (--probe) sample and record the same way: the flags are theirs too.
+    if (stray && !args.booleans.has("--probe"))
+      throw new UsageError(`${stray} goes with --quality or --probe`);
     return null;
   }
+  return parseSampleFlags(args, env, cwd);
+}
+
+/** The sample's flags (--split, --tasks, --seed, --oracle, --data-dir, --app-url), for --quality and --probe. */
+export function parseSampleFlags(
+  args: ParsedArgs,
+  env: Record<string, string | undefined>,
+  cwd: string,
+): QualityArgs {
   const v = (flag: string) => args.values.get(flag);
   const out: QualityArgs = {
     dataDir: path.resolve(cwd, v("--data-dir") ?? env.PLAYGROUND_DATA_DIR ?? defaultDataDir(env)),
@@ -155,7 +169,6 @@ export async function playQuality(
       io.stderr(
         `check: no playground runs on this store now: open the links below in one started with \`ors-playground start --data-dir ${q.dataDir}\` (or with the same PLAYGROUND_DATABASE_URL)\n`,
       );
-    let phase = "";
     const report = await runQualityChecks(qualityDeps(pg), {
       server: name,
       env: o.env,
@@ -166,13 +179,7 @@ export async function playQuality(
       allow: o.allow,
       signal: io.signal,
       ...(o.maxTimeMs !== undefined ? { maxTimeMs: o.maxTimeMs } : {}),
-      onProgress: io.progress
-        ? (p) => {
-            if (p.phase === phase && p.done !== p.total) return;
-            phase = p.phase;
-            io.stderr(`[quality] ${p.phase}${p.total ? ` ${p.done}/${p.total}` : ""}\n`);
-          }
-        : undefined,
+      onProgress: io.progress ? progressLines("quality", io) : undefined,
     });
     return { report, exit: null, appUrl };
   } catch (err) {
@@ -181,4 +188,21 @@ export async function playQuality(
   } finally {
     await pg?.close();
   }
+}
+
+/**
+ * Progress lines on stderr for a terminal: `[quality] playing 12/48`, once per phase and at its
+ * end, and every `every` episodes between (the probes play thousands).
+ */
+export function progressLines(
+  label: string,
+  io: Pick<HeadlessIo, "stderr">,
+  every = Number.POSITIVE_INFINITY,
+): (p: { phase: string; done: number; total: number }) => void {
+  let phase = "";
+  return (p) => {
+    if (p.phase === phase && p.done !== p.total && p.done % every !== 0) return;
+    phase = p.phase;
+    io.stderr(`[${label}] ${p.phase}${p.total ? ` ${p.done}/${p.total}` : ""}\n`);
+  };
 }

@@ -3,7 +3,8 @@
 // database), or one a running app sharing the store knows (its ORS_SERVERS) — the same URL spelled
 // `localhost` or `127.0.0.1` included; another one is named after its host and port and added.
 import type { Playground } from "@/lib/playground";
-import { invalidServerName } from "@/lib/registry";
+import { createServerRegistry, invalidServerName } from "@/lib/registry";
+import type { ServerPersistence } from "@/lib/registry/persistence";
 import { LEASE_STALE_MS } from "@/lib/store/leases";
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
@@ -62,5 +63,47 @@ export async function knownServer(pg: Playground, url: string): Promise<KnownSer
     return { name, added: true, tell: null };
   } catch (err) {
     return { name, added: false, tell: { why: "remote", reason: (err as Error).message } };
+  }
+}
+
+/**
+ * How the playground of `dataDir` keeps `url`, without opening a playground (the commands of
+ * ./servers.ts): a kept server with the same URL keeps its name, another is added under
+ * serverNameOf's; `envOnly` says why it could not be added (the process must be told of it).
+ */
+export async function knownName(
+  a: { url: string; dataDir: string },
+  env: Record<string, string | undefined>,
+): Promise<{ name: string; added: boolean; envOnly: string | null }> {
+  // The database's added servers, when the store is there (loaded only then: `pg` and its pool).
+  const { databaseUrlFrom, openPostgresDatabase } = await import("@/lib/store/postgres/db");
+  const url = databaseUrlFrom(env);
+  const db = url ? openPostgresDatabase(url, { poolSize: 1 }) : null;
+  try {
+    let persistence: ServerPersistence | undefined;
+    if (db) {
+      await db.ready;
+      persistence = (await import("@/lib/registry/postgres-persistence")).postgresServerPersistence(
+        db,
+        a.dataDir,
+      );
+    }
+    const registry = createServerRegistry({
+      dataDir: a.dataDir,
+      env,
+      localHandler: () => () => Promise.reject(new Error("no local host here")),
+      persistence,
+    });
+    const same = (await registry.list()).find((s) => s.source !== "builtin" && sameServer(s.url, a.url));
+    if (same) return { name: same.name, added: false, envOnly: null };
+    const name = serverNameOf(a.url);
+    try {
+      await registry.add({ name, url: a.url });
+      return { name, added: true, envOnly: null };
+    } catch (err) {
+      return { name, added: false, envOnly: (err as Error).message };
+    }
+  } finally {
+    await db?.close();
   }
 }

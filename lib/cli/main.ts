@@ -1,15 +1,20 @@
 // The `ors-playground` command (bin/ors-playground.mjs): picks the command — `start` (the default),
 // `serve`, `check` (lib/cli/check-command.ts), `test` (lib/cli/test-command.ts), `run`
-// (lib/cli/run-command.ts), `worker` (lib/cli/worker-command.ts) — and hands it the arguments. Answers `--help` and `--version`, and exit code 2 with a clear message for an unknown
+// (lib/cli/run-command.ts), `diff` (lib/cli/diff-command.ts), `stub` (lib/cli/stub-command.ts),
+// `mcp` (lib/cli/mcp-command.ts),
+// `worker` (lib/cli/worker-command.ts) — and hands it the arguments. Answers `--help` and `--version`, and exit code 2 with a clear message for an unknown
 // command.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { CHECK_USAGE, checkCommand } from "./check-command";
+import { DIFF_USAGE, diffCommand } from "./diff-command";
 import type { CommandIo } from "./io";
+import { MCP_USAGE, mcpCommand } from "./mcp-command";
 import { RUN_USAGE, runCommand } from "./run-command";
 import { SERVE_USAGE, serveCommand } from "./serve-command";
 import { START_USAGE, startCommand } from "./start-command";
+import { STUB_USAGE, stubCommand } from "./stub-command";
 import { TEST_USAGE, testCommand } from "./test-command";
 import { WORKER_USAGE, workerCommand } from "./worker-command";
 
@@ -39,6 +44,13 @@ commands:
                    --split test --model-url http://127.0.0.1:8000/v1 --model qwen2.5 --min-success 0.8
   worker           plays runs' episodes from the job queue on PostgreSQL (PLAYGROUND_DATABASE_URL),
                    alone: many workers on many machines play one run together
+  diff A B         what changed between two versions of a server: breaking, compatible and cosmetic
+                   changes, and with --replay RUN the tasks whose scores flipped (exit code 1 when
+                   something breaks), e.g. ors-playground diff http://127.0.0.1:8080 http://127.0.0.1:8081
+  stub RUN|FILE    serves recorded episodes (a run, or exported trajectories) as an ORS server that
+                   answers each call with its recorded result, e.g. ors-playground stub episodes.jsonl
+  mcp SERVER       an ORS server's environments as an MCP server (Claude Code, Cursor ...), e.g.
+                     claude mcp add math -- npx ors-playground mcp http://127.0.0.1:8080 --env math
   help [command]   the options of a command
 
 options:
@@ -46,7 +58,7 @@ options:
   -v, --version    the version
 `;
 
-const COMMANDS = ["start", "serve", "check", "test", "run", "worker", "help"] as const;
+const COMMANDS = ["start", "serve", "check", "test", "run", "worker", "diff", "stub", "mcp", "help"] as const;
 
 function usageOf(command: string): string | null {
   switch (command) {
@@ -62,6 +74,12 @@ function usageOf(command: string): string | null {
       return RUN_USAGE;
     case "worker":
       return WORKER_USAGE;
+    case "diff":
+      return DIFF_USAGE;
+    case "stub":
+      return STUB_USAGE;
+    case "mcp":
+      return MCP_USAGE;
     default:
       return null;
   }
@@ -93,6 +111,12 @@ export async function runCli(argv: readonly string[], io: CommandIo): Promise<nu
       return runCommand(rest, io);
     case "worker":
       return workerCommand(rest, io);
+    case "diff":
+      return diffCommand(rest, io);
+    case "stub":
+      return stubCommand(rest, io);
+    case "mcp":
+      return mcpCommand(rest, { ...io, version: packageVersion() });
     case "help": {
       const topic = rest[0];
       if (topic === undefined) {

@@ -140,30 +140,20 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
   source.onReload(async ({ set }) => {
     await handler.host.replaceEnvironments([...set.environments]);
   });
-  const policy = createRequestPolicy({
-    hosts: [
-      ...parseHostList(env.PLAYGROUND_ALLOWED_HOSTS, "PLAYGROUND_ALLOWED_HOSTS"),
-      ...listenHostNames(host),
-    ],
-    origins: parseOriginList(env.PLAYGROUND_ALLOWED_ORIGINS, "PLAYGROUND_ALLOWED_ORIGINS"),
-    token: null,
-    orsKeys: true,
-    kindOf: hostPathKind,
-  });
-  let listening: Awaited<ReturnType<typeof listenHttp>>;
+  let listening: Awaited<ReturnType<typeof listenOrs>>;
   try {
     const listener = createNodeListener(handler);
-    listening = await listenHttp(
-      guardListener(() => policy, worker ? answerLostSessions(worker, listener) : listener),
-      { host, port },
-    );
+    listening = await listenOrs(worker ? answerLostSessions(worker, listener) : listener, {
+      host,
+      port,
+      env,
+    });
   } catch (e) {
     source.close();
     await handler.close();
     io.stderr(`serve: could not listen on ${host}:${port}: ${(e as Error).message}\n`);
     return 1;
   }
-  guardServer(listening.server, () => policy);
   const hosted = describeEnvironmentSet(source.current());
   const names = source
     .current()
@@ -207,4 +197,31 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
     await stopped;
     return 0;
   }
+}
+
+/**
+ * Listens with an ORS host's node listener behind the request policy every standalone server
+ * applies (the Host allow-list with the listen address's names, no cross-site browser requests,
+ * the host's own API keys): `serve`, and `stub`.
+ */
+export async function listenOrs(
+  listener: Parameters<typeof guardListener>[1],
+  o: { host: string; port: number; env: Record<string, string | undefined> },
+): Promise<Awaited<ReturnType<typeof listenHttp>>> {
+  const policy = createRequestPolicy({
+    hosts: [
+      ...parseHostList(o.env.PLAYGROUND_ALLOWED_HOSTS, "PLAYGROUND_ALLOWED_HOSTS"),
+      ...listenHostNames(o.host),
+    ],
+    origins: parseOriginList(o.env.PLAYGROUND_ALLOWED_ORIGINS, "PLAYGROUND_ALLOWED_ORIGINS"),
+    token: null,
+    orsKeys: true,
+    kindOf: hostPathKind,
+  });
+  const listening = await listenHttp(
+    guardListener(() => policy, listener),
+    { host: o.host, port: o.port },
+  );
+  guardServer(listening.server, () => policy);
+  return listening;
 }

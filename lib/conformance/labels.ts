@@ -1,5 +1,6 @@
 // Words and formats shared by the text report, the CLI and the UI (isomorphic, no dependencies, so
 // the browser bundle of the check page stays small).
+import { probeVerdictText } from "./gaming/labels";
 import { qualityVerdictText } from "./quality/labels";
 import type { CheckOutcome, CheckResult, ConformanceReport, OutcomeCounts } from "./types";
 
@@ -53,18 +54,23 @@ export function findings(n: number): string {
  */
 export function verdictOf(
   report: Pick<ConformanceReport, "summary" | "results" | "framework" | "policy"> &
-    Partial<Pick<ConformanceReport, "quality">>,
+    Partial<Pick<ConformanceReport, "quality" | "probe">>,
 ): {
   passed: boolean;
   text: string;
 } {
   const protocol = protocolVerdict(report);
-  const quality = report.quality;
-  if (!quality) return protocol;
-  return {
-    passed: protocol.passed && quality.summary.passed,
-    text: `${protocol.text}; ${qualityVerdictText(quality)}`,
-  };
+  const parts = [protocol.text];
+  let passed = protocol.passed;
+  if (report.quality) {
+    passed &&= report.quality.summary.passed;
+    parts.push(qualityVerdictText(report.quality));
+  }
+  if (report.probe) {
+    passed &&= report.probe.summary.passed;
+    parts.push(probeVerdictText(report.probe));
+  }
+  return { passed, text: parts.join("; ") };
 }
 
 /** The verdict of the protocol checks alone. */

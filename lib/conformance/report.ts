@@ -1,6 +1,8 @@
 // The conformance report for people (text: the author's findings by outcome, the server framework's,
 // the waived ones, not exercised, passed, the environment quality checks when run, and the verdict)
 // and for machines (`ors-conformance/1` JSON, documented in docs/check.md). Isomorphic.
+
+import { formatProbeText } from "./gaming/report";
 import { formatMs, OUTCOME_TITLES, specLabel, summaryLine, verdictOf } from "./labels";
 import { formatQualityText } from "./quality/report";
 import {
@@ -116,6 +118,8 @@ export function formatReportText(report: ConformanceReport, options: TextOptions
 
   if (report.quality)
     lines.push(...formatQualityText(report.quality, { color: options.color, appUrl: options.appUrl }));
+  if (report.probe)
+    lines.push(...formatProbeText(report.probe, { color: options.color, appUrl: options.appUrl }));
 
   const verdict = verdictOf(report);
   // Said loud in a terminal, as it has always been.

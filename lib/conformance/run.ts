@@ -120,6 +120,7 @@ function finish(ctx: CheckContext): ConformanceReport {
     policy,
     results,
     quality: null,
+    probe: null,
   };
 }
 

@@ -1,6 +1,7 @@
 // The result model of the ORS conformance check (isomorphic): outcomes, references into the ORS
 // specification, one result per check with whose finding it is, and the report
 // (`ors-conformance/1`, documented in docs/check.md).
+import type { ProbeReport } from "./gaming/types";
 import type { QualityReport } from "./quality/types";
 
 /**
@@ -155,6 +156,8 @@ export interface ConformanceReport {
   results: CheckResult[];
   /** The environment quality checks (`check --quality`), or null when not asked for. */
   quality: QualityReport | null;
+  /** The reward probes (`check --probe`), or null when not asked for. */
+  probe: ProbeReport | null;
 }
 
 export function emptyCounts(): OutcomeCounts {

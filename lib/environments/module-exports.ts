@@ -27,6 +27,20 @@ const HOW =
   "export environments made with defineEnvironment (from ors-playground/sdk): `export default [myEnv]`, `export default myEnv`, or named exports";
 
 /**
+ * The module's exports with promises settled: an environment that must do work before it exists
+ * (`defineMcpEnvironment` lists its server's tools) may be exported without `await`.
+ */
+export async function settleExports(namespace: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(namespace))
+    out[key] =
+      value !== null && typeof value === "object" && typeof (value as { then?: unknown }).then === "function"
+        ? await value
+        : value;
+  return out;
+}
+
+/**
  * The environments of a loaded module namespace, in order: the default export's, else the named
  * exports' (in name order; the same object exported twice counts once).
  */

@@ -13,7 +13,7 @@ import { builtinEnvironments } from "@/envs";
 import type { AnyEnvironment } from "@/lib/ors/sdk";
 import { changedFiles, type Snapshot, sameSnapshot, snapshotOf } from "./content-snapshot";
 import { filesUnder, watchFiles, watchTree } from "./file-watch";
-import { EnvironmentModuleError, environmentsOfModule } from "./module-exports";
+import { EnvironmentModuleError, environmentsOfModule, settleExports } from "./module-exports";
 import { loadFresh, ModuleLoadError } from "./module-loader";
 import { locateLoadError, type ReloadError, type ReloadStatus } from "./reload-status";
 import {
@@ -92,7 +92,10 @@ async function loadModule(
     );
   }
   try {
-    return { environments: environmentsOfModule(loaded.namespace, label), files: loaded.files };
+    const namespace = await settleExports(loaded.namespace).catch((e: Error) => {
+      throw new EnvironmentModuleError(`could not load ${label}: ${e.message}`, { cause: e });
+    });
+    return { environments: environmentsOfModule(namespace, label), files: loaded.files };
   } catch (e) {
     throw Object.assign(e as Error, { files: loaded.files });
   }

@@ -77,7 +77,8 @@ export function htmlExportCsp(): Promise<string> {
   return csp;
 }
 
-function when(at: number | null | undefined): string {
+/** A time in the file's words: `2025-11-22 03:20:00 UTC`. */
+export function when(at: number | null | undefined): string {
   if (at == null) return "—";
   return `${new Date(at)
     .toISOString()
@@ -85,7 +86,8 @@ function when(at: number | null | undefined): string {
     .replace(/\.\d+Z$/, "")} UTC`;
 }
 
-function duration(ms: number | null | undefined): string {
+/** A duration in the file's words: `42 ms`, `3.2 s`, `2 min 5 s`. */
+export function duration(ms: number | null | undefined): string {
   if (ms == null) return "—";
   if (ms < 1000) return `${Math.round(ms)} ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
@@ -97,7 +99,8 @@ function endBadge(reason: string | null): string {
   return `<span class="badge r-${escapeHtml(r)}">${escapeHtml(END_REASON_LABEL[r as EndReason | "running"] ?? r)}</span>`;
 }
 
-function reward(value: number | null | undefined, signed = false): string {
+/** A reward as the file shows it, coloured by its sign. */
+export function reward(value: number | null | undefined, signed = false): string {
   const cls = value == null || value === 0 ? "" : value > 0 ? "pos" : "neg";
   return `<span class="mono ${cls}" title="${escapeHtml(rewardLabel(value, { signed }))}">${escapeHtml(formatReward(value, { signed }))}</span>`;
 }
@@ -164,7 +167,8 @@ export function rewardChartSvg(steps: readonly TrajectoryStep[], height = 120): 
   return `<figure><svg class="chart" role="img" aria-label="${escapeHtml(label)}" viewBox="0 0 ${fmt(w)} ${height}" preserveAspectRatio="none"><line x1="0" x2="${fmt(w)}" y1="${fmt(y(0))}" y2="${fmt(y(0))}" stroke="#a1a1aa" vector-effect="non-scaling-stroke"/>${end}${bars}<path d="${line}" fill="none" stroke="#f59e0b" stroke-width="2" vector-effect="non-scaling-stroke"/></svg><figcaption class="legend"><span><span class="swatch sw-bar"></span>reward per step</span><span><span class="swatch sw-cum"></span>cumulative</span>${endAt >= 0 ? `<span><span class="swatch sw-after"></span>after the end (not counted)</span>` : ""}</figcaption></figure>`;
 }
 
-function fact(name: string, valueHtml: string): string {
+/** One term of a `<dl class="facts">`. */
+export function fact(name: string, valueHtml: string): string {
   return `<div><dt>${escapeHtml(name)}</dt><dd>${valueHtml}</dd></div>`;
 }
 
@@ -229,7 +233,11 @@ ${taskSpec}
 </article>`;
 }
 
-async function head(title: string): Promise<string> {
+/**
+ * The start of a document in this format, up to `<body>`: the strict CSP (its style by hash), the
+ * style. Other files made the same way (lib/review/report-html.ts) open with it.
+ */
+export async function head(title: string): Promise<string> {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -245,7 +253,8 @@ async function head(title: string): Promise<string> {
 `;
 }
 
-function foot(exportedAt: number): string {
+/** The end of a document in this format: when it was made and how output is shown. */
+export function foot(exportedAt: number): string {
   return `<footer>Exported from ORS Playground on ${escapeHtml(when(exportedAt))}. Environment output is shown as text, or as Markdown without raw HTML; links are shown, not followed; only raster images embedded in the file are shown.</footer>
 </body>
 </html>

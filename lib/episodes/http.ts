@@ -1,11 +1,15 @@
 // Small helpers shared by the /api/trajectories route handlers (thin adapters over the store):
-// bounded JSON bodies, list filters, and in-flight steps merged into a snapshot.
+// bounded JSON bodies, list filters, in-flight steps merged into a snapshot, and the two answers an
+// episode page reads (its session's trajectory, its live feed), also served to share-link players.
 import "server-only";
 import type { z } from "zod";
 import { describeZodError, errorResponse } from "@/lib/ors/protocol";
 import { readWithin } from "@/lib/ors/protocol/body";
+import type { SnapshotEvent } from "@/lib/trajectory/feed";
 import { type Trajectory, type TrajectoryFilter, trajectoryFilterSchema } from "@/lib/trajectory/schema";
 import type { TrajectoryStore } from "../store/types";
+import type { LiveFeeds } from "./live";
+import { liveSseResponse } from "./live-sse";
 import type { Recorder } from "./recorder";
 import { ReplayError } from "./replay";
 
@@ -90,4 +94,49 @@ export function withInflight(t: Trajectory, recorder: Recorder): Trajectory {
   for (const f of inflight) if (!steps.some((s) => s.index === f.index)) steps.push(f);
   steps.sort((a, b) => a.index - b.index);
   return { ...t, steps };
+}
+
+/** `GET /api/trajectories/by-session/<server>/<sid>`: the newest trajectory of a session, in-flight steps in. */
+export async function sessionTrajectoryResponse(
+  d: { store: TrajectoryStore; recorder: Recorder },
+  server: string,
+  sid: string,
+): Promise<Response> {
+  await d.recorder.idle();
+  const summary = await d.store.findBySession(server, sid);
+  const t = summary ? await d.store.get(summary.id) : null;
+  if (!t) return errorResponse(404, `no recorded episode for session "${sid}" on server "${server}"`);
+  return Response.json(withInflight(t, d.recorder), { headers: noStore });
+}
+
+/**
+ * `GET /api/trajectories/<id>/events`: the episode's live feed — a snapshot, then its changes —
+ * closing after it ends, except a finished one, whose session may still take calls (after the end).
+ */
+export async function trajectoryEventsResponse(
+  req: Request,
+  d: { store: TrajectoryStore; recorder: Recorder; live: LiveFeeds },
+  id: string,
+): Promise<Response> {
+  const { store: s, recorder, live } = d;
+  const summary = await s.summary(id);
+  if (!summary) return errorResponse(404, `no trajectory with id "${id}"`);
+  return liveSseResponse(req, live, id, {
+    first: async () => {
+      // Changes recorded before the snapshot is read are in it; later ones follow as events.
+      await recorder.idle();
+      const [t, now] = await Promise.all([s.get(id), s.summary(id)]);
+      if (!t || !now) return [];
+      const snapshot: SnapshotEvent = {
+        type: "snapshot",
+        id,
+        trajectory: withInflight(t, recorder),
+        last_activity_at: now.last_activity_at,
+        inflight: await recorder.inflightIndices(id),
+      };
+      return [{ event: "snapshot", data: snapshot }];
+    },
+    closeOn: (e) => e.type === "ended" && e.end_reason !== "finished",
+    closeAfterFirst: summary.end_reason != null && summary.end_reason !== "finished",
+  });
 }

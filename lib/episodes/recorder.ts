@@ -7,7 +7,7 @@ import "server-only";
 import { type Env, processEnv, settingOrDefault } from "@/lib/config";
 import type { Block, ToolSpec } from "@/lib/ors/protocol";
 import type { RelayEvent, RelayEvents } from "@/lib/relay/events";
-import { readAgent, readRunTag, readStepOrigin } from "../relay/annotations";
+import { readAgent, readClientTag, readRunTag, readStepOrigin } from "../relay/annotations";
 import type { ExchangeLimit, TrajectoryStore } from "../store/types";
 import { stableStringify } from "../trajectory/diff";
 import { CHECK_LIVENESS, endForFailure, SPEC_IDLE_LIMIT_MS } from "../trajectory/end-reason";
@@ -152,7 +152,7 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
     env: string | null,
     task: TrajectoryTask | null,
     at: number,
-    run?: unknown,
+    annotations: { run?: unknown; client?: unknown } = {},
   ): Promise<string> => {
     const id = await store.create({
       server,
@@ -160,7 +160,8 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
       env,
       task,
       startedAt: at,
-      run: readRunTag(run),
+      run: readRunTag(annotations.run),
+      client: readClientTag(annotations.client),
       tools: toolsSeen.get(envKey(server, env)) ?? null,
     });
     const summary = await store.summary(id);
@@ -216,7 +217,7 @@ export function createRecorder(store: TrajectoryStore, opts: RecorderOptions): R
           "task_spec" in e.task
             ? { task_spec: e.task.task_spec }
             : { split: e.task.split, index: e.task.index };
-        const id = await startTrajectory(e.server, e.sid, e.env, task, e.at, e.run);
+        const id = await startTrajectory(e.server, e.sid, e.env, task, e.at, e);
         await exchanges.started(id, e.server, e.sid, e.env, e.at);
         return;
       }

@@ -1,11 +1,14 @@
 // What a caller may tell the recorder about a request it sends through the relay, beside the ORS
 // request itself (FORMAT.md "Annotations"): `x-playground-run` on `/create` tags the episode with
-// its run, `x-playground-agent` on `/call` says which policy chose the call (the model's text,
+// its run, `x-playground-client` on `/create` with the client that plays it (an MCP client's
+// clientInfo, lib/mcp), `x-playground-agent` on `/call` says which policy chose the call (the model's text,
 // its call id, its tokens), `x-playground-step` on `/call` says it replays a call of the protocol
 // log. The relay never forwards these headers. Isomorphic: the browser and the run executor encode
 // them, the relay decodes them, the recorder validates them.
 import { z } from "zod";
 import {
+  type ClientTag,
+  clientTagSchema,
   type RunTag,
   runTagSchema,
   type StepAgent,
@@ -15,6 +18,8 @@ import {
 
 export const RUN_HEADER = "x-playground-run";
 export const AGENT_HEADER = "x-playground-agent";
+/** On a `/create`: the client that plays the episode, `{name, version}` (an MCP client's clientInfo). */
+export const CLIENT_HEADER = "x-playground-client";
 /** On a `/call` sent again from the protocol log: `{replayOf: <the logged call's seq>, edited}`. */
 export const STEP_HEADER = "x-playground-step";
 
@@ -81,6 +86,16 @@ export function encodeAgent(agent: StepAgent): string {
 
 export function encodeRunTag(tag: RunTag): string {
   return encodeAnnotation(tag);
+}
+
+export function encodeClientTag(tag: ClientTag): string {
+  return encodeAnnotation(tag);
+}
+
+/** A decoded `x-playground-client`, or null when it is not one. */
+export function readClientTag(value: unknown): ClientTag | null {
+  const r = clientTagSchema.safeParse(value);
+  return r.success ? r.data : null;
 }
 
 /** A decoded `x-playground-agent`, or null when it is not one. */

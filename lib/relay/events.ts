@@ -12,7 +12,8 @@
 //                                                           task: {task_spec} | {split, index}
 //                                                           run: the decoded `x-playground-run`
 //                                                           header of the request, when sent
-//                                                           (lib/relay/annotations.ts)
+//                                                           (lib/relay/annotations.ts); client:
+//                                                           its `x-playground-client`, likewise
 //   prompt           {server, sid, env, blocks, at}         2xx /{env}/prompt or /prompt. env: the
 //                                                           path's, or for a bare path the one its
 //                                                           X-Deployment header names, else null
@@ -80,7 +81,14 @@ interface Base {
 
 export type RelayEvent =
   | (Base & { type: "session_created"; sid: string })
-  | (Base & { type: "episode_created"; sid: string; env: string | null; task: RelayTask; run?: unknown })
+  | (Base & {
+      type: "episode_created";
+      sid: string;
+      env: string | null;
+      task: RelayTask;
+      run?: unknown;
+      client?: unknown;
+    })
   | (Base & { type: "prompt"; sid: string; env: string | null; blocks: Block[] })
   | (Base & {
       type: "call_started";

@@ -93,7 +93,7 @@ export interface Exchange {
   /** The request's `X-Deployment` header: the environment of a bare path (`/call`). */
   deployment?: string | null;
   /** The decoded annotation headers of the request (lib/relay/annotations.ts), never forwarded. */
-  annotations?: { run?: unknown; agent?: unknown; step?: unknown };
+  annotations?: { run?: unknown; client?: unknown; agent?: unknown; step?: unknown };
   /** The parsed JSON object of the request body, once read (undefined: not yet; null: none). */
   requestObject?: Record<string, unknown> | null;
   events: RelayEvents;
@@ -189,6 +189,7 @@ function json(x: Exchange, text: string): void {
       env: typeof body.env_name === "string" ? body.env_name : null,
       task,
       ...(x.annotations?.run !== undefined ? { run: x.annotations.run } : {}),
+      ...(x.annotations?.client !== undefined ? { client: x.annotations.client } : {}),
       at,
     });
   } else if (ep === "tools" || ep === "task_tools") {

@@ -5,7 +5,13 @@
 // Request (Next's route, in-process clients) and node:http (the server entry's fast path).
 
 import { describeNetworkError } from "@/lib/ors/protocol/network-error";
-import { AGENT_HEADER, decodeAnnotation, RUN_HEADER, STEP_HEADER } from "@/lib/relay/annotations";
+import {
+  AGENT_HEADER,
+  CLIENT_HEADER,
+  decodeAnnotation,
+  RUN_HEADER,
+  STEP_HEADER,
+} from "@/lib/relay/annotations";
 import "server-only";
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -190,10 +196,11 @@ export function createRelay(options: RelayOptions): Relay {
     // Annotations for the recorder (never forwarded: FORWARDED_HEADERS leaves them out).
     if (listening) {
       const run = endpoint === "create" ? decodeAnnotation(req.header(RUN_HEADER)) : undefined;
+      const client = endpoint === "create" ? decodeAnnotation(req.header(CLIENT_HEADER)) : undefined;
       const agent = endpoint === "call" ? decodeAnnotation(req.header(AGENT_HEADER)) : undefined;
       const step = endpoint === "call" ? decodeAnnotation(req.header(STEP_HEADER)) : undefined;
-      if (run !== undefined || agent !== undefined || step !== undefined)
-        x.annotations = { run, agent, step };
+      if (run !== undefined || client !== undefined || agent !== undefined || step !== undefined)
+        x.annotations = { run, client, agent, step };
     }
 
     const headers = new Headers({ [LOOP_HEADER]: [...marks.slice(-(MAX_MARKS - 1)), loopMark].join(",") });

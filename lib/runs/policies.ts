@@ -111,6 +111,11 @@ export async function policyFromSpec(spec: RunPolicy, deps: PolicyDeps): Promise
       return createRandomPolicy(spec.seed ?? DEFAULT_RANDOM_SEED);
     case "replay":
       return createReplayPolicy(await replaySource(spec, deps.store));
+    case "human":
+      throw new RunError(
+        409,
+        `a human run is played by ${spec.player} through their share link (/play/<token>), not by the playground`,
+      );
     case "script": {
       const file = path.resolve(deps.cwd, spec.module);
       if (deps.scriptRoots && !insideRoots(file, deps.scriptRoots))

@@ -56,6 +56,20 @@ export const policySpecSchema = z.discriminatedUnion("kind", [
 export type PolicySpec = z.infer<typeof policySpecSchema>;
 
 /**
+ * A person playing through a share link (`/play/<token>`, docs/review.md "Share links"): their
+ * episodes are a run with this policy, recorded as they play. Not something `POST /api/runs`
+ * starts, nor the executor plays: the share link's player does.
+ */
+export const humanPolicySchema = z.strictObject({
+  kind: z.literal("human"),
+  /** The name the player chose. */
+  player: z.string().min(1).max(100),
+  /** The share link they play (its token). */
+  share: z.string().min(1).max(200),
+});
+export type HumanPolicy = z.infer<typeof humanPolicySchema>;
+
+/**
  * The CLI's model policy may name an endpoint by URL (`--model-url`) instead: stored with the run
  * (so it can be resumed) with the name of the variable holding the key, never the key.
  */
@@ -64,7 +78,7 @@ export type CliModelPolicy = Omit<z.infer<typeof modelPolicySchema>, "endpoint">
   baseUrl: string;
   apiKeyEnv: string | null;
 };
-export type RunPolicy = PolicySpec | CliModelPolicy;
+export type RunPolicy = PolicySpec | CliModelPolicy | HumanPolicy;
 
 /**
  * Which tasks of the split: `"all"`, a range `"20-59"` (both ends included), a list (`"1,5,9"`,
@@ -125,7 +139,7 @@ export interface RunConfig {
 
 /** The default turn limit of each policy (a replay plays what was recorded, up to the limit). */
 export function defaultMaxTurns(policy: RunPolicy): number {
-  if (policy.maxTurns) return policy.maxTurns;
+  if ("maxTurns" in policy && policy.maxTurns) return policy.maxTurns;
   switch (policy.kind) {
     case "model":
       return 30;
@@ -134,6 +148,7 @@ export function defaultMaxTurns(policy: RunPolicy): number {
     case "script":
       return 100;
     case "replay":
+    case "human":
       return MAX_TURNS_LIMIT;
   }
 }

@@ -68,11 +68,31 @@ function list(value: string | undefined): string[] {
     .filter(Boolean);
 }
 
-/** The app's paths: its ORS host (`/api/ors/...` and the root shapes), its APIs, its pages. */
+/** A share link's play page (`/play/<token>`) and its APIs (`/api/play/<token>/...`): the token as made. */
+const SHARE_PATH = /^\/(?:play\/[A-Za-z0-9_-]{16,64}\/?|api\/play\/[A-Za-z0-9_-]{16,64}(?:\/.*)?)$/;
+/** `.` or `..` segments, encoded dots and slashes, backslashes. */
+const DOT_SEGMENT = /(?:^|\/)\.\.?(?:\/|$)|%2e|%2f|%5c|\\/i;
+/** The build's static files and the icons: code and styles, no data. */
+const ASSET_PATH = /^\/(?:_next\/static\/.+|favicon\.ico|icon\.svg)$/;
+
+/**
+ * The app's paths: its ORS host (`/api/ors/...` and the root shapes), its APIs, its pages, a share
+ * link's play page and APIs, the build's static files.
+ */
 export function appPathKind(path: string): PathKind {
   if (isOrsRequestPath(path, APP_ORS_BASE_PATH, true))
     return path === "/health" || path === `${APP_ORS_BASE_PATH}/health` ? "health" : "ors";
-  return path === "/api" || path.startsWith("/api/") ? "api" : "page";
+  const api = path === "/api" || path.startsWith("/api/");
+  const open =
+    path.startsWith("/play/") || path.startsWith("/api/play/")
+      ? SHARE_PATH.test(path) && "share"
+      : (path.startsWith("/_next/static/") || path === "/favicon.ico" || path === "/icon.svg") &&
+        ASSET_PATH.test(path) &&
+        "asset";
+  // Never for a path with dot segments or encoded separators: a server that resolves them would
+  // take `/api/play/<token>/../../trajectories` to a path that needs the token.
+  if (open && !DOT_SEGMENT.test(path)) return open;
+  return api ? "api" : "page";
 }
 
 /** The standalone host's paths (scripts/serve.ts): all ORS, `/health` open. */

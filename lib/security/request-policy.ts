@@ -8,9 +8,11 @@ import { hostNameOf, hostPortOf, isLoopbackName } from "./host-names";
 
 /**
  * What a path is, for the policy: the ORS host's endpoints (`health` is the one that needs no key),
- * the app's own APIs, or pages (everything else, static files included).
+ * the app's own APIs, pages (everything else), a share link's play page and its APIs (`share`:
+ * answered without the access token, the link being checked where it is answered), or the build's
+ * static files (`asset`: the app's own code and styles, no data, which a share link's page loads).
  */
-export type PathKind = "ors" | "health" | "api" | "page";
+export type PathKind = "ors" | "health" | "api" | "page" | "share" | "asset";
 
 export interface RequestPolicy {
   /** Host names accepted besides the loopback ones (as `hostNameOf` gives them). */
@@ -56,6 +58,7 @@ const OWN_SITES = new Set(["same-origin", "none"]);
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+json|json|jsonl|x-ndjson)\s*(?:;|$)/i;
 
 const TOKEN_COOKIE_PREFIX = "ors_playground_token_";
+const SHARE_COOKIE_PREFIX = "ors_playground_share_";
 
 /**
  * The cookie that carries the access token after `?token=`: one per port, as cookies ignore ports
@@ -67,6 +70,15 @@ export function tokenCookieName(host: string | null): string {
 }
 
 const TOKEN_COOKIE_MAX_AGE_S = 7 * 24 * 3600;
+
+/**
+ * The cookie a share link's player gets when they join (docs/review.md "Share links"): it opens
+ * nothing by itself (the link's token is in every path it may use); it marks the browser as a
+ * player's, so every other page and API answers it 403 rather than asking for the access token.
+ */
+export function shareCookie(host: string | null, token: string): string {
+  return `${SHARE_COOKIE_PREFIX}${hostPortOf(host ?? "") || "default"}=${encodeURIComponent(token)}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${TOKEN_COOKIE_MAX_AGE_S}`;
+}
 
 function json(status: number, detail: string, headers: Record<string, string> = {}): PolicyAnswer {
   return {
@@ -114,18 +126,42 @@ function unauthorized(
   wrong: boolean,
 ): PolicyAnswer {
   if (kind !== "page") return json(401, detail, { "www-authenticate": 'Bearer realm="ors-playground"' });
+  return html(401, tokenPage(host, path, wrong), { "www-authenticate": 'Bearer realm="ors-playground"' });
+}
+
+/** A page the policy answers itself: not cached, not framed, no referrer. */
+function html(status: number, body: string, headers: Record<string, string> = {}): PolicyAnswer {
   return {
-    status: 401,
+    status,
     headers: {
       "content-type": "text/html; charset=utf-8",
       "cache-control": "no-store",
       "x-content-type-options": "nosniff",
       "x-frame-options": "DENY",
       "referrer-policy": "no-referrer",
-      "www-authenticate": 'Bearer realm="ors-playground"',
+      ...headers,
     },
-    body: tokenPage(host, path, wrong),
+    body,
   };
+}
+
+/** A share link's player (their cookie, no access token) asking for anything but their play page. */
+function sharePlayerRefused(kind: PathKind): PolicyAnswer {
+  const detail =
+    "refused: a share link opens its play page only (/play/<token>); the rest of this playground needs its access token";
+  if (kind !== "page") return json(403, detail);
+  return html(
+    403,
+    `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>ORS Playground: not shared</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body style="font-family: system-ui, sans-serif; max-width: 42rem; margin: 4rem auto; padding: 0 1rem; line-height: 1.5">
+<h1>Not shared with you</h1>
+<p>The link you were given opens its play page only. The rest of this ORS Playground needs its
+access token: ask whoever sent you the link.</p>
+</body></html>
+`,
+  );
 }
 
 /** Constant-time comparison: how long it takes says nothing about how much of the token matched. */
@@ -263,7 +299,7 @@ export function checkRequest(req: PolicyRequest, policy: RequestPolicy): PolicyA
     const dest = req.header("sec-fetch-dest");
     const navigation =
       READS.has(method) &&
-      kind === "page" &&
+      (kind === "page" || kind === "share") &&
       req.header("sec-fetch-mode") === "navigate" &&
       (dest === null || dest === "document");
     if (!navigation)
@@ -274,6 +310,7 @@ export function checkRequest(req: PolicyRequest, policy: RequestPolicy): PolicyA
   }
 
   const token = policy.token;
+  // A share link's play page and its APIs, and the build's static files, need no access token.
   if (token !== null && (kind === "api" || kind === "page" || (kind === "ors" && policy.orsToken))) {
     const fromQuery = READS.has(method) ? queryParam(query, "token") : null;
     if (fromQuery !== null && sameSecret(fromQuery, token)) {
@@ -290,6 +327,8 @@ export function checkRequest(req: PolicyRequest, policy: RequestPolicy): PolicyA
       };
     }
     const carried = carriesToken(req, kind, token);
+    if (carried !== true && req.header("cookie")?.includes(SHARE_COOKIE_PREFIX))
+      return sharePlayerRefused(kind);
     if (carried !== true) {
       const wrong = carried === false || fromQuery !== null;
       return unauthorized(

@@ -7,6 +7,7 @@ import { type Env, processEnv, settingOrDefault } from "@/lib/config";
 import type { Block, JsonObject, ToolSpec } from "@/lib/ors/protocol";
 import {
   type AgentEnd,
+  type ClientTag,
   type EndReason,
   type NewExchange,
   type ProtocolExchange,
@@ -110,6 +111,8 @@ export interface TrajRow {
   run_repeat: number | null;
   tools_hash: string | null;
   agent_end_json: string | null;
+  /** The client that played it (ClientTag), when it said. */
+  client_json: string | null;
   /** The process that started it (StoreInstance). */
   instance_id: string | null;
 }
@@ -149,8 +152,14 @@ export function runTagOf(r: TrajRow): RunTag | null {
     : null;
 }
 
+/** The client tag of a row, when it has one (columns added by a migration read as absent before it). */
+export function clientTagOf(r: TrajRow): ClientTag | null {
+  return parse<ClientTag>(r.client_json ?? null);
+}
+
 export function toSummary(r: TrajRow): TrajectorySummary {
   const run = runTagOf(r);
+  const client = clientTagOf(r);
   return {
     id: r.id,
     server: r.server,
@@ -168,6 +177,7 @@ export function toSummary(r: TrajRow): TrajectorySummary {
     origin: parse<TrajectoryOrigin>(r.origin_json),
     ...(r.golden ? { golden: true } : {}),
     ...(run ? { run } : {}),
+    ...(client ? { client } : {}),
   };
 }
 
@@ -223,6 +233,8 @@ export function toTrajectory(r: TrajRow, steps: TrajectoryStep[], tools: ToolSpe
   if (r.golden) t.golden = true;
   const run = runTagOf(r);
   if (run) t.run = run;
+  const client = clientTagOf(r);
+  if (client) t.client = client;
   if (tools) t.tools = tools;
   const agentEnd = agentEndOf(r);
   if (agentEnd) t.agent_end = agentEnd;

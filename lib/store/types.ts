@@ -1,10 +1,11 @@
 // The store's contract: what the recorder, replay, runs and the API need from storage — trajectories
-// (TrajectoryStore) and runs beside them (RunStore) — asynchronous so that PostgreSQL (./postgres/store.ts,
-// shared by app replicas) stands behind it as well as the embedded SQLite file (./sqlite/store.ts);
-// tests/store/conformance.ts is the suite both pass.
+// (TrajectoryStore), runs beside them (RunStore) and people's reviews (ReviewStore) — asynchronous so
+// that PostgreSQL (./postgres/store.ts, shared by app replicas) stands behind it as well as the
+// embedded SQLite file (./sqlite/store.ts); tests/store/conformance*.ts is the suite both pass.
 import type { Block, JsonObject, ToolSpec } from "@/lib/ors/protocol";
 import type {
   AgentEnd,
+  ClientTag,
   EndReason,
   ExchangeList,
   NewExchange,
@@ -16,6 +17,7 @@ import type {
   TrajectorySummary,
   TrajectoryTask,
 } from "../trajectory/schema";
+import type { ReviewStore } from "./review-types";
 
 export interface RetentionOptions {
   /** Keep at most this many trajectories (oldest ended ones go first). 0 = no cap. */
@@ -34,6 +36,8 @@ export interface NewTrajectory {
   origin?: TrajectoryOrigin | null;
   /** A run's episode: its run, task index and repeat. */
   run?: RunTag | null;
+  /** The client that plays it, when it said who it is (an MCP client's clientInfo). */
+  client?: ClientTag | null;
   /** The tool specs the episode is played with, when known at its start. */
   tools?: ToolSpec[] | null;
 }
@@ -152,7 +156,7 @@ export interface TrajectoryStore {
   /** The newest trajectory of a session, running or ended (imports excluded), or null. */
   findBySession(server: string, sid: string): Promise<TrajectorySummary | null>;
   summary(id: string): Promise<TrajectorySummary | null>;
-  /** A whole trajectory in the export format, or null. */
+  /** A whole trajectory in the export format (its labels included), or null. */
   get(id: string): Promise<Trajectory | null>;
   /** Summaries matching the filter (newest first by default) and the total count. */
   list(filter?: TrajectoryFilter): Promise<{ items: TrajectorySummary[]; total: number }>;
@@ -160,10 +164,13 @@ export interface TrajectoryStore {
   iterate(filter?: TrajectoryFilter): AsyncIterable<Trajectory>;
   /** Running trajectories, newest activity first. */
   running(): Promise<TrajectorySummary[]>;
-  /** Imports all or nothing (a trajectory's `golden` mark included); existing ids are skipped. */
+  /**
+   * Imports all or nothing (a trajectory's `golden` mark and labels included: a label set it names
+   * that is not here is created); existing ids are skipped.
+   */
   importMany(trajectories: Trajectory[]): Promise<{ imported: string[]; skipped: string[] }>;
   delete(id: string): Promise<boolean>;
-  /** Applies retention now (running and golden trajectories are kept); returns how many were removed. */
+  /** Applies retention now (running, golden and labelled trajectories are kept); returns how many were removed. */
   enforceRetention(now: number): Promise<number>;
   /** Ends as `timeout` every running trajectory idle for longer than `idleMs`; returns their ids. */
   sweepIdle(now: number, idleMs: number): Promise<string[]>;
@@ -493,8 +500,28 @@ export interface RunStore {
   liveApps(since: number): Promise<AppAnnouncement[]>;
 }
 
-/** What the app stores: trajectories and runs, in one place (one SQLite file, one database). */
-export interface PlaygroundStore extends TrajectoryStore, RunStore {}
+// ---- Review (lib/review, docs/review.md): the ReviewStore half, in ./review-types.ts ----
+
+export {
+  LABEL_TARGETS,
+  type Label,
+  type LabelFilter,
+  type LabelKey,
+  type LabelSet,
+  type LabelTarget,
+  type NewLabelSet,
+  type NewReviewQueue,
+  type NewShareLink,
+  type QueueItem,
+  type QueueProgress,
+  type ReviewQueue,
+  type ReviewStore,
+  type ShareLink,
+  type SharePlayer,
+} from "./review-types";
+
+/** What the app stores: trajectories, runs and reviews, in one place (one SQLite file, one database). */
+export interface PlaygroundStore extends TrajectoryStore, RunStore, ReviewStore {}
 
 /** What a running app process says of itself in the store: where it answers, the servers it knows. */
 export interface AppAnnouncement {

@@ -85,6 +85,18 @@ export const runTagSchema = z.strictObject({
 });
 export type RunTag = z.infer<typeof runTagSchema>;
 
+/**
+ * The client that played an episode, when it said who it is: an MCP client's `clientInfo` (its
+ * name and version, e.g. `claude-code` `1.0.0`) for an episode played through the MCP bridge
+ * (docs/mcp.md). Sent by the caller in the `x-playground-client` header of the `/create`
+ * (lib/relay/annotations.ts), which the relay does not forward.
+ */
+export const clientTagSchema = z.strictObject({
+  name: z.string().min(1).max(200),
+  version: z.string().max(100),
+});
+export type ClientTag = z.infer<typeof clientTagSchema>;
+
 /** Why a policy stopped playing an episode without a tool call, and its last words. */
 export const agentEndSchema = z.strictObject({
   /** `no_tool_call` (the model answered without one), `max_turns`, `policy_stop`, ... */
@@ -157,11 +169,36 @@ export const trajectoryStepSchema = z.strictObject({
 export type TrajectoryStep = z.infer<typeof trajectoryStepSchema>;
 
 export const trajectoryOriginSchema = z.strictObject({
-  kind: z.enum(["fork", "replay", "import"]),
+  /** `review`: the corrected copy of an episode reviewers found the verifier wrong on (docs/review.md). */
+  kind: z.enum(["fork", "replay", "import", "review"]),
   from: z.string().nullable(),
   step: z.number().int().nonnegative().nullable().optional(),
 });
 export type TrajectoryOrigin = z.infer<typeof trajectoryOriginSchema>;
+
+/** A label set as a trajectory carries it with its labels (docs/review.md "Label sets"). */
+export const labelSetRefSchema = z.strictObject({
+  id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
+  name: z.string().min(1).max(200),
+  /** Whether its labels are on episodes or on steps. */
+  target: z.enum(["episode", "step"]),
+  /** The JSON Schema of a label's value. */
+  schema: jsonObjectSchema,
+  /** The field that says whether the episode is correct (null: the set has no verdict). */
+  verdict: z.string().nullable(),
+});
+export type LabelSetRef = z.infer<typeof labelSetRefSchema>;
+
+/** One person's label on the episode (`step` null) or on one of its steps, in a label set. */
+export const trajectoryLabelSchema = z.strictObject({
+  set: labelSetRefSchema,
+  step: z.number().int().positive().nullable(),
+  reviewer: z.string().min(1).max(100),
+  value: jsonObjectSchema,
+  created_at: z.number(),
+  updated_at: z.number(),
+});
+export type TrajectoryLabel = z.infer<typeof trajectoryLabelSchema>;
 
 export const trajectorySchema = z.strictObject({
   format: z.literal(TRAJECTORY_FORMAT),
@@ -194,6 +231,8 @@ export const trajectorySchema = z.strictObject({
   golden: z.boolean().optional(),
   /** Present on a run's episode: the run, the task index and the repeat. */
   run: runTagSchema.optional(),
+  /** The client that played it, when it said (an MCP client's name and version); absent otherwise. */
+  client: clientTagSchema.optional(),
   /**
    * The tool specs the episode was played with (the session's `/task_tools` or `/tools` answer as
    * the relay saw it), so an export stays true after the environment changes. Absent when unknown.
@@ -201,6 +240,8 @@ export const trajectorySchema = z.strictObject({
   tools: z.array(toolSpecSchema).optional(),
   /** How a policy stopped without a tool call (a model's final answer); absent otherwise. */
   agent_end: agentEndSchema.optional(),
+  /** People's labels on the episode and its steps (docs/review.md); absent when it has none. */
+  labels: z.array(trajectoryLabelSchema).optional(),
 });
 export type Trajectory = z.infer<typeof trajectorySchema>;
 
@@ -224,6 +265,8 @@ export const trajectorySummarySchema = z.strictObject({
   golden: z.boolean().optional(),
   /** Present on a run's episode. */
   run: runTagSchema.optional(),
+  /** The client that played it, when it said (an MCP client). */
+  client: clientTagSchema.optional(),
 });
 export type TrajectorySummary = z.infer<typeof trajectorySummarySchema>;
 

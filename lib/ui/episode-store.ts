@@ -12,6 +12,7 @@ import type { JsonObject } from "@/lib/ors/protocol";
 import { type LiveEvent, lastActivityOf, type SnapshotEvent } from "@/lib/trajectory/feed";
 import { cumulativeRewards, totalReward } from "@/lib/trajectory/model";
 import type { Trajectory, TrajectoryStep, TrajectoryTask } from "@/lib/trajectory/schema";
+import { DEFAULT_API_BASE } from "./api-base";
 import { applyFeedEvents } from "./feed-batch";
 
 export type EpisodeTask = TrajectoryTask;
@@ -41,6 +42,8 @@ export interface EpisodeState {
   server: string;
   env: string;
   sid: string;
+  /** Where the page's requests go: the playground's API, or a share link's (./api-base.ts). */
+  apiBase: string;
   /** The server's session idle limit when the playground knows it (else the countdown shows idle time). */
   idleLimitMs: number | null;
   /** `loading` until the record is found; `missing` when the session has none. */
@@ -70,9 +73,11 @@ const createEpisodeState =
     env: string;
     sid: string;
     idleLimitMs: number | null;
+    apiBase?: string;
   }): StateCreator<EpisodeState> =>
   (set, get) => ({
     ...init,
+    apiBase: init.apiBase ?? DEFAULT_API_BASE,
     status: "loading",
     missingReason: null,
     trajectory: null,
@@ -160,6 +165,7 @@ export function createEpisodeStore(init: {
   env: string;
   sid: string;
   idleLimitMs: number | null;
+  apiBase?: string;
 }) {
   return createStore<EpisodeState>()(createEpisodeState(init));
 }
@@ -200,15 +206,18 @@ export function EpisodeStoreProvider({
   env,
   sid,
   idleLimitMs,
+  apiBase,
   children,
 }: {
   server: string;
   env: string;
   sid: string;
   idleLimitMs: number | null;
+  /** A share link's API (`/api/play/<token>`) instead of the playground's. */
+  apiBase?: string;
   children: ReactNode;
 }) {
-  const [store] = useState(() => createEpisodeStore({ server, env, sid, idleLimitMs }));
+  const [store] = useState(() => createEpisodeStore({ server, env, sid, idleLimitMs, apiBase }));
   return createElement(EpisodeStoreContext.Provider, { value: store }, children);
 }
 

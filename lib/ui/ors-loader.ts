@@ -22,8 +22,9 @@ export function afterPageLoad(): Promise<void> {
   return loaded;
 }
 
-export async function loadOrsClient(serverName: string): Promise<OrsClient> {
+/** The typed client of a server through the relay (`apiBase`: ./api-base.ts), loaded on demand. */
+export async function loadOrsClient(serverName: string, apiBase?: string): Promise<OrsClient> {
   await afterPageLoad();
   const { orsClientFor } = await import("./ors");
-  return orsClientFor(serverName);
+  return orsClientFor(serverName, apiBase);
 }

@@ -12,6 +12,12 @@ export const environmentKeys = {
   status: ["environments", "status"] as const,
 };
 
+export const diffKeys = {
+  all: ["diff"] as const,
+  /** The surface diff of an environment against another server's (POST /api/servers/<a>/diff). */
+  surface: (a: string, aEnv: string, b: string, bEnv: string) => ["diff", a, aEnv, b, bEnv] as const,
+};
+
 export const orsKeys = {
   all: ["ors"] as const,
   server: (server: string) => ["ors", server] as const,

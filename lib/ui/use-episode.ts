@@ -75,10 +75,15 @@ export function endHeadline(reason: EndReason): string {
 
 // ---- The recorded episode, followed live ----
 
-async function findRecorded(server: string, sid: string, signal: AbortSignal): Promise<Trajectory | null> {
+async function findRecorded(
+  apiBase: string,
+  server: string,
+  sid: string,
+  signal: AbortSignal,
+): Promise<Trajectory | null> {
   // Read and parsed off the main thread: a recorded episode may hold megabytes of results.
   const res = await fetchJsonOffThread(
-    `/api/trajectories/by-session/${encodeURIComponent(server)}/${encodeURIComponent(sid)}`,
+    `${apiBase}/trajectories/by-session/${encodeURIComponent(server)}/${encodeURIComponent(sid)}`,
     signal,
   );
   if (res.status === 404) return null;
@@ -109,7 +114,7 @@ export function useEpisodeFeed(): void {
   const store = useEpisodeStoreApi();
   const qc = useQueryClient();
   useEffect(() => {
-    const { server, sid } = store.getState();
+    const { server, sid, apiBase } = store.getState();
     const abort = new AbortController();
     let close: (() => void) | null = null;
     (async () => {
@@ -117,7 +122,7 @@ export function useEpisodeFeed(): void {
       // The recorder writes the episode as /create passes; a page opened in that instant looks again.
       for (let attempt = 0; attempt < 3 && !found; attempt++) {
         try {
-          found = await findRecorded(server, sid, abort.signal);
+          found = await findRecorded(apiBase, server, sid, abort.signal);
         } catch (err) {
           if (abort.signal.aborted) return;
           store.getState().setMissing(errorMessage(err));
@@ -159,7 +164,7 @@ export function useEpisodeFeed(): void {
         close?.();
         store.getState().setFeed("closed");
       };
-      close = openFeed(`/api/trajectories/${encodeURIComponent(id)}/events`, FEED_EVENTS, {
+      close = openFeed(`${apiBase}/trajectories/${encodeURIComponent(id)}/events`, FEED_EVENTS, {
         events: (batch) => {
           if (closed) return;
           const s = store.getState();
@@ -208,12 +213,15 @@ export function useEpisodeFeed(): void {
 
 export type SessionTools = { tools: ToolSpec[]; source: "task_tools" | "tools"; fallbackReason?: string };
 
-/** The session's tools from /{env}/task_tools, falling back to /{env}/tools when a server lacks it. */
-export function sessionToolsQuery(server: string, env: string, sid: string) {
+/**
+ * The session's tools from /{env}/task_tools, falling back to /{env}/tools when a server lacks it
+ * (`apiBase`: a share link's, ./api-base.ts).
+ */
+export function sessionToolsQuery(server: string, env: string, sid: string, apiBase?: string) {
   return queryOptions({
     queryKey: orsKeys.taskTools(server, env, sid),
     queryFn: async ({ signal }): Promise<SessionTools> => {
-      const client = await loadOrsClient(server);
+      const client = await loadOrsClient(server, apiBase);
       try {
         return { tools: (await client.taskTools(env, sid, { signal })).tools, source: "task_tools" };
       } catch (err) {
@@ -247,10 +255,10 @@ export function sessionToolsQuery(server: string, env: string, sid: string) {
  * still exists; they are shown, not callable), not once its session is gone.
  */
 export function useSessionTools() {
-  const { server, env, sid } = useEpisodeStoreApi().getState();
+  const { server, env, sid, apiBase } = useEpisodeStoreApi().getState();
   const ready = useEpisodeStore((s) => s.status === "ready");
   const gone = useEpisodeStore((s) => selectEnded(s) && s.trajectory?.end_reason !== "finished");
-  return useQuery({ ...sessionToolsQuery(server, env, sid), enabled: ready && !gone });
+  return useQuery({ ...sessionToolsQuery(server, env, sid, apiBase), enabled: ready && !gone });
 }
 
 // ---- Start, prompt, end ----
@@ -305,8 +313,8 @@ export function useRequestPrompt() {
   const store = useEpisodeStoreApi();
   return useMutation({
     mutationFn: async () => {
-      const { server, env, sid } = store.getState();
-      return (await loadOrsClient(server)).prompt(env, sid);
+      const { server, env, sid, apiBase } = store.getState();
+      return (await loadOrsClient(server, apiBase)).prompt(env, sid);
     },
   });
 }
@@ -316,8 +324,8 @@ export function useEndEpisode() {
   const store = useEpisodeStoreApi();
   return useMutation({
     mutationFn: async () => {
-      const { server, sid } = store.getState();
-      await (await loadOrsClient(server)).delete(sid);
+      const { server, sid, apiBase } = store.getState();
+      await (await loadOrsClient(server, apiBase)).delete(sid);
     },
   });
 }
@@ -367,7 +375,7 @@ export function useKeepAlive(
     let client: OrsClient | null = null;
     let timer: ReturnType<typeof setTimeout> | undefined;
     let disposed = false;
-    const { server, sid } = store.getState();
+    const { server, sid, apiBase } = store.getState();
     const schedule = (delay: number) => {
       if (timer) clearTimeout(timer);
       timer = disposed ? undefined : setTimeout(tick, delay);
@@ -401,7 +409,7 @@ export function useKeepAlive(
     const onVisible = () => {
       if (document.visibilityState === "visible" && client && overdue()) now();
     };
-    loadOrsClient(server).then(
+    loadOrsClient(server, apiBase).then(
       (c) => {
         if (disposed) return;
         client = c;

@@ -11,6 +11,7 @@ import type { CallEvent } from "@/lib/ors/client/call-tool";
 import { isAbortError } from "@/lib/ors/client/errors";
 import type { JsonObject } from "@/lib/ors/protocol";
 import type { TrajectoryStep } from "@/lib/trajectory/schema";
+import { relayBaseUrl } from "./api-base";
 import { useEpisodeStoreApi } from "./episode-store";
 import { callToolOffThread } from "./off-thread";
 import { loadOrsClient } from "./ors-loader";
@@ -67,7 +68,7 @@ export function useToolCall(): ToolCaller {
       resume: TrajectoryStep | null,
       options: CallOptions = {},
     ): Promise<string> => {
-      const { server, env, sid } = store.getState();
+      const { server, env, sid, apiBase } = store.getState();
       const callId = newCallId();
       const ctrl = new AbortController();
       controllers.current.set(callId, ctrl);
@@ -87,14 +88,14 @@ export function useToolCall(): ToolCaller {
           store.getState().updateCall(callId, { notes: [...(c?.notes ?? []), ev] });
         };
         await callToolOffThread(
-          `/api/servers/${encodeURIComponent(server)}`,
+          relayBaseUrl(server, apiBase),
           env,
           sid,
           call,
           { signal: ctrl.signal, headers, onNote },
           // Where no worker can run: the same call on this thread.
           async () => {
-            const client = await loadOrsClient(server);
+            const client = await loadOrsClient(server, apiBase);
             await client.callTool(env, sid, call, {
               signal: ctrl.signal,
               headers,

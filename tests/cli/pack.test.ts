@@ -88,7 +88,7 @@ describe("npm pack → install → npx ors-playground", () => {
         "lib/environments/reload-hook.mjs",
         "envs/index.ts",
         "dist/sdk/index.js",
-        "dist/sdk/sdk/package-entry.d.ts",
+        "dist/sdk/ors/sdk/package-entry.d.ts",
         ".next/BUILD_ID",
         ".next/ors-externals.json",
         "next.config.mjs",
@@ -141,6 +141,12 @@ describe("npm pack → install → npx ors-playground", () => {
       );
       await expect(sh(tsc!, project, 5 * 60_000)).rejects.toThrow(/wrong\.ts.*error TS/s);
       await sh("rm wrong.ts", project, 10_000);
+      // defineMcpEnvironment is in the packed SDK, with what it needs installed (the MCP SDK).
+      await sh(
+        `node --input-type=module -e "import { defineMcpEnvironment } from 'ors-playground/sdk'; if (typeof defineMcpEnvironment !== 'function') process.exit(1)"`,
+        project,
+        60_000,
+      );
 
       // A server of the author's own, run by the playground, and a config file that says so.
       writeFileSync(

@@ -57,6 +57,7 @@ describe("check command: options", () => {
       junit: "out/check.xml",
       allowFiles: ["waivers.txt"],
       quality: null,
+      probe: null,
       options: {
         baseUrl: "http://127.0.0.1:8080",
         env: "math",
@@ -77,6 +78,7 @@ describe("check command: options", () => {
       allowFiles: [],
       options: { baseUrl: "http://h:1" },
       quality: null,
+      probe: null,
     });
     expect(
       parseCheckArgs(

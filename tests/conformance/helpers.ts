@@ -9,6 +9,7 @@ import {
   type CheckOutcome,
   type ConformanceReport,
 } from "@/lib/conformance";
+import { PROBE_IDS } from "@/lib/conformance/gaming/types";
 import { PLAY_ROLES, QUALITY_CHECK_IDS, QUALITY_OUTCOMES } from "@/lib/conformance/quality/types";
 import {
   ENV_ENDPOINTS,
@@ -23,6 +24,14 @@ const trajectoryRefShape = z.strictObject({
   id: z.string().min(1),
   step: z.number().int().positive().nullable(),
   href: z.string().startsWith("/trajectories/"),
+});
+
+/** The summary of the quality checks and of the probes. */
+const checksSummaryShape = z.strictObject({
+  findings: z.number().int(),
+  waived: z.number().int(),
+  notExercised: z.number().int(),
+  passed: z.boolean(),
 });
 
 /** The documented quality part of the report (docs/check.md "The JSON report", `quality`), strict. */
@@ -77,12 +86,62 @@ export const qualityReportShape = z.strictObject({
       counted: z.boolean(),
     }),
   ),
-  summary: z.strictObject({
-    findings: z.number().int(),
-    waived: z.number().int(),
-    notExercised: z.number().int(),
-    passed: z.boolean(),
-  }),
+  summary: checksSummaryShape,
+});
+
+const probeEvidenceShape = z.strictObject({
+  task: z.number().int().nonnegative(),
+  what: z.string().min(1),
+  call: z.strictObject({ tool: z.string(), input: z.record(z.string(), z.unknown()) }).nullable(),
+  trajectory: trajectoryRefShape.nullable(),
+  other: z.null(),
+  compareHref: z.null(),
+  variant: z.string().min(1),
+  calls: z.array(z.strictObject({ tool: z.string(), input: z.record(z.string(), z.unknown()) })),
+  reward: z.number(),
+  best: z.number(),
+  reproduce: z.string().startsWith("U="),
+});
+
+/** The documented shape of `probe` (docs/check.md "Can the reward be gamed?"), strict. */
+export const probeReportShape = z.strictObject({
+  server: z.string().min(1),
+  startedAt: z.iso.datetime(),
+  finishedAt: z.iso.datetime(),
+  durationMs: z.number().int().nonnegative(),
+  reference: z
+    .strictObject({
+      kind: z.enum(["oracle", "baseline", "golden"]),
+      source: z.string().min(1),
+      runId: z.string().min(1).nullable(),
+    })
+    .nullable(),
+  sample: z
+    .strictObject({
+      environment: z.string().min(1),
+      split: z.string().min(1),
+      splitSize: z.number().int().positive(),
+      seed: z.number().int(),
+      tasks: z.array(z.number().int().nonnegative()),
+      episodes: z.number().int().nonnegative(),
+      failed: z.number().int().nonnegative(),
+    })
+    .nullable(),
+  error: z.string().nullable(),
+  results: z.array(
+    z.strictObject({
+      id: z.enum(PROBE_IDS),
+      title: z.string().min(1),
+      outcome: z.enum(QUALITY_OUTCOMES),
+      observed: z.string().min(1),
+      evidence: z.array(probeEvidenceShape),
+      evidenceTotal: z.number().int().nonnegative(),
+      share: z.number().min(0).max(1).nullable(),
+      waived: z.boolean(),
+      counted: z.boolean(),
+    }),
+  ),
+  summary: checksSummaryShape,
 });
 
 /** The documented `ors-conformance/1` shape (docs/check.md "The JSON report"), strict. */
@@ -129,6 +188,7 @@ export const reportShape = z.strictObject({
     }),
   ),
   quality: qualityReportShape.nullable(),
+  probe: probeReportShape.nullable(),
 });
 
 /** Whose each finding is, by id (passes and checks not exercised left out). */

@@ -1,7 +1,11 @@
 // Which environments an author's module exports, how they sit beside the built-ins (order, name
 // clashes), and how ORS_ENVS* read: each mistake is an error that names the module and says what to do.
 import { describe, expect, it } from "vitest";
-import { EnvironmentModuleError, environmentsOfModule } from "@/lib/environments/module-exports";
+import {
+  EnvironmentModuleError,
+  environmentsOfModule,
+  settleExports,
+} from "@/lib/environments/module-exports";
 import { runtimeSourceOptionsFromEnv } from "@/lib/environments/runtime-source";
 import {
   combineEnvironments,
@@ -33,6 +37,14 @@ describe("environmentsOfModule", () => {
       b,
       a,
     ]);
+  });
+
+  it("takes an environment exported as a promise (defineMcpEnvironment's) once it settles", async () => {
+    const settled = await settleExports({ default: Promise.resolve(a), VERSION: "1" });
+    expect(environmentsOfModule(settled, "./envs.ts")).toEqual([a]);
+    await expect(settleExports({ default: Promise.reject(new Error("no server")) })).rejects.toThrow(
+      "no server",
+    );
   });
 
   it("reads a CommonJS module's exports object behind `default`", () => {

@@ -297,7 +297,9 @@ describe("access token", () => {
     expect(page?.status).toBe(401);
     expect(page?.headers["content-type"]).toMatch(/^text\/html/);
     expect(page?.body).toMatch(/Access token needed/);
-    expect(check("GET", "/_next/static/chunks/x.js", remote(), withToken)?.status).toBe(401);
+    // The build's static files (code and styles, no data) are served without it: a share link's
+    // play page loads them (tests/security/share-policy.test.ts).
+    expect(check("GET", "/_next/static/chunks/x.js", remote(), withToken)).toBeNull();
     expect(check("GET", "/", remote({ authorization: "Bearer wrong" }), withToken)?.status).toBe(401);
     expect(
       detail(check("GET", "/api/servers", remote({ authorization: "Bearer wrong" }), withToken)),
@@ -316,7 +318,6 @@ describe("access token", () => {
     for (const [method, path] of [
       ["GET", "/"],
       ["GET", "/trajectories"],
-      ["GET", "/_next/static/chunks/x.js"],
       ["GET", "/api/trajectories"],
       ["GET", "/api/trajectories/live"],
       ["POST", "/api/servers/local/create_session"],
@@ -452,7 +453,7 @@ describe("path kinds", () => {
     expect(appPathKind("/api/servers/local/health")).toBe("api");
     expect(appPathKind("/api/trajectories")).toBe("api");
     expect(appPathKind("/trajectories")).toBe("page");
-    expect(appPathKind("/_next/static/x.js")).toBe("page");
+    expect(appPathKind("/_next/static/x.js")).toBe("asset");
     expect(hostPathKind("/health")).toBe("health");
     expect(hostPathKind("/anything")).toBe("ors");
   });

@@ -514,6 +514,23 @@ export function describeTrajectoryStore(name: string, openStore: OpenStore): voi
       expect((await s.get(a))?.steps[0]?.agent).toEqual(agent);
     });
 
+    it("tags an episode with the client that played it, in the trajectory, its summary and an import", async () => {
+      const s = await open();
+      const client = { name: "claude-code", version: "2.0.1" };
+      const a = await s.create({ server: "local", sid: "a", env: "math", task: null, startedAt: 1, client });
+      const b = await s.create({ server: "local", sid: "b", env: "math", task: null, startedAt: 2 });
+      expect((await s.get(a))?.client).toEqual(client);
+      expect((await s.summary(a))?.client).toEqual(client);
+      expect((await s.list({})).items.find((x) => x.id === a)?.client).toEqual(client);
+      expect(await s.get(b)).not.toHaveProperty("client");
+      expect(await s.summary(b)).not.toHaveProperty("client");
+      await s.end(a, "finished", 5, null);
+      const exported = (await s.get(a))!;
+      await s.delete(a);
+      await s.importMany([exported]);
+      expect((await s.get(a))?.client).toEqual(client);
+    });
+
     it("the built-in host is each process's own: its running episodes are found and ended there only", async () => {
       const [a, b] = await processes(["a"], ["b"]);
       const ofA = await a.create({ server: "local", sid: "l", env: "math", task: null, startedAt: 1 });

@@ -22,6 +22,7 @@ import { eventually } from "../environments/helpers";
 import { tempDir } from "../episodes/helpers";
 import { postgresDatabase } from "../support/postgres";
 import { describeTrajectoryStore, type OpenStore } from "./conformance";
+import { describeReviewStore } from "./conformance-review";
 import { describeRunStore } from "./conformance-runs";
 
 const db = await postgresDatabase("store");
@@ -49,6 +50,7 @@ describe.skipIf(!db.ok)("PostgreSQL store", () => {
   };
   describeTrajectoryStore("PostgreSQL", openConformance);
   describeRunStore("PostgreSQL", openConformance);
+  describeReviewStore("PostgreSQL", openConformance);
 
   it("migrates once when replicas start together, and records the version", async () => {
     const shared = await freshDatabase("migrate");

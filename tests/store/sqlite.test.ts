@@ -9,6 +9,7 @@ import { openStore } from "@/lib/store/sqlite/store";
 import { INTERRUPTED_STEP_ERROR } from "@/lib/store/types";
 import { tempDir } from "../episodes/helpers";
 import { describeTrajectoryStore, type OpenStore } from "./conformance";
+import { describeReviewStore } from "./conformance-review";
 import { describeRunStore } from "./conformance-runs";
 
 const openSqlite: OpenStore = async (retention) => {
@@ -22,6 +23,7 @@ const openSqlite: OpenStore = async (retention) => {
 
 describeTrajectoryStore("SQLite", openSqlite);
 describeRunStore("SQLite", openSqlite);
+describeReviewStore("SQLite", openSqlite);
 
 describe("SQLite file", () => {
   it("creates the data dir and the file on first use, in WAL mode", async () => {

@@ -38,6 +38,32 @@ describe("parseTrajectories", () => {
   });
 });
 
+describe("labels in the format", () => {
+  const set = {
+    id: "lsA",
+    name: "verdict",
+    target: "episode" as const,
+    schema: { type: "object", properties: { correct: { type: "boolean" } } },
+    verdict: "correct",
+  };
+  const label = { set, step: null, reviewer: "ann", value: { correct: true }, created_at: 1, updated_at: 2 };
+
+  it("carries labels through JSONL unchanged", () => {
+    const t = trajectory("lab", { labels: [label, { ...label, step: 2, reviewer: "bob" }] });
+    expect(parseTrajectories(toJsonl([t]))).toEqual({ ok: true, trajectories: [t] });
+  });
+
+  it("names what is wrong in a label", () => {
+    const bad = trajectory("bad", { labels: [{ ...label, step: 0 }] });
+    const r = parseTrajectories(JSON.stringify(bad));
+    expect(!r.ok && r.errors[0]).toMatch(/^trajectory: labels\.0\.step/);
+    const noSet = parseTrajectories(
+      JSON.stringify({ ...trajectory("x"), labels: [{ ...label, set: { id: "y" } }] }),
+    );
+    expect(!noSet.ok && noSet.errors[0]).toMatch(/labels\.0\.set\.name/);
+  });
+});
+
 describe("POST /api/trajectories/import", () => {
   let POST: (req: Request) => Promise<Response>;
   let LIST: (req: Request) => Promise<Response>;

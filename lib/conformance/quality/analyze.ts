@@ -110,9 +110,9 @@ export function analyzeQuality(data: QualityData, allow: readonly string[] = [])
 
 export { bestReward };
 
-/** The summary of a report's results (`error`: the checks could not play). */
+/** The summary of a report's results (`error`: the checks could not play); the probes' too. */
 export function qualitySummary(
-  results: readonly QualityResult[],
+  results: readonly Pick<QualityResult, "outcome" | "waived" | "counted">[],
   error: string | null,
 ): QualityReport["summary"] {
   return {
@@ -126,4 +126,9 @@ export function qualitySummary(
 /** Every check not exercised, saying why (the checks could not play). */
 export function unplayedResults(why: string, allow: readonly string[] = []): QualityResult[] {
   return QUALITY_CHECKS.map((c) => resultOf(c.id, { outcome: "not-exercised", observed: why }, allow));
+}
+
+/** What a report says of checks stopped before their end (Ctrl-C, --max-time): the probes' too. */
+export function stoppedText(signal: AbortSignal): string {
+  return `stopped before the end (${(signal.reason as Error | undefined)?.message ?? "stopped"}): what was played is analysed`;
 }

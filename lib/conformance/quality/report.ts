@@ -6,7 +6,7 @@ import type { ConformanceReport } from "../types";
 import { qualitySummary, unplayedResults } from "./analyze";
 import { callsLine, playsLine, sampleLine } from "./labels";
 import { brief } from "./played";
-import type { QualityOutcome, QualityReport, QualityResult } from "./types";
+import type { QualityEvidence, QualityOutcome, QualityReport, QualityResult } from "./types";
 
 /** The protocol report with the quality checks' joined: it passes when both do. */
 export function attachQuality(report: ConformanceReport, quality: QualityReport): ConformanceReport {
@@ -54,8 +54,12 @@ const BOLD = "\x1b[1m";
 const DIM = "\x1b[2m";
 const RESET = "\x1b[0m";
 
-function resultLines(
-  r: QualityResult,
+/** A check's lines (the probes' too, whose evidence adds the command that reproduces it). */
+export function resultLines(
+  r: Omit<QualityResult, "id" | "evidence"> & {
+    id: string;
+    evidence: (QualityEvidence & { reproduce?: string })[];
+  },
   o: QualityTextOptions,
   c: (code: string, s: string) => string,
 ): string[] {
@@ -70,6 +74,7 @@ function resultLines(
     lines.push(`      task ${e.task}${call}: ${e.what}`);
     if (e.compareHref) lines.push(c(DIM, `        compare: ${link(e.compareHref)}`));
     else if (e.trajectory) lines.push(c(DIM, `        open: ${link(e.trajectory.href)}`));
+    if (e.reproduce) lines.push(c(DIM, `        reproduce: ${e.reproduce}`));
   }
   const more = r.evidenceTotal - shown.length;
   if (more > 0)

@@ -12,7 +12,7 @@ import type { RunExecutor, StartRun } from "@/lib/runs/executor";
 import type { RunPolicy } from "@/lib/runs/spec";
 import { sampleIndexes } from "@/lib/runs/tasks";
 import type { PlaygroundStore } from "@/lib/store/types";
-import { analyzeQuality, bestReward, qualitySummary } from "./analyze";
+import { analyzeQuality, bestReward, qualitySummary, stoppedText } from "./analyze";
 import type { CallFailure, PlayedEpisode, QualityData } from "./played";
 import {
   DEFAULT_QUALITY_MAX_TIME_MS,
@@ -82,14 +82,23 @@ function cannot(err: unknown, what: string): RunError {
   return new RunError(502, `${what}: ${(err as Error)?.message ?? String(err)}`);
 }
 
-interface Target {
+export interface Target {
   env: string;
   split: string;
   size: number;
   tools: string[];
 }
 
-async function target(ors: OrsClient, o: QualityOptions, signal: AbortSignal): Promise<Target> {
+/**
+ * The environment and split the checks play (the first environment with tasks, its first split,
+ * unless named) and its size; a RunError when there is none (4xx) or the server fails (502). The
+ * probes (lib/conformance/gaming) pick theirs the same way.
+ */
+export async function target(
+  ors: OrsClient,
+  o: Pick<QualityOptions, "env" | "split">,
+  signal: AbortSignal,
+): Promise<Target> {
   let env = o.env ?? null;
   if (!env) {
     const envs = await ors.listEnvironments({ signal }).catch((e) => {
@@ -284,9 +293,7 @@ export async function runQualityChecks(deps: QualityDeps, o: QualityOptions): Pr
       oracleReplay: oracleRun ? ((await episodes("oracle-replay")) ?? []) : null,
       callFailures: failures,
     };
-    const stopped = stop.signal.aborted
-      ? `stopped before the end (${(stop.signal.reason as Error | undefined)?.message ?? "stopped"}): what was played is analysed`
-      : unreplayed;
+    const stopped = stop.signal.aborted ? stoppedText(stop.signal) : unreplayed;
     const results = analyzeQuality(data, o.allow ?? []);
     const sample = sampleOf(t, data, { requested, seed, indexes, oracle: o.oracle ?? null, plays });
     const finished = Date.now();

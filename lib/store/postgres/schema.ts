@@ -145,7 +145,75 @@ export const MIGRATIONS: string[] = [
      ADD COLUMN exchanges_chars BIGINT NOT NULL DEFAULT 0, ADD COLUMN exchanges_dropped INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE steps ADD COLUMN origin_json TEXT;
    REVOKE ALL ON exchanges FROM PUBLIC;`,
-  // 4: typed outcomes and the attempt history of runs, as in SQLite (../sqlite/db.ts, migration 10);
+  // 4: the client that played an episode, as in SQLite (../sqlite/db.ts, migration 10).
+  `ALTER TABLE trajectories ADD COLUMN client_json TEXT;`,
+  // 5: reviews, as in SQLite (../sqlite/db.ts, migration 11): label sets per environment, people's
+  // labels on episodes and steps (step 0 = the episode), review queues and their assignments, share
+  // links and the runs of their players.
+  `CREATE TABLE label_sets (
+     id TEXT PRIMARY KEY,
+     seq BIGSERIAL NOT NULL,
+     server TEXT NOT NULL,
+     env TEXT NOT NULL,
+     name TEXT NOT NULL,
+     target TEXT NOT NULL,
+     schema_json TEXT NOT NULL,
+     verdict TEXT,
+     created_at DOUBLE PRECISION NOT NULL
+   );
+   CREATE INDEX label_sets_env ON label_sets (server, env);
+   CREATE TABLE labels (
+     label_set_id TEXT NOT NULL REFERENCES label_sets (id) ON DELETE CASCADE,
+     trajectory_id TEXT NOT NULL REFERENCES trajectories (id) ON DELETE CASCADE,
+     step INTEGER NOT NULL,
+     reviewer TEXT NOT NULL,
+     value_json TEXT NOT NULL,
+     created_at DOUBLE PRECISION NOT NULL,
+     updated_at DOUBLE PRECISION NOT NULL,
+     PRIMARY KEY (label_set_id, trajectory_id, step, reviewer)
+   );
+   CREATE INDEX labels_trajectory ON labels (trajectory_id);
+   CREATE TABLE review_queues (
+     id TEXT PRIMARY KEY,
+     seq BIGSERIAL NOT NULL,
+     name TEXT NOT NULL,
+     label_set_id TEXT NOT NULL REFERENCES label_sets (id) ON DELETE CASCADE,
+     run_id TEXT,
+     blind SMALLINT NOT NULL,
+     success_at DOUBLE PRECISION NOT NULL,
+     reviewers_json TEXT NOT NULL,
+     created_at DOUBLE PRECISION NOT NULL
+   );
+   CREATE TABLE review_items (
+     queue_id TEXT NOT NULL REFERENCES review_queues (id) ON DELETE CASCADE,
+     position INTEGER NOT NULL,
+     trajectory_id TEXT NOT NULL REFERENCES trajectories (id) ON DELETE CASCADE,
+     reviewer TEXT NOT NULL,
+     PRIMARY KEY (queue_id, reviewer, position)
+   );
+   CREATE INDEX review_items_trajectory ON review_items (trajectory_id);
+   CREATE TABLE share_links (
+     token TEXT PRIMARY KEY,
+     seq BIGSERIAL NOT NULL,
+     server TEXT NOT NULL,
+     env TEXT NOT NULL,
+     split TEXT NOT NULL,
+     tasks_json TEXT NOT NULL,
+     note TEXT,
+     expires_at DOUBLE PRECISION,
+     revoked_at DOUBLE PRECISION,
+     created_at DOUBLE PRECISION NOT NULL
+   );
+   CREATE TABLE share_players (
+     token TEXT NOT NULL REFERENCES share_links (token) ON DELETE CASCADE,
+     seq BIGSERIAL NOT NULL,
+     player TEXT NOT NULL,
+     run_id TEXT NOT NULL,
+     created_at DOUBLE PRECISION NOT NULL,
+     PRIMARY KEY (token, player)
+   );
+   REVOKE ALL ON label_sets, labels, review_queues, review_items, share_links, share_players FROM PUBLIC;`,
+  // 6: typed outcomes and the attempt history of runs, as in SQLite (../sqlite/db.ts, migration 12);
   // here an attempt also names the queue's job that played it (lib/runs/queue.ts).
   `ALTER TABLE run_episodes ADD COLUMN outcome TEXT, ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0,
      ADD COLUMN sid TEXT;
@@ -182,7 +250,7 @@ export const MIGRATIONS: string[] = [
        started_at, ended_at, CASE WHEN status = 'done' THEN 1 ELSE 0 END
      FROM run_episodes WHERE started_at IS NOT NULL;
    REVOKE ALL ON run_attempts FROM PUBLIC;`,
-  // 5: runs played by a queue's workers (lib/runs/queue.ts): the capacity they share (slots held per
+  // 7: runs played by a queue's workers (lib/runs/queue.ts): the capacity they share (slots held per
   // resource, 429 pauses, requests of the last minute, waiters), and each worker's word on whether it
   // can play a run (why a run waits).
   `CREATE TABLE run_capacity_holds (

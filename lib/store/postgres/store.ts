@@ -1,6 +1,6 @@
 // The team-scale store: the PlaygroundStore contract (../types.ts) over PostgreSQL, shared by app
 // replicas, with the SQLite store's rows and semantics (../rows.ts, ../sqlite/store.ts): trajectories here,
-// runs in ./runs.ts, leases and recovery in ./recovery.ts. Each trajectory and
+// runs in ./runs.ts, reviews in ./review.ts, leases and recovery in ./recovery.ts. Each trajectory and
 // step names the instance (replica) that wrote it, so that replicas never end each other's live episodes.
 import "server-only";
 import { createHash } from "node:crypto";
@@ -40,17 +40,17 @@ import type {
 import type { PostgresDatabase } from "./db";
 import { addExchange, listExchanges } from "./exchanges";
 import { beat, recoverOrphans } from "./recovery";
+import { importLabels, PostgresReviewStore, trajectoryLabels } from "./review";
 import { orderByOf, whereOf, writeStep } from "./rows";
-import { PostgresRunStore } from "./runs";
 
 // pg_try_advisory_xact_lock key: one replica applies retention at a time, the others skip it.
 const RETENTION_LOCK = 0x4f525350_02;
 
-/** Kept by retention whatever the caps: running, golden, or a run's episode (kept with its run). */
+/** Kept by retention whatever the caps: running, golden, labelled, or a run's episode (kept with its run). */
 const RETAINED =
-  "(end_reason IS NULL OR golden = 1 OR (run_id IS NOT NULL AND run_id IN (SELECT id FROM runs)))";
+  "(end_reason IS NULL OR golden = 1 OR (run_id IS NOT NULL AND run_id IN (SELECT id FROM runs)) OR id IN (SELECT trajectory_id FROM labels))";
 
-export class PostgresTrajectoryStore extends PostgresRunStore implements PlaygroundStore {
+export class PostgresTrajectoryStore extends PostgresReviewStore implements PlaygroundStore {
   readonly db: PostgresDatabase;
   readonly retention: RetentionOptions;
   readonly instance: StoreInstance;
@@ -75,8 +75,8 @@ export class PostgresTrajectoryStore extends PostgresRunStore implements Playgro
     const tools = t.tools ? await this.toolSet(t.tools) : null;
     await this.query(
       `INSERT INTO trajectories (id, server, env, sid, task_json, task_label, started_at, last_activity_at,
-         origin_json, stored_at, instance_id, run_id, run_task, run_repeat, tools_hash)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8, $9, $10, $11, $12, $13, $14)`,
+         origin_json, stored_at, instance_id, run_id, run_task, run_repeat, tools_hash, client_json)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
       [
         id,
         t.server,
@@ -92,6 +92,7 @@ export class PostgresTrajectoryStore extends PostgresRunStore implements Playgro
         t.run?.task_index ?? null,
         t.run?.repeat ?? null,
         tools,
+        t.client ? JSON.stringify(t.client) : null,
       ],
     );
     // A run's episode does not count towards the cap: nothing to remove for it.
@@ -286,7 +287,10 @@ export class PostgresTrajectoryStore extends PostgresRunStore implements Playgro
       if (!row) return null;
       const steps = await c.query<StepRow>("SELECT * FROM steps WHERE trajectory_id = $1 ORDER BY idx", [id]);
       const tools = row.tools_json ? (JSON.parse(row.tools_json) as ToolSpec[]) : null;
-      return toTrajectory(row, steps.rows.map(toStep), tools);
+      const t = toTrajectory(row, steps.rows.map(toStep), tools);
+      const labels = await trajectoryLabels(c, id);
+      if (labels.length) t.labels = labels;
+      return t;
     });
   }
 
@@ -333,8 +337,8 @@ export class PostgresTrajectoryStore extends PostgresRunStore implements Playgro
         const r = await c.query(
           `INSERT INTO trajectories (id, server, env, sid, task_json, task_label, prompt_json, started_at,
              ended_at, last_activity_at, end_reason, error, origin_json, stored_at, reprompts_json, golden,
-             run_id, run_task, run_repeat, tools_hash, agent_end_json)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
+             run_id, run_task, run_repeat, tools_hash, agent_end_json, client_json)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
            ON CONFLICT (id) DO NOTHING`,
           [
             t.id,
@@ -358,6 +362,7 @@ export class PostgresTrajectoryStore extends PostgresRunStore implements Playgro
             t.run?.repeat ?? null,
             t.tools ? await this.toolSet(t.tools, c) : null,
             t.agent_end ? JSON.stringify(t.agent_end) : null,
+            t.client ? JSON.stringify(t.client) : null,
           ],
         );
         if (r.rowCount === 0) {
@@ -365,6 +370,7 @@ export class PostgresTrajectoryStore extends PostgresRunStore implements Playgro
           continue;
         }
         for (const s of t.steps) await writeStep(c, t.id, s, null);
+        await importLabels(c, t);
         imported.push(t.id);
       }
     });
@@ -382,7 +388,7 @@ export class PostgresTrajectoryStore extends PostgresRunStore implements Playgro
   }
 
   /**
-   * As the SQLite store (first stored first; running, golden and runs' episodes kept, runs' not
+   * As the SQLite store (first stored first; running, golden, labelled and runs' episodes kept, runs' not
    * counted); one replica at a time.
    */
   private async retain(now: number): Promise<number> {

@@ -164,7 +164,71 @@ export const MIGRATIONS: string[] = [
    ALTER TABLE trajectories ADD COLUMN exchanges_chars INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE trajectories ADD COLUMN exchanges_dropped INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE steps ADD COLUMN origin_json TEXT;`,
-  // 10: typed outcomes and the attempt history of runs (docs/runs.md "Outcomes"): each attempt at
+  // 10: the client that played an episode, when it said who it is (an MCP client's name and version,
+  // lib/mcp): JSON, read as the trajectory's `client`.
+  `ALTER TABLE trajectories ADD COLUMN client_json TEXT;`,
+  // 11: reviews (lib/review, docs/review.md): label sets per environment, people's labels on episodes
+  // and steps (step 0 = the episode), review queues and their assignments, share links and the
+  // runs of their players.
+  `CREATE TABLE label_sets (
+     id TEXT PRIMARY KEY,
+     server TEXT NOT NULL,
+     env TEXT NOT NULL,
+     name TEXT NOT NULL,
+     target TEXT NOT NULL,
+     schema_json TEXT NOT NULL,
+     verdict TEXT,
+     created_at INTEGER NOT NULL
+   );
+   CREATE INDEX label_sets_env ON label_sets(server, env);
+   CREATE TABLE labels (
+     label_set_id TEXT NOT NULL REFERENCES label_sets(id) ON DELETE CASCADE,
+     trajectory_id TEXT NOT NULL REFERENCES trajectories(id) ON DELETE CASCADE,
+     step INTEGER NOT NULL,
+     reviewer TEXT NOT NULL,
+     value_json TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     updated_at INTEGER NOT NULL,
+     PRIMARY KEY (label_set_id, trajectory_id, step, reviewer)
+   );
+   CREATE INDEX labels_trajectory ON labels(trajectory_id);
+   CREATE TABLE review_queues (
+     id TEXT PRIMARY KEY,
+     name TEXT NOT NULL,
+     label_set_id TEXT NOT NULL REFERENCES label_sets(id) ON DELETE CASCADE,
+     run_id TEXT,
+     blind INTEGER NOT NULL,
+     success_at REAL NOT NULL,
+     reviewers_json TEXT NOT NULL,
+     created_at INTEGER NOT NULL
+   );
+   CREATE TABLE review_items (
+     queue_id TEXT NOT NULL REFERENCES review_queues(id) ON DELETE CASCADE,
+     position INTEGER NOT NULL,
+     trajectory_id TEXT NOT NULL REFERENCES trajectories(id) ON DELETE CASCADE,
+     reviewer TEXT NOT NULL,
+     PRIMARY KEY (queue_id, reviewer, position)
+   );
+   CREATE INDEX review_items_trajectory ON review_items(trajectory_id);
+   CREATE TABLE share_links (
+     token TEXT PRIMARY KEY,
+     server TEXT NOT NULL,
+     env TEXT NOT NULL,
+     split TEXT NOT NULL,
+     tasks_json TEXT NOT NULL,
+     note TEXT,
+     expires_at INTEGER,
+     revoked_at INTEGER,
+     created_at INTEGER NOT NULL
+   );
+   CREATE TABLE share_players (
+     token TEXT NOT NULL REFERENCES share_links(token) ON DELETE CASCADE,
+     player TEXT NOT NULL,
+     run_id TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     PRIMARY KEY (token, player)
+   );`,
+  // 12: typed outcomes and the attempt history of runs (docs/runs.md "Outcomes"): each attempt at
   // an episode with its outcome, worker and times, one of them counted; the episode's last outcome,
   // its number of attempts and the session its attempt plays on; tags on runs (`quality`); where a
   // living app process answers and the servers it knows (what the CLI reuses and links to). Episodes played before are one attempt each.

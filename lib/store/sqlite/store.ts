@@ -1,6 +1,6 @@
 // The embedded store: the PlaygroundStore contract (../types.ts) over one SQLite file — trajectories
 // written step by step, list filters, import, retention, leases and recovery after a crash — and
-// runs beside them (./runs.ts). better-sqlite3 is synchronous and fast; the methods are async
+// runs (./runs.ts) and reviews (./review.ts) beside them. better-sqlite3 is synchronous and fast; the methods are async
 // only to honour the contract. One per process (lib/playground.ts).
 import "server-only";
 import { createHash } from "node:crypto";
@@ -42,7 +42,8 @@ import type {
 import { type Db, dataDir, openDb, statementCache } from "./db";
 import { addExchange, listExchanges } from "./exchanges";
 import { recoverOrphans } from "./recovery";
-import { SqliteRunStore, SqliteRuns } from "./runs";
+import { SqliteReview, SqliteReviewStore } from "./review";
+import { SqliteRuns } from "./runs";
 import { writeStep } from "./steps";
 
 /** A store handle's instance when none is given: this process. */
@@ -50,14 +51,18 @@ export function processInstance(id: string): StoreInstance {
   return { id, pid: process.pid, host: os.hostname() };
 }
 
-/** Trajectories that retention never removes: running, golden, or a run's episodes (kept with the run). */
+/**
+ * Trajectories that retention never removes: running, golden, labelled (people's work), or a run's
+ * episodes (kept with the run).
+ */
 const RETAINED =
-  "end_reason IS NULL OR golden = 1 OR (run_id IS NOT NULL AND run_id IN (SELECT id FROM runs))";
+  "end_reason IS NULL OR golden = 1 OR (run_id IS NOT NULL AND run_id IN (SELECT id FROM runs)) OR id IN (SELECT trajectory_id FROM labels)";
 
-export class SqliteTrajectoryStore extends SqliteRunStore implements PlaygroundStore {
+export class SqliteTrajectoryStore extends SqliteReviewStore implements PlaygroundStore {
   readonly db: Db;
   readonly retention: RetentionOptions;
   protected readonly runs: SqliteRuns;
+  protected readonly review: SqliteReview;
   private readonly sql: ReturnType<typeof statementCache>;
 
   readonly instance: StoreInstance;
@@ -69,6 +74,7 @@ export class SqliteTrajectoryStore extends SqliteRunStore implements PlaygroundS
     this.instance = instance;
     this.sql = statementCache(db);
     this.runs = new SqliteRuns(db, this.sql);
+    this.review = new SqliteReview(db, this.sql);
   }
 
   async close(): Promise<void> {
@@ -80,8 +86,8 @@ export class SqliteTrajectoryStore extends SqliteRunStore implements PlaygroundS
     const id = t.id ?? newTrajectoryId();
     this.sql(
       `INSERT INTO trajectories (id, server, env, sid, task_json, task_label, started_at, last_activity_at,
-           origin_json, stored_at, run_id, run_task, run_repeat, tools_hash, instance_id)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           origin_json, stored_at, run_id, run_task, run_repeat, tools_hash, instance_id, client_json)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       id,
       t.server,
@@ -98,6 +104,7 @@ export class SqliteTrajectoryStore extends SqliteRunStore implements PlaygroundS
       t.run?.repeat ?? null,
       t.tools ? this.toolSet(t.tools) : null,
       this.instance.id,
+      t.client ? JSON.stringify(t.client) : null,
     );
     // A run's episode does not count towards the cap: nothing to remove for it.
     if (!t.run) this.retain(Date.now());
@@ -278,7 +285,10 @@ export class SqliteTrajectoryStore extends SqliteRunStore implements PlaygroundS
     const tools = r.tools_hash
       ? this.sql("SELECT tools_json FROM tool_sets WHERE hash = ?").pluck().get(r.tools_hash)
       : null;
-    return toTrajectory(r, steps, typeof tools === "string" ? (JSON.parse(tools) as ToolSpec[]) : null);
+    const t = toTrajectory(r, steps, typeof tools === "string" ? (JSON.parse(tools) as ToolSpec[]) : null);
+    const labels = this.review.trajectoryLabels(r.id);
+    if (labels.length) t.labels = labels;
+    return t;
   }
 
   /** Summaries matching the filters, newest first by default, with the total count. */
@@ -330,8 +340,8 @@ export class SqliteTrajectoryStore extends SqliteRunStore implements PlaygroundS
         this.sql(
           `INSERT INTO trajectories (id, server, env, sid, task_json, task_label, prompt_json, started_at,
                ended_at, last_activity_at, end_reason, error, origin_json, stored_at, reprompts_json, golden,
-               run_id, run_task, run_repeat, tools_hash, agent_end_json)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+               run_id, run_task, run_repeat, tools_hash, agent_end_json, client_json)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         ).run(
           t.id,
           t.server,
@@ -354,8 +364,10 @@ export class SqliteTrajectoryStore extends SqliteRunStore implements PlaygroundS
           t.run?.repeat ?? null,
           t.tools ? this.toolSet(t.tools) : null,
           t.agent_end ? JSON.stringify(t.agent_end) : null,
+          t.client ? JSON.stringify(t.client) : null,
         );
         for (const s of t.steps) this.writeStep(t.id, s, null);
+        this.review.importLabels(t);
         imported.push(t.id);
       }
     });
@@ -372,7 +384,7 @@ export class SqliteTrajectoryStore extends SqliteRunStore implements PlaygroundS
    * Deletes ended trajectories beyond the count cap (first stored first; ties within a millisecond
    * by insertion order) and those stored longer ago than the age cap (an import's age counts from
    * its import). Running ones are never deleted, nor golden ones (they are regression tests'
-   * references, kept until unmarked); they count towards the cap all the same. A run's episodes
+   * references, kept until unmarked), nor labelled ones; they count towards the cap all the same. A run's episodes
    * are kept as long as their run (deleting the run deletes them) and do not count.
    */
   async enforceRetention(now: number): Promise<number> {

@@ -21,6 +21,7 @@ import {
 import { attachQuality, unplayedQuality } from "@/lib/conformance/quality/report";
 import { qualityDeps, runQualityChecks } from "@/lib/conformance/quality/run-quality";
 import { MAX_QUALITY_TASKS } from "@/lib/conformance/quality/types";
+import { serverTarget } from "@/lib/conformance/target";
 import { errorResponse } from "@/lib/ors/protocol";
 import { getPlayground } from "@/lib/playground";
 import { isRunError } from "@/lib/runs/errors";
@@ -80,26 +81,15 @@ export async function POST(req: Request, ctx: Ctx) {
 
   const { name } = await ctx.params;
   const pg = getPlayground();
-  const { registry, host } = pg;
-  const entry = await registry.get(name);
-  if (!entry) return errorResponse(404, `unknown server "${name}"`);
-
-  const options: ConformanceOptions = { baseUrl: "" };
-  if (entry.source === "builtin") {
-    options.baseUrl = "http://local.invalid";
-    options.fetch = (input, init) => host(new Request(input, init));
-    // Long enough for one keep-alive ping of this host's configured interval, with room for a busy
-    // machine (the run is timed from the task_id event's arrival).
-    options.slowToolSeconds = Math.max(2.5, (host.host.options.pingIntervalMs * 2) / 1000);
-  } else {
-    const verdict = await registry.checkAddress(entry);
-    if (!verdict.ok) return errorResponse(403, `refused: server "${name}" (${entry.url}): ${verdict.reason}`);
-    // The check sends POSTs: a server added at run time must first answer like an ORS server.
-    const ors = await registry.checkOrsServer(entry, verdict.addresses);
-    if (!ors.ok) return errorResponse(ors.status, `server "${name}" (${entry.url}) ${ors.reason}`);
-    options.baseUrl = entry.url;
-    if (entry.apiKey) options.apiKey = entry.apiKey;
-  }
+  const target = await serverTarget(pg, name);
+  if (!target.ok) return errorResponse(target.status, target.detail);
+  const options: ConformanceOptions = { baseUrl: target.baseUrl };
+  if (target.fetch) options.fetch = target.fetch;
+  if (target.apiKey) options.apiKey = target.apiKey;
+  // Long enough for one keep-alive ping of this host's configured interval, with room for a busy
+  // machine (the run is timed from the task_id event's arrival).
+  if (target.builtin)
+    options.slowToolSeconds = Math.max(2.5, (pg.host.host.options.pingIntervalMs * 2) / 1000);
   if (body.env) options.env = body.env;
   if (body.task) {
     const at = body.task.lastIndexOf(":");
@@ -125,7 +115,12 @@ export async function POST(req: Request, ctx: Ctx) {
           // The reader is gone; the abort below stops the check.
         }
       };
-      send({ type: "start", server: name, baseUrl: entry.url, checks: CHECKS });
+      send({
+        type: "start",
+        server: name,
+        baseUrl: target.builtin ? "/api/ors" : target.baseUrl,
+        checks: CHECKS,
+      });
       try {
         let report: ConformanceReport = await runConformanceCheck({
           ...options,

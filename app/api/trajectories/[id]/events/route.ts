@@ -4,37 +4,13 @@
 // as they happen. The stream closes after `ended` (at once for an ended trajectory), except for a
 // finished one, whose session may still take calls (recorded as after the end).
 
-import { withInflight } from "@/lib/episodes/http";
-import { liveSseResponse } from "@/lib/episodes/live-sse";
-import { errorResponse } from "@/lib/ors/protocol";
+import { trajectoryEventsResponse } from "@/lib/episodes/http";
 import { getPlayground } from "@/lib/playground";
-import type { SnapshotEvent } from "@/lib/trajectory/feed";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }) {
   const { id } = await ctx.params;
-  const { store: s, live, recorder } = getPlayground();
-  const summary = await s.summary(id);
-  if (!summary) return errorResponse(404, `no trajectory with id "${id}"`);
-  return liveSseResponse(req, live, id, {
-    first: async () => {
-      // Changes recorded before the snapshot is read are in it; later ones follow as events.
-      await recorder.idle();
-      const [t, now] = await Promise.all([s.get(id), s.summary(id)]);
-      if (!t || !now) return [];
-      const snapshot: SnapshotEvent = {
-        type: "snapshot",
-        id,
-        trajectory: withInflight(t, recorder),
-        last_activity_at: now.last_activity_at,
-        inflight: await recorder.inflightIndices(id),
-      };
-      return [{ event: "snapshot", data: snapshot }];
-    },
-    // A finished episode's session lives on: calls made after the end are still recorded and sent.
-    closeOn: (e) => e.type === "ended" && e.end_reason !== "finished",
-    closeAfterFirst: summary.end_reason != null && summary.end_reason !== "finished",
-  });
+  return trajectoryEventsResponse(req, getPlayground(), id);
 }

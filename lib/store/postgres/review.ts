@@ -1,0 +1,331 @@
+// Reviews in the PostgreSQL store (the ReviewStore half of ../types.ts, as ../sqlite/review.ts in
+// SQLite): label sets, labels, review queues with their assignments, share links and their players;
+// and the labels a trajectory carries when it is read or imported (FORMAT.md "Labels").
+import "server-only";
+import type pg from "pg";
+import type { JsonObject } from "@/lib/ors/protocol";
+import type { Trajectory, TrajectoryLabel } from "@/lib/trajectory/schema";
+import {
+  EPISODE_STEP,
+  type LabelRow,
+  type LabelSetRow,
+  newLabelSetId,
+  newQueueId,
+  type PlayerRow,
+  type QueueRow,
+  reviewersOf,
+  type ShareRow,
+  toLabel,
+  toLabelSet,
+  toPlayer,
+  toQueue,
+  toShare,
+  toTrajectoryLabel,
+  trajectoryLabelsSql,
+} from "../review-rows";
+import type {
+  Label,
+  LabelFilter,
+  LabelKey,
+  LabelSet,
+  NewLabelSet,
+  NewReviewQueue,
+  NewShareLink,
+  QueueItem,
+  QueueProgress,
+  ReviewQueue,
+  ReviewStore,
+  ShareLink,
+  SharePlayer,
+} from "../types";
+import { PostgresRunStore } from "./runs";
+
+const QUEUE_SELECT = `SELECT q.*, (SELECT COUNT(DISTINCT position)::int FROM review_items i WHERE i.queue_id = q.id) AS size
+  FROM review_queues q`;
+
+/** Optional equality filters as a WHERE clause over numbered parameters. */
+function whereOf(f: Record<string, string | undefined>, columns: Record<string, string>) {
+  const params: unknown[] = [];
+  const clauses: string[] = [];
+  for (const [k, col] of Object.entries(columns))
+    if (f[k] !== undefined) {
+      params.push(f[k]);
+      clauses.push(`${col} = $${params.length}`);
+    }
+  return { where: clauses.length ? `WHERE ${clauses.join(" AND ")}` : "", params };
+}
+
+/** A trajectory's labels with their sets, on `c` (the reading transaction). */
+export async function trajectoryLabels(c: pg.ClientBase, id: string): Promise<TrajectoryLabel[]> {
+  const r = await c.query<LabelRow & LabelSetRow>(trajectoryLabelsSql("$1"), [id]);
+  return r.rows.map(toTrajectoryLabel);
+}
+
+/** Stores an imported trajectory's labels on `c`: a set not known here is created on its environment. */
+export async function importLabels(c: pg.ClientBase, t: Trajectory): Promise<void> {
+  for (const l of t.labels ?? []) {
+    await c.query(
+      `INSERT INTO label_sets (id, server, env, name, target, schema_json, verdict, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
+      [
+        l.set.id,
+        t.server,
+        t.env ?? "",
+        l.set.name,
+        l.set.target,
+        JSON.stringify(l.set.schema),
+        l.set.verdict,
+        l.created_at,
+      ],
+    );
+    await c.query(
+      `INSERT INTO labels (label_set_id, trajectory_id, step, reviewer, value_json, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+      [
+        l.set.id,
+        t.id,
+        l.step ?? EPISODE_STEP,
+        l.reviewer,
+        JSON.stringify(l.value),
+        l.created_at,
+        l.updated_at,
+      ],
+    );
+  }
+}
+
+/**
+ * The ReviewStore contract over PostgreSQL, on top of the runs half: ./store.ts extends it with
+ * trajectories.
+ */
+export abstract class PostgresReviewStore extends PostgresRunStore implements ReviewStore {
+  async createLabelSet(s: NewLabelSet): Promise<LabelSet> {
+    const r = await this.query<LabelSetRow>(
+      `INSERT INTO label_sets (id, server, env, name, target, schema_json, verdict, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
+      [
+        s.id ?? newLabelSetId(),
+        s.server,
+        s.env,
+        s.name,
+        s.target,
+        JSON.stringify(s.schema),
+        s.verdict,
+        s.createdAt,
+      ],
+    );
+    return toLabelSet(r.rows[0]!);
+  }
+
+  async getLabelSet(id: string): Promise<LabelSet | null> {
+    const r = await this.query<LabelSetRow>("SELECT * FROM label_sets WHERE id = $1", [id]);
+    return r.rows[0] ? toLabelSet(r.rows[0]) : null;
+  }
+
+  async listLabelSets(f: { server?: string; env?: string } = {}): Promise<LabelSet[]> {
+    const { where, params } = whereOf(f, { server: "server", env: "env" });
+    const r = await this.query<LabelSetRow>(
+      `SELECT * FROM label_sets ${where} ORDER BY created_at DESC, seq DESC`,
+      params,
+    );
+    return r.rows.map(toLabelSet);
+  }
+
+  async deleteLabelSet(id: string): Promise<boolean> {
+    return ((await this.query("DELETE FROM label_sets WHERE id = $1", [id])).rowCount ?? 0) > 0;
+  }
+
+  async putLabel(k: LabelKey, value: JsonObject, at: number): Promise<Label | null> {
+    // Inserted only when both the set and the trajectory exist (no row: one of them does not).
+    const r = await this.query<LabelRow>(
+      `INSERT INTO labels (label_set_id, trajectory_id, step, reviewer, value_json, created_at, updated_at)
+         SELECT $1, $2, $3, $4, $5, $6, $6
+         WHERE EXISTS (SELECT 1 FROM label_sets WHERE id = $1) AND EXISTS (SELECT 1 FROM trajectories WHERE id = $2)
+       ON CONFLICT (label_set_id, trajectory_id, step, reviewer)
+         DO UPDATE SET value_json = excluded.value_json, updated_at = excluded.updated_at
+       RETURNING *`,
+      [k.labelSet, k.trajectoryId, k.step ?? EPISODE_STEP, k.reviewer, JSON.stringify(value), at],
+    );
+    return r.rows[0] ? toLabel(r.rows[0]) : null;
+  }
+
+  async deleteLabel(k: LabelKey): Promise<boolean> {
+    const r = await this.query(
+      "DELETE FROM labels WHERE label_set_id = $1 AND trajectory_id = $2 AND step = $3 AND reviewer = $4",
+      [k.labelSet, k.trajectoryId, k.step ?? EPISODE_STEP, k.reviewer],
+    );
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  async listLabels(f: LabelFilter): Promise<Label[]> {
+    const params: unknown[] = [];
+    const clauses: string[] = [];
+    const eq = (col: string, v: string | undefined) => {
+      if (v === undefined) return;
+      params.push(v);
+      clauses.push(`${col} = $${params.length}`);
+    };
+    eq("label_set_id", f.labelSet);
+    eq("trajectory_id", f.trajectoryId);
+    eq("reviewer", f.reviewer);
+    if (f.queue !== undefined) {
+      params.push(f.queue);
+      const q = `$${params.length}`;
+      clauses.push(
+        `label_set_id = (SELECT label_set_id FROM review_queues WHERE id = ${q})`,
+        `trajectory_id IN (SELECT trajectory_id FROM review_items WHERE queue_id = ${q})`,
+      );
+    }
+    const where = clauses.length ? `WHERE ${clauses.join(" AND ")}` : "";
+    const r = await this.query<LabelRow>(
+      `SELECT * FROM labels ${where} ORDER BY trajectory_id COLLATE "C", step, reviewer COLLATE "C"`,
+      params,
+    );
+    return r.rows.map(toLabel);
+  }
+
+  async createQueue(q: NewReviewQueue): Promise<ReviewQueue> {
+    const id = q.id ?? newQueueId();
+    await this.db.transaction(async (c) => {
+      await c.query(
+        `INSERT INTO review_queues (id, name, label_set_id, run_id, blind, success_at, reviewers_json, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [
+          id,
+          q.name,
+          q.labelSet,
+          q.runId,
+          q.blind ? 1 : 0,
+          q.successAt,
+          JSON.stringify(reviewersOf(q.items)),
+          q.createdAt,
+        ],
+      );
+      const positions: number[] = [];
+      const trajectories: string[] = [];
+      const reviewers: string[] = [];
+      q.items.forEach((it, position) => {
+        for (const reviewer of new Set(it.reviewers)) {
+          positions.push(position);
+          trajectories.push(it.trajectoryId);
+          reviewers.push(reviewer);
+        }
+      });
+      await c.query(
+        `INSERT INTO review_items (queue_id, position, trajectory_id, reviewer)
+           SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[])`,
+        [id, positions, trajectories, reviewers],
+      );
+    });
+    return (await this.getQueue(id))!;
+  }
+
+  async getQueue(id: string): Promise<ReviewQueue | null> {
+    const r = await this.query<QueueRow>(`${QUEUE_SELECT} WHERE q.id = $1`, [id]);
+    return r.rows[0] ? toQueue(r.rows[0]) : null;
+  }
+
+  async listQueues(f: { runId?: string; labelSet?: string } = {}): Promise<ReviewQueue[]> {
+    const { where, params } = whereOf(f, { runId: "q.run_id", labelSet: "q.label_set_id" });
+    const r = await this.query<QueueRow>(
+      `${QUEUE_SELECT} ${where} ORDER BY q.created_at DESC, q.seq DESC`,
+      params,
+    );
+    return r.rows.map(toQueue);
+  }
+
+  async deleteQueue(id: string): Promise<boolean> {
+    return ((await this.query("DELETE FROM review_queues WHERE id = $1", [id])).rowCount ?? 0) > 0;
+  }
+
+  async queueItems(id: string, o: { reviewer?: string } = {}): Promise<QueueItem[]> {
+    const r = await this.query<{
+      position: number;
+      trajectory_id: string;
+      reviewer: string;
+      labelled: boolean;
+    }>(
+      `SELECT i.position, i.trajectory_id, i.reviewer,
+           EXISTS (SELECT 1 FROM labels l WHERE l.label_set_id = q.label_set_id
+             AND l.trajectory_id = i.trajectory_id AND l.reviewer = i.reviewer) AS labelled
+         FROM review_items i JOIN review_queues q ON q.id = i.queue_id
+         WHERE i.queue_id = $1 AND ($2::text IS NULL OR i.reviewer = $2)
+         ORDER BY i.position, i.reviewer COLLATE "C"`,
+      [id, o.reviewer ?? null],
+    );
+    return r.rows.map((x) => ({
+      position: x.position,
+      trajectoryId: x.trajectory_id,
+      reviewer: x.reviewer,
+      labelled: x.labelled,
+    }));
+  }
+
+  async queueProgress(id: string): Promise<QueueProgress[]> {
+    const q = await this.getQueue(id);
+    if (!q) return [];
+    const counts = new Map<string, QueueProgress>();
+    for (const i of await this.queueItems(id)) {
+      const p = counts.get(i.reviewer) ?? { reviewer: i.reviewer, assigned: 0, labelled: 0 };
+      p.assigned++;
+      if (i.labelled) p.labelled++;
+      counts.set(i.reviewer, p);
+    }
+    return q.reviewers.map((r) => counts.get(r) ?? { reviewer: r, assigned: 0, labelled: 0 });
+  }
+
+  async createShare(s: NewShareLink): Promise<ShareLink> {
+    const r = await this.query<ShareRow>(
+      `INSERT INTO share_links (token, server, env, split, tasks_json, note, expires_at, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
+      [s.token, s.server, s.env, s.split, JSON.stringify(s.tasks), s.note, s.expiresAt, s.createdAt],
+    );
+    return toShare(r.rows[0]!);
+  }
+
+  async getShare(token: string): Promise<ShareLink | null> {
+    const r = await this.query<ShareRow>("SELECT * FROM share_links WHERE token = $1", [token]);
+    return r.rows[0] ? toShare(r.rows[0]) : null;
+  }
+
+  async listShares(f: { server?: string; env?: string } = {}): Promise<ShareLink[]> {
+    const { where, params } = whereOf(f, { server: "server", env: "env" });
+    const r = await this.query<ShareRow>(
+      `SELECT * FROM share_links ${where} ORDER BY created_at DESC, seq DESC`,
+      params,
+    );
+    return r.rows.map(toShare);
+  }
+
+  async revokeShare(token: string, at: number): Promise<boolean> {
+    const r = await this.query(
+      "UPDATE share_links SET revoked_at = $1 WHERE token = $2 AND revoked_at IS NULL",
+      [at, token],
+    );
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  async sharePlayer(token: string, player: string): Promise<SharePlayer | null> {
+    const r = await this.query<PlayerRow>("SELECT * FROM share_players WHERE token = $1 AND player = $2", [
+      token,
+      player,
+    ]);
+    return r.rows[0] ? toPlayer(r.rows[0]) : null;
+  }
+
+  async addSharePlayer(p: SharePlayer): Promise<boolean> {
+    const r = await this.query(
+      "INSERT INTO share_players (token, player, run_id, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+      [p.token, p.player, p.runId, p.createdAt],
+    );
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  async sharePlayers(token: string): Promise<SharePlayer[]> {
+    const r = await this.query<PlayerRow>(
+      "SELECT * FROM share_players WHERE token = $1 ORDER BY created_at, seq",
+      [token],
+    );
+    return r.rows.map(toPlayer);
+  }
+}

@@ -1,0 +1,157 @@
+// The review tables' rows (label sets, labels, queues, share links) and how they read, for both
+// stores (./sqlite/review.ts, ./postgres/review.ts keep the same columns), and the labels a
+// trajectory carries in the export format.
+import "server-only";
+import { randomBytes } from "node:crypto";
+import type { JsonObject } from "@/lib/ors/protocol";
+import type { LabelSetRef, TrajectoryLabel } from "@/lib/trajectory/schema";
+import type { Label, LabelSet, LabelTarget, ReviewQueue, ShareLink, SharePlayer } from "./types";
+
+export function newLabelSetId(): string {
+  return `l${randomBytes(8).toString("base64url")}`;
+}
+
+export function newQueueId(): string {
+  return `q${randomBytes(8).toString("base64url")}`;
+}
+
+/** A label on the episode itself is stored at step 0 (a primary key has no nulls). */
+export const EPISODE_STEP = 0;
+
+export interface LabelSetRow {
+  id: string;
+  server: string;
+  env: string;
+  name: string;
+  target: string;
+  schema_json: string;
+  verdict: string | null;
+  created_at: number;
+}
+
+export interface LabelRow {
+  label_set_id: string;
+  trajectory_id: string;
+  step: number;
+  reviewer: string;
+  value_json: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface QueueRow {
+  id: string;
+  name: string;
+  label_set_id: string;
+  run_id: string | null;
+  blind: number;
+  success_at: number;
+  reviewers_json: string;
+  size: number;
+  created_at: number;
+}
+
+export interface ShareRow {
+  token: string;
+  server: string;
+  env: string;
+  split: string;
+  tasks_json: string;
+  note: string | null;
+  expires_at: number | null;
+  revoked_at: number | null;
+  created_at: number;
+}
+
+export interface PlayerRow {
+  token: string;
+  player: string;
+  run_id: string;
+  created_at: number;
+}
+
+/** A label set's own fields, as a trajectory carries them with its labels. */
+function setRefOf(
+  r: Pick<LabelSetRow, "name" | "target" | "schema_json" | "verdict">,
+  id: string,
+): LabelSetRef {
+  return {
+    id,
+    name: r.name,
+    target: r.target as LabelTarget,
+    schema: JSON.parse(r.schema_json) as JsonObject,
+    verdict: r.verdict,
+  };
+}
+
+export function toLabelSet(r: LabelSetRow): LabelSet {
+  return { ...setRefOf(r, r.id), server: r.server, env: r.env, createdAt: Number(r.created_at) };
+}
+
+export function toLabel(r: LabelRow): Label {
+  return {
+    labelSet: r.label_set_id,
+    trajectoryId: r.trajectory_id,
+    step: r.step === EPISODE_STEP ? null : r.step,
+    reviewer: r.reviewer,
+    value: JSON.parse(r.value_json) as JsonObject,
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+  };
+}
+
+export function toQueue(r: QueueRow): ReviewQueue {
+  return {
+    id: r.id,
+    name: r.name,
+    labelSet: r.label_set_id,
+    runId: r.run_id,
+    blind: !!r.blind,
+    successAt: Number(r.success_at),
+    reviewers: JSON.parse(r.reviewers_json) as string[],
+    size: Number(r.size),
+    createdAt: Number(r.created_at),
+  };
+}
+
+export function toShare(r: ShareRow): ShareLink {
+  return {
+    token: r.token,
+    server: r.server,
+    env: r.env,
+    split: r.split,
+    tasks: JSON.parse(r.tasks_json) as number[],
+    note: r.note,
+    expiresAt: r.expires_at === null ? null : Number(r.expires_at),
+    revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
+    createdAt: Number(r.created_at),
+  };
+}
+
+export function toPlayer(r: PlayerRow): SharePlayer {
+  return { token: r.token, player: r.player, runId: r.run_id, createdAt: Number(r.created_at) };
+}
+
+/** The reviewers of a queue in the order first assigned. */
+export function reviewersOf(items: readonly { reviewers: readonly string[] }[]): string[] {
+  return [...new Set(items.flatMap((i) => i.reviewers))];
+}
+
+/** A label with its set, as a trajectory carries it (FORMAT.md "Labels"). */
+export function toTrajectoryLabel(r: LabelRow & LabelSetRow): TrajectoryLabel {
+  return {
+    set: setRefOf(r, r.label_set_id),
+    step: r.step === EPISODE_STEP ? null : r.step,
+    reviewer: r.reviewer,
+    value: JSON.parse(r.value_json) as JsonObject,
+    created_at: Number(r.created_at),
+    updated_at: Number(r.updated_at),
+  };
+}
+
+/** The query of a trajectory's labels with their sets (both dialects: `?`/`$1` given). */
+export function trajectoryLabelsSql(param: string): string {
+  return `SELECT l.*, s.name, s.target, s.schema_json, s.verdict FROM labels l
+    JOIN label_sets s ON s.id = l.label_set_id
+    WHERE l.trajectory_id = ${param} ORDER BY l.step, s.created_at, s.id, l.reviewer`;
+}

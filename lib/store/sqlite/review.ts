@@ -1,0 +1,370 @@
+// Reviews in the SQLite store (the ReviewStore half of ../types.ts): label sets, labels, review
+// queues with their assignments, share links and their players; and the labels a trajectory carries
+// when it is read or imported (FORMAT.md "Labels").
+import "server-only";
+import type { JsonObject } from "@/lib/ors/protocol";
+import type { Trajectory, TrajectoryLabel } from "@/lib/trajectory/schema";
+import {
+  EPISODE_STEP,
+  type LabelRow,
+  type LabelSetRow,
+  newLabelSetId,
+  newQueueId,
+  type PlayerRow,
+  type QueueRow,
+  reviewersOf,
+  type ShareRow,
+  toLabel,
+  toLabelSet,
+  toPlayer,
+  toQueue,
+  toShare,
+  toTrajectoryLabel,
+  trajectoryLabelsSql,
+} from "../review-rows";
+import type {
+  Label,
+  LabelFilter,
+  LabelKey,
+  LabelSet,
+  NewLabelSet,
+  NewReviewQueue,
+  NewShareLink,
+  QueueItem,
+  QueueProgress,
+  ReviewQueue,
+  ReviewStore,
+  ShareLink,
+  SharePlayer,
+} from "../types";
+import type { Db, statementCache } from "./db";
+import { SqliteRunStore } from "./runs";
+
+const QUEUE_SELECT = `SELECT q.*, (SELECT COUNT(DISTINCT position) FROM review_items i WHERE i.queue_id = q.id) AS size
+  FROM review_queues q`;
+
+/** Optional equality filters as a WHERE clause over named parameters. */
+function whereOf(f: Record<string, string | undefined>, columns: Record<string, string>): string {
+  const clauses = Object.keys(columns)
+    .filter((k) => f[k] !== undefined)
+    .map((k) => `${columns[k]} = @${k}`);
+  return clauses.length ? `WHERE ${clauses.join(" AND ")}` : "";
+}
+
+export class SqliteReview {
+  constructor(
+    private readonly db: Db,
+    private readonly sql: ReturnType<typeof statementCache>,
+  ) {}
+
+  createLabelSet(s: NewLabelSet): LabelSet {
+    const id = s.id ?? newLabelSetId();
+    this.sql(
+      `INSERT INTO label_sets (id, server, env, name, target, schema_json, verdict, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(id, s.server, s.env, s.name, s.target, JSON.stringify(s.schema), s.verdict, s.createdAt);
+    return this.getLabelSet(id)!;
+  }
+
+  getLabelSet(id: string): LabelSet | null {
+    const r = this.sql("SELECT * FROM label_sets WHERE id = ?").get(id) as LabelSetRow | undefined;
+    return r ? toLabelSet(r) : null;
+  }
+
+  listLabelSets(f: { server?: string; env?: string }): LabelSet[] {
+    const where = whereOf(f, { server: "server", env: "env" });
+    return (
+      this.sql(`SELECT * FROM label_sets ${where} ORDER BY created_at DESC, rowid DESC`).all(
+        f,
+      ) as LabelSetRow[]
+    ).map(toLabelSet);
+  }
+
+  deleteLabelSet(id: string): boolean {
+    return this.sql("DELETE FROM label_sets WHERE id = ?").run(id).changes > 0;
+  }
+
+  putLabel(k: LabelKey, value: JsonObject, at: number): Label | null {
+    const known = this.sql(
+      "SELECT (SELECT 1 FROM label_sets WHERE id = ?) AS s, (SELECT 1 FROM trajectories WHERE id = ?) AS t",
+    ).get(k.labelSet, k.trajectoryId) as { s: number | null; t: number | null };
+    if (!known.s || !known.t) return null;
+    const step = k.step ?? EPISODE_STEP;
+    const r = this.sql(
+      `INSERT INTO labels (label_set_id, trajectory_id, step, reviewer, value_json, created_at, updated_at)
+         VALUES (@set, @trajectory, @step, @reviewer, @value, @at, @at)
+       ON CONFLICT (label_set_id, trajectory_id, step, reviewer)
+         DO UPDATE SET value_json = excluded.value_json, updated_at = excluded.updated_at
+       RETURNING *`,
+    ).get({
+      set: k.labelSet,
+      trajectory: k.trajectoryId,
+      step,
+      reviewer: k.reviewer,
+      value: JSON.stringify(value),
+      at,
+    }) as LabelRow;
+    return toLabel(r);
+  }
+
+  deleteLabel(k: LabelKey): boolean {
+    return (
+      this.sql(
+        "DELETE FROM labels WHERE label_set_id = ? AND trajectory_id = ? AND step = ? AND reviewer = ?",
+      ).run(k.labelSet, k.trajectoryId, k.step ?? EPISODE_STEP, k.reviewer).changes > 0
+    );
+  }
+
+  listLabels(f: LabelFilter): Label[] {
+    const clauses: string[] = [];
+    if (f.labelSet !== undefined) clauses.push("label_set_id = @labelSet");
+    if (f.trajectoryId !== undefined) clauses.push("trajectory_id = @trajectoryId");
+    if (f.reviewer !== undefined) clauses.push("reviewer = @reviewer");
+    if (f.queue !== undefined)
+      clauses.push(
+        "label_set_id = (SELECT label_set_id FROM review_queues WHERE id = @queue)",
+        "trajectory_id IN (SELECT trajectory_id FROM review_items WHERE queue_id = @queue)",
+      );
+    const where = clauses.length ? `WHERE ${clauses.join(" AND ")}` : "";
+    return (
+      this.sql(`SELECT * FROM labels ${where} ORDER BY trajectory_id, step, reviewer`).all({
+        labelSet: f.labelSet,
+        trajectoryId: f.trajectoryId,
+        reviewer: f.reviewer,
+        queue: f.queue,
+      }) as LabelRow[]
+    ).map(toLabel);
+  }
+
+  createQueue(q: NewReviewQueue): ReviewQueue {
+    const id = q.id ?? newQueueId();
+    const item = this.sql(
+      "INSERT INTO review_items (queue_id, position, trajectory_id, reviewer) VALUES (?, ?, ?, ?)",
+    );
+    this.db.transaction(() => {
+      this.sql(
+        `INSERT INTO review_queues (id, name, label_set_id, run_id, blind, success_at, reviewers_json, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        id,
+        q.name,
+        q.labelSet,
+        q.runId,
+        q.blind ? 1 : 0,
+        q.successAt,
+        JSON.stringify(reviewersOf(q.items)),
+        q.createdAt,
+      );
+      q.items.forEach((it, position) => {
+        for (const reviewer of new Set(it.reviewers)) item.run(id, position, it.trajectoryId, reviewer);
+      });
+    })();
+    return this.getQueue(id)!;
+  }
+
+  getQueue(id: string): ReviewQueue | null {
+    const r = this.sql(`${QUEUE_SELECT} WHERE q.id = ?`).get(id) as QueueRow | undefined;
+    return r ? toQueue(r) : null;
+  }
+
+  listQueues(f: { runId?: string; labelSet?: string }): ReviewQueue[] {
+    const where = whereOf(f, { runId: "q.run_id", labelSet: "q.label_set_id" });
+    return (
+      this.sql(`${QUEUE_SELECT} ${where} ORDER BY q.created_at DESC, q.rowid DESC`).all(f) as QueueRow[]
+    ).map(toQueue);
+  }
+
+  deleteQueue(id: string): boolean {
+    return this.sql("DELETE FROM review_queues WHERE id = ?").run(id).changes > 0;
+  }
+
+  queueItems(id: string, reviewer?: string): QueueItem[] {
+    const rows = this.sql(
+      `SELECT i.position, i.trajectory_id, i.reviewer,
+           EXISTS (SELECT 1 FROM labels l WHERE l.label_set_id = q.label_set_id
+             AND l.trajectory_id = i.trajectory_id AND l.reviewer = i.reviewer) AS labelled
+         FROM review_items i JOIN review_queues q ON q.id = i.queue_id
+         WHERE i.queue_id = @id AND (@reviewer IS NULL OR i.reviewer = @reviewer)
+         ORDER BY i.position, i.reviewer`,
+    ).all({ id, reviewer: reviewer ?? null }) as {
+      position: number;
+      trajectory_id: string;
+      reviewer: string;
+      labelled: number;
+    }[];
+    return rows.map((r) => ({
+      position: r.position,
+      trajectoryId: r.trajectory_id,
+      reviewer: r.reviewer,
+      labelled: !!r.labelled,
+    }));
+  }
+
+  queueProgress(id: string): QueueProgress[] {
+    const q = this.getQueue(id);
+    if (!q) return [];
+    const counts = new Map<string, QueueProgress>();
+    for (const i of this.queueItems(id)) {
+      const p = counts.get(i.reviewer) ?? { reviewer: i.reviewer, assigned: 0, labelled: 0 };
+      p.assigned++;
+      if (i.labelled) p.labelled++;
+      counts.set(i.reviewer, p);
+    }
+    return q.reviewers.map((r) => counts.get(r) ?? { reviewer: r, assigned: 0, labelled: 0 });
+  }
+
+  createShare(s: NewShareLink): ShareLink {
+    this.sql(
+      `INSERT INTO share_links (token, server, env, split, tasks_json, note, expires_at, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(s.token, s.server, s.env, s.split, JSON.stringify(s.tasks), s.note, s.expiresAt, s.createdAt);
+    return this.getShare(s.token)!;
+  }
+
+  getShare(token: string): ShareLink | null {
+    const r = this.sql("SELECT * FROM share_links WHERE token = ?").get(token) as ShareRow | undefined;
+    return r ? toShare(r) : null;
+  }
+
+  listShares(f: { server?: string; env?: string }): ShareLink[] {
+    const where = whereOf(f, { server: "server", env: "env" });
+    return (
+      this.sql(`SELECT * FROM share_links ${where} ORDER BY created_at DESC, rowid DESC`).all(f) as ShareRow[]
+    ).map(toShare);
+  }
+
+  revokeShare(token: string, at: number): boolean {
+    return (
+      this.sql("UPDATE share_links SET revoked_at = ? WHERE token = ? AND revoked_at IS NULL").run(at, token)
+        .changes > 0
+    );
+  }
+
+  sharePlayer(token: string, player: string): SharePlayer | null {
+    const r = this.sql("SELECT * FROM share_players WHERE token = ? AND player = ?").get(token, player) as
+      | PlayerRow
+      | undefined;
+    return r ? toPlayer(r) : null;
+  }
+
+  addSharePlayer(p: SharePlayer): boolean {
+    return (
+      this.sql(
+        "INSERT INTO share_players (token, player, run_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+      ).run(p.token, p.player, p.runId, p.createdAt).changes > 0
+    );
+  }
+
+  sharePlayers(token: string): SharePlayer[] {
+    return (
+      this.sql("SELECT * FROM share_players WHERE token = ? ORDER BY created_at, rowid").all(
+        token,
+      ) as PlayerRow[]
+    ).map(toPlayer);
+  }
+
+  /** A trajectory's labels with their sets (FORMAT.md "Labels"). */
+  trajectoryLabels(id: string): TrajectoryLabel[] {
+    return (this.sql(trajectoryLabelsSql("?")).all(id) as (LabelRow & LabelSetRow)[]).map(toTrajectoryLabel);
+  }
+
+  /** Stores an imported trajectory's labels: a set not known here is created on its environment. */
+  importLabels(t: Trajectory): void {
+    for (const l of t.labels ?? []) {
+      this.sql(
+        `INSERT INTO label_sets (id, server, env, name, target, schema_json, verdict, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+      ).run(
+        l.set.id,
+        t.server,
+        t.env ?? "",
+        l.set.name,
+        l.set.target,
+        JSON.stringify(l.set.schema),
+        l.set.verdict,
+        l.created_at,
+      );
+      this.sql(
+        `INSERT INTO labels (label_set_id, trajectory_id, step, reviewer, value_json, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+      ).run(
+        l.set.id,
+        t.id,
+        l.step ?? EPISODE_STEP,
+        l.reviewer,
+        JSON.stringify(l.value),
+        l.created_at,
+        l.updated_at,
+      );
+    }
+  }
+}
+
+/**
+ * The ReviewStore contract (../types.ts) over SqliteReview, on top of the runs half: ./store.ts
+ * extends it with trajectories.
+ */
+export abstract class SqliteReviewStore extends SqliteRunStore implements ReviewStore {
+  protected abstract readonly review: SqliteReview;
+
+  async createLabelSet(s: NewLabelSet) {
+    return this.review.createLabelSet(s);
+  }
+  async getLabelSet(id: string) {
+    return this.review.getLabelSet(id);
+  }
+  async listLabelSets(f?: { server?: string; env?: string }) {
+    return this.review.listLabelSets(f ?? {});
+  }
+  async deleteLabelSet(id: string) {
+    return this.review.deleteLabelSet(id);
+  }
+  async putLabel(key: LabelKey, value: JsonObject, at: number) {
+    return this.review.putLabel(key, value, at);
+  }
+  async deleteLabel(key: LabelKey) {
+    return this.review.deleteLabel(key);
+  }
+  async listLabels(f: LabelFilter) {
+    return this.review.listLabels(f);
+  }
+  async createQueue(q: NewReviewQueue) {
+    return this.review.createQueue(q);
+  }
+  async getQueue(id: string) {
+    return this.review.getQueue(id);
+  }
+  async listQueues(f?: { runId?: string; labelSet?: string }) {
+    return this.review.listQueues(f ?? {});
+  }
+  async deleteQueue(id: string) {
+    return this.review.deleteQueue(id);
+  }
+  async queueItems(id: string, o?: { reviewer?: string }) {
+    return this.review.queueItems(id, o?.reviewer);
+  }
+  async queueProgress(id: string) {
+    return this.review.queueProgress(id);
+  }
+  async createShare(s: NewShareLink) {
+    return this.review.createShare(s);
+  }
+  async getShare(token: string) {
+    return this.review.getShare(token);
+  }
+  async listShares(f?: { server?: string; env?: string }) {
+    return this.review.listShares(f ?? {});
+  }
+  async revokeShare(token: string, at: number) {
+    return this.review.revokeShare(token, at);
+  }
+  async sharePlayer(token: string, player: string) {
+    return this.review.sharePlayer(token, player);
+  }
+  async addSharePlayer(p: SharePlayer) {
+    return this.review.addSharePlayer(p);
+  }
+  async sharePlayers(token: string) {
+    return this.review.sharePlayers(token);
+  }
+}

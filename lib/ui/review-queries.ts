@@ -1,0 +1,208 @@
+// Browser-side access to reviews and baselines (docs/review.md "HTTP API"): a key factory,
+// queryOptions per resource, the mutations, and the URLs of files the API makes. Components never
+// write raw keys or URLs.
+import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
+import type { JsonObject } from "@/lib/ors/protocol";
+import type { Leaderboard } from "@/lib/review/leaderboard";
+import type { AgreementReport, ReviewEpisode } from "@/lib/review/queues";
+import type { PlayerProgress } from "@/lib/review/share";
+import type { LabelSetRequest, QueueRequest, ShareRequest } from "@/lib/review/spec";
+import type { Label, LabelSet, QueueProgress, ReviewQueue, ShareLink } from "@/lib/store/types";
+import { apiJson } from "./api-error";
+import { trajectoryKeys } from "./trajectory-queries";
+
+export type { Leaderboard, LeaderboardRow } from "@/lib/review/leaderboard";
+export type { AgreementReport, JudgedEpisode, ReviewEpisode } from "@/lib/review/queues";
+export type { PlayEpisode, PlayerProgress } from "@/lib/review/share";
+
+export type QueueWithProgress = ReviewQueue & { progress: QueueProgress[] };
+export type ShareWithPlayers = ShareLink & {
+  players: { player: string; runId: string; joinedAt: number; played: number; status: string | null }[];
+};
+/** What a share link tells its player. */
+export interface PublicShare {
+  env: string;
+  split: string;
+  tasks: number;
+  expiresAt: number | null;
+}
+
+const seg = encodeURIComponent;
+
+export const reviewKeys = {
+  all: ["review"] as const,
+  labelSets: () => [...reviewKeys.all, "label-sets"] as const,
+  queues: () => [...reviewKeys.all, "queues"] as const,
+  queue: (id: string) => [...reviewKeys.all, "queue", id] as const,
+  episode: (id: string, reviewer: string, position: number) =>
+    [...reviewKeys.queue(id), "episode", reviewer, position] as const,
+  agreement: (id: string) => [...reviewKeys.queue(id), "agreement"] as const,
+  shares: () => [...reviewKeys.all, "shares"] as const,
+  leaderboard: (server: string, env: string, split: string) =>
+    [...reviewKeys.all, "leaderboard", server, env, split] as const,
+  play: (token: string) => ["play", token] as const,
+};
+
+async function send<T>(method: string, url: string, body?: unknown): Promise<T> {
+  return apiJson<T>(
+    await fetch(url, {
+      method,
+      ...(body === undefined
+        ? {}
+        : { headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) }),
+    }),
+  );
+}
+
+const get = async <T>(url: string, signal: AbortSignal) => apiJson<T>(await fetch(url, { signal }));
+
+export function labelSetsQuery() {
+  return queryOptions({
+    queryKey: reviewKeys.labelSets(),
+    queryFn: ({ signal }) => get<{ items: LabelSet[] }>("/api/review/label-sets", signal),
+  });
+}
+
+export function queuesQuery() {
+  return queryOptions({
+    queryKey: reviewKeys.queues(),
+    queryFn: ({ signal }) => get<{ items: QueueWithProgress[] }>("/api/review/queues", signal),
+    staleTime: 2_000,
+  });
+}
+
+export function reviewEpisodeQuery(id: string, reviewer: string, position: number) {
+  return queryOptions({
+    queryKey: reviewKeys.episode(id, reviewer, position),
+    queryFn: ({ signal }) =>
+      get<ReviewEpisode>(
+        `/api/review/queues/${seg(id)}/episodes/${position}?reviewer=${seg(reviewer)}`,
+        signal,
+      ),
+    staleTime: 0,
+  });
+}
+
+export function queueQuery(id: string) {
+  return queryOptions({
+    queryKey: reviewKeys.queue(id),
+    queryFn: ({ signal }) =>
+      get<
+        QueueWithProgress & {
+          items: { position: number; trajectoryId: string; reviewer: string; labelled: boolean }[];
+        }
+      >(`/api/review/queues/${seg(id)}`, signal),
+    staleTime: 0,
+  });
+}
+
+export function agreementQuery(id: string) {
+  return queryOptions({
+    queryKey: reviewKeys.agreement(id),
+    queryFn: ({ signal }) => get<AgreementReport>(`/api/review/queues/${seg(id)}/agreement`, signal),
+    staleTime: 0,
+  });
+}
+
+export function sharesQuery() {
+  return queryOptions({
+    queryKey: reviewKeys.shares(),
+    queryFn: ({ signal }) => get<{ items: ShareWithPlayers[] }>("/api/shares", signal),
+    staleTime: 2_000,
+  });
+}
+
+export function leaderboardQuery(server: string, env: string, split: string) {
+  return queryOptions({
+    queryKey: reviewKeys.leaderboard(server, env, split),
+    queryFn: ({ signal }) => get<Leaderboard>(leaderboardApiHref(server, env, split), signal),
+  });
+}
+
+/** `GET /api/leaderboards/<server>/<env>/<split>` (`html`: the leaderboard as one HTML file). */
+export function leaderboardApiHref(server: string, env: string, split: string, html = false): string {
+  return `/api/leaderboards/${seg(server)}/${seg(env)}/${seg(split)}${html ? "?format=html" : ""}`;
+}
+
+/** A run's report as one HTML file. */
+export function runReportHref(id: string): string {
+  return `/api/runs/${seg(id)}/report`;
+}
+
+/** The API of a share link, answering its player's episode page (lib/ui/api-base.ts). */
+export function playApiBase(token: string): string {
+  return `/api/play/${seg(token)}`;
+}
+
+export function playInfoQuery(token: string) {
+  return queryOptions({
+    queryKey: reviewKeys.play(token),
+    queryFn: ({ signal }) => get<PublicShare>(playApiBase(token), signal),
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+}
+
+export function useCreateLabelSet() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: LabelSetRequest) => send<LabelSet>("POST", "/api/review/label-sets", body),
+    onSuccess: () => qc.invalidateQueries({ queryKey: reviewKeys.labelSets() }),
+  });
+}
+
+export function useCreateQueue() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: QueueRequest) => send<QueueWithProgress>("POST", "/api/review/queues", body),
+    onSuccess: () => qc.invalidateQueries({ queryKey: reviewKeys.queues() }),
+  });
+}
+
+export function usePutLabel(queueId: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: {
+      labelSet: string;
+      trajectoryId: string;
+      step: number | null;
+      reviewer: string;
+      value: JsonObject;
+    }) => send<Label>("PUT", "/api/review/labels", body),
+    onSuccess: () => qc.invalidateQueries({ queryKey: reviewKeys.queue(queueId) }),
+  });
+}
+
+export function useGoldenFalsePositives(queueId: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: () =>
+      send<{ golden: { from: string; id: string; reward: number }[] }>(
+        "POST",
+        `/api/review/queues/${seg(queueId)}/golden`,
+      ),
+    onSuccess: () => qc.invalidateQueries({ queryKey: trajectoryKeys.all }),
+  });
+}
+
+export function useCreateShare() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: ShareRequest) => send<ShareLink>("POST", "/api/shares", body),
+    onSuccess: () => qc.invalidateQueries({ queryKey: reviewKeys.shares() }),
+  });
+}
+
+export function useRevokeShare() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (token: string) => send<{ revoked: string }>("DELETE", `/api/shares/${seg(token)}`),
+    onSuccess: () => qc.invalidateQueries({ queryKey: reviewKeys.shares() }),
+  });
+}
+
+/** A player joining a link, and moving to their next task: their progress either way. */
+export function usePlayerMove(token: string, move: "join" | "next") {
+  return useMutation({
+    mutationFn: (player: string) => send<PlayerProgress>("POST", `${playApiBase(token)}/${move}`, { player }),
+  });
+}
