@@ -7,6 +7,7 @@ import {
   ATTEMPT_OUTCOMES,
   type AttemptOutcome,
   COUNTED_OUTCOMES,
+  type RunAggregates,
   type RunAttempt,
   type RunEpisode,
   type RunEpisodePatch,
@@ -196,4 +197,39 @@ export function outcomeCounts(
   const out = Object.fromEntries(ATTEMPT_OUTCOMES.map((o) => [o, 0])) as Record<AttemptOutcome, number>;
   for (const r of rows) if (r.outcome in out) out[r.outcome] = Number(r.n);
   return out;
+}
+
+/** A run's episode as its per-task rows read it (RunAggregates' `tasks`). */
+export interface TaskEpisodeRow {
+  task_index: number;
+  repeat: number;
+  status: RunEpisodeStatus;
+  reward: number | null;
+  trajectory_id: string | null;
+  success: number;
+}
+
+/** The per-task rows of a run's summary from its episodes, ordered by task and repeat. */
+export function taskRows(rows: readonly TaskEpisodeRow[], repeats: number): RunAggregates["tasks"] {
+  const tasks = new Map<number, RunAggregates["tasks"][number]>();
+  for (const r of rows) {
+    let t = tasks.get(r.task_index);
+    if (!t) {
+      t = {
+        index: r.task_index,
+        rewards: Array(repeats).fill(null),
+        episodeIds: Array(repeats).fill(null),
+        completed: 0,
+        successes: 0,
+      };
+      tasks.set(r.task_index, t);
+    }
+    t.episodeIds[r.repeat] = r.trajectory_id;
+    if (r.status === "done") {
+      t.rewards[r.repeat] = r.reward;
+      t.completed++;
+      t.successes += r.success;
+    }
+  }
+  return [...tasks.values()];
 }

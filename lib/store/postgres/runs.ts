@@ -12,7 +12,9 @@ import {
   outcomeCounts,
   type RunRow,
   statusAfterAttempt,
+  type TaskEpisodeRow,
   tagsJson,
+  taskRows,
   toAttempt,
   toEpisode,
   toRun,
@@ -438,40 +440,17 @@ export abstract class PostgresRunStore implements RunStore {
         });
     }
     const repeats = (await this.getRun(runId))?.repeats ?? 1;
-    const tasks = new Map<number, RunAggregates["tasks"][number]>();
-    for (const r of (
-      await this.query<{
-        task_index: number;
-        repeat: number;
-        status: RunEpisodeStatus;
-        reward: number | null;
-        trajectory_id: string | null;
-        success: number;
-      }>(
-        `SELECT task_index, repeat, status, reward, trajectory_id,
-           (status = 'done' AND finished = 1 AND reward >= $2)::int AS success
-         FROM run_episodes WHERE run_id = $1 ORDER BY task_index, repeat`,
-        [runId, o.successAt],
-      )
-    ).rows) {
-      let t = tasks.get(r.task_index);
-      if (!t) {
-        t = {
-          index: r.task_index,
-          rewards: Array(repeats).fill(null),
-          episodeIds: Array(repeats).fill(null),
-          completed: 0,
-          successes: 0,
-        };
-        tasks.set(r.task_index, t);
-      }
-      t.episodeIds[r.repeat] = r.trajectory_id;
-      if (r.status === "done") {
-        t.rewards[r.repeat] = r.reward;
-        t.completed++;
-        t.successes += r.success;
-      }
-    }
+    const tasks = taskRows(
+      (
+        await this.query<TaskEpisodeRow>(
+          `SELECT task_index, repeat, status, reward, trajectory_id,
+             (status = 'done' AND finished = 1 AND reward >= $2)::int AS success
+           FROM run_episodes WHERE run_id = $1 ORDER BY task_index, repeat`,
+          [runId, o.successAt],
+        )
+      ).rows,
+      repeats,
+    );
     const errors = (
       await this.query<{ message: string; count: number }>(
         `SELECT COALESCE(error, 'unknown error') COLLATE "C" AS message, COUNT(*)::int AS count FROM run_episodes
@@ -491,7 +470,7 @@ export abstract class PostgresRunStore implements RunStore {
       rewards: { n: a.n, sum: a.sum, sumSquares: a.sumSquares, min: a.min, max: a.max },
       successes: a.successes,
       histogram,
-      tasks: [...tasks.values()],
+      tasks,
       errors,
       turns: await this.percentiles(runId, "turns", a.withTurns),
       durationMs: await this.percentiles(runId, "duration_ms", a.withDuration),

@@ -2,7 +2,7 @@
 // sums, the histogram, percentiles by rank, outcomes, per-task rewards and errors, computed in SQL so
 // a 10,000-episode run's results are read without loading its trajectories.
 import "server-only";
-import { outcomeCounts } from "../run-rows";
+import { outcomeCounts, type TaskEpisodeRow, taskRows } from "../run-rows";
 import {
   type AttemptOutcome,
   type Percentiles,
@@ -107,37 +107,14 @@ export function runAggregates(
         count: counts.get(i) ?? 0,
       });
   }
-  const tasks = new Map<number, RunAggregates["tasks"][number]>();
-  for (const r of sql(
-    `SELECT task_index, repeat, status, reward, trajectory_id,
-         (status = 'done' AND finished = 1 AND reward >= @successAt) AS success
-       FROM run_episodes WHERE run_id = @run ORDER BY task_index, repeat`,
-  ).all({ run: runId, successAt: o.successAt }) as {
-    task_index: number;
-    repeat: number;
-    status: RunEpisodeStatus;
-    reward: number | null;
-    trajectory_id: string | null;
-    success: number;
-  }[]) {
-    let t = tasks.get(r.task_index);
-    if (!t) {
-      t = {
-        index: r.task_index,
-        rewards: Array(repeats).fill(null),
-        episodeIds: Array(repeats).fill(null),
-        completed: 0,
-        successes: 0,
-      };
-      tasks.set(r.task_index, t);
-    }
-    t.episodeIds[r.repeat] = r.trajectory_id;
-    if (r.status === "done") {
-      t.rewards[r.repeat] = r.reward;
-      t.completed++;
-      t.successes += r.success;
-    }
-  }
+  const tasks = taskRows(
+    sql(
+      `SELECT task_index, repeat, status, reward, trajectory_id,
+           (status = 'done' AND finished = 1 AND reward >= @successAt) AS success
+         FROM run_episodes WHERE run_id = @run ORDER BY task_index, repeat`,
+    ).all({ run: runId, successAt: o.successAt }) as TaskEpisodeRow[],
+    repeats,
+  );
   const errors = sql(
     `SELECT COALESCE(error, 'unknown error') AS message, COUNT(*) AS count FROM run_episodes
        WHERE run_id = ? AND status = 'errored' GROUP BY message ORDER BY count DESC, message LIMIT 100`,
@@ -151,7 +128,7 @@ export function runAggregates(
     rewards: { n: a.n, sum: a.sum, sumSquares: a.sumSquares, min: a.min, max: a.max },
     successes: a.successes,
     histogram,
-    tasks: [...tasks.values()],
+    tasks,
     errors,
     turns: percentiles(sql, runId, "turns", a.withTurns),
     durationMs: percentiles(sql, runId, "duration_ms", a.withDuration),
