@@ -14,6 +14,7 @@ import type {
   AttemptOutcome,
   PlaygroundStore,
   RunEpisodeKey,
+  RunEpisodePatch,
   RunRecord,
 } from "@/lib/store/types";
 import type { EndReason, StepAgent } from "@/lib/trajectory/schema";
@@ -330,6 +331,19 @@ export function outcomeOf(
  * Plays one attempt at an episode, claimed already by `plan.owner` (status `running`); resolves
  * with how it ended (never throws for what the episode met).
  */
+/** What an episode's claim sets: playing from `startedAt`, nothing of an earlier attempt left. */
+export function runningPatch(startedAt: number): RunEpisodePatch {
+  return {
+    status: "running",
+    startedAt,
+    endedAt: null,
+    trajectoryId: null,
+    error: null,
+    stop: null,
+    outcome: null,
+  };
+}
+
 export async function playEpisode(deps: EpisodeDeps, plan: EpisodePlan): Promise<AttemptEnd> {
   const { run, key } = plan;
   const { signal, dispose } = episodeSignal(plan);

@@ -6,7 +6,7 @@
 import "server-only";
 import type { RunEpisodeKey, RunEpisodeStatus, RunRecord } from "@/lib/store/types";
 import { acquire, type CapacityGate, runResource, serverResource } from "./capacity";
-import { type EpisodeDeps, playEpisode } from "./episode";
+import { type EpisodeDeps, playEpisode, runningPatch } from "./episode";
 import type { RunEvent } from "./events";
 import type { Policy } from "./policy";
 
@@ -89,15 +89,7 @@ async function playOne(deps: PoolDeps, plan: PoolPlan, key: RunEpisodeKey): Prom
   const now = deps.now ?? Date.now;
   const { run } = plan;
   const startedAt = now();
-  const claimed = await deps.store.claimEpisode(run.id, key, deps.instance, {
-    status: "running",
-    startedAt,
-    endedAt: null,
-    trajectoryId: null,
-    error: null,
-    stop: null,
-    outcome: null,
-  });
+  const claimed = await deps.store.claimEpisode(run.id, key, deps.instance, runningPatch(startedAt));
   if (!claimed) {
     await plan.onRefused();
     return null;

@@ -10,7 +10,7 @@ import { setMaxListeners } from "node:events";
 import { sleep } from "@/lib/ors/protocol";
 import type { RunEpisodeKey, RunRecord } from "@/lib/store/types";
 import { type CapacityClaim, type CapacityGate, runResource, serverResource } from "./capacity";
-import { type EpisodeDeps, EpisodeStop, playEpisode } from "./episode";
+import { type EpisodeDeps, EpisodeStop, playEpisode, runningPatch } from "./episode";
 import type { RunEvent } from "./events";
 import type { EpisodeJob, JobQueue } from "./job-queue";
 import type { ModelRegistry } from "./models";
@@ -133,21 +133,9 @@ async function play(w: Worker, run: RunRecord, p: Prepared, job: EpisodeJob, hol
   const startedAt = now();
   const episode = { type: "episode" as const, runId: run.id, ...key };
   try {
-    const claimed = await deps.store.claimEpisode(
-      run.id,
-      key,
-      deps.instance,
-      {
-        status: "running",
-        startedAt,
-        endedAt: null,
-        trajectoryId: null,
-        error: null,
-        stop: null,
-        outcome: null,
-      },
-      { jobId: job.id },
-    );
+    const claimed = await deps.store.claimEpisode(run.id, key, deps.instance, runningPatch(startedAt), {
+      jobId: job.id,
+    });
     // Settled already (played elsewhere before that worker died), or the run stopped: nothing to play.
     if (!claimed) return void (await deps.queue.complete(job));
     deps.publish({ ...episode, status: "running", trajectoryId: null, reward: null, error: null, at: now() });
