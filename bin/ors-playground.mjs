@@ -2,7 +2,7 @@
 // The `ors-playground` command (package.json "bin"; `npx ors-playground`). The package ships its
 // server code as TypeScript: this registers tsx (with the package's own tsconfig, whatever folder the
 // command runs in) and the `server-only` resolve hook, then runs lib/cli/main.ts. Ctrl-C / SIGTERM
-// ask the running command to stop; a second one exits at once.
+// ask the running command to stop; a second one exits once what is being recorded is written.
 import { register } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -28,7 +28,14 @@ const { runCli } = await import(pathToFileURL(path.join(root, "lib/cli/main.ts")
 const stop = new AbortController();
 let interrupted = false;
 const onSignal = (signal) => {
-  if (stop.signal.aborted) process.exit(signal === "SIGINT" ? 130 : 143);
+  if (stop.signal.aborted) {
+    // Asked again while stopping: what the playground's recorder holds is written first (10 s at most).
+    const code = signal === "SIGINT" ? 130 : 143;
+    import(pathToFileURL(path.join(root, "lib/playground.ts")).href)
+      .then((m) => m.settleBeforeExit())
+      .finally(() => process.exit(code));
+    return;
+  }
   interrupted = signal === "SIGINT";
   stop.abort(new Error(signal === "SIGINT" ? "interrupted (Ctrl-C)" : "terminated"));
 };

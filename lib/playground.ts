@@ -14,6 +14,7 @@ import path from "node:path";
 import { builtinEnvironments } from "@/envs";
 import { environmentReloadedError } from "@/lib/environments/reload-notice";
 import { type EnvironmentSource, staticEnvironmentSource } from "@/lib/environments/source";
+import { createEpisodeLifecycle, type EpisodeLifecycle } from "@/lib/episodes/lifecycle";
 import { createLiveFeeds, type LiveFeeds } from "@/lib/episodes/live";
 import { createPostgresLiveFeeds } from "@/lib/episodes/live-postgres";
 import { createRecorder, type Recorder } from "@/lib/episodes/recorder";
@@ -23,7 +24,8 @@ import { createOrsHandler, hostOptionsFromEnv, type OrsHandler } from "@/lib/ors
 import { createServerRegistry, type ServerRegistry } from "@/lib/registry";
 import { postgresServerPersistence } from "@/lib/registry/postgres-persistence";
 import { createRelay, orsPathFromUrl, type Relay } from "@/lib/relay";
-import type { RunEvents } from "@/lib/runs/events";
+import { createRunEvents, type RunEvents } from "@/lib/runs/events";
+import { createPostgresRunEvents } from "@/lib/runs/events-postgres";
 import type { RunExecutor } from "@/lib/runs/executor";
 import type { ModelRegistry } from "@/lib/runs/models";
 import { setupRuns } from "@/lib/runs/setup";
@@ -47,6 +49,8 @@ export interface Playground {
   readonly recorder: Recorder;
   /** This process in the store: whose episodes and runs are recovered if it dies. */
   readonly instance: StoreInstance;
+  /** A server's idle limit when the playground knows it (its built-in host's, a per-server setting), else null. */
+  idleLimitOf(server: string): Promise<number | null>;
   /** The model endpoints runs and the episode page may call (PLAYGROUND_MODELS). */
   readonly models: ModelRegistry;
   /** Runs: the executor, and the bus of their progress. */
@@ -111,38 +115,35 @@ export function scriptRootsFromEnv(env: Record<string, string | undefined>, cwd 
   return roots;
 }
 
-/** Builds every part, wired together. Tests may build their own with other variables. */
-export function createPlayground(env: Env = processEnv(), options: PlaygroundOptions = {}): Playground {
-  // Every setting checked first: a bad value stops the start with its name and what it expects.
-  const config = loadConfig(env);
-  const environments = options.environments ?? staticEnvironmentSource(builtinEnvironments);
-  const spawned = options.spawned ?? emptySupervisor();
-  const host = createOrsHandler([...environments.current().environments], {
-    ...hostOptionsFromEnv(env),
-    basePath: ORS_BASE_PATH,
-  });
-  const instance: StoreInstance = {
-    id: `i${randomBytes(9).toString("base64url")}`,
-    pid: process.pid,
-    host: os.hostname(),
-  };
-  // PLAYGROUND_DATABASE_URL: trajectories, runs, added servers and live feeds shared through PostgreSQL.
-  const dir = config.dataDir;
+/**
+ * The store and what shares its database: the live feeds and the runs' progress, told to the other
+ * replicas through LISTEN/NOTIFY when it is PostgreSQL (PLAYGROUND_DATABASE_URL).
+ */
+function openStorage(env: Env, dir: string, instance: StoreInstance) {
   const opened = openPlaygroundStore(env, { dir, instance });
   const pg = opened.kind === "postgres" ? opened : null;
-  const registry = createServerRegistry({
-    env,
-    dataDir: dir,
-    localHandler: () => host,
-    persistence: pg ? postgresServerPersistence(pg.db, dir) : undefined,
-    spawned,
-  });
-  const relay = createRelay({ registry, timeoutMs: config.relayTimeoutMs });
-  const store: PlaygroundStore = opened.store;
-  // Replicas on one database tell each other what they record and how their runs go (LISTEN/NOTIFY).
   const notifier = pg ? createPostgresNotifier(pg.db) : null;
-  const live: LiveFeeds =
-    pg && notifier ? createPostgresLiveFeeds(pg.db, pg.store, { notifier }) : createLiveFeeds();
+  return {
+    opened,
+    store: opened.store as PlaygroundStore,
+    persistence: pg ? postgresServerPersistence(pg.db, dir) : undefined,
+    /** The database and its notifications, for the runs' queue and shared capacity (lib/runs/setup.ts). */
+    pg: pg && notifier ? { db: pg.db, notifier } : null,
+    live: (pg && notifier
+      ? createPostgresLiveFeeds(pg.db, pg.store, { notifier })
+      : createLiveFeeds()) as LiveFeeds,
+    runEvents: (pg && notifier ? createPostgresRunEvents(pg.db, notifier) : createRunEvents()) as RunEvents,
+    /** Reached, migrated and listened to (a failure rejects: the server entries report it at start). */
+    ready: pg ? Promise.all([pg.db.ready, notifier?.ready]).then(() => {}) : Promise.resolve(),
+    async close() {
+      await notifier?.close();
+      await opened.store.close();
+    },
+  };
+}
+
+/** Typed ORS clients of known servers through the relay, in process (recorded like the UI's). */
+function relayClients(relay: Relay): Playground["clientFor"] {
   const clients = new Map<string, OrsClient>();
   const relayClient = (server: string, o: ClientOptions = {}): OrsClient => {
     const relayFetch: typeof fetch = async (input, init) => {
@@ -155,7 +156,7 @@ export function createPlayground(env: Env = processEnv(), options: PlaygroundOpt
       ...(o.headers ? { headers: o.headers } : {}),
     });
   };
-  const clientFor = (server: string, o?: ClientOptions): OrsClient => {
+  return (server, o) => {
     if (o) return relayClient(server, o);
     let client = clients.get(server);
     if (!client) {
@@ -164,6 +165,106 @@ export function createPlayground(env: Env = processEnv(), options: PlaygroundOpt
     }
     return client;
   };
+}
+
+interface Ending {
+  store: PlaygroundStore;
+  recorder: Recorder;
+  lifecycle: EpisodeLifecycle;
+}
+
+/**
+ * Episodes whose sessions went away with their server's code: a reload (the host serves the new code
+ * at once; sessions on replaced code end — the host answers their requests 404 "reloaded") and a
+ * spawned server that restarted or exited. Their recorded episodes end with the reason, for every view.
+ */
+function endEpisodesOfGoneSessions(
+  e: Ending,
+  host: OrsHandler,
+  environments: EnvironmentSource,
+  spawned: ServerSupervisor,
+): void {
+  environments.onReload(async ({ set, changed }) => {
+    // Throws (and the source keeps the old code) only if the host refuses the new environments.
+    const ended = await host.host.replaceEnvironments([...set.environments]);
+    if (ended.length === 0) return;
+    try {
+      await e.recorder.idle();
+      const at = Date.now();
+      for (const sid of ended) {
+        const t = await e.store.findRunning("local", sid);
+        const error = environmentReloadedError(t?.env ?? "the environment", changed);
+        if (t) await e.lifecycle.end(t.id, "error", at, error);
+      }
+    } catch (err) {
+      console.error("[playground] could not record the episodes ended by the reload:", err);
+    }
+  });
+  spawned.onSessionsLost(async (server, error) => {
+    await e.recorder.idle();
+    await e.lifecycle.endRunningOf(server, "error", Date.now(), error);
+  });
+}
+
+/**
+ * What processes that died left in the store (this one's built-in host sessions after a restart,
+ * steps in flight, runs), recovered at start and on every beat of this process's lease (FORMAT.md
+ * "After a crash"; the store's "Leases"), told to every view.
+ */
+function tellRecovered(e: Ending, live: LiveFeeds, runEvents: RunEvents) {
+  return async (r: RecoveredOrphans) => {
+    for (const x of r.ended) e.lifecycle.told(x.id, x.reason, x.at, x.error);
+    for (const id of new Set(r.steps.map((x) => x.id))) {
+      const t = await e.store.get(id);
+      for (const step of t?.steps ?? [])
+        if (r.steps.some((x) => x.id === id && x.index === step.index))
+          live.publish({ type: "step", id, step });
+    }
+    for (const runId of r.runs) {
+      const run = await e.store.getRun(runId);
+      if (run)
+        runEvents.publish({ type: "status", runId, status: run.status, error: run.error, at: Date.now() });
+    }
+  };
+}
+
+/** A server's idle limit when the playground knows it: its built-in host's, or a per-server setting. */
+function idleLimits(host: OrsHandler, registry: ServerRegistry) {
+  return async (server: string) =>
+    server === "local"
+      ? host.host.options.idleTimeoutMs
+      : ((await registry.get(server))?.idleTimeoutMs ?? null);
+}
+
+/** Builds every part, wired together. Tests may build their own with other variables. */
+export function createPlayground(env: Env = processEnv(), options: PlaygroundOptions = {}): Playground {
+  // Every setting checked first: a bad value stops the start with its name and what it expects.
+  const config = loadConfig(env);
+  const environments = options.environments ?? staticEnvironmentSource(builtinEnvironments);
+  const spawned = options.spawned ?? emptySupervisor();
+  const host = createOrsHandler([...environments.current().environments], {
+    ...hostOptionsFromEnv(env),
+    basePath: ORS_BASE_PATH,
+    // The sessions the relay (the UI, runs) starts on the built-in host: reachable only through it.
+    relayKey: randomBytes(24).toString("base64url"),
+  });
+  const instance: StoreInstance = {
+    id: `i${randomBytes(9).toString("base64url")}`,
+    pid: process.pid,
+    host: os.hostname(),
+  };
+  const storage = openStorage(env, config.dataDir, instance);
+  const { store, live, runEvents } = storage;
+  const registry = createServerRegistry({
+    env,
+    dataDir: config.dataDir,
+    localHandler: () => host,
+    persistence: storage.persistence,
+    spawned,
+  });
+  const relay = createRelay({ registry, timeoutMs: config.relayTimeoutMs });
+  const clientFor = relayClients(relay);
+  const idleLimitOf = idleLimits(host, registry);
   const recorder = createRecorder(store, {
     events: relay.events,
     maxStepBytes: config.maxStepBytes,
@@ -176,48 +277,24 @@ export function createPlayground(env: Env = processEnv(), options: PlaygroundOpt
         .catch(() => {}),
     // The idle sweep deletes the sessions of the episodes it ends, through the relay like any client.
     closeSession: (server, sid) => clientFor(server).delete(sid),
-    idleLimitOf: async (server) =>
-      server === "local"
-        ? host.host.options.idleTimeoutMs
-        : ((await registry.get(server))?.idleTimeoutMs ?? null),
+    idleLimitOf,
   });
-  // A reload: the host serves the new code at once; sessions on replaced code end (the host answers
-  // their requests 404 "reloaded"), and so do their recorded episodes, with the reason, for every view.
-  environments.onReload(async ({ set, changed }) => {
-    // Throws (and the source keeps the old code) only if the host refuses the new environments.
-    const ended = await host.host.replaceEnvironments([...set.environments]);
-    if (ended.length === 0) return;
-    try {
-      await recorder.idle();
-      const at = Date.now();
-      for (const sid of ended) {
-        const t = await store.findRunning("local", sid);
-        if (!t) continue;
-        const error = environmentReloadedError(t.env ?? "the environment", changed);
-        if (await store.end(t.id, "error", at, error))
-          live.publish({ type: "ended", id: t.id, end_reason: "error", error, ended_at: at });
-      }
-    } catch (e) {
-      console.error("[playground] could not record the episodes ended by the reload:", e);
-    }
-  });
-  // A spawned server restarted (files under --watch changed) or exited: its sessions are gone, and
-  // so are the recorded episodes running on it, with the reason, for every view.
-  spawned.onSessionsLost(async (server, error) => {
-    await recorder.idle();
-    const at = Date.now();
-    for (const id of await store.endRunningOf(server, "error", at, error))
-      live.publish({ type: "ended", id, end_reason: "error", error, ended_at: at });
-  });
+  const ending: Ending = {
+    store,
+    recorder,
+    lifecycle: createEpisodeLifecycle(store, (e) => live.publish(e)),
+  };
+  endEpisodesOfGoneSessions(ending, host, environments, spawned);
   // MCP clients play a known server's environments through the relay, so every episode is recorded.
   const mcp = createMcpHttpHandler({
     open: async (server) =>
       (await registry.get(server)) ? { server, client: (headers) => clientFor(server, { headers }) } : null,
   });
-  const { runs, runEvents, models, ...runParts } = setupRuns({
+  const { runs, models, ...runParts } = setupRuns({
     env,
-    pg: pg && notifier ? { db: pg.db, notifier } : null,
-    episodes: { store, recorder, clientFor: (server, o) => clientFor(server, o) },
+    pg: storage.pg,
+    events: runEvents,
+    episodes: { store, recorder, clientFor },
     registry,
     instance: instance.id,
     cwd: process.cwd(),
@@ -229,45 +306,19 @@ export function createPlayground(env: Env = processEnv(), options: PlaygroundOpt
     },
     ...(options.runRetryBaseMs !== undefined ? { retryBaseMs: options.runRetryBaseMs } : {}),
   });
-  // What processes that died left in the store (this one's built-in host sessions after a restart,
-  // steps in flight, runs) is recovered at start and on every beat of this process's lease
-  // (FORMAT.md "After a crash"; the store's "Leases"), and every view is told.
-  const published = async (r: RecoveredOrphans) => {
-    for (const e of r.ended)
-      live.publish({ type: "ended", id: e.id, end_reason: e.reason, error: e.error, ended_at: e.at });
-    for (const id of new Set(r.steps.map((x) => x.id))) {
-      const t = await store.get(id);
-      for (const step of t?.steps ?? [])
-        if (r.steps.some((x) => x.id === id && x.index === step.index))
-          live.publish({ type: "step", id, step });
+  const lease = holdLease(store, { ...options.lease, onRecovered: tellRecovered(ending, live, runEvents) });
+  // Once the store can be used: the lease, then what this start ended — the sessions of the servers
+  // this process runs itself (started anew with it) — and the episodes idle meanwhile.
+  const ready = storage.ready.then(async () => {
+    await lease.start();
+    for (const { name } of spawned.entries()) {
+      const error = serverRestartedError(name, "the playground was started again");
+      await ending.lifecycle.endRunningOf(name, "error", Date.now(), error).catch(() => {});
     }
-    for (const runId of r.runs) {
-      const run = await store.getRun(runId);
-      if (run)
-        runEvents.publish({ type: "status", runId, status: run.status, error: run.error, at: Date.now() });
-    }
-  };
-  const lease = holdLease(store, { ...options.lease, onRecovered: published });
-  // A database is ready once reached, migrated and listened to (a failure rejects: the server
-  // entries report it at start); the lease starts then.
-  const ready = (pg ? Promise.all([pg.db.ready, notifier?.ready]).then(() => {}) : Promise.resolve()).then(
-    async () => {
-      await lease.start();
-      // A worker plays runs' episodes once its lease says it lives (PostgreSQL mode).
-      runParts.start();
-      // The servers this process runs itself were started anew with it: their old sessions are gone.
-      for (const { name } of spawned.entries())
-        await store
-          .endRunningOf(
-            name,
-            "error",
-            Date.now(),
-            serverRestartedError(name, "the playground was started again"),
-          )
-          .catch(() => {});
-      await recorder.sweep().catch((e: Error) => console.error(`[playground] could not sweep: ${e.message}`));
-    },
-  );
+    // A worker plays runs' episodes once its lease says it lives (PostgreSQL mode).
+    runParts.start();
+    await recorder.sweep().catch((e: Error) => console.error(`[playground] could not sweep: ${e.message}`));
+  });
   ready.catch(() => {});
   return {
     host,
@@ -283,8 +334,9 @@ export function createPlayground(env: Env = processEnv(), options: PlaygroundOpt
     environments,
     spawned,
     mcp,
-    storage: { kind: opened.kind, where: opened.where },
+    storage: { kind: storage.opened.kind, where: storage.opened.where },
     clientFor,
+    idleLimitOf,
     ready,
     async close() {
       lease.stop();
@@ -296,8 +348,7 @@ export function createPlayground(env: Env = processEnv(), options: PlaygroundOpt
       recorder.stop();
       await recorder.idle();
       await host.close();
-      await notifier?.close();
-      await store.close();
+      await storage.close();
     },
   };
 }
@@ -311,6 +362,25 @@ export function getPlayground(): Playground {
   const g = globalThis as WithPlayground;
   g[KEY] ??= createPlayground();
   return g[KEY];
+}
+
+/**
+ * Waits (at most `timeoutMs`) until what the process's playground has taken to record is written:
+ * a second Ctrl-C or SIGTERM during shutdown exits after this rather than at once, so work already
+ * handed to the recorder is not dropped. Resolves false when it had to give up waiting.
+ */
+export async function settleBeforeExit(timeoutMs = 10_000): Promise<boolean> {
+  const pg = (globalThis as WithPlayground)[KEY];
+  if (!pg) return true;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    return await Promise.race([pg.recorder.idle().then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

@@ -8,6 +8,9 @@
 //   sessions: the same relayed calls from 256 sessions at once.
 //   large:    the same small calls while eight clients stream 4 MiB `bigoutput` results through the
 //             relay: the small calls' p50/p99 (goal: p99 under 500 ms) and the app's CPU.
+//   outside:  as measured from outside the app: 64 sessions × 20 small calls each, all at once, on
+//             /api/servers/<server> then on /api/ors; the app's CPU from the first call until it is
+//             idle again (the recorder's writes included) per call, and the steps the store then holds.
 // Loopback only; figures are printed, not asserted (docs/architecture.md "Measuring performance").
 import { BenchHttp, reassembleCall } from "./bench-http";
 import { treeCpuSeconds } from "./bench-proc";
@@ -15,6 +18,9 @@ import { treeCpuSeconds } from "./bench-proc";
 export interface SpeedConfig {
   /** Clients of the `calls` part, small-call clients of the `large` part. */
   clients: number;
+  /** The `outside` part: sessions calling at once, and calls each makes. */
+  outsideSessions: number;
+  outsideCalls: number;
   /** Sessions of the `sessions` part. */
   sessions: number;
   /** Clients streaming large results in the `large` part, and the size of each result. */
@@ -178,6 +184,84 @@ async function measure(
   };
 }
 
+/**
+ * Sessions calling `echo` `calls` times each, all at once (after their sessions are open); the app's
+ * CPU from the first call until it is idle again. `counted`: how many steps the store then holds for
+ * these sessions (relayed calls only), read through the trajectories API.
+ */
+async function outside(
+  label: string,
+  app: { pid: number; baseUrl: string },
+  base: string,
+  headers: Record<string, string>,
+  sessions: number,
+  calls: number,
+  countSteps: boolean,
+): Promise<CallFigures & { stepsStored?: number }> {
+  const http = new BenchHttp(new URL(base), sessions, undefined, headers);
+  const sids = await Promise.all(
+    Array.from({ length: sessions }, async () => {
+      const sid = (JSON.parse((await http.request("POST", "/create_session")).body) as { sid: string }).sid;
+      const r = await http.request("POST", "/create", {
+        sid,
+        json: { env_name: "dice", split: "train", index: 0 },
+      });
+      if (r.status !== 200) throw new Error(`/create: HTTP ${r.status} ${r.body.slice(0, 200)}`);
+      return sid;
+    }),
+  );
+  const latencies: number[] = [];
+  let failures = 0;
+  let lastError = "";
+  const cpuBefore = treeCpuSeconds(app.pid);
+  const start = performance.now();
+  await Promise.all(
+    sids.map(async (sid, n) => {
+      for (let i = 0; i < calls; i++) {
+        const t0 = performance.now();
+        const res = await http.request("POST", "/dice/call", {
+          sid,
+          json: { name: "echo", input: { text: `call ${n}.${i}` } },
+          accept: "text/event-stream",
+          timeoutMs: 60_000,
+        });
+        if (res.status === 200 && reassembleCall(res.body).json !== undefined)
+          latencies.push(performance.now() - t0);
+        else {
+          failures++;
+          lastError = `HTTP ${res.status} ${res.body.slice(0, 200)}`;
+        }
+      }
+    }),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  const cpuAfter = await idleCpu(app.pid);
+  let stepsStored: number | undefined;
+  if (countSteps) {
+    const api = new BenchHttp(new URL(`${app.baseUrl}/api`), 1, undefined, headers);
+    const listed = await api.request("GET", `/trajectories?server=local&limit=${sessions * 4}`);
+    const mine = new Set(sids);
+    stepsStored = (JSON.parse(listed.body) as { items: { sid: string; num_steps: number }[] }).items
+      .filter((t) => mine.has(t.sid))
+      .reduce((n, t) => n + t.num_steps, 0);
+    api.close();
+  }
+  for (const sid of sids) await http.request("POST", "/delete", { sid }).catch(() => {});
+  http.close();
+  latencies.sort((a, b) => a - b);
+  return {
+    label,
+    calls: latencies.length,
+    failures,
+    callsPerS: latencies.length / seconds,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    cpuMsPerCall: ((cpuAfter - cpuBefore) * 1000) / Math.max(1, latencies.length),
+    ...(stepsStored !== undefined ? { stepsStored } : {}),
+    ...(lastError ? { lastError } : {}),
+  };
+}
+
 function print(f: CallFigures): void {
   const large =
     f.largeResults !== undefined
@@ -192,7 +276,7 @@ function print(f: CallFigures): void {
 
 /** The speed parts: `which` of calls, sessions, large. Returns their figures by name. */
 export async function runSpeed(
-  which: ReadonlySet<"calls" | "sessions" | "large">,
+  which: ReadonlySet<"calls" | "sessions" | "large" | "outside">,
   cfg: SpeedConfig,
   app: { pid: number; baseUrl: string },
   server: string,
@@ -209,7 +293,7 @@ export async function runSpeed(
     `\nsmall calls (dice echo, SSE), ${cfg.warmup} s warm-up then ${cfg.duration} s measured; app CPU from /proc/${app.pid}`,
   );
   if (which.has("calls")) {
-    await run("relayed", `relayed + recorded, ${cfg.clients} sessions`, {
+    await run("relayed", `relayed + recorded (steps/s = calls/s), ${cfg.clients} sessions`, {
       base: relayed,
       headers,
       clients: cfg.clients,
@@ -237,6 +321,38 @@ export async function runSpeed(
         large: { clients: cfg.largeClients, size: cfg.largeSize },
       },
     );
+  if (which.has("outside")) {
+    const n = `${cfg.outsideSessions} sessions × ${cfg.outsideCalls} calls`;
+    if (process.env.BENCH_OUTSIDE_COLD !== "1") {
+      // A round of each first, not measured: the app's first requests load and compile its modules.
+      await outside("warm-up", app, relayed, headers, cfg.outsideSessions, cfg.outsideCalls, false);
+      await outside("warm-up", app, direct, headers, cfg.outsideSessions, cfg.outsideCalls, false);
+    }
+    const relayedOut = await outside(
+      `outside: relayed + recorded, ${n}`,
+      app,
+      relayed,
+      headers,
+      cfg.outsideSessions,
+      cfg.outsideCalls,
+      true,
+    );
+    out.outsideRelayed = relayedOut;
+    print(relayedOut);
+    out.outsideDirect = await outside(
+      `outside: /api/ors direct, ${n}`,
+      app,
+      direct,
+      headers,
+      cfg.outsideSessions,
+      cfg.outsideCalls,
+      false,
+    );
+    print(out.outsideDirect);
+    console.log(
+      `  outside: ${relayedOut.stepsStored} steps in the store for ${relayedOut.calls} answered calls; relay / direct ${(relayedOut.cpuMsPerCall / out.outsideDirect.cpuMsPerCall).toFixed(1)}× the CPU per call; goal ≤ 1 ms per recorded call: ${relayedOut.cpuMsPerCall <= 1 ? "met" : "NOT met"}`,
+    );
+  }
   const r = out.relayed;
   const d = out.direct;
   if (r && d)

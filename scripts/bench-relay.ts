@@ -1,6 +1,8 @@
 // `npm run bench:relay`: what the recording relay of a built app costs in CPU, latency and memory.
-//   calls, sessions, large (./bench-relay-speed.ts): CPU per small relayed and recorded call, its
-//            p50/p99, against the same call on /api/ors; with 256 sessions; under large outputs.
+//   calls, sessions, large, outside (./bench-relay-speed.ts): CPU per small relayed and recorded call,
+//            its p50/p99, against the same call on /api/ors; with 256 sessions; under large outputs;
+//            64 sessions × 20 calls as measured from outside. `--store postgres` records into a
+//            throwaway PostgreSQL cluster (tests/support/postgres.ts) instead of SQLite.
 //   load:    N clients call bigoutput `dump` for 1 MB results through /api/servers/<server>/ for a
 //            while; the app's RSS is printed every few seconds, then while it idles.
 //            Targets: RSS below 600 MB, no growth over the last 30 s of load, lower after idling.
@@ -16,13 +18,18 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { ensurePostgresBinaries, startPostgresCluster } from "../tests/support/postgres";
 import { BenchHttp, reassembleCall } from "./bench-http";
 import { freeLoopbackPort, type SpawnedServer, spawnServer, treeRssBytes } from "./bench-proc";
 import { runSpeed } from "./bench-relay-speed";
 
 const USAGE = `Usage: npm run bench:relay -- [options]
-  --part <p>            all (default: every part below) | speed (calls, sessions, large) | calls |
-                        sessions | large | load | hostile
+  --part <p>            all (default: every part below) | speed (calls, sessions, large, outside) |
+                        calls | sessions | large | outside | load | hostile
+  --store <s>           sqlite (default: a file in a temporary data folder) | postgres (a throwaway
+                        cluster, its steps/s for the team-scale store)
+  --outside-sessions <n>  outside: sessions calling at once (default 64)
+  --outside-calls <n>   outside: calls each (default 20)
   --app <a>             entry (default: npm start's server entry, lib/app-server) | next (next start)
   --server <s>          local (default: the built-in host, in the app's process) or standalone
                         (scripts/serve.ts, a second process reached over HTTP)
@@ -49,11 +56,14 @@ const MB = 1024 * 1024;
 const TOKEN = randomBytes(24).toString("base64url");
 const AUTH = { authorization: `Bearer ${TOKEN}` };
 
-const PARTS = ["all", "speed", "calls", "sessions", "large", "load", "hostile"] as const;
+const PARTS = ["all", "speed", "calls", "sessions", "large", "outside", "load", "hostile"] as const;
 type Part = (typeof PARTS)[number];
 
 interface Config {
   part: Part;
+  store: "sqlite" | "postgres";
+  outsideSessions: number;
+  outsideCalls: number;
   app: "entry" | "next";
   server: "local" | "standalone";
   clients: number | null;
@@ -77,6 +87,9 @@ function parseConfig(argv: string[]): Config {
     args: argv,
     options: {
       part: { type: "string", default: "all" },
+      store: { type: "string", default: "sqlite" },
+      "outside-sessions": { type: "string", default: "64" },
+      "outside-calls": { type: "string", default: "20" },
       app: { type: "string", default: "entry" },
       server: { type: "string", default: "local" },
       clients: { type: "string" },
@@ -104,10 +117,14 @@ function parseConfig(argv: string[]): Config {
   const app = values.app as Config["app"];
   const server = values.server as Config["server"];
   if (!PARTS.includes(part)) throw new Error(`--part: ${part}?`);
+  if (values.store !== "sqlite" && values.store !== "postgres") throw new Error(`--store: ${values.store}?`);
   if (!["entry", "next"].includes(app)) throw new Error(`--app: ${app}?`);
   if (!["local", "standalone"].includes(server)) throw new Error(`--server: ${server}?`);
   return {
     part,
+    store: values.store,
+    outsideSessions: Number(values["outside-sessions"]),
+    outsideCalls: Number(values["outside-calls"]),
     app,
     server,
     clients: values.clients === undefined ? null : Number(values.clients),
@@ -447,7 +464,7 @@ async function main() {
   const result: Record<string, unknown> = { config: cfg };
   try {
     const speed = new Set(
-      (["calls", "sessions", "large"] as const).filter(
+      (["calls", "sessions", "large", "outside"] as const).filter(
         (x) => cfg.part === x || cfg.part === "speed" || cfg.part === "all",
       ),
     );
@@ -484,14 +501,23 @@ async function main() {
       stops.push(standalone.stop);
       servers.push(`standalone=http://127.0.0.1:${port}`);
     }
+    const database: Record<string, string> = {};
+    if (cfg.store === "postgres") {
+      const found = ensurePostgresBinaries();
+      if (!found.ok) throw new Error(`--store postgres: ${found.reason}`);
+      const cluster = await startPostgresCluster({ binDir: found.path, maxMs: 2 * 60 * 60_000 });
+      stops.push(() => cluster.stop());
+      database.PLAYGROUND_DATABASE_URL = await cluster.createDatabase("bench_relay");
+    }
     const app = await startApp(cfg, {
+      ...database,
       PLAYGROUND_DATA_DIR: dataDir,
       ORS_SERVERS: servers.join(","),
       PLAYGROUND_RELAY_TIMEOUT_MS: String(cfg.timeoutMs),
     });
     stops.unshift(app.stop);
     console.log(
-      `app: ${cfg.app === "entry" ? "npm start's server entry" : "next start"} (pid ${app.pid}) at ${app.baseUrl}, data in ${dataDir}; RSS ${mb(treeRssBytes(app.pid))}; load average ${os.loadavg()[0]!.toFixed(1)}`,
+      `app: ${cfg.app === "entry" ? "npm start's server entry" : "next start"} (pid ${app.pid}) at ${app.baseUrl}, ${cfg.store === "postgres" ? "recording into PostgreSQL (its CPU not counted)" : `data in ${dataDir}`}; RSS ${mb(treeRssBytes(app.pid))}; load average ${os.loadavg()[0]!.toFixed(1)}`,
     );
 
     if (speed.size > 0) {
@@ -499,6 +525,8 @@ async function main() {
         speed,
         {
           clients: cfg.clients ?? 16,
+          outsideSessions: cfg.outsideSessions,
+          outsideCalls: cfg.outsideCalls,
           sessions: cfg.sessions,
           largeClients: cfg.largeClients,
           largeSize: cfg.largeSize,

@@ -11,7 +11,8 @@
 //   3. `task_range` requests when the 100,000-task `bigsplit` list is scrolled to its end;
 //   4. huge outputs on a live episode page (bench-ui-huge.ts): a 50 MiB text result and a step of
 //      a dozen ~1 MB images — the step shown ≤ 3 s after the result's end, no main-thread block
-//      over 200 ms.
+//      over 200 ms; and the 50 MiB result in tabs that watch the episode, then reloaded
+//      (bench-ui-watch.ts).
 // Prints the tables with PASS/FAIL per budget and writes them to scripts/BENCH-UI.md.
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
@@ -24,6 +25,7 @@ import { anyFreeLoopbackPort } from "./bench-proc";
 import { AUTH, appContext, TOKEN } from "./bench-ui-auth";
 import { type EnvCardsRun, envCardsOnce } from "./bench-ui-env";
 import { type HugeFigure, hugeReport, measureHugeOutputs } from "./bench-ui-huge";
+import { measureWatchers, type WatchFigure, watchReport } from "./bench-ui-watch";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const JS_BUDGET_KB = 200;
@@ -39,11 +41,15 @@ const USAGE = `Usage: npm run bench:ui -- [options]
   --port <n>            loopback port for next start (default: a free one picked by the OS)
   --runs <n>            timed runs per tool-form figure (default 7, at least 5 recommended)
   --chromium <path>     Chromium executable (default $CHROMIUM_PATH or /usr/bin/chromium)
-  --only <parts>        measure only these parts, comma-separated: js, form, env, scroll, huge (default all)
+  --only <parts>        measure only these parts, comma-separated: js, form, env, scroll, huge (default
+                        all); huge includes watch (the watching tabs and reloads alone)
   --huge-mib <n>        size of the huge text result in MiB (default 50)
   --huge-images <n>     images of ~1 MiB in the image step (default 12)
   --huge-runs <n>       runs of each huge-output case (default 3)
   --huge-timeout <s>    give up waiting for a huge step after this many seconds (default 300)
+  --before <dir>        another checkout of the app (the revision to compare with), built into the
+                        same dist dir: the huge-output cases run on its server and on this one in
+                        turn, in the same run, each row labelled "before" or "after"
   --no-write            do not write scripts/BENCH-UI.md`;
 
 const { values: args } = parseArgs({
@@ -59,6 +65,7 @@ const { values: args } = parseArgs({
     "huge-images": { type: "string", default: "12" },
     "huge-runs": { type: "string", default: "3" },
     "huge-timeout": { type: "string", default: "300" },
+    before: { type: "string" },
     help: { type: "boolean", default: false },
   },
 });
@@ -93,13 +100,16 @@ function run(cmd: string, cmdArgs: string[], env: NodeJS.ProcessEnv): Promise<vo
   });
 }
 
-/** Starts the app's server entry (as `npm start`) in its own process group so the whole tree stops with one signal. */
-function startNext(port: number, env: NodeJS.ProcessEnv): ChildProcess {
+/**
+ * Starts the app's server entry (as `npm start`) of the checkout at `root` in its own process group
+ * so the whole tree stops with one signal.
+ */
+function startNext(port: number, env: NodeJS.ProcessEnv, root = ROOT): ChildProcess {
   return spawn(
     process.execPath,
     ["--import", "tsx", "lib/app-server/main.ts", "--port", String(port), "--host", "127.0.0.1"],
     {
-      cwd: ROOT,
+      cwd: root,
       env,
       detached: true,
       stdio: ["ignore", "ignore", "inherit"],
@@ -487,8 +497,11 @@ async function main() {
     PLAYGROUND_TOKEN: TOKEN,
   });
   console.log(`next start (pid ${server.pid}) on ${base}`);
+  const beforeServer = args.before ? await startBefore(path.resolve(args.before), env) : null;
   const onSignal = () => {
-    void stopGroup(server).then(() => process.exit(130));
+    void Promise.all([stopGroup(server), beforeServer && stopGroup(beforeServer.child)]).then(() =>
+      process.exit(130),
+    );
   };
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
@@ -548,12 +561,59 @@ async function main() {
       console.log("scrolling bigsplit …");
       scroll = await scrollBigsplit(browser, base);
     }
-    const hugeFigures = parts.has("huge") ? await measureHugeOutputs(browser, base, huge) : null;
-    report(js, form, envCards, scroll, hugeFigures, port);
+    const targets = [{ label: "", base }];
+    if (beforeServer) {
+      await waitForHealth(`${beforeServer.base}/api/ors/health`, beforeServer.child);
+      targets.unshift({ label: "before", base: beforeServer.base });
+      targets[1]!.label = "after";
+    }
+    const huges = await measureHuge(browser, targets);
+    report(js, form, envCards, scroll, huges, port);
   } finally {
     await browser?.close();
     await stopGroup(server);
+    if (beforeServer) await stopGroup(beforeServer.child);
   }
+}
+
+/** The server of the `--before` checkout, on its own port and data folder, with the same token. */
+async function startBefore(
+  root: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ base: string; child: ChildProcess }> {
+  if (!fs.existsSync(path.join(root, distDir, "BUILD_ID")))
+    throw new Error(`--before: no production build in ${path.join(root, distDir)}`);
+  const port = await anyFreeLoopbackPort();
+  const dataDir = path.join(ROOT, ".data", "bench-ui-before");
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  fs.mkdirSync(dataDir, { recursive: true });
+  const child = startNext(
+    port,
+    { ...env, PLAYGROUND_DATA_DIR: dataDir, NODE_ENV: "production", PLAYGROUND_TOKEN: TOKEN },
+    root,
+  );
+  console.log(`--before: ${root} (pid ${child.pid}) on http://127.0.0.1:${port}`);
+  return { base: `http://127.0.0.1:${port}`, child };
+}
+
+/** The huge-output parts on each target (this build, and the `--before` one), run after run in turn. */
+async function measureHuge(
+  browser: Browser,
+  targets: { label: string; base: string }[],
+): Promise<{ huge: HugeFigure[] | null; watch: WatchFigure[] | null }> {
+  const calling = parts.has("huge");
+  const watching = parts.has("huge") || parts.has("watch");
+  const out = { huge: calling ? ([] as HugeFigure[]) : null, watch: watching ? ([] as WatchFigure[]) : null };
+  const labelled = <T extends { what: string }>(label: string, xs: T[]) =>
+    xs.map((x) => (label ? { ...x, what: `${label}: ${x.what}` } : x));
+  for (let r = 0; r < huge.runs; r++) {
+    for (const t of targets) {
+      const once = { ...huge, runs: 1 };
+      if (out.huge) out.huge.push(...labelled(t.label, await measureHugeOutputs(browser, t.base, once)));
+      if (out.watch) out.watch.push(...labelled(t.label, await measureWatchers(browser, t.base, once)));
+    }
+  }
+  return out;
 }
 
 function stats(xs: number[]): { median: number; min: number; max: number } {
@@ -584,9 +644,10 @@ function report(
   form: FormFigures | null,
   envCards: EnvCardsRun[] | null,
   scroll: ScrollFigure | null,
-  hugeFigures: HugeFigure[] | null,
+  huges: { huge: HugeFigure[] | null; watch: WatchFigure[] | null },
   port: number,
 ) {
+  const hugeFigures = huges.huge;
   const rows: string[] = [
     "| Page | HTTP | Scripts before `load` | raw (kB) | **gzip, transferred (kB)** | ≤ 200 kB | Later (on demand, until idle): scripts, gzip kB |",
     "|---|---|---|---|---|---|---|",
@@ -622,6 +683,7 @@ function report(
       `| \`task_range\` requests scrolling \`bigsplit\` (100,000 tasks) to its end in 40 steps | ${scroll.requests} (${scroll.ranges.join(", ")}); task 99999 ${scroll.lastVisible ? "visible" : "NOT visible"} after ${scroll.ms} ms | only visible ranges: ${verdict(scrollOk)} |`,
     );
   const hugeOut = hugeFigures ? hugeReport(hugeFigures, huge.timeoutMs) : null;
+  const watchOut = huges.watch ? watchReport(huges.watch, huge.timeoutMs) : null;
   const summary = [
     js.length
       ? `- First-load JS ≤ ${JS_BUDGET_KB} kB gzip on every page: **${verdict(jsOk)}** (largest ${maxJs.toFixed(1)} kB)`
@@ -638,6 +700,9 @@ function report(
     hugeOut
       ? `- Huge outputs (${huge.mib} MiB text, ${huge.images} images of ~1 MiB): step shown ≤ 3 s after the result's end, no main-thread block over 200 ms: **${verdict(hugeOut.ok)}**`
       : "",
+    watchOut
+      ? `- A ${huge.mib} MiB result watched from another tab (the episode page, \`/live\` → trajectory page) and each page reloaded: no main-thread block over 200 ms: **${verdict(watchOut.ok)}**`
+      : "",
   ].filter(Boolean);
   const load = os
     .loadavg()
@@ -648,6 +713,7 @@ function report(
     ...(js.length ? ["", ...rows] : []),
     ...(figures.length > 2 ? ["", ...figures] : []),
     ...(hugeOut ? ["", ...hugeOut.lines] : []),
+    ...(watchOut ? ["", ...watchOut.lines] : []),
   ].join("\n");
   console.log(`\n${out}\n\nload average at the end: ${load}\n`);
   if (args["no-write"]) return;
@@ -683,6 +749,11 @@ function report(
     "  Timed from the result's end (the recorded step's `ended_at`) to its output drawn on the page (the",
     "  page's clock, every animation frame), and the longest main-thread task from the click to a second",
     "  after (PerformanceObserver `longtask`, installed before the page's scripts). Worst of the runs counts.",
+    "- **Watching a huge output**: an episode on `bigoutput` open in a tab (its episode page, or `/live` then",
+    "  its trajectory page) while node calls `dump` (50 MiB) through the relay; the step's output drawn",
+    "  (after the result's end), the longest long task and long animation frame from the call to a second",
+    "  after, the tab's JS heap after a forced GC and its renderers' RSS; then the page reloaded, timed the",
+    "  same way from the navigation's start.",
     "",
     out,
     "",

@@ -1,4 +1,5 @@
 "use client";
+import { useState } from "react";
 // One step of a trajectory: the action, the observation blocks, reward, finished, metadata,
 // latency, whether a replay found it different, and its raw SSE frames with timings.
 import { BlocksView } from "@/components/episode/blocks-view";
@@ -11,6 +12,9 @@ import { JsonView } from "@/components/ui/json-view";
 import { markDiffers } from "@/lib/trajectory/diff";
 import type { TrajectoryStep } from "@/lib/trajectory/schema";
 import { fmtMs } from "./format";
+
+/** The frames list shows at most this many (the latest) until asked for all. */
+export const MAX_FRAMES = 200;
 
 export function StepStatus({ step }: { step: TrajectoryStep }) {
   if (step.ok == null) return <Badge tone="sky">running</Badge>;
@@ -92,13 +96,40 @@ export function StepDetail({ step, cumulative }: { step: TrajectoryStep; cumulat
         />
       </section>
       <MetadataView value={step.metadata} />
-      <details className="text-xs">
-        <summary className="cursor-pointer text-zinc-600 dark:text-zinc-400">
-          SSE frames ({step.events.length})
-        </summary>
+      <SseFrames step={step} />
+    </article>
+  );
+}
+
+/**
+ * The step's raw SSE frames, drawn only while open and then the latest MAX_FRAMES: a 50 MiB result
+ * passes as thousands of frames, and a live step gets new ones every few milliseconds.
+ */
+function SseFrames({ step }: { step: TrajectoryStep }) {
+  const [open, setOpen] = useState(false);
+  const [all, setAll] = useState(false);
+  const from = all ? 0 : Math.max(0, step.events.length - MAX_FRAMES);
+  return (
+    <details className="text-xs" onToggle={(e) => setOpen(e.currentTarget.open)}>
+      <summary className="cursor-pointer text-zinc-600 dark:text-zinc-400">
+        SSE frames ({step.events.length})
+      </summary>
+      {open && (
         <ol aria-label="SSE frames" className="mt-1 max-h-64 overflow-auto font-mono">
-          {step.events.map((e, i) => (
-            <li key={i} className="flex gap-2 border-b border-zinc-100 py-0.5 dark:border-zinc-800">
+          {from > 0 && (
+            <li className="py-0.5 text-zinc-500">
+              {from.toLocaleString()} earlier frames not shown.{" "}
+              <button
+                type="button"
+                onClick={() => setAll(true)}
+                className="font-medium text-sky-700 underline-offset-2 hover:underline dark:text-sky-400"
+              >
+                Show all {step.events.length.toLocaleString()}
+              </button>
+            </li>
+          )}
+          {step.events.slice(from).map((e, i) => (
+            <li key={from + i} className="flex gap-2 border-b border-zinc-100 py-0.5 dark:border-zinc-800">
               <span className="w-16 shrink-0 text-right text-zinc-500">+{fmtMs(e.t)}</span>
               {e.kind === "comment" ? (
                 <span className="text-zinc-500">: {e.comment}</span>
@@ -111,7 +142,7 @@ export function StepDetail({ step, cumulative }: { step: TrajectoryStep; cumulat
             </li>
           ))}
         </ol>
-      </details>
-    </article>
+      )}
+    </details>
   );
 }

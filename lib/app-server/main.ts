@@ -21,6 +21,7 @@ if (args.help) {
 (process.env as Record<string, string>).NODE_ENV = args.dev ? "development" : "production";
 
 const { startAppServer } = await import("./app-server");
+const { settleBeforeExit } = await import("@/lib/playground");
 // An environment's stray promise must not bring the playground down.
 process.on("unhandledRejection", (e) => console.error("[app-server] unhandled rejection:", e));
 
@@ -53,7 +54,12 @@ if (app.accessNotice.warning) {
 
 let stopping = false;
 const stop = (signal: string) => {
-  if (stopping) process.exit(1);
+  if (stopping) {
+    // Asked again while stopping (Ctrl-C twice): what the recorder holds is written first.
+    console.log(`${signal} again: exiting once what is being recorded is written`);
+    void settleBeforeExit().finally(() => process.exit(1));
+    return;
+  }
   stopping = true;
   console.log(`${signal}: stopping`);
   app.close().then(

@@ -8,8 +8,8 @@
 import "server-only";
 import { type Env, SETTINGS, settingOrDefault } from "@/lib/config";
 import type { RelayEvent } from "@/lib/relay/events";
-import type { ExchangeLimit, TrajectoryStore } from "../store/types";
-import type { LiveFeeds } from "./live";
+import type { ExchangeLimit } from "../store/types";
+import type { RecordingStore } from "./record-writes";
 
 type ExchangeEvent = Extract<RelayEvent, { type: "exchange" }>;
 
@@ -47,8 +47,7 @@ export interface ProtocolLog {
 const charsOf = (e: ExchangeEvent) => e.exchange.request.body.length + e.exchange.response.body.length + 256;
 
 export function createProtocolLog(
-  store: TrajectoryStore,
-  live: LiveFeeds,
+  store: Pick<RecordingStore, "findRunning" | "findBySession" | "logExchange">,
   limit: ExchangeLimit,
 ): ProtocolLog {
   const waiting = new Map<string, { since: number; items: ExchangeEvent[] }>();
@@ -79,12 +78,10 @@ export function createProtocolLog(
     waitingChars += charsOf(e);
   };
 
-  const log = async (id: string, e: ExchangeEvent) => {
+  const log = (id: string, e: ExchangeEvent) => {
     if (limit.count === 0) return;
-    const seq = await store.addExchange(id, e.exchange, limit);
-    if (seq === null) return;
     const x = e.exchange;
-    live.publish({
+    store.logExchange(id, x, limit, (seq) => ({
       type: "exchange",
       id,
       seq,
@@ -93,7 +90,7 @@ export function createProtocolLog(
       path: x.path,
       status: x.status,
       ms: x.ms,
-    });
+    }));
   };
 
   return {
@@ -118,7 +115,7 @@ export function createProtocolLog(
       const w = waiting.get(k);
       if (!w) return;
       forget(k);
-      for (const e of w.items) await log(id, e);
+      for (const e of w.items) log(id, e);
     },
   };
 }

@@ -17,6 +17,8 @@ import {
 } from "../trajectory/schema";
 
 export const RUN_HEADER = "x-playground-run";
+/** A browser tab names its call's step with this header, to find it in the live feed (`[A-Za-z0-9_-]{8,64}`). */
+export const CALL_ID_HEADER = "x-playground-call-id";
 export const AGENT_HEADER = "x-playground-agent";
 /** On a `/create`: the client that plays the episode, `{name, version}` (an MCP client's clientInfo). */
 export const CLIENT_HEADER = "x-playground-client";

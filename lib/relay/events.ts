@@ -68,6 +68,16 @@
 // Listeners are called synchronously, in order; a listener that throws is isolated (logged once
 // per throw, without the event). Each relay has its own bus (`createRelayEvents`), and
 // `hasListeners()` lets the relay skip all work when nobody listens.
+//
+// ACKNOWLEDGEMENT (what a client was told is on disk). A listener may return a promise that settles
+// once it has durably handled the event and every event before it (the recorder: once the batch
+// holding it is committed to the store); `emit` returns the acknowledgement of all the listeners that
+// gave one (undefined when none did), and it never rejects. The relay awaits it before the bytes that
+// complete an answer leave: a call's `end` (or `error`) frame, a whole JSON answer. So when a client
+// has an answer, what it reports is in the store, and a process killed at any moment loses only
+// answers nobody received. While a call streams, the relay also waits for the acknowledgement once
+// a window of unacknowledged frames has passed, so a recorder that falls behind slows the stream
+// instead of holding an unbounded backlog.
 import "server-only";
 import type { Block, JsonObject, RunToolOutput, SseFrame, ToolSpec } from "@/lib/ors/protocol";
 import type { NewExchange } from "@/lib/trajectory/schema";
@@ -133,7 +143,13 @@ export type RelayEvent =
     });
 
 export type RelayEventType = RelayEvent["type"];
-export type RelayListener = (event: RelayEvent) => void;
+/** A listener's acknowledgement of an event: settles once the event is durably handled (see above). */
+export type RelayAck = PromiseLike<void>;
+/** A listener: what it returns counts as its acknowledgement when it is a promise (see above). */
+export type RelayListener = (event: RelayEvent) => unknown;
+
+const isAck = (v: unknown): v is RelayAck =>
+  typeof v === "object" && v !== null && typeof (v as RelayAck).then === "function";
 
 /** The relay's event bus: one per relay, created by the composition root. */
 export interface RelayEvents {
@@ -141,8 +157,17 @@ export interface RelayEvents {
   subscribe(listener: RelayListener): () => void;
   /** Whether anyone listens: the relay skips parsing when nobody does. */
   hasListeners(): boolean;
-  /** Publishes one event to every listener (synchronously; a throwing listener is isolated). */
-  emit(event: RelayEvent): void;
+  /**
+   * Publishes one event to every listener (synchronously; a throwing listener is isolated). Returns
+   * the acknowledgement of the listeners that gave one, or undefined; it never rejects.
+   */
+  emit(event: RelayEvent): Promise<void> | undefined;
+}
+
+const settled = () => {};
+
+function failed(event: RelayEvent, err: unknown): void {
+  console.error(`relay event listener failed on ${event.type}:`, err instanceof Error ? err.message : err);
 }
 
 export function createRelayEvents(): RelayEvents {
@@ -158,17 +183,22 @@ export function createRelayEvents(): RelayEvents {
     },
     hasListeners: () => listeners.size > 0,
     emit(event) {
-      if (listeners.size === 0) return;
+      if (listeners.size === 0) return undefined;
+      let acks: PromiseLike<void>[] | undefined;
       for (const l of [...listeners]) {
         try {
-          l(event);
+          const ack = l(event);
+          if (isAck(ack)) {
+            acks ??= [];
+            acks.push(ack);
+          }
         } catch (err) {
-          console.error(
-            `relay event listener failed on ${event.type}:`,
-            err instanceof Error ? err.message : err,
-          );
+          failed(event, err);
         }
       }
+      if (!acks) return undefined;
+      const all = acks.length === 1 ? Promise.resolve(acks[0]) : Promise.all(acks);
+      return all.then(settled, (err: unknown) => failed(event, err));
     },
   };
 }

@@ -67,21 +67,29 @@ export function requestBodyOf(endpoint: string, body: Uint8Array | undefined): E
     const text = decoder.decode(body.subarray(0, EXCHANGE_BODY_CHARS));
     return { body: clean(text.slice(0, EXCHANGE_BODY_CHARS)), size, truncated: true };
   }
+  const text = decoder.decode(body);
   let v: unknown;
   try {
-    v = JSON.parse(decoder.decode(body));
+    v = JSON.parse(text);
   } catch {
     return { body: "[not kept: this /create body is not JSON and may hold secrets]", size, truncated: true };
   }
-  if (v && typeof v === "object" && !Array.isArray(v) && "secrets" in v) {
-    const s = (v as { secrets: unknown }).secrets;
-    const masked =
-      s && typeof s === "object" && !Array.isArray(s)
-        ? Object.fromEntries(Object.keys(s).map((k) => [k, MASK]))
-        : MASK;
-    v = { ...(v as object), secrets: masked };
+  if (!v || typeof v !== "object" || Array.isArray(v) || !("secrets" in v)) return side(text, size);
+  const s = (v as { secrets: unknown }).secrets;
+  const masked =
+    s && typeof s === "object" && !Array.isArray(s)
+      ? Object.fromEntries(Object.keys(s).map((k) => [k, MASK]))
+      : MASK;
+  try {
+    return side(JSON.stringify({ ...(v as object), secrets: masked }), size);
+  } catch {
+    // Nested too deep to write again (JSON.stringify recurses): not kept, since it holds secrets.
+    return {
+      body: "[not kept: this /create body holds secrets and is nested too deep to show without them]",
+      size,
+      truncated: true,
+    };
   }
-  return side(JSON.stringify(v), size);
 }
 
 /** An answer's body as it passes: the first characters kept, every byte counted. */
@@ -156,6 +164,8 @@ export interface ExchangeLog {
   events: RelayEvents;
   /** Set once published (an exchange is logged once). */
   done?: boolean;
+  /** The acknowledgement of its publication (lib/relay/events.ts), once published. */
+  ack?: Promise<void>;
 }
 
 /** Publishes the exchange, once: its answer's status, type and body, and how long it took. */
@@ -178,7 +188,7 @@ export function publishExchange(
     request: log.request,
     response: { contentType, ...response },
   };
-  log.events.emit({
+  log.ack = log.events.emit({
     type: "exchange",
     server: log.server,
     ...(log.sid ? { sid: log.sid } : {}),

@@ -5,6 +5,8 @@
 // never builds web streams.
 import "server-only";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { SseSink } from "@/lib/ors/host";
+import { pushedStream } from "@/lib/ors/host/reply";
 import { readWithin } from "@/lib/ors/protocol/body";
 
 export interface RelayRequest {
@@ -21,14 +23,8 @@ export interface RelayRequest {
   onGone(cb: () => void): () => void;
 }
 
-/** Where a streamed answer goes, chunk by chunk. */
-export interface RelaySink {
-  /** Takes a chunk; false when the client wants the writer to wait for `onDrain`. */
-  write(chunk: string | Uint8Array): boolean;
-  end(): void;
-  /** Calls `cb` once when the client can take more after `write` returned false. */
-  onDrain(cb: () => void): void;
-}
+/** Where a streamed answer goes, chunk by chunk: the host's sink (`write` false: wait for `onDrain`). */
+export type RelaySink = SseSink;
 
 /** A streamed answer body: `start` begins pushing into the client's sink. */
 export interface RelayStream {
@@ -46,8 +42,6 @@ export interface RelayAnswer {
 export function isStream(body: RelayAnswer["body"]): body is RelayStream {
   return body !== null && typeof body === "object" && "start" in body;
 }
-
-const encoder = new TextEncoder();
 
 // ---- fetch Request / Response ----
 
@@ -80,39 +74,9 @@ export function webRequest(req: Request): RelayRequest {
 export function toResponse(a: RelayAnswer): Response {
   const body = a.body;
   if (!isStream(body)) return new Response(body as BodyInit | null, { status: a.status, headers: a.headers });
-  let drain: (() => void) | null = null;
-  let closed = false;
-  const stream = new ReadableStream<Uint8Array>(
-    {
-      start(controller) {
-        body.start({
-          write(chunk) {
-            if (closed) return true;
-            controller.enqueue(typeof chunk === "string" ? encoder.encode(chunk) : chunk);
-            return (controller.desiredSize ?? 0) > 0;
-          },
-          end() {
-            if (closed) return;
-            closed = true;
-            controller.close();
-          },
-          onDrain(cb) {
-            drain = cb;
-          },
-        });
-      },
-      pull() {
-        const cb = drain;
-        drain = null;
-        cb?.();
-      },
-      cancel() {
-        if (closed) return;
-        closed = true;
-        body.clientGone();
-      },
-    },
-    { highWaterMark: 0 },
+  const stream = pushedStream(
+    (sink) => body.start(sink),
+    () => body.clientGone(),
   );
   return new Response(stream, { status: a.status, headers: a.headers });
 }

@@ -14,7 +14,7 @@ import {
   type SseFrame,
 } from "@/lib/ors/protocol";
 import { readWithin } from "@/lib/ors/protocol/body";
-import type { RelayEvents, RelayTask } from "./events";
+import type { RelayEvent, RelayEvents, RelayTask } from "./events";
 
 /** Size limits on what an upstream may send through the relay (DESIGN: "Bounded memory"). */
 export interface RelayLimits {
@@ -36,6 +36,11 @@ export interface RelayLimits {
   drainMaxMs: number;
   /** ...and given up when the server sends nothing (not even a ping) for this long. */
   drainIdleMs: number;
+  /**
+   * An answer that has not ended this long after it started (a server trickling bytes so that no
+   * idle limit strikes) is ended: a JSON body with a 504, a stream with an `event: error`.
+   */
+  answerMaxMs: number;
 }
 
 export const DEFAULT_RELAY_LIMITS: RelayLimits = {
@@ -47,6 +52,7 @@ export const DEFAULT_RELAY_LIMITS: RelayLimits = {
   streamIdleMs: 60_000,
   drainMaxMs: 15 * 60_000,
   drainIdleMs: 60_000,
+  answerMaxMs: 15 * 60_000,
 };
 
 const MAX_TASKS = 10_000;
@@ -99,6 +105,14 @@ export interface Exchange {
   events: RelayEvents;
   tasks: TaskCalls;
   limits: RelayLimits;
+  /** The acknowledgement of the last event published for this request (./events.ts), if any. */
+  ack?: Promise<void>;
+}
+
+/** Publishes an event of this request, keeping its acknowledgement (it covers every event before it). */
+export function publish(x: Pick<Exchange, "events" | "ack">, event: RelayEvent): void {
+  const ack = x.events.emit(event);
+  if (ack) x.ack = ack;
 }
 
 function rememberTask(m: TaskCalls, server: string, sid: string, taskId: string, callId: string) {
@@ -139,7 +153,7 @@ function requestJson(x: Exchange): Record<string, unknown> | undefined {
 
 function failed(x: Exchange, endpoint: string, status: number, detail: string): void {
   if (!x.listening) return;
-  x.events.emit({
+  publish(x, {
     type: "request_failed",
     server: x.server,
     ...(x.sid ? { sid: x.sid } : {}),
@@ -158,7 +172,7 @@ function json(x: Exchange, text: string): void {
   const at = Date.now();
   const ok = status >= 200 && status < 300;
   if (ep === "ping" && x.sid) {
-    x.events.emit({ type: "ping", server: x.server, sid: x.sid, ok, status, at });
+    publish(x, { type: "ping", server: x.server, sid: x.sid, ok, status, at });
     if (ok) return;
   }
   if (!ok) {
@@ -169,7 +183,7 @@ function json(x: Exchange, text: string): void {
   if (ep === "create_session") {
     try {
       const sid = (JSON.parse(text) as { sid?: unknown }).sid;
-      if (typeof sid === "string") x.events.emit({ type: "session_created", server: x.server, sid, at });
+      if (typeof sid === "string") publish(x, { type: "session_created", server: x.server, sid, at });
     } catch {
       // not JSON: nothing to publish
     }
@@ -182,7 +196,7 @@ function json(x: Exchange, text: string): void {
     else if (typeof body.split === "string" && typeof body.index === "number")
       task = { split: body.split, index: body.index };
     if (!task) return;
-    x.events.emit({
+    publish(x, {
       type: "episode_created",
       server: x.server,
       sid: x.sid,
@@ -198,7 +212,7 @@ function json(x: Exchange, text: string): void {
     try {
       const tools = listToolsOutputReadSchema.safeParse(JSON.parse(text));
       if (tools.success && env !== null)
-        x.events.emit({
+        publish(x, {
           type: "tools",
           server: x.server,
           ...(x.sid ? { sid: x.sid } : {}),
@@ -213,7 +227,7 @@ function json(x: Exchange, text: string): void {
     try {
       const blocks = blocksReadSchema.safeParse(JSON.parse(text));
       if (blocks.success)
-        x.events.emit({
+        publish(x, {
           type: "prompt",
           server: x.server,
           sid: x.sid,
@@ -225,7 +239,7 @@ function json(x: Exchange, text: string): void {
       // not JSON
     }
   } else if ((ep === "delete" || ep === "delete_session") && x.sid) {
-    x.events.emit({ type: "session_deleted", server: x.server, sid: x.sid, endpoint: ep, at });
+    publish(x, { type: "session_deleted", server: x.server, sid: x.sid, endpoint: ep, at });
   }
 }
 
@@ -244,6 +258,8 @@ async function readJson(
 
 /** What a call's tap tells the recorder: every frame, then once how the call ended. */
 export interface CallObserver {
+  /** The call's task_id, once the server sent it (or the request re-posted it). */
+  readonly taskId: string | undefined;
   frame(frame: SseFrame): void;
   /** The server's stream ended: `end`'s result, an `event: error`, or why it broke. */
   finish(outcome: ResultOutcome | { ok: false; error: string; broken: true }): void;
@@ -259,7 +275,7 @@ export function callObserver(x: Exchange): CallObserver {
   const resumeOf = reqTaskId ? x.tasks.get(`${x.server}\n${sid}\n${reqTaskId}`) : undefined;
   let taskId = reqTaskId;
   let done = false;
-  x.events.emit({
+  publish(x, {
     type: "call_started",
     server: x.server,
     sid,
@@ -278,9 +294,12 @@ export function callObserver(x: Exchange): CallObserver {
     at: started,
   });
   return {
+    get taskId() {
+      return taskId;
+    },
     frame(frame) {
       if (done) return;
-      x.events.emit({ type: "call_frame", server: x.server, sid, callId, frame, at: Date.now() });
+      publish(x, { type: "call_frame", server: x.server, sid, callId, frame, at: Date.now() });
       if (frame.kind === "event" && frame.event === "task_id") {
         taskId = frame.data.trim();
         rememberTask(x.tasks, x.server, sid, taskId, callId);
@@ -289,7 +308,7 @@ export function callObserver(x: Exchange): CallObserver {
     finish(outcome) {
       if (done) return;
       done = true;
-      x.events.emit({
+      publish(x, {
         type: "call_finished",
         server: x.server,
         sid,

@@ -9,8 +9,7 @@ import type { PostgresNotifier } from "@/lib/store/postgres/notify";
 import { type CapacityGate, capacityFetch, createMemoryGate, modelResource } from "./capacity";
 import { createPostgresGate } from "./capacity-postgres";
 import type { EpisodeDeps } from "./episode";
-import { createRunEvents, type RunEvents } from "./events";
-import { createPostgresRunEvents } from "./events-postgres";
+import type { RunEvents } from "./events";
 import type { RunExecutor } from "./executor";
 import { createInProcessExecutor } from "./in-process";
 import { createJobQueue } from "./job-queue";
@@ -22,6 +21,8 @@ export interface RunsSetup {
   env: Record<string, string | undefined>;
   /** The database and its notifications, in PostgreSQL mode. */
   pg: { db: PostgresDatabase; notifier: PostgresNotifier } | null;
+  /** The runs' progress events (told to the other replicas in PostgreSQL mode). */
+  events: RunEvents;
   episodes: EpisodeDeps;
   registry: Pick<ServerRegistry, "get">;
   instance: string;
@@ -34,7 +35,6 @@ export interface RunsSetup {
 
 export interface RunsParts {
   runs: RunExecutor;
-  runEvents: RunEvents;
   models: ModelRegistry;
   gate: CapacityGate;
   /** Starts playing (PostgreSQL mode's worker), once the store is ready. */
@@ -52,7 +52,7 @@ export function setupRuns(s: RunsSetup): RunsParts {
         retries: 0,
       }),
   });
-  const runEvents = s.pg ? createPostgresRunEvents(s.pg.db, s.pg.notifier) : createRunEvents();
+  const runEvents = s.events;
   const server = async (name: string) => {
     const entry = await s.registry.get(name);
     return { known: !!entry, maxSessions: entry?.maxSessions ?? null };
@@ -70,7 +70,7 @@ export function setupRuns(s: RunsSetup): RunsParts {
     server,
     ...(s.retryBaseMs !== undefined ? { retryBaseMs: s.retryBaseMs } : {}),
   };
-  if (!s.pg) return { runs: createInProcessExecutor(common), runEvents, models, gate, start() {} };
+  if (!s.pg) return { runs: createInProcessExecutor(common), models, gate, start() {} };
   const queue = createJobQueue(s.pg.db);
   const runs = createQueueExecutor({
     ...common,
@@ -79,5 +79,5 @@ export function setupRuns(s: RunsSetup): RunsParts {
     worker: s.worker.enabled ? { slots: s.worker.slots } : null,
     leaseMs: s.worker.leaseMs,
   });
-  return { runs, runEvents, models, gate, start: () => runs.startWorker() };
+  return { runs, models, gate, start: () => runs.startWorker() };
 }

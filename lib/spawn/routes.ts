@@ -1,11 +1,12 @@
 // What the spawned-server routes (`/api/servers/<name>/log`, `/log/events`, `/restart`) share: the
 // server by name, or the 404 that says why there is none.
 import "server-only";
-import type { Playground } from "@/lib/playground";
+import type { ServerRegistry } from "@/lib/registry";
 import type { ManagedServer } from "./managed-server";
+import type { ServerSupervisor } from "./supervisor";
 
 export async function spawnedOr404(
-  pg: Pick<Playground, "registry" | "spawned">,
+  pg: { registry: Pick<ServerRegistry, "get">; spawned: Pick<ServerSupervisor, "get"> },
   name: string,
 ): Promise<{ server: ManagedServer } | { status: 404; detail: string }> {
   const server = pg.spawned.get(name);

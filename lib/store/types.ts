@@ -42,6 +42,14 @@ export interface NewTrajectory {
   tools?: ToolSpec[] | null;
 }
 
+/** What the recorder writes of one batch of relay events at once (`TrajectoryStore.writeBatch`). */
+export interface BatchWrites {
+  /** Steps, each as `putStep` writes it (the last of one trajectory and index wins). */
+  steps: { id: string; step: TrajectoryStep }[];
+  /** Protocol log entries, each as `addExchange` appends it, in this order. */
+  exchanges: { id: string; exchange: NewExchange; limit: ExchangeLimit }[];
+}
+
 /** The caps of one trajectory's protocol log (the recorder's settings; FORMAT.md "Protocol log"). */
 export interface ExchangeLimit {
   /** Exchanges kept at most. */
@@ -105,6 +113,8 @@ export interface TrajectoryStore {
   /** Records the session's prompt (the first one). */
   setPrompt(id: string, blocks: Block[], at: number): Promise<void>;
   hasPrompt(id: string): Promise<boolean>;
+  /** The recorded prompt of a trajectory, read alone (not its steps); null when none or no such trajectory. */
+  promptOf(id: string): Promise<Block[] | null>;
   /** Records that the prompt was requested again at `at` (`same`: the same blocks as the first). */
   addReprompt(id: string, at: number, same: boolean): Promise<void>;
   /** Sets the environment name when it was unknown. */
@@ -129,6 +139,13 @@ export interface TrajectoryStore {
    * no such trajectory). Deleted with the trajectory.
    */
   addExchange(id: string, exchange: NewExchange, limit: ExchangeLimit): Promise<number | null>;
+  /**
+   * Writes many steps and protocol log entries at once, as `putStep` and `addExchange` one by one
+   * would, in one transaction (PostgreSQL: a few multi-row statements, whatever their number): the
+   * recorder's writes of a batch of concurrent calls. Those of a trajectory that does not exist (any
+   * more) are skipped. Returns each exchange's seq, in order (null: not kept).
+   */
+  writeBatch(w: BatchWrites): Promise<(number | null)[]>;
   /** A trajectory's protocol log in seq order (`after`: only those after that seq), or null when there is no such trajectory. */
   exchanges(id: string, o?: { after?: number }): Promise<ExchangeList | null>;
   /** Records how a policy stopped playing the episode without a tool call (its final answer). */
@@ -147,6 +164,11 @@ export interface TrajectoryStore {
    * for one of its sessions here (answered "unknown session") must not touch its episode.
    */
   findRunning(server: string, sid: string): Promise<TrajectorySummary | null>;
+  /**
+   * `findRunning` for many sessions at once (one read: the recorder looks up a batch's sessions
+   * together). The result has an entry, keyed `${server}\n${sid}`, for each session that has one.
+   */
+  findRunningMany(sessions: { server: string; sid: string }[]): Promise<Map<string, TrajectorySummary>>;
   /**
    * Indices of a trajectory's steps whose calls another process is carrying now (in flight, written
    * by another instance): a watcher here shows them running, not cut. Once that instance is found

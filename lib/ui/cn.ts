@@ -69,6 +69,18 @@ export function mergeClasses(classes: string): string {
   return out.reverse().join(" ");
 }
 
+/** Merged class strings by their input: a list of thousands of rows asks for the same few again and again. */
+const merged = new Map<string, string>();
+const MAX_MERGED = 500;
+
 export function cn(...inputs: ClassValue[]): string {
-  return mergeClasses(clsx(inputs));
+  const classes = clsx(inputs);
+  let out = merged.get(classes);
+  if (out === undefined) {
+    out = mergeClasses(classes);
+    // Bounded: class strings built from data (a rare case) cannot grow it without end.
+    if (merged.size >= MAX_MERGED) merged.clear();
+    merged.set(classes, out);
+  }
+  return out;
 }

@@ -10,6 +10,7 @@ import { useCallback, useEffect, useMemo, useRef } from "react";
 import type { CallEvent } from "@/lib/ors/client/call-tool";
 import { isAbortError } from "@/lib/ors/client/errors";
 import type { JsonObject } from "@/lib/ors/protocol";
+import { CALL_ID_HEADER } from "@/lib/relay/annotations";
 import type { TrajectoryStep } from "@/lib/trajectory/schema";
 import { relayBaseUrl } from "./api-base";
 import { useEpisodeStoreApi } from "./episode-store";
@@ -17,8 +18,6 @@ import { callToolOffThread } from "./off-thread";
 import { loadOrsClient } from "./ors-loader";
 import { errorMessage } from "./use-episode";
 
-/** The header naming this tab's call to the relay (lib/relay: CALL_ID_HEADER). */
-const CALL_ID_HEADER = "x-playground-call-id";
 /** Who chose the call, when a policy did (lib/relay/annotations.ts: AGENT_HEADER). */
 const AGENT_HEADER = "x-playground-agent";
 /** A call sent again from the protocol log (lib/relay/annotations.ts: STEP_HEADER). */

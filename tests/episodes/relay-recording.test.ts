@@ -1,8 +1,10 @@
 // A plain ORS client (not the UI) runs episodes through the app's relay route handler, in
 // process, and the recorder finds them in the store: steps, frames, rewards, end reasons.
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Recorder } from "@/lib/episodes/recorder";
 import { createOrsClient, type OrsClient } from "@/lib/ors/client";
+import { RELAY_ONLY_HEADER } from "@/lib/ors/host";
 import type { TrajectoryStore } from "@/lib/store/types";
 import { waitUntil } from "../support/wait";
 import { tempDir } from "./helpers";
@@ -177,11 +179,16 @@ describe("episodes through the relay are recorded", () => {
     await recorder.idle();
     await new Promise((r) => setTimeout(r, 50)); // the liveness /ping is in flight through the relay
     expect((await recorded(sid))?.end_reason).toBeNull();
-    // Delete it behind the recorder's back (straight to the host, not through the relay)...
+    // Delete it behind the recorder's back (straight to the host, with the key its relay sends)...
     const { getPlayground } = await import("@/lib/playground");
-    await getPlayground().host(
-      new Request("http://x/api/ors/delete", { method: "POST", headers: { "X-Session-ID": sid } }),
+    const { host } = getPlayground();
+    const deleted = await host(
+      new Request("http://x/api/ors/delete", {
+        method: "POST",
+        headers: { "X-Session-ID": sid, [RELAY_ONLY_HEADER]: host.host.options.relayKey! },
+      }),
     );
+    expect(deleted.status).toBe(200);
     // ...then the next request through the relay is refused (410) and the episode ends.
     await expect(ors.callTool("dice", sid, { name: "echo", input: { text: "x" } })).rejects.toThrow();
     const t = (await recorded(sid))!;

@@ -30,6 +30,7 @@ const LIMITS = {
   streamIdleMs: 1_000,
   drainMaxMs: 3_000,
   drainIdleMs: 1_000,
+  answerMaxMs: 3_000,
 };
 /** Extra memory one case may cost at its peak (the hostile server sends hundreds of MB). */
 const RSS_BOUND = 200 * MB;
@@ -45,7 +46,7 @@ let sid: string;
 beforeAll(async () => {
   local = createOrsHandler(builtinEnvironments);
   hostile = await spawnHostileServer(0, { HOSTILE_JSON_MB: "300", HOSTILE_RESULT_KB: "1024" });
-  t = makeRelay(local, { hostile: hostile.url }, { timeoutMs: 1_000, limits: LIMITS });
+  t = makeRelay(local, { hostile: hostile.url }, { timeoutMs: 2_000, limits: LIMITS });
   store = openStore({ dir: t.dataDir });
   recorder = createRecorder(store, {
     events: t.relay.events,
@@ -232,9 +233,12 @@ describe("a hostile upstream gets a clear error, bounded memory, and the app kee
     expectHealthy(r);
   });
 
-  it("a stream cut in the middle → the client sees it end early; the step says it ended before `end`", async () => {
+  it("a stream cut in the middle → the client gets event: error; the step says it ended before `end`", async () => {
     const r = await whileWatching(async () => readTail(await call("mid-close")));
     expect(r.value.tail).not.toMatch(/event: end/);
+    expect(r.value.tail).toMatch(
+      /event: error\ndata: relay: server "hostile": the stream (ended|broke) before `end`/,
+    );
     const step = await recordedStep("mid-close");
     expect(step).toMatchObject({ ok: false, error: expect.stringMatching(/before `end`/) });
     expectHealthy(r);
@@ -246,7 +250,7 @@ describe("a hostile upstream gets a clear error, bounded memory, and the app kee
       return { status: res.status, detail: await detail(res) };
     });
     expect(r.value.status).toBe(504);
-    expect(r.value.detail).toMatch(/timed out after 1 s/);
+    expect(r.value.detail).toMatch(/timed out after 2 s/);
     expectHealthy(r);
   });
 
@@ -261,6 +265,25 @@ describe("a hostile upstream gets a clear error, bounded memory, and the app kee
     expect(r.value.stream.tail).toMatch(/event: error\ndata: relay: hostile sent nothing for 1 s/);
     const step = await recordedStep("headers-hang");
     expect(step.error).toMatch(/sent nothing for 1 s/);
+    expectHealthy(r);
+  });
+
+  it("a server that trickles a byte at a time → 504 for JSON, event: error for a stream at the total deadline", async () => {
+    const r = await whileWatching(async () => {
+      const started = Date.now();
+      const [json, stream] = await Promise.all([
+        fetch(`${app.url}/api/servers/hostile/trickle/tools`),
+        call("trickle").then(readTail),
+      ]);
+      return { status: json.status, detail: await detail(json), stream, ms: Date.now() - started };
+    });
+    expect(r.value.status).toBe(504);
+    expect(r.value.detail).toMatch(/did not end within 3 s/);
+    expect(r.value.stream.tail).toMatch(/event: error\ndata: relay: hostile's answer did not end within 3 s/);
+    // Never silent for the idle limit (1 s), yet ended at the total deadline, not later.
+    expect(r.value.ms).toBeLessThan(10_000);
+    const step = await recordedStep("trickle");
+    expect(step).toMatchObject({ ok: false, error: expect.stringMatching(/did not end within 3 s/) });
     expectHealthy(r);
   });
 

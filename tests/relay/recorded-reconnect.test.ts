@@ -1,6 +1,6 @@
-// A call whose stream drops between the relay and the server: the client re-posts its task_id
-// through the relay, and the recorder continues the same step (one step, its true latency, a
-// "relay: resumed" mark), as the episode page then shows it.
+// A call whose stream drops between the relay and the server: the client is told with an error that
+// names its task_id, re-posts it through the relay, and the recorder continues the same step (one
+// step, its true latency, a "relay: resumed" mark), as the episode page then shows it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinEnvironments } from "@/envs";
 import { createLiveFeeds } from "@/lib/episodes/live";
@@ -64,15 +64,15 @@ describe("a dropped call through the relay", () => {
     const { sid } = await ors.createSession();
     await ors.create(sid, { env_name: "slow", split: "train", index: 0 });
     await ors.prompt("slow", sid);
-    const kinds: string[] = [];
-    const out = await ors.callTool(
-      "slow",
-      sid,
-      { name: "wait", input: { seconds: 0.3 } },
-      { onEvent: (e) => kinds.push(e.type) },
-    );
+    let taskId = "";
+    const call = { name: "wait", input: { seconds: 0.3 } };
+    const onEvent = (e: { type: string; data?: string }) => {
+      if (e.type === "task_id") taskId = e.data ?? "";
+    };
+    const failed = await ors.callTool("slow", sid, call, { onEvent }).catch((e: Error) => e);
     expect(drops).toBe(1);
-    expect(kinds).toContain("reconnect");
+    expect(String(failed)).toContain(`re-post the call with task_id ${taskId}`);
+    const out = await ors.callTool("slow", sid, { ...call, task_id: taskId });
     expect(out.ok).toBe(true);
     await recorder.idle();
     const summary = (await store.findBySession("flaky", sid))!;

@@ -364,7 +364,7 @@ describe("relay to a second ORS server process", () => {
     expect(await viaRelay("keyed").health()).toEqual({ status: "ok" });
   });
 
-  it("reconnects through the relay after the connection is cut mid-call, and says which call it resumes", async () => {
+  it("a call cut mid-stream ends with an error naming its task_id; a re-post resumes it, and says which call", async () => {
     const rec = record();
     try {
       const ors = viaRelay("drop", { backoffBaseMs: 20 });
@@ -372,14 +372,14 @@ describe("relay to a second ORS server process", () => {
       await ors.create(sid, { env_name: "slow", split: "train", index: 0 });
       dropNext = true;
       const seen: CallEvent[] = [];
-      const out = await ors.callTool(
-        "slow",
-        sid,
-        { name: "wait", input: { seconds: 0.4 } },
-        { onEvent: (e) => seen.push(e) },
-      );
+      const call = { name: "wait", input: { seconds: 0.4 } };
+      const failed = await ors.callTool("slow", sid, call, { onEvent: (e) => seen.push(e) }).catch((e) => e);
+      // The server stopped answering in the middle: the client is told so, with what resumes the call.
+      const taskId = seen.find((e) => e.type === "task_id")!.data;
+      expect(String(failed)).toMatch(/relay: server "drop": the stream broke before `end`/);
+      expect(seen.find((e) => e.type === "error")?.data).toContain(`re-post the call with task_id ${taskId}`);
+      const out = await ors.callTool("slow", sid, { ...call, task_id: taskId });
       expect(out).toMatchObject({ ok: true });
-      expect(seen.map((e) => e.type)).toContain("reconnect");
       await waitFor(() =>
         rec.events.filter((e) => e.type === "call_finished").length === 2 ? true : undefined,
       );
@@ -410,6 +410,38 @@ describe("relay to the built-in host (in process)", () => {
     await ors.delete(sid);
     const res = await relayRequest("/api/servers/local/no-such-env/tools");
     await expectDetail(res, 404, /no-such-env/);
+  });
+
+  it("a /create body nested thousands of levels deep is answered as the host answers it, never a 5xx", async () => {
+    const rec = record();
+    try {
+      const session = async () =>
+        (
+          (await (await relayRequest("/api/servers/local/create_session", { method: "POST" })).json()) as {
+            sid: string;
+          }
+        ).sid;
+      for (const nested of ['{"a":', "["]) {
+        const close = nested === "[" ? "]" : "}";
+        const deep = `{"env_name":"math","task_spec":${nested.repeat(6000)}1${close.repeat(6000)}}`;
+        const init = (sid: string) => ({
+          method: "POST",
+          headers: { "content-type": "application/json", "x-session-id": sid },
+          body: deep,
+        });
+        const direct = await local(new Request("http://host.test/create", init(await session())));
+        const relayed = await relayRequest("/api/servers/local/create", init(await session()));
+        expect(relayed.status).toBeLessThan(500);
+        expect(relayed.status).toBe(direct.status);
+        expect(Object.keys(await relayed.json())).toEqual(Object.keys(await direct.json()));
+      }
+      // Logged like any other answer.
+      await waitFor(
+        () => rec.events.filter((e) => e.type === "exchange" && e.endpoint === "create").length === 2,
+      );
+    } finally {
+      rec.stop();
+    }
   });
 
   it("createSession through the relay works whether the server answers JSON or SSE", async () => {

@@ -1,7 +1,8 @@
 // One app replica for the replica tests, as a real process: the composition root (lib/playground.ts)
-// built from the environment as the server entry builds it (PLAYGROUND_DATABASE_URL and all), and
-// the app's own API route handlers (app/api/**/route.ts) served on node:http, routed by their folder
-// names as Next routes them. Next's router and pages are left out, so these tests need no
+// built from the environment as the server entry builds it (PLAYGROUND_DATABASE_URL and all), the
+// relay's node:http way in for relayed ORS requests (the server entry's fast path), and the app's
+// own API route handlers (app/api/**/route.ts) served on node:http, routed by their folder names as
+// Next routes them. Next's router and pages are left out, so these tests need no
 // production build (the unit tests run before `npm run build`).
 // Run: node --import tsx tests/replicas/replica-server.ts [--port N]   (prints "replica ... on URL")
 import { readdirSync } from "node:fs";
@@ -122,9 +123,16 @@ async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
   res.end();
 }
 
+const { relayTarget } = await import("@/lib/app-server/relay-path");
 const portArg = process.argv.indexOf("--port");
 const listening = await listenHttp(
   (req, res) => {
+    // Relayed ORS requests go straight to the relay on node:http, as the server entry's fast path
+    // sends them (lib/app-server); everything else to the route handlers.
+    const url = req.url ?? "/";
+    const q = url.indexOf("?");
+    const relayed = relayTarget(req.method ?? "GET", q < 0 ? url : url.slice(0, q));
+    if (relayed) return void playground.relay.handleNode(req, res, relayed.name, relayed.orsPath);
     serve(req, res).catch((err: unknown) => {
       console.error(`[replica] ${req.method} ${req.url} failed:`, err);
       if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });

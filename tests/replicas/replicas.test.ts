@@ -132,6 +132,10 @@ describe.skipIf(!db.ok)("app replicas on one PostgreSQL database", () => {
       else high = n - 1;
     }
     await all.until((e) => e.event === "ended" && e.data.id === id && e.data.end_reason === "finished");
+    // B's list of running episodes followed A's episode step by step too (frames are left to `one`).
+    const listed = all.events.filter((e) => e.event === "step" && e.data.id === id);
+    expect(new Set(listed.map((e) => (e.data.step as Step).index)).size).toBe(calls);
+    expect(all.events.some((e) => e.event === "frame")).toBe(false);
     await one.close();
     await all.close();
 

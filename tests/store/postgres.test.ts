@@ -24,6 +24,7 @@ import { postgresDatabase } from "../support/postgres";
 import { describeTrajectoryStore, type OpenStore } from "./conformance";
 import { describeReviewStore } from "./conformance-review";
 import { describeRunStore } from "./conformance-runs";
+import { describeBatchWrites } from "./conformance-writes";
 
 const db = await postgresDatabase("store");
 const NO_RETENTION = { maxCount: 0, maxAgeDays: 0 };
@@ -49,6 +50,7 @@ describe.skipIf(!db.ok)("PostgreSQL store", () => {
     };
   };
   describeTrajectoryStore("PostgreSQL", openConformance);
+  describeBatchWrites("PostgreSQL", openConformance);
   describeRunStore("PostgreSQL", openConformance);
   describeReviewStore("PostgreSQL", openConformance);
 

@@ -11,6 +11,7 @@ import { tempDir } from "../episodes/helpers";
 import { describeTrajectoryStore, type OpenStore } from "./conformance";
 import { describeReviewStore } from "./conformance-review";
 import { describeRunStore } from "./conformance-runs";
+import { describeBatchWrites } from "./conformance-writes";
 
 const openSqlite: OpenStore = async (retention) => {
   const dir = tempDir();
@@ -22,6 +23,7 @@ const openSqlite: OpenStore = async (retention) => {
 };
 
 describeTrajectoryStore("SQLite", openSqlite);
+describeBatchWrites("SQLite", openSqlite);
 describeRunStore("SQLite", openSqlite);
 describeReviewStore("SQLite", openSqlite);
 

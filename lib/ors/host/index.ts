@@ -24,3 +24,4 @@ export {
   type OrsHostOptions,
 } from "./options";
 export type { OrsReply, SseSink } from "./reply";
+export { RELAY_ONLY_HEADER } from "./routing";

@@ -36,6 +36,12 @@ export interface OrsHostOptions {
   sweepIntervalMs: number;
   /** Where errors are logged (never secrets). Default: console.error. */
   log: (message: string, error?: unknown) => void;
+  /**
+   * A key the playground's relay sends in `RELAY_ONLY_HEADER` (./routing.ts) to the host in its
+   * process: a session created with it is reachable only by requests carrying it, so a session the
+   * playground records cannot be driven, unrecorded, through the host's public mounts. Null: none.
+   */
+  relayKey: string | null;
 }
 
 export const DEFAULT_HOST_OPTIONS: Readonly<Omit<OrsHostOptions, "sweepIntervalMs" | "log">> = {
@@ -52,6 +58,7 @@ export const DEFAULT_HOST_OPTIONS: Readonly<Omit<OrsHostOptions, "sweepIntervalM
   resultCacheBytes: 64 * 1024 * 1024,
   pingIntervalMs: SSE_PING_INTERVAL_MS,
   apiKeys: [],
+  relayKey: null,
 };
 
 /**

@@ -117,47 +117,55 @@ export class CallStream {
   }
 }
 
-/** Turns a reply into a fetch `Response`; a live stream becomes a pull-driven `ReadableStream`. */
-export function replyToResponse(reply: OrsReply, signal?: AbortSignal): Response {
-  if (reply.kind === "json") {
-    const headers: Record<string, string> = { "content-type": JSON_CONTENT_TYPE, ...reply.headers };
-    if (reply.body.length < SMALL_JSON) headers["cache-control"] = "no-transform";
-    return new Response(reply.body, { status: reply.status, headers });
-  }
-  if (reply.kind === "sse") {
-    const body = reply.tail ? Buffer.concat([Buffer.from(reply.body), reply.tail]) : reply.body;
-    return new Response(body, { status: 200, headers: SSE_HEADERS });
-  }
-  const stream = reply.stream;
+/**
+ * A pushed stream — something that writes into an SseSink and waits for `onDrain` when `write` says
+ * so (a tool run's CallStream, the relay's tapped answer) — as a web `ReadableStream` read as its
+ * consumer pulls: the one adapter the host and the relay share. `cancel` runs once when the consumer
+ * goes away first (the stream cancelled, or `signal` aborted); writes after that are dropped.
+ */
+export function pushedStream(
+  attach: (sink: SseSink) => void,
+  cancel: () => void,
+  o: { signal?: AbortSignal; highWaterMark?: number } = {},
+): ReadableStream<Uint8Array> {
+  const { signal } = o;
   let drain: (() => void) | null = null;
+  let done = false;
   let onAbort: (() => void) | null = null;
-  const body = new ReadableStream<Uint8Array>(
+  const gone = () => {
+    if (onAbort) signal?.removeEventListener("abort", onAbort);
+    if (done) return;
+    done = true;
+    drain = null;
+    cancel();
+  };
+  return new ReadableStream<Uint8Array>(
     {
       start(controller) {
-        let ended = false;
-        onAbort = () => {
-          stream.cancel();
-          if (!ended) {
-            ended = true;
-            try {
-              controller.close();
-            } catch {}
+        if (signal) {
+          onAbort = () => {
+            const was = done;
+            gone();
+            if (!was)
+              try {
+                controller.close();
+              } catch {}
+          };
+          if (signal.aborted) {
+            onAbort();
+            return;
           }
-        };
-        if (signal?.aborted) {
-          onAbort();
-          return;
+          signal.addEventListener("abort", onAbort, { once: true });
         }
-        signal?.addEventListener("abort", onAbort, { once: true });
-        stream.attach({
+        attach({
           write(chunk) {
-            if (ended) return false;
+            if (done) return true;
             controller.enqueue(typeof chunk === "string" ? encoder.encode(chunk) : chunk);
             return (controller.desiredSize ?? 1) > 0;
           },
           end() {
-            if (ended) return;
-            ended = true;
+            if (done) return;
+            done = true;
             if (onAbort) signal?.removeEventListener("abort", onAbort);
             controller.close();
           },
@@ -171,12 +179,28 @@ export function replyToResponse(reply: OrsReply, signal?: AbortSignal): Response
         drain = null;
         cb?.();
       },
-      cancel() {
-        if (onAbort) signal?.removeEventListener("abort", onAbort);
-        stream.cancel();
-      },
+      cancel: gone,
     },
-    { highWaterMark: 4 },
+    { highWaterMark: o.highWaterMark ?? 0 },
+  );
+}
+
+/** Turns a reply into a fetch `Response`; a live stream becomes a pull-driven `ReadableStream`. */
+export function replyToResponse(reply: OrsReply, signal?: AbortSignal): Response {
+  if (reply.kind === "json") {
+    const headers: Record<string, string> = { "content-type": JSON_CONTENT_TYPE, ...reply.headers };
+    if (reply.body.length < SMALL_JSON) headers["cache-control"] = "no-transform";
+    return new Response(reply.body, { status: reply.status, headers });
+  }
+  if (reply.kind === "sse") {
+    const body = reply.tail ? Buffer.concat([Buffer.from(reply.body), reply.tail]) : reply.body;
+    return new Response(body, { status: 200, headers: SSE_HEADERS });
+  }
+  const stream = reply.stream;
+  const body = pushedStream(
+    (sink) => stream.attach(sink),
+    () => stream.cancel(),
+    { signal, highWaterMark: 4 },
   );
   return new Response(body, { status: 200, headers: SSE_HEADERS });
 }

@@ -46,6 +46,9 @@ function afterward(work: Promise<void> | undefined, reply: OrsReply): Promise<Or
 }
 
 /** The parts a router hands requests to. */
+/** The header carrying OrsHostOptions.relayKey: sent only by the playground's relay, in process. */
+export const RELAY_ONLY_HEADER = "x-ors-relay-key";
+
 export interface RouterParts {
   options: OrsHostOptions;
   envs: () => EnvironmentIndex;
@@ -84,7 +87,14 @@ export class Router {
       if (!this.apiKeys.has(key.trim())) throw new OrsError(401, "Invalid API key (X-API-Key)");
     }
     const sid = sessionIdOf(req);
-    if (sid !== null) this.parts.sessions.touch(sid);
+    if (sid !== null) {
+      const s = this.parts.sessions.peek(sid);
+      // A session the playground's relay records is unknown to anyone else (not drivable unrecorded).
+      if (s?.relayOnly && req.header(RELAY_ONLY_HEADER) !== this.parts.options.relayKey)
+        throw new OrsError(404, `Session not found: ${quote(sid)} (create it with /create first)`);
+      // Spec: any request with its X-Session-ID resets the idle timer.
+      if (s) s.lastSeen = performance.now();
+    }
     if (route.kind === "root") return this.root(route.endpoint, req, sid);
     if (route.kind === "bare")
       return this.envEndpoint(route.endpoint, this.bareEnv(route.endpoint, req, sid), req, sid);
@@ -181,7 +191,9 @@ export class Router {
     if (body.secrets) Object.assign(secrets, body.secrets);
     // What the session holds of the client's: the body (task spec, secrets) and the X-Secrets header.
     const bytes = Buffer.byteLength(text) + (header?.length ?? 0);
-    await sessions.create({ sid, body, hosted, secrets, bytes });
+    const key = this.parts.options.relayKey;
+    const relayOnly = key !== null && req.header(RELAY_ONLY_HEADER) === key;
+    await sessions.create({ sid, body, hosted, secrets, bytes, relayOnly });
     return sidReply(sid);
   }
 

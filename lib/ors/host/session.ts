@@ -97,6 +97,8 @@ export class Session {
   /** Bytes of the inputs this session holds (its /create body and X-Secrets), counted against
    *  ORS_MAX_SESSION_BYTES until it ends. */
   bytes = 0;
+  /** Reachable only through the playground's relay (OrsHostOptions.relayKey). */
+  relayOnly = false;
   /** Set while unbound; `binding` is the bind in progress, shared by concurrent requests. */
   pending: PendingTask | null = null;
   binding: Promise<void> | null = null;

@@ -47,6 +47,8 @@ export interface CreateOrder {
   secrets: Record<string, string>;
   /** Bytes of the inputs the session will hold (its /create body and X-Secrets header). */
   bytes: number;
+  /** Created through the playground's relay: reachable only through it (OrsHostOptions.relayKey). */
+  relayOnly?: boolean;
 }
 
 export class SessionTable {
@@ -83,12 +85,6 @@ export class SessionTable {
     return this.sessions.get(sid);
   }
 
-  /** Marks a request of the session (spec: any request with its X-Session-ID resets the idle timer). */
-  touch(sid: string): void {
-    const s = this.sessions.get(sid);
-    if (s) s.lastSeen = performance.now();
-  }
-
   // ---- creation ----
 
   async create(order: CreateOrder): Promise<void> {
@@ -102,7 +98,7 @@ export class SessionTable {
       if (body.task_spec == null) await this.assertSomeEnvHasTask(body.split!, body.index!);
       this.assertNewSession(sid);
       this.assertCapacity(order.bytes);
-      const session = this.add(sid, order.bytes);
+      const session = this.add(sid, order);
       session.status = UNBOUND;
       session.pending = {
         taskSpec: body.task_spec ?? null,
@@ -116,13 +112,14 @@ export class SessionTable {
     // Checked again: another /create may have taken the id or the last place meanwhile.
     this.assertNewSession(sid);
     this.assertCapacity(order.bytes);
-    this.start(this.add(sid, order.bytes), hosted, task, secrets);
+    this.start(this.add(sid, order), hosted, task, secrets);
   }
 
-  private add(sid: string, bytes: number): Session {
+  private add(sid: string, order: CreateOrder): Session {
     const session = new Session(sid, performance.now());
-    session.bytes = bytes;
-    this.bytes += bytes;
+    session.bytes = order.bytes;
+    session.relayOnly = order.relayOnly === true;
+    this.bytes += order.bytes;
     this.sessions.set(sid, session);
     return session;
   }

@@ -6,6 +6,7 @@ import type { ExchangeList, NewExchange } from "@/lib/trajectory/schema";
 import { EXCHANGE_COLUMNS, type ExchangeRow, exchangeChars, exchangeValues, toExchange } from "../rows";
 import type { ExchangeLimit } from "../types";
 import type { PostgresDatabase } from "./db";
+import { pgValue } from "./write-batch";
 
 const ADD = `WITH kept AS (
     UPDATE trajectories SET exchanges_count = exchanges_count + 1, exchanges_chars = exchanges_chars + $2
@@ -21,7 +22,7 @@ export async function addExchange(
   x: NewExchange,
   limit: ExchangeLimit,
 ): Promise<number | null> {
-  const values = [id, exchangeChars(x), limit.count, limit.chars, ...exchangeValues(x)];
+  const values = [id, exchangeChars(x), limit.count, limit.chars, ...exchangeValues(x).map(pgValue)];
   const r = await db.use(() => db.pool.query<{ seq: number }>(ADD, values));
   if (r.rowCount) return Number(r.rows[0]!.seq);
   await db.use(() =>

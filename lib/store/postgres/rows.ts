@@ -6,6 +6,7 @@ import pg from "pg";
 import type { TrajectoryFilter, TrajectoryStep } from "@/lib/trajectory/schema";
 import { sumRewards } from "../../trajectory/reward";
 import { escapeLike, SORT_COLUMNS, STEP_COLUMNS, stepRowValues } from "../rows";
+import { pgValue } from "./write-batch";
 
 const STEP_UPDATES = STEP_COLUMNS.filter((col) => col !== "trajectory_id" && col !== "idx")
   .map((col) => `${col} = EXCLUDED.${col}`)
@@ -42,7 +43,7 @@ export async function writeStep(
   if (!found?.rowCount) throw new Error(`no trajectory with id "${id}" to write a step to`);
   const rows = await c.query<{ idx: number; reward: number | null; after_end: number }>(
     UPSERT_STEP,
-    stepRowValues(id, step, instance),
+    stepRowValues(id, step, instance).map(pgValue),
   );
   // The total without float noise (as every view computes it), steps after the end left out.
   const total = sumRewards(rows.rows.filter((r) => !r.after_end).map((r) => r.reward));

@@ -29,6 +29,7 @@ import {
   toTrajectory,
 } from "../rows";
 import type {
+  BatchWrites,
   ExchangeLimit,
   NewTrajectory,
   OrphanRecovery,
@@ -42,6 +43,7 @@ import { addExchange, listExchanges } from "./exchanges";
 import { beat, recoverOrphans } from "./recovery";
 import { importLabels, PostgresReviewStore, trajectoryLabels } from "./review";
 import { orderByOf, whereOf, writeStep } from "./rows";
+import { pgValue, writeBatch } from "./write-batch";
 
 // pg_try_advisory_xact_lock key: one replica applies retention at a time, the others skip it.
 const RETENTION_LOCK = 0x4f525350_02;
@@ -132,6 +134,10 @@ export class PostgresTrajectoryStore extends PostgresReviewStore implements Play
     return addExchange(this.db, id, x, limit);
   }
 
+  async writeBatch(w: BatchWrites): Promise<(number | null)[]> {
+    return writeBatch(this.db, w, this.instance.id);
+  }
+
   async exchanges(id: string, o: { after?: number } = {}): Promise<ExchangeList | null> {
     return listExchanges(this.db, id, o.after);
   }
@@ -162,7 +168,7 @@ export class PostgresTrajectoryStore extends PostgresReviewStore implements Play
     return r.rowCount! > 0;
   }
 
-  /** The recorded prompt of a trajectory (the live feeds read it for watchers on other replicas). */
+  /** The recorded prompt alone (the episode page; the live feeds read it for other replicas' watchers). */
   async promptOf(id: string): Promise<Block[] | null> {
     const r = await this.query<{ prompt_json: string | null }>(
       "SELECT prompt_json FROM trajectories WHERE id = $1",
@@ -257,6 +263,22 @@ export class PostgresTrajectoryStore extends PostgresReviewStore implements Play
       [server, sid, this.instance.id],
     );
     return r.rows[0] ? toSummary(r.rows[0]) : null;
+  }
+
+  async findRunningMany(
+    sessions: { server: string; sid: string }[],
+  ): Promise<Map<string, TrajectorySummary>> {
+    const found = new Map<string, TrajectorySummary>();
+    if (sessions.length === 0) return found;
+    const r = await this.query<TrajRow>(
+      `SELECT DISTINCT ON (server, sid) * FROM trajectories
+       WHERE (server, sid) IN (SELECT * FROM unnest($1::text[], $2::text[])) AND end_reason IS NULL
+         AND (server <> 'local' OR instance_id IS NOT DISTINCT FROM $3)
+       ORDER BY server, sid, started_at DESC, seq DESC`,
+      [sessions.map((s) => pgValue(s.server)), sessions.map((s) => pgValue(s.sid)), this.instance.id],
+    );
+    for (const row of r.rows) found.set(`${row.server}\n${row.sid}`, toSummary(row));
+    return found;
   }
 
   async findBySession(server: string, sid: string): Promise<TrajectorySummary | null> {

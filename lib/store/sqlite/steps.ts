@@ -1,11 +1,13 @@
 // A step written in the SQLite store (the contract's `putStep`, and imports): the step row, and its
 // trajectory's counters — the step count, the total reward (summed again only when a reward
-// changed) and the last activity — in one transaction.
+// changed) and the last activity — in one transaction; and the recorder's batches (`writeBatch`).
 import "server-only";
 import type { TrajectoryStep } from "@/lib/trajectory/schema";
 import { sumRewards } from "../../trajectory/reward";
 import { STEP_COLUMNS, stepRowValues } from "../rows";
+import type { BatchWrites } from "../types";
 import type { Db, statementCache } from "./db";
+import { addExchange } from "./exchanges";
 
 type Sql = ReturnType<typeof statementCache>;
 
@@ -51,4 +53,24 @@ export function writeStep(db: Db, sql: Sql, id: string, step: TrajectoryStep, in
     ).run({ id, added: before ? 0 : 1, total: sumRewards(rewards), at });
   });
   tx();
+}
+
+/**
+ * The recorder's batch (the contract's `writeBatch`): its steps and protocol log entries in one
+ * transaction; those of a trajectory that is gone are skipped (its entries' seq: null).
+ */
+export function writeBatch(db: Db, sql: Sql, w: BatchWrites, instance: string): (number | null)[] {
+  const known = new Map<string, boolean>();
+  const exists = (id: string) => {
+    let e = known.get(id);
+    if (e === undefined) {
+      e = !!sql("SELECT 1 FROM trajectories WHERE id = ?").get(id);
+      known.set(id, e);
+    }
+    return e;
+  };
+  return db.transaction(() => {
+    for (const { id, step } of w.steps) if (exists(id)) writeStep(db, sql, id, step, instance);
+    return w.exchanges.map((x) => (exists(x.id) ? addExchange(db, sql, x.id, x.exchange, x.limit) : null));
+  })();
 }

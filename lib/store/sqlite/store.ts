@@ -31,6 +31,7 @@ import {
   whereOf,
 } from "../rows";
 import type {
+  BatchWrites,
   ExchangeLimit,
   NewTrajectory,
   OrphanRecovery,
@@ -44,7 +45,7 @@ import { addExchange, listExchanges } from "./exchanges";
 import { recoverOrphans } from "./recovery";
 import { SqliteReview, SqliteReviewStore } from "./review";
 import { SqliteRuns } from "./runs";
-import { writeStep } from "./steps";
+import { writeBatch, writeStep } from "./steps";
 
 /** A store handle's instance when none is given: this process. */
 export function processInstance(id: string): StoreInstance {
@@ -150,6 +151,10 @@ export class SqliteTrajectoryStore extends SqliteReviewStore implements Playgrou
     return addExchange(this.db, this.sql, id, x, limit);
   }
 
+  async writeBatch(w: BatchWrites): Promise<(number | null)[]> {
+    return writeBatch(this.db, this.sql, w, this.instance.id);
+  }
+
   async exchanges(id: string, o: { after?: number } = {}): Promise<ExchangeList | null> {
     return listExchanges(this.sql, id, o.after);
   }
@@ -175,6 +180,11 @@ export class SqliteTrajectoryStore extends SqliteReviewStore implements Playgrou
 
   async hasPrompt(id: string): Promise<boolean> {
     return !!this.sql("SELECT 1 FROM trajectories WHERE id = ? AND prompt_json IS NOT NULL").get(id);
+  }
+
+  async promptOf(id: string): Promise<Block[] | null> {
+    const json = this.sql("SELECT prompt_json FROM trajectories WHERE id = ?").pluck().get(id);
+    return typeof json === "string" ? (JSON.parse(json) as Block[]) : null;
   }
 
   async setEnv(id: string, env: string): Promise<void> {
@@ -242,6 +252,17 @@ export class SqliteTrajectoryStore extends SqliteReviewStore implements Playgrou
        ORDER BY started_at DESC, rowid DESC LIMIT 1`,
     ).get({ server, sid, self: this.instance.id }) as TrajRow | undefined;
     return r ? toSummary(r) : null;
+  }
+
+  async findRunningMany(
+    sessions: { server: string; sid: string }[],
+  ): Promise<Map<string, TrajectorySummary>> {
+    const found = new Map<string, TrajectorySummary>();
+    for (const { server, sid } of sessions) {
+      const t = await this.findRunning(server, sid);
+      if (t) found.set(`${server}\n${sid}`, t);
+    }
+    return found;
   }
 
   async inflightElsewhere(id: string): Promise<number[]> {

@@ -20,21 +20,16 @@ function keepAliveIdleMs(): number {
 }
 
 /**
- * Episodes with more steps than this read their prompt in the browser only: the store reads a
- * whole trajectory (its steps too), and the page reads it again from the browser.
- */
-const PRERENDER_MAX_STEPS = 20;
-
-/**
  * The session's recorded prompt, its Markdown rendered here: the page shows it laid out from the
- * first paint (the browser then reads the record and follows its live feed as before).
+ * first paint (the browser then reads the record and follows its live feed as before). The prompt is
+ * read alone, whatever the number of steps.
  */
 async function recordedPrompt(server: string, sid: string): Promise<PrerenderedBlocks | null> {
   const { store } = getPlayground();
   try {
     const found = await store.findBySession(server, sid);
-    const t = found && found.num_steps <= PRERENDER_MAX_STEPS ? await store.get(found.id) : null;
-    return t?.prompt ? prerenderBlocks(t.prompt) : null;
+    const prompt = found ? await store.promptOf(found.id) : null;
+    return prompt ? prerenderBlocks(prompt) : null;
   } catch {
     return null; // the browser reads the record itself
   }
@@ -44,12 +39,8 @@ export default async function EpisodePage({ params }: Params) {
   const p = await params;
   const server = decodeParam(p.server);
   const sid = decodeParam(p.sid);
-  const { host, registry } = getPlayground();
   // The server's idle limit, where the playground knows it: its own host, or a per-server setting.
-  const idleLimitMs =
-    server === "local"
-      ? host.host.options.idleTimeoutMs
-      : ((await registry.get(server))?.idleTimeoutMs ?? null);
+  const idleLimitMs = await getPlayground().idleLimitOf(server);
   return (
     <EpisodeView
       server={server}
