@@ -85,6 +85,20 @@ export const SETTINGS = {
   PLAYGROUND_MAX_TRAJECTORY_AGE_DAYS: setting(atLeast0, "a number of days, 0 or more", 30),
   /** How long the episode page keeps a session alive without anyone using its tab, in milliseconds. */
   PLAYGROUND_KEEPALIVE_IDLE_MS: setting(positive, "a number of milliseconds above 0", 15 * 60_000),
+  /** With PostgreSQL: whether this process plays runs' episodes from the queue (`0`: it does not). */
+  PLAYGROUND_RUN_WORKER: setting(z.enum(["0", "1"]), "0 or 1", "1"),
+  /** With PostgreSQL: how long a worker's lease lasts before the others take its episodes over. */
+  PLAYGROUND_RUN_LEASE_MS: setting(
+    number.pipe(z.number().int().min(1000)),
+    "a whole number of milliseconds, 1000 or more",
+    30_000,
+  ),
+  /** With PostgreSQL: how many episodes one worker plays at once, across runs. */
+  PLAYGROUND_RUN_WORKER_SLOTS: setting(
+    number.pipe(z.number().int().min(1).max(1024)),
+    "a whole number from 1 to 1024",
+    32,
+  ),
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -126,6 +140,8 @@ export interface PlaygroundConfig {
   exchangeLimit: { count: number; chars: number };
   retention: { maxCount: number; maxAgeDays: number };
   keepAliveIdleMs: number;
+  /** Runs as jobs (PostgreSQL): whether this process is a worker, its lease, its episodes at once. */
+  runs: { worker: boolean; leaseMs: number; workerSlots: number };
 }
 
 /**
@@ -151,5 +167,10 @@ export function loadConfig(env: Env = processEnv()): PlaygroundConfig {
       maxAgeDays: get("PLAYGROUND_MAX_TRAJECTORY_AGE_DAYS"),
     },
     keepAliveIdleMs: get("PLAYGROUND_KEEPALIVE_IDLE_MS"),
+    runs: {
+      worker: get("PLAYGROUND_RUN_WORKER") === "1",
+      leaseMs: get("PLAYGROUND_RUN_LEASE_MS"),
+      workerSlots: get("PLAYGROUND_RUN_WORKER_SLOTS"),
+    },
   };
 }

@@ -26,8 +26,9 @@ import { postgresServerPersistence } from "@/lib/registry/postgres-persistence";
 import { createRelay, orsPathFromUrl, type Relay } from "@/lib/relay";
 import { createRunEvents, type RunEvents } from "@/lib/runs/events";
 import { createPostgresRunEvents } from "@/lib/runs/events-postgres";
-import { createRunExecutor, type RunExecutor } from "@/lib/runs/executor";
-import { createModelRegistry, type ModelRegistry } from "@/lib/runs/models";
+import type { RunExecutor } from "@/lib/runs/executor";
+import type { ModelRegistry } from "@/lib/runs/models";
+import { setupRuns } from "@/lib/runs/setup";
 import { emptySupervisor, type ServerSupervisor } from "@/lib/spawn/supervisor";
 import { serverRestartedError } from "@/lib/spawn/types";
 import { holdLease, type LeaseOptions } from "@/lib/store/leases";
@@ -98,6 +99,13 @@ export interface PlaygroundOptions {
   lease?: Pick<LeaseOptions, "everyMs" | "staleMs">;
   /** Servers to run and register (lib/spawn; default none). Started by whoever made it; stopped on close. */
   spawned?: ServerSupervisor;
+  /** The runs' first wait before an episode is played again after an infrastructure failure (tests shorten it). */
+  runRetryBaseMs?: number;
+  /**
+   * With PostgreSQL: whether this process plays runs' episodes from the queue (default:
+   * PLAYGROUND_RUN_WORKER); false for a process that only enqueues and follows (`run --detach`).
+   */
+  runWorker?: boolean;
 }
 
 /** The default folders of script modules (see PlaygroundOptions.scriptRoots). */
@@ -121,6 +129,8 @@ function openStorage(env: Env, dir: string, instance: StoreInstance) {
     opened,
     store: opened.store as PlaygroundStore,
     persistence: pg ? postgresServerPersistence(pg.db, dir) : undefined,
+    /** The database and its notifications, for the runs' queue and shared capacity (lib/runs/setup.ts). */
+    pg: pg && notifier ? { db: pg.db, notifier } : null,
     live: (pg && notifier
       ? createPostgresLiveFeeds(pg.db, pg.store, { notifier })
       : createLiveFeeds()) as LiveFeeds,
@@ -282,16 +292,21 @@ export function createPlayground(env: Env, options: PlaygroundOptions = {}): Pla
     open: async (server) =>
       (await registry.get(server)) ? { server, client: (headers) => clientFor(server, { headers }) } : null,
   });
-  const models = createModelRegistry(env);
-  const runs = createRunExecutor({
-    store,
-    recorder,
-    clientFor,
-    models,
+  const { runs, models, ...runParts } = setupRuns({
+    env,
+    pg: storage.pg,
     events: runEvents,
+    episodes: { store, recorder, clientFor },
+    registry,
     instance: instance.id,
     cwd: process.cwd(),
     scriptRoots: options.scriptRoots === undefined ? scriptRootsFromEnv(env) : options.scriptRoots,
+    worker: {
+      enabled: options.runWorker ?? config.runs.worker,
+      leaseMs: config.runs.leaseMs,
+      slots: config.runs.workerSlots,
+    },
+    ...(options.runRetryBaseMs !== undefined ? { retryBaseMs: options.runRetryBaseMs } : {}),
   });
   const lease = holdLease(store, { ...options.lease, onRecovered: tellRecovered(ending, live, runEvents) });
   // Once the store can be used: the lease, then what this start ended — the sessions of the servers
@@ -302,6 +317,8 @@ export function createPlayground(env: Env, options: PlaygroundOptions = {}): Pla
       const error = serverRestartedError(name, "the playground was started again");
       await ending.lifecycle.endRunningOf(name, "error", Date.now(), error).catch(() => {});
     }
+    // A worker plays runs' episodes once its lease says it lives (PostgreSQL mode).
+    runParts.start();
     await recorder.sweep().catch((e: Error) => console.error(`[playground] could not sweep: ${e.message}`));
   });
   ready.catch(() => {});

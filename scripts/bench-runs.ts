@@ -26,6 +26,9 @@ const USAGE = `Usage: npm run bench:runs -- [options]
   --episodes <n>      script episodes (default 1000)
   --model-episodes <n> model episodes (default 200)
   --concurrency <n>   episodes at once (default 32)
+  --workers <list>    instead: one run played by 1, 2, 4 ... \`ors-playground worker\` processes on
+                      PostgreSQL against a latency-bound server (e.g. 1,2,4; scripts/bench-runs-workers.ts)
+  --worker-episodes <n> episodes of that run (default 600); --slots <n>: each worker's (default 16)
   --json              print the figures as one JSON line too`;
 
 const { values } = parseArgs({
@@ -35,6 +38,9 @@ const { values } = parseArgs({
     episodes: { type: "string", default: "1000" },
     "model-episodes": { type: "string", default: "200" },
     concurrency: { type: "string", default: "32" },
+    workers: { type: "string" },
+    "worker-episodes": { type: "string", default: "600" },
+    slots: { type: "string", default: "16" },
     json: { type: "boolean", default: false },
     help: { type: "boolean", default: false },
   },
@@ -53,6 +59,17 @@ const MODEL_EPISODES = Number(values["model-episodes"]);
 const CONCURRENCY = Number(values.concurrency);
 
 await allowServerOnlyUnderNode();
+if (values.workers) {
+  const { benchWorkers } = await import("./bench-runs-workers");
+  const figures = await benchWorkers({
+    root: ROOT,
+    counts: values.workers.split(",").map(Number),
+    episodes: Number(values["worker-episodes"]),
+    slots: Number(values.slots),
+  });
+  if (values.json) console.log(JSON.stringify(figures));
+  process.exit(0);
+}
 const { createPlayground } = await import("@/lib/playground");
 const { createOrsClient } = await import("@/lib/ors/client");
 const { startModelServer } = await import("../tests/fixtures/model-server/spawn");

@@ -19,6 +19,7 @@ describe("loadConfig", () => {
       exchangeLimit: { count: 1000, chars: 8 * 1024 * 1024 },
       retention: { maxCount: 5000, maxAgeDays: 30 },
       keepAliveIdleMs: 900_000,
+      runs: { worker: true, leaseMs: 30_000, workerSlots: 32 },
     });
   });
 
@@ -33,6 +34,9 @@ describe("loadConfig", () => {
       PLAYGROUND_MAX_TRAJECTORIES: "7",
       PLAYGROUND_MAX_TRAJECTORY_AGE_DAYS: "0.5",
       PLAYGROUND_KEEPALIVE_IDLE_MS: "60000",
+      PLAYGROUND_RUN_WORKER: "0",
+      PLAYGROUND_RUN_LEASE_MS: "5000",
+      PLAYGROUND_RUN_WORKER_SLOTS: "4",
     });
     expect(c).toEqual({
       dataDir: "/tmp/x",
@@ -42,6 +46,7 @@ describe("loadConfig", () => {
       exchangeLimit: { count: 0, chars: 2048 },
       retention: { maxCount: 7, maxAgeDays: 0.5 },
       keepAliveIdleMs: 60_000,
+      runs: { worker: false, leaseMs: 5000, workerSlots: 4 },
     });
   });
 

@@ -92,6 +92,8 @@ const END_TONE: Record<EndReason, string> = {
     "border-zinc-300 bg-zinc-50 text-zinc-800 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100",
   interrupted:
     "border-amber-300 bg-amber-50 text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100",
+  policy_stopped:
+    "border-zinc-300 bg-zinc-50 text-zinc-800 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100",
 };
 
 function endExplanation(reason: EndReason, error: string | null): string {
@@ -106,6 +108,8 @@ function endExplanation(reason: EndReason, error: string | null): string {
       return error ?? "The run playing this episode was cancelled: its session was deleted.";
     case "interrupted":
       return error ?? "The playground stopped while this episode was running.";
+    case "policy_stopped":
+      return error ?? "The run's policy stopped playing (its turn limit, or an answer without a tool call).";
     default:
       return error ?? "The server no longer has this session.";
   }

@@ -4,6 +4,7 @@
 // never weighs on any page's first load.
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { formatReward } from "@/lib/trajectory/reward";
+import { formatRange } from "@/lib/ui/run-format";
 
 export interface HistogramBin {
   from: number;
@@ -20,10 +21,7 @@ export default function RewardHistogramChart({
 }) {
   const data = bins.map((b) => ({
     ...b,
-    label:
-      b.from === b.to
-        ? formatReward(b.from, { digits: 3 })
-        : `${formatReward(b.from, { digits: 3 })}–${formatReward(b.to, { digits: 3 })}`,
+    label: b.from === b.to ? formatReward(b.from, { digits: 3 }) : formatRange(b.from, b.to),
   }));
   return (
     <ResponsiveContainer width="100%" height={height}>

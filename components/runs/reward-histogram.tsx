@@ -4,6 +4,7 @@
 import dynamic from "next/dynamic";
 import { Skeleton } from "@/components/ui/skeleton";
 import { formatReward } from "@/lib/trajectory/reward";
+import { formatRange } from "@/lib/ui/run-format";
 import type { HistogramBin } from "./reward-histogram-chart";
 
 const Chart = dynamic(() => import("./reward-histogram-chart"), {
@@ -34,8 +35,7 @@ export function RewardHistogram({ bins }: { bins: HistogramBin[] }) {
             {bins.map((b, i) => (
               <tr key={i}>
                 <td className="pr-3">
-                  {formatReward(b.from, { digits: 4 })}
-                  {b.from !== b.to && ` – ${formatReward(b.to, { digits: 4 })}`}
+                  {b.from === b.to ? formatReward(b.from, { digits: 4 }) : formatRange(b.from, b.to)}
                 </td>
                 <td className="text-right">{b.count}</td>
               </tr>

@@ -36,6 +36,7 @@ import {
 import { useRunProgress } from "@/lib/ui/use-run-progress";
 import { ProgressBar } from "./progress-bar";
 import { RewardHistogram } from "./reward-histogram";
+import { RunOutcomes, RunPlacement } from "./run-outcomes";
 import { RunStatusBadge } from "./run-status-badge";
 import { RunErrors, RunSummaryCard } from "./run-summary";
 import { TaskTable } from "./task-table";
@@ -109,6 +110,8 @@ function Loaded({ s, task }: { s: RunSummaryResponse; task: number | null }) {
         <ProgressCard p={p} connected={live.connected} />
         <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_22rem]">
           <RunSummaryCard s={s} />
+          <RunOutcomes s={s} />
+          <RunPlacement placement={s.placement} status={s.status} />
           <Card>
             <CardHeader>
               <CardTitle>Rewards</CardTitle>

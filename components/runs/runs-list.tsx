@@ -10,7 +10,6 @@ import { PageContainer, PageHeader } from "@/components/layout/page-header";
 import { ModelsPanel } from "@/components/models/models-panel";
 import { Button, buttonClasses } from "@/components/ui/button";
 import { ErrorPanel } from "@/components/ui/error-panel";
-import { inputClasses, Label } from "@/components/ui/input";
 import { SkeletonBlock } from "@/components/ui/skeleton";
 import { compareRunsHref, newRunHref, runHref } from "@/lib/routes";
 import type { RunStatus } from "@/lib/store/types";
@@ -25,6 +24,7 @@ import {
 import { type RunListItem, useRuns } from "@/lib/ui/run-queries";
 import { ProgressBar } from "./progress-bar";
 import { RunStatusBadge } from "./run-status-badge";
+import { ListFilter, RUN_TAGS, RunTags } from "./run-tags";
 
 const PAGE = 50;
 
@@ -39,8 +39,9 @@ export function RunsList() {
   const status = (RUN_STATUS_ORDER as readonly string[]).includes(statusParam ?? "")
     ? (statusParam as RunStatus)
     : undefined;
+  const tag = params.get("tag") || undefined;
   const page = Math.max(0, Math.floor(Number(params.get("page")) || 0));
-  const runs = useRuns({ status, limit: PAGE, offset: page * PAGE });
+  const runs = useRuns({ status, tag, limit: PAGE, offset: page * PAGE });
   // Picked for comparison: the first becomes A (the baseline), the second B.
   const [picked, setPicked] = useState<string[]>([]);
   const toggle = (id: string) =>
@@ -79,22 +80,21 @@ export function RunsList() {
       <div className="grid gap-5 xl:grid-cols-[minmax(0,1fr)_22rem]">
         <section aria-label="Run list" className="min-w-0 space-y-2">
           <div className="flex flex-wrap items-end gap-3">
-            <div className="flex flex-col gap-1">
-              <Label htmlFor="runs-status">Status</Label>
-              <select
-                id="runs-status"
-                className={cn(inputClasses, "w-40")}
-                value={status ?? ""}
-                onChange={(e) => go({ status: e.target.value, page: undefined })}
-              >
-                <option value="">any</option>
-                {RUN_STATUS_ORDER.map((s) => (
-                  <option key={s} value={s}>
-                    {RUN_STATUS_LABEL[s]}
-                  </option>
-                ))}
-              </select>
-            </div>
+            <ListFilter
+              id="runs-status"
+              label="Status"
+              width="w-40"
+              value={status}
+              options={RUN_STATUS_ORDER.map((x) => ({ value: x, label: RUN_STATUS_LABEL[x] }))}
+              onChange={(v) => go({ status: v, page: undefined })}
+            />
+            <ListFilter
+              id="runs-tag"
+              label="Tag"
+              value={tag}
+              options={RUN_TAGS.map((t) => ({ value: t, label: t }))}
+              onChange={(v) => go({ tag: v, page: undefined })}
+            />
             <p className="pb-1.5 text-xs text-zinc-500" role="status">
               {runs.data
                 ? `${total} run${total === 1 ? "" : "s"}${picked.length ? ` · ${picked.length} of 2 selected to compare` : ""}`
@@ -111,8 +111,8 @@ export function RunsList() {
             />
           ) : runs.data.items.length === 0 ? (
             <p className="rounded-lg border border-zinc-200 p-6 text-center text-zinc-500 dark:border-zinc-800">
-              {status
-                ? `No ${RUN_STATUS_LABEL[status].toLowerCase()} runs.`
+              {status || tag
+                ? `No ${status ? `${RUN_STATUS_LABEL[status].toLowerCase()} ` : ""}runs${tag ? ` tagged ${tag}` : ""}.`
                 : "No runs yet. Open an environment and press “Start a run”, or use ors-playground run."}
             </p>
           ) : (
@@ -200,6 +200,7 @@ function RunsTable({
                   >
                     {r.id.slice(0, 8)}
                   </Link>
+                  <RunTags tags={r.tags} />
                 </td>
                 <td className="px-2 py-1.5">
                   <RunStatusBadge status={r.status} />

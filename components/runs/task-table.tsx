@@ -1,7 +1,7 @@
 "use client";
 // A run's per-task table: each repeat's reward (every cell opens its trajectory), the mean, the
-// spread and whether the task succeeded. Virtualized (@tanstack/react-virtual), so a run of
-// 10,000 tasks renders only the rows on screen; filter by outcome, jump to a task (`?task=N`
+// spread, whether the task succeeded, and (two repeats or more) its learning signal, sortable.
+// Virtualized (@tanstack/react-virtual), so a run of 10,000 tasks renders only the rows on screen; filter by outcome, jump to a task (`?task=N`
 // highlights and scrolls to it, which is where a trajectory's "part of run" link leads back).
 import Link from "next/link";
 import { useEffect, useMemo, useRef, useState } from "react";
@@ -12,6 +12,7 @@ import type { RunTaskRow } from "@/lib/runs/summary";
 import { formatReward, rewardLabel } from "@/lib/trajectory/reward";
 import { cn } from "@/lib/ui/cn";
 import { ShowSelect } from "./form-fields";
+import { SignalCell, SignalHeader, type SignalSort, sortBySignal } from "./task-signal";
 import { useVirtualRows, VirtualTable } from "./virtual-table";
 
 const ROW = 32;
@@ -88,9 +89,10 @@ function useTaskRows(tasks: RunTaskRow[], highlight: number | null) {
   const [outcome, setOutcome] = useState<Outcome>("all");
   const [jumpError, setJumpError] = useState<string>();
   const [selected, setSelected] = useState<number | null>(highlight);
+  const [bySignal, setBySignal] = useState<SignalSort>("none");
   const rows = useMemo(
-    () => (outcome === "all" ? tasks : tasks.filter((t) => matches(t, outcome))),
-    [tasks, outcome],
+    () => sortBySignal(outcome === "all" ? tasks : tasks.filter((t) => matches(t, outcome)), bySignal),
+    [tasks, outcome, bySignal],
   );
   const virtual = useVirtualRows(rows.length, ROW);
   const scrollTo = (index: number) => {
@@ -123,10 +125,28 @@ function useTaskRows(tasks: RunTaskRow[], highlight: number | null) {
       );
     }
   };
-  return { outcome, setOutcome, rows, virtual, selected, setSelected, jumpError, onJump };
+  return {
+    outcome,
+    setOutcome,
+    bySignal,
+    setBySignal,
+    rows,
+    virtual,
+    selected,
+    setSelected,
+    jumpError,
+    onJump,
+  };
 }
 
-function Header({ repeats }: { repeats: number }) {
+function Header({
+  repeats,
+  signal,
+}: {
+  repeats: number;
+  /** The signal column's sort, when the table has one (two repeats or more). */
+  signal: { sort: SignalSort; onSort: (s: SignalSort) => void } | null;
+}) {
   return (
     <>
       <th scope="col" className="font-semibold">
@@ -146,6 +166,7 @@ function Header({ repeats }: { repeats: number }) {
       <th scope="col" className="text-right font-semibold">
         Succeeded
       </th>
+      {signal && <SignalHeader sort={signal.sort} onSort={signal.onSort} />}
     </>
   );
 }
@@ -154,11 +175,13 @@ function Cells({
   t,
   repeats,
   successAt,
+  withSignal,
   onOpen,
 }: {
   t: RunTaskRow;
   repeats: number;
   successAt: number;
+  withSignal: boolean;
   onOpen: () => void;
 }) {
   return (
@@ -192,6 +215,7 @@ function Cells({
           <span className="text-red-700 dark:text-red-400">no</span>
         )}
       </td>
+      {withSignal && <SignalCell task={t} />}
     </>
   );
 }
@@ -210,6 +234,7 @@ export function TaskTable({
 }) {
   const table = useTaskRows(tasks, highlight);
   const { rows, selected } = table;
+  const withSignal = repeats >= 2;
   return (
     <Card>
       <CardHeader className="flex-wrap">
@@ -233,10 +258,15 @@ export function TaskTable({
         count={rows.length}
         labelledBy="tasks-heading"
         // Repeats beyond a few scroll sideways with the rest of the row.
-        cols={`5rem repeat(${repeats}, minmax(3.5rem, 1fr)) 4.5rem 4.5rem 5.5rem`}
-        minWidth={`${5 + repeats * 3.5 + 14.5}rem`}
+        cols={`5rem repeat(${repeats}, minmax(3.5rem, 1fr)) 4.5rem 4.5rem 5.5rem${withSignal ? " 5rem" : ""}`}
+        minWidth={`${5 + repeats * 3.5 + 14.5 + (withSignal ? 5 : 0)}rem`}
         gap="gap-1"
-        header={<Header repeats={repeats} />}
+        header={
+          <Header
+            repeats={repeats}
+            signal={withSignal ? { sort: table.bySignal, onSort: table.setBySignal } : null}
+          />
+        }
         empty="No task matches."
         rowKey={(i) => rows[i]!.index}
         rowAttributes={(i) => ({
@@ -251,6 +281,7 @@ export function TaskTable({
             t={rows[i]!}
             repeats={repeats}
             successAt={successAt}
+            withSignal={withSignal}
             onOpen={() => table.setSelected(rows[i]!.index)}
           />
         )}

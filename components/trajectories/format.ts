@@ -9,13 +9,14 @@ export const END_REASON_LABEL: Record<EndReason | "running", string> = {
   error: "Error",
   cancelled: "Cancelled",
   interrupted: "Interrupted",
+  policy_stopped: "Stopped by policy",
   running: "Running",
 };
 
 export function endReasonTone(r: EndReason | null): BadgeTone {
   if (r == null) return "sky";
   if (r === "finished") return "green";
-  if (r === "user_closed" || r === "cancelled") return "neutral";
+  if (r === "user_closed" || r === "cancelled" || r === "policy_stopped") return "neutral";
   return r === "timeout" || r === "interrupted" ? "amber" : "red";
 }
 

@@ -272,6 +272,16 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
   const url = isLoopbackAddress(host)
     ? listening.url
     : `http://${urlHost(reachableAddress(host))}:${listening.port}`;
+  // Said in the store: a CLI sharing it reuses this app's server names and links to this URL.
+  void playground.registry
+    .list()
+    .then((all) =>
+      playground.store.announce({
+        url,
+        servers: all.filter((s) => s.source !== "builtin").map((s) => ({ name: s.name, url: s.url })),
+      }),
+    )
+    .catch(() => {});
   let closing: Promise<void> | null = null;
   return {
     url,

@@ -277,6 +277,7 @@ export async function checkCommand(argv: readonly string[], io: HeadlessIo): Pro
       : undefined,
   });
   let exit: number | null = null;
+  let appUrl: string | undefined;
   if (parsed.quality && !io.signal?.aborted) {
     const played = await playQuality(
       parsed.quality,
@@ -291,6 +292,7 @@ export async function checkCommand(argv: readonly string[], io: HeadlessIo): Pro
     );
     report = attachQuality(report, played.report);
     exit = played.exit;
+    appUrl = played.appUrl;
   }
   let probeExit: number | null = null;
   if (parsed.probe && !io.signal?.aborted) {
@@ -315,7 +317,7 @@ export async function checkCommand(argv: readonly string[], io: HeadlessIo): Pro
       ? formatReportJson(report)
       : formatReportText(report, {
           color: io.color,
-          appUrl: parsed.quality?.appUrl ?? parsed.probe?.sample.appUrl,
+          appUrl: appUrl ?? parsed.probe?.sample.appUrl ?? undefined,
         }),
   );
   if (junit !== null) {

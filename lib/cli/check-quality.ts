@@ -15,7 +15,7 @@ import type { Playground } from "@/lib/playground";
 import { isRunError } from "@/lib/runs/errors";
 import { type ParsedArgs, UsageError } from "./args";
 import type { HeadlessIo } from "./io";
-import { recordingServer } from "./servers";
+import { knownServer, liveApps } from "./known-server";
 import { defaultDataDir } from "./start-command";
 
 export const QUALITY_VALUE_FLAGS = [
@@ -27,7 +27,7 @@ export const QUALITY_VALUE_FLAGS = [
   "--app-url",
 ] as const;
 
-/** The default of `--app-url`: where `ors-playground start` listens. */
+/** Where `diff --replay` links when told nothing (./diff-command.ts); check --quality finds the app it shares the store with. */
 export const DEFAULT_APP_URL = "http://127.0.0.1:3000";
 
 export const QUALITY_USAGE = `environment quality (docs/check.md "Environment quality"):
@@ -41,7 +41,8 @@ export const QUALITY_USAGE = `environment quality (docs/check.md "Environment qu
   --oracle MODULE         your oracle: a script policy module (docs/runs.md) solving each task
   --data-dir DIR          where the episodes are recorded (default $PLAYGROUND_DATA_DIR, else the
                           per-user folder \`ors-playground start\` uses)
-  --app-url URL           the playground the printed links open (default ${DEFAULT_APP_URL})
+  --app-url URL           the playground the printed links open (default: the one running on the
+                          same store, else the links are paths, with the command that serves them)
 `;
 
 export interface QualityArgs {
@@ -51,7 +52,8 @@ export interface QualityArgs {
   /** The oracle module, absolute. */
   oracle?: string;
   dataDir: string;
-  appUrl: string;
+  /** Where the printed links go (`--app-url`); else the app sharing the store, found when played. */
+  appUrl: string | null;
 }
 
 function integer(raw: string, flag: string, min: number, max: number): number {
@@ -86,7 +88,7 @@ export function parseSampleFlags(
   const v = (flag: string) => args.values.get(flag);
   const out: QualityArgs = {
     dataDir: path.resolve(cwd, v("--data-dir") ?? env.PLAYGROUND_DATA_DIR ?? defaultDataDir(env)),
-    appUrl: DEFAULT_APP_URL,
+    appUrl: null,
   };
   const split = v("--split");
   if (split !== undefined) {
@@ -134,18 +136,39 @@ export async function playQuality(
   q: QualityArgs,
   o: QualityPlayOptions,
   io: HeadlessIo,
-): Promise<{ report: QualityReport; exit: number | null }> {
-  const { name, env } = await recordingServer(
-    o.url,
-    { dataDir: q.dataDir, apiKey: o.apiKey, command: "check", what: "the quality checks' episodes are" },
-    io,
-  );
+): Promise<{ report: QualityReport; exit: number | null; appUrl: string | undefined }> {
+  const env: Record<string, string | undefined> = { ...io.env, PLAYGROUND_DATA_DIR: q.dataDir };
   let pg: Playground | null = null;
+  let appUrl: string | undefined = q.appUrl ?? undefined;
+  let name = "";
   try {
     // Loaded here, not at the CLI's start: the protocol check alone needs none of it.
     const { createPlayground } = await import("@/lib/playground");
     const { qualityDeps, runQualityChecks } = await import("@/lib/conformance/quality/run-quality");
-    pg = createPlayground(env, { scriptRoots: null });
+    pg = createPlayground(env, { scriptRoots: null, runWorker: true });
+    await pg.ready;
+    const k = await knownServer(pg, o.url);
+    name = k.name;
+    if (k.added) io.stderr(`check: added the server ${o.url} to the playground as "${name}"\n`);
+    if (k.tell?.why === "remote")
+      io.stderr(
+        `check: ${o.url} was not added to the playground's servers (${k.tell.reason}); to open the episodes in the app, start it with ORS_SERVERS=${name}=${o.url}\n`,
+      );
+    const keyVar = `ORS_SERVER_API_KEY_${name.toUpperCase().replace(/-/g, "_")}`;
+    if (k.tell || (o.apiKey && env[keyVar] !== o.apiKey)) {
+      if (k.tell) env.ORS_SERVERS = [env.ORS_SERVERS?.trim(), `${name}=${o.url}`].filter(Boolean).join(",");
+      if (o.apiKey) env[keyVar] = o.apiKey;
+      await pg.close();
+      pg = createPlayground(env, { scriptRoots: null, runWorker: true });
+      await pg.ready;
+    }
+    // The links go to the playground that shares this store when one runs; else they are paths.
+    appUrl ??= (await liveApps(pg))[0]?.url;
+    io.stderr(`check: the quality checks' episodes are recorded in ${pg.storage.where} (server "${name}")\n`);
+    if (!appUrl)
+      io.stderr(
+        `check: no playground runs on this store now: open the links below in one started with \`ors-playground start --data-dir ${q.dataDir}\` (or with the same PLAYGROUND_DATABASE_URL)\n`,
+      );
     const report = await runQualityChecks(qualityDeps(pg), {
       server: name,
       env: o.env,
@@ -158,10 +181,10 @@ export async function playQuality(
       ...(o.maxTimeMs !== undefined ? { maxTimeMs: o.maxTimeMs } : {}),
       onProgress: io.progress ? progressLines("quality", io) : undefined,
     });
-    return { report, exit: null };
+    return { report, exit: null, appUrl };
   } catch (err) {
     if (!isRunError(err)) throw err;
-    return { report: unplayedQuality(name, err.detail, o.allow), exit: err.status < 500 ? 2 : 1 };
+    return { report: unplayedQuality(name, err.detail, o.allow), exit: err.status < 500 ? 2 : 1, appUrl };
   } finally {
     await pg?.close();
   }

@@ -1,7 +1,8 @@
 // The `ors-playground` command (bin/ors-playground.mjs): picks the command — `start` (the default),
 // `serve`, `check` (lib/cli/check-command.ts), `test` (lib/cli/test-command.ts), `run`
 // (lib/cli/run-command.ts), `diff` (lib/cli/diff-command.ts), `stub` (lib/cli/stub-command.ts),
-// `mcp` (lib/cli/mcp-command.ts) — and hands it the arguments. Answers `--help` and `--version`, and exit code 2 with a clear message for an unknown
+// `mcp` (lib/cli/mcp-command.ts),
+// `worker` (lib/cli/worker-command.ts) — and hands it the arguments. Answers `--help` and `--version`, and exit code 2 with a clear message for an unknown
 // command.
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -15,6 +16,7 @@ import { SERVE_USAGE, serveCommand } from "./serve-command";
 import { START_USAGE, startCommand } from "./start-command";
 import { STUB_USAGE, stubCommand } from "./stub-command";
 import { TEST_USAGE, testCommand } from "./test-command";
+import { WORKER_USAGE, workerCommand } from "./worker-command";
 
 const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -40,6 +42,8 @@ commands:
   run URL          a policy (a model, random inputs, a replay, your script) plays a split; the run
                    shows in the playground, e.g. ors-playground run http://127.0.0.1:8080 --env math
                    --split test --model-url http://127.0.0.1:8000/v1 --model qwen2.5 --min-success 0.8
+  worker           plays runs' episodes from the job queue on PostgreSQL (PLAYGROUND_DATABASE_URL),
+                   alone: many workers on many machines play one run together
   diff A B         what changed between two versions of a server: breaking, compatible and cosmetic
                    changes, and with --replay RUN the tasks whose scores flipped (exit code 1 when
                    something breaks), e.g. ors-playground diff http://127.0.0.1:8080 http://127.0.0.1:8081
@@ -54,7 +58,7 @@ options:
   -v, --version    the version
 `;
 
-const COMMANDS = ["start", "serve", "check", "test", "run", "diff", "stub", "mcp", "help"] as const;
+const COMMANDS = ["start", "serve", "check", "test", "run", "worker", "diff", "stub", "mcp", "help"] as const;
 
 function usageOf(command: string): string | null {
   switch (command) {
@@ -68,6 +72,8 @@ function usageOf(command: string): string | null {
       return TEST_USAGE;
     case "run":
       return RUN_USAGE;
+    case "worker":
+      return WORKER_USAGE;
     case "diff":
       return DIFF_USAGE;
     case "stub":
@@ -103,6 +109,8 @@ export async function runCli(argv: readonly string[], io: CommandIo): Promise<nu
       return testCommand(rest, io);
     case "run":
       return runCommand(rest, io);
+    case "worker":
+      return workerCommand(rest, io);
     case "diff":
       return diffCommand(rest, io);
     case "stub":

@@ -64,7 +64,7 @@ export async function recordingServer(
 ): Promise<{ name: string; env: Record<string, string | undefined> }> {
   const env: Record<string, string | undefined> = { ...io.env, PLAYGROUND_DATA_DIR: o.dataDir };
   // Loaded here: it reads the data folder's (or the database's) servers.
-  const { knownName } = await import("./run-command");
+  const { knownName } = await import("./known-server");
   const { name, added, envOnly } = await knownName({ url, dataDir: o.dataDir }, env);
   if (envOnly !== null)
     env.ORS_SERVERS = [env.ORS_SERVERS?.trim(), `${name}=${url}`].filter(Boolean).join(",");

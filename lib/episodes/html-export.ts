@@ -40,7 +40,7 @@ article.trajectory{border:1px solid var(--line);border-radius:.5rem;padding:1rem
 dl.facts{display:grid;grid-template-columns:repeat(auto-fill,minmax(12rem,1fr));gap:.25rem 1rem;margin:.5rem 0}
 dl.facts div{min-width:0}dl.facts dt{font-size:11px;text-transform:uppercase;letter-spacing:.04em;color:var(--muted)}dl.facts dd{margin:0;overflow-wrap:anywhere}
 .badge{display:inline-block;border-radius:999px;padding:0 .5rem;font-size:12px;font-weight:600;border:1px solid currentColor}
-.r-finished{color:var(--ok)}.r-error{color:var(--bad)}.r-timeout,.r-interrupted,.r-running{color:var(--warn)}.r-user_closed,.r-cancelled{color:var(--muted)}
+.r-finished{color:var(--ok)}.r-error{color:var(--bad)}.r-timeout,.r-interrupted,.r-running{color:var(--warn)}.r-user_closed,.r-cancelled,.r-policy_stopped{color:var(--muted)}
 .note{border-left:3px solid var(--warn);padding:.25rem .75rem;margin:.5rem 0;background:var(--soft)}
 .error{border-left-color:var(--bad)}
 ol.steps{list-style:none;padding:0;margin:0}

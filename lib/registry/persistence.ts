@@ -12,6 +12,8 @@ export interface StoredServer {
   url: string;
   apiKey?: string;
   idleTimeoutMs?: number;
+  /** The cap on runs' sessions on it (docs/runs.md "Capacity"). */
+  maxSessions?: number;
 }
 
 export interface ServerPersistence {

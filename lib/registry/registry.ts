@@ -22,6 +22,8 @@ export interface ServerEntry {
   apiKey?: string;
   /** The server's session idle limit, when known (a per-server setting): shown as the countdown. */
   idleTimeoutMs?: number;
+  /** The most sessions runs open on it at once, across every worker and run (docs/runs.md "Capacity"). */
+  maxSessions?: number;
 }
 
 /** What the API shows of a server: never its API key. */
@@ -32,6 +34,8 @@ export interface PublicServer {
   hasApiKey: boolean;
   /** The server's session idle limit when the playground knows it, else null. */
   idleTimeoutMs: number | null;
+  /** The cap on runs' sessions on it, else null. */
+  maxSessions: number | null;
 }
 
 export type FetchHandler = (req: Request) => Promise<Response>;
@@ -149,6 +153,18 @@ export function parseServersEnv(value: string | undefined): FileEntry[] {
   return out;
 }
 
+/** The well-formed entries of a servers file (anything else in it is left out). */
+function validEntries(list: unknown): FileEntry[] {
+  if (!Array.isArray(list)) return [];
+  return list.filter(
+    (e): e is FileEntry =>
+      !!e &&
+      typeof e === "object" &&
+      typeof e.name === "string" &&
+      typeof e.url === "string" &&
+      !invalidServerName(e.name),
+  );
+}
 export function createServerRegistry(options: ServerRegistryOptions): ServerRegistry {
   const env = options.env;
   const dataDir = path.resolve(options.dataDir);
@@ -163,18 +179,10 @@ export function createServerRegistry(options: ServerRegistryOptions): ServerRegi
     const raw = env[`ORS_SERVER_IDLE_TIMEOUT_MS_${envName(name)}`];
     return raw ? Number(raw) : undefined;
   };
-
-  function validEntries(list: unknown): FileEntry[] {
-    if (!Array.isArray(list)) return [];
-    return list.filter(
-      (e): e is FileEntry =>
-        !!e &&
-        typeof e === "object" &&
-        typeof e.name === "string" &&
-        typeof e.url === "string" &&
-        !invalidServerName(e.name),
-    );
-  }
+  const envMaxSessions = (name: string) => {
+    const raw = env[`ORS_SERVER_MAX_SESSIONS_${envName(name)}`];
+    return raw ? Number(raw) : undefined;
+  };
 
   // The relay looks servers up on every request: keep the parsed file for a second (edits by this
   // process clear it at once; edits by hand show within a second).
@@ -202,12 +210,14 @@ export function createServerRegistry(options: ServerRegistryOptions): ServerRegi
       seen.add(e.name);
       const apiKey = envKey(e.name) ?? (typeof e.apiKey === "string" && e.apiKey ? e.apiKey : undefined);
       const idle = envIdle(e.name) ?? e.idleTimeoutMs;
+      const maxSessions = envMaxSessions(e.name) ?? e.maxSessions;
       out.push({
         name: e.name,
         url: e.url.replace(/\/+$/, ""),
         source,
         ...(apiKey ? { apiKey } : {}),
         ...(isIdleLimit(idle) ? { idleTimeoutMs: idle } : {}),
+        ...(isIdleLimit(maxSessions) ? { maxSessions } : {}),
       });
     };
     for (const e of options.spawned?.entries() ?? []) push(e, "spawned");
@@ -304,6 +314,7 @@ export function toPublicServer(s: ServerEntry): PublicServer {
     source: s.source,
     hasApiKey: !!s.apiKey,
     idleTimeoutMs: s.idleTimeoutMs ?? null,
+    maxSessions: s.maxSessions ?? null,
   };
 }
 

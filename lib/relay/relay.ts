@@ -18,6 +18,7 @@ import { createRelayEvents, type RelayEvents } from "./events";
 import { nodeRequest, type RelayAnswer, type RelayRequest, toResponse, webRequest, writeNode } from "./io";
 import { DEFAULT_RELAY_LIMITS, type RelayLimits } from "./observe";
 import { mapRedirect } from "./paths";
+import { withToolFormat } from "./tool-formats";
 import type { UpstreamAnswer } from "./upstream";
 
 export interface RelayOptions {
@@ -136,14 +137,22 @@ export function createRelay(options: RelayOptions): Relay {
     remoteFetch: options.pinnedFetch ?? createPinnedFetch(),
   };
 
+  const relayOnce = async (req: RelayRequest, name: string, orsPath: string): Promise<RelayAnswer> => {
+    const admitted = await admit(req, name, orsPath, context);
+    const answer = "target" in admitted ? await forward(req, admitted.target, timeoutMs) : admitted.answer;
+    // What a whole answer reports is recorded before it leaves (./events.ts "Acknowledgement");
+    // a streamed answer's tap waits for its own.
+    await ("target" in admitted ? admitted.target.responder : admitted.responder)?.settled();
+    return answer;
+  };
+
   const serve = async (req: RelayRequest, name: string, orsPath: string): Promise<RelayAnswer> => {
     try {
-      const admitted = await admit(req, name, orsPath, context);
-      const answer = "target" in admitted ? await forward(req, admitted.target, timeoutMs) : admitted.answer;
-      // What a whole answer reports is recorded before it leaves (./events.ts "Acknowledgement");
-      // a streamed answer's tap waits for its own.
-      await ("target" in admitted ? admitted.target.responder : admitted.responder)?.settled();
-      return answer;
+      // GET …/tools?format=openai|anthropic|gemini: the server's answer in that shape (./tool-formats.ts).
+      return (
+        (await withToolFormat(req, orsPath, (r) => relayOnce(r, name, orsPath))) ??
+        (await relayOnce(req, name, orsPath))
+      );
     } catch (err) {
       console.error(`relay: internal error relaying to "${name}" ${orsPath}:`, (err as Error).message);
       return detailAnswer(502, `relay error: ${(err as Error).message}`);

@@ -6,9 +6,9 @@
 // trajectory alone, with the tool specs it was played with. Isomorphic.
 
 import type { Block, JsonObject, ToolSpec } from "@/lib/ors/protocol";
+import { type FunctionTool, functionNames, functionTools } from "@/lib/ors/protocol/tool-schema";
 import type { Trajectory, TrajectoryStep } from "@/lib/trajectory/schema";
 import { type ChatMessage, chatMessages, resultOfStep, transcriptOf } from "./conversation";
-import { type FunctionTool, functionNames, functionTools } from "./tool-schema";
 
 export const EXPORT_FORMATS = ["jsonl", "chat-jsonl", "atif"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];

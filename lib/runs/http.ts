@@ -16,7 +16,7 @@ import {
 import type { Trajectory } from "@/lib/trajectory/schema";
 import { RunError } from "./errors";
 import type { RunEvent, RunEvents } from "./events";
-import type { RunExecutor } from "./executor";
+import type { RunExecutor, RunPlacement } from "./executor";
 import { EXPORT_FORMATS, type ExportFormat, exportLine } from "./exports";
 import { runRequestSchema } from "./spec";
 import { compareRuns } from "./stats";
@@ -48,7 +48,7 @@ export async function runOf(store: PlaygroundStore, id: string): Promise<RunReco
 export async function runSummary(
   d: RunsApiDeps,
   id: string,
-): Promise<RunSummary & { rate: number | null; etaMs: number | null }> {
+): Promise<RunSummary & { rate: number | null; etaMs: number | null; placement: RunPlacement }> {
   const run = await runOf(d.store, id);
   const config = runConfigOf(run);
   const summary = buildSummary(
@@ -56,13 +56,19 @@ export async function runSummary(
     await d.store.runAggregates(id, { successAt: config.successAt, histogramBins: HISTOGRAM_BINS }),
   );
   const p = run.status === "running" ? await d.runs.progress(id) : null;
-  return { ...summary, rate: p?.rate ?? null, etaMs: p?.etaMs ?? null };
+  return {
+    ...summary,
+    rate: p?.rate ?? null,
+    etaMs: p?.etaMs ?? null,
+    placement: await d.runs.placement(run),
+  };
 }
 
 const listQuery = z.strictObject({
   server: z.string().optional(),
   env: z.string().optional(),
   status: z.enum(RUN_STATUSES).optional(),
+  tag: z.string().max(32).optional(),
   limit: z.coerce.number().int().min(1).max(1000).optional(),
   offset: z.coerce.number().int().min(0).optional(),
 });
@@ -123,6 +129,7 @@ export async function listRuns(d: RunsApiDeps, url: URL) {
           split: r.split,
           policy: c.policy,
           policyLabel: c.policyLabel,
+          tags: r.tags,
           repeats: r.repeats,
           episodes: r.episodes,
           createdAt: r.createdAt,

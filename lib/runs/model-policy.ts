@@ -16,10 +16,10 @@ import {
   type UserContent,
 } from "ai";
 import type { Block, JsonObject, ToolSpec } from "@/lib/ors/protocol";
+import { functionNames, parametersOf } from "@/lib/ors/protocol/tool-schema";
 import { type ChatContentPart, type ChatMessage, chatMessages, type TranscriptTurn } from "./conversation";
 import type { ModelEndpoint, ModelRegistry } from "./models";
 import { type Policy, PolicyError, type PolicyTurn, stopTurn, type TurnUsage } from "./policy";
-import { functionNames, parametersOf } from "./tool-schema";
 
 export interface ModelSettings {
   /** The model's id at the endpoint, e.g. `gpt-4o-mini`, `qwen2.5-7b-instruct`. */

@@ -19,6 +19,10 @@ export interface ModelEndpoint {
   apiKeyEnv: string | null;
   /** Only loopback addresses (configured endpoints, unless remote ones are allowed). */
   loopbackOnly: boolean;
+  /** Concurrent requests at most, across every worker (PLAYGROUND_MODEL_MAX_CONCURRENCY_<NAME>). */
+  maxConcurrency?: number;
+  /** Requests per minute at most, across every worker (PLAYGROUND_MODEL_RPM_<NAME>). */
+  perMinute?: number;
 }
 
 /** What GET /api/models shows: never a key. */
@@ -87,16 +91,34 @@ export interface ModelRegistry {
   fetchFor(endpoint: ModelEndpoint): typeof fetch;
 }
 
+/** A positive whole number from a variable, or undefined (unset or not one). */
+function limitOf(raw: string | undefined): number | undefined {
+  const n = Number(raw);
+  return raw?.trim() && Number.isInteger(n) && n > 0 ? n : undefined;
+}
+
+export interface ModelRegistryOptions {
+  /** Puts each endpoint's fetch behind the runs' shared capacity (its caps and 429 pauses). */
+  wrapFetch?: (endpoint: ModelEndpoint, f: typeof fetch) => typeof fetch;
+}
+
 /** The endpoints `env` configures (PLAYGROUND_MODELS ...; keys are read from it when a call needs one). */
-export function createModelRegistry(env: Env): ModelRegistry {
+export function createModelRegistry(env: Env, o: ModelRegistryOptions = {}): ModelRegistry {
   const configured = parseModelsEnv(env.PLAYGROUND_MODELS);
   const allowRemote = env.PLAYGROUND_ALLOW_REMOTE_MODELS === "1";
   const pinned = createPinnedFetch({ maxPools: 8 });
-  const endpoint = (m: { name: string; baseUrl: string }): ModelEndpoint => ({
-    ...m,
-    apiKeyEnv: apiKeyVariable(m.name),
-    loopbackOnly: !allowRemote,
-  });
+  const suffix = (name: string) => name.toUpperCase().replace(/-/g, "_");
+  const endpoint = (m: { name: string; baseUrl: string }): ModelEndpoint => {
+    const maxConcurrency = limitOf(env[`PLAYGROUND_MODEL_MAX_CONCURRENCY_${suffix(m.name)}`]);
+    const perMinute = limitOf(env[`PLAYGROUND_MODEL_RPM_${suffix(m.name)}`]);
+    return {
+      ...m,
+      apiKeyEnv: apiKeyVariable(m.name),
+      loopbackOnly: !allowRemote,
+      ...(maxConcurrency ? { maxConcurrency } : {}),
+      ...(perMinute ? { perMinute } : {}),
+    };
+  };
   return {
     list: () =>
       configured.map((m) => ({ name: m.name, baseUrl: m.baseUrl, hasApiKey: !!env[apiKeyVariable(m.name)] })),
@@ -113,7 +135,7 @@ export function createModelRegistry(env: Env): ModelRegistry {
     },
     apiKey: (e) => (e.apiKeyEnv ? env[e.apiKeyEnv] || undefined : undefined),
     fetchFor(e) {
-      return async (input, init) => {
+      const direct: typeof fetch = async (input, init) => {
         const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
         const verdict = await checkServerUrl(url, { loopbackOnly: e.loopbackOnly });
         if (!verdict.ok)
@@ -131,6 +153,7 @@ export function createModelRegistry(env: Env): ModelRegistry {
           throw err;
         }
       };
+      return o.wrapFetch ? o.wrapFetch(e, direct) : direct;
     },
   };
 }

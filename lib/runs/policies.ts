@@ -2,6 +2,7 @@
 // endpoint (or the CLI's URL), the random policy with its seed, a replay of a recorded run or
 // trajectory, the author's script module. Every refusal is a RunError saying what to fix.
 import "server-only";
+import fs from "node:fs";
 import path from "node:path";
 import type { PlaygroundStore, RunEpisode } from "@/lib/store/types";
 import type { Trajectory } from "@/lib/trajectory/schema";
@@ -64,11 +65,34 @@ export async function replaySource(
   };
 }
 
-/** Whether `file` is inside one of `roots`. */
-function inside(file: string, roots: readonly string[]): boolean {
+/** A path as the file system resolves it (symlinks followed); as given when it does not exist. */
+function real(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
+
+const NODE_MODULES = "node_modules";
+
+/**
+ * Whether `file` is inside one of `roots`, both as the file system resolves them: a symlink inside
+ * an allowed folder that points outside is outside. Nothing in a `node_modules` folder is allowed
+ * (what a dependency installed is not the author's script), nor is a root inside one.
+ */
+export function insideRoots(file: string, roots: readonly string[]): boolean {
+  const target = real(file);
   return roots.some((r) => {
-    const rel = path.relative(path.resolve(r), file);
-    return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
+    const root = real(r);
+    if (root.split(path.sep).includes(NODE_MODULES)) return false;
+    const rel = path.relative(root, target);
+    return (
+      rel !== "" &&
+      !rel.startsWith("..") &&
+      !path.isAbsolute(rel) &&
+      !rel.split(path.sep).includes(NODE_MODULES)
+    );
   });
 }
 
@@ -94,7 +118,7 @@ export async function policyFromSpec(spec: RunPolicy, deps: PolicyDeps): Promise
       );
     case "script": {
       const file = path.resolve(deps.cwd, spec.module);
-      if (deps.scriptRoots && !inside(file, deps.scriptRoots))
+      if (deps.scriptRoots && !insideRoots(file, deps.scriptRoots))
         throw new RunError(
           403,
           `refused: the script module ${spec.module} is outside the folders scripts may run from (${deps.scriptRoots.join(", ")}; PLAYGROUND_SCRIPT_ROOTS adds folders)`,

@@ -92,6 +92,9 @@ export const taskSelectionSchema = z.union([
 export type TaskSelection = z.infer<typeof taskSelectionSchema>;
 
 export const DEFAULT_EPISODE_TIMEOUT_MS = 10 * 60_000;
+/** Attempts an episode gets at most when infrastructure fails under it (docs/runs.md "Outcomes"). */
+export const DEFAULT_MAX_ATTEMPTS = 3;
+export const MAX_ATTEMPTS_LIMIT = 20;
 
 export const runRequestSchema = z.strictObject({
   /** A server the playground knows (`local`, a configured or added server). */
@@ -111,6 +114,13 @@ export const runRequestSchema = z.strictObject({
     .max(24 * 3_600_000)
     .optional(),
   policy: policySpecSchema,
+  /** Attempts per episode when infrastructure fails (env_error, model_error, timeout); default 3. */
+  maxAttempts: z.number().int().min(1).max(MAX_ATTEMPTS_LIMIT).optional(),
+  /** Labels to filter runs by (`quality` marks the quality checks' runs). */
+  tags: z
+    .array(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, "a tag is 1-32 characters of a-z, 0-9, _ and -"))
+    .max(8)
+    .optional(),
 });
 export type RunRequest = z.infer<typeof runRequestSchema>;
 
@@ -120,6 +130,8 @@ export interface RunConfig {
   concurrency: number;
   successAt: number;
   timeoutMs: number;
+  /** Attempts per episode (absent in runs stored before attempts existed: one). */
+  maxAttempts?: number;
   policy: RunPolicy;
   /** What the policy calls itself (`model gpt-4o-mini at local-vllm`). */
   policyLabel: string;

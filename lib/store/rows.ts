@@ -23,14 +23,7 @@ import {
   type TrajectorySummary,
   type TrajectoryTask,
 } from "@/lib/trajectory/schema";
-import type {
-  RetentionOptions,
-  RunEpisode,
-  RunEpisodePatch,
-  RunEpisodeStatus,
-  RunRecord,
-  RunStatus,
-} from "./types";
+import type { RetentionOptions } from "./types";
 
 /** The steps table's columns in the order `stepRowValues` gives them (both stores write them so). */
 export const STEP_COLUMNS = [
@@ -99,10 +92,6 @@ export function retentionFromEnv(env: Env): RetentionOptions {
 
 export function newTrajectoryId(): string {
   return randomBytes(9).toString("base64url");
-}
-
-export function newRunId(): string {
-  return `r${randomBytes(8).toString("base64url")}`;
 }
 
 export interface TrajRow {
@@ -324,100 +313,6 @@ export function orderByOf(f: TrajectoryFilter): string {
   const dir = (f.order ?? "desc") === "asc" ? "ASC" : "DESC";
   return `ORDER BY ${col} ${dir}, started_at ${dir}, id ${dir}`;
 }
-
-// ---- Runs (./sqlite/runs.ts, ./postgres/runs.ts) ----
-
-export interface RunRow {
-  id: string;
-  status: RunStatus;
-  server: string;
-  env: string;
-  split: string;
-  repeats: number;
-  episodes: number;
-  config_json: string;
-  created_at: number;
-  started_at: number | null;
-  ended_at: number | null;
-  error: string | null;
-  instance_id: string | null;
-}
-
-export interface EpisodeRow {
-  run_id: string;
-  task_index: number;
-  repeat: number;
-  status: RunEpisodeStatus;
-  trajectory_id: string | null;
-  reward: number | null;
-  finished: number | null;
-  turns: number | null;
-  steps: number | null;
-  duration_ms: number | null;
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-  error: string | null;
-  stop: string | null;
-  started_at: number | null;
-  ended_at: number | null;
-  /** The process that claimed it (RunStore.claimEpisode). */
-  instance_id: string | null;
-}
-
-export function toRun(r: RunRow): RunRecord {
-  return {
-    id: r.id,
-    status: r.status,
-    server: r.server,
-    env: r.env,
-    split: r.split,
-    repeats: r.repeats,
-    episodes: r.episodes,
-    config: JSON.parse(r.config_json) as JsonObject,
-    createdAt: r.created_at,
-    startedAt: r.started_at,
-    endedAt: r.ended_at,
-    error: r.error,
-    instance: r.instance_id,
-  };
-}
-
-export function toEpisode(r: EpisodeRow): RunEpisode {
-  return {
-    taskIndex: r.task_index,
-    repeat: r.repeat,
-    status: r.status,
-    trajectoryId: r.trajectory_id,
-    reward: r.reward,
-    finished: r.finished == null ? null : r.finished === 1,
-    turns: r.turns,
-    steps: r.steps,
-    durationMs: r.duration_ms,
-    promptTokens: r.prompt_tokens,
-    completionTokens: r.completion_tokens,
-    error: r.error,
-    stop: r.stop,
-    startedAt: r.started_at,
-    endedAt: r.ended_at,
-  };
-}
-
-/** Episode fields as their columns (for updates). */
-export const EPISODE_COLUMNS: Record<keyof RunEpisodePatch, string> = {
-  status: "status",
-  trajectoryId: "trajectory_id",
-  reward: "reward",
-  finished: "finished",
-  turns: "turns",
-  steps: "steps",
-  durationMs: "duration_ms",
-  promptTokens: "prompt_tokens",
-  completionTokens: "completion_tokens",
-  error: "error",
-  stop: "stop",
-  startedAt: "started_at",
-  endedAt: "ended_at",
-};
 
 // ---- The protocol log (./types.ts `addExchange`, `exchanges`) ----
 

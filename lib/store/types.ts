@@ -2,7 +2,7 @@
 // (TrajectoryStore), runs beside them (RunStore) and people's reviews (ReviewStore) — asynchronous so
 // that PostgreSQL (./postgres/store.ts, shared by app replicas) stands behind it as well as the
 // embedded SQLite file (./sqlite/store.ts); tests/store/conformance*.ts is the suite both pass.
-import type { Block, JsonObject, ToolSpec } from "@/lib/ors/protocol";
+import type { Block, ToolSpec } from "@/lib/ors/protocol";
 import type {
   AgentEnd,
   ClientTag,
@@ -18,6 +18,7 @@ import type {
   TrajectoryTask,
 } from "../trajectory/schema";
 import type { ReviewStore } from "./review-types";
+import type { RunStore } from "./run-types";
 
 export interface RetentionOptions {
   /** Keep at most this many trajectories (oldest ended ones go first). 0 = no cap. */
@@ -224,195 +225,9 @@ export interface TrajectoryStore {
   close(): Promise<void>;
 }
 
-// ---- Runs (lib/runs): a policy playing a split, each episode a trajectory tagged with the run ----
+// ---- Runs (lib/runs): the RunStore half, in ./run-types.ts ----
 
-export const RUN_STATUSES = ["queued", "running", "done", "cancelled", "interrupted", "failed"] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
-/** The statuses a run ends in: it plays nothing more unless resumed. */
-export const FINAL_RUN_STATUSES: readonly RunStatus[] = ["done", "cancelled", "interrupted", "failed"];
-export const RUN_EPISODE_STATUSES = [
-  "pending",
-  "running",
-  "done",
-  "errored",
-  "cancelled",
-  "interrupted",
-] as const;
-export type RunEpisodeStatus = (typeof RUN_EPISODE_STATUSES)[number];
-
-export interface NewRun {
-  id?: string;
-  server: string;
-  env: string;
-  split: string;
-  /** The split's task indexes the run plays, in order (each `repeats` times). */
-  tasks: number[];
-  repeats: number;
-  /** The rest of the run's settings (policy, concurrency, threshold ...): JSON without secrets. */
-  config: JsonObject;
-  createdAt: number;
-  /** The process that will play it (it claims the run at once: see RunStore.setRunStatus). */
-  instance: string | null;
-}
-
-export interface RunRecord {
-  id: string;
-  status: RunStatus;
-  server: string;
-  env: string;
-  split: string;
-  repeats: number;
-  /** Episodes in all: tasks × repeats. */
-  episodes: number;
-  config: JsonObject;
-  createdAt: number;
-  /** When it first started playing (null while queued). */
-  startedAt: number | null;
-  /** When it last stopped (done, cancelled, interrupted, failed); null while queued or running. */
-  endedAt: number | null;
-  /** Why it failed, or was interrupted. */
-  error: string | null;
-  /** The process playing it (null when none). */
-  instance: string | null;
-}
-
-export interface RunEpisodeKey {
-  taskIndex: number;
-  repeat: number;
-}
-
-export interface RunEpisode extends RunEpisodeKey {
-  status: RunEpisodeStatus;
-  trajectoryId: string | null;
-  /** The episode's reward (its trajectory's total), once done. */
-  reward: number | null;
-  /** Whether the environment said `finished`. */
-  finished: boolean | null;
-  /** Policy turns played, tool calls made. */
-  turns: number | null;
-  steps: number | null;
-  durationMs: number | null;
-  promptTokens: number | null;
-  completionTokens: number | null;
-  /** Why it errored (or was cancelled/interrupted). */
-  error: string | null;
-  /** Why the policy stopped: `finished`, `max_turns`, `no_tool_call`, `policy_stop`, `timeout`, ... */
-  stop: string | null;
-  startedAt: number | null;
-  endedAt: number | null;
-}
-
-/** A change of an episode (fields left out are unchanged). */
-export type RunEpisodePatch = Partial<Omit<RunEpisode, "taskIndex" | "repeat">>;
-
-export interface RunStatusChange {
-  error?: string | null;
-  from?: readonly RunStatus[];
-  instance?: string | null;
-  owner?: string;
-}
-
-export interface RunListFilter {
-  server?: string;
-  env?: string;
-  status?: RunStatus;
-  limit?: number;
-  offset?: number;
-}
-
-/** Nearest-rank percentiles of a measure over the done episodes (null when there are none). */
-export interface Percentiles {
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-}
-
-/** What a run's summary is computed from (lib/runs/stats.ts): aggregates over its episodes. */
-export interface RunAggregates {
-  /** Episodes by status. */
-  counts: Record<RunEpisodeStatus, number>;
-  /** Rewards of the done episodes. */
-  rewards: { n: number; sum: number; sumSquares: number; min: number | null; max: number | null };
-  /** Done episodes that finished with a reward ≥ the threshold asked. */
-  successes: number;
-  /** The done episodes' rewards in `bins` equal bins from min to max (one bin when they are equal). */
-  histogram: { from: number; to: number; count: number }[];
-  /** Per task (by index): each repeat's reward and trajectory (null when not done), successes. */
-  tasks: {
-    index: number;
-    rewards: (number | null)[];
-    episodeIds: (string | null)[];
-    completed: number;
-    successes: number;
-  }[];
-  /** Errored episodes grouped by message, most frequent first. */
-  errors: { message: string; count: number }[];
-  turns: Percentiles | null;
-  durationMs: Percentiles | null;
-  /** Token usage of the done episodes that reported some. */
-  tokens: { episodes: number; prompt: number; completion: number };
-  /** The first episode start and the last episode end, when any. */
-  firstStartedAt: number | null;
-  lastEndedAt: number | null;
-}
-
-/** A run's progress: episodes by status, and how many ended since a moment (for the rate). */
-export interface RunProgressCounts {
-  counts: Record<RunEpisodeStatus, number>;
-  endedSince: number;
-}
-
-export interface RunStore {
-  /** Creates a run (`queued`) with every episode `pending`. */
-  createRun(run: NewRun): Promise<RunRecord>;
-  getRun(id: string): Promise<RunRecord | null>;
-  /** Runs, newest first, and how many match. */
-  listRuns(filter?: RunListFilter): Promise<{ items: RunRecord[]; total: number }>;
-  /**
-   * Sets a run's status at `at`: `running` sets `startedAt` (the first time) and clears `endedAt`
-   * and `error`; `done`, `cancelled`, `interrupted`, `failed` set `endedAt`. With `from`, only a
-   * run whose status is one of those changes: a claim — with `instance`, of the right to play it —
-   * that one process wins when several try at once. With `owner`, only while that process plays it
-   * (a process that lost its run cannot settle it). False when nothing changed.
-   */
-  setRunStatus(id: string, status: RunStatus, at: number, o?: RunStatusChange): Promise<boolean>;
-  /** Deletes a run, its episodes and their trajectories. */
-  deleteRun(id: string): Promise<boolean>;
-  /** The episodes still to play (pending, cancelled, interrupted): repeat by repeat, task by task. */
-  pendingEpisodes(runId: string): Promise<RunEpisodeKey[]>;
-  /**
-   * Claims one episode for `owner` (the process playing the run) and applies `patch` (status
-   * `running`): only an episode still to play (pending, cancelled, interrupted) of a run that is
-   * `running` and played by `owner`. False otherwise (the run was cancelled, or another process
-   * took it over): then the episode must not be played.
-   */
-  claimEpisode(runId: string, key: RunEpisodeKey, owner: string, patch: RunEpisodePatch): Promise<boolean>;
-  /**
-   * Changes one episode. With `owner`, only while that process holds it (it claimed it, and it is
-   * running or was interrupted since): a process that lost the run cannot overwrite what another
-   * one plays. False when nothing changed.
-   */
-  updateEpisode(
-    runId: string,
-    key: RunEpisodeKey,
-    patch: RunEpisodePatch,
-    o?: { owner?: string },
-  ): Promise<boolean>;
-  /** Sets the status of every episode of a run now in one of `from` (e.g. running → cancelled). */
-  setEpisodesStatus(
-    runId: string,
-    from: readonly RunEpisodeStatus[],
-    status: RunEpisodeStatus,
-    error: string | null,
-  ): Promise<number>;
-  /** A run's episodes, task by task and repeat by repeat. */
-  runEpisodes(runId: string, o?: { limit?: number; offset?: number }): Promise<RunEpisode[]>;
-  /** The aggregates of a run's summary, computed by the store (in SQL for SQLite). */
-  runAggregates(runId: string, o: { successAt: number; histogramBins: number }): Promise<RunAggregates>;
-  /** Episodes by status, and those that ended at or after `since` (ms). */
-  runProgress(runId: string, since: number): Promise<RunProgressCounts>;
-}
+export * from "./run-types";
 
 // ---- Review (lib/review, docs/review.md): the ReviewStore half, in ./review-types.ts ----
 

@@ -13,6 +13,7 @@ export const END_REASON_LABEL: Record<EndReason | "running", string> = {
   error: "Error",
   cancelled: "Cancelled",
   interrupted: "Interrupted",
+  policy_stopped: "Stopped by policy",
   running: "Running",
 };
 

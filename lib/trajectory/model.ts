@@ -5,7 +5,9 @@ import { runningRewardTotals, sumRewards } from "./reward";
 export const TRAJECTORY_FORMAT = "ors-trajectory/1" as const;
 /**
  * How an episode ended (FORMAT.md "End reasons"). `cancelled`: a run was cancelled while the episode
- * was playing; `interrupted`: the playground stopped (or a run's executor died) in the middle of it.
+ * was playing; `interrupted`: the playground stopped (or a run's executor died) in the middle of it;
+ * `policy_stopped`: a run's policy stopped on its own (its `agent_end.reason` says which:
+ * `max_turns`, `no_tool_call` ...).
  */
 export const END_REASONS = [
   "finished",
@@ -14,6 +16,7 @@ export const END_REASONS = [
   "error",
   "cancelled",
   "interrupted",
+  "policy_stopped",
 ] as const;
 export const SORT_KEYS = ["started_at", "ended_at", "total_reward", "num_steps", "env", "server"] as const;
 export type SortKey = (typeof SORT_KEYS)[number];

@@ -1,8 +1,11 @@
 // How runs read in the UI: rates, intervals, durations, time left, token counts and statuses, as
 // text. Pure functions (tests/ui/run-format.test.ts); rewards themselves go through formatReward.
 
+import { formatDuration } from "@/lib/runs/format";
 import type { RunStatus } from "@/lib/store/types";
 import { formatReward } from "@/lib/trajectory/reward";
+
+export { formatDuration, formatRange } from "@/lib/runs/format";
 
 const NONE = "—";
 
@@ -36,16 +39,6 @@ export function formatMean(mean: number | null | undefined, ci?: readonly [numbe
   if (mean === null || mean === undefined) return NONE;
   const m = formatReward(mean, { digits: 3 });
   return ci ? `${m} (95% CI ${formatInterval(ci)})` : m;
-}
-
-/** A duration: `820 ms`, `1.9 s`, `3 min 5 s`, `2 h 4 min`. */
-export function formatDuration(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined || !Number.isFinite(ms) || ms < 0) return NONE;
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  const s = Math.round(ms / 1000);
-  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
-  return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
 }
 
 /** Time left: `about 3 min 5 s`, `under a second`, or `—` when unknown. */

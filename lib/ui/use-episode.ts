@@ -66,6 +66,8 @@ export function endHeadline(reason: EndReason): string {
       return "Episode cancelled";
     case "interrupted":
       return "Episode interrupted";
+    case "policy_stopped":
+      return "Stopped by the policy";
     default:
       return "Episode ended with an error";
   }

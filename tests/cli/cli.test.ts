@@ -38,7 +38,7 @@ describe("ors-playground", () => {
     expect(await cli("deploy")).toEqual({
       code: 2,
       out: "",
-      err: 'ors-playground: unknown command "deploy" (commands: start, serve, check, test, run, diff, stub, mcp, help; see ors-playground --help)\n',
+      err: 'ors-playground: unknown command "deploy" (commands: start, serve, check, test, run, worker, diff, stub, mcp, help; see ors-playground --help)\n',
     });
     const flag = await cli("--browser");
     expect(flag.code).toBe(2);

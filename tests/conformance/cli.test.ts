@@ -86,7 +86,7 @@ describe("check command: options", () => {
         {},
         "/work",
       )?.quality,
-    ).toEqual({ split: "test", tasks: 7, seed: 3, dataDir: "/work/d", appUrl: "http://127.0.0.1:3000" });
+    ).toEqual({ split: "test", tasks: 7, seed: 3, dataDir: "/work/d", appUrl: null });
     expect(parseCheckArgs(["http://h:1", "--api-key", "k"], { ORS_API_KEY: "env" })?.options.apiKey).toBe(
       "k",
     );

@@ -169,6 +169,9 @@ describe("reports as one HTML file", () => {
       completed,
       successes,
       succeeded: null,
+      p: null,
+      signal: null,
+      always: null,
     });
     expect(
       worstFirst([row(1, 1, 1), row(2, null, 0, 0), row(3, 0.5, 0), row(4, 0.5, 1), row(5, 0)]).map(

@@ -7,6 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCommand } from "@/lib/cli/run-command";
+import { createPlayground } from "@/lib/playground";
 import { openStore } from "@/lib/store/sqlite/store";
 import { captureIo } from "../cli/helpers";
 import { type RunningModelServer, startModelServer } from "../fixtures/model-server/spawn";
@@ -90,7 +91,12 @@ describe("run from the command line", () => {
       `added the server ${host.url} to the playground as "127-0-0-1-${new URL(host.url).port}"`,
     );
     expect(pass.code).toBe(0);
-    expect(pass.stdout).toMatch(/success rate 80\.0% \(reward ≥ 1\), mean reward 0\.8 \(95% CI /);
+    expect(pass.stdout).toMatch(
+      /success rate 80\.0% of 10 scored \(reward ≥ 1\), mean reward 0\.8 \(95% CI /,
+    );
+    expect(pass.stdout).toMatch(/outcomes: 10 scored\n/);
+    // Durations in ms or seconds, never "0:00".
+    expect(pass.stdout).toMatch(/duration: median \d+(\.\d)? (ms|s), p90 \d+(\.\d)? (ms|s)\n/);
     const summary = JSON.parse(fs.readFileSync(path.join(out, "a.json"), "utf8"));
     expect(summary).toMatchObject({
       runId: summary.id,
@@ -123,7 +129,7 @@ describe("run from the command line", () => {
     expect(fail.code).toBe(1);
     expect(fail.stderr).toMatch(/the success rate 80\.0% is below --min-success 90\.0%/);
     expect(fail.stderr).not.toMatch(/added the server/);
-  });
+  }, 90_000);
 
   it("plays the reference server's farm with a model, the key read from the variable named", async () => {
     const dir = tempDir("runs-cli-");
@@ -185,7 +191,7 @@ describe("run from the command line", () => {
     });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/nope/);
-  });
+  }, 60_000);
 });
 
 describe("on a terminal", () => {
@@ -290,4 +296,62 @@ describe("usage mistakes (exit 2)", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("--min-success RATE");
   });
+});
+
+describe("the server's name", () => {
+  it("reuses the name a running app knows the URL by, and a kept server's spelled with localhost", async () => {
+    const dir = tempDir("runs-cli-");
+    const port = new URL(host.url).port;
+    // A running app on this store, which knows the server from its own ORS_SERVERS.
+    const app = createPlayground(
+      { PLAYGROUND_DATA_DIR: dir, ORS_SERVERS: `shared=${host.url}` },
+      { scriptRoots: null },
+    );
+    try {
+      await app.ready;
+      await app.store.announce({
+        url: "http://127.0.0.1:4555",
+        servers: [{ name: "shared", url: host.url }],
+      });
+      const args = (url: string) => [
+        url,
+        "--env",
+        "math",
+        "--split",
+        "test",
+        "--tasks",
+        "0",
+        "--policy",
+        "random",
+      ];
+      const { out, io } = captureIo();
+      expect(
+        await runCommand(args(`http://localhost:${port}`), { ...io, env: { PLAYGROUND_DATA_DIR: dir } }),
+      ).toBe(0);
+      expect(out.stderr).toMatch(/the playground at http:\/\/127\.0\.0\.1:4555 knows .* as "shared"/);
+      const runs = await app.store.listRuns();
+      expect(runs.items.map((r) => r.server)).toEqual(["shared"]);
+      // No second entry for the same server.
+      expect(fs.existsSync(path.join(dir, "servers.json"))).toBe(false);
+    } finally {
+      await app.close();
+    }
+    // A server kept in servers.json as localhost: the same one as 127.0.0.1.
+    fs.writeFileSync(
+      path.join(dir, "servers.json"),
+      JSON.stringify({ userServers: [{ name: "mine", url: `http://localhost:${port}` }] }),
+    );
+    const { out, io } = captureIo();
+    expect(
+      await runCommand([host.url, "--env", "math", "--split", "test", "--tasks", "0", "--policy", "random"], {
+        ...io,
+        env: { PLAYGROUND_DATA_DIR: dir },
+      }),
+    ).toBe(0);
+    expect(out.stderr).not.toMatch(/added the server/);
+    const kept = JSON.parse(fs.readFileSync(path.join(dir, "servers.json"), "utf8")) as {
+      userServers: unknown[];
+    };
+    expect(kept.userServers).toHaveLength(1);
+  }, 60_000);
 });

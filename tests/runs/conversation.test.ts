@@ -1,6 +1,7 @@
 // An episode as a chat (lib/runs/conversation.ts), the tools as function tools (lib/runs/tool-schema.ts)
 // and the annotations that carry run tags and agent marks (lib/relay/annotations.ts).
 import { describe, expect, it } from "vitest";
+import { functionNames, functionTools, inlineRefs } from "@/lib/ors/protocol/tool-schema";
 import {
   decodeAnnotation,
   encodeAgent,
@@ -11,7 +12,6 @@ import {
 } from "@/lib/relay/annotations";
 import { chatMessages, nextTurnNumber, transcriptOf } from "@/lib/runs/conversation";
 import { toModelMessages } from "@/lib/runs/model-policy";
-import { functionNames, functionTools, inlineRefs } from "@/lib/runs/tool-schema";
 import { step } from "../episodes/helpers";
 
 describe("an episode as a chat", () => {

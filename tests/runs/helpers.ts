@@ -17,7 +17,11 @@ export function tempDir(prefix = "runs-"): string {
 
 /** A playground on `dir` (a new temp folder by default) with these variables. */
 export function testPlayground(env: Record<string, string> = {}, dir = tempDir()): TestPlayground {
-  const pg = createPlayground({ PLAYGROUND_DATA_DIR: dir, ...env }, { scriptRoots: null });
+  // Infrastructure failures are played again after 50 ms, not seconds.
+  const pg = createPlayground(
+    { PLAYGROUND_DATA_DIR: dir, ...env },
+    { scriptRoots: null, runRetryBaseMs: 50 },
+  );
   return {
     pg,
     dir,

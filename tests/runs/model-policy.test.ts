@@ -62,6 +62,7 @@ const start = (o: {
   stream?: boolean;
   keepRefs?: boolean;
   repeats?: number;
+  maxAttempts?: number;
 }) =>
   t.pg.runs.start({
     server: o.server ?? "local",
@@ -70,6 +71,7 @@ const start = (o: {
     tasks: o.tasks ?? "0-2",
     repeats: o.repeats,
     concurrency: 3,
+    ...(o.maxAttempts ? { maxAttempts: o.maxAttempts } : {}),
     policy: {
       kind: "model",
       endpoint: o.endpoint ?? "fix",
@@ -163,8 +165,12 @@ describe("the model policy on the built-in host", () => {
       reason: "no_tool_call",
       message: expect.stringMatching(/will not call a tool/),
     });
-    expect(trajectories[0]!.end_reason).toBe("user_closed");
+    // Its own end reason, not "closed by user"; counted (a failure), with why.
+    expect(trajectories[0]!.end_reason).toBe("policy_stopped");
+    expect(episodes[0]!.outcome).toBe("policy_stopped");
     expect(summary.successRate).toBe(0);
+    expect(summary.outcomes).toMatchObject({ policy_stopped: 1, scored: 0 });
+    expect(summary.stops).toEqual([{ stop: "no_tool_call", count: 1 }]);
     const broken = await played({ model: "broken-args", tasks: "0" });
     expect(broken.episodes[0]).toMatchObject({ status: "done", stop: "invalid_tool_call" });
     const wrong = await played({ model: "wrong", tasks: "0-1" });
@@ -184,14 +190,37 @@ describe("the model policy on the built-in host", () => {
     const b = await played({ model: "oracle", tasks: "0" });
     expect(b.episodes[0]).toMatchObject({ status: "done", reward: 1 });
     expect((await model.stats()).failed).toBe(3);
-    // Past the retries: the episode errors, saying why.
+    // Past the retries, with one attempt: the episode errors, saying why, and is not scored 0.
     await model.fail(Array.from({ length: 5 }, () => ({ status: 500, retryAfter: "0" })));
-    const c = await played({ model: "oracle", tasks: "0" });
+    const c = await played({ model: "oracle", tasks: "0", maxAttempts: 1 });
     expect(c.episodes[0]).toMatchObject({
       status: "errored",
+      outcome: "model_error",
+      reward: null,
       error: expect.stringMatching(/model endpoint "fix" .* failed with HTTP 500/),
     });
     expect(c.summary.errors).toMatchObject([{ count: 1 }]);
+    expect(c.summary).toMatchObject({ completed: 0, unscored: 1, successRate: null, meanReward: null });
+  });
+
+  it("plays an episode again when the endpoint failed it, keeping every attempt", async () => {
+    // Five failures exhaust the first attempt's retries; the second attempt is answered.
+    await model.fail(Array.from({ length: 5 }, () => ({ status: 500, retryAfter: "0" })));
+    const { summary, episodes, run } = await played({ model: "oracle", tasks: "0" });
+    expect(episodes[0]).toMatchObject({ status: "done", outcome: "scored", reward: 1, attempts: 2 });
+    const attempts = await t.pg.store.runAttempts(run.id);
+    expect(attempts.map((a) => [a.attempt, a.outcome, a.counted])).toEqual([
+      [1, "model_error", false],
+      [2, "scored", true],
+    ]);
+    expect(attempts.every((a) => a.worker === t.pg.instance.id && a.endedAt! >= a.startedAt)).toBe(true);
+    expect(attempts[0]!.trajectoryId).not.toBe(attempts[1]!.trajectoryId);
+    expect(summary).toMatchObject({
+      completed: 1,
+      unscored: 0,
+      successRate: 1,
+      attempts: { total: 2, retried: 1 },
+    });
   });
 
   it("errs clearly on an endpoint that is down, refused, or not configured", async () => {

@@ -161,6 +161,92 @@ export function describeRunStore(name: string, openStore: OpenStore): void {
       }
     });
 
+    it("keeps every attempt: typed outcomes, infrastructure failures played again up to the limit, one counted", async () => {
+      const s = await open();
+      // A queue's run: no instance plays it, any worker claims its episodes.
+      const r = await newRun(s, {
+        tasks: [0, 1, 2],
+        repeats: 1,
+        instance: null,
+        tags: ["quality", "nightly"],
+      });
+      expect(r.tags).toEqual(["nightly", "quality"]);
+      expect(await s.setRunStatus(r.id, "running", 10, { from: ["queued"] })).toBe(true);
+      const k = (taskIndex: number) => ({ taskIndex, repeat: 0 });
+      const claim = (i: number, w: string, at: number) =>
+        s.claimEpisode(r.id, k(i), w, { status: "running", startedAt: at, outcome: null, error: null });
+      const end = (
+        i: number,
+        w: string,
+        outcome: "scored" | "env_error" | "policy_stopped" | "cancelled",
+        at: number,
+      ) =>
+        s.endAttempt(
+          r.id,
+          k(i),
+          {
+            outcome,
+            endedAt: at,
+            reward: outcome === "env_error" ? null : 0.5,
+            stop: outcome === "scored" ? "finished" : null,
+            error: outcome === "env_error" ? "HTTP 502" : null,
+          },
+          { owner: w, maxAttempts: 2 },
+        );
+      // Task 0: w1 fails it (env_error): pending again; w2 scores it: done, its attempt counted.
+      expect(await claim(0, "w1", 20)).toBe(true);
+      expect(await end(0, "w2", "scored", 25)).toBeNull();
+      expect(await end(0, "w1", "env_error", 30)).toBe("pending");
+      expect(await claim(0, "w2", 40)).toBe(true);
+      expect(await end(0, "w2", "scored", 50)).toBe("done");
+      expect(await end(0, "w2", "scored", 55)).toBeNull();
+      // Task 1: two infrastructure failures exhaust its attempts: errored, nothing counted.
+      expect(await claim(1, "w1", 20)).toBe(true);
+      expect(await end(1, "w1", "env_error", 21)).toBe("pending");
+      expect(await claim(1, "w1", 22)).toBe(true);
+      expect(await end(1, "w1", "env_error", 23)).toBe("errored");
+      expect(await claim(1, "w1", 24)).toBe(false);
+      // Task 2: the policy stopped on its own: counted (its reward), with why.
+      expect(await claim(2, "w3", 20)).toBe(true);
+      expect(await end(2, "w3", "policy_stopped", 29)).toBe("done");
+      await s.updateEpisode(r.id, k(2), { stop: "max_turns" });
+      expect((await s.runEpisodes(r.id)).map((e) => [e.status, e.outcome, e.attempts, e.reward])).toEqual([
+        ["done", "scored", 2, 0.5],
+        ["errored", "env_error", 2, null],
+        ["done", "policy_stopped", 1, 0.5],
+      ]);
+      const attempts = await s.runAttempts(r.id);
+      expect(
+        attempts.map((a) => [a.taskIndex, a.attempt, a.outcome, a.worker, a.startedAt, a.endedAt, a.counted]),
+      ).toEqual([
+        [0, 1, "env_error", "w1", 20, 30, false],
+        [0, 2, "scored", "w2", 40, 50, true],
+        [1, 1, "env_error", "w1", 20, 21, false],
+        [1, 2, "env_error", "w1", 22, 23, false],
+        [2, 1, "policy_stopped", "w3", 20, 29, true],
+      ]);
+      expect(attempts[0]!.error).toBe("HTTP 502");
+      expect((await s.runAttempts(r.id, k(0))).map((a) => a.attempt)).toEqual([1, 2]);
+      const a = await s.runAggregates(r.id, { successAt: 1, histogramBins: 10 });
+      expect(a.outcomes).toEqual({
+        scored: 1,
+        env_error: 1,
+        model_error: 0,
+        policy_stopped: 1,
+        timeout: 0,
+        cancelled: 0,
+        interrupted: 0,
+      });
+      expect(a.stops).toEqual([{ stop: "max_turns", count: 1 }]);
+      expect(a.attempts).toEqual({ total: 5, retried: 3 });
+      expect(a.rewards.n).toBe(2);
+      // Tags filter the list.
+      const other = await newRun(s);
+      expect((await s.listRuns({ tag: "quality" })).items.map((x) => x.id)).toEqual([r.id]);
+      expect((await s.listRuns({ tag: "nope" })).total).toBe(0);
+      expect((await s.getRun(other.id))?.tags).toEqual([]);
+    });
+
     it("updates episodes one by one and by status; deleting a run deletes its trajectories", async () => {
       const s = await open();
       const r = await newRun(s, { tasks: [0, 1], repeats: 1 });

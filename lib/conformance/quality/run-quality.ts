@@ -201,6 +201,9 @@ export async function runQualityChecks(deps: QualityDeps, o: QualityOptions): Pr
         ...(policy.kind === "replay" ? {} : { tasks: indexes }),
         concurrency: CONCURRENCY,
         timeoutMs: o.episodeTimeoutMs ?? QUALITY_EPISODE_TIMEOUT_MS,
+        // Tagged, so the runs list tells them from ordinary runs; one attempt: what failed is a finding.
+        tags: ["quality"],
+        maxAttempts: 1,
         policy,
       };
       const run = await deps.runs.start(request);

@@ -110,3 +110,5 @@ export {
   type SseParserLimits,
   splitIntoChunks,
 } from "./sse";
+export { isToolFormat, TOOL_FORMATS, type ToolFormat, toolsAs } from "./tool-formats";
+export { type FunctionTool, functionNames, functionTools, inlineRefs, parametersOf } from "./tool-schema";

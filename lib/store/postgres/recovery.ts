@@ -83,7 +83,7 @@ export async function recoverOrphans(
       // Episodes whose trajectory finished were played whole: done, never played again.
       await c.query(
         `UPDATE run_episodes e SET status = 'done', error = NULL, finished = 1, stop = 'finished',
-           reward = t.total_reward, steps = t.num_steps, ended_at = t.ended_at,
+           outcome = 'scored', reward = t.total_reward, steps = t.num_steps, ended_at = t.ended_at,
            duration_ms = t.ended_at - e.started_at
          FROM trajectories t
          WHERE e.run_id = ANY($1::text[]) AND e.status = 'running' AND t.id = e.trajectory_id
@@ -91,9 +91,19 @@ export async function recoverOrphans(
         [out.runs],
       );
       await c.query(
-        `UPDATE run_episodes SET status = 'interrupted', error = $2
+        `UPDATE run_episodes SET status = 'interrupted', outcome = 'interrupted', error = $2
          WHERE run_id = ANY($1::text[]) AND status = 'running'`,
         [out.runs, RUN_STOPPED_ERROR],
+      );
+      // Their attempts end as their episodes did (the finished one counted).
+      await c.query(
+        `UPDATE run_attempts a SET outcome = e.outcome, error = e.error, reward = e.reward,
+           trajectory_id = e.trajectory_id, ended_at = COALESCE(e.ended_at, a.started_at),
+           counted = CASE WHEN e.status = 'done' THEN 1 ELSE 0 END
+         FROM run_episodes e
+         WHERE a.run_id = ANY($1::text[]) AND a.outcome IS NULL AND e.run_id = a.run_id
+           AND e.task_index = a.task_index AND e.repeat = a.repeat AND e.attempts = a.attempt`,
+        [out.runs],
       );
     }
     // The calls they carried (a step's own instance, else its trajectory's): cut.

@@ -3,13 +3,34 @@
 // aggregates of its summary computed in SQL, so a 10,000-episode run is read without its trajectories.
 import "server-only";
 import type pg from "pg";
-import { EPISODE_COLUMNS, type EpisodeRow, newRunId, type RunRow, toEpisode, toRun } from "../rows";
 import {
+  type AttemptRow,
+  EPISODE_COLUMNS,
+  type EpisodeRow,
+  newRunId,
+  ORPHANED_ATTEMPTS_SQL,
+  outcomeCounts,
+  type RunRow,
+  statusAfterAttempt,
+  type TaskEpisodeRow,
+  tagsJson,
+  taskRows,
+  toAttempt,
+  toEpisode,
+  toRun,
+} from "../run-rows";
+import {
+  type AppAnnouncement,
+  type AttemptEnd,
+  type AttemptOutcome,
   FINAL_RUN_STATUSES,
   type NewRun,
+  type OrphanedAttempt,
   type Percentiles,
+  RETRIED_OUTCOMES,
   RUN_EPISODE_STATUSES,
   type RunAggregates,
+  type RunAttempt,
   type RunEpisode,
   type RunEpisodeKey,
   type RunEpisodePatch,
@@ -20,6 +41,7 @@ import {
   type RunStatus,
   type RunStatusChange,
   type RunStore,
+  type StoreInstance,
 } from "../types";
 import type { PostgresDatabase } from "./db";
 
@@ -49,6 +71,21 @@ function countsOf(rows: { status: RunEpisodeStatus; n: number }[]): Record<RunEp
 /** The RunStore contract over PostgreSQL: the store's runs half (./store.ts extends it). */
 export abstract class PostgresRunStore implements RunStore {
   abstract readonly db: PostgresDatabase;
+  abstract readonly instance: StoreInstance;
+
+  async announce(app: AppAnnouncement): Promise<void> {
+    await this.query("UPDATE instances SET app_json = $1 WHERE id = $2", [
+      JSON.stringify(app),
+      this.instance.id,
+    ]);
+  }
+  async liveApps(since: number): Promise<AppAnnouncement[]> {
+    const r = await this.query<{ app_json: string }>(
+      "SELECT app_json FROM instances WHERE app_json IS NOT NULL AND beat_at >= $1 ORDER BY beat_at DESC",
+      [since],
+    );
+    return r.rows.map((x) => JSON.parse(x.app_json) as AppAnnouncement);
+  }
 
   protected query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []) {
     return this.db.use(() => this.db.pool.query<R>(text, values));
@@ -59,8 +96,8 @@ export abstract class PostgresRunStore implements RunStore {
     // The run and its episodes in one statement (tasks × repeats rows: ten thousand at once).
     const r = await this.query<RunRow>(
       `WITH r AS (
-         INSERT INTO runs (id, status, server, env, split, repeats, episodes, config_json, created_at, instance_id)
-         VALUES ($1, 'queued', $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *),
+         INSERT INTO runs (id, status, server, env, split, repeats, episodes, config_json, created_at, instance_id, tags_json)
+         VALUES ($1, 'queued', $2, $3, $4, $5, $6, $7, $8, $9, $11) RETURNING *),
        e AS (
          INSERT INTO run_episodes (run_id, task_index, repeat)
          SELECT r.id, t.task, k FROM r, unnest($10::int[]) AS t(task), generate_series(0, $5 - 1) AS k)
@@ -76,6 +113,7 @@ export abstract class PostgresRunStore implements RunStore {
         run.createdAt,
         run.instance,
         run.tasks,
+        tagsJson(run.tags),
       ],
     );
     return toRun(r.rows[0]!);
@@ -94,6 +132,10 @@ export abstract class PostgresRunStore implements RunStore {
         params.push(f[k]);
         clauses.push(`${k} = $${params.length}`);
       }
+    if (f.tag) {
+      params.push(f.tag);
+      clauses.push(`COALESCE(tags_json, '[]')::jsonb ? $${params.length}`);
+    }
     const where = clauses.length ? `WHERE ${clauses.join(" AND ")}` : "";
     const total = await this.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM runs ${where}`, params);
     const n = params.length;
@@ -157,16 +199,90 @@ export abstract class PostgresRunStore implements RunStore {
     key: RunEpisodeKey,
     owner: string,
     patch: RunEpisodePatch,
+    o: { jobId?: string } = {},
   ): Promise<boolean> {
     const params: unknown[] = [runId, key.taskIndex, key.repeat, owner];
-    const sets = [...setsOf(patch, params), "instance_id = $4"];
+    const sets = [...setsOf(patch, params), "instance_id = $4", "attempts = attempts + 1"];
+    // The claim and its attempt in one statement.
     const r = await this.query(
-      `UPDATE run_episodes SET ${sets.join(", ")}
-       WHERE ${KEY} AND status IN ('pending', 'cancelled', 'interrupted')
-         AND EXISTS (SELECT 1 FROM runs WHERE id = $1 AND status = 'running' AND instance_id = $4)`,
-      params,
+      `WITH e AS (
+         UPDATE run_episodes SET ${sets.join(", ")}
+         WHERE ${KEY} AND status IN ('pending', 'cancelled', 'interrupted')
+           AND EXISTS (SELECT 1 FROM runs WHERE id = $1 AND status = 'running'
+                         AND (instance_id = $4 OR instance_id IS NULL))
+         RETURNING run_id, task_index, repeat, attempts, instance_id, started_at)
+       INSERT INTO run_attempts (run_id, task_index, repeat, attempt, worker, started_at, job_id)
+       SELECT run_id, task_index, repeat, attempts, instance_id, COALESCE(started_at, 0), $${params.length + 1} FROM e`,
+      [...params, o.jobId ?? null],
     );
     return (r.rowCount ?? 0) > 0;
+  }
+
+  async endAttempt(
+    runId: string,
+    key: RunEpisodeKey,
+    end: AttemptEnd,
+    o: { owner: string; maxAttempts: number },
+  ): Promise<RunEpisodeStatus | null> {
+    return this.db.transaction(async (c) => {
+      const k = [runId, key.taskIndex, key.repeat];
+      const ep = (
+        await c.query<{ attempts: number }>(
+          `SELECT attempts FROM run_episodes WHERE ${KEY} AND instance_id = $4
+             AND status IN ('running', 'interrupted') FOR UPDATE`,
+          [...k, o.owner],
+        )
+      ).rows[0];
+      if (!ep) return null;
+      const before = (
+        await c.query<{ n: number }>(
+          `SELECT COUNT(*)::int AS n FROM run_attempts WHERE ${KEY} AND attempt < $4 AND outcome = ANY($5)`,
+          [...k, ep.attempts, RETRIED_OUTCOMES],
+        )
+      ).rows[0]!.n;
+      const failures = before + (RETRIED_OUTCOMES.includes(end.outcome) ? 1 : 0);
+      const status = statusAfterAttempt(end.outcome, failures, o.maxAttempts);
+      await c.query(
+        `UPDATE run_attempts SET outcome = $5, stop = $6, error = $7, trajectory_id = $8, reward = $9,
+           ended_at = $10, counted = $11 WHERE ${KEY} AND attempt = $4`,
+        [
+          ...k,
+          ep.attempts,
+          end.outcome,
+          end.stop ?? null,
+          end.error ?? null,
+          end.trajectoryId ?? null,
+          end.reward ?? null,
+          end.endedAt,
+          status === "done" ? 1 : 0,
+        ],
+      );
+      const params: unknown[] = [...k];
+      const sets = setsOf({ ...end, status }, params);
+      await c.query(`UPDATE run_episodes SET ${sets.join(", ")} WHERE ${KEY}`, params);
+      return status;
+    });
+  }
+
+  async orphanedAttempts(staleBefore: number): Promise<OrphanedAttempt[]> {
+    const r = await this.query<AttemptRow & { server: string; sid: string | null }>(ORPHANED_ATTEMPTS_SQL, [
+      staleBefore,
+    ]);
+    return r.rows.map((x) => ({ ...toAttempt(x), runId: x.run_id, server: x.server, sid: x.sid }));
+  }
+
+  async runAttempts(runId: string, key?: RunEpisodeKey): Promise<RunAttempt[]> {
+    const r = key
+      ? await this.query<AttemptRow>(`SELECT * FROM run_attempts WHERE ${KEY} ORDER BY attempt`, [
+          runId,
+          key.taskIndex,
+          key.repeat,
+        ])
+      : await this.query<AttemptRow>(
+          "SELECT * FROM run_attempts WHERE run_id = $1 ORDER BY task_index, repeat, attempt",
+          [runId],
+        );
+    return r.rows.map(toAttempt);
   }
 
   async updateEpisode(
@@ -245,6 +361,34 @@ export abstract class PostgresRunStore implements RunStore {
     return { p50, p90, p99, max };
   }
 
+  /** The ended episodes by outcome, why the policy stopped, and the attempts (RunAggregates). */
+  private async outcomes(runId: string): Promise<Pick<RunAggregates, "outcomes" | "stops" | "attempts">> {
+    const outcomes = outcomeCounts(
+      (
+        await this.query<{ outcome: AttemptOutcome; n: number }>(
+          `SELECT outcome, COUNT(*)::int AS n FROM run_episodes WHERE run_id = $1 AND outcome IS NOT NULL
+             AND status IN ('done', 'errored', 'cancelled') GROUP BY outcome`,
+          [runId],
+        )
+      ).rows,
+    );
+    const stops = (
+      await this.query<{ stop: string; count: number }>(
+        `SELECT COALESCE(stop, 'policy_stop') COLLATE "C" AS stop, COUNT(*)::int AS count FROM run_episodes
+           WHERE run_id = $1 AND status = 'done' AND outcome = 'policy_stopped' GROUP BY 1 ORDER BY 2 DESC, 1`,
+        [runId],
+      )
+    ).rows;
+    const attempts = (
+      await this.query<{ total: number; retried: number }>(
+        `SELECT COUNT(*)::int AS total, COUNT(*) FILTER (WHERE outcome = ANY($2))::int AS retried
+           FROM run_attempts WHERE run_id = $1`,
+        [runId, RETRIED_OUTCOMES],
+      )
+    ).rows[0]!;
+    return { outcomes, stops, attempts };
+  }
+
   async runAggregates(
     runId: string,
     o: { successAt: number; histogramBins: number },
@@ -296,40 +440,17 @@ export abstract class PostgresRunStore implements RunStore {
         });
     }
     const repeats = (await this.getRun(runId))?.repeats ?? 1;
-    const tasks = new Map<number, RunAggregates["tasks"][number]>();
-    for (const r of (
-      await this.query<{
-        task_index: number;
-        repeat: number;
-        status: RunEpisodeStatus;
-        reward: number | null;
-        trajectory_id: string | null;
-        success: number;
-      }>(
-        `SELECT task_index, repeat, status, reward, trajectory_id,
-           (status = 'done' AND finished = 1 AND reward >= $2)::int AS success
-         FROM run_episodes WHERE run_id = $1 ORDER BY task_index, repeat`,
-        [runId, o.successAt],
-      )
-    ).rows) {
-      let t = tasks.get(r.task_index);
-      if (!t) {
-        t = {
-          index: r.task_index,
-          rewards: Array(repeats).fill(null),
-          episodeIds: Array(repeats).fill(null),
-          completed: 0,
-          successes: 0,
-        };
-        tasks.set(r.task_index, t);
-      }
-      t.episodeIds[r.repeat] = r.trajectory_id;
-      if (r.status === "done") {
-        t.rewards[r.repeat] = r.reward;
-        t.completed++;
-        t.successes += r.success;
-      }
-    }
+    const tasks = taskRows(
+      (
+        await this.query<TaskEpisodeRow>(
+          `SELECT task_index, repeat, status, reward, trajectory_id,
+             (status = 'done' AND finished = 1 AND reward >= $2)::int AS success
+           FROM run_episodes WHERE run_id = $1 ORDER BY task_index, repeat`,
+          [runId, o.successAt],
+        )
+      ).rows,
+      repeats,
+    );
     const errors = (
       await this.query<{ message: string; count: number }>(
         `SELECT COALESCE(error, 'unknown error') COLLATE "C" AS message, COUNT(*)::int AS count FROM run_episodes
@@ -344,11 +465,12 @@ export abstract class PostgresRunStore implements RunStore {
       )
     ).rows[0]!;
     return {
+      ...(await this.outcomes(runId)),
       counts: await this.counts(runId),
       rewards: { n: a.n, sum: a.sum, sumSquares: a.sumSquares, min: a.min, max: a.max },
       successes: a.successes,
       histogram,
-      tasks: [...tasks.values()],
+      tasks,
       errors,
       turns: await this.percentiles(runId, "turns", a.withTurns),
       durationMs: await this.percentiles(runId, "duration_ms", a.withDuration),

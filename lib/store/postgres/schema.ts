@@ -213,6 +213,73 @@ export const MIGRATIONS: string[] = [
      PRIMARY KEY (token, player)
    );
    REVOKE ALL ON label_sets, labels, review_queues, review_items, share_links, share_players FROM PUBLIC;`,
+  // 6: typed outcomes and the attempt history of runs, as in SQLite (../sqlite/db.ts, migration 12);
+  // here an attempt also names the queue's job that played it (lib/runs/queue.ts).
+  `ALTER TABLE run_episodes ADD COLUMN outcome TEXT, ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0,
+     ADD COLUMN sid TEXT;
+   ALTER TABLE runs ADD COLUMN tags_json TEXT;
+   ALTER TABLE instances ADD COLUMN app_json TEXT;
+   CREATE TABLE run_attempts (
+     run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+     task_index INTEGER NOT NULL,
+     repeat INTEGER NOT NULL,
+     attempt INTEGER NOT NULL,
+     outcome TEXT,
+     stop TEXT,
+     error TEXT,
+     worker TEXT,
+     trajectory_id TEXT,
+     reward DOUBLE PRECISION,
+     started_at DOUBLE PRECISION NOT NULL,
+     ended_at DOUBLE PRECISION,
+     counted SMALLINT NOT NULL DEFAULT 0,
+     job_id TEXT,
+     PRIMARY KEY (run_id, task_index, repeat, attempt)
+   );
+   CREATE INDEX run_attempts_playing ON run_attempts (worker) WHERE outcome IS NULL;
+   UPDATE run_episodes SET
+     outcome = CASE status
+       WHEN 'done' THEN CASE WHEN stop IS NULL OR stop = 'finished' THEN 'scored' ELSE 'policy_stopped' END
+       WHEN 'errored' THEN CASE WHEN stop = 'timeout' THEN 'timeout' ELSE 'env_error' END
+       WHEN 'cancelled' THEN 'cancelled'
+       WHEN 'interrupted' THEN 'interrupted' END,
+     attempts = CASE WHEN started_at IS NULL THEN 0 ELSE 1 END;
+   INSERT INTO run_attempts (run_id, task_index, repeat, attempt, outcome, stop, error, worker,
+       trajectory_id, reward, started_at, ended_at, counted)
+     SELECT run_id, task_index, repeat, 1, outcome, stop, error, instance_id, trajectory_id, reward,
+       started_at, ended_at, CASE WHEN status = 'done' THEN 1 ELSE 0 END
+     FROM run_episodes WHERE started_at IS NOT NULL;
+   REVOKE ALL ON run_attempts FROM PUBLIC;`,
+  // 7: runs played by a queue's workers (lib/runs/queue.ts): the capacity they share (slots held per
+  // resource, 429 pauses, requests of the last minute, waiters), and each worker's word on whether it
+  // can play a run (why a run waits).
+  `CREATE TABLE run_capacity_holds (
+     holder TEXT NOT NULL,
+     resource TEXT NOT NULL,
+     worker TEXT NOT NULL,
+     at DOUBLE PRECISION NOT NULL,
+     PRIMARY KEY (holder, resource)
+   );
+   CREATE INDEX run_capacity_holds_resource ON run_capacity_holds (resource);
+   CREATE TABLE run_capacity_pauses (resource TEXT PRIMARY KEY, until DOUBLE PRECISION NOT NULL);
+   CREATE TABLE run_capacity_requests (resource TEXT NOT NULL, at DOUBLE PRECISION NOT NULL);
+   CREATE INDEX run_capacity_requests_at ON run_capacity_requests (resource, at);
+   CREATE TABLE run_capacity_waiting (
+     resource TEXT NOT NULL,
+     worker TEXT NOT NULL,
+     n INTEGER NOT NULL,
+     PRIMARY KEY (resource, worker)
+   );
+   CREATE TABLE run_workers (
+     run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+     worker TEXT NOT NULL,
+     can_play SMALLINT NOT NULL,
+     reason TEXT,
+     at DOUBLE PRECISION NOT NULL,
+     PRIMARY KEY (run_id, worker)
+   );
+   REVOKE ALL ON run_capacity_holds, run_capacity_pauses, run_capacity_requests, run_capacity_waiting,
+     run_workers FROM PUBLIC;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

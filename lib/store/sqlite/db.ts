@@ -228,6 +228,44 @@ export const MIGRATIONS: string[] = [
      created_at INTEGER NOT NULL,
      PRIMARY KEY (token, player)
    );`,
+  // 12: typed outcomes and the attempt history of runs (docs/runs.md "Outcomes"): each attempt at
+  // an episode with its outcome, worker and times, one of them counted; the episode's last outcome,
+  // its number of attempts and the session its attempt plays on; tags on runs (`quality`); where a
+  // living app process answers and the servers it knows (what the CLI reuses and links to). Episodes played before are one attempt each.
+  `ALTER TABLE run_episodes ADD COLUMN outcome TEXT;
+   ALTER TABLE run_episodes ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE run_episodes ADD COLUMN sid TEXT;
+   ALTER TABLE runs ADD COLUMN tags_json TEXT;
+   ALTER TABLE instances ADD COLUMN app_json TEXT;
+   CREATE TABLE run_attempts (
+     run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+     task_index INTEGER NOT NULL,
+     repeat INTEGER NOT NULL,
+     attempt INTEGER NOT NULL,
+     outcome TEXT,
+     stop TEXT,
+     error TEXT,
+     worker TEXT,
+     trajectory_id TEXT,
+     reward REAL,
+     started_at INTEGER NOT NULL,
+     ended_at INTEGER,
+     counted INTEGER NOT NULL DEFAULT 0,
+     job_id TEXT,
+     PRIMARY KEY (run_id, task_index, repeat, attempt)
+   );
+   UPDATE run_episodes SET
+     outcome = CASE status
+       WHEN 'done' THEN CASE WHEN stop IS NULL OR stop = 'finished' THEN 'scored' ELSE 'policy_stopped' END
+       WHEN 'errored' THEN CASE WHEN stop = 'timeout' THEN 'timeout' ELSE 'env_error' END
+       WHEN 'cancelled' THEN 'cancelled'
+       WHEN 'interrupted' THEN 'interrupted' END,
+     attempts = CASE WHEN started_at IS NULL THEN 0 ELSE 1 END;
+   INSERT INTO run_attempts (run_id, task_index, repeat, attempt, outcome, stop, error, worker,
+       trajectory_id, reward, started_at, ended_at, counted)
+     SELECT run_id, task_index, repeat, 1, outcome, stop, error, instance_id, trajectory_id, reward,
+       started_at, ended_at, CASE WHEN status = 'done' THEN 1 ELSE 0 END
+     FROM run_episodes WHERE started_at IS NOT NULL;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -2,13 +2,28 @@
 // the aggregates of its summary computed in SQL (counts, sums, histogram, percentiles), so a
 // 10,000-episode run's results are read without loading its trajectories.
 import "server-only";
-import { EPISODE_COLUMNS, type EpisodeRow, newRunId, type RunRow, toEpisode, toRun } from "../rows";
 import {
+  type AttemptRow,
+  EPISODE_COLUMNS,
+  type EpisodeRow,
+  newRunId,
+  ORPHANED_ATTEMPTS_SQL,
+  type RunRow,
+  statusAfterAttempt,
+  tagsJson,
+  toAttempt,
+  toEpisode,
+  toRun,
+} from "../run-rows";
+import {
+  type AppAnnouncement,
+  type AttemptEnd,
   FINAL_RUN_STATUSES,
   type NewRun,
-  type Percentiles,
-  RUN_EPISODE_STATUSES,
+  type OrphanedAttempt,
+  RETRIED_OUTCOMES,
   type RunAggregates,
+  type RunAttempt,
   type RunEpisode,
   type RunEpisodeKey,
   type RunEpisodePatch,
@@ -19,8 +34,10 @@ import {
   type RunStatus,
   type RunStatusChange,
   type RunStore,
+  type StoreInstance,
 } from "../types";
 import type { Db, statementCache } from "./db";
+import { episodeCounts, runAggregates } from "./run-aggregates";
 
 export class SqliteRuns {
   constructor(
@@ -35,8 +52,8 @@ export class SqliteRuns {
     );
     this.db.transaction(() => {
       this.sql(
-        `INSERT INTO runs (id, status, server, env, split, repeats, episodes, config_json, created_at, instance_id)
-           VALUES (?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO runs (id, status, server, env, split, repeats, episodes, config_json, created_at, instance_id, tags_json)
+           VALUES (?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ).run(
         id,
         run.server,
@@ -47,6 +64,7 @@ export class SqliteRuns {
         JSON.stringify(run.config),
         run.createdAt,
         run.instance,
+        tagsJson(run.tags),
       );
       for (const task of run.tasks)
         for (let repeat = 0; repeat < run.repeats; repeat++) insertEpisode.run(id, task, repeat);
@@ -67,6 +85,10 @@ export class SqliteRuns {
         clauses.push(`${k} = @${k}`);
         params[k] = f[k];
       }
+    if (f.tag) {
+      clauses.push("EXISTS (SELECT 1 FROM json_each(runs.tags_json) WHERE value = @tag)");
+      params.tag = f.tag;
+    }
     const where = clauses.length ? `WHERE ${clauses.join(" AND ")}` : "";
     const total = this.sql(`SELECT COUNT(*) FROM runs ${where}`).pluck().get(params) as number;
     const rows = this.sql(
@@ -119,17 +141,98 @@ export class SqliteRuns {
     return sets;
   }
 
-  claimEpisode(runId: string, key: RunEpisodeKey, owner: string, patch: RunEpisodePatch): boolean {
-    const params: Record<string, unknown> = { run: runId, task: key.taskIndex, repeat: key.repeat, owner };
-    const sets = [...this.patchOf(patch, params), "instance_id = @owner"];
+  claimEpisode(
+    runId: string,
+    key: RunEpisodeKey,
+    owner: string,
+    patch: RunEpisodePatch,
+    jobId: string | null = null,
+  ): boolean {
+    const params: Record<string, unknown> = {
+      run: runId,
+      task: key.taskIndex,
+      repeat: key.repeat,
+      owner,
+      job: jobId,
+    };
+    const sets = [...this.patchOf(patch, params), "instance_id = @owner", "attempts = attempts + 1"];
+    return this.db.transaction(() => {
+      const claimed =
+        this.sql(
+          `UPDATE run_episodes SET ${sets.join(", ")}
+             WHERE run_id = @run AND task_index = @task AND repeat = @repeat
+               AND status IN ('pending', 'cancelled', 'interrupted')
+               AND EXISTS (SELECT 1 FROM runs WHERE id = @run AND status = 'running'
+                             AND (instance_id = @owner OR instance_id IS NULL))`,
+        ).run(params).changes > 0;
+      if (claimed)
+        this.sql(
+          `INSERT INTO run_attempts (run_id, task_index, repeat, attempt, worker, started_at, job_id)
+             SELECT run_id, task_index, repeat, attempts, instance_id, COALESCE(started_at, 0), @job FROM run_episodes
+             WHERE run_id = @run AND task_index = @task AND repeat = @repeat`,
+        ).run(params);
+      return claimed;
+    })();
+  }
+
+  endAttempt(
+    runId: string,
+    key: RunEpisodeKey,
+    end: AttemptEnd,
+    o: { owner: string; maxAttempts: number },
+  ): RunEpisodeStatus | null {
+    const k = { run: runId, task: key.taskIndex, repeat: key.repeat, owner: o.owner };
+    return this.db.transaction(() => {
+      const ep = this.sql(
+        `SELECT attempts FROM run_episodes WHERE run_id = @run AND task_index = @task AND repeat = @repeat
+           AND instance_id = @owner AND status IN ('running', 'interrupted')`,
+      ).get(k) as { attempts: number } | undefined;
+      if (!ep) return null;
+      const failures =
+        (this.sql(
+          `SELECT COUNT(*) FROM run_attempts WHERE run_id = @run AND task_index = @task AND repeat = @repeat
+             AND attempt < @attempt AND outcome IN (SELECT value FROM json_each(@retried))`,
+        )
+          .pluck()
+          .get({ ...k, attempt: ep.attempts, retried: JSON.stringify(RETRIED_OUTCOMES) }) as number) +
+        (RETRIED_OUTCOMES.includes(end.outcome) ? 1 : 0);
+      const status = statusAfterAttempt(end.outcome, failures, o.maxAttempts);
+      this.sql(
+        `UPDATE run_attempts SET outcome = @outcome, stop = @stop, error = @error, trajectory_id = @trajectory,
+             reward = @reward, ended_at = @endedAt, counted = @counted
+           WHERE run_id = @run AND task_index = @task AND repeat = @repeat AND attempt = @attempt`,
+      ).run({
+        ...k,
+        attempt: ep.attempts,
+        outcome: end.outcome,
+        stop: end.stop ?? null,
+        error: end.error ?? null,
+        trajectory: end.trajectoryId ?? null,
+        reward: end.reward ?? null,
+        endedAt: end.endedAt,
+        counted: status === "done" ? 1 : 0,
+      });
+      this.updateEpisode(runId, key, { ...end, status });
+      return status;
+    })();
+  }
+
+  orphanedAttempts(staleBefore: number): OrphanedAttempt[] {
+    return (
+      this.sql(ORPHANED_ATTEMPTS_SQL.replace("$1", "?")).all(staleBefore) as (AttemptRow & {
+        server: string;
+        sid: string | null;
+      })[]
+    ).map((r) => ({ ...toAttempt(r), runId: r.run_id, server: r.server, sid: r.sid }));
+  }
+
+  runAttempts(runId: string, key?: RunEpisodeKey): RunAttempt[] {
+    const one = key ? "AND task_index = @task AND repeat = @repeat" : "";
     return (
       this.sql(
-        `UPDATE run_episodes SET ${sets.join(", ")}
-           WHERE run_id = @run AND task_index = @task AND repeat = @repeat
-             AND status IN ('pending', 'cancelled', 'interrupted')
-             AND EXISTS (SELECT 1 FROM runs WHERE id = @run AND status = 'running' AND instance_id = @owner)`,
-      ).run(params).changes > 0
-    );
+        `SELECT * FROM run_attempts WHERE run_id = @run ${one} ORDER BY task_index, repeat, attempt`,
+      ).all({ run: runId, task: key?.taskIndex, repeat: key?.repeat }) as AttemptRow[]
+    ).map(toAttempt);
   }
 
   updateEpisode(runId: string, key: RunEpisodeKey, patch: RunEpisodePatch, owner?: string): boolean {
@@ -152,14 +255,27 @@ export class SqliteRuns {
    */
   settleEpisodesOfStopped(runId: string, error: string): void {
     this.sql(
-      `UPDATE run_episodes SET status = 'done', error = NULL, finished = 1, stop = 'finished',
+      `UPDATE run_episodes SET status = 'done', error = NULL, finished = 1, stop = 'finished', outcome = 'scored',
            reward = t.total_reward, steps = t.num_steps, ended_at = t.ended_at,
            duration_ms = t.ended_at - run_episodes.started_at
          FROM trajectories t
          WHERE run_episodes.run_id = ? AND run_episodes.status = 'running'
            AND t.id = run_episodes.trajectory_id AND t.end_reason = 'finished'`,
     ).run(runId);
-    this.setEpisodesStatus(runId, ["running"], "interrupted", error);
+    this.sql(
+      `UPDATE run_episodes SET status = 'interrupted', outcome = 'interrupted', error = ?
+         WHERE run_id = ? AND status = 'running'`,
+    ).run(error, runId);
+    // Their attempts end as their episodes did (the finished one counted).
+    this.sql(
+      `UPDATE run_attempts SET outcome = e.outcome, error = e.error, reward = e.reward,
+           trajectory_id = e.trajectory_id, ended_at = COALESCE(e.ended_at, run_attempts.started_at),
+           counted = CASE WHEN e.status = 'done' THEN 1 ELSE 0 END
+         FROM run_episodes e
+         WHERE run_attempts.run_id = ? AND run_attempts.outcome IS NULL AND e.run_id = run_attempts.run_id
+           AND e.task_index = run_attempts.task_index AND e.repeat = run_attempts.repeat
+           AND e.attempts = run_attempts.attempt`,
+    ).run(runId);
   }
 
   setEpisodesStatus(
@@ -182,130 +298,17 @@ export class SqliteRuns {
     ).map(toEpisode);
   }
 
-  private counts(runId: string): Record<RunEpisodeStatus, number> {
-    const counts = Object.fromEntries(RUN_EPISODE_STATUSES.map((s) => [s, 0])) as Record<
-      RunEpisodeStatus,
-      number
-    >;
-    for (const r of this.sql(
-      "SELECT status, COUNT(*) AS n FROM run_episodes WHERE run_id = ? GROUP BY status",
-    ).all(runId) as { status: RunEpisodeStatus; n: number }[])
-      counts[r.status] = r.n;
-    return counts;
-  }
-
   progress(runId: string, since: number): RunProgressCounts {
     const endedSince = this.sql(
       "SELECT COUNT(*) FROM run_episodes WHERE run_id = ? AND ended_at >= ? AND status IN ('done', 'errored')",
     )
       .pluck()
       .get(runId, since) as number;
-    return { counts: this.counts(runId), endedSince };
-  }
-
-  /** Nearest-rank percentiles of a column over the done episodes, each read by its rank. */
-  private percentiles(runId: string, column: "turns" | "duration_ms", n: number): Percentiles | null {
-    if (n === 0) return null;
-    const at = this.sql(
-      `SELECT ${column} FROM run_episodes WHERE run_id = ? AND status = 'done' AND ${column} IS NOT NULL
-       ORDER BY ${column} LIMIT 1 OFFSET ?`,
-    );
-    const rank = (p: number) => at.pluck().get(runId, Math.max(0, Math.ceil((p / 100) * n) - 1)) as number;
-    return { p50: rank(50), p90: rank(90), p99: rank(99), max: rank(100) };
+    return { counts: episodeCounts(this.sql, runId), endedSince };
   }
 
   aggregates(runId: string, o: { successAt: number; histogramBins: number }): RunAggregates {
-    const done = "run_id = @run AND status = 'done'";
-    const a = this.sql(
-      `SELECT COUNT(reward) AS n, TOTAL(reward) AS sum, TOTAL(reward * reward) AS sumSquares,
-           MIN(reward) AS min, MAX(reward) AS max,
-           TOTAL(CASE WHEN finished = 1 AND reward >= @successAt THEN 1 ELSE 0 END) AS successes,
-           COUNT(turns) AS withTurns, COUNT(duration_ms) AS withDuration,
-           COUNT(prompt_tokens) AS withTokens, TOTAL(prompt_tokens) AS prompt, TOTAL(completion_tokens) AS completion
-         FROM run_episodes WHERE ${done}`,
-    ).get({ run: runId, successAt: o.successAt }) as {
-      n: number;
-      sum: number;
-      sumSquares: number;
-      min: number | null;
-      max: number | null;
-      successes: number;
-      withTurns: number;
-      withDuration: number;
-      withTokens: number;
-      prompt: number;
-      completion: number;
-    };
-    const histogram: RunAggregates["histogram"] = [];
-    if (a.n > 0 && a.min !== null && a.max !== null) {
-      const bins = a.min === a.max ? 1 : Math.max(1, Math.floor(o.histogramBins));
-      const width = (a.max - a.min) / bins;
-      const counts = new Map<number, number>();
-      for (const r of this.sql(
-        `SELECT MIN(@bins - 1, CAST((reward - @min) / @width AS INTEGER)) AS bin, COUNT(*) AS n
-           FROM run_episodes WHERE ${done} AND reward IS NOT NULL GROUP BY bin`,
-      ).all({ run: runId, bins, min: a.min, width: width || 1 }) as { bin: number; n: number }[])
-        counts.set(r.bin, r.n);
-      for (let i = 0; i < bins; i++)
-        histogram.push({
-          from: a.min + i * width,
-          to: i === bins - 1 ? a.max : a.min + (i + 1) * width,
-          count: counts.get(i) ?? 0,
-        });
-    }
-    const run = this.getRun(runId);
-    const repeats = run?.repeats ?? 1;
-    const tasks = new Map<number, RunAggregates["tasks"][number]>();
-    for (const r of this.sql(
-      `SELECT task_index, repeat, status, reward, trajectory_id,
-           (status = 'done' AND finished = 1 AND reward >= @successAt) AS success
-         FROM run_episodes WHERE run_id = @run ORDER BY task_index, repeat`,
-    ).all({ run: runId, successAt: o.successAt }) as {
-      task_index: number;
-      repeat: number;
-      status: RunEpisodeStatus;
-      reward: number | null;
-      trajectory_id: string | null;
-      success: number;
-    }[]) {
-      let t = tasks.get(r.task_index);
-      if (!t) {
-        t = {
-          index: r.task_index,
-          rewards: Array(repeats).fill(null),
-          episodeIds: Array(repeats).fill(null),
-          completed: 0,
-          successes: 0,
-        };
-        tasks.set(r.task_index, t);
-      }
-      t.episodeIds[r.repeat] = r.trajectory_id;
-      if (r.status === "done") {
-        t.rewards[r.repeat] = r.reward;
-        t.completed++;
-        t.successes += r.success;
-      }
-    }
-    const errors = this.sql(
-      `SELECT COALESCE(error, 'unknown error') AS message, COUNT(*) AS count FROM run_episodes
-         WHERE run_id = ? AND status = 'errored' GROUP BY message ORDER BY count DESC, message LIMIT 100`,
-    ).all(runId) as { message: string; count: number }[];
-    const timing = this.sql(
-      "SELECT MIN(started_at) AS first, MAX(ended_at) AS last FROM run_episodes WHERE run_id = ?",
-    ).get(runId) as { first: number | null; last: number | null };
-    return {
-      counts: this.counts(runId),
-      rewards: { n: a.n, sum: a.sum, sumSquares: a.sumSquares, min: a.min, max: a.max },
-      successes: a.successes,
-      histogram,
-      tasks: [...tasks.values()],
-      errors,
-      turns: this.percentiles(runId, "turns", a.withTurns),
-      durationMs: this.percentiles(runId, "duration_ms", a.withDuration),
-      tokens: { episodes: a.withTokens, prompt: a.prompt, completion: a.completion },
-      firstStartedAt: timing.first,
-      lastEndedAt: timing.last,
-    };
+    return runAggregates(this.sql, runId, o, this.getRun(runId)?.repeats ?? 1);
   }
 }
 
@@ -313,6 +316,22 @@ export class SqliteRuns {
 export abstract class SqliteRunStore implements RunStore {
   protected abstract readonly db: Db;
   protected abstract readonly runs: SqliteRuns;
+  abstract readonly instance: StoreInstance;
+
+  async announce(app: AppAnnouncement): Promise<void> {
+    this.db
+      .prepare("UPDATE instances SET app_json = ? WHERE id = ?")
+      .run(JSON.stringify(app), this.instance.id);
+  }
+  async liveApps(since: number): Promise<AppAnnouncement[]> {
+    return (
+      this.db
+        .prepare(
+          "SELECT app_json FROM instances WHERE app_json IS NOT NULL AND beat_at >= ? ORDER BY beat_at DESC",
+        )
+        .all(since) as { app_json: string }[]
+    ).map((r) => JSON.parse(r.app_json) as AppAnnouncement);
+  }
 
   createRun(run: NewRun) {
     return Promise.resolve(this.runs.createRun(run));
@@ -335,11 +354,26 @@ export abstract class SqliteRunStore implements RunStore {
   pendingEpisodes(runId: string) {
     return Promise.resolve(this.runs.pendingEpisodes(runId));
   }
-  claimEpisode(runId: string, key: RunEpisodeKey, owner: string, patch: RunEpisodePatch) {
-    return Promise.resolve(this.runs.claimEpisode(runId, key, owner, patch));
+  claimEpisode(
+    runId: string,
+    key: RunEpisodeKey,
+    owner: string,
+    patch: RunEpisodePatch,
+    o?: { jobId?: string },
+  ) {
+    return Promise.resolve(this.runs.claimEpisode(runId, key, owner, patch, o?.jobId ?? null));
+  }
+  orphanedAttempts(staleBefore: number) {
+    return Promise.resolve(this.runs.orphanedAttempts(staleBefore));
   }
   updateEpisode(runId: string, key: RunEpisodeKey, patch: RunEpisodePatch, o?: { owner?: string }) {
     return Promise.resolve(this.runs.updateEpisode(runId, key, patch, o?.owner));
+  }
+  endAttempt(runId: string, key: RunEpisodeKey, end: AttemptEnd, o: { owner: string; maxAttempts: number }) {
+    return Promise.resolve(this.runs.endAttempt(runId, key, end, o));
+  }
+  runAttempts(runId: string, key?: RunEpisodeKey) {
+    return Promise.resolve(this.runs.runAttempts(runId, key));
   }
   setEpisodesStatus(
     runId: string,

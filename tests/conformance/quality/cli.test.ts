@@ -82,6 +82,10 @@ describe("check --quality from the command line", () => {
     expect(report.summary.passed).toBe(false);
     expect(q.sample).toMatchObject({ environment: "leaky", split: "train", requested: 6 });
     expect(r.stderr).toContain(`added the server ${host.url} to the playground as "${serverName(host.url)}"`);
+    // No playground runs on this store: the links are paths, with the command that serves them.
+    expect(r.stderr).toContain(
+      `no playground runs on this store now: open the links below in one started with \`ors-playground start --data-dir ${data}\``,
+    );
     // The app finds the server and each episode the finding links to.
     const servers = JSON.parse(fs.readFileSync(path.join(data, "servers.json"), "utf8")) as unknown;
     expect(JSON.stringify(servers)).toContain(host.url);

@@ -50,6 +50,10 @@ describe("quality checks on our host", () => {
     });
     expect(report.summary).toEqual({ findings: 0, waived: 0, notExercised: 0, passed: true });
     expect(report.error).toBeNull();
+    // Its runs are tagged: the runs list tells them from ordinary runs, and filters them.
+    const tagged = await pg.store.listRuns({ tag: "quality" });
+    expect(tagged.total).toBeGreaterThanOrEqual(2);
+    expect(tagged.items.every((r) => r.tags.includes("quality") && r.env === "sound")).toBe(true);
     expect(report.bestReward).toBe(1);
     const s = report.sample!;
     expect(s).toMatchObject({

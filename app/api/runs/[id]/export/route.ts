@@ -1,15 +1,12 @@
-// GET /api/runs/<id>/export?format=atif|chat-jsonl (or jsonl, the trajectory format): one line per
-// episode of the run, streamed (docs/runs.md "Exports").
+// GET /api/runs/<id>/export?format=atif|chat-jsonl|jsonl|verifiers|task-weights|parquet: the run's
+// episodes (one line each), its tasks' weights, or its prompts as Parquet (docs/runs.md "Exports").
 import { route } from "@/lib/http";
 import { getPlayground } from "@/lib/playground";
-import { exportFormatOf, exportResponse, runOf, runTrajectories } from "@/lib/runs/http";
+import { runExport } from "@/lib/runs/run-export";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = route<{ id: string }>(async (req, { id }) => {
-  const { store } = getPlayground();
-  const format = exportFormatOf(new URL(req.url));
-  await runOf(store, id);
-  return exportResponse(runTrajectories(store, id), format, `run-${id}`);
-});
+export const GET = route<{ id: string }>((req, { id }) =>
+  runExport(getPlayground().store, id, new URL(req.url)),
+);

@@ -1,8 +1,9 @@
 // ORS tools as the function tools of a chat model (docs/runs.md "Model endpoints"): the name (made
 // valid for the OpenAI function-name rule when it is not), the description, and `input_schema` as
 // `parameters` — an object schema, its local `$ref`s inlined (many providers refuse `$defs`;
-// a recursive definition keeps its `$ref` and the `$defs` it needs). Isomorphic.
-import type { JsonObject, ToolSpec } from "@/lib/ors/protocol";
+// a recursive definition keeps its `$ref` and the `$defs` it needs). Isomorphic; ./tool-formats.ts
+// gives the same tools in each provider's shape.
+import type { JsonObject, ToolSpec } from "./schemas";
 
 /** An OpenAI function tool (what chat JSONL exports list as `tools`). */
 export interface FunctionTool {

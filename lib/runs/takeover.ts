@@ -1,0 +1,84 @@
+// Taking over what a dead worker was playing (docs/runs.md "Death and takeover"), without anyone
+// pressing anything: every few seconds each worker asks the store for attempts whose worker's lease
+// is gone (found dead: its pid, its connections, or a lease older than PLAYGROUND_RUN_LEASE_MS). Each
+// is ended `interrupted` (by whichever worker gets there first: the store's owner check), its
+// recorded episode ended and its session deleted upstream where the server still has it, and its
+// job failed so that pg-boss plays it again as a new attempt — or completed when its attempts ran out.
+import "server-only";
+import type { OrphanedAttempt, RunStore, TrajectoryStore } from "@/lib/store/types";
+import type { CapacityGate } from "./capacity";
+import type { EpisodeDeps } from "./episode";
+import type { RunEvent } from "./events";
+import type { JobQueue } from "./job-queue";
+import { DEFAULT_MAX_ATTEMPTS } from "./spec";
+import { runConfigOf } from "./summary";
+
+export interface TakeoverDeps extends Pick<EpisodeDeps, "clientFor" | "recorder"> {
+  store: RunStore & TrajectoryStore;
+  queue: JobQueue;
+  publish(e: RunEvent): void;
+  log(line: string): void;
+  /** A lease not renewed for this long is a dead worker's. */
+  leaseMs: number;
+  /** Marks the run done once nothing is left to play (the worker's). */
+  settleIfDone(runId: string): Promise<void>;
+  gate: Pick<CapacityGate, "releaseDead">;
+}
+
+/** What the attempt's worker left: ended, its session deleted upstream, its job played again. */
+async function takeOver(d: TakeoverDeps, a: OrphanedAttempt, now: number): Promise<void> {
+  const run = await d.store.getRun(a.runId);
+  if (!run) return;
+  const error = `interrupted: the worker playing it (${a.worker}) stopped; played again as a new attempt`;
+  const key = { taskIndex: a.taskIndex, repeat: a.repeat };
+  const status = await d.store.endAttempt(
+    a.runId,
+    key,
+    { outcome: "interrupted", error, endedAt: now, trajectoryId: a.trajectoryId },
+    { owner: a.worker ?? "", maxAttempts: runConfigOf(run).maxAttempts ?? DEFAULT_MAX_ATTEMPTS },
+  );
+  // Another worker took it over first.
+  if (status === null) return;
+  const t = a.trajectoryId ? await d.store.summary(a.trajectoryId) : null;
+  if (t && t.end_reason === null) await d.recorder.endEpisode(t.id, "interrupted", now, error);
+  // The session deleted upstream, where the server still has it (its idle limit ends it otherwise).
+  const sid = a.sid ?? t?.sid ?? null;
+  if (sid)
+    await d
+      .clientFor(a.server, { headers: {}, wrapFetch: (f) => f })
+      .delete(sid)
+      .catch(() => {});
+  if (a.jobId) {
+    const job = { runId: a.runId, id: a.jobId };
+    if (status === "pending" || status === "interrupted") await d.queue.fail(job, error);
+    else await d.queue.complete(job);
+  }
+  d.publish({
+    type: "episode",
+    runId: a.runId,
+    ...key,
+    status,
+    trajectoryId: a.trajectoryId,
+    reward: null,
+    error,
+    at: now,
+  });
+  await d.settleIfDone(a.runId);
+}
+
+/** Takes over every orphaned attempt found now; the number taken over. */
+export async function sweepOrphans(d: TakeoverDeps, now = Date.now()): Promise<number> {
+  const orphans = await d.store.orphanedAttempts(now - d.leaseMs);
+  for (const a of orphans) {
+    try {
+      await takeOver(d, a, now);
+    } catch (err) {
+      d.log(
+        `could not take over run ${a.runId} task ${a.taskIndex} repeat ${a.repeat}: ${(err as Error).message}`,
+      );
+    }
+  }
+  // Their sessions deleted upstream: the dead workers' slots are free now.
+  await d.gate.releaseDead();
+  return orphans.length;
+}

@@ -1,0 +1,235 @@
+// The runs' rows in both stores (./sqlite/runs.ts, ./postgres/runs.ts keep the same columns): a
+// run, its episodes and their attempts as the RunStore contract reads them (../types.ts).
+import "server-only";
+import { randomBytes } from "node:crypto";
+import type { JsonObject } from "@/lib/ors/protocol";
+import {
+  ATTEMPT_OUTCOMES,
+  type AttemptOutcome,
+  COUNTED_OUTCOMES,
+  type RunAggregates,
+  type RunAttempt,
+  type RunEpisode,
+  type RunEpisodePatch,
+  type RunEpisodeStatus,
+  type RunRecord,
+  type RunStatus,
+} from "./types";
+
+export function newRunId(): string {
+  return `r${randomBytes(8).toString("base64url")}`;
+}
+
+export interface RunRow {
+  id: string;
+  status: RunStatus;
+  server: string;
+  env: string;
+  split: string;
+  repeats: number;
+  episodes: number;
+  config_json: string;
+  created_at: number;
+  started_at: number | null;
+  ended_at: number | null;
+  error: string | null;
+  instance_id: string | null;
+  tags_json: string | null;
+}
+
+export interface EpisodeRow {
+  run_id: string;
+  task_index: number;
+  repeat: number;
+  status: RunEpisodeStatus;
+  trajectory_id: string | null;
+  reward: number | null;
+  finished: number | null;
+  turns: number | null;
+  steps: number | null;
+  duration_ms: number | null;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  error: string | null;
+  stop: string | null;
+  started_at: number | null;
+  ended_at: number | null;
+  /** The process that claimed it (RunStore.claimEpisode). */
+  instance_id: string | null;
+  outcome: AttemptOutcome | null;
+  attempts: number;
+  sid: string | null;
+}
+
+export interface AttemptRow {
+  run_id: string;
+  task_index: number;
+  repeat: number;
+  attempt: number;
+  outcome: AttemptOutcome | null;
+  stop: string | null;
+  error: string | null;
+  worker: string | null;
+  trajectory_id: string | null;
+  reward: number | null;
+  started_at: number;
+  ended_at: number | null;
+  counted: number;
+  job_id: string | null;
+}
+
+export function toRun(r: RunRow): RunRecord {
+  return {
+    id: r.id,
+    status: r.status,
+    server: r.server,
+    env: r.env,
+    split: r.split,
+    repeats: r.repeats,
+    episodes: r.episodes,
+    config: JSON.parse(r.config_json) as JsonObject,
+    createdAt: r.created_at,
+    startedAt: r.started_at,
+    endedAt: r.ended_at,
+    error: r.error,
+    instance: r.instance_id,
+    tags: r.tags_json ? (JSON.parse(r.tags_json) as string[]) : [],
+  };
+}
+
+export function toEpisode(r: EpisodeRow): RunEpisode {
+  return {
+    taskIndex: r.task_index,
+    repeat: r.repeat,
+    status: r.status,
+    trajectoryId: r.trajectory_id,
+    reward: r.reward,
+    finished: r.finished == null ? null : r.finished === 1,
+    turns: r.turns,
+    steps: r.steps,
+    durationMs: r.duration_ms,
+    promptTokens: r.prompt_tokens,
+    completionTokens: r.completion_tokens,
+    error: r.error,
+    stop: r.stop,
+    startedAt: r.started_at,
+    endedAt: r.ended_at,
+    outcome: r.outcome,
+    attempts: r.attempts,
+    sid: r.sid,
+  };
+}
+
+export function toAttempt(r: AttemptRow): RunAttempt {
+  return {
+    taskIndex: r.task_index,
+    repeat: r.repeat,
+    attempt: r.attempt,
+    outcome: r.outcome,
+    stop: r.stop,
+    error: r.error,
+    worker: r.worker,
+    trajectoryId: r.trajectory_id,
+    reward: r.reward,
+    startedAt: r.started_at,
+    endedAt: r.ended_at,
+    counted: r.counted === 1,
+    jobId: r.job_id,
+  };
+}
+
+/** Attempts still playing whose worker has no lease, or one renewed before the given moment (both stores' SQL). */
+export const ORPHANED_ATTEMPTS_SQL = `SELECT a.run_id, a.task_index, a.repeat, a.attempt, a.outcome, a.stop,
+    a.error, a.worker, COALESCE(a.trajectory_id, e.trajectory_id) AS trajectory_id, a.reward, a.started_at,
+    a.ended_at, a.counted, a.job_id, r.server, e.sid
+  FROM run_attempts a JOIN runs r ON r.id = a.run_id
+    JOIN run_episodes e ON e.run_id = a.run_id AND e.task_index = a.task_index AND e.repeat = a.repeat
+  WHERE a.outcome IS NULL AND r.status = 'running' AND a.worker IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = a.worker AND i.beat_at >= $1)
+  ORDER BY a.started_at`;
+
+/** Episode fields as their columns (for updates). */
+export const EPISODE_COLUMNS: Record<keyof RunEpisodePatch, string> = {
+  status: "status",
+  trajectoryId: "trajectory_id",
+  reward: "reward",
+  finished: "finished",
+  turns: "turns",
+  steps: "steps",
+  durationMs: "duration_ms",
+  promptTokens: "prompt_tokens",
+  completionTokens: "completion_tokens",
+  error: "error",
+  stop: "stop",
+  startedAt: "started_at",
+  endedAt: "ended_at",
+  outcome: "outcome",
+  sid: "sid",
+};
+
+/** Tags as stored: sorted, unique, JSON (null for none). */
+export function tagsJson(tags: readonly string[] | undefined): string | null {
+  return tags?.length ? JSON.stringify([...new Set(tags)].sort()) : null;
+}
+
+/**
+ * An episode's status once an attempt ended with `outcome`, after `failures` attempts ended with
+ * an infrastructure outcome (this one included): counted outcomes are done, an infrastructure one
+ * plays again while fewer than `maxAttempts` failed (else errored; `interrupted` waits as such),
+ * `cancelled` is cancelled.
+ */
+export function statusAfterAttempt(
+  outcome: AttemptOutcome,
+  failures: number,
+  maxAttempts: number,
+): RunEpisodeStatus {
+  if (COUNTED_OUTCOMES.includes(outcome)) return "done";
+  if (outcome === "cancelled") return "cancelled";
+  if (failures >= maxAttempts) return "errored";
+  // The playground stopped under it: kept for the run's resume (or a queue worker's next attempt).
+  return outcome === "interrupted" ? "interrupted" : "pending";
+}
+
+/** Zero of every outcome, then the counts read. */
+export function outcomeCounts(
+  rows: { outcome: AttemptOutcome; n: number }[],
+): Record<AttemptOutcome, number> {
+  const out = Object.fromEntries(ATTEMPT_OUTCOMES.map((o) => [o, 0])) as Record<AttemptOutcome, number>;
+  for (const r of rows) if (r.outcome in out) out[r.outcome] = Number(r.n);
+  return out;
+}
+
+/** A run's episode as its per-task rows read it (RunAggregates' `tasks`). */
+export interface TaskEpisodeRow {
+  task_index: number;
+  repeat: number;
+  status: RunEpisodeStatus;
+  reward: number | null;
+  trajectory_id: string | null;
+  success: number;
+}
+
+/** The per-task rows of a run's summary from its episodes, ordered by task and repeat. */
+export function taskRows(rows: readonly TaskEpisodeRow[], repeats: number): RunAggregates["tasks"] {
+  const tasks = new Map<number, RunAggregates["tasks"][number]>();
+  for (const r of rows) {
+    let t = tasks.get(r.task_index);
+    if (!t) {
+      t = {
+        index: r.task_index,
+        rewards: Array(repeats).fill(null),
+        episodeIds: Array(repeats).fill(null),
+        completed: 0,
+        successes: 0,
+      };
+      tasks.set(r.task_index, t);
+    }
+    t.episodeIds[r.repeat] = r.trajectory_id;
+    if (r.status === "done") {
+      t.rewards[r.repeat] = r.reward;
+      t.completed++;
+      t.successes += r.success;
+    }
+  }
+  return [...tasks.values()];
+}
