@@ -116,7 +116,6 @@ describe("hot reload with the dev entry", () => {
 
   it("a save of the same bytes ends nothing; a save that does not load is in the status until undone or fixed", async () => {
     const relay = orsAt(`${base}/api/servers/local`);
-    const direct = orsAt(`${base}/api/ors`);
     const status = async () =>
       (await (
         await fetch(`${base}/api/environments/status`, { headers: WITH_TOKEN })
@@ -152,8 +151,9 @@ describe("hot reload with the dev entry", () => {
         at: expect.any(Number),
       },
     ]);
-    // The previous code serves on: the session goes on.
-    expect(await direct.get("/echo/prompt", open)).toEqual([
+    // The previous code serves on: the session goes on (a session the relay started is reached
+    // through the relay only).
+    expect(await relay.get("/echo/prompt", open)).toEqual([
       { type: "text", text: "Say alpha.", detail: null },
     ]);
 

@@ -46,7 +46,8 @@ describe("an MCP server as an environment, served by `serve --env`", () => {
   it(
     "is an ORS environment: listed with the server's tools and the extra submit, and played",
     async () => {
-      expect(server.out()).toMatch(/From \.\/adder-env\.ts: adder/);
+      // The lines after the first may come in a later chunk of the child's output.
+      await server.waitFor(/From \.\/adder-env\.ts: adder/, 10_000);
       const ors = orsAt(base);
       expect(await ors.get("/list_environments")).toEqual(["adder"]);
       const tools = (await ors.get("/adder/tools")) as { tools: { name: string }[] };
