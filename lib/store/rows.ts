@@ -22,8 +22,9 @@ import {
   type TrajectoryStep,
   type TrajectorySummary,
   type TrajectoryTask,
+  taskLabel,
 } from "@/lib/trajectory/schema";
-import type { RetentionOptions } from "./types";
+import type { NewTrajectory, RetentionOptions } from "./types";
 
 /** The steps table's columns in the order `stepRowValues` gives them (both stores write them so). */
 export const STEP_COLUMNS = [
@@ -74,6 +75,115 @@ export function stepRowValues(id: string, step: TrajectoryStep, instance: string
     step.agent ? JSON.stringify(step.agent) : null,
     instance,
     step.origin ? JSON.stringify(step.origin) : null,
+  ];
+}
+
+/** `n` parameters of an INSERT's VALUES: numbered (`$1`…, PostgreSQL) or not (`?`, SQLite). */
+export function placeholders(n: number, numbered: boolean): string {
+  return Array.from({ length: n }, (_, i) => (numbered ? `$${i + 1}` : "?")).join(", ");
+}
+
+/** The trajectories table's columns a new trajectory fills, in `newTrajectoryValues`' order. */
+export const NEW_TRAJECTORY_COLUMNS = [
+  "id",
+  "server",
+  "env",
+  "sid",
+  "task_json",
+  "task_label",
+  "started_at",
+  "last_activity_at",
+  "origin_json",
+  "stored_at",
+  "instance_id",
+  "run_id",
+  "run_task",
+  "run_repeat",
+  "tools_hash",
+  "client_json",
+] as const;
+
+/** A trajectory just started (no steps yet) as the values of its row. `tools`: its tool set's hash. */
+export function newTrajectoryValues(
+  id: string,
+  t: NewTrajectory,
+  instance: string,
+  tools: string | null,
+): unknown[] {
+  return [
+    id,
+    t.server,
+    t.env,
+    t.sid,
+    t.task ? JSON.stringify(t.task) : null,
+    taskLabel(t.task),
+    t.startedAt,
+    t.startedAt,
+    t.origin ? JSON.stringify(t.origin) : null,
+    Date.now(),
+    instance,
+    t.run?.id ?? null,
+    t.run?.task_index ?? null,
+    t.run?.repeat ?? null,
+    tools,
+    t.client ? JSON.stringify(t.client) : null,
+  ];
+}
+
+/** The trajectories table's columns an imported trajectory fills, in `importedTrajectoryValues`' order. */
+export const IMPORTED_TRAJECTORY_COLUMNS = [
+  "id",
+  "server",
+  "env",
+  "sid",
+  "task_json",
+  "task_label",
+  "prompt_json",
+  "started_at",
+  "ended_at",
+  "last_activity_at",
+  "end_reason",
+  "error",
+  "origin_json",
+  "stored_at",
+  "reprompts_json",
+  "golden",
+  "run_id",
+  "run_task",
+  "run_repeat",
+  "tools_hash",
+  "agent_end_json",
+  "client_json",
+] as const;
+
+/**
+ * An imported trajectory as the values of its row (its steps and labels are written apart): one
+ * exported while still running is stored ended, as an error. `tools`: its tool set's hash.
+ */
+export function importedTrajectoryValues(t: Trajectory, tools: string | null): unknown[] {
+  return [
+    t.id,
+    t.server,
+    t.env,
+    t.sid,
+    t.task ? JSON.stringify(t.task) : null,
+    taskLabel(t.task),
+    t.prompt ? JSON.stringify(t.prompt) : null,
+    t.started_at,
+    t.ended_at ?? t.steps.filter((s) => !s.after_end).at(-1)?.ended_at ?? t.started_at,
+    t.ended_at ?? t.started_at,
+    t.end_reason ?? "error",
+    t.end_reason ? t.error : (t.error ?? "the episode was still running when it was exported"),
+    JSON.stringify(t.origin ?? { kind: "import", from: t.id }),
+    Date.now(),
+    t.reprompts?.length ? JSON.stringify(t.reprompts) : null,
+    t.golden ? 1 : 0,
+    t.run?.id ?? null,
+    t.run?.task_index ?? null,
+    t.run?.repeat ?? null,
+    tools,
+    t.agent_end ? JSON.stringify(t.agent_end) : null,
+    t.client ? JSON.stringify(t.client) : null,
   ];
 }
 
