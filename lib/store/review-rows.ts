@@ -194,36 +194,29 @@ export function progressOf(reviewers: readonly string[], items: readonly QueueIt
   return reviewers.map((r) => counts.get(r) ?? { reviewer: r, assigned: 0, labelled: 0 });
 }
 
-/** The label_sets columns an imported label's set fills, in `importedLabelSetValues`' order. */
-export const LABEL_SET_COLUMNS = "id, server, env, name, target, schema_json, verdict, created_at";
-
-/** An imported label's set as a row: a set not known here is created on the trajectory's environment. */
-export function importedLabelSetValues(t: Trajectory, l: TrajectoryLabel): unknown[] {
-  return [
-    l.set.id,
-    t.server,
-    t.env ?? "",
-    l.set.name,
-    l.set.target,
-    JSON.stringify(l.set.schema),
-    l.set.verdict,
-    l.created_at,
-  ];
+/** An imported label's set as its row: a set not known here is created on the trajectory's environment. */
+export function importedLabelSetRow(t: Trajectory, l: TrajectoryLabel): Record<string, unknown> {
+  return {
+    id: l.set.id,
+    server: t.server,
+    env: t.env ?? "",
+    name: l.set.name,
+    target: l.set.target,
+    schema_json: JSON.stringify(l.set.schema),
+    verdict: l.set.verdict,
+    created_at: l.created_at,
+  };
 }
 
-/** The labels columns an imported label fills, in `importedLabelValues`' order. */
-export const LABEL_COLUMNS =
-  "label_set_id, trajectory_id, step, reviewer, value_json, created_at, updated_at";
-
-/** An imported label as a row of trajectory `t`. */
-export function importedLabelValues(t: Trajectory, l: TrajectoryLabel): unknown[] {
-  return [
-    l.set.id,
-    t.id,
-    l.step ?? EPISODE_STEP,
-    l.reviewer,
-    JSON.stringify(l.value),
-    l.created_at,
-    l.updated_at,
-  ];
+/** An imported label of trajectory `t` as its row. */
+export function importedLabelRow(t: Trajectory, l: TrajectoryLabel): Record<string, unknown> {
+  return {
+    label_set_id: l.set.id,
+    trajectory_id: t.id,
+    step: l.step ?? EPISODE_STEP,
+    reviewer: l.reviewer,
+    value_json: JSON.stringify(l.value),
+    created_at: l.created_at,
+    updated_at: l.updated_at,
+  };
 }

@@ -78,113 +78,80 @@ export function stepRowValues(id: string, step: TrajectoryStep, instance: string
   ];
 }
 
-/** `n` parameters of an INSERT's VALUES: numbered (`$1`…, PostgreSQL) or not (`?`, SQLite). */
-export function placeholders(n: number, numbered: boolean): string {
-  return Array.from({ length: n }, (_, i) => (numbered ? `$${i + 1}` : "?")).join(", ");
+/**
+ * An INSERT of one row given as column → value, its parameters numbered (`$1`…, PostgreSQL) or
+ * not (`?`, SQLite); `tail` follows the VALUES (an ON CONFLICT clause).
+ */
+export function insertOf(
+  table: string,
+  row: Record<string, unknown>,
+  numbered: boolean,
+  tail = "",
+): { sql: string; values: unknown[] } {
+  const columns = Object.keys(row);
+  const params = columns.map((_, i) => (numbered ? `$${i + 1}` : "?"));
+  return {
+    sql: `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${params.join(", ")}) ${tail}`.trimEnd(),
+    values: Object.values(row),
+  };
 }
 
-/** The trajectories table's columns a new trajectory fills, in `newTrajectoryValues`' order. */
-export const NEW_TRAJECTORY_COLUMNS = [
-  "id",
-  "server",
-  "env",
-  "sid",
-  "task_json",
-  "task_label",
-  "started_at",
-  "last_activity_at",
-  "origin_json",
-  "stored_at",
-  "instance_id",
-  "run_id",
-  "run_task",
-  "run_repeat",
-  "tools_hash",
-  "client_json",
-] as const;
-
-/** A trajectory just started (no steps yet) as the values of its row. `tools`: its tool set's hash. */
-export function newTrajectoryValues(
+/** A trajectory just started (no steps yet) as its row. `tools`: its tool set's hash. */
+export function newTrajectoryRow(
   id: string,
   t: NewTrajectory,
   instance: string,
   tools: string | null,
-): unknown[] {
-  return [
+): Record<string, unknown> {
+  return {
     id,
-    t.server,
-    t.env,
-    t.sid,
-    t.task ? JSON.stringify(t.task) : null,
-    taskLabel(t.task),
-    t.startedAt,
-    t.startedAt,
-    t.origin ? JSON.stringify(t.origin) : null,
-    Date.now(),
-    instance,
-    t.run?.id ?? null,
-    t.run?.task_index ?? null,
-    t.run?.repeat ?? null,
-    tools,
-    t.client ? JSON.stringify(t.client) : null,
-  ];
+    server: t.server,
+    env: t.env,
+    sid: t.sid,
+    task_json: t.task ? JSON.stringify(t.task) : null,
+    task_label: taskLabel(t.task),
+    started_at: t.startedAt,
+    last_activity_at: t.startedAt,
+    origin_json: t.origin ? JSON.stringify(t.origin) : null,
+    stored_at: Date.now(),
+    instance_id: instance,
+    run_id: t.run?.id ?? null,
+    run_task: t.run?.task_index ?? null,
+    run_repeat: t.run?.repeat ?? null,
+    tools_hash: tools,
+    client_json: t.client ? JSON.stringify(t.client) : null,
+  };
 }
 
-/** The trajectories table's columns an imported trajectory fills, in `importedTrajectoryValues`' order. */
-export const IMPORTED_TRAJECTORY_COLUMNS = [
-  "id",
-  "server",
-  "env",
-  "sid",
-  "task_json",
-  "task_label",
-  "prompt_json",
-  "started_at",
-  "ended_at",
-  "last_activity_at",
-  "end_reason",
-  "error",
-  "origin_json",
-  "stored_at",
-  "reprompts_json",
-  "golden",
-  "run_id",
-  "run_task",
-  "run_repeat",
-  "tools_hash",
-  "agent_end_json",
-  "client_json",
-] as const;
-
 /**
- * An imported trajectory as the values of its row (its steps and labels are written apart): one
- * exported while still running is stored ended, as an error. `tools`: its tool set's hash.
+ * An imported trajectory as its row (its steps and labels are written apart): one exported while
+ * still running is stored ended, as an error. `tools`: its tool set's hash.
  */
-export function importedTrajectoryValues(t: Trajectory, tools: string | null): unknown[] {
-  return [
-    t.id,
-    t.server,
-    t.env,
-    t.sid,
-    t.task ? JSON.stringify(t.task) : null,
-    taskLabel(t.task),
-    t.prompt ? JSON.stringify(t.prompt) : null,
-    t.started_at,
-    t.ended_at ?? t.steps.filter((s) => !s.after_end).at(-1)?.ended_at ?? t.started_at,
-    t.ended_at ?? t.started_at,
-    t.end_reason ?? "error",
-    t.end_reason ? t.error : (t.error ?? "the episode was still running when it was exported"),
-    JSON.stringify(t.origin ?? { kind: "import", from: t.id }),
-    Date.now(),
-    t.reprompts?.length ? JSON.stringify(t.reprompts) : null,
-    t.golden ? 1 : 0,
-    t.run?.id ?? null,
-    t.run?.task_index ?? null,
-    t.run?.repeat ?? null,
-    tools,
-    t.agent_end ? JSON.stringify(t.agent_end) : null,
-    t.client ? JSON.stringify(t.client) : null,
-  ];
+export function importedTrajectoryRow(t: Trajectory, tools: string | null): Record<string, unknown> {
+  return {
+    id: t.id,
+    server: t.server,
+    env: t.env,
+    sid: t.sid,
+    task_json: t.task ? JSON.stringify(t.task) : null,
+    task_label: taskLabel(t.task),
+    prompt_json: t.prompt ? JSON.stringify(t.prompt) : null,
+    started_at: t.started_at,
+    ended_at: t.ended_at ?? t.steps.filter((s) => !s.after_end).at(-1)?.ended_at ?? t.started_at,
+    last_activity_at: t.ended_at ?? t.started_at,
+    end_reason: t.end_reason ?? "error",
+    error: t.end_reason ? t.error : (t.error ?? "the episode was still running when it was exported"),
+    origin_json: JSON.stringify(t.origin ?? { kind: "import", from: t.id }),
+    stored_at: Date.now(),
+    reprompts_json: t.reprompts?.length ? JSON.stringify(t.reprompts) : null,
+    golden: t.golden ? 1 : 0,
+    run_id: t.run?.id ?? null,
+    run_task: t.run?.task_index ?? null,
+    run_repeat: t.run?.repeat ?? null,
+    tools_hash: tools,
+    agent_end_json: t.agent_end ? JSON.stringify(t.agent_end) : null,
+    client_json: t.client ? JSON.stringify(t.client) : null,
+  };
 }
 
 /** Retention when none is given: the settings' defaults (lib/config.ts). */

@@ -7,10 +7,8 @@ import type { JsonObject } from "@/lib/ors/protocol";
 import type { Trajectory, TrajectoryLabel } from "@/lib/trajectory/schema";
 import {
   EPISODE_STEP,
-  importedLabelSetValues,
-  importedLabelValues,
-  LABEL_COLUMNS,
-  LABEL_SET_COLUMNS,
+  importedLabelRow,
+  importedLabelSetRow,
   type LabelRow,
   type LabelSetRow,
   newLabelSetId,
@@ -30,7 +28,7 @@ import {
   toTrajectoryLabel,
   trajectoryLabelsSql,
 } from "../review-rows";
-import { placeholders } from "../rows";
+import { insertOf } from "../rows";
 import type {
   Label,
   LabelFilter,
@@ -72,14 +70,10 @@ export async function trajectoryLabels(c: pg.ClientBase, id: string): Promise<Tr
 /** Stores an imported trajectory's labels on `c`: a set not known here is created on its environment. */
 export async function importLabels(c: pg.ClientBase, t: Trajectory): Promise<void> {
   for (const l of t.labels ?? []) {
-    await c.query(
-      `INSERT INTO label_sets (${LABEL_SET_COLUMNS}) VALUES (${placeholders(8, true)}) ON CONFLICT (id) DO NOTHING`,
-      importedLabelSetValues(t, l),
-    );
-    await c.query(
-      `INSERT INTO labels (${LABEL_COLUMNS}) VALUES (${placeholders(7, true)}) ON CONFLICT DO NOTHING`,
-      importedLabelValues(t, l),
-    );
+    const set = insertOf("label_sets", importedLabelSetRow(t, l), true, "ON CONFLICT (id) DO NOTHING");
+    await c.query(set.sql, set.values);
+    const label = insertOf("labels", importedLabelRow(t, l), true, "ON CONFLICT DO NOTHING");
+    await c.query(label.sql, label.values);
   }
 }
 

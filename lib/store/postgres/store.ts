@@ -20,12 +20,10 @@ import type {
 } from "@/lib/trajectory/schema";
 import {
   DEFAULT_RETENTION,
-  IMPORTED_TRAJECTORY_COLUMNS,
-  importedTrajectoryValues,
-  NEW_TRAJECTORY_COLUMNS,
+  importedTrajectoryRow,
+  insertOf,
   newTrajectoryId,
-  newTrajectoryValues,
-  placeholders,
+  newTrajectoryRow,
   type StepRow,
   type TrajRow,
   toStep,
@@ -79,11 +77,8 @@ export class PostgresTrajectoryStore extends PostgresReviewStore implements Play
   async create(t: NewTrajectory): Promise<string> {
     const id = t.id ?? newTrajectoryId();
     const tools = t.tools ? await this.toolSet(t.tools) : null;
-    await this.query(
-      `INSERT INTO trajectories (${NEW_TRAJECTORY_COLUMNS.join(", ")})
-       VALUES (${placeholders(NEW_TRAJECTORY_COLUMNS.length, true)})`,
-      newTrajectoryValues(id, t, this.instance.id, tools),
-    );
+    const row = insertOf("trajectories", newTrajectoryRow(id, t, this.instance.id, tools), true);
+    await this.query(row.sql, row.values);
     // A run's episode does not count towards the cap: nothing to remove for it.
     if (!t.run) await this.retain(Date.now());
     return id;
@@ -344,11 +339,13 @@ export class PostgresTrajectoryStore extends PostgresReviewStore implements Play
     await this.tx(async (c) => {
       for (const t of trajectories) {
         const tools = t.tools ? await this.toolSet(t.tools, c) : null;
-        const r = await c.query(
-          `INSERT INTO trajectories (${IMPORTED_TRAJECTORY_COLUMNS.join(", ")})
-           VALUES (${placeholders(IMPORTED_TRAJECTORY_COLUMNS.length, true)}) ON CONFLICT (id) DO NOTHING`,
-          importedTrajectoryValues(t, tools),
+        const row = insertOf(
+          "trajectories",
+          importedTrajectoryRow(t, tools),
+          true,
+          "ON CONFLICT (id) DO NOTHING",
         );
+        const r = await c.query(row.sql, row.values);
         if (r.rowCount === 0) {
           skipped.push(t.id);
           continue;

@@ -6,10 +6,8 @@ import type { JsonObject } from "@/lib/ors/protocol";
 import type { Trajectory, TrajectoryLabel } from "@/lib/trajectory/schema";
 import {
   EPISODE_STEP,
-  importedLabelSetValues,
-  importedLabelValues,
-  LABEL_COLUMNS,
-  LABEL_SET_COLUMNS,
+  importedLabelRow,
+  importedLabelSetRow,
   type LabelRow,
   type LabelSetRow,
   newLabelSetId,
@@ -29,7 +27,7 @@ import {
   toTrajectoryLabel,
   trajectoryLabelsSql,
 } from "../review-rows";
-import { placeholders } from "../rows";
+import { insertOf } from "../rows";
 import type {
   Label,
   LabelFilter,
@@ -262,12 +260,10 @@ export class SqliteReview {
   /** Stores an imported trajectory's labels: a set not known here is created on its environment. */
   importLabels(t: Trajectory): void {
     for (const l of t.labels ?? []) {
-      this.sql(
-        `INSERT INTO label_sets (${LABEL_SET_COLUMNS}) VALUES (${placeholders(8, false)}) ON CONFLICT (id) DO NOTHING`,
-      ).run(...importedLabelSetValues(t, l));
-      this.sql(
-        `INSERT INTO labels (${LABEL_COLUMNS}) VALUES (${placeholders(7, false)}) ON CONFLICT DO NOTHING`,
-      ).run(...importedLabelValues(t, l));
+      const set = insertOf("label_sets", importedLabelSetRow(t, l), false, "ON CONFLICT (id) DO NOTHING");
+      this.sql(set.sql).run(...set.values);
+      const label = insertOf("labels", importedLabelRow(t, l), false, "ON CONFLICT DO NOTHING");
+      this.sql(label.sql).run(...label.values);
     }
   }
 }

@@ -20,13 +20,11 @@ import type {
 } from "@/lib/trajectory/schema";
 import {
   DEFAULT_RETENTION,
-  IMPORTED_TRAJECTORY_COLUMNS,
-  importedTrajectoryValues,
-  NEW_TRAJECTORY_COLUMNS,
+  importedTrajectoryRow,
+  insertOf,
   newTrajectoryId,
-  newTrajectoryValues,
+  newTrajectoryRow,
   orderByOf,
-  placeholders,
   type StepRow,
   type TrajRow,
   toStep,
@@ -90,10 +88,8 @@ export class SqliteTrajectoryStore extends SqliteReviewStore implements Playgrou
   async create(t: NewTrajectory): Promise<string> {
     const id = t.id ?? newTrajectoryId();
     const tools = t.tools ? this.toolSet(t.tools) : null;
-    this.sql(
-      `INSERT INTO trajectories (${NEW_TRAJECTORY_COLUMNS.join(", ")})
-         VALUES (${placeholders(NEW_TRAJECTORY_COLUMNS.length, false)})`,
-    ).run(...newTrajectoryValues(id, t, this.instance.id, tools));
+    const row = insertOf("trajectories", newTrajectoryRow(id, t, this.instance.id, tools), false);
+    this.sql(row.sql).run(...row.values);
     // A run's episode does not count towards the cap: nothing to remove for it.
     if (!t.run) this.retain(Date.now());
     return id;
@@ -346,10 +342,8 @@ export class SqliteTrajectoryStore extends SqliteReviewStore implements Playgrou
           continue;
         }
         const tools = t.tools ? this.toolSet(t.tools) : null;
-        this.sql(
-          `INSERT INTO trajectories (${IMPORTED_TRAJECTORY_COLUMNS.join(", ")})
-             VALUES (${placeholders(IMPORTED_TRAJECTORY_COLUMNS.length, false)})`,
-        ).run(...importedTrajectoryValues(t, tools));
+        const row = insertOf("trajectories", importedTrajectoryRow(t, tools), false);
+        this.sql(row.sql).run(...row.values);
         for (const s of t.steps) this.writeStep(t.id, s, null);
         this.review.importLabels(t);
         imported.push(t.id);
