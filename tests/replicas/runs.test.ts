@@ -5,11 +5,10 @@
 // at once one wins; the CLI's `run` records into the database (the replicas show it); and after
 // kill -9 of A in the middle of a run, B takes A's episodes over without anyone pressing anything:
 // every task counted exactly once, A's attempts kept as interrupted.
-import { spawn } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
-import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runBin } from "../cli/helpers";
 import { eventually } from "../environments/helpers";
 import type { SpawnedServer } from "../relay/helpers";
 import { postgresDatabase } from "../support/postgres";
@@ -170,10 +169,8 @@ describe.skipIf(!db.ok)("runs across app replicas on one PostgreSQL database", (
   it("the CLI's run records into the database: the replicas list the run, the server it added, its episodes", async () => {
     const data = tempDataDir();
     try {
-      const child = spawn(
-        process.execPath,
+      const { code, stdout, stderr } = await runBin(
         [
-          "bin/ors-playground.mjs",
           "run",
           shared.url,
           "--env",
@@ -189,25 +186,8 @@ describe.skipIf(!db.ok)("runs across app replicas on one PostgreSQL database", (
           "--json",
           "-",
         ],
-        {
-          cwd: path.resolve(__dirname, "../.."),
-          env: {
-            ...process.env,
-            PLAYGROUND_DATABASE_URL: db.ok ? db.url : "",
-            PLAYGROUND_DATA_DIR: data.dir,
-          },
-          stdio: ["ignore", "pipe", "pipe"],
-        },
+        { env: { PLAYGROUND_DATABASE_URL: db.ok ? db.url : "", PLAYGROUND_DATA_DIR: data.dir } },
       );
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (d: Buffer) => {
-        stdout += d.toString();
-      });
-      child.stderr.on("data", (d: Buffer) => {
-        stderr += d.toString();
-      });
-      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
       expect(code, stderr).toBe(0);
       expect(stderr).toMatch(/recorded in PostgreSQL at postgres:\/\//);
       const { runId } = JSON.parse(stdout) as { runId: string };
