@@ -7,6 +7,7 @@ import {
   ATTEMPT_OUTCOMES,
   type AttemptOutcome,
   COUNTED_OUTCOMES,
+  type NewRun,
   RUN_EPISODE_STATUSES,
   type RunAggregates,
   type RunAttempt,
@@ -171,6 +172,23 @@ export const EPISODE_COLUMNS: Record<keyof RunEpisodePatch, string> = {
 /** Tags as stored: sorted, unique, JSON (null for none). */
 export function tagsJson(tags: readonly string[] | undefined): string | null {
   return tags?.length ? JSON.stringify([...new Set(tags)].sort()) : null;
+}
+
+/** A new run as its row (queued; its episodes are written apart, one per task and repeat). */
+export function newRunRow(id: string, run: NewRun): Record<string, unknown> {
+  return {
+    id,
+    status: "queued",
+    server: run.server,
+    env: run.env,
+    split: run.split,
+    repeats: run.repeats,
+    episodes: run.tasks.length * run.repeats,
+    config_json: JSON.stringify(run.config),
+    created_at: run.createdAt,
+    instance_id: run.instance,
+    tags_json: tagsJson(run.tags),
+  };
 }
 
 /**

@@ -3,6 +3,7 @@
 // aggregates of its summary computed in SQL, so a 10,000-episode run is read without its trajectories.
 import "server-only";
 import type pg from "pg";
+import { insertOf } from "../rows";
 import {
   type AttemptRow,
   aggregatesOf,
@@ -12,13 +13,13 @@ import {
   histogramBins,
   histogramOf,
   newRunId,
+  newRunRow,
   ORPHANED_ATTEMPTS_SQL,
   outcomeCounts,
   type RunRow,
   statusAfterAttempt,
   statusCounts,
   type TaskEpisodeRow,
-  tagsJson,
   taskRows,
   toAttempt,
   toEpisode,
@@ -88,27 +89,15 @@ export abstract class PostgresRunStore implements RunStore {
   async createRun(run: NewRun): Promise<RunRecord> {
     const id = run.id ?? newRunId();
     // The run and its episodes in one statement (tasks × repeats rows: ten thousand at once).
+    const row = insertOf("runs", newRunRow(id, run), true, "RETURNING *");
     const r = await this.query<RunRow>(
-      `WITH r AS (
-         INSERT INTO runs (id, status, server, env, split, repeats, episodes, config_json, created_at, instance_id, tags_json)
-         VALUES ($1, 'queued', $2, $3, $4, $5, $6, $7, $8, $9, $11) RETURNING *),
+      `WITH r AS (${row.sql}),
        e AS (
          INSERT INTO run_episodes (run_id, task_index, repeat)
-         SELECT r.id, t.task, k FROM r, unnest($10::int[]) AS t(task), generate_series(0, $5 - 1) AS k)
+         SELECT r.id, t.task, k FROM r, unnest($${row.values.length + 1}::int[]) AS t(task),
+           generate_series(0, r.repeats - 1) AS k)
        SELECT * FROM r`,
-      [
-        id,
-        run.server,
-        run.env,
-        run.split,
-        run.repeats,
-        run.tasks.length * run.repeats,
-        JSON.stringify(run.config),
-        run.createdAt,
-        run.instance,
-        run.tasks,
-        tagsJson(run.tags),
-      ],
+      [...row.values, run.tasks],
     );
     return toRun(r.rows[0]!);
   }
