@@ -1,16 +1,12 @@
 // Small display helpers of the trajectory views.
 import type { BadgeTone } from "@/components/ui/badge";
+import { END_REASON_LABEL as SHORT_END_REASON_LABEL } from "@/lib/trajectory/end-reason";
 import type { EndReason } from "@/lib/trajectory/schema";
 
+/** The end reasons' labels (lib/trajectory/end-reason.ts); the views have room to say who closed it. */
 export const END_REASON_LABEL: Record<EndReason | "running", string> = {
-  finished: "Finished",
+  ...SHORT_END_REASON_LABEL,
   user_closed: "Closed by user",
-  timeout: "Expired",
-  error: "Error",
-  cancelled: "Cancelled",
-  interrupted: "Interrupted",
-  policy_stopped: "Stopped by policy",
-  running: "Running",
 };
 
 export function endReasonTone(r: EndReason | null): BadgeTone {

@@ -278,39 +278,34 @@ export async function checkCommand(argv: readonly string[], io: HeadlessIo): Pro
   });
   let exit: number | null = null;
   let appUrl: string | undefined;
+  // The server, its key, the waivers and the time limit, as the quality checks and the probes take them.
+  const playTarget = {
+    url: options.baseUrl,
+    apiKey: options.apiKey,
+    allow: options.allow ?? [],
+    maxTimeMs: options.maxTimeMs,
+  };
   if (parsed.quality && !io.signal?.aborted) {
-    const played = await playQuality(
+    const quality = await playQuality(
       parsed.quality,
-      {
-        url: options.baseUrl,
-        env: options.env ?? report.target.environment,
-        apiKey: options.apiKey,
-        allow: options.allow ?? [],
-        maxTimeMs: options.maxTimeMs,
-      },
+      { ...playTarget, env: options.env ?? report.target.environment },
       io,
     );
-    report = attachQuality(report, played.report);
-    exit = played.exit;
-    appUrl = played.appUrl;
+    report = attachQuality(report, quality.report);
+    exit = quality.exit;
+    appUrl = quality.appUrl;
   }
   let probeExit: number | null = null;
   if (parsed.probe && !io.signal?.aborted) {
     // With a baseline or golden episodes, their environment unless --env names one.
     const named = parsed.probe.baseline !== undefined || parsed.probe.golden !== undefined;
-    const played = await playProbe(
+    const probe = await playProbe(
       parsed.probe,
-      {
-        url: options.baseUrl,
-        env: options.env ?? (named ? null : report.target.environment),
-        apiKey: options.apiKey,
-        allow: options.allow ?? [],
-        maxTimeMs: options.maxTimeMs,
-      },
+      { ...playTarget, env: options.env ?? (named ? null : report.target.environment) },
       io,
     );
-    report = attachProbe(report, played.report);
-    probeExit = played.exit;
+    report = attachProbe(report, probe.report);
+    probeExit = probe.exit;
   }
   io.stdout(
     json

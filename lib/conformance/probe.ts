@@ -1,7 +1,7 @@
 // The conformance check's HTTP layer (isomorphic, any `fetch`): one request at a time with a time
 // limit, no redirect followed, bounded reading, and SSE bodies kept both raw (for the reference
 // client's reading) and parsed by the protocol's SSE reader (lib/ors/protocol), each frame timed.
-import { readSseFrames, type SseFrame } from "@/lib/ors/protocol";
+import { readSseFrames, type SseFrame, untilAborted } from "@/lib/ors/protocol";
 import { formatMs } from "./labels";
 
 export interface ProbeOptions {
@@ -159,25 +159,8 @@ export class Probe {
 }
 
 function raceAbort(promise: Promise<Response>, signal: AbortSignal): Promise<Response> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<Response>((resolve, reject) => {
-    const onAbort = () => {
-      reject(signal.reason);
-      // An answer that comes after all must not keep its connection open.
-      promise.then((late) => late.body?.cancel().catch(() => {})).catch(() => {});
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
-  });
+  // An answer that comes after all must not keep its connection open.
+  return untilAborted(promise, signal, (late) => late.body?.cancel().catch(() => {}));
 }
 
 function abortText(signal: AbortSignal): string {

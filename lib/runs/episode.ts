@@ -7,7 +7,7 @@
 import "server-only";
 import type { Recorder } from "@/lib/episodes/recorder";
 import { isOrsClientError, type OrsClient } from "@/lib/ors/client";
-import type { JsonObject, RunToolOutput, ToolSpec } from "@/lib/ors/protocol";
+import { type JsonObject, type RunToolOutput, type ToolSpec, untilAborted } from "@/lib/ors/protocol";
 import { AGENT_HEADER, encodeAgent, encodeRunTag, RUN_HEADER } from "@/lib/relay/annotations";
 import type {
   AttemptEnd,
@@ -20,12 +20,12 @@ import type {
 import type { EndReason, StepAgent } from "@/lib/trajectory/schema";
 import {
   agentEndOf,
+  agentOf,
   type CallOutcome,
   type Policy,
   type PolicyEpisode,
   PolicyError,
   type PolicyToolCall,
-  type PolicyTurn,
 } from "./policy";
 import { retryingFetch } from "./retry-fetch";
 
@@ -84,25 +84,6 @@ interface Played {
   sawUsage: boolean;
   /** Why the policy stopped (`finished` when the environment finished it). */
   stop: string | null;
-}
-
-/** Runs `p`, giving up when `signal` aborts (a policy function may not listen to it). */
-function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
-  });
 }
 
 /** A duration as a message says it: `600 s`, `0.3 s`. */
@@ -205,31 +186,6 @@ async function startPolicy(plan: EpisodePlan, ors: OrsClient, sid: string, signa
   return untilAborted(Promise.resolve(started), signal);
 }
 
-/** The agent's mark on a call: who chose it, in which turn, with the turn's text and tokens on its first. */
-function agentOf(
-  policy: Policy,
-  turn: PolicyTurn,
-  turnNo: number,
-  call: PolicyToolCall,
-  i: number,
-): StepAgent {
-  return {
-    policy: policy.kind,
-    ...(policy.model ? { model: policy.model } : {}),
-    turn: turnNo,
-    call_id: call.id,
-    ...(i === 0 && turn.message ? { message: turn.message } : {}),
-    ...(i === 0 && turn.usage
-      ? {
-          usage: {
-            prompt_tokens: turn.usage.promptTokens,
-            completion_tokens: turn.usage.completionTokens,
-          },
-        }
-      : {}),
-  };
-}
-
 /** One call through the relay; an error the environment answered is an `ok: false` result. */
 async function callOne(
   ors: OrsClient,
@@ -294,7 +250,7 @@ async function playTurns(
     }
     outcomes = [];
     for (const [i, call] of turn.calls.entries()) {
-      const agent = agentOf(policy, turn, p.turns, call, i);
+      const agent = agentOf(policy, turn, p.turns, call.id, i);
       const result = await callOne(ors, run.env, p.sid!, call, agent, signal);
       outcomes.push({ call, result });
       if (result.ok && result.output.finished) {

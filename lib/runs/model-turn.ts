@@ -12,7 +12,7 @@ import { nextTurnNumber, transcriptOf } from "./conversation";
 import { RunError } from "./errors";
 import { createModelClient, modelTurn } from "./model-policy";
 import { ModelEndpointError, type ModelRegistry } from "./models";
-import { PolicyError } from "./policy";
+import { agentOf, PolicyError } from "./policy";
 
 export const modelTurnRequestSchema = z.strictObject({
   /** A configured endpoint's name (PLAYGROUND_MODELS). */
@@ -77,21 +77,7 @@ export async function liveModelTurn(
     message: turn.message,
     toolCalls: turn.calls.map((c, i) => ({
       ...c,
-      agent: encodeAgent({
-        policy: "model",
-        model: req.model,
-        turn: number,
-        call_id: c.id,
-        ...(i === 0 && turn.message ? { message: turn.message } : {}),
-        ...(i === 0 && turn.usage
-          ? {
-              usage: {
-                prompt_tokens: turn.usage.promptTokens,
-                completion_tokens: turn.usage.completionTokens,
-              },
-            }
-          : {}),
-      }),
+      agent: encodeAgent(agentOf({ kind: "model", model: req.model }, turn, number, c.id, i)),
     })),
     usage: turn.usage,
     stop: turn.calls.length ? null : (turn.stop ?? "no_tool_call"),

@@ -5,7 +5,7 @@
 // and the quality checks all drive policies through this one seam.
 
 import type { Block, JsonObject, RunToolOutput, ToolSpec } from "@/lib/ors/protocol";
-import type { AgentEnd } from "@/lib/trajectory/schema";
+import type { AgentEnd, StepAgent } from "@/lib/trajectory/schema";
 
 export const POLICY_KINDS = ["model", "random", "replay", "script"] as const;
 export type PolicyKind = (typeof POLICY_KINDS)[number];
@@ -103,6 +103,34 @@ export function agentEndOf(turn: PolicyTurn): AgentEnd {
     message: turn.message,
     ...(turn.usage
       ? { usage: { prompt_tokens: turn.usage.promptTokens, completion_tokens: turn.usage.completionTokens } }
+      : {}),
+  };
+}
+
+/**
+ * The agent's mark on call `i` of a turn: who chose it (the policy's kind and model), in which
+ * turn, with the turn's text and tokens on its first call.
+ */
+export function agentOf(
+  who: { kind: PolicyKind; model?: string },
+  turn: Pick<PolicyTurn, "message" | "usage">,
+  turnNo: number,
+  callId: string,
+  i: number,
+): StepAgent {
+  return {
+    policy: who.kind,
+    ...(who.model ? { model: who.model } : {}),
+    turn: turnNo,
+    call_id: callId,
+    ...(i === 0 && turn.message ? { message: turn.message } : {}),
+    ...(i === 0 && turn.usage
+      ? {
+          usage: {
+            prompt_tokens: turn.usage.promptTokens,
+            completion_tokens: turn.usage.completionTokens,
+          },
+        }
       : {}),
   };
 }

@@ -4,8 +4,17 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
 import type { JsonObject } from "@/lib/ors/protocol";
-import type { LabelSetRef, TrajectoryLabel } from "@/lib/trajectory/schema";
-import type { Label, LabelSet, LabelTarget, ReviewQueue, ShareLink, SharePlayer } from "./types";
+import type { LabelSetRef, Trajectory, TrajectoryLabel } from "@/lib/trajectory/schema";
+import type {
+  Label,
+  LabelSet,
+  LabelTarget,
+  QueueItem,
+  QueueProgress,
+  ReviewQueue,
+  ShareLink,
+  SharePlayer,
+} from "./types";
 
 export function newLabelSetId(): string {
   return `l${randomBytes(8).toString("base64url")}`;
@@ -154,4 +163,60 @@ export function trajectoryLabelsSql(param: string): string {
   return `SELECT l.*, s.name, s.target, s.schema_json, s.verdict FROM labels l
     JOIN label_sets s ON s.id = l.label_set_id
     WHERE l.trajectory_id = ${param} ORDER BY l.step, s.created_at, s.id, l.reviewer`;
+}
+
+/** A queue assignment as read with whether it is labelled (0/1 in SQLite, a boolean in PostgreSQL). */
+export interface QueueItemRow {
+  position: number;
+  trajectory_id: string;
+  reviewer: string;
+  labelled: number | boolean;
+}
+
+export function toQueueItem(r: QueueItemRow): QueueItem {
+  return {
+    position: r.position,
+    trajectoryId: r.trajectory_id,
+    reviewer: r.reviewer,
+    labelled: !!r.labelled,
+  };
+}
+
+/** Each reviewer's assigned and labelled items, in the queue's order of reviewers. */
+export function progressOf(reviewers: readonly string[], items: readonly QueueItem[]): QueueProgress[] {
+  const counts = new Map<string, QueueProgress>();
+  for (const i of items) {
+    const p = counts.get(i.reviewer) ?? { reviewer: i.reviewer, assigned: 0, labelled: 0 };
+    p.assigned++;
+    if (i.labelled) p.labelled++;
+    counts.set(i.reviewer, p);
+  }
+  return reviewers.map((r) => counts.get(r) ?? { reviewer: r, assigned: 0, labelled: 0 });
+}
+
+/** An imported label's set as its row: a set not known here is created on the trajectory's environment. */
+export function importedLabelSetRow(t: Trajectory, l: TrajectoryLabel): Record<string, unknown> {
+  return {
+    id: l.set.id,
+    server: t.server,
+    env: t.env ?? "",
+    name: l.set.name,
+    target: l.set.target,
+    schema_json: JSON.stringify(l.set.schema),
+    verdict: l.set.verdict,
+    created_at: l.created_at,
+  };
+}
+
+/** An imported label of trajectory `t` as its row. */
+export function importedLabelRow(t: Trajectory, l: TrajectoryLabel): Record<string, unknown> {
+  return {
+    label_set_id: l.set.id,
+    trajectory_id: t.id,
+    step: l.step ?? EPISODE_STEP,
+    reviewer: l.reviewer,
+    value_json: JSON.stringify(l.value),
+    created_at: l.created_at,
+    updated_at: l.updated_at,
+  };
 }

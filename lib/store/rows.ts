@@ -22,8 +22,9 @@ import {
   type TrajectoryStep,
   type TrajectorySummary,
   type TrajectoryTask,
+  taskLabel,
 } from "@/lib/trajectory/schema";
-import type { RetentionOptions } from "./types";
+import type { NewTrajectory, RetentionOptions } from "./types";
 
 /** The steps table's columns in the order `stepRowValues` gives them (both stores write them so). */
 export const STEP_COLUMNS = [
@@ -75,6 +76,82 @@ export function stepRowValues(id: string, step: TrajectoryStep, instance: string
     instance,
     step.origin ? JSON.stringify(step.origin) : null,
   ];
+}
+
+/**
+ * An INSERT of one row given as column → value, its parameters numbered (`$1`…, PostgreSQL) or
+ * not (`?`, SQLite); `tail` follows the VALUES (an ON CONFLICT clause).
+ */
+export function insertOf(
+  table: string,
+  row: Record<string, unknown>,
+  numbered: boolean,
+  tail = "",
+): { sql: string; values: unknown[] } {
+  const columns = Object.keys(row);
+  const params = columns.map((_, i) => (numbered ? `$${i + 1}` : "?"));
+  return {
+    sql: `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${params.join(", ")}) ${tail}`.trimEnd(),
+    values: Object.values(row),
+  };
+}
+
+/** A trajectory just started (no steps yet) as its row. `tools`: its tool set's hash. */
+export function newTrajectoryRow(
+  id: string,
+  t: NewTrajectory,
+  instance: string,
+  tools: string | null,
+): Record<string, unknown> {
+  return {
+    id,
+    server: t.server,
+    env: t.env,
+    sid: t.sid,
+    task_json: t.task ? JSON.stringify(t.task) : null,
+    task_label: taskLabel(t.task),
+    started_at: t.startedAt,
+    last_activity_at: t.startedAt,
+    origin_json: t.origin ? JSON.stringify(t.origin) : null,
+    stored_at: Date.now(),
+    instance_id: instance,
+    run_id: t.run?.id ?? null,
+    run_task: t.run?.task_index ?? null,
+    run_repeat: t.run?.repeat ?? null,
+    tools_hash: tools,
+    client_json: t.client ? JSON.stringify(t.client) : null,
+  };
+}
+
+/**
+ * An imported trajectory as its row (its steps and labels are written apart): one exported while
+ * still running is stored ended, as an error. `tools`: its tool set's hash.
+ */
+export function importedTrajectoryRow(t: Trajectory, tools: string | null): Record<string, unknown> {
+  return {
+    id: t.id,
+    server: t.server,
+    env: t.env,
+    sid: t.sid,
+    task_json: t.task ? JSON.stringify(t.task) : null,
+    task_label: taskLabel(t.task),
+    prompt_json: t.prompt ? JSON.stringify(t.prompt) : null,
+    started_at: t.started_at,
+    ended_at: t.ended_at ?? t.steps.filter((s) => !s.after_end).at(-1)?.ended_at ?? t.started_at,
+    last_activity_at: t.ended_at ?? t.started_at,
+    end_reason: t.end_reason ?? "error",
+    error: t.end_reason ? t.error : (t.error ?? "the episode was still running when it was exported"),
+    origin_json: JSON.stringify(t.origin ?? { kind: "import", from: t.id }),
+    stored_at: Date.now(),
+    reprompts_json: t.reprompts?.length ? JSON.stringify(t.reprompts) : null,
+    golden: t.golden ? 1 : 0,
+    run_id: t.run?.id ?? null,
+    run_task: t.run?.task_index ?? null,
+    run_repeat: t.run?.repeat ?? null,
+    tools_hash: tools,
+    agent_end_json: t.agent_end ? JSON.stringify(t.agent_end) : null,
+    client_json: t.client ? JSON.stringify(t.client) : null,
+  };
 }
 
 /** Retention when none is given: the settings' defaults (lib/config.ts). */
@@ -261,51 +338,51 @@ export function escapeLike(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-/** The WHERE clause of the list and export filters, with its named parameters. */
-export function whereOf(f: TrajectoryFilter): { sql: string; params: Record<string, unknown> } {
+/**
+ * The WHERE clause of the list and export filters in either dialect: `bind` writes a parameter
+ * (keeping its value) and `like` is the LIKE that ignores ASCII case (SQLite's LIKE, PostgreSQL's
+ * ILIKE), so the search reads the same on both stores.
+ */
+export function filterWhere(
+  f: TrajectoryFilter,
+  bind: (v: unknown) => string,
+  like: "LIKE" | "ILIKE",
+): string {
   const clauses: string[] = [];
-  const params: Record<string, unknown> = {};
-  if (f.server) {
-    clauses.push("server = @server");
-    params.server = f.server;
-  }
-  if (f.env) {
-    clauses.push("env = @env");
-    params.env = f.env;
-  }
-  if (f.run) {
-    clauses.push("run_id = @run");
-    params.run = f.run;
-  }
-  if (f.task) {
-    clauses.push("(task_label = @task OR task_label LIKE @taskLike ESCAPE '\\')");
-    params.task = f.task;
-    params.taskLike = `%${escapeLike(f.task)}%`;
-  }
-  if (f.end_reason === "running") clauses.push("end_reason IS NULL");
-  else if (f.end_reason) {
-    clauses.push("end_reason = @end_reason");
-    params.end_reason = f.end_reason;
-  }
-  if (f.golden !== undefined) clauses.push(f.golden ? "golden = 1" : "golden = 0");
-  if (f.min_reward != null) {
-    clauses.push("total_reward >= @min_reward");
-    params.min_reward = f.min_reward;
-  }
-  if (f.max_reward != null) {
-    clauses.push("total_reward <= @max_reward");
-    params.max_reward = f.max_reward;
-  }
-  if (f.q) {
-    params.q = `%${escapeLike(f.q)}%`;
+  if (f.server) clauses.push(`server = ${bind(f.server)}`);
+  if (f.env) clauses.push(`env = ${bind(f.env)}`);
+  if (f.run) clauses.push(`run_id = ${bind(f.run)}`);
+  if (f.task)
     clauses.push(
-      `(id LIKE @q ESCAPE '\\' OR server LIKE @q ESCAPE '\\' OR env LIKE @q ESCAPE '\\' OR sid LIKE @q ESCAPE '\\'
-        OR task_label LIKE @q ESCAPE '\\' OR error LIKE @q ESCAPE '\\' OR prompt_json LIKE @q ESCAPE '\\'
+      `(task_label = ${bind(f.task)} OR task_label ${like} ${bind(`%${escapeLike(f.task)}%`)} ESCAPE '\\')`,
+    );
+  if (f.end_reason === "running") clauses.push("end_reason IS NULL");
+  else if (f.end_reason) clauses.push(`end_reason = ${bind(f.end_reason)}`);
+  if (f.golden !== undefined) clauses.push(f.golden ? "golden = 1" : "golden = 0");
+  if (f.min_reward != null) clauses.push(`total_reward >= ${bind(f.min_reward)}`);
+  if (f.max_reward != null) clauses.push(`total_reward <= ${bind(f.max_reward)}`);
+  if (f.q) {
+    const q = bind(`%${escapeLike(f.q)}%`);
+    const match = (col: string) => `${col} ${like} ${q} ESCAPE '\\'`;
+    clauses.push(
+      `(${["id", "server", "env", "sid", "task_label", "error", "prompt_json"].map(match).join(" OR ")}
         OR EXISTS (SELECT 1 FROM steps s WHERE s.trajectory_id = trajectories.id AND
-          (s.tool LIKE @q ESCAPE '\\' OR s.input_json LIKE @q ESCAPE '\\' OR s.blocks_json LIKE @q ESCAPE '\\')))`,
+          (${["s.tool", "s.input_json", "s.blocks_json"].map(match).join(" OR ")})))`,
     );
   }
-  return { sql: clauses.length ? `WHERE ${clauses.join(" AND ")}` : "", params };
+  return clauses.length ? `WHERE ${clauses.join(" AND ")}` : "";
+}
+
+/** The WHERE clause of the list and export filters in SQLite, with its named parameters. */
+export function whereOf(f: TrajectoryFilter): { sql: string; params: Record<string, unknown> } {
+  const params: Record<string, unknown> = {};
+  let n = 0;
+  const bind = (v: unknown) => {
+    const name = `p${n++}`;
+    params[name] = v;
+    return `@${name}`;
+  };
+  return { sql: filterWhere(f, bind, "LIKE"), params };
 }
 
 export function orderByOf(f: TrajectoryFilter): string {

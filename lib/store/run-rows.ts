@@ -7,6 +7,8 @@ import {
   ATTEMPT_OUTCOMES,
   type AttemptOutcome,
   COUNTED_OUTCOMES,
+  type NewRun,
+  RUN_EPISODE_STATUSES,
   type RunAggregates,
   type RunAttempt,
   type RunEpisode,
@@ -172,6 +174,23 @@ export function tagsJson(tags: readonly string[] | undefined): string | null {
   return tags?.length ? JSON.stringify([...new Set(tags)].sort()) : null;
 }
 
+/** A new run as its row (queued; its episodes are written apart, one per task and repeat). */
+export function newRunRow(id: string, run: NewRun): Record<string, unknown> {
+  return {
+    id,
+    status: "queued",
+    server: run.server,
+    env: run.env,
+    split: run.split,
+    repeats: run.repeats,
+    episodes: run.tasks.length * run.repeats,
+    config_json: JSON.stringify(run.config),
+    created_at: run.createdAt,
+    instance_id: run.instance,
+    tags_json: tagsJson(run.tags),
+  };
+}
+
 /**
  * An episode's status once an attempt ended with `outcome`, after `failures` attempts ended with
  * an infrastructure outcome (this one included): counted outcomes are done, an infrastructure one
@@ -197,6 +216,80 @@ export function outcomeCounts(
   const out = Object.fromEntries(ATTEMPT_OUTCOMES.map((o) => [o, 0])) as Record<AttemptOutcome, number>;
   for (const r of rows) if (r.outcome in out) out[r.outcome] = Number(r.n);
   return out;
+}
+
+/** Zero episodes in every status, then the counts read. */
+export function statusCounts(
+  rows: { status: RunEpisodeStatus; n: number }[],
+): Record<RunEpisodeStatus, number> {
+  const counts = Object.fromEntries(RUN_EPISODE_STATUSES.map((s) => [s, 0])) as Record<
+    RunEpisodeStatus,
+    number
+  >;
+  for (const r of rows) counts[r.status] = r.n;
+  return counts;
+}
+
+/** The sums over a run's done episodes, which both stores read in one query (RunAggregates). */
+export interface DoneSums {
+  n: number;
+  sum: number;
+  sumSquares: number;
+  min: number | null;
+  max: number | null;
+  successes: number;
+  withTurns: number;
+  withDuration: number;
+  withTokens: number;
+  prompt: number;
+  completion: number;
+}
+
+/** The histogram's bins over the done rewards (one when they are all equal); null when there are none. */
+export function histogramBins(
+  a: DoneSums,
+  wanted: number,
+): { bins: number; width: number; min: number; max: number } | null {
+  if (a.n === 0 || a.min === null || a.max === null) return null;
+  const bins = a.min === a.max ? 1 : Math.max(1, Math.floor(wanted));
+  return { bins, width: (a.max - a.min) / bins, min: a.min, max: a.max };
+}
+
+/** The histogram from the done episodes counted per bin (a bin read with none counts zero). */
+export function histogramOf(
+  h: ReturnType<typeof histogramBins>,
+  rows: readonly { bin: number; n: number }[],
+): RunAggregates["histogram"] {
+  if (!h) return [];
+  const counts = new Map(rows.map((r) => [r.bin, r.n]));
+  return Array.from({ length: h.bins }, (_, i) => ({
+    from: h.min + i * h.width,
+    to: i === h.bins - 1 ? h.max : h.min + (i + 1) * h.width,
+    count: counts.get(i) ?? 0,
+  }));
+}
+
+/** A run's aggregates from its done sums and the parts read apart. */
+export function aggregatesOf(
+  a: DoneSums,
+  p: Omit<RunAggregates, "rewards" | "successes" | "tokens">,
+): RunAggregates {
+  return {
+    outcomes: p.outcomes,
+    stops: p.stops,
+    attempts: p.attempts,
+    counts: p.counts,
+    rewards: { n: a.n, sum: a.sum, sumSquares: a.sumSquares, min: a.min, max: a.max },
+    successes: a.successes,
+    histogram: p.histogram,
+    tasks: p.tasks,
+    errors: p.errors,
+    turns: p.turns,
+    durationMs: p.durationMs,
+    tokens: { episodes: a.withTokens, prompt: a.prompt, completion: a.completion },
+    firstStartedAt: p.firstStartedAt,
+    lastEndedAt: p.lastEndedAt,
+  };
 }
 
 /** A run's episode as its per-task rows read it (RunAggregates' `tasks`). */

@@ -9,6 +9,7 @@ import path from "node:path";
 import { createServerRegistry, type FetchHandler, type ServerRegistry } from "@/lib/registry";
 import type { Resolver } from "@/lib/registry/address-policy";
 import { createRelay, orsPathFromUrl, type Relay, type RelayOptions } from "@/lib/relay/relay";
+import { headersOf, writeFetchAnswer } from "../support/fetch-answer";
 
 export const REPO_ROOT = path.resolve(__dirname, "../..");
 
@@ -209,47 +210,18 @@ export async function proxyToHandler(
   preRead?: Buffer,
 ): Promise<void> {
   const body = req.method === "GET" || req.method === "HEAD" ? undefined : (preRead ?? (await readBody(req)));
-  const headers = new Headers();
-  for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
   const ctrl = new AbortController();
   res.on("close", () => ctrl.abort());
   const answer = await handler(
     new Request(`http://proxy.invalid${req.url}`, {
       method: req.method,
-      headers,
+      headers: headersOf(req),
       body: body ? new Uint8Array(body) : undefined,
       signal: ctrl.signal,
     }),
   );
-  const out: Record<string, string> = {};
-  answer.headers.forEach((v, k) => {
-    out[k] = v;
-  });
-  res.writeHead(answer.status, out);
-  res.flushHeaders();
-  if (!answer.body) return void res.end();
-  const reader = answer.body.getReader();
-  // The client going away cancels the answer (as Next does), and writes wait for the socket.
-  res.on("close", () => void reader.cancel().catch(() => {}));
   const dec = new TextDecoder();
-  while (true) {
-    const r = await reader.read().catch(() => null);
-    if (!r) return void res.destroy();
-    if (r.done) break;
-    const verdict = onChunk?.(dec.decode(r.value, { stream: true }));
-    if (verdict === "drop-after") res.write(r.value);
-    if (verdict) {
-      reader.cancel().catch(() => {});
-      // Let the written piece leave before the connection is cut.
-      if (verdict === "drop-after") await new Promise((r) => setTimeout(r, 20));
-      res.socket?.destroy();
-      return;
-    }
-    if (!res.write(r.value) && !res.destroyed)
-      await new Promise((resolve) => res.once("drain", resolve).once("close", resolve));
-    if (res.destroyed) return;
-  }
-  res.end();
+  await writeFetchAnswer(res, answer, onChunk && ((bytes) => onChunk(dec.decode(bytes, { stream: true }))));
 }
 
 /** Serves a fetch handler over real HTTP on a loopback port (the shape of the app's routes). */

@@ -5,6 +5,7 @@ import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import { readSseFrames } from "@/lib/ors/protocol";
 import { anyFreeLoopbackPort } from "../../scripts/bench-proc";
 import { type Proc, start } from "../environments/helpers";
@@ -213,4 +214,31 @@ export async function startTwoReplicas(
   const env = { PLAYGROUND_DATABASE_URL: databaseUrl, ORS_SERVERS: `shared=${shared.url}` };
   const [a, b] = await Promise.all(dataDirs.map((dir) => startReplica({ ...env, PLAYGROUND_DATA_DIR: dir })));
   return { shared, a: a!, b: b! };
+}
+
+/** Two replicas on one database and the shared server they relay to, with their data folders. */
+export interface TwoReplicas {
+  shared: SpawnedServer;
+  a: Replica;
+  b: Replica;
+  dataA: { dir: string; remove(): void };
+  dataB: { dir: string; remove(): void };
+}
+
+/**
+ * Two replicas on `databaseUrl` for the tests of one describe block: started before them (unless
+ * there is no database), stopped and their data folders removed after.
+ */
+export function twoReplicasAround(databaseUrl: string | null): TwoReplicas {
+  const r = { dataA: tempDataDir(), dataB: tempDataDir() } as TwoReplicas;
+  beforeAll(async () => {
+    if (!databaseUrl) return;
+    Object.assign(r, await startTwoReplicas(databaseUrl, [r.dataA.dir, r.dataB.dir]));
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all([r.a?.stop(), r.b?.stop(), r.shared?.stop()]);
+    r.dataA.remove();
+    r.dataB.remove();
+  });
+  return r;
 }

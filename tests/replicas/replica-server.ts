@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { allowServerOnlyUnderNode } from "../../lib/app-server/server-only-hook";
+import { headersOf, writeFetchAnswer } from "../support/fetch-answer";
 
 await allowServerOnlyUnderNode();
 
@@ -91,36 +92,17 @@ const app = async (req: Request): Promise<Response> => {
 async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const ctrl = new AbortController();
   res.on("close", () => ctrl.abort());
-  const headers = new Headers();
-  for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
   const hasBody = req.method !== "GET" && req.method !== "HEAD";
   const answer = await app(
     new Request(`http://${req.headers.host ?? "replica.invalid"}${req.url}`, {
       method: req.method,
-      headers,
+      headers: headersOf(req),
       body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined,
       duplex: "half",
       signal: ctrl.signal,
     } as RequestInit),
   );
-  const out: Record<string, string> = {};
-  answer.headers.forEach((v, k) => {
-    out[k] = v;
-  });
-  res.writeHead(answer.status, out);
-  res.flushHeaders();
-  if (!answer.body) return void res.end();
-  const reader = answer.body.getReader();
-  res.on("close", () => void reader.cancel().catch(() => {}));
-  for (;;) {
-    const r = await reader.read().catch(() => null);
-    if (!r) return void res.destroy();
-    if (r.done) break;
-    if (!res.write(r.value) && !res.destroyed)
-      await new Promise((resolve) => res.once("drain", resolve).once("close", resolve));
-    if (res.destroyed) return;
-  }
-  res.end();
+  await writeFetchAnswer(res, answer);
 }
 
 const { relayTarget } = await import("@/lib/app-server/relay-path");

@@ -6,20 +6,17 @@
 // episode ended. Neither replica writes to its data folder.
 import { existsSync } from "node:fs";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { HOST_STOPPED_ERROR, INTERRUPTED_STEP_ERROR } from "@/lib/store/types";
 import { eventually } from "../environments/helpers";
-import type { SpawnedServer } from "../relay/helpers";
 import { nginxBinary, startNginx } from "../support/nginx";
 import { postgresDatabase } from "../support/postgres";
 import {
   type FeedEvent,
   getJson,
-  type Replica,
   relayClient,
   replicasBehindNginx,
-  startTwoReplicas,
-  tempDataDir,
+  twoReplicasAround,
   watchFeed,
 } from "./helpers";
 
@@ -74,33 +71,18 @@ const isStarted = (sid: string) => (e: FeedEvent) =>
   e.event === "started" && (e.data.summary as Summary).sid === sid;
 
 describe.skipIf(!db.ok)("app replicas on one PostgreSQL database", () => {
-  const dataA = tempDataDir();
-  const dataB = tempDataDir();
-  let shared: SpawnedServer;
-  let a: Replica;
-  let b: Replica;
-
-  beforeAll(async () => {
-    if (!db.ok) return;
-    ({ shared, a, b } = await startTwoReplicas(db.url, [dataA.dir, dataB.dir]));
-  }, 120_000);
-
-  afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop(), shared?.stop()]);
-    dataA.remove();
-    dataB.remove();
-  });
+  const replicas = twoReplicasAround(db.ok ? db.url : null);
 
   it("an episode played through A is listed on B and watched live on B, step by step", async () => {
-    const all = watchFeed(`${b.url}/api/trajectories/live/events`);
+    const all = watchFeed(`${replicas.b.url}/api/trajectories/live/events`);
     await all.until((e) => e.event === "running");
-    const ors = relayClient(a.url, "shared");
+    const ors = relayClient(replicas.a.url, "shared");
     const sid = await ors.createEpisode("guess", "train", 3);
     const started = await all.until(isStarted(sid));
     const id = (started.data.summary as Summary).id;
     expect(started.data.summary).toMatchObject({ server: "shared", sid, end_reason: null });
 
-    const one = watchFeed(`${b.url}/api/trajectories/${id}/events`);
+    const one = watchFeed(`${replicas.b.url}/api/trajectories/${id}/events`);
     await one.until((e) => e.event === "snapshot");
     await ors.prompt("guess", sid);
     await one.until((e) => e.event === "prompt");
@@ -140,51 +122,51 @@ describe.skipIf(!db.ok)("app replicas on one PostgreSQL database", () => {
     await all.close();
 
     // The record, read on B: every step, the prompt, the end.
-    const t = await getJson<Trajectory>(`${b.url}/api/trajectories/${id}`);
+    const t = await getJson<Trajectory>(`${replicas.b.url}/api/trajectories/${id}`);
     expect(t).toMatchObject({ server: "shared", sid, end_reason: "finished" });
     expect(t.prompt).not.toBeNull();
     expect(t.steps.map((s) => s.index)).toEqual(Array.from({ length: calls }, (_, i) => i + 1));
     expect(t.steps.every((s) => s.ok === true && s.events.length > 0)).toBe(true);
-    const list = await getJson<{ items: Summary[] }>(`${b.url}/api/trajectories?server=shared`);
+    const list = await getJson<{ items: Summary[] }>(`${replicas.b.url}/api/trajectories?server=shared`);
     expect(list.items.find((x) => x.id === id)).toMatchObject({ num_steps: calls, end_reason: "finished" });
   }, 60_000);
 
   it("a server added on A is known to B; neither replica writes to its data folder", async () => {
-    const res = await fetch(`${a.url}/api/servers`, {
+    const res = await fetch(`${replicas.a.url}/api/servers`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name: "added", url: shared.url, apiKey: "key-of-added" }),
+      body: JSON.stringify({ name: "added", url: replicas.shared.url, apiKey: "key-of-added" }),
     });
     expect(res.status).toBe(201);
-    const again = await fetch(`${b.url}/api/servers`, {
+    const again = await fetch(`${replicas.b.url}/api/servers`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name: "added", url: shared.url }),
+      body: JSON.stringify({ name: "added", url: replicas.shared.url }),
     });
     expect(again.status).toBe(409);
     const servers = await getJson<{ name: string; source: string; hasApiKey: boolean }[]>(
-      `${b.url}/api/servers`,
+      `${replicas.b.url}/api/servers`,
     );
     expect(servers.find((s) => s.name === "added")).toMatchObject({ source: "user", hasApiKey: true });
     // The added server works through B's relay (the key stays on the server side).
-    const ors = relayClient(b.url, "added");
+    const ors = relayClient(replicas.b.url, "added");
     const sid = await ors.createEpisode("math", "train", 0);
     expect(await ors.delete(sid)).toBe(200);
-    expect(existsSync(dataA.dir)).toBe(false);
-    expect(existsSync(dataB.dir)).toBe(false);
+    expect(existsSync(replicas.dataA.dir)).toBe(false);
+    expect(existsSync(replicas.dataB.dir)).toBe(false);
   }, 30_000);
 
   it("40 concurrent episodes, half through each replica: nothing lost, all seen live on both", async () => {
-    const feedA = watchFeed(`${a.url}/api/trajectories/live/events`);
-    const feedB = watchFeed(`${b.url}/api/trajectories/live/events`);
+    const feedA = watchFeed(`${replicas.a.url}/api/trajectories/live/events`);
+    const feedB = watchFeed(`${replicas.b.url}/api/trajectories/live/events`);
     await Promise.all([feedA.until((e) => e.event === "running"), feedB.until((e) => e.event === "running")]);
     const played = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => playGuess(i % 2 ? b.url : a.url, 10 + i)),
+      Array.from({ length: 40 }, (_, i) => playGuess(i % 2 ? replicas.b.url : replicas.a.url, 10 + i)),
     );
     const sids = new Set(played.map((p) => p.sid));
     // The relay answers as the call ends; its recorder writes right after: wait until both settle.
     const settled = Date.now();
-    for (const replica of [a, b]) {
+    for (const replica of [replicas.a, replicas.b]) {
       const ours = await eventually(async () => {
         const { items } = await getJson<{ items: Summary[] }>(
           `${replica.url}/api/trajectories?server=shared&end_reason=finished&limit=1000`,
@@ -199,8 +181,9 @@ describe.skipIf(!db.ok)("app replicas on one PostgreSQL database", () => {
     }
     console.log(`40 episodes recorded ${Date.now() - settled} ms after the last answer`);
     for (const p of played) {
-      const { id } = (await getJson<{ items: Summary[] }>(`${a.url}/api/trajectories?q=${p.sid}`)).items[0]!;
-      const t = await getJson<Trajectory>(`${b.url}/api/trajectories/${id}`);
+      const { id } = (await getJson<{ items: Summary[] }>(`${replicas.a.url}/api/trajectories?q=${p.sid}`))
+        .items[0]!;
+      const t = await getJson<Trajectory>(`${replicas.b.url}/api/trajectories/${id}`);
       expect(t.steps.map((s) => [s.index, s.ok])).toEqual(
         Array.from({ length: p.calls }, (_, i) => [i + 1, true]),
       );
@@ -225,7 +208,7 @@ describe.skipIf(!db.ok)("app replicas on one PostgreSQL database", () => {
     async () => {
       if (!nginx.ok) return;
       const proxy = await startNginx(nginx.path, {
-        http: replicasBehindNginx([a.url, b.url]),
+        http: replicasBehindNginx([replicas.a.url, replicas.b.url]),
       });
       try {
         const feed = watchFeed(`${proxy.url}/api/trajectories/live/events`);
@@ -262,10 +245,10 @@ describe.skipIf(!db.ok)("app replicas on one PostgreSQL database", () => {
   );
 
   it("kill -9 of a replica mid-episode: the other serves on, the episode is readable and goes on through it", async () => {
-    const all = watchFeed(`${b.url}/api/trajectories/live/events`);
+    const all = watchFeed(`${replicas.b.url}/api/trajectories/live/events`);
     await all.until((e) => e.event === "running");
     // An episode on the shared server through A, with a call in flight when A dies...
-    const onA = relayClient(a.url, "shared");
+    const onA = relayClient(replicas.a.url, "shared");
     const sid = await onA.createEpisode("slow", "train", 0);
     await onA.call("slow", sid, "fast", {});
     const id = ((await all.until(isStarted(sid))).data.summary as Summary).id;
@@ -273,7 +256,7 @@ describe.skipIf(!db.ok)("app replicas on one PostgreSQL database", () => {
     await all.until((e) => e.event === "step" && e.data.id === id && (e.data.step as Step).index === 2);
     // A watcher opening the episode on B now sees that call as running (A carries it), not as cut.
     const snapshotOnB = async () => {
-      const feed = watchFeed(`${b.url}/api/trajectories/${id}/events`);
+      const feed = watchFeed(`${replicas.b.url}/api/trajectories/${id}/events`);
       const snap = await feed.until((e) => e.event === "snapshot");
       await feed.close();
       return snap.data as { inflight: number[]; trajectory: Trajectory };
@@ -285,23 +268,23 @@ describe.skipIf(!db.ok)("app replicas on one PostgreSQL database", () => {
       [2, null],
     ]);
     // ...and one on A's built-in host, which lives and dies with A.
-    const localOnA = relayClient(a.url, "local");
+    const localOnA = relayClient(replicas.a.url, "local");
     const localSid = await localOnA.createEpisode("guess", "train", 0);
     const localId = ((await all.until(isStarted(localSid))).data.summary as Summary).id;
     // B cannot reach A's built-in host: asking B about that session (as a page opened on B would)
     // is answered "unknown session", and leaves A's episode alone.
-    const pingOnB = await fetch(`${b.url}/api/servers/local/ping`, {
+    const pingOnB = await fetch(`${replicas.b.url}/api/servers/local/ping`, {
       method: "POST",
       headers: { "x-session-id": localSid },
     });
     expect(pingOnB.status).toBe(404);
     expect(await localOnA.call("guess", localSid, "hint", {})).toMatchObject({ finished: false });
     await all.until((e) => e.event === "step" && e.data.id === localId && (e.data.step as Step).ok === true);
-    expect(await getJson<Summary>(`${b.url}/api/trajectories/${localId}`)).toMatchObject({
+    expect(await getJson<Summary>(`${replicas.b.url}/api/trajectories/${localId}`)).toMatchObject({
       end_reason: null,
     });
 
-    await a.kill9();
+    await replicas.a.kill9();
     expect(await inflight).toBeInstanceOf(Error);
     // With A gone (B finds its lease dead), that call is cut: nobody carries it any more.
     expect(
@@ -309,26 +292,26 @@ describe.skipIf(!db.ok)("app replicas on one PostgreSQL database", () => {
     ).toBe(true);
 
     // B serves: the list, the record so far (the cut call marked interrupted), new episodes.
-    const t = await getJson<Trajectory>(`${b.url}/api/trajectories/${id}`);
+    const t = await getJson<Trajectory>(`${replicas.b.url}/api/trajectories/${id}`);
     expect(t.end_reason).toBeNull();
     expect(t.steps.map((s) => [s.index, s.tool, s.ok])).toEqual([
       [1, "fast", true],
       [2, "wait", false],
     ]);
     expect(t.steps[1]).toMatchObject({ error: INTERRUPTED_STEP_ERROR });
-    const listed = await getJson<{ items: Summary[] }>(`${b.url}/api/trajectories?server=shared`);
+    const listed = await getJson<{ items: Summary[] }>(`${replicas.b.url}/api/trajectories?server=shared`);
     expect(listed.items.map((x) => x.id)).toContain(id);
-    const fresh = await playGuess(b.url, 99);
+    const fresh = await playGuess(replicas.b.url, 99);
     expect(fresh.calls).toBeGreaterThan(0);
 
     // The shared server still has the session: the episode goes on through B, in the same record.
-    const onB = relayClient(b.url, "shared");
+    const onB = relayClient(replicas.b.url, "shared");
     expect(await onB.call("slow", sid, "fast", { finish: true })).toMatchObject({
       finished: true,
       reward: 1,
     });
     await all.until((e) => e.event === "ended" && e.data.id === id && e.data.end_reason === "finished");
-    const after = await getJson<Trajectory>(`${b.url}/api/trajectories/${id}`);
+    const after = await getJson<Trajectory>(`${replicas.b.url}/api/trajectories/${id}`);
     expect(after.steps.map((s) => [s.index, s.tool, s.ok])).toEqual([
       [1, "fast", true],
       [2, "wait", false],

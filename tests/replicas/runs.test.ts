@@ -5,15 +5,13 @@
 // at once one wins; the CLI's `run` records into the database (the replicas show it); and after
 // kill -9 of A in the middle of a run, B takes A's episodes over without anyone pressing anything:
 // every task counted exactly once, A's attempts kept as interrupted.
-import { spawn } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
-import path from "node:path";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { runBin } from "../cli/helpers";
 import { eventually } from "../environments/helpers";
-import type { SpawnedServer } from "../relay/helpers";
 import { postgresDatabase } from "../support/postgres";
-import { type FeedEvent, getJson, type Replica, startTwoReplicas, tempDataDir, watchFeed } from "./helpers";
+import { type FeedEvent, getJson, tempDataDir, twoReplicasAround, watchFeed } from "./helpers";
 
 const db = await postgresDatabase("replica_runs");
 
@@ -83,26 +81,11 @@ const trajectoriesOf = (runId: string) =>
   );
 
 describe.skipIf(!db.ok)("runs across app replicas on one PostgreSQL database", () => {
-  const dataA = tempDataDir();
-  const dataB = tempDataDir();
-  let shared: SpawnedServer;
-  let a: Replica;
-  let b: Replica;
-
-  beforeAll(async () => {
-    if (!db.ok) return;
-    ({ shared, a, b } = await startTwoReplicas(db.url, [dataA.dir, dataB.dir]));
-  }, 120_000);
-
-  afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop(), shared?.stop()]);
-    dataA.remove();
-    dataB.remove();
-  });
+  const replicas = twoReplicasAround(db.ok ? db.url : null);
 
   it("a run started on A is played by the replicas' workers and followed live on B, episode by episode", async () => {
-    const id = await startRun(a.url, "0-3", 2);
-    const onB = watchFeed(`${b.url}/api/runs/${id}/events`);
+    const id = await startRun(replicas.a.url, "0-3", 2);
+    const onB = watchFeed(`${replicas.b.url}/api/runs/${id}/events`);
     const ended = (e: FeedEvent) => e.event === "episode" && e.data.status === "done";
     await onB.until((e) => e.event === "episode" && e.data.status === "running", 15_000);
     await onB.until((e) => e.event === "status" && e.data.status === "done", 30_000);
@@ -112,7 +95,7 @@ describe.skipIf(!db.ok)("runs across app replicas on one PostgreSQL database", (
     expect(new Set(seen).size).toBe(seen.length);
     for (const i of seen) expect([0, 1, 2, 3]).toContain(i);
     await onB.close();
-    const summary = await getJson<RunSummary>(`${b.url}/api/runs/${id}`);
+    const summary = await getJson<RunSummary>(`${replicas.b.url}/api/runs/${id}`);
     expect(summary).toMatchObject({ status: "done", episodes: 4, completed: 4, errored: 0, successRate: 1 });
     // The queue plays it: no replica owns the run; each episode counted once, by a replica's worker.
     const [run] = await query<{ instance_id: string | null }>("SELECT instance_id FROM runs WHERE id = $1", [
@@ -131,7 +114,7 @@ describe.skipIf(!db.ok)("runs across app replicas on one PostgreSQL database", (
   }, 60_000);
 
   it("B cancels a run started on A; of two resumes at once one wins; every task counted once", async () => {
-    const id = await startRun(a.url, "0-5", 2);
+    const id = await startRun(replicas.a.url, "0-5", 2);
     await eventually(async () => {
       const [r] = await query<{ n: number }>(
         "SELECT COUNT(*)::int AS n FROM run_episodes WHERE run_id = $1 AND status = 'running'",
@@ -139,7 +122,7 @@ describe.skipIf(!db.ok)("runs across app replicas on one PostgreSQL database", (
       );
       return r!.n > 0 ? true : undefined;
     });
-    const cancelled = await post(`${b.url}/api/runs/${id}/cancel`);
+    const cancelled = await post(`${replicas.b.url}/api/runs/${id}/cancel`);
     expect(cancelled).toMatchObject({ status: 200, body: { status: "cancelled" } });
     const [running] = await query<{ n: number }>(
       "SELECT COUNT(*)::int AS n FROM run_episodes WHERE run_id = $1 AND status = 'running'",
@@ -147,11 +130,13 @@ describe.skipIf(!db.ok)("runs across app replicas on one PostgreSQL database", (
     );
     expect(running!.n).toBe(0);
     // Resumed on both replicas at the same moment: one claim wins, the other is refused.
-    const resumed = await Promise.all([a, b].map((r) => post(`${r.url}/api/runs/${id}/resume`)));
+    const resumed = await Promise.all(
+      [replicas.a, replicas.b].map((r) => post(`${r.url}/api/runs/${id}/resume`)),
+    );
     expect(resumed.map((r) => r.status).sort()).toEqual([200, 409]);
     await eventually(
       async () =>
-        (await getJson<RunSummary>(`${b.url}/api/runs/${id}`)).status === "done" ? true : undefined,
+        (await getJson<RunSummary>(`${replicas.b.url}/api/runs/${id}`)).status === "done" ? true : undefined,
       30_000,
     );
     const eps = await query<{ status: string }>("SELECT status FROM run_episodes WHERE run_id = $1", [id]);
@@ -170,12 +155,10 @@ describe.skipIf(!db.ok)("runs across app replicas on one PostgreSQL database", (
   it("the CLI's run records into the database: the replicas list the run, the server it added, its episodes", async () => {
     const data = tempDataDir();
     try {
-      const child = spawn(
-        process.execPath,
+      const { code, stdout, stderr } = await runBin(
         [
-          "bin/ors-playground.mjs",
           "run",
-          shared.url,
+          replicas.shared.url,
           "--env",
           "math",
           "--split",
@@ -189,36 +172,19 @@ describe.skipIf(!db.ok)("runs across app replicas on one PostgreSQL database", (
           "--json",
           "-",
         ],
-        {
-          cwd: path.resolve(__dirname, "../.."),
-          env: {
-            ...process.env,
-            PLAYGROUND_DATABASE_URL: db.ok ? db.url : "",
-            PLAYGROUND_DATA_DIR: data.dir,
-          },
-          stdio: ["ignore", "pipe", "pipe"],
-        },
+        { env: { PLAYGROUND_DATABASE_URL: db.ok ? db.url : "", PLAYGROUND_DATA_DIR: data.dir } },
       );
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (d: Buffer) => {
-        stdout += d.toString();
-      });
-      child.stderr.on("data", (d: Buffer) => {
-        stderr += d.toString();
-      });
-      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
       expect(code, stderr).toBe(0);
       expect(stderr).toMatch(/recorded in PostgreSQL at postgres:\/\//);
       const { runId } = JSON.parse(stdout) as { runId: string };
       // The server it played is added in the database: B knows it by the name the run carries.
-      const summary = await getJson<RunSummary & { server: string }>(`${b.url}/api/runs/${runId}`);
+      const summary = await getJson<RunSummary & { server: string }>(`${replicas.b.url}/api/runs/${runId}`);
       expect(summary).toMatchObject({ status: "done", episodes: 2, completed: 2, successRate: 1 });
-      expect(await query("SELECT name FROM added_servers WHERE url = $1", [shared.url])).toEqual([
+      expect(await query("SELECT name FROM added_servers WHERE url = $1", [replicas.shared.url])).toEqual([
         { name: summary.server },
       ]);
       const listed = await getJson<{ items: { id: string; server: string }[] }>(
-        `${b.url}/api/trajectories?run=${runId}`,
+        `${replicas.b.url}/api/trajectories?run=${runId}`,
       );
       expect(listed.items).toHaveLength(2);
       // Nothing in the data folder: no SQLite store, no servers.json.
@@ -229,24 +195,24 @@ describe.skipIf(!db.ok)("runs across app replicas on one PostgreSQL database", (
   }, 60_000);
 
   it("kill -9 of a replica playing a run: B takes its episodes over without a hand, every task counted once", async () => {
-    const id = await startRun(a.url, "0-7", 2);
+    const id = await startRun(replicas.a.url, "0-7", 2);
     const aInstance = await eventually(async () => {
       const [r] = await query<{ worker: string }>(
         `SELECT a.worker FROM run_attempts a JOIN trajectories t ON t.id = (SELECT trajectory_id FROM run_episodes e
            WHERE e.run_id = a.run_id AND e.task_index = a.task_index AND e.repeat = a.repeat)
          WHERE a.run_id = $1 AND a.outcome IS NULL AND t.instance_id = a.worker
            AND a.worker IN (SELECT id FROM instances WHERE pid = $2)`,
-        [id, a.pid],
+        [id, replicas.a.pid],
       );
       return r?.worker;
     }, 30_000);
-    await a.kill9();
+    await replicas.a.kill9();
     await eventually(
       async () =>
-        (await getJson<RunSummary>(`${b.url}/api/runs/${id}`)).status === "done" ? true : undefined,
+        (await getJson<RunSummary>(`${replicas.b.url}/api/runs/${id}`)).status === "done" ? true : undefined,
       90_000,
     );
-    const summary = await getJson<RunSummary>(`${b.url}/api/runs/${id}`);
+    const summary = await getJson<RunSummary>(`${replicas.b.url}/api/runs/${id}`);
     expect(summary).toMatchObject({ episodes: 8, completed: 8, errored: 0, successRate: 1 });
     const attempts = await query<{ task_index: number; worker: string; outcome: string; counted: number }>(
       "SELECT task_index, worker, outcome, counted FROM run_attempts WHERE run_id = $1 ORDER BY task_index, attempt",

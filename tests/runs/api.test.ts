@@ -7,7 +7,7 @@ import { readSseFrames } from "@/lib/ors/protocol";
 import type { Playground } from "@/lib/playground";
 import { AGENT_HEADER } from "@/lib/relay/annotations";
 import { type RunningModelServer, startModelServer } from "../fixtures/model-server/spawn";
-import { FIXTURES, tempDir } from "./helpers";
+import { FIXTURES, sleepyRun, tempDir } from "./helpers";
 
 type Handler = (
   req: Request,
@@ -202,14 +202,7 @@ describe("POST /api/runs and GET /api/runs/{id}", () => {
 
 describe("GET /api/runs/{id}/events", () => {
   it("streams progress, each episode and the status until the run stops", async () => {
-    const id = await startRun({
-      server: "local",
-      env: "math",
-      split: "train",
-      tasks: "0-3",
-      concurrency: 2,
-      policy: { kind: "script", module: `${FIXTURES}/sleepy.ts` },
-    });
+    const id = await startRun(sleepyRun("0-3", { concurrency: 2 }));
     const res = await call("events", "GET", `/api/runs/${id}/events`, { params: { id } });
     expect(res.headers.get("content-type")).toMatch(/text\/event-stream/);
     const seen: { event: string; data: Record<string, unknown> }[] = [];
@@ -230,14 +223,7 @@ describe("GET /api/runs/{id}/events", () => {
 
 describe("cancel, resume, delete over HTTP", () => {
   it("cancels a running run, resumes it, refuses what does not apply", async () => {
-    const id = await startRun({
-      server: "local",
-      env: "math",
-      split: "train",
-      tasks: "0-3",
-      concurrency: 1,
-      policy: { kind: "script", module: `${FIXTURES}/sleepy.ts` },
-    });
+    const id = await startRun(sleepyRun("0-3", { concurrency: 1 }));
     expect(await json(call("run", "DELETE", `/api/runs/${id}`, { params: { id } }))).toMatchObject({
       status: 409,
     });

@@ -2,21 +2,18 @@
 // servers on loopback — the standalone host and the reference-shaped server — with the script and
 // model policies: the summary, --json, --junit, --min-success and the exit codes, the run and the
 // server recorded in the data folder the app reads. Usage mistakes in process.
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCommand } from "@/lib/cli/run-command";
 import { createPlayground } from "@/lib/playground";
 import { openStore } from "@/lib/store/sqlite/store";
-import { captureIo } from "../cli/helpers";
+import { captureIo, runBin } from "../cli/helpers";
 import { type RunningModelServer, startModelServer } from "../fixtures/model-server/spawn";
 import { type RunningReferenceServer, startReferenceServer } from "../fixtures/reference-server/spawn";
 import { type SpawnedServer, spawnOrsServer, unusedPort } from "../relay/helpers";
 import { FIXTURES, tempDir } from "./helpers";
 
-const REPO = path.resolve(__dirname, "../..");
-const BIN = path.join(REPO, "bin/ors-playground.mjs");
 const KEY = "sk-cli-test-51f0aa7e";
 
 let host: SpawnedServer;
@@ -35,24 +32,8 @@ afterAll(async () => {
   await Promise.all([host?.stop(), ref?.stop(), model?.stop()]);
 });
 
-function cli(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [BIN, "run", ...args], {
-    cwd: REPO,
-    env: { ...process.env, NO_COLOR: "1", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d: Buffer) => {
-    stdout += d.toString();
-  });
-  child.stderr.on("data", (d: Buffer) => {
-    stderr += d.toString();
-  });
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.once("exit", (code) => resolve({ code, stdout, stderr })),
-  );
-}
+/** `ors-playground run <args>`, the real command. */
+const cli = (args: string[], env: Record<string, string> = {}) => runBin(["run", ...args], { env });
 
 describe("run from the command line", () => {
   it("plays math with a script, writes the summary and JUnit, and sets the exit code by --min-success", async () => {

@@ -6,7 +6,7 @@ import { generateMathTasks } from "@/envs/math";
 import { isOrsClientError } from "@/lib/ors/client";
 import { buildSummary } from "@/lib/runs/summary";
 import { waitUntil } from "../support/wait";
-import { FIXTURES, type TestPlayground, testPlayground } from "./helpers";
+import { FIXTURES, sleepyRun, type TestPlayground, testPlayground } from "./helpers";
 
 let t: TestPlayground;
 
@@ -131,14 +131,7 @@ describe("episodes that meet trouble", () => {
   });
 
   it("cancels: running episodes end as cancelled with their sessions deleted; resume plays only the rest", async () => {
-    const run = await t.pg.runs.start({
-      server: "local",
-      env: "math",
-      split: "train",
-      tasks: "0-5",
-      concurrency: 2,
-      policy: { kind: "script", module: `${FIXTURES}/sleepy.ts` },
-    });
+    const run = await t.pg.runs.start(sleepyRun("0-5", { concurrency: 2 }));
     // Two episodes finish (a second each), two are in the middle of their turn.
     await waitUntil("two episodes done and two in their turn", async () => {
       const eps = await t.pg.store.runEpisodes(run.id);
@@ -174,14 +167,7 @@ describe("episodes that meet trouble", () => {
   });
 
   it("ends an episode past the run's time limit: errored, its trajectory ended as timeout", async () => {
-    const run = await t.pg.runs.start({
-      server: "local",
-      env: "math",
-      split: "train",
-      tasks: "0",
-      timeoutMs: 300,
-      policy: { kind: "script", module: `${FIXTURES}/sleepy.ts` },
-    });
+    const run = await t.pg.runs.start(sleepyRun("0", { timeoutMs: 300 }));
     await t.pg.runs.settled(run.id);
     const [e] = await t.pg.store.runEpisodes(run.id);
     expect(e).toMatchObject({
@@ -253,14 +239,7 @@ describe("replay", () => {
 describe("a restart in the middle of a run", () => {
   it("shows the run interrupted; resumed by the next process, only the missing episodes are played", async () => {
     const a = testPlayground();
-    const run = await a.pg.runs.start({
-      server: "local",
-      env: "math",
-      split: "train",
-      tasks: "0-3",
-      concurrency: 1,
-      policy: { kind: "script", module: `${FIXTURES}/sleepy.ts` },
-    });
+    const run = await a.pg.runs.start(sleepyRun("0-3", { concurrency: 1 }));
     // The first episode done, the second in the middle of its turn.
     await waitUntil("episode 0 done and episode 1 in its turn", async () => {
       const eps = await a.pg.store.runEpisodes(run.id);

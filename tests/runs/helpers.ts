@@ -32,3 +32,21 @@ export function testPlayground(env: Record<string, string> = {}, dir = tempDir()
 }
 
 export const FIXTURES = path.join(__dirname, "fixtures");
+
+/**
+ * A run of `math` played by the sleepy script (a second per turn: a run that takes a while), on
+ * `local`'s train split unless `o` says otherwise.
+ */
+export function sleepyRun(
+  tasks: string,
+  o: { concurrency?: number; timeoutMs?: number; server?: string; split?: string } = {},
+) {
+  return {
+    server: "local",
+    env: "math",
+    split: "train",
+    tasks,
+    ...o,
+    policy: { kind: "script" as const, module: `${FIXTURES}/sleepy.ts` },
+  };
+}

@@ -12,7 +12,7 @@ import { captureIo } from "../cli/helpers";
 import { type SpawnedServer, spawnOrsServer } from "../relay/helpers";
 import { postgresDatabase } from "../support/postgres";
 import { waitUntil } from "../support/wait";
-import { FIXTURES, tempDir } from "./helpers";
+import { FIXTURES, sleepyRun, tempDir } from "./helpers";
 
 const db = await postgresDatabase("runs_queue");
 
@@ -48,14 +48,7 @@ describe.skipIf(!db.ok)("runs as jobs on PostgreSQL", () => {
   });
 
   it("plays a run on every worker that can play it; each episode counted once", async () => {
-    const run = await a.runs.start({
-      server: "shared",
-      env: "math",
-      split: "test",
-      tasks: "0-9",
-      concurrency: 4,
-      policy: { kind: "script", module: `${FIXTURES}/sleepy.ts` },
-    });
+    const run = await a.runs.start(sleepyRun("0-9", { server: "shared", split: "test", concurrency: 4 }));
     expect(run).toMatchObject({ status: "running", instance: null });
     const ended = await b.runs.settled(run.id);
     expect(ended?.status).toBe("done");
@@ -82,14 +75,7 @@ describe.skipIf(!db.ok)("runs as jobs on PostgreSQL", () => {
   }, 60_000);
 
   it("cancels a run on every worker: its episodes end cancelled, sessions deleted, none starts", async () => {
-    const run = await a.runs.start({
-      server: "shared",
-      env: "math",
-      split: "test",
-      tasks: "0-19",
-      concurrency: 4,
-      policy: { kind: "script", module: `${FIXTURES}/sleepy.ts` },
-    });
+    const run = await a.runs.start(sleepyRun("0-19", { server: "shared", split: "test", concurrency: 4 }));
     await waitUntil(
       "episodes playing on both workers",
       async () => {

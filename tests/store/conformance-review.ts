@@ -2,10 +2,10 @@
 // sets, labels (and the labels a trajectory carries through get and import), review queues with
 // their assignments and progress, share links and their players. Every implementation passes it
 // unchanged (tests/store/sqlite.test.ts, tests/store/postgres.test.ts).
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { PlaygroundStore } from "@/lib/store/types";
 import { trajectory } from "../episodes/helpers";
-import type { OpenedStore, OpenStore } from "./conformance";
+import { type OpenStore, storesPerTest } from "./conformance";
 
 const SCHEMA = {
   type: "object",
@@ -19,18 +19,7 @@ const SCHEMA = {
 
 export function describeReviewStore(name: string, openStore: OpenStore): void {
   describe(`ReviewStore contract: ${name}`, () => {
-    const opened: OpenedStore[] = [];
-    const open = async (retention = { maxCount: 0, maxAgeDays: 0 }) => {
-      const o = await openStore(retention);
-      opened.push(o);
-      return o.store;
-    };
-    afterEach(async () => {
-      for (const o of opened.splice(0)) {
-        await o.store.close();
-        await o.cleanup?.();
-      }
-    });
+    const { open } = storesPerTest(openStore);
 
     const newSet = (
       s: PlaygroundStore,

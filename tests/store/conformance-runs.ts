@@ -1,24 +1,13 @@
 // The conformance suite of the RunStore half of the store contract (lib/store/types.ts):
 // runs and their episodes, status changes and claims, and the aggregates of a run's summary
 // checked against values computed by hand. Every implementation passes it unchanged.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { PlaygroundStore, RunEpisodePatch } from "@/lib/store/types";
-import type { OpenedStore, OpenStore } from "./conformance";
+import { type OpenStore, storesPerTest } from "./conformance";
 
 export function describeRunStore(name: string, openStore: OpenStore): void {
   describe(`RunStore contract: ${name}`, () => {
-    const opened: OpenedStore[] = [];
-    const open = async () => {
-      const o = await openStore({ maxCount: 0, maxAgeDays: 0 });
-      opened.push(o);
-      return o.store;
-    };
-    afterEach(async () => {
-      for (const o of opened.splice(0)) {
-        await o.store.close();
-        await o.cleanup?.();
-      }
-    });
+    const { open, opening } = storesPerTest(openStore);
 
     const newRun = (s: PlaygroundStore, over: Partial<Parameters<PlaygroundStore["createRun"]>[0]> = {}) =>
       s.createRun({
@@ -99,8 +88,7 @@ export function describeRunStore(name: string, openStore: OpenStore): void {
     });
 
     it("one process wins a claim; an episode is played by the process that claimed it only", async () => {
-      const o = await openStore({ maxCount: 0, maxAgeDays: 0 });
-      opened.push(o);
+      const o = await opening({ maxCount: 0, maxAgeDays: 0 });
       const procs = await Promise.all(
         ["p0", "p1", "p2", "p3"].map((id, i) => o.as({ id, pid: 2_000_000 + i, host: "here" })),
       );
@@ -284,8 +272,7 @@ export function describeRunStore(name: string, openStore: OpenStore): void {
     });
 
     it("keeps a run's trajectories from retention, and does not count them", async () => {
-      const o = await openStore({ maxCount: 2, maxAgeDays: 1 });
-      opened.push(o);
+      const o = await opening({ maxCount: 2, maxAgeDays: 1 });
       const s = o.store;
       const r = await newRun(s, { tasks: [0, 1, 2], repeats: 1 });
       const now = Date.now();

@@ -2,10 +2,10 @@
 // suite (./conformance.ts): many steps and protocol log entries written at once read back exactly as
 // `putStep` and `addExchange` one by one would leave them — counters, totals, numbering, caps — and
 // those of a trajectory that is gone are skipped without failing the rest.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { NewExchange } from "@/lib/trajectory/schema";
 import { step } from "../episodes/helpers";
-import type { OpenedStore, OpenStore } from "./conformance";
+import { type OpenStore, storesPerTest } from "./conformance";
 
 const exchange = (n: number, body = `{"n":${n}}`): NewExchange => ({
   at: 1_000 + n,
@@ -19,18 +19,7 @@ const exchange = (n: number, body = `{"n":${n}}`): NewExchange => ({
 
 export function describeBatchWrites(name: string, openStore: OpenStore): void {
   describe(`TrajectoryStore contract, writes in batches: ${name}`, () => {
-    const opened: OpenedStore[] = [];
-    const open = async () => {
-      const o = await openStore({ maxCount: 0, maxAgeDays: 0 });
-      opened.push(o);
-      return o.store;
-    };
-    afterEach(async () => {
-      for (const o of opened.splice(0)) {
-        await o.store.close();
-        await o.cleanup?.();
-      }
-    });
+    const { open, opening } = storesPerTest(openStore);
 
     it("writes a batch as one write after another would: steps, counters, totals, the protocol log", async () => {
       const s = await open();
@@ -107,8 +96,7 @@ export function describeBatchWrites(name: string, openStore: OpenStore): void {
     });
 
     it("finds the running trajectories of many sessions at once, as findRunning one by one", async () => {
-      const o = await openStore({ maxCount: 0, maxAgeDays: 0 });
-      opened.push(o);
+      const o = await opening({ maxCount: 0, maxAgeDays: 0 });
       const s = o.store;
       const other = await o.as({ id: "other-process", pid: 1_000_001, host: "here" });
       try {

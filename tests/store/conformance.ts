@@ -24,6 +24,30 @@ export interface OpenedStore {
 
 export type OpenStore = (retention?: { maxCount: number; maxAgeDays: number }) => Promise<OpenedStore>;
 
+/**
+ * Opens stores for the tests of one describe block (without retention unless given) and closes
+ * them, removing what they wrote, after each test.
+ */
+export function storesPerTest(openStore: OpenStore) {
+  const opened: OpenedStore[] = [];
+  afterEach(async () => {
+    for (const o of opened.splice(0)) {
+      await o.store.close();
+      await o.cleanup?.();
+    }
+  });
+  /** A store with its other handles (OpenedStore). */
+  const opening = async (retention = { maxCount: 0, maxAgeDays: 0 }) => {
+    const o = await openStore(retention);
+    opened.push(o);
+    return o;
+  };
+  return {
+    opening,
+    open: async (retention?: { maxCount: number; maxAgeDays: number }) => (await opening(retention)).store,
+  };
+}
+
 export function describeTrajectoryStore(name: string, openStore: OpenStore): void {
   describe(`TrajectoryStore contract: ${name}`, () => {
     const opened: OpenedStore[] = [];

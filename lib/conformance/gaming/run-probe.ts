@@ -14,6 +14,7 @@ import type { PlaygroundStore } from "@/lib/store/types";
 import type { Trajectory } from "@/lib/trajectory/schema";
 import { qualitySummary, stoppedText } from "../quality/analyze";
 import { target } from "../quality/run-quality";
+import { reportTimes, stopWhen } from "../quality/stop";
 import {
   DEFAULT_QUALITY_MAX_TIME_MS,
   DEFAULT_QUALITY_SEED,
@@ -204,16 +205,9 @@ async function planAll(
  */
 export async function runProbes(deps: ProbeDeps, o: ProbeOptions): Promise<ProbeReport> {
   const started = Date.now();
-  const stop = new AbortController();
+  const { stop, dispose } = stopWhen(o.signal, o.maxTimeMs ?? DEFAULT_QUALITY_MAX_TIME_MS);
   // Every episode playing, and each of its requests, listens to it.
   setMaxListeners(8 * CONCURRENCY, stop.signal);
-  const onAbort = () => stop.abort(o.signal?.reason);
-  o.signal?.addEventListener("abort", onAbort, { once: true });
-  if (o.signal?.aborted) onAbort();
-  const timer = setTimeout(
-    () => stop.abort(new Error("out of time")),
-    o.maxTimeMs ?? DEFAULT_QUALITY_MAX_TIME_MS,
-  );
   const lean = o.fetch ? null : createLeanFetch();
   try {
     const ors = createOrsClient({
@@ -270,12 +264,9 @@ export async function runProbes(deps: ProbeDeps, o: ProbeOptions): Promise<Probe
       : refs.length
         ? null
         : `the ${reference.kind} earned no reward on any task of ${t.env}/${t.split}: nothing to compare the probes with`;
-    const finished = Date.now();
     return {
       server: o.server,
-      startedAt: new Date(started).toISOString(),
-      finishedAt: new Date(finished).toISOString(),
-      durationMs: finished - started,
+      ...reportTimes(started),
       reference,
       sample: {
         environment: t.env,
@@ -291,8 +282,7 @@ export async function runProbes(deps: ProbeDeps, o: ProbeOptions): Promise<Probe
       summary: qualitySummary(results, error),
     };
   } finally {
-    clearTimeout(timer);
+    dispose();
     lean?.close();
-    o.signal?.removeEventListener("abort", onAbort);
   }
 }

@@ -14,6 +14,7 @@ import { sampleIndexes } from "@/lib/runs/tasks";
 import type { PlaygroundStore } from "@/lib/store/types";
 import { analyzeQuality, bestReward, qualitySummary, stoppedText } from "./analyze";
 import type { CallFailure, PlayedEpisode, QualityData } from "./played";
+import { reportTimes, stopWhen } from "./stop";
 import {
   DEFAULT_QUALITY_MAX_TIME_MS,
   DEFAULT_QUALITY_SEED,
@@ -162,14 +163,7 @@ async function pool<T, R>(items: readonly T[], n: number, fn: (item: T) => Promi
  */
 export async function runQualityChecks(deps: QualityDeps, o: QualityOptions): Promise<QualityReport> {
   const started = Date.now();
-  const stop = new AbortController();
-  const onAbort = () => stop.abort(o.signal?.reason);
-  o.signal?.addEventListener("abort", onAbort, { once: true });
-  if (o.signal?.aborted) onAbort();
-  const timer = setTimeout(
-    () => stop.abort(new Error("out of time")),
-    o.maxTimeMs ?? DEFAULT_QUALITY_MAX_TIME_MS,
-  );
+  const { stop, dispose } = stopWhen(o.signal, o.maxTimeMs ?? DEFAULT_QUALITY_MAX_TIME_MS);
   const failures: CallFailure[] = [];
   const unsubscribe = deps.relayEvents.subscribe((e) => {
     if (
@@ -296,12 +290,9 @@ export async function runQualityChecks(deps: QualityDeps, o: QualityOptions): Pr
     const stopped = stop.signal.aborted ? stoppedText(stop.signal) : unreplayed;
     const results = analyzeQuality(data, o.allow ?? []);
     const sample = sampleOf(t, data, { requested, seed, indexes, oracle: o.oracle ?? null, plays });
-    const finished = Date.now();
     return {
       server: o.server,
-      startedAt: new Date(started).toISOString(),
-      finishedAt: new Date(finished).toISOString(),
-      durationMs: finished - started,
+      ...reportTimes(started),
       sample,
       error: stopped,
       bestReward: bestReward(data),
@@ -309,9 +300,8 @@ export async function runQualityChecks(deps: QualityDeps, o: QualityOptions): Pr
       summary: qualitySummary(results, stopped),
     };
   } finally {
-    clearTimeout(timer);
+    dispose();
     unsubscribe();
-    o.signal?.removeEventListener("abort", onAbort);
   }
 }
 

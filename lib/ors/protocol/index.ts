@@ -93,7 +93,7 @@ export {
   toolSpecReadSchema,
   toolSpecSchema,
 } from "./schemas";
-export { sleep } from "./sleep";
+export { sleep, untilAborted } from "./sleep";
 export {
   createSseFrameParser,
   formatResultEvents,

@@ -7,11 +7,15 @@ import type { JsonObject } from "@/lib/ors/protocol";
 import type { Trajectory, TrajectoryLabel } from "@/lib/trajectory/schema";
 import {
   EPISODE_STEP,
+  importedLabelRow,
+  importedLabelSetRow,
   type LabelRow,
   type LabelSetRow,
   newLabelSetId,
   newQueueId,
   type PlayerRow,
+  progressOf,
+  type QueueItemRow,
   type QueueRow,
   reviewersOf,
   type ShareRow,
@@ -19,10 +23,12 @@ import {
   toLabelSet,
   toPlayer,
   toQueue,
+  toQueueItem,
   toShare,
   toTrajectoryLabel,
   trajectoryLabelsSql,
 } from "../review-rows";
+import { insertOf } from "../rows";
 import type {
   Label,
   LabelFilter,
@@ -64,33 +70,10 @@ export async function trajectoryLabels(c: pg.ClientBase, id: string): Promise<Tr
 /** Stores an imported trajectory's labels on `c`: a set not known here is created on its environment. */
 export async function importLabels(c: pg.ClientBase, t: Trajectory): Promise<void> {
   for (const l of t.labels ?? []) {
-    await c.query(
-      `INSERT INTO label_sets (id, server, env, name, target, schema_json, verdict, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
-      [
-        l.set.id,
-        t.server,
-        t.env ?? "",
-        l.set.name,
-        l.set.target,
-        JSON.stringify(l.set.schema),
-        l.set.verdict,
-        l.created_at,
-      ],
-    );
-    await c.query(
-      `INSERT INTO labels (label_set_id, trajectory_id, step, reviewer, value_json, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
-      [
-        l.set.id,
-        t.id,
-        l.step ?? EPISODE_STEP,
-        l.reviewer,
-        JSON.stringify(l.value),
-        l.created_at,
-        l.updated_at,
-      ],
-    );
+    const set = insertOf("label_sets", importedLabelSetRow(t, l), true, "ON CONFLICT (id) DO NOTHING");
+    await c.query(set.sql, set.values);
+    const label = insertOf("labels", importedLabelRow(t, l), true, "ON CONFLICT DO NOTHING");
+    await c.query(label.sql, label.values);
   }
 }
 
@@ -239,12 +222,7 @@ export abstract class PostgresReviewStore extends PostgresRunStore implements Re
   }
 
   async queueItems(id: string, o: { reviewer?: string } = {}): Promise<QueueItem[]> {
-    const r = await this.query<{
-      position: number;
-      trajectory_id: string;
-      reviewer: string;
-      labelled: boolean;
-    }>(
+    const r = await this.query<QueueItemRow>(
       `SELECT i.position, i.trajectory_id, i.reviewer,
            EXISTS (SELECT 1 FROM labels l WHERE l.label_set_id = q.label_set_id
              AND l.trajectory_id = i.trajectory_id AND l.reviewer = i.reviewer) AS labelled
@@ -253,25 +231,13 @@ export abstract class PostgresReviewStore extends PostgresRunStore implements Re
          ORDER BY i.position, i.reviewer COLLATE "C"`,
       [id, o.reviewer ?? null],
     );
-    return r.rows.map((x) => ({
-      position: x.position,
-      trajectoryId: x.trajectory_id,
-      reviewer: x.reviewer,
-      labelled: x.labelled,
-    }));
+    return r.rows.map(toQueueItem);
   }
 
   async queueProgress(id: string): Promise<QueueProgress[]> {
     const q = await this.getQueue(id);
     if (!q) return [];
-    const counts = new Map<string, QueueProgress>();
-    for (const i of await this.queueItems(id)) {
-      const p = counts.get(i.reviewer) ?? { reviewer: i.reviewer, assigned: 0, labelled: 0 };
-      p.assigned++;
-      if (i.labelled) p.labelled++;
-      counts.set(i.reviewer, p);
-    }
-    return q.reviewers.map((r) => counts.get(r) ?? { reviewer: r, assigned: 0, labelled: 0 });
+    return progressOf(q.reviewers, await this.queueItems(id));
   }
 
   async createShare(s: NewShareLink): Promise<ShareLink> {

@@ -5,7 +5,7 @@ import "server-only";
 import pg from "pg";
 import type { TrajectoryFilter, TrajectoryStep } from "@/lib/trajectory/schema";
 import { sumRewards } from "../../trajectory/reward";
-import { escapeLike, SORT_COLUMNS, STEP_COLUMNS, stepRowValues } from "../rows";
+import { filterWhere, SORT_COLUMNS, STEP_COLUMNS, stepRowValues } from "../rows";
 import { pgValue } from "./write-batch";
 
 const STEP_UPDATES = STEP_COLUMNS.filter((col) => col !== "trajectory_id" && col !== "idx")
@@ -54,37 +54,14 @@ export async function writeStep(
   );
 }
 
-/** The WHERE clause of the list and export filters, with its parameters. */
+/** The WHERE clause of the list and export filters in PostgreSQL, with its numbered parameters. */
 export function whereOf(f: TrajectoryFilter): { sql: string; params: unknown[] } {
-  const clauses: string[] = [];
   const params: unknown[] = [];
-  const p = (v: unknown) => {
+  const bind = (v: unknown) => {
     params.push(v);
     return `$${params.length}`;
   };
-  if (f.server) clauses.push(`server = ${p(f.server)}`);
-  if (f.env) clauses.push(`env = ${p(f.env)}`);
-  if (f.run) clauses.push(`run_id = ${p(f.run)}`);
-  if (f.task)
-    clauses.push(
-      `(task_label = ${p(f.task)} OR task_label ILIKE ${p(`%${escapeLike(f.task)}%`)} ESCAPE '\\')`,
-    );
-  if (f.end_reason === "running") clauses.push("end_reason IS NULL");
-  else if (f.end_reason) clauses.push(`end_reason = ${p(f.end_reason)}`);
-  if (f.golden !== undefined) clauses.push(f.golden ? "golden = 1" : "golden = 0");
-  if (f.min_reward != null) clauses.push(`total_reward >= ${p(f.min_reward)}`);
-  if (f.max_reward != null) clauses.push(`total_reward <= ${p(f.max_reward)}`);
-  if (f.q) {
-    // ILIKE: SQLite's LIKE ignores ASCII case, and the search reads the same on both stores.
-    const q = p(`%${escapeLike(f.q)}%`);
-    const like = (col: string) => `${col} ILIKE ${q} ESCAPE '\\'`;
-    clauses.push(
-      `(${["id", "server", "env", "sid", "task_label", "error", "prompt_json"].map(like).join(" OR ")}
-        OR EXISTS (SELECT 1 FROM steps s WHERE s.trajectory_id = trajectories.id AND
-          (${["s.tool", "s.input_json", "s.blocks_json"].map(like).join(" OR ")})))`,
-    );
-  }
-  return { sql: clauses.length ? `WHERE ${clauses.join(" AND ")}` : "", params };
+  return { sql: filterWhere(f, bind, "ILIKE"), params };
 }
 
 /** The SQLite store's order: NULLs first going up, last going down; text compared bytewise. */

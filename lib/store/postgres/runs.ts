@@ -3,17 +3,23 @@
 // aggregates of its summary computed in SQL, so a 10,000-episode run is read without its trajectories.
 import "server-only";
 import type pg from "pg";
+import { insertOf } from "../rows";
 import {
   type AttemptRow,
+  aggregatesOf,
+  type DoneSums,
   EPISODE_COLUMNS,
   type EpisodeRow,
+  histogramBins,
+  histogramOf,
   newRunId,
+  newRunRow,
   ORPHANED_ATTEMPTS_SQL,
   outcomeCounts,
   type RunRow,
   statusAfterAttempt,
+  statusCounts,
   type TaskEpisodeRow,
-  tagsJson,
   taskRows,
   toAttempt,
   toEpisode,
@@ -28,7 +34,6 @@ import {
   type OrphanedAttempt,
   type Percentiles,
   RETRIED_OUTCOMES,
-  RUN_EPISODE_STATUSES,
   type RunAggregates,
   type RunAttempt,
   type RunEpisode,
@@ -58,16 +63,6 @@ function setsOf(patch: RunEpisodePatch, params: unknown[]): string[] {
   return sets;
 }
 
-/** Zero episodes of every status, then the counts read. */
-function countsOf(rows: { status: RunEpisodeStatus; n: number }[]): Record<RunEpisodeStatus, number> {
-  const counts = Object.fromEntries(RUN_EPISODE_STATUSES.map((s) => [s, 0])) as Record<
-    RunEpisodeStatus,
-    number
-  >;
-  for (const r of rows) counts[r.status] = r.n;
-  return counts;
-}
-
 /** The RunStore contract over PostgreSQL: the store's runs half (./store.ts extends it). */
 export abstract class PostgresRunStore implements RunStore {
   abstract readonly db: PostgresDatabase;
@@ -94,27 +89,15 @@ export abstract class PostgresRunStore implements RunStore {
   async createRun(run: NewRun): Promise<RunRecord> {
     const id = run.id ?? newRunId();
     // The run and its episodes in one statement (tasks × repeats rows: ten thousand at once).
+    const row = insertOf("runs", newRunRow(id, run), true, "RETURNING *");
     const r = await this.query<RunRow>(
-      `WITH r AS (
-         INSERT INTO runs (id, status, server, env, split, repeats, episodes, config_json, created_at, instance_id, tags_json)
-         VALUES ($1, 'queued', $2, $3, $4, $5, $6, $7, $8, $9, $11) RETURNING *),
+      `WITH r AS (${row.sql}),
        e AS (
          INSERT INTO run_episodes (run_id, task_index, repeat)
-         SELECT r.id, t.task, k FROM r, unnest($10::int[]) AS t(task), generate_series(0, $5 - 1) AS k)
+         SELECT r.id, t.task, k FROM r, unnest($${row.values.length + 1}::int[]) AS t(task),
+           generate_series(0, r.repeats - 1) AS k)
        SELECT * FROM r`,
-      [
-        id,
-        run.server,
-        run.env,
-        run.split,
-        run.repeats,
-        run.tasks.length * run.repeats,
-        JSON.stringify(run.config),
-        run.createdAt,
-        run.instance,
-        run.tasks,
-        tagsJson(run.tags),
-      ],
+      [...row.values, run.tasks],
     );
     return toRun(r.rows[0]!);
   }
@@ -329,7 +312,7 @@ export abstract class PostgresRunStore implements RunStore {
       "SELECT status, COUNT(*)::int AS n FROM run_episodes WHERE run_id = $1 GROUP BY status",
       [runId],
     );
-    return countsOf(r.rows);
+    return statusCounts(r.rows);
   }
 
   async runProgress(runId: string, since: number): Promise<RunProgressCounts> {
@@ -395,19 +378,7 @@ export abstract class PostgresRunStore implements RunStore {
   ): Promise<RunAggregates> {
     const done = "run_id = $1 AND status = 'done'";
     const a = (
-      await this.query<{
-        n: number;
-        sum: number;
-        sumSquares: number;
-        min: number | null;
-        max: number | null;
-        successes: number;
-        withTurns: number;
-        withDuration: number;
-        withTokens: number;
-        prompt: number;
-        completion: number;
-      }>(
+      await this.query<DoneSums>(
         `SELECT COUNT(reward)::int AS n, COALESCE(SUM(reward), 0)::float8 AS sum,
            COALESCE(SUM(reward * reward), 0)::float8 AS "sumSquares", MIN(reward) AS min, MAX(reward) AS max,
            COUNT(*) FILTER (WHERE finished = 1 AND reward >= $2)::int AS successes,
@@ -418,27 +389,20 @@ export abstract class PostgresRunStore implements RunStore {
         [runId, o.successAt],
       )
     ).rows[0]!;
-    const histogram: RunAggregates["histogram"] = [];
-    if (a.n > 0 && a.min !== null && a.max !== null) {
-      const bins = a.min === a.max ? 1 : Math.max(1, Math.floor(o.histogramBins));
-      const width = (a.max - a.min) / bins;
-      const counts = new Map<number, number>();
-      // TRUNC as SQLite's CAST to INTEGER (rewards ≥ min: the same as floor).
-      for (const r of (
-        await this.query<{ bin: number; n: number }>(
-          `SELECT LEAST($2::int - 1, TRUNC((reward - $3::float8) / $4::float8))::int AS bin, COUNT(*)::int AS n
-           FROM run_episodes WHERE ${done} AND reward IS NOT NULL GROUP BY bin`,
-          [runId, bins, a.min, width || 1],
-        )
-      ).rows)
-        counts.set(r.bin, r.n);
-      for (let i = 0; i < bins; i++)
-        histogram.push({
-          from: a.min + i * width,
-          to: i === bins - 1 ? a.max : a.min + (i + 1) * width,
-          count: counts.get(i) ?? 0,
-        });
-    }
+    const h = histogramBins(a, o.histogramBins);
+    // TRUNC as SQLite's CAST to INTEGER (rewards ≥ min: the same as floor).
+    const histogram = histogramOf(
+      h,
+      h
+        ? (
+            await this.query<{ bin: number; n: number }>(
+              `SELECT LEAST($2::int - 1, TRUNC((reward - $3::float8) / $4::float8))::int AS bin, COUNT(*)::int AS n
+               FROM run_episodes WHERE ${done} AND reward IS NOT NULL GROUP BY bin`,
+              [runId, h.bins, h.min, h.width || 1],
+            )
+          ).rows
+        : [],
+    );
     const repeats = (await this.getRun(runId))?.repeats ?? 1;
     const tasks = taskRows(
       (
@@ -464,19 +428,16 @@ export abstract class PostgresRunStore implements RunStore {
         [runId],
       )
     ).rows[0]!;
-    return {
+    return aggregatesOf(a, {
       ...(await this.outcomes(runId)),
       counts: await this.counts(runId),
-      rewards: { n: a.n, sum: a.sum, sumSquares: a.sumSquares, min: a.min, max: a.max },
-      successes: a.successes,
       histogram,
       tasks,
       errors,
       turns: await this.percentiles(runId, "turns", a.withTurns),
       durationMs: await this.percentiles(runId, "duration_ms", a.withDuration),
-      tokens: { episodes: a.withTokens, prompt: a.prompt, completion: a.completion },
       firstStartedAt: timing.first,
       lastEndedAt: timing.last,
-    };
+    });
   }
 }

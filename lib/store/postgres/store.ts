@@ -7,21 +7,23 @@ import { createHash } from "node:crypto";
 import os from "node:os";
 import type pg from "pg";
 import type { Block, ToolSpec } from "@/lib/ors/protocol";
-import {
-  type AgentEnd,
-  type EndReason,
-  type ExchangeList,
-  type NewExchange,
-  type Trajectory,
-  type TrajectoryFilter,
-  type TrajectoryOrigin,
-  type TrajectoryStep,
-  type TrajectorySummary,
-  taskLabel,
+import type {
+  AgentEnd,
+  EndReason,
+  ExchangeList,
+  NewExchange,
+  Trajectory,
+  TrajectoryFilter,
+  TrajectoryOrigin,
+  TrajectoryStep,
+  TrajectorySummary,
 } from "@/lib/trajectory/schema";
 import {
   DEFAULT_RETENTION,
+  importedTrajectoryRow,
+  insertOf,
   newTrajectoryId,
+  newTrajectoryRow,
   type StepRow,
   type TrajRow,
   toStep,
@@ -75,28 +77,8 @@ export class PostgresTrajectoryStore extends PostgresReviewStore implements Play
   async create(t: NewTrajectory): Promise<string> {
     const id = t.id ?? newTrajectoryId();
     const tools = t.tools ? await this.toolSet(t.tools) : null;
-    await this.query(
-      `INSERT INTO trajectories (id, server, env, sid, task_json, task_label, started_at, last_activity_at,
-         origin_json, stored_at, instance_id, run_id, run_task, run_repeat, tools_hash, client_json)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
-      [
-        id,
-        t.server,
-        t.env,
-        t.sid,
-        t.task ? JSON.stringify(t.task) : null,
-        taskLabel(t.task),
-        t.startedAt,
-        t.origin ? JSON.stringify(t.origin) : null,
-        Date.now(),
-        this.instance.id,
-        t.run?.id ?? null,
-        t.run?.task_index ?? null,
-        t.run?.repeat ?? null,
-        tools,
-        t.client ? JSON.stringify(t.client) : null,
-      ],
-    );
+    const row = insertOf("trajectories", newTrajectoryRow(id, t, this.instance.id, tools), true);
+    await this.query(row.sql, row.values);
     // A run's episode does not count towards the cap: nothing to remove for it.
     if (!t.run) await this.retain(Date.now());
     return id;
@@ -356,37 +338,14 @@ export class PostgresTrajectoryStore extends PostgresReviewStore implements Play
     const skipped: string[] = [];
     await this.tx(async (c) => {
       for (const t of trajectories) {
-        const r = await c.query(
-          `INSERT INTO trajectories (id, server, env, sid, task_json, task_label, prompt_json, started_at,
-             ended_at, last_activity_at, end_reason, error, origin_json, stored_at, reprompts_json, golden,
-             run_id, run_task, run_repeat, tools_hash, agent_end_json, client_json)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
-           ON CONFLICT (id) DO NOTHING`,
-          [
-            t.id,
-            t.server,
-            t.env,
-            t.sid,
-            t.task ? JSON.stringify(t.task) : null,
-            taskLabel(t.task),
-            t.prompt ? JSON.stringify(t.prompt) : null,
-            t.started_at,
-            t.ended_at ?? t.steps.filter((s) => !s.after_end).at(-1)?.ended_at ?? t.started_at,
-            t.ended_at ?? t.started_at,
-            t.end_reason ?? "error",
-            t.end_reason ? t.error : (t.error ?? "the episode was still running when it was exported"),
-            JSON.stringify(t.origin ?? { kind: "import", from: t.id }),
-            Date.now(),
-            t.reprompts?.length ? JSON.stringify(t.reprompts) : null,
-            t.golden ? 1 : 0,
-            t.run?.id ?? null,
-            t.run?.task_index ?? null,
-            t.run?.repeat ?? null,
-            t.tools ? await this.toolSet(t.tools, c) : null,
-            t.agent_end ? JSON.stringify(t.agent_end) : null,
-            t.client ? JSON.stringify(t.client) : null,
-          ],
+        const tools = t.tools ? await this.toolSet(t.tools, c) : null;
+        const row = insertOf(
+          "trajectories",
+          importedTrajectoryRow(t, tools),
+          true,
+          "ON CONFLICT (id) DO NOTHING",
         );
+        const r = await c.query(row.sql, row.values);
         if (r.rowCount === 0) {
           skipped.push(t.id);
           continue;

@@ -6,11 +6,15 @@ import type { JsonObject } from "@/lib/ors/protocol";
 import type { Trajectory, TrajectoryLabel } from "@/lib/trajectory/schema";
 import {
   EPISODE_STEP,
+  importedLabelRow,
+  importedLabelSetRow,
   type LabelRow,
   type LabelSetRow,
   newLabelSetId,
   newQueueId,
   type PlayerRow,
+  progressOf,
+  type QueueItemRow,
   type QueueRow,
   reviewersOf,
   type ShareRow,
@@ -18,10 +22,12 @@ import {
   toLabelSet,
   toPlayer,
   toQueue,
+  toQueueItem,
   toShare,
   toTrajectoryLabel,
   trajectoryLabelsSql,
 } from "../review-rows";
+import { insertOf } from "../rows";
 import type {
   Label,
   LabelFilter,
@@ -186,31 +192,14 @@ export class SqliteReview {
          FROM review_items i JOIN review_queues q ON q.id = i.queue_id
          WHERE i.queue_id = @id AND (@reviewer IS NULL OR i.reviewer = @reviewer)
          ORDER BY i.position, i.reviewer`,
-    ).all({ id, reviewer: reviewer ?? null }) as {
-      position: number;
-      trajectory_id: string;
-      reviewer: string;
-      labelled: number;
-    }[];
-    return rows.map((r) => ({
-      position: r.position,
-      trajectoryId: r.trajectory_id,
-      reviewer: r.reviewer,
-      labelled: !!r.labelled,
-    }));
+    ).all({ id, reviewer: reviewer ?? null }) as QueueItemRow[];
+    return rows.map(toQueueItem);
   }
 
   queueProgress(id: string): QueueProgress[] {
     const q = this.getQueue(id);
     if (!q) return [];
-    const counts = new Map<string, QueueProgress>();
-    for (const i of this.queueItems(id)) {
-      const p = counts.get(i.reviewer) ?? { reviewer: i.reviewer, assigned: 0, labelled: 0 };
-      p.assigned++;
-      if (i.labelled) p.labelled++;
-      counts.set(i.reviewer, p);
-    }
-    return q.reviewers.map((r) => counts.get(r) ?? { reviewer: r, assigned: 0, labelled: 0 });
+    return progressOf(q.reviewers, this.queueItems(id));
   }
 
   createShare(s: NewShareLink): ShareLink {
@@ -271,31 +260,10 @@ export class SqliteReview {
   /** Stores an imported trajectory's labels: a set not known here is created on its environment. */
   importLabels(t: Trajectory): void {
     for (const l of t.labels ?? []) {
-      this.sql(
-        `INSERT INTO label_sets (id, server, env, name, target, schema_json, verdict, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-      ).run(
-        l.set.id,
-        t.server,
-        t.env ?? "",
-        l.set.name,
-        l.set.target,
-        JSON.stringify(l.set.schema),
-        l.set.verdict,
-        l.created_at,
-      );
-      this.sql(
-        `INSERT INTO labels (label_set_id, trajectory_id, step, reviewer, value_json, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-      ).run(
-        l.set.id,
-        t.id,
-        l.step ?? EPISODE_STEP,
-        l.reviewer,
-        JSON.stringify(l.value),
-        l.created_at,
-        l.updated_at,
-      );
+      const set = insertOf("label_sets", importedLabelSetRow(t, l), false, "ON CONFLICT (id) DO NOTHING");
+      this.sql(set.sql).run(...set.values);
+      const label = insertOf("labels", importedLabelRow(t, l), false, "ON CONFLICT DO NOTHING");
+      this.sql(label.sql).run(...label.values);
     }
   }
 }

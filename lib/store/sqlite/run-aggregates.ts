@@ -2,12 +2,20 @@
 // sums, the histogram, percentiles by rank, outcomes, per-task rewards and errors, computed in SQL so
 // a 10,000-episode run's results are read without loading its trajectories.
 import "server-only";
-import { outcomeCounts, type TaskEpisodeRow, taskRows } from "../run-rows";
+import {
+  aggregatesOf,
+  type DoneSums,
+  histogramBins,
+  histogramOf,
+  outcomeCounts,
+  statusCounts,
+  type TaskEpisodeRow,
+  taskRows,
+} from "../run-rows";
 import {
   type AttemptOutcome,
   type Percentiles,
   RETRIED_OUTCOMES,
-  RUN_EPISODE_STATUSES,
   type RunAggregates,
   type RunEpisodeStatus,
 } from "../types";
@@ -16,15 +24,12 @@ import type { statementCache } from "./db";
 type Sql = ReturnType<typeof statementCache>;
 
 export function episodeCounts(sql: Sql, runId: string): Record<RunEpisodeStatus, number> {
-  const counts = Object.fromEntries(RUN_EPISODE_STATUSES.map((s) => [s, 0])) as Record<
-    RunEpisodeStatus,
-    number
-  >;
-  for (const r of sql("SELECT status, COUNT(*) AS n FROM run_episodes WHERE run_id = ? GROUP BY status").all(
-    runId,
-  ) as { status: RunEpisodeStatus; n: number }[])
-    counts[r.status] = r.n;
-  return counts;
+  return statusCounts(
+    sql("SELECT status, COUNT(*) AS n FROM run_episodes WHERE run_id = ? GROUP BY status").all(runId) as {
+      status: RunEpisodeStatus;
+      n: number;
+    }[],
+  );
 }
 
 /** Nearest-rank percentiles of a column over the done episodes, each read by its rank. */
@@ -77,36 +82,17 @@ export function runAggregates(
          COUNT(turns) AS withTurns, COUNT(duration_ms) AS withDuration,
          COUNT(prompt_tokens) AS withTokens, TOTAL(prompt_tokens) AS prompt, TOTAL(completion_tokens) AS completion
        FROM run_episodes WHERE ${done}`,
-  ).get({ run: runId, successAt: o.successAt }) as {
-    n: number;
-    sum: number;
-    sumSquares: number;
-    min: number | null;
-    max: number | null;
-    successes: number;
-    withTurns: number;
-    withDuration: number;
-    withTokens: number;
-    prompt: number;
-    completion: number;
-  };
-  const histogram: RunAggregates["histogram"] = [];
-  if (a.n > 0 && a.min !== null && a.max !== null) {
-    const bins = a.min === a.max ? 1 : Math.max(1, Math.floor(o.histogramBins));
-    const width = (a.max - a.min) / bins;
-    const counts = new Map<number, number>();
-    for (const r of sql(
-      `SELECT MIN(@bins - 1, CAST((reward - @min) / @width AS INTEGER)) AS bin, COUNT(*) AS n
-         FROM run_episodes WHERE ${done} AND reward IS NOT NULL GROUP BY bin`,
-    ).all({ run: runId, bins, min: a.min, width: width || 1 }) as { bin: number; n: number }[])
-      counts.set(r.bin, r.n);
-    for (let i = 0; i < bins; i++)
-      histogram.push({
-        from: a.min + i * width,
-        to: i === bins - 1 ? a.max : a.min + (i + 1) * width,
-        count: counts.get(i) ?? 0,
-      });
-  }
+  ).get({ run: runId, successAt: o.successAt }) as DoneSums;
+  const h = histogramBins(a, o.histogramBins);
+  const histogram = histogramOf(
+    h,
+    h
+      ? (sql(
+          `SELECT MIN(@bins - 1, CAST((reward - @min) / @width AS INTEGER)) AS bin, COUNT(*) AS n
+             FROM run_episodes WHERE ${done} AND reward IS NOT NULL GROUP BY bin`,
+        ).all({ run: runId, bins: h.bins, min: h.min, width: h.width || 1 }) as { bin: number; n: number }[])
+      : [],
+  );
   const tasks = taskRows(
     sql(
       `SELECT task_index, repeat, status, reward, trajectory_id,
@@ -122,18 +108,15 @@ export function runAggregates(
   const timing = sql(
     "SELECT MIN(started_at) AS first, MAX(ended_at) AS last FROM run_episodes WHERE run_id = ?",
   ).get(runId) as { first: number | null; last: number | null };
-  return {
+  return aggregatesOf(a, {
     ...outcomes(sql, runId),
     counts: episodeCounts(sql, runId),
-    rewards: { n: a.n, sum: a.sum, sumSquares: a.sumSquares, min: a.min, max: a.max },
-    successes: a.successes,
     histogram,
     tasks,
     errors,
     turns: percentiles(sql, runId, "turns", a.withTurns),
     durationMs: percentiles(sql, runId, "duration_ms", a.withDuration),
-    tokens: { episodes: a.withTokens, prompt: a.prompt, completion: a.completion },
     firstStartedAt: timing.first,
     lastEndedAt: timing.last,
-  };
+  });
 }

@@ -2,15 +2,16 @@
 // the aggregates of its summary computed in SQL (counts, sums, histogram, percentiles), so a
 // 10,000-episode run's results are read without loading its trajectories.
 import "server-only";
+import { insertOf } from "../rows";
 import {
   type AttemptRow,
   EPISODE_COLUMNS,
   type EpisodeRow,
   newRunId,
+  newRunRow,
   ORPHANED_ATTEMPTS_SQL,
   type RunRow,
   statusAfterAttempt,
-  tagsJson,
   toAttempt,
   toEpisode,
   toRun,
@@ -51,21 +52,8 @@ export class SqliteRuns {
       "INSERT INTO run_episodes (run_id, task_index, repeat, status) VALUES (?, ?, ?, 'pending')",
     );
     this.db.transaction(() => {
-      this.sql(
-        `INSERT INTO runs (id, status, server, env, split, repeats, episodes, config_json, created_at, instance_id, tags_json)
-           VALUES (?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
-        id,
-        run.server,
-        run.env,
-        run.split,
-        run.repeats,
-        run.tasks.length * run.repeats,
-        JSON.stringify(run.config),
-        run.createdAt,
-        run.instance,
-        tagsJson(run.tags),
-      );
+      const row = insertOf("runs", newRunRow(id, run), false);
+      this.sql(row.sql).run(...row.values);
       for (const task of run.tasks)
         for (let repeat = 0; repeat < run.repeats; repeat++) insertEpisode.run(id, task, repeat);
     })();

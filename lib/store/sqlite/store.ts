@@ -7,21 +7,23 @@ import { createHash } from "node:crypto";
 import os from "node:os";
 import path from "node:path";
 import type { Block, ToolSpec } from "@/lib/ors/protocol";
-import {
-  type AgentEnd,
-  type EndReason,
-  type ExchangeList,
-  type NewExchange,
-  type Trajectory,
-  type TrajectoryFilter,
-  type TrajectoryOrigin,
-  type TrajectoryStep,
-  type TrajectorySummary,
-  taskLabel,
+import type {
+  AgentEnd,
+  EndReason,
+  ExchangeList,
+  NewExchange,
+  Trajectory,
+  TrajectoryFilter,
+  TrajectoryOrigin,
+  TrajectoryStep,
+  TrajectorySummary,
 } from "@/lib/trajectory/schema";
 import {
   DEFAULT_RETENTION,
+  importedTrajectoryRow,
+  insertOf,
   newTrajectoryId,
+  newTrajectoryRow,
   orderByOf,
   type StepRow,
   type TrajRow,
@@ -85,28 +87,9 @@ export class SqliteTrajectoryStore extends SqliteReviewStore implements Playgrou
   /** Starts a trajectory (no steps yet); enforces retention. Returns its id. */
   async create(t: NewTrajectory): Promise<string> {
     const id = t.id ?? newTrajectoryId();
-    this.sql(
-      `INSERT INTO trajectories (id, server, env, sid, task_json, task_label, started_at, last_activity_at,
-           origin_json, stored_at, run_id, run_task, run_repeat, tools_hash, instance_id, client_json)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      id,
-      t.server,
-      t.env,
-      t.sid,
-      t.task ? JSON.stringify(t.task) : null,
-      taskLabel(t.task),
-      t.startedAt,
-      t.startedAt,
-      t.origin ? JSON.stringify(t.origin) : null,
-      Date.now(),
-      t.run?.id ?? null,
-      t.run?.task_index ?? null,
-      t.run?.repeat ?? null,
-      t.tools ? this.toolSet(t.tools) : null,
-      this.instance.id,
-      t.client ? JSON.stringify(t.client) : null,
-    );
+    const tools = t.tools ? this.toolSet(t.tools) : null;
+    const row = insertOf("trajectories", newTrajectoryRow(id, t, this.instance.id, tools), false);
+    this.sql(row.sql).run(...row.values);
     // A run's episode does not count towards the cap: nothing to remove for it.
     if (!t.run) this.retain(Date.now());
     return id;
@@ -358,35 +341,9 @@ export class SqliteTrajectoryStore extends SqliteReviewStore implements Playgrou
           skipped.push(t.id);
           continue;
         }
-        this.sql(
-          `INSERT INTO trajectories (id, server, env, sid, task_json, task_label, prompt_json, started_at,
-               ended_at, last_activity_at, end_reason, error, origin_json, stored_at, reprompts_json, golden,
-               run_id, run_task, run_repeat, tools_hash, agent_end_json, client_json)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        ).run(
-          t.id,
-          t.server,
-          t.env,
-          t.sid,
-          t.task ? JSON.stringify(t.task) : null,
-          taskLabel(t.task),
-          t.prompt ? JSON.stringify(t.prompt) : null,
-          t.started_at,
-          t.ended_at ?? t.steps.filter((s) => !s.after_end).at(-1)?.ended_at ?? t.started_at,
-          t.ended_at ?? t.started_at,
-          t.end_reason ?? "error",
-          t.end_reason ? t.error : (t.error ?? "the episode was still running when it was exported"),
-          JSON.stringify(t.origin ?? { kind: "import", from: t.id }),
-          Date.now(),
-          t.reprompts?.length ? JSON.stringify(t.reprompts) : null,
-          t.golden ? 1 : 0,
-          t.run?.id ?? null,
-          t.run?.task_index ?? null,
-          t.run?.repeat ?? null,
-          t.tools ? this.toolSet(t.tools) : null,
-          t.agent_end ? JSON.stringify(t.agent_end) : null,
-          t.client ? JSON.stringify(t.client) : null,
-        );
+        const tools = t.tools ? this.toolSet(t.tools) : null;
+        const row = insertOf("trajectories", importedTrajectoryRow(t, tools), false);
+        this.sql(row.sql).run(...row.values);
         for (const s of t.steps) this.writeStep(t.id, s, null);
         this.review.importLabels(t);
         imported.push(t.id);

@@ -3,22 +3,18 @@
 // reference-shaped server serving the same environments — : the report's quality part (text, JSON,
 // JUnit), the exit codes, waivers, and the episodes recorded in the data folder the app reads,
 // under the server's name. Usage mistakes in process.
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkCommand, parseAllowFile } from "@/lib/cli/check-command";
 import type { ConformanceReport } from "@/lib/conformance";
 import { openStore } from "@/lib/store/sqlite/store";
-import { captureIo } from "../../cli/helpers";
+import { captureIo, runBin } from "../../cli/helpers";
 import { type RunningReferenceServer, startReferenceServer } from "../../fixtures/reference-server/spawn";
 import { type SpawnedServer, spawnOrsServer } from "../../relay/helpers";
 import { tempDir } from "../../runs/helpers";
 import { qualityReportShape } from "../helpers";
 import { ORACLE, ORACLE_MISSES, QUALITY_ENV_NAMES, QUALITY_ENVS_MODULE } from "./helpers";
-
-const REPO = path.resolve(__dirname, "../../..");
-const BIN = path.join(REPO, "bin/ors-playground.mjs");
 
 let host: SpawnedServer;
 let ref: RunningReferenceServer;
@@ -34,24 +30,8 @@ afterAll(async () => {
   await Promise.all([host?.stop(), ref?.stop()]);
 });
 
-function cli(args: string[]) {
-  const child = spawn(process.execPath, [BIN, "check", ...args], {
-    cwd: REPO,
-    env: { ...process.env, NO_COLOR: "1" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d: Buffer) => {
-    stdout += d.toString();
-  });
-  child.stderr.on("data", (d: Buffer) => {
-    stderr += d.toString();
-  });
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.once("exit", (code) => resolve({ code, stdout, stderr })),
-  );
-}
+/** `ors-playground check <args>`, the real command. */
+const cli = (args: string[]) => runBin(["check", ...args]);
 
 const serverName = (url: string) => `127-0-0-1-${new URL(url).port}`;
 
