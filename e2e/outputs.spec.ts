@@ -238,7 +238,14 @@ test("a 50 MiB text result and a dozen 1 MB images reach the live page without b
     await page.getByRole("radio", { name: tool, exact: true }).click();
     const panel = page.getByRole("region", { name: `Call ${tool}` });
     await panel.getByRole("tab", { name: "JSON" }).click();
-    await panel.getByLabel(`Input JSON of ${tool}`).fill(JSON.stringify(input));
+    // The editor (CodeMirror) takes its selection from the page a moment after focus: a fill at
+    // once may insert beside the text it meant to replace. Filled again until it reads as typed.
+    const editor = panel.getByLabel(`Input JSON of ${tool}`);
+    const text = JSON.stringify(input);
+    await expect(async () => {
+      await editor.fill(text);
+      await expect(editor).toHaveText(text, { timeout: 1_000 });
+    }).toPass({ timeout: 20_000 });
     const from = await page.evaluate(() => performance.now());
     await panel.getByRole("button", { name: `Call ${tool}` }).click();
     return from;

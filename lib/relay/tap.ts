@@ -10,7 +10,9 @@
 import "server-only";
 import {
   createSseFrameParser,
+  formatSseComment,
   formatSseEvent,
+  RESUMABLE_BREAK_COMMENT,
   ResultAssembler,
   type SseFrame,
   SseLimitError,
@@ -351,7 +353,7 @@ class SseTap implements RelayStream {
     }
     const taskId = observer.taskId;
     const resume = taskId ? `; re-post the call with task_id ${taskId} to get its result` : "";
-    this.gate(() => this.endClient(`relay: server "${this.x.server}": ${why}${resume}`));
+    this.gate(() => this.endClient(`relay: server "${this.x.server}": ${why}${resume}`, Boolean(taskId)));
   }
 
   /** The exchange as the client saw it, logged once (its end, or the client going away). */
@@ -375,12 +377,15 @@ class SseTap implements RelayStream {
   }
 
   /** Ends the client's stream, with an `event: error` first when `why` is given. */
-  private endClient(why?: string): void {
+  private endClient(why?: string, resumable = false): void {
     if (this.gone || !this.out) return;
     this.gone = true;
     if (why) {
       // After a frame cut in the middle, blank lines first: the error must not read as part of it.
-      const frame = (this.atFrameEnd ? "" : "\n\n") + formatSseEvent("error", why);
+      const frame =
+        (this.atFrameEnd ? "" : "\n\n") +
+        (resumable ? formatSseComment(RESUMABLE_BREAK_COMMENT) : "") +
+        formatSseEvent("error", why);
       this.capture?.add(frame);
       this.out.write(frame);
     }

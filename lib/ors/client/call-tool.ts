@@ -5,6 +5,7 @@ import {
   envPath,
   parseRunToolOutput,
   RELAY_FAILURE_HEADER,
+  RESUMABLE_BREAK_COMMENT,
   ResultAssembler,
   type ResultOutcome,
   ResultTooLargeError,
@@ -147,11 +148,13 @@ export async function callToolSse(
         );
       }
       const pieces = new ResultAssembler(ctx.maxResultChars);
+      let resumable = false;
       const limits = { maxLineChars: ctx.maxResultChars, maxEventChars: ctx.maxResultChars };
       for await (const frame of readSseFrames(res.body, attempt.signal, limits)) {
         armIdle();
         if (frame.kind === "comment") {
-          emit({ type: "ping", data: frame.comment });
+          if (frame.comment === RESUMABLE_BREAK_COMMENT) resumable = true;
+          else emit({ type: "ping", data: frame.comment });
           continue;
         }
         const { event, data } = frame;
@@ -165,6 +168,8 @@ export async function callToolSse(
           emit({ type: "end", data, size: data.length });
           return resultOf(pieces.end(data), path);
         } else if (event === "error") {
+          // A relay's "the server's stream broke": the call is resumed with its task_id.
+          if (resumable && taskId) throw new StreamDropped(data);
           emit({ type: "error", data });
           throw new OrsClientError("stream", res.status, data || "unknown SSE error", path);
         }

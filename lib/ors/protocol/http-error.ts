@@ -128,3 +128,10 @@ export function readErrorDetail(body: string): string | null {
  */
 export const RELAY_FAILURE_HEADER = "x-ors-relay-failure";
 export type RelayFailure = "unreachable" | "timeout" | "not-ors" | "refused";
+
+/**
+ * The SSE comment the playground's relay writes just before the `event: error` with which it ends a
+ * call whose server's stream broke after its task_id: the call may still run there, so a client that
+ * knows the comment re-posts the call with that task_id for its result; others read the error.
+ */
+export const RESUMABLE_BREAK_COMMENT = "relay: the server's stream broke; re-post with the task_id to resume";

@@ -9,6 +9,7 @@ export {
   isOrsError,
   OrsError,
   RELAY_FAILURE_HEADER,
+  RESUMABLE_BREAK_COMMENT,
   type RelayFailure,
   readErrorBody,
   readErrorDetail,
