@@ -7,6 +7,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { processTree } from "../../scripts/bench-proc";
 import { unusedPort } from "../relay/helpers";
 import { tempDir } from "../runs/helpers";
 
@@ -47,7 +48,10 @@ afterAll(async () => {
     const file = path.join(dir, f);
     if (fs.existsSync(file)) pids.push(Number(fs.readFileSync(file, "utf8").trim()));
   }
-  for (const pid of pids.filter((p) => p > 0))
+  // A pid file holds the job's background shell, whose child is the server: the whole tree is
+  // stopped (a shell killed alone leaves its server running).
+  const tree = pids.filter((p) => p > 0).flatMap((pid) => processTree(pid));
+  for (const pid of tree.reverse())
     try {
       process.kill(pid, "SIGTERM");
     } catch {}
