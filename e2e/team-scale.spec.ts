@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { missingComponent } from "../tests/support/debian";
 import {
   ensurePostgresBinaries,
   type PostgresCluster,
@@ -93,6 +94,7 @@ function relay(base: string, server: string) {
 }
 
 const binaries = ensurePostgresBinaries();
+if (!binaries.ok) missingComponent("PostgreSQL", "e2e/team-scale.spec.ts", binaries.reason);
 test.skip(!binaries.ok, `no PostgreSQL: ${binaries.ok ? "" : binaries.reason}`);
 
 let cluster: PostgresCluster | undefined;

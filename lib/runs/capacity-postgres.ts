@@ -163,7 +163,10 @@ export function createPostgresGate(
     async releaseDead() {
       await db.use(() =>
         db.pool.query(
-          "DELETE FROM run_capacity_holds h WHERE NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = h.worker)",
+          // Only once the takeover ended every attempt the dead worker played (its sessions deleted
+          // first): another worker's sweep must not free the slots of sessions still open upstream.
+          `DELETE FROM run_capacity_holds h WHERE NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = h.worker)
+             AND NOT EXISTS (SELECT 1 FROM run_attempts a WHERE a.worker = h.worker AND a.outcome IS NULL)`,
         ),
       );
     },

@@ -31,6 +31,13 @@ export interface JobQueue {
   complete(job: { runId: string; id: string }): Promise<void>;
   /** The attempt failed (an infrastructure outcome, a dead worker): pg-boss plays it again after its backoff. */
   fail(job: { runId: string; id: string }, why: string): Promise<void>;
+  /**
+   * Jobs a worker fetched and died before claiming (or right after ending its attempt, before it
+   * settled the job): active for more than `idleMs`, their episode with no attempt playing and none
+   * ended in the last `idleMs`. Nobody's lease names them, so only this finds them before pg-boss's
+   * expiry (the episode's time limit and two minutes).
+   */
+  abandoned(idleMs: number): Promise<EpisodeJob[]>;
   /** Drops the run's queue and its jobs (cancelled, deleted, done). */
   drop(runId: string): Promise<void>;
   close(): Promise<void>;
@@ -99,6 +106,22 @@ export function createJobQueue(db: PostgresDatabase, opts: { log?: (m: string) =
     },
     async fail(job, why) {
       await boss.fail(queueName(job.runId), job.id, { message: why }).catch(ignoreGone);
+    },
+    async abandoned(idleMs) {
+      await ready;
+      const { rows } = await db.use(() =>
+        db.pool.query<{ id: string; data: { runId: string; taskIndex: number; repeat: number } }>(
+          `SELECT j.id, j.data FROM ${JOB_SCHEMA}.job j
+           WHERE j.state = 'active' AND starts_with(j.name, 'ors-run-')
+             AND j.started_on < now() - make_interval(secs => $1::double precision / 1000)
+             AND NOT EXISTS (
+               SELECT 1 FROM run_attempts a
+               WHERE a.run_id = j.data->>'runId' AND a.task_index = (j.data->>'taskIndex')::int
+                 AND a.repeat = (j.data->>'repeat')::int AND (a.outcome IS NULL OR a.ended_at >= $2))`,
+          [idleMs, Date.now() - idleMs],
+        ),
+      );
+      return rows.map((r) => ({ id: r.id, ...r.data }));
     },
     async drop(runId) {
       await ready;

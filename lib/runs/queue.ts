@@ -119,10 +119,17 @@ export function createQueueExecutor(deps: QueueExecutorDeps): RunExecutor & { st
       if (!worker) return;
       worker.start();
       const sweepDeps = { ...deps, publish, log, settleIfDone };
-      sweeper = setInterval(
-        () => void sweepOrphans(sweepDeps).catch((e: Error) => log(`takeover: ${e.message}`)),
-        deps.sweepMs ?? 2_000,
-      );
+      // One sweep at a time: a slow database must not stack them up.
+      let sweeping = false;
+      sweeper = setInterval(() => {
+        if (sweeping) return;
+        sweeping = true;
+        void sweepOrphans(sweepDeps)
+          .catch((e: Error) => log(`takeover: ${e.message}`))
+          .finally(() => {
+            sweeping = false;
+          });
+      }, deps.sweepMs ?? 2_000);
       sweeper.unref?.();
       // A run cancelled through another replica stops here at once (and at the next look anyway).
       unsubscribe = events.subscribe(null, (e) => {

@@ -4,6 +4,8 @@
 // is ended `interrupted` (by whichever worker gets there first: the store's owner check), its
 // recorded episode ended and its session deleted upstream where the server still has it, and its
 // job failed so that pg-boss plays it again as a new attempt — or completed when its attempts ran out.
+// A job it had fetched and not yet claimed (no attempt names it) is failed too, once active longer
+// than the lease. The dead worker's capacity slots are freed only after all that (releaseDead).
 import "server-only";
 import type { OrphanedAttempt, RunStore, TrajectoryStore } from "@/lib/store/types";
 import type { CapacityGate } from "./capacity";
@@ -31,6 +33,15 @@ async function takeOver(d: TakeoverDeps, a: OrphanedAttempt, now: number): Promi
   if (!run) return;
   const error = `interrupted: the worker playing it (${a.worker}) stopped; played again as a new attempt`;
   const key = { taskIndex: a.taskIndex, repeat: a.repeat };
+  const t = a.trajectoryId ? await d.store.summary(a.trajectoryId) : null;
+  // Its session deleted upstream first, where the server still has it (its idle limit ends it
+  // otherwise): the dead worker's slot is given back (releaseDead) only once the attempt is ended.
+  const sid = a.sid ?? t?.sid ?? null;
+  if (sid)
+    await d
+      .clientFor(a.server, { headers: {}, wrapFetch: (f) => f })
+      .delete(sid)
+      .catch(() => {});
   const status = await d.store.endAttempt(
     a.runId,
     key,
@@ -39,15 +50,7 @@ async function takeOver(d: TakeoverDeps, a: OrphanedAttempt, now: number): Promi
   );
   // Another worker took it over first.
   if (status === null) return;
-  const t = a.trajectoryId ? await d.store.summary(a.trajectoryId) : null;
   if (t && t.end_reason === null) await d.recorder.endEpisode(t.id, "interrupted", now, error);
-  // The session deleted upstream, where the server still has it (its idle limit ends it otherwise).
-  const sid = a.sid ?? t?.sid ?? null;
-  if (sid)
-    await d
-      .clientFor(a.server, { headers: {}, wrapFetch: (f) => f })
-      .delete(sid)
-      .catch(() => {});
   if (a.jobId) {
     const job = { runId: a.runId, id: a.jobId };
     if (status === "pending" || status === "interrupted") await d.queue.fail(job, error);
@@ -66,8 +69,27 @@ async function takeOver(d: TakeoverDeps, a: OrphanedAttempt, now: number): Promi
   await d.settleIfDone(a.runId);
 }
 
-/** Takes over every orphaned attempt found now; the number taken over. */
+/**
+ * Jobs fetched by a worker that died before it claimed their episode: failed, so that pg-boss plays
+ * them again (a worker that finds the episode settled completes the job).
+ */
+async function sweepAbandoned(d: TakeoverDeps): Promise<number> {
+  const jobs = await d.queue.abandoned(d.leaseMs);
+  for (const job of jobs) {
+    d.log(
+      `run ${job.runId} task ${job.taskIndex} repeat ${job.repeat}: its worker stopped before playing it; played again`,
+    );
+    await d.queue.fail(job, "the worker that took it stopped before playing it");
+  }
+  return jobs.length;
+}
+
+/** Takes over every orphaned attempt found now, and abandoned jobs; the number taken over. */
 export async function sweepOrphans(d: TakeoverDeps, now = Date.now()): Promise<number> {
+  const abandoned = await sweepAbandoned(d).catch((e: Error) => {
+    d.log(`could not look for abandoned jobs: ${e.message}`);
+    return 0;
+  });
   const orphans = await d.store.orphanedAttempts(now - d.leaseMs);
   for (const a of orphans) {
     try {
@@ -80,5 +102,5 @@ export async function sweepOrphans(d: TakeoverDeps, now = Date.now()): Promise<n
   }
   // Their sessions deleted upstream: the dead workers' slots are free now.
   await d.gate.releaseDead();
-  return orphans.length;
+  return orphans.length + abandoned;
 }

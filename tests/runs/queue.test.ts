@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCommand } from "@/lib/cli/run-command";
 import type { Playground } from "@/lib/playground";
 import { createPlayground } from "@/lib/playground";
+import { createJobQueue } from "@/lib/runs/job-queue";
+import { openPostgresDatabase } from "@/lib/store/postgres/db";
 import { anyFreeLoopbackPort } from "../../scripts/bench-proc";
 import { captureIo } from "../cli/helpers";
 import { type SpawnedServer, spawnOrsServer } from "../relay/helpers";
@@ -136,6 +138,51 @@ describe.skipIf(!db.ok)("runs as jobs on PostgreSQL", () => {
     ).toBe(2);
     expect(sqlite.out.stderr).toMatch(/--detach needs PLAYGROUND_DATABASE_URL/);
   }, 60_000);
+
+  it("a job whose worker died after fetching it, before claiming its episode, is played again", async () => {
+    // The run is on a server only `e` knows: nobody else takes its jobs.
+    const d = open({ ORS_SERVERS: `solo=${shared.url}` }, false);
+    const raw = openPostgresDatabase(db.ok ? db.url : "");
+    const dead = createJobQueue(raw);
+    let e: Playground | null = null;
+    try {
+      await d.ready;
+      const run = await d.runs.start(sleepyRun("0-3", { server: "solo", split: "test" }));
+      // The dead worker: fetched one job and never claimed it (no attempt names it).
+      const [job] = await waitUntil("a job to take", async () => {
+        const jobs = await dead.fetch(run.id, 1);
+        return jobs.length ? jobs : undefined;
+      });
+      await dead.close();
+      e = open({ ORS_SERVERS: `solo=${shared.url}`, PLAYGROUND_RUN_LEASE_MS: "1000" });
+      await e.ready;
+      const ended = await waitUntil(
+        "the run done",
+        async () => {
+          const r = await d.store.getRun(run.id);
+          if (r?.status === "done") return r;
+          throw new Error(
+            `run ${r?.status}: ${JSON.stringify((await d.store.runProgress(run.id, 0)).counts)}`,
+          );
+        },
+        20_000,
+      );
+      expect(ended.status).toBe("done");
+      const attempts = await d.store.runAttempts(run.id, job!);
+      expect(attempts.map((x) => [x.outcome, x.counted])).toEqual([["scored", true]]);
+      expect((await d.store.runEpisodes(run.id)).map((x) => x.status)).toEqual([
+        "done",
+        "done",
+        "done",
+        "done",
+      ]);
+    } finally {
+      await dead.close().catch(() => {});
+      await raw.close();
+      await e?.close();
+      await d.close();
+    }
+  }, 40_000);
 
   it("a run no worker can play waits, and says why", async () => {
     const d = open({ ORS_SERVERS: `lonely=${shared.url}` }, false);

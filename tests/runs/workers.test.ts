@@ -6,7 +6,7 @@
 // take its episodes over: the run ends with exactly tasks × repeats counted episodes, one counted
 // attempt per task and repeat, and every attempt — the killed worker's interrupted ones too — kept.
 import { once } from "node:events";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createPlayground, type Playground } from "@/lib/playground";
 import { anyFreeLoopbackPort } from "../../scripts/bench-proc";
 import { type Proc, start } from "../environments/helpers";
@@ -50,6 +50,13 @@ describe.skipIf(!db.ok)("three workers in three processes play one run", () => {
     pg = createPlayground({ ...env, PLAYGROUND_DATA_DIR: tempDir("runs-enqueue-") }, { runWorker: false });
     await pg.ready;
   }, 120_000);
+
+  afterEach((ctx) => {
+    // A failure shows what the workers said.
+    if (ctx.task.result?.state !== "fail") return;
+    for (const w of workers)
+      console.error(`--- worker ${w.id}:\n${w.proc.err().slice(-4000)}\n${w.proc.out().slice(-2000)}`);
+  });
 
   afterAll(async () => {
     await pg?.close();
@@ -101,7 +108,13 @@ describe.skipIf(!db.ok)("three workers in three processes play one run", () => {
       "the run done",
       async () => {
         const r = await pg.store.getRun(run.id);
-        return r?.status === "done" ? r : undefined;
+        if (r?.status === "done") return r;
+        // What the run looks like, for the failure's message.
+        const { counts } = await pg.store.runProgress(run.id, 0);
+        const playing = (await pg.store.runAttempts(run.id)).filter((a) => a.outcome === null);
+        throw new Error(
+          `run ${r?.status}: ${JSON.stringify(counts)}; playing ${playing.map((a) => `${a.taskIndex}/${a.repeat}#${a.attempt}@${a.worker}`).join(" ")}`,
+        );
       },
       90_000,
     );

@@ -9,7 +9,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { anyFreeLoopbackPort } from "../../scripts/bench-proc";
-import { type Found, findProgram, installDebianPackage, isRoot, userIds } from "./debian";
+import { type Found, findProgram, installDebianPackage, isRoot, missingComponent, userIds } from "./debian";
 import { startWatchdog, stopPid } from "./processes";
 
 const SBIN = ["/usr/sbin", "/usr/local/sbin", "/usr/local/nginx/sbin"];
@@ -33,7 +33,7 @@ export async function nginxBinary(label: string): Promise<Found> {
     | Found
     | { error: string };
   if ("error" in body) throw new Error(`nginx for the tests: ${body.error}`);
-  if (!body.ok) console.warn(`\n*** SKIPPED (${label}): no nginx: ${body.reason} ***\n`);
+  if (!body.ok) missingComponent("nginx", label, body.reason);
   return body;
 }
 

@@ -9,7 +9,15 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { anyFreeLoopbackPort } from "../../scripts/bench-proc";
-import { type Found, findProgram, installDebianPackage, isRoot, postgresBinDirs, userIds } from "./debian";
+import {
+  type Found,
+  findProgram,
+  installDebianPackage,
+  isRoot,
+  missingComponent,
+  postgresBinDirs,
+  userIds,
+} from "./debian";
 import { startWatchdog, stopPid, type Watchdog } from "./processes";
 
 /** The folder holding initdb and postgres: found, installed, or why neither. */
@@ -200,8 +208,9 @@ declare module "vitest" {
 }
 
 /**
- * A fresh database of the test run's cluster (started on first use). `{ ok: false }` only when
- * PostgreSQL cannot be found or installed here (not root, no package): the caller skips, loudly.
+ * A fresh database of the test run's cluster (started on first use). When PostgreSQL cannot be
+ * found or installed here (not root, no package) this throws, unless PLAYGROUND_TESTS_ALLOW_MISSING=1:
+ * then `{ ok: false }`, and the caller skips, loudly.
  */
 export async function postgresDatabase(label: string): Promise<PostgresDatabaseResult> {
   // Imported here: the run's globalSetup imports this module too, outside any test.
@@ -214,6 +223,6 @@ export async function postgresDatabase(label: string): Promise<PostgresDatabaseR
   });
   const body = (await res.json()) as PostgresDatabaseResult | { error: string };
   if ("error" in body) throw new Error(`PostgreSQL for the tests: ${body.error}`);
-  if (!body.ok) console.warn(`\n*** SKIPPED (${label}): no PostgreSQL: ${body.reason} ***\n`);
+  if (!body.ok) missingComponent("PostgreSQL", label, body.reason);
   return body;
 }
