@@ -15,10 +15,7 @@ const MAX_FUNCTION_LINES = 150;
  * Functions allowed over the budget for now, by `file:name`, each with its reason. A function
  * split below the budget must leave this list (the test says so), so it only shrinks.
  */
-const LONG_FUNCTIONS: Record<string, string> = {
-  "lib/episodes/record-apply.ts:createEventApplier":
-    "one case per relay event in one closure; to become a handler per event",
-};
+const LONG_FUNCTIONS: Record<string, string> = {};
 
 /** A function's name as a reader would say it: its own, or that of what holds it (`const x = useCallback(() => …)`). */
 function functionName(node: ts.SignatureDeclaration, sf: ts.SourceFile): string {
