@@ -3,7 +3,7 @@
 // blocks, reward, finished flag, metadata and latency (or why the call failed). What only this tab
 // knows (it stopped watching the call, its client reconnected) is shown beside the record.
 import { Link2 } from "lucide-react";
-import { memo } from "react";
+import { memo, useState } from "react";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { JsonView } from "@/components/ui/json-view";
@@ -135,19 +135,25 @@ function StepInput({ input }: { input: TrajectoryStep["input"] }) {
   );
 }
 
-/** The call's stream: live while it runs, else folded away. */
+/**
+ * The call's stream: live while it runs, else folded away and drawn only once opened (a huge result
+ * passes as thousands of frames: the closed log would be rebuilt on every update of the step).
+ */
 function StepStream({ step, running, local }: { step: TrajectoryStep; running: boolean; local?: LocalCall }) {
+  const [open, setOpen] = useState(false);
   if (running) return <StreamLog step={step} running notes={local?.notes} />;
   if (step.events.length === 0) return null;
   return (
-    <details className="group">
+    <details className="group" onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary className="cursor-pointer select-none text-xs font-medium text-zinc-500 hover:text-zinc-800 dark:text-zinc-400 dark:hover:text-zinc-200">
         SSE stream · {step.events.length} events
         {step.task_id ? ` · task_id ${step.task_id}` : ""}
       </summary>
-      <div className="mt-2">
-        <StreamLog step={step} running={false} notes={local?.notes} />
-      </div>
+      {open && (
+        <div className="mt-2">
+          <StreamLog step={step} running={false} notes={local?.notes} />
+        </div>
+      )}
     </details>
   );
 }
