@@ -203,9 +203,11 @@ export function parseCheckArgs(
   const quality = parseQualityArgs(args, env, cwd);
   const probe = parseProbeArgs(args, env, cwd);
   const token = accessTokenFor(options.baseUrl, v("--token"), env);
-  if (token && quality && v("--token") !== undefined)
+  // The quality checks and the probes play through this machine's playground, which has no token to send.
+  const played = quality ? "--quality" : probe ? "--probe" : null;
+  if (token && played && v("--token") !== undefined)
     throw new UsageError(
-      "--token does not go with --quality: the quality checks play through this machine's playground",
+      `--token does not go with ${played}: ${played === "--quality" ? "the quality checks" : "the probes"} play through this machine's playground`,
     );
   return {
     options,
@@ -214,7 +216,7 @@ export function parseCheckArgs(
     allowFiles,
     quality,
     probe,
-    ...(token && !quality ? { token } : {}),
+    ...(token && !played ? { token } : {}),
   };
 }
 

@@ -107,5 +107,18 @@ describe("check and test against a playground's relay that asks for its token", 
     expect(() => parseCheckArgs(["http://h:1/api/servers/x", "--token", "t", "--quality"], {})).toThrow(
       /--token does not go with --quality/,
     );
+    expect(() =>
+      parseCheckArgs(
+        [
+          "http://h:1/api/servers/x",
+          "--token",
+          "t",
+          "--probe",
+          "--oracle",
+          "tests/runs/fixtures/math-oracle.ts",
+        ],
+        {},
+      ),
+    ).toThrow(/--token does not go with --probe/);
   });
 });
