@@ -165,8 +165,11 @@ export function createPostgresGate(
         db.pool.query(
           // Only once the takeover ended every attempt the dead worker played (its sessions deleted
           // first): another worker's sweep must not free the slots of sessions still open upstream.
+          // Attempts of runs no longer running are not the takeover's (ORPHANED_ATTEMPTS_SQL): they
+          // hold nothing back.
           `DELETE FROM run_capacity_holds h WHERE NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = h.worker)
-             AND NOT EXISTS (SELECT 1 FROM run_attempts a WHERE a.worker = h.worker AND a.outcome IS NULL)`,
+             AND NOT EXISTS (SELECT 1 FROM run_attempts a JOIN runs r ON r.id = a.run_id
+               WHERE a.worker = h.worker AND a.outcome IS NULL AND r.status = 'running')`,
         ),
       );
     },

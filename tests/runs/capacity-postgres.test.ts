@@ -70,4 +70,20 @@ describe.skipIf(!db.ok)("a dead worker's capacity", () => {
     expect(await live.tryAcquire(claim, "live:3")).toBe(false);
     await pg.runs.cancel(run.id);
   }, 30_000);
+
+  it("is given back when the attempt it left belongs to a run that no longer runs (nobody takes it over)", async () => {
+    const dead = gate("gone");
+    const live = gate("alive");
+    const claim = [{ key: "server:stopped", limit: 1 }];
+    expect(await dead.tryAcquire(claim, "gone:1")).toBe(true);
+    const run = await pg.runs.start(sleepyRun("0"));
+    const key = { taskIndex: 0, repeat: 0 };
+    expect(await pg.store.claimEpisode(run.id, key, "gone", runningPatch(Date.now()))).toBe(true);
+    await live.releaseDead();
+    expect(await live.tryAcquire(claim, "alive:1")).toBe(false);
+    // The run stopped (interrupted by a recovery, say) with the attempt still open.
+    expect(await pg.store.setRunStatus(run.id, "interrupted", Date.now(), { from: ["running"] })).toBe(true);
+    await live.releaseDead();
+    expect(await live.tryAcquire(claim, "alive:1")).toBe(true);
+  }, 30_000);
 });
