@@ -88,13 +88,15 @@ describe("hot reload of envs/ with the dev entry", () => {
       .replace("Submit your final answer to the problem.", "Hand in your final answer.")
       .replace("reward: correct ? 1 : 0,", "reward: correct ? 0.25 : 0,");
     expect(edited).not.toBe(source);
-    const saved = Date.now();
     writeFileSync(mathFile, edited);
 
+    // Bounded, not timed: a busy machine recompiles slowly (speed is for benchmarks, not tests).
     expect(
-      await eventually(async () => ((await description(direct)).startsWith("Hand in") ? true : undefined)),
+      await eventually(
+        async () => ((await description(direct)).startsWith("Hand in") ? true : undefined),
+        60_000,
+      ),
     ).toBe(true);
-    expect(Date.now() - saved).toBeLessThan(15_000);
 
     // A new episode runs the new reward logic.
     const fresh = await direct.episode("math", "test", 0);
