@@ -43,7 +43,7 @@ import type {
   ShareLink,
   SharePlayer,
 } from "../types";
-import type { Db, statementCache } from "./db";
+import type { statementCache } from "./db";
 import { SqliteRunStore } from "./runs";
 
 const QUEUE_SELECT = `SELECT q.*, (SELECT COUNT(DISTINCT position) FROM review_items i WHERE i.queue_id = q.id) AS size
@@ -57,27 +57,43 @@ function whereOf(f: Record<string, string | undefined>, columns: Record<string, 
   return clauses.length ? `WHERE ${clauses.join(" AND ")}` : "";
 }
 
-export class SqliteReview {
-  constructor(
-    private readonly db: Db,
-    private readonly sql: ReturnType<typeof statementCache>,
-  ) {}
+/** A trajectory's labels with their sets (FORMAT.md "Labels"). */
+export function trajectoryLabels(sql: ReturnType<typeof statementCache>, id: string): TrajectoryLabel[] {
+  return (sql(trajectoryLabelsSql("?")).all(id) as (LabelRow & LabelSetRow)[]).map(toTrajectoryLabel);
+}
 
-  createLabelSet(s: NewLabelSet): LabelSet {
+/** Stores an imported trajectory's labels: a set not known here is created on its environment. */
+export function importLabels(sql: ReturnType<typeof statementCache>, t: Trajectory): void {
+  for (const l of t.labels ?? []) {
+    const set = insertOf("label_sets", importedLabelSetRow(t, l), false, "ON CONFLICT (id) DO NOTHING");
+    sql(set.sql).run(...set.values);
+    const label = insertOf("labels", importedLabelRow(t, l), false, "ON CONFLICT DO NOTHING");
+    sql(label.sql).run(...label.values);
+  }
+}
+
+/**
+ * The ReviewStore contract (../types.ts) over SQLite, on top of the runs half: ./store.ts extends it
+ * with trajectories. better-sqlite3 is synchronous; the methods are async only to honour the contract.
+ */
+export abstract class SqliteReviewStore extends SqliteRunStore implements ReviewStore {
+  protected abstract readonly sql: ReturnType<typeof statementCache>;
+
+  async createLabelSet(s: NewLabelSet): Promise<LabelSet> {
     const id = s.id ?? newLabelSetId();
     this.sql(
       `INSERT INTO label_sets (id, server, env, name, target, schema_json, verdict, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(id, s.server, s.env, s.name, s.target, JSON.stringify(s.schema), s.verdict, s.createdAt);
-    return this.getLabelSet(id)!;
+    return (await this.getLabelSet(id))!;
   }
 
-  getLabelSet(id: string): LabelSet | null {
+  async getLabelSet(id: string): Promise<LabelSet | null> {
     const r = this.sql("SELECT * FROM label_sets WHERE id = ?").get(id) as LabelSetRow | undefined;
     return r ? toLabelSet(r) : null;
   }
 
-  listLabelSets(f: { server?: string; env?: string }): LabelSet[] {
+  async listLabelSets(f: { server?: string; env?: string } = {}): Promise<LabelSet[]> {
     const where = whereOf(f, { server: "server", env: "env" });
     return (
       this.sql(`SELECT * FROM label_sets ${where} ORDER BY created_at DESC, rowid DESC`).all(
@@ -86,11 +102,11 @@ export class SqliteReview {
     ).map(toLabelSet);
   }
 
-  deleteLabelSet(id: string): boolean {
+  async deleteLabelSet(id: string): Promise<boolean> {
     return this.sql("DELETE FROM label_sets WHERE id = ?").run(id).changes > 0;
   }
 
-  putLabel(k: LabelKey, value: JsonObject, at: number): Label | null {
+  async putLabel(k: LabelKey, value: JsonObject, at: number): Promise<Label | null> {
     const known = this.sql(
       "SELECT (SELECT 1 FROM label_sets WHERE id = ?) AS s, (SELECT 1 FROM trajectories WHERE id = ?) AS t",
     ).get(k.labelSet, k.trajectoryId) as { s: number | null; t: number | null };
@@ -113,7 +129,7 @@ export class SqliteReview {
     return toLabel(r);
   }
 
-  deleteLabel(k: LabelKey): boolean {
+  async deleteLabel(k: LabelKey): Promise<boolean> {
     return (
       this.sql(
         "DELETE FROM labels WHERE label_set_id = ? AND trajectory_id = ? AND step = ? AND reviewer = ?",
@@ -121,7 +137,7 @@ export class SqliteReview {
     );
   }
 
-  listLabels(f: LabelFilter): Label[] {
+  async listLabels(f: LabelFilter): Promise<Label[]> {
     const clauses: string[] = [];
     if (f.labelSet !== undefined) clauses.push("label_set_id = @labelSet");
     if (f.trajectoryId !== undefined) clauses.push("trajectory_id = @trajectoryId");
@@ -142,7 +158,7 @@ export class SqliteReview {
     ).map(toLabel);
   }
 
-  createQueue(q: NewReviewQueue): ReviewQueue {
+  async createQueue(q: NewReviewQueue): Promise<ReviewQueue> {
     const id = q.id ?? newQueueId();
     const item = this.sql(
       "INSERT INTO review_items (queue_id, position, trajectory_id, reviewer) VALUES (?, ?, ?, ?)",
@@ -165,26 +181,26 @@ export class SqliteReview {
         for (const reviewer of new Set(it.reviewers)) item.run(id, position, it.trajectoryId, reviewer);
       });
     })();
-    return this.getQueue(id)!;
+    return (await this.getQueue(id))!;
   }
 
-  getQueue(id: string): ReviewQueue | null {
+  async getQueue(id: string): Promise<ReviewQueue | null> {
     const r = this.sql(`${QUEUE_SELECT} WHERE q.id = ?`).get(id) as QueueRow | undefined;
     return r ? toQueue(r) : null;
   }
 
-  listQueues(f: { runId?: string; labelSet?: string }): ReviewQueue[] {
+  async listQueues(f: { runId?: string; labelSet?: string } = {}): Promise<ReviewQueue[]> {
     const where = whereOf(f, { runId: "q.run_id", labelSet: "q.label_set_id" });
     return (
       this.sql(`${QUEUE_SELECT} ${where} ORDER BY q.created_at DESC, q.rowid DESC`).all(f) as QueueRow[]
     ).map(toQueue);
   }
 
-  deleteQueue(id: string): boolean {
+  async deleteQueue(id: string): Promise<boolean> {
     return this.sql("DELETE FROM review_queues WHERE id = ?").run(id).changes > 0;
   }
 
-  queueItems(id: string, reviewer?: string): QueueItem[] {
+  async queueItems(id: string, o: { reviewer?: string } = {}): Promise<QueueItem[]> {
     const rows = this.sql(
       `SELECT i.position, i.trajectory_id, i.reviewer,
            EXISTS (SELECT 1 FROM labels l WHERE l.label_set_id = q.label_set_id
@@ -192,51 +208,51 @@ export class SqliteReview {
          FROM review_items i JOIN review_queues q ON q.id = i.queue_id
          WHERE i.queue_id = @id AND (@reviewer IS NULL OR i.reviewer = @reviewer)
          ORDER BY i.position, i.reviewer`,
-    ).all({ id, reviewer: reviewer ?? null }) as QueueItemRow[];
+    ).all({ id, reviewer: o.reviewer ?? null }) as QueueItemRow[];
     return rows.map(toQueueItem);
   }
 
-  queueProgress(id: string): QueueProgress[] {
-    const q = this.getQueue(id);
+  async queueProgress(id: string): Promise<QueueProgress[]> {
+    const q = await this.getQueue(id);
     if (!q) return [];
-    return progressOf(q.reviewers, this.queueItems(id));
+    return progressOf(q.reviewers, await this.queueItems(id));
   }
 
-  createShare(s: NewShareLink): ShareLink {
+  async createShare(s: NewShareLink): Promise<ShareLink> {
     this.sql(
       `INSERT INTO share_links (token, server, env, split, tasks_json, note, expires_at, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(s.token, s.server, s.env, s.split, JSON.stringify(s.tasks), s.note, s.expiresAt, s.createdAt);
-    return this.getShare(s.token)!;
+    return (await this.getShare(s.token))!;
   }
 
-  getShare(token: string): ShareLink | null {
+  async getShare(token: string): Promise<ShareLink | null> {
     const r = this.sql("SELECT * FROM share_links WHERE token = ?").get(token) as ShareRow | undefined;
     return r ? toShare(r) : null;
   }
 
-  listShares(f: { server?: string; env?: string }): ShareLink[] {
+  async listShares(f: { server?: string; env?: string } = {}): Promise<ShareLink[]> {
     const where = whereOf(f, { server: "server", env: "env" });
     return (
       this.sql(`SELECT * FROM share_links ${where} ORDER BY created_at DESC, rowid DESC`).all(f) as ShareRow[]
     ).map(toShare);
   }
 
-  revokeShare(token: string, at: number): boolean {
+  async revokeShare(token: string, at: number): Promise<boolean> {
     return (
       this.sql("UPDATE share_links SET revoked_at = ? WHERE token = ? AND revoked_at IS NULL").run(at, token)
         .changes > 0
     );
   }
 
-  sharePlayer(token: string, player: string): SharePlayer | null {
+  async sharePlayer(token: string, player: string): Promise<SharePlayer | null> {
     const r = this.sql("SELECT * FROM share_players WHERE token = ? AND player = ?").get(token, player) as
       | PlayerRow
       | undefined;
     return r ? toPlayer(r) : null;
   }
 
-  addSharePlayer(p: SharePlayer): boolean {
+  async addSharePlayer(p: SharePlayer): Promise<boolean> {
     return (
       this.sql(
         "INSERT INTO share_players (token, player, run_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
@@ -244,95 +260,11 @@ export class SqliteReview {
     );
   }
 
-  sharePlayers(token: string): SharePlayer[] {
+  async sharePlayers(token: string): Promise<SharePlayer[]> {
     return (
       this.sql("SELECT * FROM share_players WHERE token = ? ORDER BY created_at, rowid").all(
         token,
       ) as PlayerRow[]
     ).map(toPlayer);
-  }
-
-  /** A trajectory's labels with their sets (FORMAT.md "Labels"). */
-  trajectoryLabels(id: string): TrajectoryLabel[] {
-    return (this.sql(trajectoryLabelsSql("?")).all(id) as (LabelRow & LabelSetRow)[]).map(toTrajectoryLabel);
-  }
-
-  /** Stores an imported trajectory's labels: a set not known here is created on its environment. */
-  importLabels(t: Trajectory): void {
-    for (const l of t.labels ?? []) {
-      const set = insertOf("label_sets", importedLabelSetRow(t, l), false, "ON CONFLICT (id) DO NOTHING");
-      this.sql(set.sql).run(...set.values);
-      const label = insertOf("labels", importedLabelRow(t, l), false, "ON CONFLICT DO NOTHING");
-      this.sql(label.sql).run(...label.values);
-    }
-  }
-}
-
-/**
- * The ReviewStore contract (../types.ts) over SqliteReview, on top of the runs half: ./store.ts
- * extends it with trajectories.
- */
-export abstract class SqliteReviewStore extends SqliteRunStore implements ReviewStore {
-  protected abstract readonly review: SqliteReview;
-
-  async createLabelSet(s: NewLabelSet) {
-    return this.review.createLabelSet(s);
-  }
-  async getLabelSet(id: string) {
-    return this.review.getLabelSet(id);
-  }
-  async listLabelSets(f?: { server?: string; env?: string }) {
-    return this.review.listLabelSets(f ?? {});
-  }
-  async deleteLabelSet(id: string) {
-    return this.review.deleteLabelSet(id);
-  }
-  async putLabel(key: LabelKey, value: JsonObject, at: number) {
-    return this.review.putLabel(key, value, at);
-  }
-  async deleteLabel(key: LabelKey) {
-    return this.review.deleteLabel(key);
-  }
-  async listLabels(f: LabelFilter) {
-    return this.review.listLabels(f);
-  }
-  async createQueue(q: NewReviewQueue) {
-    return this.review.createQueue(q);
-  }
-  async getQueue(id: string) {
-    return this.review.getQueue(id);
-  }
-  async listQueues(f?: { runId?: string; labelSet?: string }) {
-    return this.review.listQueues(f ?? {});
-  }
-  async deleteQueue(id: string) {
-    return this.review.deleteQueue(id);
-  }
-  async queueItems(id: string, o?: { reviewer?: string }) {
-    return this.review.queueItems(id, o?.reviewer);
-  }
-  async queueProgress(id: string) {
-    return this.review.queueProgress(id);
-  }
-  async createShare(s: NewShareLink) {
-    return this.review.createShare(s);
-  }
-  async getShare(token: string) {
-    return this.review.getShare(token);
-  }
-  async listShares(f?: { server?: string; env?: string }) {
-    return this.review.listShares(f ?? {});
-  }
-  async revokeShare(token: string, at: number) {
-    return this.review.revokeShare(token, at);
-  }
-  async sharePlayer(token: string, player: string) {
-    return this.review.sharePlayer(token, player);
-  }
-  async addSharePlayer(p: SharePlayer) {
-    return this.review.addSharePlayer(p);
-  }
-  async sharePlayers(token: string) {
-    return this.review.sharePlayers(token);
   }
 }

@@ -45,7 +45,7 @@ import type {
 import { type Db, dataDir, openDb, statementCache } from "./db";
 import { addExchange, listExchanges } from "./exchanges";
 import { recoverOrphans } from "./recovery";
-import { SqliteReview, SqliteReviewStore } from "./review";
+import { importLabels, SqliteReviewStore, trajectoryLabels } from "./review";
 import { SqliteRuns } from "./runs";
 import { writeBatch, writeStep } from "./steps";
 
@@ -65,8 +65,7 @@ export class SqliteTrajectoryStore extends SqliteReviewStore implements Playgrou
   readonly db: Db;
   readonly retention: RetentionOptions;
   protected readonly runs: SqliteRuns;
-  protected readonly review: SqliteReview;
-  private readonly sql: ReturnType<typeof statementCache>;
+  protected readonly sql: ReturnType<typeof statementCache>;
 
   readonly instance: StoreInstance;
 
@@ -77,7 +76,6 @@ export class SqliteTrajectoryStore extends SqliteReviewStore implements Playgrou
     this.instance = instance;
     this.sql = statementCache(db);
     this.runs = new SqliteRuns(db, this.sql);
-    this.review = new SqliteReview(db, this.sql);
   }
 
   async close(): Promise<void> {
@@ -290,7 +288,7 @@ export class SqliteTrajectoryStore extends SqliteReviewStore implements Playgrou
       ? this.sql("SELECT tools_json FROM tool_sets WHERE hash = ?").pluck().get(r.tools_hash)
       : null;
     const t = toTrajectory(r, steps, typeof tools === "string" ? (JSON.parse(tools) as ToolSpec[]) : null);
-    const labels = this.review.trajectoryLabels(r.id);
+    const labels = trajectoryLabels(this.sql, r.id);
     if (labels.length) t.labels = labels;
     return t;
   }
@@ -345,7 +343,7 @@ export class SqliteTrajectoryStore extends SqliteReviewStore implements Playgrou
         const row = insertOf("trajectories", importedTrajectoryRow(t, tools), false);
         this.sql(row.sql).run(...row.values);
         for (const s of t.steps) this.writeStep(t.id, s, null);
-        this.review.importLabels(t);
+        importLabels(this.sql, t);
         imported.push(t.id);
       }
     });
