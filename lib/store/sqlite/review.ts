@@ -43,7 +43,7 @@ import type {
   ShareLink,
   SharePlayer,
 } from "../types";
-import type { statementCache } from "./db";
+import type { Statements } from "./db";
 import { SqliteRunStore } from "./runs";
 
 const QUEUE_SELECT = `SELECT q.*, (SELECT COUNT(DISTINCT position) FROM review_items i WHERE i.queue_id = q.id) AS size
@@ -58,12 +58,12 @@ function whereOf(f: Record<string, string | undefined>, columns: Record<string, 
 }
 
 /** A trajectory's labels with their sets (FORMAT.md "Labels"). */
-export function trajectoryLabels(sql: ReturnType<typeof statementCache>, id: string): TrajectoryLabel[] {
+export function trajectoryLabels(sql: Statements, id: string): TrajectoryLabel[] {
   return (sql(trajectoryLabelsSql("?")).all(id) as (LabelRow & LabelSetRow)[]).map(toTrajectoryLabel);
 }
 
 /** Stores an imported trajectory's labels: a set not known here is created on its environment. */
-export function importLabels(sql: ReturnType<typeof statementCache>, t: Trajectory): void {
+export function importLabels(sql: Statements, t: Trajectory): void {
   for (const l of t.labels ?? []) {
     const set = insertOf("label_sets", importedLabelSetRow(t, l), false, "ON CONFLICT (id) DO NOTHING");
     sql(set.sql).run(...set.values);
@@ -77,7 +77,7 @@ export function importLabels(sql: ReturnType<typeof statementCache>, t: Trajecto
  * with trajectories. better-sqlite3 is synchronous; the methods are async only to honour the contract.
  */
 export abstract class SqliteReviewStore extends SqliteRunStore implements ReviewStore {
-  protected abstract readonly sql: ReturnType<typeof statementCache>;
+  protected abstract readonly sql: Statements;
 
   async createLabelSet(s: NewLabelSet): Promise<LabelSet> {
     const id = s.id ?? newLabelSetId();

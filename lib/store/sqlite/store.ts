@@ -42,11 +42,10 @@ import type {
   RetentionOptions,
   StoreInstance,
 } from "../types";
-import { type Db, dataDir, openDb, statementCache } from "./db";
+import { type Db, dataDir, openDb, type Statements, statementCache } from "./db";
 import { addExchange, listExchanges } from "./exchanges";
 import { recoverOrphans } from "./recovery";
 import { importLabels, SqliteReviewStore, trajectoryLabels } from "./review";
-import { SqliteRuns } from "./runs";
 import { writeBatch, writeStep } from "./steps";
 
 /** A store handle's instance when none is given: this process. */
@@ -64,8 +63,7 @@ const RETAINED =
 export class SqliteTrajectoryStore extends SqliteReviewStore implements PlaygroundStore {
   readonly db: Db;
   readonly retention: RetentionOptions;
-  protected readonly runs: SqliteRuns;
-  protected readonly sql: ReturnType<typeof statementCache>;
+  protected readonly sql: Statements;
 
   readonly instance: StoreInstance;
 
@@ -75,7 +73,6 @@ export class SqliteTrajectoryStore extends SqliteReviewStore implements Playgrou
     this.retention = retention;
     this.instance = instance;
     this.sql = statementCache(db);
-    this.runs = new SqliteRuns(db, this.sql);
   }
 
   async close(): Promise<void> {
@@ -424,7 +421,7 @@ export class SqliteTrajectoryStore extends SqliteReviewStore implements Playgrou
   async recoverOrphans(at: number, o: OrphanRecovery): Promise<RecoveredOrphans> {
     return recoverOrphans(
       this.db,
-      this.runs,
+      this.sql,
       at,
       { ...o, self: this.instance.id },
       (id, reason, when, error) => this.endSync(id, reason, when, error),
