@@ -56,7 +56,8 @@ export interface QueueRow {
   blind: number;
   success_at: number;
   reviewers_json: string;
-  size: number;
+  /** COUNT reads as a number in SQLite, as text (a bigint) in PostgreSQL. */
+  size: number | string;
   created_at: number;
 }
 
@@ -163,6 +164,24 @@ export function trajectoryLabelsSql(param: string): string {
   return `SELECT l.*, s.name, s.target, s.schema_json, s.verdict FROM labels l
     JOIN label_sets s ON s.id = l.label_set_id
     WHERE l.trajectory_id = ${param} ORDER BY l.step, s.created_at, s.id, l.reviewer`;
+}
+
+/** A queue's row with its size (the positions it assigns), read by `toQueue` (both dialects). */
+export const QUEUE_SELECT = `SELECT q.*, (SELECT COUNT(DISTINCT position) FROM review_items i WHERE i.queue_id = q.id) AS size
+  FROM review_queues q`;
+
+/**
+ * The query of a queue's assignments with whether each is labelled, by position then reviewer
+ * (both dialects: the queue's and the reviewer's parameters given, a null reviewer for all; `collate`
+ * orders reviewers by code point in PostgreSQL, as SQLite does by default).
+ */
+export function queueItemsSql(queue: string, reviewer: string, collate = ""): string {
+  return `SELECT i.position, i.trajectory_id, i.reviewer,
+      EXISTS (SELECT 1 FROM labels l WHERE l.label_set_id = q.label_set_id
+        AND l.trajectory_id = i.trajectory_id AND l.reviewer = i.reviewer) AS labelled
+    FROM review_items i JOIN review_queues q ON q.id = i.queue_id
+    WHERE i.queue_id = ${queue} AND (${reviewer} IS NULL OR i.reviewer = ${reviewer})
+    ORDER BY i.position, i.reviewer${collate}`;
 }
 
 /** A queue assignment as read with whether it is labelled (0/1 in SQLite, a boolean in PostgreSQL). */

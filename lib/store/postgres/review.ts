@@ -15,8 +15,10 @@ import {
   newQueueId,
   type PlayerRow,
   progressOf,
+  QUEUE_SELECT,
   type QueueItemRow,
   type QueueRow,
+  queueItemsSql,
   reviewersOf,
   type ShareRow,
   toLabel,
@@ -45,9 +47,6 @@ import type {
   SharePlayer,
 } from "../types";
 import { PostgresRunStore } from "./runs";
-
-const QUEUE_SELECT = `SELECT q.*, (SELECT COUNT(DISTINCT position)::int FROM review_items i WHERE i.queue_id = q.id) AS size
-  FROM review_queues q`;
 
 /** Optional equality filters as a WHERE clause over numbered parameters. */
 function whereOf(f: Record<string, string | undefined>, columns: Record<string, string>) {
@@ -222,15 +221,10 @@ export abstract class PostgresReviewStore extends PostgresRunStore implements Re
   }
 
   async queueItems(id: string, o: { reviewer?: string } = {}): Promise<QueueItem[]> {
-    const r = await this.query<QueueItemRow>(
-      `SELECT i.position, i.trajectory_id, i.reviewer,
-           EXISTS (SELECT 1 FROM labels l WHERE l.label_set_id = q.label_set_id
-             AND l.trajectory_id = i.trajectory_id AND l.reviewer = i.reviewer) AS labelled
-         FROM review_items i JOIN review_queues q ON q.id = i.queue_id
-         WHERE i.queue_id = $1 AND ($2::text IS NULL OR i.reviewer = $2)
-         ORDER BY i.position, i.reviewer COLLATE "C"`,
-      [id, o.reviewer ?? null],
-    );
+    const r = await this.query<QueueItemRow>(queueItemsSql("$1", "$2::text", ' COLLATE "C"'), [
+      id,
+      o.reviewer ?? null,
+    ]);
     return r.rows.map(toQueueItem);
   }
 

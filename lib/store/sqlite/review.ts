@@ -14,8 +14,10 @@ import {
   newQueueId,
   type PlayerRow,
   progressOf,
+  QUEUE_SELECT,
   type QueueItemRow,
   type QueueRow,
+  queueItemsSql,
   reviewersOf,
   type ShareRow,
   toLabel,
@@ -45,9 +47,6 @@ import type {
 } from "../types";
 import type { Statements } from "./db";
 import { SqliteRunStore } from "./runs";
-
-const QUEUE_SELECT = `SELECT q.*, (SELECT COUNT(DISTINCT position) FROM review_items i WHERE i.queue_id = q.id) AS size
-  FROM review_queues q`;
 
 /** Optional equality filters as a WHERE clause over named parameters. */
 function whereOf(f: Record<string, string | undefined>, columns: Record<string, string>): string {
@@ -201,14 +200,10 @@ export abstract class SqliteReviewStore extends SqliteRunStore implements Review
   }
 
   async queueItems(id: string, o: { reviewer?: string } = {}): Promise<QueueItem[]> {
-    const rows = this.sql(
-      `SELECT i.position, i.trajectory_id, i.reviewer,
-           EXISTS (SELECT 1 FROM labels l WHERE l.label_set_id = q.label_set_id
-             AND l.trajectory_id = i.trajectory_id AND l.reviewer = i.reviewer) AS labelled
-         FROM review_items i JOIN review_queues q ON q.id = i.queue_id
-         WHERE i.queue_id = @id AND (@reviewer IS NULL OR i.reviewer = @reviewer)
-         ORDER BY i.position, i.reviewer`,
-    ).all({ id, reviewer: o.reviewer ?? null }) as QueueItemRow[];
+    const rows = this.sql(queueItemsSql("@id", "@reviewer")).all({
+      id,
+      reviewer: o.reviewer ?? null,
+    }) as QueueItemRow[];
     return rows.map(toQueueItem);
   }
 
