@@ -7,6 +7,7 @@ import type { JsonObject } from "@/lib/ors/protocol";
 import type { LabelSetRef, Trajectory, TrajectoryLabel } from "@/lib/trajectory/schema";
 import type {
   Label,
+  LabelFilter,
   LabelSet,
   LabelTarget,
   QueueItem,
@@ -164,6 +165,36 @@ export function trajectoryLabelsSql(param: string): string {
   return `SELECT l.*, s.name, s.target, s.schema_json, s.verdict FROM labels l
     JOIN label_sets s ON s.id = l.label_set_id
     WHERE l.trajectory_id = ${param} ORDER BY l.step, s.created_at, s.id, l.reviewer`;
+}
+
+/**
+ * Optional equality filters as a WHERE clause (both dialects, `bind` writing the parameters): a
+ * field of `f` left undefined filters nothing; `columns` names each field's column.
+ */
+export function equalsWhere<F extends object>(
+  f: F,
+  columns: { [K in keyof F]?: string },
+  bind: (v: unknown) => string,
+): string {
+  const clauses = (Object.entries(columns) as [keyof F, string][])
+    .filter(([k]) => f[k] !== undefined)
+    .map(([k, col]) => `${col} = ${bind(f[k])}`);
+  return clauses.length ? `WHERE ${clauses.join(" AND ")}` : "";
+}
+
+/** The WHERE clause of a label filter (both dialects): a queue's labels are those of its set on its trajectories. */
+export function labelsWhere(f: LabelFilter, bind: (v: unknown) => string): string {
+  const where = equalsWhere(
+    f,
+    { labelSet: "label_set_id", trajectoryId: "trajectory_id", reviewer: "reviewer" },
+    bind,
+  );
+  if (f.queue === undefined) return where;
+  const queue = [
+    `label_set_id = (SELECT label_set_id FROM review_queues WHERE id = ${bind(f.queue)})`,
+    `trajectory_id IN (SELECT trajectory_id FROM review_items WHERE queue_id = ${bind(f.queue)})`,
+  ].join(" AND ");
+  return where ? `${where} AND ${queue}` : `WHERE ${queue}`;
 }
 
 /** A queue's row with its size (the positions it assigns), read by `toQueue` (both dialects). */

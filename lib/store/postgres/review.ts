@@ -7,10 +7,12 @@ import type { JsonObject } from "@/lib/ors/protocol";
 import type { Trajectory, TrajectoryLabel } from "@/lib/trajectory/schema";
 import {
   EPISODE_STEP,
+  equalsWhere,
   importedLabelRow,
   importedLabelSetRow,
   type LabelRow,
   type LabelSetRow,
+  labelsWhere,
   newLabelSetId,
   newQueueId,
   type PlayerRow,
@@ -30,7 +32,7 @@ import {
   toTrajectoryLabel,
   trajectoryLabelsSql,
 } from "../review-rows";
-import { insertOf } from "../rows";
+import { insertOf, numberedParams } from "../rows";
 import type {
   Label,
   LabelFilter,
@@ -49,15 +51,9 @@ import type {
 import { PostgresRunStore } from "./runs";
 
 /** Optional equality filters as a WHERE clause over numbered parameters. */
-function whereOf(f: Record<string, string | undefined>, columns: Record<string, string>) {
-  const params: unknown[] = [];
-  const clauses: string[] = [];
-  for (const [k, col] of Object.entries(columns))
-    if (f[k] !== undefined) {
-      params.push(f[k]);
-      clauses.push(`${col} = $${params.length}`);
-    }
-  return { where: clauses.length ? `WHERE ${clauses.join(" AND ")}` : "", params };
+function whereOf<F extends object>(f: F, columns: { [K in keyof F]?: string }) {
+  const { bind, params } = numberedParams();
+  return { where: equalsWhere(f, columns, bind), params };
 }
 
 /** A trajectory's labels with their sets, on `c` (the reading transaction). */
@@ -140,25 +136,8 @@ export abstract class PostgresReviewStore extends PostgresRunStore implements Re
   }
 
   async listLabels(f: LabelFilter): Promise<Label[]> {
-    const params: unknown[] = [];
-    const clauses: string[] = [];
-    const eq = (col: string, v: string | undefined) => {
-      if (v === undefined) return;
-      params.push(v);
-      clauses.push(`${col} = $${params.length}`);
-    };
-    eq("label_set_id", f.labelSet);
-    eq("trajectory_id", f.trajectoryId);
-    eq("reviewer", f.reviewer);
-    if (f.queue !== undefined) {
-      params.push(f.queue);
-      const q = `$${params.length}`;
-      clauses.push(
-        `label_set_id = (SELECT label_set_id FROM review_queues WHERE id = ${q})`,
-        `trajectory_id IN (SELECT trajectory_id FROM review_items WHERE queue_id = ${q})`,
-      );
-    }
-    const where = clauses.length ? `WHERE ${clauses.join(" AND ")}` : "";
+    const { bind, params } = numberedParams();
+    const where = labelsWhere(f, bind);
     const r = await this.query<LabelRow>(
       `SELECT * FROM labels ${where} ORDER BY trajectory_id COLLATE "C", step, reviewer COLLATE "C"`,
       params,

@@ -6,10 +6,12 @@ import type { JsonObject } from "@/lib/ors/protocol";
 import type { Trajectory, TrajectoryLabel } from "@/lib/trajectory/schema";
 import {
   EPISODE_STEP,
+  equalsWhere,
   importedLabelRow,
   importedLabelSetRow,
   type LabelRow,
   type LabelSetRow,
+  labelsWhere,
   newLabelSetId,
   newQueueId,
   type PlayerRow,
@@ -29,7 +31,7 @@ import {
   toTrajectoryLabel,
   trajectoryLabelsSql,
 } from "../review-rows";
-import { insertOf } from "../rows";
+import { insertOf, namedParams } from "../rows";
 import type {
   Label,
   LabelFilter,
@@ -49,11 +51,9 @@ import type { Statements } from "./db";
 import { SqliteRunStore } from "./runs";
 
 /** Optional equality filters as a WHERE clause over named parameters. */
-function whereOf(f: Record<string, string | undefined>, columns: Record<string, string>): string {
-  const clauses = Object.keys(columns)
-    .filter((k) => f[k] !== undefined)
-    .map((k) => `${columns[k]} = @${k}`);
-  return clauses.length ? `WHERE ${clauses.join(" AND ")}` : "";
+function whereOf<F extends object>(f: F, columns: { [K in keyof F]?: string }) {
+  const { bind, params } = namedParams();
+  return { where: equalsWhere(f, columns, bind), params };
 }
 
 /** A trajectory's labels with their sets (FORMAT.md "Labels"). */
@@ -93,10 +93,10 @@ export abstract class SqliteReviewStore extends SqliteRunStore implements Review
   }
 
   async listLabelSets(f: { server?: string; env?: string } = {}): Promise<LabelSet[]> {
-    const where = whereOf(f, { server: "server", env: "env" });
+    const { where, params } = whereOf(f, { server: "server", env: "env" });
     return (
       this.sql(`SELECT * FROM label_sets ${where} ORDER BY created_at DESC, rowid DESC`).all(
-        f,
+        params,
       ) as LabelSetRow[]
     ).map(toLabelSet);
   }
@@ -137,23 +137,12 @@ export abstract class SqliteReviewStore extends SqliteRunStore implements Review
   }
 
   async listLabels(f: LabelFilter): Promise<Label[]> {
-    const clauses: string[] = [];
-    if (f.labelSet !== undefined) clauses.push("label_set_id = @labelSet");
-    if (f.trajectoryId !== undefined) clauses.push("trajectory_id = @trajectoryId");
-    if (f.reviewer !== undefined) clauses.push("reviewer = @reviewer");
-    if (f.queue !== undefined)
-      clauses.push(
-        "label_set_id = (SELECT label_set_id FROM review_queues WHERE id = @queue)",
-        "trajectory_id IN (SELECT trajectory_id FROM review_items WHERE queue_id = @queue)",
-      );
-    const where = clauses.length ? `WHERE ${clauses.join(" AND ")}` : "";
+    const { bind, params } = namedParams();
+    const where = labelsWhere(f, bind);
     return (
-      this.sql(`SELECT * FROM labels ${where} ORDER BY trajectory_id, step, reviewer`).all({
-        labelSet: f.labelSet,
-        trajectoryId: f.trajectoryId,
-        reviewer: f.reviewer,
-        queue: f.queue,
-      }) as LabelRow[]
+      this.sql(`SELECT * FROM labels ${where} ORDER BY trajectory_id, step, reviewer`).all(
+        params,
+      ) as LabelRow[]
     ).map(toLabel);
   }
 
@@ -189,9 +178,9 @@ export abstract class SqliteReviewStore extends SqliteRunStore implements Review
   }
 
   async listQueues(f: { runId?: string; labelSet?: string } = {}): Promise<ReviewQueue[]> {
-    const where = whereOf(f, { runId: "q.run_id", labelSet: "q.label_set_id" });
+    const { where, params } = whereOf(f, { runId: "q.run_id", labelSet: "q.label_set_id" });
     return (
-      this.sql(`${QUEUE_SELECT} ${where} ORDER BY q.created_at DESC, q.rowid DESC`).all(f) as QueueRow[]
+      this.sql(`${QUEUE_SELECT} ${where} ORDER BY q.created_at DESC, q.rowid DESC`).all(params) as QueueRow[]
     ).map(toQueue);
   }
 
@@ -227,9 +216,11 @@ export abstract class SqliteReviewStore extends SqliteRunStore implements Review
   }
 
   async listShares(f: { server?: string; env?: string } = {}): Promise<ShareLink[]> {
-    const where = whereOf(f, { server: "server", env: "env" });
+    const { where, params } = whereOf(f, { server: "server", env: "env" });
     return (
-      this.sql(`SELECT * FROM share_links ${where} ORDER BY created_at DESC, rowid DESC`).all(f) as ShareRow[]
+      this.sql(`SELECT * FROM share_links ${where} ORDER BY created_at DESC, rowid DESC`).all(
+        params,
+      ) as ShareRow[]
     ).map(toShare);
   }
 
