@@ -150,13 +150,14 @@ export function reviewersOf(items: readonly { reviewers: readonly string[] }[]):
 
 /** A label with its set, as a trajectory carries it (FORMAT.md "Labels"). */
 export function toTrajectoryLabel(r: LabelRow & LabelSetRow): TrajectoryLabel {
+  const { step, reviewer, value, createdAt, updatedAt } = toLabel(r);
   return {
     set: setRefOf(r, r.label_set_id),
-    step: r.step === EPISODE_STEP ? null : r.step,
-    reviewer: r.reviewer,
-    value: JSON.parse(r.value_json) as JsonObject,
-    created_at: Number(r.created_at),
-    updated_at: Number(r.updated_at),
+    step,
+    reviewer,
+    value,
+    created_at: createdAt,
+    updated_at: updatedAt,
   };
 }
 
