@@ -10,6 +10,9 @@ import type {
   LabelFilter,
   LabelSet,
   LabelTarget,
+  NewLabelSet,
+  NewReviewQueue,
+  NewShareLink,
   QueueItem,
   QueueProgress,
   ReviewQueue,
@@ -245,18 +248,52 @@ export function progressOf(reviewers: readonly string[], items: readonly QueueIt
   return reviewers.map((r) => counts.get(r) ?? { reviewer: r, assigned: 0, labelled: 0 });
 }
 
+/** A new label set as its row. */
+export function newLabelSetRow(id: string, s: NewLabelSet): Record<string, unknown> {
+  return {
+    id,
+    server: s.server,
+    env: s.env,
+    name: s.name,
+    target: s.target,
+    schema_json: JSON.stringify(s.schema),
+    verdict: s.verdict,
+    created_at: s.createdAt,
+  };
+}
+
+/** A new review queue as its row (its items are written apart, one per position and reviewer). */
+export function newQueueRow(id: string, q: NewReviewQueue): Record<string, unknown> {
+  return {
+    id,
+    name: q.name,
+    label_set_id: q.labelSet,
+    run_id: q.runId,
+    blind: q.blind ? 1 : 0,
+    success_at: q.successAt,
+    reviewers_json: JSON.stringify(reviewersOf(q.items)),
+    created_at: q.createdAt,
+  };
+}
+
+/** A new share link as its row. */
+export function newShareRow(s: NewShareLink): Record<string, unknown> {
+  return {
+    token: s.token,
+    server: s.server,
+    env: s.env,
+    split: s.split,
+    tasks_json: JSON.stringify(s.tasks),
+    note: s.note,
+    expires_at: s.expiresAt,
+    created_at: s.createdAt,
+  };
+}
+
 /** An imported label's set as its row: a set not known here is created on the trajectory's environment. */
 export function importedLabelSetRow(t: Trajectory, l: TrajectoryLabel): Record<string, unknown> {
-  return {
-    id: l.set.id,
-    server: t.server,
-    env: t.env ?? "",
-    name: l.set.name,
-    target: l.set.target,
-    schema_json: JSON.stringify(l.set.schema),
-    verdict: l.set.verdict,
-    created_at: l.created_at,
-  };
+  const { id, ...set } = l.set;
+  return newLabelSetRow(id, { ...set, server: t.server, env: t.env ?? "", createdAt: l.created_at });
 }
 
 /** An imported label of trajectory `t` as its row. */

@@ -14,14 +14,16 @@ import {
   type LabelSetRow,
   labelsWhere,
   newLabelSetId,
+  newLabelSetRow,
   newQueueId,
+  newQueueRow,
+  newShareRow,
   type PlayerRow,
   progressOf,
   QUEUE_SELECT,
   type QueueItemRow,
   type QueueRow,
   queueItemsSql,
-  reviewersOf,
   type ShareRow,
   toLabel,
   toLabelSet,
@@ -78,20 +80,8 @@ export async function importLabels(c: pg.ClientBase, t: Trajectory): Promise<voi
  */
 export abstract class PostgresReviewStore extends PostgresRunStore implements ReviewStore {
   async createLabelSet(s: NewLabelSet): Promise<LabelSet> {
-    const r = await this.query<LabelSetRow>(
-      `INSERT INTO label_sets (id, server, env, name, target, schema_json, verdict, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
-      [
-        s.id ?? newLabelSetId(),
-        s.server,
-        s.env,
-        s.name,
-        s.target,
-        JSON.stringify(s.schema),
-        s.verdict,
-        s.createdAt,
-      ],
-    );
+    const row = insertOf("label_sets", newLabelSetRow(s.id ?? newLabelSetId(), s), true, "RETURNING *");
+    const r = await this.query<LabelSetRow>(row.sql, row.values);
     return toLabelSet(r.rows[0]!);
   }
 
@@ -148,20 +138,8 @@ export abstract class PostgresReviewStore extends PostgresRunStore implements Re
   async createQueue(q: NewReviewQueue): Promise<ReviewQueue> {
     const id = q.id ?? newQueueId();
     await this.db.transaction(async (c) => {
-      await c.query(
-        `INSERT INTO review_queues (id, name, label_set_id, run_id, blind, success_at, reviewers_json, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [
-          id,
-          q.name,
-          q.labelSet,
-          q.runId,
-          q.blind ? 1 : 0,
-          q.successAt,
-          JSON.stringify(reviewersOf(q.items)),
-          q.createdAt,
-        ],
-      );
+      const row = insertOf("review_queues", newQueueRow(id, q), true);
+      await c.query(row.sql, row.values);
       const positions: number[] = [];
       const trajectories: string[] = [];
       const reviewers: string[] = [];
@@ -214,11 +192,8 @@ export abstract class PostgresReviewStore extends PostgresRunStore implements Re
   }
 
   async createShare(s: NewShareLink): Promise<ShareLink> {
-    const r = await this.query<ShareRow>(
-      `INSERT INTO share_links (token, server, env, split, tasks_json, note, expires_at, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
-      [s.token, s.server, s.env, s.split, JSON.stringify(s.tasks), s.note, s.expiresAt, s.createdAt],
-    );
+    const row = insertOf("share_links", newShareRow(s), true, "RETURNING *");
+    const r = await this.query<ShareRow>(row.sql, row.values);
     return toShare(r.rows[0]!);
   }
 

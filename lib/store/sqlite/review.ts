@@ -13,14 +13,16 @@ import {
   type LabelSetRow,
   labelsWhere,
   newLabelSetId,
+  newLabelSetRow,
   newQueueId,
+  newQueueRow,
+  newShareRow,
   type PlayerRow,
   progressOf,
   QUEUE_SELECT,
   type QueueItemRow,
   type QueueRow,
   queueItemsSql,
-  reviewersOf,
   type ShareRow,
   toLabel,
   toLabelSet,
@@ -80,10 +82,8 @@ export abstract class SqliteReviewStore extends SqliteRunStore implements Review
 
   async createLabelSet(s: NewLabelSet): Promise<LabelSet> {
     const id = s.id ?? newLabelSetId();
-    this.sql(
-      `INSERT INTO label_sets (id, server, env, name, target, schema_json, verdict, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(id, s.server, s.env, s.name, s.target, JSON.stringify(s.schema), s.verdict, s.createdAt);
+    const row = insertOf("label_sets", newLabelSetRow(id, s), false);
+    this.sql(row.sql).run(...row.values);
     return (await this.getLabelSet(id))!;
   }
 
@@ -152,19 +152,8 @@ export abstract class SqliteReviewStore extends SqliteRunStore implements Review
       "INSERT INTO review_items (queue_id, position, trajectory_id, reviewer) VALUES (?, ?, ?, ?)",
     );
     this.db.transaction(() => {
-      this.sql(
-        `INSERT INTO review_queues (id, name, label_set_id, run_id, blind, success_at, reviewers_json, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
-        id,
-        q.name,
-        q.labelSet,
-        q.runId,
-        q.blind ? 1 : 0,
-        q.successAt,
-        JSON.stringify(reviewersOf(q.items)),
-        q.createdAt,
-      );
+      const row = insertOf("review_queues", newQueueRow(id, q), false);
+      this.sql(row.sql).run(...row.values);
       q.items.forEach((it, position) => {
         for (const reviewer of new Set(it.reviewers)) item.run(id, position, it.trajectoryId, reviewer);
       });
@@ -203,10 +192,8 @@ export abstract class SqliteReviewStore extends SqliteRunStore implements Review
   }
 
   async createShare(s: NewShareLink): Promise<ShareLink> {
-    this.sql(
-      `INSERT INTO share_links (token, server, env, split, tasks_json, note, expires_at, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(s.token, s.server, s.env, s.split, JSON.stringify(s.tasks), s.note, s.expiresAt, s.createdAt);
+    const row = insertOf("share_links", newShareRow(s), false);
+    this.sql(row.sql).run(...row.values);
     return (await this.getShare(s.token))!;
   }
 
