@@ -5,14 +5,12 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import type { JsonObject } from "@/lib/ors/protocol";
 import type { LabelSetRef, Trajectory, TrajectoryLabel } from "@/lib/trajectory/schema";
+import type { NewLabelSet, NewReviewQueue, NewShareLink } from "./review-types";
 import type {
   Label,
   LabelFilter,
   LabelSet,
   LabelTarget,
-  NewLabelSet,
-  NewReviewQueue,
-  NewShareLink,
   QueueItem,
   QueueProgress,
   ReviewQueue,
