@@ -52,12 +52,6 @@ import type {
 } from "../types";
 import { PostgresRunStore } from "./runs";
 
-/** Optional equality filters as a WHERE clause over numbered parameters. */
-function whereOf<F extends object>(f: F, columns: { [K in keyof F]?: string }) {
-  const { bind, params } = numberedParams();
-  return { where: equalsWhere(f, columns, bind), params };
-}
-
 /** A trajectory's labels with their sets, on `c` (the reading transaction). */
 export async function trajectoryLabels(c: pg.ClientBase, id: string): Promise<TrajectoryLabel[]> {
   const r = await c.query<LabelRow & LabelSetRow>(trajectoryLabelsSql("$1"), [id]);
@@ -79,6 +73,22 @@ export async function importLabels(c: pg.ClientBase, t: Trajectory): Promise<voi
  * trajectories.
  */
 export abstract class PostgresReviewStore extends PostgresRunStore implements ReviewStore {
+  /** The rows of `select` that pass optional equality filters, newest first (`alias`: its table's, if any). */
+  private async newestFirst<F extends object, R extends pg.QueryResultRow, T>(
+    select: string,
+    f: F,
+    columns: { [K in keyof F]?: string },
+    to: (r: R) => T,
+    alias = "",
+  ): Promise<T[]> {
+    const { bind, params } = numberedParams();
+    const r = await this.query<R>(
+      `${select} ${equalsWhere(f, columns, bind)} ORDER BY ${alias}created_at DESC, ${alias}seq DESC`,
+      params,
+    );
+    return r.rows.map(to);
+  }
+
   async createLabelSet(s: NewLabelSet): Promise<LabelSet> {
     const row = insertOf("label_sets", newLabelSetRow(s.id ?? newLabelSetId(), s), true, "RETURNING *");
     const r = await this.query<LabelSetRow>(row.sql, row.values);
@@ -91,12 +101,7 @@ export abstract class PostgresReviewStore extends PostgresRunStore implements Re
   }
 
   async listLabelSets(f: { server?: string; env?: string } = {}): Promise<LabelSet[]> {
-    const { where, params } = whereOf(f, { server: "server", env: "env" });
-    const r = await this.query<LabelSetRow>(
-      `SELECT * FROM label_sets ${where} ORDER BY created_at DESC, seq DESC`,
-      params,
-    );
-    return r.rows.map(toLabelSet);
+    return this.newestFirst("SELECT * FROM label_sets", f, { server: "server", env: "env" }, toLabelSet);
   }
 
   async deleteLabelSet(id: string): Promise<boolean> {
@@ -165,12 +170,13 @@ export abstract class PostgresReviewStore extends PostgresRunStore implements Re
   }
 
   async listQueues(f: { runId?: string; labelSet?: string } = {}): Promise<ReviewQueue[]> {
-    const { where, params } = whereOf(f, { runId: "q.run_id", labelSet: "q.label_set_id" });
-    const r = await this.query<QueueRow>(
-      `${QUEUE_SELECT} ${where} ORDER BY q.created_at DESC, q.seq DESC`,
-      params,
+    return this.newestFirst(
+      QUEUE_SELECT,
+      f,
+      { runId: "q.run_id", labelSet: "q.label_set_id" },
+      toQueue,
+      "q.",
     );
-    return r.rows.map(toQueue);
   }
 
   async deleteQueue(id: string): Promise<boolean> {
@@ -203,12 +209,7 @@ export abstract class PostgresReviewStore extends PostgresRunStore implements Re
   }
 
   async listShares(f: { server?: string; env?: string } = {}): Promise<ShareLink[]> {
-    const { where, params } = whereOf(f, { server: "server", env: "env" });
-    const r = await this.query<ShareRow>(
-      `SELECT * FROM share_links ${where} ORDER BY created_at DESC, seq DESC`,
-      params,
-    );
-    return r.rows.map(toShare);
+    return this.newestFirst("SELECT * FROM share_links", f, { server: "server", env: "env" }, toShare);
   }
 
   async revokeShare(token: string, at: number): Promise<boolean> {

@@ -52,12 +52,6 @@ import type {
 import type { Statements } from "./db";
 import { SqliteRunStore } from "./runs";
 
-/** Optional equality filters as a WHERE clause over named parameters. */
-function whereOf<F extends object>(f: F, columns: { [K in keyof F]?: string }) {
-  const { bind, params } = namedParams();
-  return { where: equalsWhere(f, columns, bind), params };
-}
-
 /** A trajectory's labels with their sets (FORMAT.md "Labels"). */
 export function trajectoryLabels(sql: Statements, id: string): TrajectoryLabel[] {
   return (sql(trajectoryLabelsSql("?")).all(id) as (LabelRow & LabelSetRow)[]).map(toTrajectoryLabel);
@@ -80,6 +74,22 @@ export function importLabels(sql: Statements, t: Trajectory): void {
 export abstract class SqliteReviewStore extends SqliteRunStore implements ReviewStore {
   protected abstract readonly sql: Statements;
 
+  /** The rows of `select` that pass optional equality filters, newest first (`alias`: its table's, if any). */
+  private newestFirst<F extends object, R, T>(
+    select: string,
+    f: F,
+    columns: { [K in keyof F]?: string },
+    to: (r: R) => T,
+    alias = "",
+  ): T[] {
+    const { bind, params } = namedParams();
+    const where = equalsWhere(f, columns, bind);
+    const rows = this.sql(`${select} ${where} ORDER BY ${alias}created_at DESC, ${alias}rowid DESC`).all(
+      params,
+    );
+    return (rows as R[]).map(to);
+  }
+
   async createLabelSet(s: NewLabelSet): Promise<LabelSet> {
     const id = s.id ?? newLabelSetId();
     const row = insertOf("label_sets", newLabelSetRow(id, s), false);
@@ -93,12 +103,7 @@ export abstract class SqliteReviewStore extends SqliteRunStore implements Review
   }
 
   async listLabelSets(f: { server?: string; env?: string } = {}): Promise<LabelSet[]> {
-    const { where, params } = whereOf(f, { server: "server", env: "env" });
-    return (
-      this.sql(`SELECT * FROM label_sets ${where} ORDER BY created_at DESC, rowid DESC`).all(
-        params,
-      ) as LabelSetRow[]
-    ).map(toLabelSet);
+    return this.newestFirst("SELECT * FROM label_sets", f, { server: "server", env: "env" }, toLabelSet);
   }
 
   async deleteLabelSet(id: string): Promise<boolean> {
@@ -167,10 +172,13 @@ export abstract class SqliteReviewStore extends SqliteRunStore implements Review
   }
 
   async listQueues(f: { runId?: string; labelSet?: string } = {}): Promise<ReviewQueue[]> {
-    const { where, params } = whereOf(f, { runId: "q.run_id", labelSet: "q.label_set_id" });
-    return (
-      this.sql(`${QUEUE_SELECT} ${where} ORDER BY q.created_at DESC, q.rowid DESC`).all(params) as QueueRow[]
-    ).map(toQueue);
+    return this.newestFirst(
+      QUEUE_SELECT,
+      f,
+      { runId: "q.run_id", labelSet: "q.label_set_id" },
+      toQueue,
+      "q.",
+    );
   }
 
   async deleteQueue(id: string): Promise<boolean> {
@@ -203,12 +211,7 @@ export abstract class SqliteReviewStore extends SqliteRunStore implements Review
   }
 
   async listShares(f: { server?: string; env?: string } = {}): Promise<ShareLink[]> {
-    const { where, params } = whereOf(f, { server: "server", env: "env" });
-    return (
-      this.sql(`SELECT * FROM share_links ${where} ORDER BY created_at DESC, rowid DESC`).all(
-        params,
-      ) as ShareRow[]
-    ).map(toShare);
+    return this.newestFirst("SELECT * FROM share_links", f, { server: "server", env: "env" }, toShare);
   }
 
   async revokeShare(token: string, at: number): Promise<boolean> {
