@@ -199,6 +199,11 @@ export function labelsWhere(f: LabelFilter, bind: (v: unknown) => string): strin
   return where ? `${where} AND ${queue}` : `WHERE ${queue}`;
 }
 
+/** The columns the lists of label sets and share links filter on (their environment). */
+export const ENV_FILTERS = { server: "server", env: "env" } as const;
+/** The columns the list of review queues filters on (QUEUE_SELECT's alias `q`). */
+export const QUEUE_FILTERS = { runId: "q.run_id", labelSet: "q.label_set_id" } as const;
+
 /** A queue's row with its size (the positions it assigns), read by `toQueue` (both dialects). */
 export const QUEUE_SELECT = `SELECT q.*, (SELECT COUNT(DISTINCT position) FROM review_items i WHERE i.queue_id = q.id) AS size
   FROM review_queues q`;

@@ -6,6 +6,7 @@ import type pg from "pg";
 import type { JsonObject } from "@/lib/ors/protocol";
 import type { Trajectory, TrajectoryLabel } from "@/lib/trajectory/schema";
 import {
+  ENV_FILTERS,
   EPISODE_STEP,
   equalsWhere,
   importedLabelRow,
@@ -20,6 +21,7 @@ import {
   newShareRow,
   type PlayerRow,
   progressOf,
+  QUEUE_FILTERS,
   QUEUE_SELECT,
   type QueueItemRow,
   type QueueRow,
@@ -101,7 +103,7 @@ export abstract class PostgresReviewStore extends PostgresRunStore implements Re
   }
 
   async listLabelSets(f: { server?: string; env?: string } = {}): Promise<LabelSet[]> {
-    return this.newestFirst("SELECT * FROM label_sets", f, { server: "server", env: "env" }, toLabelSet);
+    return this.newestFirst("SELECT * FROM label_sets", f, ENV_FILTERS, toLabelSet);
   }
 
   async deleteLabelSet(id: string): Promise<boolean> {
@@ -170,13 +172,7 @@ export abstract class PostgresReviewStore extends PostgresRunStore implements Re
   }
 
   async listQueues(f: { runId?: string; labelSet?: string } = {}): Promise<ReviewQueue[]> {
-    return this.newestFirst(
-      QUEUE_SELECT,
-      f,
-      { runId: "q.run_id", labelSet: "q.label_set_id" },
-      toQueue,
-      "q.",
-    );
+    return this.newestFirst(QUEUE_SELECT, f, QUEUE_FILTERS, toQueue, "q.");
   }
 
   async deleteQueue(id: string): Promise<boolean> {
@@ -209,7 +205,7 @@ export abstract class PostgresReviewStore extends PostgresRunStore implements Re
   }
 
   async listShares(f: { server?: string; env?: string } = {}): Promise<ShareLink[]> {
-    return this.newestFirst("SELECT * FROM share_links", f, { server: "server", env: "env" }, toShare);
+    return this.newestFirst("SELECT * FROM share_links", f, ENV_FILTERS, toShare);
   }
 
   async revokeShare(token: string, at: number): Promise<boolean> {

@@ -5,6 +5,7 @@ import "server-only";
 import type { JsonObject } from "@/lib/ors/protocol";
 import type { Trajectory, TrajectoryLabel } from "@/lib/trajectory/schema";
 import {
+  ENV_FILTERS,
   EPISODE_STEP,
   equalsWhere,
   importedLabelRow,
@@ -19,6 +20,7 @@ import {
   newShareRow,
   type PlayerRow,
   progressOf,
+  QUEUE_FILTERS,
   QUEUE_SELECT,
   type QueueItemRow,
   type QueueRow,
@@ -103,7 +105,7 @@ export abstract class SqliteReviewStore extends SqliteRunStore implements Review
   }
 
   async listLabelSets(f: { server?: string; env?: string } = {}): Promise<LabelSet[]> {
-    return this.newestFirst("SELECT * FROM label_sets", f, { server: "server", env: "env" }, toLabelSet);
+    return this.newestFirst("SELECT * FROM label_sets", f, ENV_FILTERS, toLabelSet);
   }
 
   async deleteLabelSet(id: string): Promise<boolean> {
@@ -172,13 +174,7 @@ export abstract class SqliteReviewStore extends SqliteRunStore implements Review
   }
 
   async listQueues(f: { runId?: string; labelSet?: string } = {}): Promise<ReviewQueue[]> {
-    return this.newestFirst(
-      QUEUE_SELECT,
-      f,
-      { runId: "q.run_id", labelSet: "q.label_set_id" },
-      toQueue,
-      "q.",
-    );
+    return this.newestFirst(QUEUE_SELECT, f, QUEUE_FILTERS, toQueue, "q.");
   }
 
   async deleteQueue(id: string): Promise<boolean> {
@@ -211,7 +207,7 @@ export abstract class SqliteReviewStore extends SqliteRunStore implements Review
   }
 
   async listShares(f: { server?: string; env?: string } = {}): Promise<ShareLink[]> {
-    return this.newestFirst("SELECT * FROM share_links", f, { server: "server", env: "env" }, toShare);
+    return this.newestFirst("SELECT * FROM share_links", f, ENV_FILTERS, toShare);
   }
 
   async revokeShare(token: string, at: number): Promise<boolean> {
