@@ -5,8 +5,10 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import type { JsonObject } from "@/lib/ors/protocol";
 import type { LabelSetRef, Trajectory, TrajectoryLabel } from "@/lib/trajectory/schema";
+import type { NewLabelSet, NewReviewQueue, NewShareLink } from "./review-types";
 import type {
   Label,
+  LabelFilter,
   LabelSet,
   LabelTarget,
   QueueItem,
@@ -56,7 +58,8 @@ export interface QueueRow {
   blind: number;
   success_at: number;
   reviewers_json: string;
-  size: number;
+  /** COUNT reads as a number in SQLite, as text (a bigint) in PostgreSQL. */
+  size: number | string;
   created_at: number;
 }
 
@@ -148,13 +151,14 @@ export function reviewersOf(items: readonly { reviewers: readonly string[] }[]):
 
 /** A label with its set, as a trajectory carries it (FORMAT.md "Labels"). */
 export function toTrajectoryLabel(r: LabelRow & LabelSetRow): TrajectoryLabel {
+  const { step, reviewer, value, createdAt, updatedAt } = toLabel(r);
   return {
     set: setRefOf(r, r.label_set_id),
-    step: r.step === EPISODE_STEP ? null : r.step,
-    reviewer: r.reviewer,
-    value: JSON.parse(r.value_json) as JsonObject,
-    created_at: Number(r.created_at),
-    updated_at: Number(r.updated_at),
+    step,
+    reviewer,
+    value,
+    created_at: createdAt,
+    updated_at: updatedAt,
   };
 }
 
@@ -163,6 +167,59 @@ export function trajectoryLabelsSql(param: string): string {
   return `SELECT l.*, s.name, s.target, s.schema_json, s.verdict FROM labels l
     JOIN label_sets s ON s.id = l.label_set_id
     WHERE l.trajectory_id = ${param} ORDER BY l.step, s.created_at, s.id, l.reviewer`;
+}
+
+/**
+ * Optional equality filters as a WHERE clause (both dialects, `bind` writing the parameters): a
+ * field of `f` left undefined filters nothing; `columns` names each field's column.
+ */
+export function equalsWhere<F extends object>(
+  f: F,
+  columns: { [K in keyof F]?: string },
+  bind: (v: unknown) => string,
+): string {
+  const clauses = (Object.entries(columns) as [keyof F, string][])
+    .filter(([k]) => f[k] !== undefined)
+    .map(([k, col]) => `${col} = ${bind(f[k])}`);
+  return clauses.length ? `WHERE ${clauses.join(" AND ")}` : "";
+}
+
+/** The WHERE clause of a label filter (both dialects): a queue's labels are those of its set on its trajectories. */
+export function labelsWhere(f: LabelFilter, bind: (v: unknown) => string): string {
+  const where = equalsWhere(
+    f,
+    { labelSet: "label_set_id", trajectoryId: "trajectory_id", reviewer: "reviewer" },
+    bind,
+  );
+  if (f.queue === undefined) return where;
+  const queue = [
+    `label_set_id = (SELECT label_set_id FROM review_queues WHERE id = ${bind(f.queue)})`,
+    `trajectory_id IN (SELECT trajectory_id FROM review_items WHERE queue_id = ${bind(f.queue)})`,
+  ].join(" AND ");
+  return where ? `${where} AND ${queue}` : `WHERE ${queue}`;
+}
+
+/** The columns the lists of label sets and share links filter on (their environment). */
+export const ENV_FILTERS = { server: "server", env: "env" } as const;
+/** The columns the list of review queues filters on (QUEUE_SELECT's alias `q`). */
+export const QUEUE_FILTERS = { runId: "q.run_id", labelSet: "q.label_set_id" } as const;
+
+/** A queue's row with its size (the positions it assigns), read by `toQueue` (both dialects). */
+export const QUEUE_SELECT = `SELECT q.*, (SELECT COUNT(DISTINCT position) FROM review_items i WHERE i.queue_id = q.id) AS size
+  FROM review_queues q`;
+
+/**
+ * The query of a queue's assignments with whether each is labelled, by position then reviewer
+ * (both dialects: the queue's and the reviewer's parameters given, a null reviewer for all; `collate`
+ * orders reviewers by code point in PostgreSQL, as SQLite does by default).
+ */
+export function queueItemsSql(queue: string, reviewer: string, collate = ""): string {
+  return `SELECT i.position, i.trajectory_id, i.reviewer,
+      EXISTS (SELECT 1 FROM labels l WHERE l.label_set_id = q.label_set_id
+        AND l.trajectory_id = i.trajectory_id AND l.reviewer = i.reviewer) AS labelled
+    FROM review_items i JOIN review_queues q ON q.id = i.queue_id
+    WHERE i.queue_id = ${queue} AND (${reviewer} IS NULL OR i.reviewer = ${reviewer})
+    ORDER BY i.position, i.reviewer${collate}`;
 }
 
 /** A queue assignment as read with whether it is labelled (0/1 in SQLite, a boolean in PostgreSQL). */
@@ -194,18 +251,52 @@ export function progressOf(reviewers: readonly string[], items: readonly QueueIt
   return reviewers.map((r) => counts.get(r) ?? { reviewer: r, assigned: 0, labelled: 0 });
 }
 
+/** A new label set as its row. */
+export function newLabelSetRow(id: string, s: NewLabelSet): Record<string, unknown> {
+  return {
+    id,
+    server: s.server,
+    env: s.env,
+    name: s.name,
+    target: s.target,
+    schema_json: JSON.stringify(s.schema),
+    verdict: s.verdict,
+    created_at: s.createdAt,
+  };
+}
+
+/** A new review queue as its row (its items are written apart, one per position and reviewer). */
+export function newQueueRow(id: string, q: NewReviewQueue): Record<string, unknown> {
+  return {
+    id,
+    name: q.name,
+    label_set_id: q.labelSet,
+    run_id: q.runId,
+    blind: q.blind ? 1 : 0,
+    success_at: q.successAt,
+    reviewers_json: JSON.stringify(reviewersOf(q.items)),
+    created_at: q.createdAt,
+  };
+}
+
+/** A new share link as its row. */
+export function newShareRow(s: NewShareLink): Record<string, unknown> {
+  return {
+    token: s.token,
+    server: s.server,
+    env: s.env,
+    split: s.split,
+    tasks_json: JSON.stringify(s.tasks),
+    note: s.note,
+    expires_at: s.expiresAt,
+    created_at: s.createdAt,
+  };
+}
+
 /** An imported label's set as its row: a set not known here is created on the trajectory's environment. */
 export function importedLabelSetRow(t: Trajectory, l: TrajectoryLabel): Record<string, unknown> {
-  return {
-    id: l.set.id,
-    server: t.server,
-    env: t.env ?? "",
-    name: l.set.name,
-    target: l.set.target,
-    schema_json: JSON.stringify(l.set.schema),
-    verdict: l.set.verdict,
-    created_at: l.created_at,
-  };
+  const { id, ...set } = l.set;
+  return newLabelSetRow(id, { ...set, server: t.server, env: t.env ?? "", createdAt: l.created_at });
 }
 
 /** An imported label of trajectory `t` as its row. */

@@ -373,8 +373,14 @@ export function filterWhere(
   return clauses.length ? `WHERE ${clauses.join(" AND ")}` : "";
 }
 
-/** The WHERE clause of the list and export filters in SQLite, with its named parameters. */
-export function whereOf(f: TrajectoryFilter): { sql: string; params: Record<string, unknown> } {
+/** Parameters bound as a statement is written: `bind(v)` keeps `v` and returns its placeholder. */
+export interface Binder<P> {
+  bind: (v: unknown) => string;
+  params: P;
+}
+
+/** SQLite's named parameters (`@p0`, `@p1`…). */
+export function namedParams(): Binder<Record<string, unknown>> {
   const params: Record<string, unknown> = {};
   let n = 0;
   const bind = (v: unknown) => {
@@ -382,6 +388,22 @@ export function whereOf(f: TrajectoryFilter): { sql: string; params: Record<stri
     params[name] = v;
     return `@${name}`;
   };
+  return { bind, params };
+}
+
+/** PostgreSQL's numbered parameters (`$1`, `$2`…). */
+export function numberedParams(): Binder<unknown[]> {
+  const params: unknown[] = [];
+  const bind = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  return { bind, params };
+}
+
+/** The WHERE clause of the list and export filters in SQLite, with its named parameters. */
+export function whereOf(f: TrajectoryFilter): { sql: string; params: Record<string, unknown> } {
+  const { bind, params } = namedParams();
   return { sql: filterWhere(f, bind, "LIKE"), params };
 }
 

@@ -17,6 +17,17 @@ const SCHEMA = {
   required: ["correct"],
 };
 
+/** The label set the tests create unless they say otherwise (read back as it was given, with its id). */
+const VERDICT_SET = {
+  server: "local",
+  env: "math",
+  name: "verdict",
+  target: "episode",
+  schema: SCHEMA,
+  verdict: "correct",
+  createdAt: 100,
+} as const;
+
 export function describeReviewStore(name: string, openStore: OpenStore): void {
   describe(`ReviewStore contract: ${name}`, () => {
     const { open } = storesPerTest(openStore);
@@ -24,31 +35,12 @@ export function describeReviewStore(name: string, openStore: OpenStore): void {
     const newSet = (
       s: PlaygroundStore,
       over: Partial<Parameters<PlaygroundStore["createLabelSet"]>[0]> = {},
-    ) =>
-      s.createLabelSet({
-        server: "local",
-        env: "math",
-        name: "verdict",
-        target: "episode",
-        schema: SCHEMA,
-        verdict: "correct",
-        createdAt: 100,
-        ...over,
-      });
+    ) => s.createLabelSet({ ...VERDICT_SET, ...over });
 
     it("creates, reads, lists (newest first, by environment) and deletes label sets", async () => {
       const s = await open();
       const a = await newSet(s);
-      expect(a).toEqual({
-        id: a.id,
-        server: "local",
-        env: "math",
-        name: "verdict",
-        target: "episode",
-        schema: SCHEMA,
-        verdict: "correct",
-        createdAt: 100,
-      });
+      expect(a).toEqual({ id: a.id, ...VERDICT_SET });
       const b = await newSet(s, {
         id: "fixed",
         env: "guess",

@@ -6,18 +6,26 @@ import type pg from "pg";
 import type { JsonObject } from "@/lib/ors/protocol";
 import type { Trajectory, TrajectoryLabel } from "@/lib/trajectory/schema";
 import {
+  ENV_FILTERS,
   EPISODE_STEP,
+  equalsWhere,
   importedLabelRow,
   importedLabelSetRow,
   type LabelRow,
   type LabelSetRow,
+  labelsWhere,
   newLabelSetId,
+  newLabelSetRow,
   newQueueId,
+  newQueueRow,
+  newShareRow,
   type PlayerRow,
   progressOf,
+  QUEUE_FILTERS,
+  QUEUE_SELECT,
   type QueueItemRow,
   type QueueRow,
-  reviewersOf,
+  queueItemsSql,
   type ShareRow,
   toLabel,
   toLabelSet,
@@ -28,7 +36,7 @@ import {
   toTrajectoryLabel,
   trajectoryLabelsSql,
 } from "../review-rows";
-import { insertOf } from "../rows";
+import { insertOf, numberedParams } from "../rows";
 import type {
   Label,
   LabelFilter,
@@ -45,21 +53,6 @@ import type {
   SharePlayer,
 } from "../types";
 import { PostgresRunStore } from "./runs";
-
-const QUEUE_SELECT = `SELECT q.*, (SELECT COUNT(DISTINCT position)::int FROM review_items i WHERE i.queue_id = q.id) AS size
-  FROM review_queues q`;
-
-/** Optional equality filters as a WHERE clause over numbered parameters. */
-function whereOf(f: Record<string, string | undefined>, columns: Record<string, string>) {
-  const params: unknown[] = [];
-  const clauses: string[] = [];
-  for (const [k, col] of Object.entries(columns))
-    if (f[k] !== undefined) {
-      params.push(f[k]);
-      clauses.push(`${col} = $${params.length}`);
-    }
-  return { where: clauses.length ? `WHERE ${clauses.join(" AND ")}` : "", params };
-}
 
 /** A trajectory's labels with their sets, on `c` (the reading transaction). */
 export async function trajectoryLabels(c: pg.ClientBase, id: string): Promise<TrajectoryLabel[]> {
@@ -82,21 +75,25 @@ export async function importLabels(c: pg.ClientBase, t: Trajectory): Promise<voi
  * trajectories.
  */
 export abstract class PostgresReviewStore extends PostgresRunStore implements ReviewStore {
-  async createLabelSet(s: NewLabelSet): Promise<LabelSet> {
-    const r = await this.query<LabelSetRow>(
-      `INSERT INTO label_sets (id, server, env, name, target, schema_json, verdict, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
-      [
-        s.id ?? newLabelSetId(),
-        s.server,
-        s.env,
-        s.name,
-        s.target,
-        JSON.stringify(s.schema),
-        s.verdict,
-        s.createdAt,
-      ],
+  /** The rows of `select` that pass optional equality filters, newest first (`alias`: its table's, if any). */
+  private async newestFirst<F extends object, R extends pg.QueryResultRow, T>(
+    select: string,
+    f: F,
+    columns: { [K in keyof F]?: string },
+    to: (r: R) => T,
+    alias = "",
+  ): Promise<T[]> {
+    const { bind, params } = numberedParams();
+    const r = await this.query<R>(
+      `${select} ${equalsWhere(f, columns, bind)} ORDER BY ${alias}created_at DESC, ${alias}seq DESC`,
+      params,
     );
+    return r.rows.map(to);
+  }
+
+  async createLabelSet(s: NewLabelSet): Promise<LabelSet> {
+    const row = insertOf("label_sets", newLabelSetRow(s.id ?? newLabelSetId(), s), true, "RETURNING *");
+    const r = await this.query<LabelSetRow>(row.sql, row.values);
     return toLabelSet(r.rows[0]!);
   }
 
@@ -106,12 +103,7 @@ export abstract class PostgresReviewStore extends PostgresRunStore implements Re
   }
 
   async listLabelSets(f: { server?: string; env?: string } = {}): Promise<LabelSet[]> {
-    const { where, params } = whereOf(f, { server: "server", env: "env" });
-    const r = await this.query<LabelSetRow>(
-      `SELECT * FROM label_sets ${where} ORDER BY created_at DESC, seq DESC`,
-      params,
-    );
-    return r.rows.map(toLabelSet);
+    return this.newestFirst("SELECT * FROM label_sets", f, ENV_FILTERS, toLabelSet);
   }
 
   async deleteLabelSet(id: string): Promise<boolean> {
@@ -141,25 +133,8 @@ export abstract class PostgresReviewStore extends PostgresRunStore implements Re
   }
 
   async listLabels(f: LabelFilter): Promise<Label[]> {
-    const params: unknown[] = [];
-    const clauses: string[] = [];
-    const eq = (col: string, v: string | undefined) => {
-      if (v === undefined) return;
-      params.push(v);
-      clauses.push(`${col} = $${params.length}`);
-    };
-    eq("label_set_id", f.labelSet);
-    eq("trajectory_id", f.trajectoryId);
-    eq("reviewer", f.reviewer);
-    if (f.queue !== undefined) {
-      params.push(f.queue);
-      const q = `$${params.length}`;
-      clauses.push(
-        `label_set_id = (SELECT label_set_id FROM review_queues WHERE id = ${q})`,
-        `trajectory_id IN (SELECT trajectory_id FROM review_items WHERE queue_id = ${q})`,
-      );
-    }
-    const where = clauses.length ? `WHERE ${clauses.join(" AND ")}` : "";
+    const { bind, params } = numberedParams();
+    const where = labelsWhere(f, bind);
     const r = await this.query<LabelRow>(
       `SELECT * FROM labels ${where} ORDER BY trajectory_id COLLATE "C", step, reviewer COLLATE "C"`,
       params,
@@ -170,20 +145,8 @@ export abstract class PostgresReviewStore extends PostgresRunStore implements Re
   async createQueue(q: NewReviewQueue): Promise<ReviewQueue> {
     const id = q.id ?? newQueueId();
     await this.db.transaction(async (c) => {
-      await c.query(
-        `INSERT INTO review_queues (id, name, label_set_id, run_id, blind, success_at, reviewers_json, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [
-          id,
-          q.name,
-          q.labelSet,
-          q.runId,
-          q.blind ? 1 : 0,
-          q.successAt,
-          JSON.stringify(reviewersOf(q.items)),
-          q.createdAt,
-        ],
-      );
+      const row = insertOf("review_queues", newQueueRow(id, q), true);
+      await c.query(row.sql, row.values);
       const positions: number[] = [];
       const trajectories: string[] = [];
       const reviewers: string[] = [];
@@ -209,12 +172,7 @@ export abstract class PostgresReviewStore extends PostgresRunStore implements Re
   }
 
   async listQueues(f: { runId?: string; labelSet?: string } = {}): Promise<ReviewQueue[]> {
-    const { where, params } = whereOf(f, { runId: "q.run_id", labelSet: "q.label_set_id" });
-    const r = await this.query<QueueRow>(
-      `${QUEUE_SELECT} ${where} ORDER BY q.created_at DESC, q.seq DESC`,
-      params,
-    );
-    return r.rows.map(toQueue);
+    return this.newestFirst(QUEUE_SELECT, f, QUEUE_FILTERS, toQueue, "q.");
   }
 
   async deleteQueue(id: string): Promise<boolean> {
@@ -222,15 +180,10 @@ export abstract class PostgresReviewStore extends PostgresRunStore implements Re
   }
 
   async queueItems(id: string, o: { reviewer?: string } = {}): Promise<QueueItem[]> {
-    const r = await this.query<QueueItemRow>(
-      `SELECT i.position, i.trajectory_id, i.reviewer,
-           EXISTS (SELECT 1 FROM labels l WHERE l.label_set_id = q.label_set_id
-             AND l.trajectory_id = i.trajectory_id AND l.reviewer = i.reviewer) AS labelled
-         FROM review_items i JOIN review_queues q ON q.id = i.queue_id
-         WHERE i.queue_id = $1 AND ($2::text IS NULL OR i.reviewer = $2)
-         ORDER BY i.position, i.reviewer COLLATE "C"`,
-      [id, o.reviewer ?? null],
-    );
+    const r = await this.query<QueueItemRow>(queueItemsSql("$1", "$2::text", ' COLLATE "C"'), [
+      id,
+      o.reviewer ?? null,
+    ]);
     return r.rows.map(toQueueItem);
   }
 
@@ -241,11 +194,8 @@ export abstract class PostgresReviewStore extends PostgresRunStore implements Re
   }
 
   async createShare(s: NewShareLink): Promise<ShareLink> {
-    const r = await this.query<ShareRow>(
-      `INSERT INTO share_links (token, server, env, split, tasks_json, note, expires_at, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
-      [s.token, s.server, s.env, s.split, JSON.stringify(s.tasks), s.note, s.expiresAt, s.createdAt],
-    );
+    const row = insertOf("share_links", newShareRow(s), true, "RETURNING *");
+    const r = await this.query<ShareRow>(row.sql, row.values);
     return toShare(r.rows[0]!);
   }
 
@@ -255,12 +205,7 @@ export abstract class PostgresReviewStore extends PostgresRunStore implements Re
   }
 
   async listShares(f: { server?: string; env?: string } = {}): Promise<ShareLink[]> {
-    const { where, params } = whereOf(f, { server: "server", env: "env" });
-    const r = await this.query<ShareRow>(
-      `SELECT * FROM share_links ${where} ORDER BY created_at DESC, seq DESC`,
-      params,
-    );
-    return r.rows.map(toShare);
+    return this.newestFirst("SELECT * FROM share_links", f, ENV_FILTERS, toShare);
   }
 
   async revokeShare(token: string, at: number): Promise<boolean> {

@@ -5,7 +5,7 @@ import "server-only";
 import pg from "pg";
 import type { TrajectoryFilter, TrajectoryStep } from "@/lib/trajectory/schema";
 import { sumRewards } from "../../trajectory/reward";
-import { filterWhere, SORT_COLUMNS, STEP_COLUMNS, stepRowValues } from "../rows";
+import { filterWhere, numberedParams, SORT_COLUMNS, STEP_COLUMNS, stepRowValues } from "../rows";
 import { pgValue } from "./write-batch";
 
 const STEP_UPDATES = STEP_COLUMNS.filter((col) => col !== "trajectory_id" && col !== "idx")
@@ -56,11 +56,7 @@ export async function writeStep(
 
 /** The WHERE clause of the list and export filters in PostgreSQL, with its numbered parameters. */
 export function whereOf(f: TrajectoryFilter): { sql: string; params: unknown[] } {
-  const params: unknown[] = [];
-  const bind = (v: unknown) => {
-    params.push(v);
-    return `$${params.length}`;
-  };
+  const { bind, params } = numberedParams();
   return { sql: filterWhere(f, bind, "ILIKE"), params };
 }
 

@@ -12,7 +12,9 @@ export type Db = Database.Database;
  * Prepares each SQL text once: compiling a statement costs more than running it, and the store
  * runs the same few statements for every step. Bounded (dynamic filters make a few variants).
  */
-export function statementCache(db: Db, max = 256): (sql: string) => Database.Statement {
+export type Statements = (sql: string) => Database.Statement;
+
+export function statementCache(db: Db, max = 256): Statements {
   const cache = new Map<string, Database.Statement>();
   return (sql) => {
     let st = cache.get(sql);

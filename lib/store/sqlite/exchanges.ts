@@ -4,13 +4,11 @@ import "server-only";
 import type { ExchangeList, NewExchange } from "@/lib/trajectory/schema";
 import { EXCHANGE_COLUMNS, type ExchangeRow, exchangeChars, exchangeValues, toExchange } from "../rows";
 import type { ExchangeLimit } from "../types";
-import type { Db, statementCache } from "./db";
-
-type Sql = ReturnType<typeof statementCache>;
+import type { Db, Statements } from "./db";
 
 export function addExchange(
   db: Db,
-  sql: Sql,
+  sql: Statements,
   id: string,
   x: NewExchange,
   limit: ExchangeLimit,
@@ -34,7 +32,7 @@ export function addExchange(
   })();
 }
 
-export function listExchanges(sql: Sql, id: string, after = 0): ExchangeList | null {
+export function listExchanges(sql: Statements, id: string, after = 0): ExchangeList | null {
   const t = sql("SELECT exchanges_dropped FROM trajectories WHERE id = ?").get(id) as
     | { exchanges_dropped: number }
     | undefined;

@@ -11,14 +11,14 @@ import {
   type RecoveredOrphans,
   RUN_STOPPED_ERROR,
 } from "../types";
-import type { Db } from "./db";
-import type { SqliteRuns } from "./runs";
+import type { Db, Statements } from "./db";
+import { setRunStatus, settleEpisodesOfStopped } from "./runs";
 
 type End = (id: string, reason: EndReason, at: number, error: string) => boolean;
 
 export function recoverOrphans(
   db: Db,
-  runs: SqliteRuns,
+  statements: Statements,
   at: number,
   o: OrphanRecovery & { self: string },
   endEpisode: End,
@@ -45,8 +45,8 @@ export function recoverOrphans(
       ).all(params) as { id: string }[]
     ).map((r) => r.id);
     for (const id of out.runs) {
-      runs.setRunStatus(id, "interrupted", at, { error: RUN_STOPPED_ERROR });
-      runs.settleEpisodesOfStopped(id, RUN_STOPPED_ERROR);
+      setRunStatus(statements, id, "interrupted", at, { error: RUN_STOPPED_ERROR });
+      settleEpisodesOfStopped(statements, id, RUN_STOPPED_ERROR);
     }
     // The calls it carried: cut (a step's own instance, else its trajectory's).
     out.steps = (

@@ -5,18 +5,26 @@ import "server-only";
 import type { JsonObject } from "@/lib/ors/protocol";
 import type { Trajectory, TrajectoryLabel } from "@/lib/trajectory/schema";
 import {
+  ENV_FILTERS,
   EPISODE_STEP,
+  equalsWhere,
   importedLabelRow,
   importedLabelSetRow,
   type LabelRow,
   type LabelSetRow,
+  labelsWhere,
   newLabelSetId,
+  newLabelSetRow,
   newQueueId,
+  newQueueRow,
+  newShareRow,
   type PlayerRow,
   progressOf,
+  QUEUE_FILTERS,
+  QUEUE_SELECT,
   type QueueItemRow,
   type QueueRow,
-  reviewersOf,
+  queueItemsSql,
   type ShareRow,
   toLabel,
   toLabelSet,
@@ -27,7 +35,7 @@ import {
   toTrajectoryLabel,
   trajectoryLabelsSql,
 } from "../review-rows";
-import { insertOf } from "../rows";
+import { insertOf, namedParams } from "../rows";
 import type {
   Label,
   LabelFilter,
@@ -43,54 +51,68 @@ import type {
   ShareLink,
   SharePlayer,
 } from "../types";
-import type { Db, statementCache } from "./db";
+import type { Statements } from "./db";
 import { SqliteRunStore } from "./runs";
 
-const QUEUE_SELECT = `SELECT q.*, (SELECT COUNT(DISTINCT position) FROM review_items i WHERE i.queue_id = q.id) AS size
-  FROM review_queues q`;
-
-/** Optional equality filters as a WHERE clause over named parameters. */
-function whereOf(f: Record<string, string | undefined>, columns: Record<string, string>): string {
-  const clauses = Object.keys(columns)
-    .filter((k) => f[k] !== undefined)
-    .map((k) => `${columns[k]} = @${k}`);
-  return clauses.length ? `WHERE ${clauses.join(" AND ")}` : "";
+/** A trajectory's labels with their sets (FORMAT.md "Labels"). */
+export function trajectoryLabels(sql: Statements, id: string): TrajectoryLabel[] {
+  return (sql(trajectoryLabelsSql("?")).all(id) as (LabelRow & LabelSetRow)[]).map(toTrajectoryLabel);
 }
 
-export class SqliteReview {
-  constructor(
-    private readonly db: Db,
-    private readonly sql: ReturnType<typeof statementCache>,
-  ) {}
+/** Stores an imported trajectory's labels: a set not known here is created on its environment. */
+export function importLabels(sql: Statements, t: Trajectory): void {
+  for (const l of t.labels ?? []) {
+    const set = insertOf("label_sets", importedLabelSetRow(t, l), false, "ON CONFLICT (id) DO NOTHING");
+    sql(set.sql).run(...set.values);
+    const label = insertOf("labels", importedLabelRow(t, l), false, "ON CONFLICT DO NOTHING");
+    sql(label.sql).run(...label.values);
+  }
+}
 
-  createLabelSet(s: NewLabelSet): LabelSet {
-    const id = s.id ?? newLabelSetId();
-    this.sql(
-      `INSERT INTO label_sets (id, server, env, name, target, schema_json, verdict, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(id, s.server, s.env, s.name, s.target, JSON.stringify(s.schema), s.verdict, s.createdAt);
-    return this.getLabelSet(id)!;
+/**
+ * The ReviewStore contract (../types.ts) over SQLite, on top of the runs half: ./store.ts extends it
+ * with trajectories. better-sqlite3 is synchronous; the methods are async only to honour the contract.
+ */
+export abstract class SqliteReviewStore extends SqliteRunStore implements ReviewStore {
+  protected abstract readonly sql: Statements;
+
+  /** The rows of `select` that pass optional equality filters, newest first (`alias`: its table's, if any). */
+  private newestFirst<F extends object, R, T>(
+    select: string,
+    f: F,
+    columns: { [K in keyof F]?: string },
+    to: (r: R) => T,
+    alias = "",
+  ): T[] {
+    const { bind, params } = namedParams();
+    const where = equalsWhere(f, columns, bind);
+    const rows = this.sql(`${select} ${where} ORDER BY ${alias}created_at DESC, ${alias}rowid DESC`).all(
+      params,
+    );
+    return (rows as R[]).map(to);
   }
 
-  getLabelSet(id: string): LabelSet | null {
+  async createLabelSet(s: NewLabelSet): Promise<LabelSet> {
+    const id = s.id ?? newLabelSetId();
+    const row = insertOf("label_sets", newLabelSetRow(id, s), false);
+    this.sql(row.sql).run(...row.values);
+    return (await this.getLabelSet(id))!;
+  }
+
+  async getLabelSet(id: string): Promise<LabelSet | null> {
     const r = this.sql("SELECT * FROM label_sets WHERE id = ?").get(id) as LabelSetRow | undefined;
     return r ? toLabelSet(r) : null;
   }
 
-  listLabelSets(f: { server?: string; env?: string }): LabelSet[] {
-    const where = whereOf(f, { server: "server", env: "env" });
-    return (
-      this.sql(`SELECT * FROM label_sets ${where} ORDER BY created_at DESC, rowid DESC`).all(
-        f,
-      ) as LabelSetRow[]
-    ).map(toLabelSet);
+  async listLabelSets(f: { server?: string; env?: string } = {}): Promise<LabelSet[]> {
+    return this.newestFirst("SELECT * FROM label_sets", f, ENV_FILTERS, toLabelSet);
   }
 
-  deleteLabelSet(id: string): boolean {
+  async deleteLabelSet(id: string): Promise<boolean> {
     return this.sql("DELETE FROM label_sets WHERE id = ?").run(id).changes > 0;
   }
 
-  putLabel(k: LabelKey, value: JsonObject, at: number): Label | null {
+  async putLabel(k: LabelKey, value: JsonObject, at: number): Promise<Label | null> {
     const known = this.sql(
       "SELECT (SELECT 1 FROM label_sets WHERE id = ?) AS s, (SELECT 1 FROM trajectories WHERE id = ?) AS t",
     ).get(k.labelSet, k.trajectoryId) as { s: number | null; t: number | null };
@@ -113,7 +135,7 @@ export class SqliteReview {
     return toLabel(r);
   }
 
-  deleteLabel(k: LabelKey): boolean {
+  async deleteLabel(k: LabelKey): Promise<boolean> {
     return (
       this.sql(
         "DELETE FROM labels WHERE label_set_id = ? AND trajectory_id = ? AND step = ? AND reviewer = ?",
@@ -121,122 +143,88 @@ export class SqliteReview {
     );
   }
 
-  listLabels(f: LabelFilter): Label[] {
-    const clauses: string[] = [];
-    if (f.labelSet !== undefined) clauses.push("label_set_id = @labelSet");
-    if (f.trajectoryId !== undefined) clauses.push("trajectory_id = @trajectoryId");
-    if (f.reviewer !== undefined) clauses.push("reviewer = @reviewer");
-    if (f.queue !== undefined)
-      clauses.push(
-        "label_set_id = (SELECT label_set_id FROM review_queues WHERE id = @queue)",
-        "trajectory_id IN (SELECT trajectory_id FROM review_items WHERE queue_id = @queue)",
-      );
-    const where = clauses.length ? `WHERE ${clauses.join(" AND ")}` : "";
+  async listLabels(f: LabelFilter): Promise<Label[]> {
+    const { bind, params } = namedParams();
+    const where = labelsWhere(f, bind);
     return (
-      this.sql(`SELECT * FROM labels ${where} ORDER BY trajectory_id, step, reviewer`).all({
-        labelSet: f.labelSet,
-        trajectoryId: f.trajectoryId,
-        reviewer: f.reviewer,
-        queue: f.queue,
-      }) as LabelRow[]
+      this.sql(`SELECT * FROM labels ${where} ORDER BY trajectory_id, step, reviewer`).all(
+        params,
+      ) as LabelRow[]
     ).map(toLabel);
   }
 
-  createQueue(q: NewReviewQueue): ReviewQueue {
+  async createQueue(q: NewReviewQueue): Promise<ReviewQueue> {
     const id = q.id ?? newQueueId();
     const item = this.sql(
       "INSERT INTO review_items (queue_id, position, trajectory_id, reviewer) VALUES (?, ?, ?, ?)",
     );
     this.db.transaction(() => {
-      this.sql(
-        `INSERT INTO review_queues (id, name, label_set_id, run_id, blind, success_at, reviewers_json, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
-        id,
-        q.name,
-        q.labelSet,
-        q.runId,
-        q.blind ? 1 : 0,
-        q.successAt,
-        JSON.stringify(reviewersOf(q.items)),
-        q.createdAt,
-      );
+      const row = insertOf("review_queues", newQueueRow(id, q), false);
+      this.sql(row.sql).run(...row.values);
       q.items.forEach((it, position) => {
         for (const reviewer of new Set(it.reviewers)) item.run(id, position, it.trajectoryId, reviewer);
       });
     })();
-    return this.getQueue(id)!;
+    return (await this.getQueue(id))!;
   }
 
-  getQueue(id: string): ReviewQueue | null {
+  async getQueue(id: string): Promise<ReviewQueue | null> {
     const r = this.sql(`${QUEUE_SELECT} WHERE q.id = ?`).get(id) as QueueRow | undefined;
     return r ? toQueue(r) : null;
   }
 
-  listQueues(f: { runId?: string; labelSet?: string }): ReviewQueue[] {
-    const where = whereOf(f, { runId: "q.run_id", labelSet: "q.label_set_id" });
-    return (
-      this.sql(`${QUEUE_SELECT} ${where} ORDER BY q.created_at DESC, q.rowid DESC`).all(f) as QueueRow[]
-    ).map(toQueue);
+  async listQueues(f: { runId?: string; labelSet?: string } = {}): Promise<ReviewQueue[]> {
+    return this.newestFirst(QUEUE_SELECT, f, QUEUE_FILTERS, toQueue, "q.");
   }
 
-  deleteQueue(id: string): boolean {
+  async deleteQueue(id: string): Promise<boolean> {
     return this.sql("DELETE FROM review_queues WHERE id = ?").run(id).changes > 0;
   }
 
-  queueItems(id: string, reviewer?: string): QueueItem[] {
-    const rows = this.sql(
-      `SELECT i.position, i.trajectory_id, i.reviewer,
-           EXISTS (SELECT 1 FROM labels l WHERE l.label_set_id = q.label_set_id
-             AND l.trajectory_id = i.trajectory_id AND l.reviewer = i.reviewer) AS labelled
-         FROM review_items i JOIN review_queues q ON q.id = i.queue_id
-         WHERE i.queue_id = @id AND (@reviewer IS NULL OR i.reviewer = @reviewer)
-         ORDER BY i.position, i.reviewer`,
-    ).all({ id, reviewer: reviewer ?? null }) as QueueItemRow[];
+  async queueItems(id: string, o: { reviewer?: string } = {}): Promise<QueueItem[]> {
+    const rows = this.sql(queueItemsSql("@id", "@reviewer")).all({
+      id,
+      reviewer: o.reviewer ?? null,
+    }) as QueueItemRow[];
     return rows.map(toQueueItem);
   }
 
-  queueProgress(id: string): QueueProgress[] {
-    const q = this.getQueue(id);
+  async queueProgress(id: string): Promise<QueueProgress[]> {
+    const q = await this.getQueue(id);
     if (!q) return [];
-    return progressOf(q.reviewers, this.queueItems(id));
+    return progressOf(q.reviewers, await this.queueItems(id));
   }
 
-  createShare(s: NewShareLink): ShareLink {
-    this.sql(
-      `INSERT INTO share_links (token, server, env, split, tasks_json, note, expires_at, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(s.token, s.server, s.env, s.split, JSON.stringify(s.tasks), s.note, s.expiresAt, s.createdAt);
-    return this.getShare(s.token)!;
+  async createShare(s: NewShareLink): Promise<ShareLink> {
+    const row = insertOf("share_links", newShareRow(s), false);
+    this.sql(row.sql).run(...row.values);
+    return (await this.getShare(s.token))!;
   }
 
-  getShare(token: string): ShareLink | null {
+  async getShare(token: string): Promise<ShareLink | null> {
     const r = this.sql("SELECT * FROM share_links WHERE token = ?").get(token) as ShareRow | undefined;
     return r ? toShare(r) : null;
   }
 
-  listShares(f: { server?: string; env?: string }): ShareLink[] {
-    const where = whereOf(f, { server: "server", env: "env" });
-    return (
-      this.sql(`SELECT * FROM share_links ${where} ORDER BY created_at DESC, rowid DESC`).all(f) as ShareRow[]
-    ).map(toShare);
+  async listShares(f: { server?: string; env?: string } = {}): Promise<ShareLink[]> {
+    return this.newestFirst("SELECT * FROM share_links", f, ENV_FILTERS, toShare);
   }
 
-  revokeShare(token: string, at: number): boolean {
+  async revokeShare(token: string, at: number): Promise<boolean> {
     return (
       this.sql("UPDATE share_links SET revoked_at = ? WHERE token = ? AND revoked_at IS NULL").run(at, token)
         .changes > 0
     );
   }
 
-  sharePlayer(token: string, player: string): SharePlayer | null {
+  async sharePlayer(token: string, player: string): Promise<SharePlayer | null> {
     const r = this.sql("SELECT * FROM share_players WHERE token = ? AND player = ?").get(token, player) as
       | PlayerRow
       | undefined;
     return r ? toPlayer(r) : null;
   }
 
-  addSharePlayer(p: SharePlayer): boolean {
+  async addSharePlayer(p: SharePlayer): Promise<boolean> {
     return (
       this.sql(
         "INSERT INTO share_players (token, player, run_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
@@ -244,95 +232,11 @@ export class SqliteReview {
     );
   }
 
-  sharePlayers(token: string): SharePlayer[] {
+  async sharePlayers(token: string): Promise<SharePlayer[]> {
     return (
       this.sql("SELECT * FROM share_players WHERE token = ? ORDER BY created_at, rowid").all(
         token,
       ) as PlayerRow[]
     ).map(toPlayer);
-  }
-
-  /** A trajectory's labels with their sets (FORMAT.md "Labels"). */
-  trajectoryLabels(id: string): TrajectoryLabel[] {
-    return (this.sql(trajectoryLabelsSql("?")).all(id) as (LabelRow & LabelSetRow)[]).map(toTrajectoryLabel);
-  }
-
-  /** Stores an imported trajectory's labels: a set not known here is created on its environment. */
-  importLabels(t: Trajectory): void {
-    for (const l of t.labels ?? []) {
-      const set = insertOf("label_sets", importedLabelSetRow(t, l), false, "ON CONFLICT (id) DO NOTHING");
-      this.sql(set.sql).run(...set.values);
-      const label = insertOf("labels", importedLabelRow(t, l), false, "ON CONFLICT DO NOTHING");
-      this.sql(label.sql).run(...label.values);
-    }
-  }
-}
-
-/**
- * The ReviewStore contract (../types.ts) over SqliteReview, on top of the runs half: ./store.ts
- * extends it with trajectories.
- */
-export abstract class SqliteReviewStore extends SqliteRunStore implements ReviewStore {
-  protected abstract readonly review: SqliteReview;
-
-  async createLabelSet(s: NewLabelSet) {
-    return this.review.createLabelSet(s);
-  }
-  async getLabelSet(id: string) {
-    return this.review.getLabelSet(id);
-  }
-  async listLabelSets(f?: { server?: string; env?: string }) {
-    return this.review.listLabelSets(f ?? {});
-  }
-  async deleteLabelSet(id: string) {
-    return this.review.deleteLabelSet(id);
-  }
-  async putLabel(key: LabelKey, value: JsonObject, at: number) {
-    return this.review.putLabel(key, value, at);
-  }
-  async deleteLabel(key: LabelKey) {
-    return this.review.deleteLabel(key);
-  }
-  async listLabels(f: LabelFilter) {
-    return this.review.listLabels(f);
-  }
-  async createQueue(q: NewReviewQueue) {
-    return this.review.createQueue(q);
-  }
-  async getQueue(id: string) {
-    return this.review.getQueue(id);
-  }
-  async listQueues(f?: { runId?: string; labelSet?: string }) {
-    return this.review.listQueues(f ?? {});
-  }
-  async deleteQueue(id: string) {
-    return this.review.deleteQueue(id);
-  }
-  async queueItems(id: string, o?: { reviewer?: string }) {
-    return this.review.queueItems(id, o?.reviewer);
-  }
-  async queueProgress(id: string) {
-    return this.review.queueProgress(id);
-  }
-  async createShare(s: NewShareLink) {
-    return this.review.createShare(s);
-  }
-  async getShare(token: string) {
-    return this.review.getShare(token);
-  }
-  async listShares(f?: { server?: string; env?: string }) {
-    return this.review.listShares(f ?? {});
-  }
-  async revokeShare(token: string, at: number) {
-    return this.review.revokeShare(token, at);
-  }
-  async sharePlayer(token: string, player: string) {
-    return this.review.sharePlayer(token, player);
-  }
-  async addSharePlayer(p: SharePlayer) {
-    return this.review.addSharePlayer(p);
-  }
-  async sharePlayers(token: string) {
-    return this.review.sharePlayers(token);
   }
 }

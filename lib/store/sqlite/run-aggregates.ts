@@ -19,11 +19,9 @@ import {
   type RunAggregates,
   type RunEpisodeStatus,
 } from "../types";
-import type { statementCache } from "./db";
+import type { Statements } from "./db";
 
-type Sql = ReturnType<typeof statementCache>;
-
-export function episodeCounts(sql: Sql, runId: string): Record<RunEpisodeStatus, number> {
+export function episodeCounts(sql: Statements, runId: string): Record<RunEpisodeStatus, number> {
   return statusCounts(
     sql("SELECT status, COUNT(*) AS n FROM run_episodes WHERE run_id = ? GROUP BY status").all(runId) as {
       status: RunEpisodeStatus;
@@ -34,7 +32,7 @@ export function episodeCounts(sql: Sql, runId: string): Record<RunEpisodeStatus,
 
 /** Nearest-rank percentiles of a column over the done episodes, each read by its rank. */
 function percentiles(
-  sql: Sql,
+  sql: Statements,
   runId: string,
   column: "turns" | "duration_ms",
   n: number,
@@ -49,7 +47,7 @@ function percentiles(
 }
 
 /** The ended episodes by outcome, why the policy stopped, and the attempts (RunAggregates). */
-function outcomes(sql: Sql, runId: string): Pick<RunAggregates, "outcomes" | "stops" | "attempts"> {
+function outcomes(sql: Statements, runId: string): Pick<RunAggregates, "outcomes" | "stops" | "attempts"> {
   const outcomes = outcomeCounts(
     sql(
       `SELECT outcome, COUNT(*) AS n FROM run_episodes WHERE run_id = ? AND outcome IS NOT NULL
@@ -69,7 +67,7 @@ function outcomes(sql: Sql, runId: string): Pick<RunAggregates, "outcomes" | "st
 
 /** A run's aggregates (RunStore.runAggregates), computed in SQL. */
 export function runAggregates(
-  sql: Sql,
+  sql: Statements,
   runId: string,
   o: { successAt: number; histogramBins: number },
   repeats: number,

@@ -37,16 +37,147 @@ import {
   type RunStore,
   type StoreInstance,
 } from "../types";
-import type { Db, statementCache } from "./db";
+import type { Db, Statements } from "./db";
 import { episodeCounts, runAggregates } from "./run-aggregates";
 
-export class SqliteRuns {
-  constructor(
-    private readonly db: Db,
-    private readonly sql: ReturnType<typeof statementCache>,
-  ) {}
+export function getRun(sql: Statements, id: string): RunRecord | null {
+  const r = sql("SELECT * FROM runs WHERE id = ?").get(id) as RunRow | undefined;
+  return r ? toRun(r) : null;
+}
 
-  createRun(run: NewRun): RunRecord {
+export function setRunStatus(
+  sql: Statements,
+  id: string,
+  status: RunStatus,
+  at: number,
+  o: RunStatusChange = {},
+): boolean {
+  const sets = ["status = @status"];
+  if (status === "running")
+    sets.push("started_at = COALESCE(started_at, @at)", "ended_at = NULL", "error = NULL");
+  if (FINAL_RUN_STATUSES.includes(status)) sets.push("ended_at = @at");
+  if (o.error !== undefined) sets.push("error = @error");
+  if (o.instance !== undefined) sets.push("instance_id = @instance");
+  const from = o.from ? "AND status IN (SELECT value FROM json_each(@from))" : "";
+  const owner = o.owner !== undefined ? "AND instance_id IS @owner" : "";
+  return (
+    sql(`UPDATE runs SET ${sets.join(", ")} WHERE id = @id ${from} ${owner}`).run({
+      id,
+      status,
+      at,
+      error: o.error ?? null,
+      instance: o.instance ?? null,
+      from: JSON.stringify(o.from ?? []),
+      owner: o.owner ?? null,
+    }).changes > 0
+  );
+}
+
+/** The SET list of an episode patch and its named parameters. */
+function patchOf(patch: RunEpisodePatch, params: Record<string, unknown>): string[] {
+  const sets: string[] = [];
+  for (const [k, v] of Object.entries(patch) as [keyof RunEpisodePatch, unknown][]) {
+    if (v === undefined) continue;
+    const col = EPISODE_COLUMNS[k];
+    sets.push(`${col} = @${col}`);
+    params[col] = typeof v === "boolean" ? (v ? 1 : 0) : v;
+  }
+  return sets;
+}
+
+export function updateEpisode(
+  sql: Statements,
+  runId: string,
+  key: RunEpisodeKey,
+  patch: RunEpisodePatch,
+  owner?: string,
+): boolean {
+  const params: Record<string, unknown> = { run: runId, task: key.taskIndex, repeat: key.repeat, owner };
+  const sets = patchOf(patch, params);
+  if (!sets.length) return false;
+  const held = owner === undefined ? "" : "AND instance_id = @owner AND status IN ('running', 'interrupted')";
+  return (
+    sql(
+      `UPDATE run_episodes SET ${sets.join(", ")}
+         WHERE run_id = @run AND task_index = @task AND repeat = @repeat ${held}`,
+    ).run(params).changes > 0
+  );
+}
+
+/**
+ * The running episodes of a run whose process stopped: those whose trajectory finished were
+ * played whole (done, with its reward; turns and tokens unknown), the others are interrupted.
+ */
+export function settleEpisodesOfStopped(sql: Statements, runId: string, error: string): void {
+  sql(
+    `UPDATE run_episodes SET status = 'done', error = NULL, finished = 1, stop = 'finished', outcome = 'scored',
+         reward = t.total_reward, steps = t.num_steps, ended_at = t.ended_at,
+         duration_ms = t.ended_at - run_episodes.started_at
+       FROM trajectories t
+       WHERE run_episodes.run_id = ? AND run_episodes.status = 'running'
+         AND t.id = run_episodes.trajectory_id AND t.end_reason = 'finished'`,
+  ).run(runId);
+  sql(
+    `UPDATE run_episodes SET status = 'interrupted', outcome = 'interrupted', error = ?
+       WHERE run_id = ? AND status = 'running'`,
+  ).run(error, runId);
+  // Their attempts end as their episodes did (the finished one counted).
+  sql(
+    `UPDATE run_attempts SET outcome = e.outcome, error = e.error, reward = e.reward,
+         trajectory_id = e.trajectory_id, ended_at = COALESCE(e.ended_at, run_attempts.started_at),
+         counted = CASE WHEN e.status = 'done' THEN 1 ELSE 0 END
+       FROM run_episodes e
+       WHERE run_attempts.run_id = ? AND run_attempts.outcome IS NULL AND e.run_id = run_attempts.run_id
+         AND e.task_index = run_attempts.task_index AND e.repeat = run_attempts.repeat
+         AND e.attempts = run_attempts.attempt`,
+  ).run(runId);
+}
+
+/**
+ * The RunStore contract (../types.ts) over SQLite: the store's runs half (./store.ts extends it).
+ * better-sqlite3 is synchronous; the methods are async only to honour the contract.
+ */
+export abstract class SqliteRunStore implements RunStore {
+  protected abstract readonly db: Db;
+  protected abstract readonly sql: Statements;
+  abstract readonly instance: StoreInstance;
+
+  async announce(app: AppAnnouncement): Promise<void> {
+    this.db
+      .prepare("UPDATE instances SET app_json = ? WHERE id = ?")
+      .run(JSON.stringify(app), this.instance.id);
+  }
+  async liveApps(since: number): Promise<AppAnnouncement[]> {
+    return (
+      this.db
+        .prepare(
+          "SELECT app_json FROM instances WHERE app_json IS NOT NULL AND beat_at >= ? ORDER BY beat_at DESC",
+        )
+        .all(since) as { app_json: string }[]
+    ).map((r) => JSON.parse(r.app_json) as AppAnnouncement);
+  }
+
+  async getRun(id: string): Promise<RunRecord | null> {
+    return getRun(this.sql, id);
+  }
+  async setRunStatus(id: string, status: RunStatus, at: number, o?: RunStatusChange): Promise<boolean> {
+    return setRunStatus(this.sql, id, status, at, o);
+  }
+  async updateEpisode(
+    runId: string,
+    key: RunEpisodeKey,
+    patch: RunEpisodePatch,
+    o?: { owner?: string },
+  ): Promise<boolean> {
+    return updateEpisode(this.sql, runId, key, patch, o?.owner);
+  }
+  async deleteRun(id: string): Promise<boolean> {
+    return this.db.transaction(() => {
+      this.db.prepare("DELETE FROM trajectories WHERE run_id = ?").run(id);
+      return this.db.prepare("DELETE FROM runs WHERE id = ?").run(id).changes > 0;
+    })();
+  }
+  async createRun(run: NewRun): Promise<RunRecord> {
     const id = run.id ?? newRunId();
     const insertEpisode = this.sql(
       "INSERT INTO run_episodes (run_id, task_index, repeat, status) VALUES (?, ?, ?, 'pending')",
@@ -57,15 +188,10 @@ export class SqliteRuns {
       for (const task of run.tasks)
         for (let repeat = 0; repeat < run.repeats; repeat++) insertEpisode.run(id, task, repeat);
     })();
-    return this.getRun(id)!;
+    return getRun(this.sql, id)!;
   }
 
-  getRun(id: string): RunRecord | null {
-    const r = this.sql("SELECT * FROM runs WHERE id = ?").get(id) as RunRow | undefined;
-    return r ? toRun(r) : null;
-  }
-
-  listRuns(f: RunListFilter): { items: RunRecord[]; total: number } {
+  async listRuns(f: RunListFilter = {}): Promise<{ items: RunRecord[]; total: number }> {
     const clauses: string[] = [];
     const params: Record<string, unknown> = {};
     for (const k of ["server", "env", "status"] as const)
@@ -85,29 +211,7 @@ export class SqliteRuns {
     return { items: rows.map(toRun), total };
   }
 
-  setRunStatus(id: string, status: RunStatus, at: number, o: RunStatusChange = {}): boolean {
-    const sets = ["status = @status"];
-    if (status === "running")
-      sets.push("started_at = COALESCE(started_at, @at)", "ended_at = NULL", "error = NULL");
-    if (FINAL_RUN_STATUSES.includes(status)) sets.push("ended_at = @at");
-    if (o.error !== undefined) sets.push("error = @error");
-    if (o.instance !== undefined) sets.push("instance_id = @instance");
-    const from = o.from ? "AND status IN (SELECT value FROM json_each(@from))" : "";
-    const owner = o.owner !== undefined ? "AND instance_id IS @owner" : "";
-    return (
-      this.sql(`UPDATE runs SET ${sets.join(", ")} WHERE id = @id ${from} ${owner}`).run({
-        id,
-        status,
-        at,
-        error: o.error ?? null,
-        instance: o.instance ?? null,
-        from: JSON.stringify(o.from ?? []),
-        owner: o.owner ?? null,
-      }).changes > 0
-    );
-  }
-
-  pendingEpisodes(runId: string): RunEpisodeKey[] {
+  async pendingEpisodes(runId: string): Promise<RunEpisodeKey[]> {
     return (
       this.sql(
         `SELECT task_index, repeat FROM run_episodes
@@ -117,33 +221,21 @@ export class SqliteRuns {
     ).map((r) => ({ taskIndex: r.task_index, repeat: r.repeat }));
   }
 
-  /** The SET list of an episode patch and its named parameters. */
-  private patchOf(patch: RunEpisodePatch, params: Record<string, unknown>): string[] {
-    const sets: string[] = [];
-    for (const [k, v] of Object.entries(patch) as [keyof RunEpisodePatch, unknown][]) {
-      if (v === undefined) continue;
-      const col = EPISODE_COLUMNS[k];
-      sets.push(`${col} = @${col}`);
-      params[col] = typeof v === "boolean" ? (v ? 1 : 0) : v;
-    }
-    return sets;
-  }
-
-  claimEpisode(
+  async claimEpisode(
     runId: string,
     key: RunEpisodeKey,
     owner: string,
     patch: RunEpisodePatch,
-    jobId: string | null = null,
-  ): boolean {
+    o: { jobId?: string } = {},
+  ): Promise<boolean> {
     const params: Record<string, unknown> = {
       run: runId,
       task: key.taskIndex,
       repeat: key.repeat,
       owner,
-      job: jobId,
+      job: o.jobId ?? null,
     };
-    const sets = [...this.patchOf(patch, params), "instance_id = @owner", "attempts = attempts + 1"];
+    const sets = [...patchOf(patch, params), "instance_id = @owner", "attempts = attempts + 1"];
     return this.db.transaction(() => {
       const claimed =
         this.sql(
@@ -163,12 +255,12 @@ export class SqliteRuns {
     })();
   }
 
-  endAttempt(
+  async endAttempt(
     runId: string,
     key: RunEpisodeKey,
     end: AttemptEnd,
     o: { owner: string; maxAttempts: number },
-  ): RunEpisodeStatus | null {
+  ): Promise<RunEpisodeStatus | null> {
     const k = { run: runId, task: key.taskIndex, repeat: key.repeat, owner: o.owner };
     return this.db.transaction(() => {
       const ep = this.sql(
@@ -200,12 +292,12 @@ export class SqliteRuns {
         endedAt: end.endedAt,
         counted: status === "done" ? 1 : 0,
       });
-      this.updateEpisode(runId, key, { ...end, status });
+      updateEpisode(this.sql, runId, key, { ...end, status });
       return status;
     })();
   }
 
-  orphanedAttempts(staleBefore: number): OrphanedAttempt[] {
+  async orphanedAttempts(staleBefore: number): Promise<OrphanedAttempt[]> {
     return (
       this.sql(ORPHANED_ATTEMPTS_SQL.replace("$1", "?")).all(staleBefore) as (AttemptRow & {
         server: string;
@@ -214,7 +306,7 @@ export class SqliteRuns {
     ).map((r) => ({ ...toAttempt(r), runId: r.run_id, server: r.server, sid: r.sid }));
   }
 
-  runAttempts(runId: string, key?: RunEpisodeKey): RunAttempt[] {
+  async runAttempts(runId: string, key?: RunEpisodeKey): Promise<RunAttempt[]> {
     const one = key ? "AND task_index = @task AND repeat = @repeat" : "";
     return (
       this.sql(
@@ -223,62 +315,19 @@ export class SqliteRuns {
     ).map(toAttempt);
   }
 
-  updateEpisode(runId: string, key: RunEpisodeKey, patch: RunEpisodePatch, owner?: string): boolean {
-    const params: Record<string, unknown> = { run: runId, task: key.taskIndex, repeat: key.repeat, owner };
-    const sets = this.patchOf(patch, params);
-    if (!sets.length) return false;
-    const held =
-      owner === undefined ? "" : "AND instance_id = @owner AND status IN ('running', 'interrupted')";
-    return (
-      this.sql(
-        `UPDATE run_episodes SET ${sets.join(", ")}
-           WHERE run_id = @run AND task_index = @task AND repeat = @repeat ${held}`,
-      ).run(params).changes > 0
-    );
-  }
-
-  /**
-   * The running episodes of a run whose process stopped: those whose trajectory finished were
-   * played whole (done, with its reward; turns and tokens unknown), the others are interrupted.
-   */
-  settleEpisodesOfStopped(runId: string, error: string): void {
-    this.sql(
-      `UPDATE run_episodes SET status = 'done', error = NULL, finished = 1, stop = 'finished', outcome = 'scored',
-           reward = t.total_reward, steps = t.num_steps, ended_at = t.ended_at,
-           duration_ms = t.ended_at - run_episodes.started_at
-         FROM trajectories t
-         WHERE run_episodes.run_id = ? AND run_episodes.status = 'running'
-           AND t.id = run_episodes.trajectory_id AND t.end_reason = 'finished'`,
-    ).run(runId);
-    this.sql(
-      `UPDATE run_episodes SET status = 'interrupted', outcome = 'interrupted', error = ?
-         WHERE run_id = ? AND status = 'running'`,
-    ).run(error, runId);
-    // Their attempts end as their episodes did (the finished one counted).
-    this.sql(
-      `UPDATE run_attempts SET outcome = e.outcome, error = e.error, reward = e.reward,
-           trajectory_id = e.trajectory_id, ended_at = COALESCE(e.ended_at, run_attempts.started_at),
-           counted = CASE WHEN e.status = 'done' THEN 1 ELSE 0 END
-         FROM run_episodes e
-         WHERE run_attempts.run_id = ? AND run_attempts.outcome IS NULL AND e.run_id = run_attempts.run_id
-           AND e.task_index = run_attempts.task_index AND e.repeat = run_attempts.repeat
-           AND e.attempts = run_attempts.attempt`,
-    ).run(runId);
-  }
-
-  setEpisodesStatus(
+  async setEpisodesStatus(
     runId: string,
     from: readonly RunEpisodeStatus[],
     status: RunEpisodeStatus,
     error: string | null,
-  ): number {
+  ): Promise<number> {
     return this.sql(
       `UPDATE run_episodes SET status = ?, error = COALESCE(?, error)
          WHERE run_id = ? AND status IN (SELECT value FROM json_each(?))`,
     ).run(status, error, runId, JSON.stringify(from)).changes;
   }
 
-  runEpisodes(runId: string, o: { limit?: number; offset?: number }): RunEpisode[] {
+  async runEpisodes(runId: string, o: { limit?: number; offset?: number } = {}): Promise<RunEpisode[]> {
     return (
       this.sql(
         "SELECT * FROM run_episodes WHERE run_id = ? ORDER BY task_index, repeat LIMIT ? OFFSET ?",
@@ -286,7 +335,7 @@ export class SqliteRuns {
     ).map(toEpisode);
   }
 
-  progress(runId: string, since: number): RunProgressCounts {
+  async runProgress(runId: string, since: number): Promise<RunProgressCounts> {
     const endedSince = this.sql(
       "SELECT COUNT(*) FROM run_episodes WHERE run_id = ? AND ended_at >= ? AND status IN ('done', 'errored')",
     )
@@ -295,89 +344,10 @@ export class SqliteRuns {
     return { counts: episodeCounts(this.sql, runId), endedSince };
   }
 
-  aggregates(runId: string, o: { successAt: number; histogramBins: number }): RunAggregates {
-    return runAggregates(this.sql, runId, o, this.getRun(runId)?.repeats ?? 1);
-  }
-}
-
-/** The RunStore contract (../types.ts) over SqliteRuns: the store's runs half (./store.ts extends it). */
-export abstract class SqliteRunStore implements RunStore {
-  protected abstract readonly db: Db;
-  protected abstract readonly runs: SqliteRuns;
-  abstract readonly instance: StoreInstance;
-
-  async announce(app: AppAnnouncement): Promise<void> {
-    this.db
-      .prepare("UPDATE instances SET app_json = ? WHERE id = ?")
-      .run(JSON.stringify(app), this.instance.id);
-  }
-  async liveApps(since: number): Promise<AppAnnouncement[]> {
-    return (
-      this.db
-        .prepare(
-          "SELECT app_json FROM instances WHERE app_json IS NOT NULL AND beat_at >= ? ORDER BY beat_at DESC",
-        )
-        .all(since) as { app_json: string }[]
-    ).map((r) => JSON.parse(r.app_json) as AppAnnouncement);
-  }
-
-  createRun(run: NewRun) {
-    return Promise.resolve(this.runs.createRun(run));
-  }
-  getRun(id: string) {
-    return Promise.resolve(this.runs.getRun(id));
-  }
-  listRuns(filter?: RunListFilter) {
-    return Promise.resolve(this.runs.listRuns(filter ?? {}));
-  }
-  setRunStatus(id: string, status: RunStatus, at: number, o?: RunStatusChange) {
-    return Promise.resolve(this.runs.setRunStatus(id, status, at, o));
-  }
-  async deleteRun(id: string): Promise<boolean> {
-    return this.db.transaction(() => {
-      this.db.prepare("DELETE FROM trajectories WHERE run_id = ?").run(id);
-      return this.db.prepare("DELETE FROM runs WHERE id = ?").run(id).changes > 0;
-    })();
-  }
-  pendingEpisodes(runId: string) {
-    return Promise.resolve(this.runs.pendingEpisodes(runId));
-  }
-  claimEpisode(
+  async runAggregates(
     runId: string,
-    key: RunEpisodeKey,
-    owner: string,
-    patch: RunEpisodePatch,
-    o?: { jobId?: string },
-  ) {
-    return Promise.resolve(this.runs.claimEpisode(runId, key, owner, patch, o?.jobId ?? null));
-  }
-  orphanedAttempts(staleBefore: number) {
-    return Promise.resolve(this.runs.orphanedAttempts(staleBefore));
-  }
-  updateEpisode(runId: string, key: RunEpisodeKey, patch: RunEpisodePatch, o?: { owner?: string }) {
-    return Promise.resolve(this.runs.updateEpisode(runId, key, patch, o?.owner));
-  }
-  endAttempt(runId: string, key: RunEpisodeKey, end: AttemptEnd, o: { owner: string; maxAttempts: number }) {
-    return Promise.resolve(this.runs.endAttempt(runId, key, end, o));
-  }
-  runAttempts(runId: string, key?: RunEpisodeKey) {
-    return Promise.resolve(this.runs.runAttempts(runId, key));
-  }
-  setEpisodesStatus(
-    runId: string,
-    from: readonly RunEpisodeStatus[],
-    status: RunEpisodeStatus,
-    error: string | null,
-  ) {
-    return Promise.resolve(this.runs.setEpisodesStatus(runId, from, status, error));
-  }
-  runEpisodes(runId: string, o?: { limit?: number; offset?: number }) {
-    return Promise.resolve(this.runs.runEpisodes(runId, o ?? {}));
-  }
-  runAggregates(runId: string, o: { successAt: number; histogramBins: number }) {
-    return Promise.resolve(this.runs.aggregates(runId, o));
-  }
-  runProgress(runId: string, since: number) {
-    return Promise.resolve(this.runs.progress(runId, since));
+    o: { successAt: number; histogramBins: number },
+  ): Promise<RunAggregates> {
+    return runAggregates(this.sql, runId, o, getRun(this.sql, runId)?.repeats ?? 1);
   }
 }

@@ -6,16 +6,20 @@ import type { TrajectoryStep } from "@/lib/trajectory/schema";
 import { sumRewards } from "../../trajectory/reward";
 import { STEP_COLUMNS, stepRowValues } from "../rows";
 import type { BatchWrites } from "../types";
-import type { Db, statementCache } from "./db";
+import type { Db, Statements } from "./db";
 import { addExchange } from "./exchanges";
-
-type Sql = ReturnType<typeof statementCache>;
 
 /**
  * Writes a step (insert or replace by index) and refreshes its trajectory's counters, in one
  * transaction. `instance`: whose relay carries the call (null for imports).
  */
-export function writeStep(db: Db, sql: Sql, id: string, step: TrajectoryStep, instance: string | null): void {
+export function writeStep(
+  db: Db,
+  sql: Statements,
+  id: string,
+  step: TrajectoryStep,
+  instance: string | null,
+): void {
   const tx = db.transaction(() => {
     // What the step counted before: its counters change only when it is new or its reward changed,
     // so a long episode does not read all its steps again at every call.
@@ -59,7 +63,7 @@ export function writeStep(db: Db, sql: Sql, id: string, step: TrajectoryStep, in
  * The recorder's batch (the contract's `writeBatch`): its steps and protocol log entries in one
  * transaction; those of a trajectory that is gone are skipped (its entries' seq: null).
  */
-export function writeBatch(db: Db, sql: Sql, w: BatchWrites, instance: string): (number | null)[] {
+export function writeBatch(db: Db, sql: Statements, w: BatchWrites, instance: string): (number | null)[] {
   const known = new Map<string, boolean>();
   const exists = (id: string) => {
     let e = known.get(id);

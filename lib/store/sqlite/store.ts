@@ -42,11 +42,10 @@ import type {
   RetentionOptions,
   StoreInstance,
 } from "../types";
-import { type Db, dataDir, openDb, statementCache } from "./db";
+import { type Db, dataDir, openDb, type Statements, statementCache } from "./db";
 import { addExchange, listExchanges } from "./exchanges";
 import { recoverOrphans } from "./recovery";
-import { SqliteReview, SqliteReviewStore } from "./review";
-import { SqliteRuns } from "./runs";
+import { importLabels, SqliteReviewStore, trajectoryLabels } from "./review";
 import { writeBatch, writeStep } from "./steps";
 
 /** A store handle's instance when none is given: this process. */
@@ -64,9 +63,7 @@ const RETAINED =
 export class SqliteTrajectoryStore extends SqliteReviewStore implements PlaygroundStore {
   readonly db: Db;
   readonly retention: RetentionOptions;
-  protected readonly runs: SqliteRuns;
-  protected readonly review: SqliteReview;
-  private readonly sql: ReturnType<typeof statementCache>;
+  protected readonly sql: Statements;
 
   readonly instance: StoreInstance;
 
@@ -76,8 +73,6 @@ export class SqliteTrajectoryStore extends SqliteReviewStore implements Playgrou
     this.retention = retention;
     this.instance = instance;
     this.sql = statementCache(db);
-    this.runs = new SqliteRuns(db, this.sql);
-    this.review = new SqliteReview(db, this.sql);
   }
 
   async close(): Promise<void> {
@@ -290,7 +285,7 @@ export class SqliteTrajectoryStore extends SqliteReviewStore implements Playgrou
       ? this.sql("SELECT tools_json FROM tool_sets WHERE hash = ?").pluck().get(r.tools_hash)
       : null;
     const t = toTrajectory(r, steps, typeof tools === "string" ? (JSON.parse(tools) as ToolSpec[]) : null);
-    const labels = this.review.trajectoryLabels(r.id);
+    const labels = trajectoryLabels(this.sql, r.id);
     if (labels.length) t.labels = labels;
     return t;
   }
@@ -345,7 +340,7 @@ export class SqliteTrajectoryStore extends SqliteReviewStore implements Playgrou
         const row = insertOf("trajectories", importedTrajectoryRow(t, tools), false);
         this.sql(row.sql).run(...row.values);
         for (const s of t.steps) this.writeStep(t.id, s, null);
-        this.review.importLabels(t);
+        importLabels(this.sql, t);
         imported.push(t.id);
       }
     });
@@ -426,7 +421,7 @@ export class SqliteTrajectoryStore extends SqliteReviewStore implements Playgrou
   async recoverOrphans(at: number, o: OrphanRecovery): Promise<RecoveredOrphans> {
     return recoverOrphans(
       this.db,
-      this.runs,
+      this.sql,
       at,
       { ...o, self: this.instance.id },
       (id, reason, when, error) => this.endSync(id, reason, when, error),
