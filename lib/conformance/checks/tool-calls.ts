@@ -172,63 +172,43 @@ export async function reconnectUnknown(ctx: CheckContext, sid: string, env: stri
   return differs(`${describeEvents(c)} (the spec: an error event)`);
 }
 
-export async function malformedBody(ctx: CheckContext, sid: string, env: string): Promise<Verdict> {
+/** Each request must be answered 400 (in turn): the verdict of all of them. */
+async function all400(requests: [request: () => Promise<ProbeAnswer>, what: string][]): Promise<Verdict> {
   const f = new Findings();
-  const bad = '{"name": ';
-  f.merge(
-    expectStatus(
-      await ctx.send({
-        method: "POST",
-        path: envPath(env, "call"),
-        sid,
-        rawBody: bad,
-        accept: "text/event-stream",
-      }),
-      400,
-      `POST /${env}/call`,
-    ),
-  );
-  f.merge(
-    expectStatus(
-      await ctx.send({ method: "POST", path: "/create", sid: `conformance-${hex(16)}`, rawBody: bad }),
-      400,
-      "POST /create",
-    ),
-  );
-  f.merge(
-    expectStatus(
-      await ctx.send({ method: "POST", path: envPath(env, "tasks"), rawBody: bad }),
-      400,
-      `POST /${env}/tasks`,
-    ),
-  );
+  for (const [request, what] of requests) f.merge(expectStatus(await request(), 400, what));
   return f.verdict();
 }
 
-export async function invalidBody(ctx: CheckContext, sid: string, env: string): Promise<Verdict> {
-  const f = new Findings();
-  const name = ctx.main?.name ?? "submit";
-  f.merge(
-    expectStatus(
-      await ctx.send({
-        method: "POST",
-        path: envPath(env, "call"),
-        sid,
-        json: { name },
-        accept: "text/event-stream",
-      }),
-      400,
-      `/${env}/call without "input"`,
-    ),
-  );
-  f.merge(
-    expectStatus(
-      await ctx.post(envPath(env, "task"), { split: ctx.task?.split ?? "train" }),
-      400,
+/** POST /{env}/call in session `sid` with `body` (raw text, or JSON), as the reference client asks it. */
+function postCall(
+  ctx: CheckContext,
+  sid: string,
+  env: string,
+  body: { rawBody: string } | { json: unknown },
+) {
+  return ctx.send({ method: "POST", path: envPath(env, "call"), sid, accept: "text/event-stream", ...body });
+}
+
+export function malformedBody(ctx: CheckContext, sid: string, env: string): Promise<Verdict> {
+  const rawBody = '{"name": ';
+  return all400([
+    [() => postCall(ctx, sid, env, { rawBody }), `POST /${env}/call`],
+    [
+      () => ctx.send({ method: "POST", path: "/create", sid: `conformance-${hex(16)}`, rawBody }),
+      "POST /create",
+    ],
+    [() => ctx.send({ method: "POST", path: envPath(env, "tasks"), rawBody }), `POST /${env}/tasks`],
+  ]);
+}
+
+export function invalidBody(ctx: CheckContext, sid: string, env: string): Promise<Verdict> {
+  return all400([
+    [() => postCall(ctx, sid, env, { json: { name: ctx.anyCall.name } }), `/${env}/call without "input"`],
+    [
+      () => ctx.post(envPath(env, "task"), { split: ctx.task?.split ?? "train" }),
       `/${env}/task without "index"`,
-    ),
-  );
-  return f.verdict();
+    ],
+  ]);
 }
 
 /**
