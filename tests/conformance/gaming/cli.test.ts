@@ -12,7 +12,7 @@ import type { ConformanceReport } from "@/lib/conformance";
 import { openStore } from "@/lib/store/sqlite/store";
 import { toJsonl } from "@/lib/trajectory/jsonl";
 import type { Trajectory } from "@/lib/trajectory/schema";
-import { recordRun, runBin } from "../../cli/helpers";
+import { flags, recordRun, runBin } from "../../cli/helpers";
 import { type RunningReferenceServer, startReferenceServer } from "../../fixtures/reference-server/spawn";
 import { type SpawnedServer, spawnOrsServer } from "../../relay/helpers";
 import { tempDir } from "../../runs/helpers";
@@ -89,13 +89,8 @@ describe("check --probe from the command line", () => {
       "check",
       builtins.url,
       "--probe",
-      "--env",
-      "math",
-      "--oracle",
-      ORACLE,
       "--json",
-      "--data-dir",
-      data,
+      ...flags({ env: "math", oracle: ORACLE, "data-dir": data }),
     ]);
     expect(math.code, math.stderr).toBe(0);
     const m = JSON.parse(math.stdout) as ConformanceReport;
@@ -106,13 +101,8 @@ describe("check --probe from the command line", () => {
       "check",
       ref.url,
       "--probe",
-      "--env",
-      "sound",
-      "--oracle",
-      ORACLE,
       "--json",
-      "--data-dir",
-      data,
+      ...flags({ env: "sound", oracle: ORACLE, "data-dir": data }),
     ]);
     expect(py.code, py.stderr).toBe(0);
     expect(findings(JSON.parse(py.stdout) as ConformanceReport)).toEqual([]);
@@ -128,11 +118,8 @@ describe("check --probe from the command line", () => {
       "check",
       gaming.url,
       "--probe",
-      "--baseline",
-      runId,
       "--json",
-      "--data-dir",
-      data,
+      ...flags({ baseline: runId, "data-dir": data }),
     ]);
     expect(base.code, base.stderr).toBe(1);
     const b = JSON.parse(base.stdout) as ConformanceReport;
