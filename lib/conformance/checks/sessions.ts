@@ -9,16 +9,8 @@ import {
   sidResponseSchema,
   statusResponseSchema,
 } from "@/lib/ors/protocol";
-import {
-  breaks,
-  differs,
-  expectStatus,
-  Findings,
-  failed,
-  notExercised,
-  pass,
-  type Verdict,
-} from "../findings";
+import type { Verdict } from "../findings";
+import { breaks, differs, expectStatus, Findings, failed, notExercised, pass } from "../findings";
 import { formatMs } from "../labels";
 import { describeAnswer, isSse, type ProbeAnswer, parseJson, snippet } from "../probe";
 import { referenceCreateSession, referenceJsonProblem, referenceJsonRead } from "../reference-client";

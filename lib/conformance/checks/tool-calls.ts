@@ -11,25 +11,9 @@ import {
   judgeChunking,
   judgeChunkSize,
 } from "../calls";
-import {
-  breaks,
-  differs,
-  expectStatus,
-  Findings,
-  failed,
-  notExercised,
-  pass,
-  type Verdict,
-} from "../findings";
-import {
-  invalidInput,
-  looksLarge,
-  looksSlow,
-  minimalInput,
-  rankToolsForCall,
-  slowInput,
-  takesNoInput,
-} from "../inputs";
+import type { Verdict } from "../findings";
+import { breaks, differs, expectStatus, Findings, failed, notExercised, pass } from "../findings";
+import * as inputs from "../inputs";
 import { formatMs } from "../labels";
 import { describeAnswer, type ProbeAnswer, snippet } from "../probe";
 import { type CheckContext, DEFAULT_REQUEST_TIMEOUT_MS, type ObservedCall, TOOL_HINT } from "./context";
@@ -47,13 +31,13 @@ export function chooseMainTool(ctx: CheckContext): void {
     let input = given.input;
     if (input === undefined) {
       const spec = tools.find((t) => t.name === given.name);
-      const made = spec ? minimalInput(spec.input_schema) : null;
+      const made = spec ? inputs.minimalInput(spec.input_schema) : null;
       input = made?.ok ? made.value : {};
     }
     ctx.main = { name: given.name, input };
     return;
   }
-  const best = rankToolsForCall(tools)[0];
+  const best = inputs.rankToolsForCall(tools)[0];
   ctx.main = best ? { name: best.tool.name, input: best.input } : null;
 }
 
@@ -111,7 +95,7 @@ export async function badInput(ctx: CheckContext, sid: string, env: string): Pro
   const tools = ctx.sessionTools?.length ? ctx.sessionTools : (ctx.toolsByEnv.get(env) ?? []);
   const candidates = ctx.main ? [...tools.filter((t) => t.name === ctx.main!.name), ...tools] : tools;
   for (const tool of candidates) {
-    const bad = invalidInput(tool.input_schema);
+    const bad = inputs.invalidInput(tool.input_schema);
     if (!bad) continue;
     const a = await ctx.call(env, sid, { name: tool.name, input: bad.value });
     return judgeToolError(a, `${tool.name} ${bad.why}`, false);
@@ -264,10 +248,10 @@ export async function chunking(ctx: CheckContext): Promise<Verdict> {
   const candidates: { env: string; tool: ToolSpec; input: Record<string, unknown>; rank: number }[] = [];
   for (const env of ctx.envsTargetFirst())
     for (const tool of ctx.toolsByEnv.get(env) ?? []) {
-      if (looksSlow(tool) || called.has(`${env}/${tool.name}`)) continue;
-      const large = looksLarge(tool);
-      if (!large && !takesNoInput(tool)) continue;
-      const input = minimalInput(tool.input_schema);
+      if (inputs.looksSlow(tool) || called.has(`${env}/${tool.name}`)) continue;
+      const large = inputs.looksLarge(tool);
+      if (!large && !inputs.takesNoInput(tool)) continue;
+      const input = inputs.minimalInput(tool.input_schema);
       if (input.ok) candidates.push({ env, tool, input: input.value, rank: large ? 0 : 1 });
     }
   candidates.sort((a, b) => a.rank - b.rank);
@@ -303,8 +287,8 @@ export async function slowCall(ctx: CheckContext): Promise<void> {
   if (seconds <= 0 || ctx.stopReason) return;
   for (const env of ctx.envsTargetFirst()) {
     for (const tool of ctx.toolsByEnv.get(env) ?? []) {
-      if (!looksSlow(tool)) continue;
-      const input = slowInput(tool, seconds);
+      if (!inputs.looksSlow(tool)) continue;
+      const input = inputs.slowInput(tool, seconds);
       if (!input) continue;
       const session = await ctx.sessionOn(env);
       if (!session.sid) return;
