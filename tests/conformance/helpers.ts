@@ -34,12 +34,17 @@ const checksSummaryShape = z.strictObject({
   passed: z.boolean(),
 });
 
-/** The documented quality part of the report (docs/check.md "The JSON report", `quality`), strict. */
-export const qualityReportShape = z.strictObject({
-  server: z.string().min(1),
+/** When a report or a part of it ran (ISO times and milliseconds), as each documents it. */
+const timed = {
   startedAt: z.iso.datetime(),
   finishedAt: z.iso.datetime(),
   durationMs: z.number().int().nonnegative(),
+};
+
+/** The documented quality part of the report (docs/check.md "The JSON report", `quality`), strict. */
+export const qualityReportShape = z.strictObject({
+  server: z.string().min(1),
+  ...timed,
   sample: z
     .strictObject({
       environment: z.string(),
@@ -106,9 +111,7 @@ const probeEvidenceShape = z.strictObject({
 /** The documented shape of `probe` (docs/check.md "Can the reward be gamed?"), strict. */
 export const probeReportShape = z.strictObject({
   server: z.string().min(1),
-  startedAt: z.iso.datetime(),
-  finishedAt: z.iso.datetime(),
-  durationMs: z.number().int().nonnegative(),
+  ...timed,
   reference: z
     .strictObject({
       kind: z.enum(["oracle", "baseline", "golden"]),
@@ -148,9 +151,7 @@ export const probeReportShape = z.strictObject({
 export const reportShape = z.strictObject({
   format: z.literal("ors-conformance/1"),
   baseUrl: z.string().url(),
-  startedAt: z.iso.datetime(),
-  finishedAt: z.iso.datetime(),
-  durationMs: z.number().int().nonnegative(),
+  ...timed,
   target: z.strictObject({
     environment: z.string().nullable(),
     task: z.strictObject({ split: z.string(), index: z.number().int() }).nullable(),

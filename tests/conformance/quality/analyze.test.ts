@@ -10,28 +10,11 @@ import { noReward, oracleBelowMax, trivialReward } from "@/lib/conformance/quali
 import { crashOf, findCrashes } from "@/lib/conformance/quality/tool-crash";
 import type { JsonObject } from "@/lib/ors/protocol";
 import { TRAJECTORY_FORMAT, type Trajectory, type TrajectoryStep } from "@/lib/trajectory/schema";
+import { recordedStep } from "../steps";
 
 let ids = 0;
 
-function step(over: Partial<TrajectoryStep> = {}): TrajectoryStep {
-  return {
-    index: 1,
-    tool: "submit",
-    input: { answer: "x" },
-    task_id: null,
-    started_at: 0,
-    ended_at: 1,
-    latency_ms: 1,
-    ok: true,
-    error: null,
-    blocks: [{ type: "text", text: "ok", detail: null }],
-    reward: 0,
-    finished: true,
-    metadata: null,
-    events: [],
-    ...over,
-  };
-}
+const step = recordedStep;
 
 function trajectory(
   task: number,
