@@ -77,6 +77,12 @@ function junitCounts(file: string) {
 }
 
 let variant: Awaited<ReturnType<typeof startVariant>>;
+
+/** Stops the variant server and starts it again as `version`. */
+async function switchVariant(version: "a" | "b"): Promise<void> {
+  await variant.stop();
+  variant = await startVariant(version);
+}
 let reference: RunningReferenceServer;
 let dir: string;
 let relay: (server: string) => OrsClient;
@@ -293,10 +299,7 @@ describe("test: golden episodes replayed on a real server process", () => {
   });
 
   describe("after a behaviour change", () => {
-    beforeAll(async () => {
-      await variant.stop();
-      variant = await startVariant("b");
-    });
+    beforeAll(() => switchVariant("b"));
 
     it("fails with the right diff: exit 1, a JUnit failure carrying it", async () => {
       const junit = path.join(dir, "fail.xml");
@@ -369,10 +372,7 @@ describe("test: golden episodes replayed on a real server process", () => {
   });
 
   describe("--update (the variant changed since it was recorded)", () => {
-    beforeAll(async () => {
-      await variant.stop();
-      variant = await startVariant("b");
-    });
+    beforeAll(() => switchVariant("b"));
 
     it("re-records the episodes that differ, in place, says what changed, and they pass afterwards", async () => {
       // One JSONL file: the variant episode (it differs under b) and one that does not differ: only

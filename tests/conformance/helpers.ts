@@ -41,6 +41,14 @@ const timed = {
   durationMs: z.number().int().nonnegative(),
 };
 
+/** The fields every result of a played part (quality, probe) has, its id one of `ids`. */
+const playedResult = <const Ids extends readonly [string, ...string[]]>(ids: Ids) => ({
+  id: z.enum(ids),
+  title: z.string().min(1),
+  outcome: z.enum(QUALITY_OUTCOMES),
+  observed: z.string().min(1),
+});
+
 /** The documented quality part of the report (docs/check.md "The JSON report", `quality`), strict. */
 export const qualityReportShape = z.strictObject({
   server: z.string().min(1),
@@ -72,10 +80,7 @@ export const qualityReportShape = z.strictObject({
   bestReward: z.number().nullable(),
   results: z.array(
     z.strictObject({
-      id: z.enum(QUALITY_CHECK_IDS),
-      title: z.string().min(1),
-      outcome: z.enum(QUALITY_OUTCOMES),
-      observed: z.string().min(1),
+      ...playedResult(QUALITY_CHECK_IDS),
       evidence: z.array(
         z.strictObject({
           task: z.number().int().nonnegative(),
@@ -133,10 +138,7 @@ export const probeReportShape = z.strictObject({
   error: z.string().nullable(),
   results: z.array(
     z.strictObject({
-      id: z.enum(PROBE_IDS),
-      title: z.string().min(1),
-      outcome: z.enum(QUALITY_OUTCOMES),
-      observed: z.string().min(1),
+      ...playedResult(PROBE_IDS),
       evidence: z.array(probeEvidenceShape),
       evidenceTotal: z.number().int().nonnegative(),
       share: z.number().min(0).max(1).nullable(),
