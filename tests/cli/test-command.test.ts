@@ -15,7 +15,7 @@ import { createOrsClient, type OrsClient } from "@/lib/ors/client";
 import type { Trajectory } from "@/lib/trajectory/schema";
 import { tempDir } from "../episodes/helpers";
 import { type RunningReferenceServer, startReferenceServer } from "../fixtures/reference-server/spawn";
-import { captureIo, runScript } from "./helpers";
+import { captureIo, flags, runScript } from "./helpers";
 
 const REPO_ROOT = path.resolve(__dirname, "../..");
 /** The variant server's URL: a free port, kept across its restarts (behaviour a, then b, then down). */
@@ -287,12 +287,7 @@ describe("test: golden episodes replayed on a real server process", () => {
     // Half of it is not enough: the metadata still differs.
     const half = await run([
       files.dice,
-      "--server",
-      VARIANT_URL,
-      "--ignore",
-      "observation",
-      "--reward-tolerance",
-      "1",
+      ...flags({ server: VARIANT_URL, ignore: "observation", "reward-tolerance": "1" }),
     ]).done;
     expect(half.stdout).toMatch(/differs: metadata$/m);
     expect(half.code).toBe(1);
@@ -348,23 +343,17 @@ describe("test: golden episodes replayed on a real server process", () => {
     it("passes again with the changed fields ignored and a tolerance (fields and paths)", async () => {
       const a = await run([
         files.variant,
-        "--server",
-        VARIANT_URL,
-        "--ignore",
-        "observation,metadata",
-        "--reward-tolerance",
-        "0.5",
+        ...flags({ server: VARIANT_URL, ignore: "observation,metadata", "reward-tolerance": "0.5" }),
       ]).done;
       expect(a.stdout).toMatch(/^PASS /m);
       expect(a.code).toBe(0);
       const b = await run([
         files.variant,
-        "--server",
-        VARIANT_URL,
-        "--ignore",
-        "observation.0.text,metadata.seed,metadata.version",
-        "--reward-tolerance",
-        "0.4",
+        ...flags({
+          server: VARIANT_URL,
+          ignore: "observation.0.text,metadata.seed,metadata.version",
+          "reward-tolerance": "0.4",
+        }),
       ]).done;
       expect(b.stdout).toMatch(/^ {6}reward: expected 1, got 0\.5$/m);
       expect(b.code).toBe(1);
