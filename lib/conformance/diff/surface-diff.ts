@@ -171,15 +171,24 @@ function compareTaskSpecs(out: Changes, a: SurfaceSplit, b: SurfaceSplit): Set<n
 /** Split `a` (known as `b` now) changed its type. */
 function typeChange(out: Changes, a: SurfaceSplit, b: SurfaceSplit) {
   if (a.type !== b.type)
-    out.add(
-      "breaking",
-      "split-type-changed",
-      `split ${a.name}`,
-      ["splits", a.name, "type"],
-      `split ${a.name} is now of type ${b.type}, was ${a.type}`,
-      a.type,
-      b.type,
-    );
+    splitChange(out, "breaking", "split-type-changed", a.name, `is now of type ${b.type}, was ${a.type}`, {
+      field: "type",
+      before: a.type,
+      after: b.type,
+    });
+}
+
+/** A change of split `name` (located at it, or at its `field`), its message saying what of it. */
+function splitChange(
+  out: Changes,
+  c: ChangeClass,
+  kind: string,
+  name: string,
+  what: string,
+  o: { field?: string; before?: unknown; after?: unknown } = {},
+) {
+  const at = o.field ? ["splits", name, o.field] : ["splits", name];
+  out.add(c, kind, `split ${name}`, at, `split ${name} ${what}`, o.before, o.after);
 }
 
 function compareSplits(out: Changes, a: SurfaceEnvironment, b: SurfaceEnvironment): Map<string, Set<number>> {
@@ -191,34 +200,22 @@ function compareSplits(out: Changes, a: SurfaceEnvironment, b: SurfaceEnvironmen
     const i = added.findIndex((d) => sameTasks(s, d));
     if (i >= 0) {
       const d = added.splice(i, 1)[0]!;
-      out.add(
+      splitChange(
+        out,
         "breaking",
         "split-renamed",
-        `split ${s.name}`,
-        ["splits", s.name],
-        `split ${s.name} renamed to ${d.name} (the same ${s.count} tasks)`,
         s.name,
-        d.name,
+        `renamed to ${d.name} (the same ${s.count} tasks)`,
+        {
+          before: s.name,
+          after: d.name,
+        },
       );
       typeChange(out, s, d);
-    } else
-      out.add(
-        "breaking",
-        "split-removed",
-        `split ${s.name}`,
-        ["splits", s.name],
-        `split ${s.name} removed (${s.count} tasks)`,
-      );
+    } else splitChange(out, "breaking", "split-removed", s.name, `removed (${s.count} tasks)`);
     gone.set(s.name, new Set(s.tasks.map((t) => t.index)));
   }
-  for (const d of added)
-    out.add(
-      "compatible",
-      "split-added",
-      `split ${d.name}`,
-      ["splits", d.name],
-      `split ${d.name} added (${d.count} tasks)`,
-    );
+  for (const d of added) splitChange(out, "compatible", "split-added", d.name, `added (${d.count} tasks)`);
   for (const sa of a.splits) {
     const sb = byB.get(sa.name);
     if (!sb) continue;
