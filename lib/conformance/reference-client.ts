@@ -53,40 +53,56 @@ export interface ReferenceSseReading {
   failure: string | null;
 }
 
+/**
+ * The SSE line reader of the Python clients (the reference SDK's and OpenReward's): a blank line
+ * dispatches the named event with its data lines joined by `\n`, `:` lines are comments, values are
+ * `lstrip()`ped; a line without ":" is the error their unpacking of `split(":", 1)` raises.
+ */
+export class PythonSseLines {
+  private event: string | null = null;
+  private data: string[] = [];
+
+  /** One line, its line end stripped: the event it dispatches, null, or "no-colon". */
+  push(line: string): ReferenceEvent | null | "no-colon" {
+    if (line === "") {
+      const done = this.event ? { event: this.event, data: this.data.join("\n") } : null;
+      this.event = null;
+      this.data = [];
+      return done;
+    }
+    if (line.startsWith(":")) return null;
+    const colon = line.indexOf(":");
+    if (colon < 0) return "no-colon";
+    const field = line.slice(0, colon);
+    const value = pyLstrip(line.slice(colon + 1));
+    if (field === "event") this.event = value;
+    else if (field === "data") this.data.push(value);
+    return null;
+  }
+}
+
 /** Reads an SSE body as the reference client's `_parse_sse_events` does. */
 export function readSseAsReferenceClient(raw: string): ReferenceSseReading {
   const events: ReferenceEvent[] = [];
-  let event: string | null = null;
-  let data: string[] = [];
+  const reader = new PythonSseLines();
   const lines = raw.split("\n");
   for (let i = 0; i < lines.length; i++) {
     const last = i === lines.length - 1;
-    let line = lines[i]!;
-    if (last && line === "") break;
-    const bytes = utf8Length(line) + (last ? 0 : 1);
+    if (last && lines[i] === "") break;
+    const bytes = utf8Length(lines[i]!) + (last ? 0 : 1);
     if (bytes > REFERENCE_MAX_LINE_BYTES)
       return {
         events,
         failure: `a line of ${bytes} bytes: aiohttp's readline raises LineTooLong beyond ${REFERENCE_MAX_LINE_BYTES} bytes`,
       };
-    line = line.replace(/[\r\n]+$/, "");
-    if (line === "") {
-      if (event) events.push({ event, data: data.join("\n") });
-      event = null;
-      data = [];
-      continue;
-    }
-    if (line.startsWith(":")) continue;
-    const colon = line.indexOf(":");
-    if (colon < 0)
+    const line = lines[i]!.replace(/[\r\n]+$/, "");
+    const got = reader.push(line);
+    if (got === "no-colon")
       return {
         events,
         failure: `the line ${JSON.stringify(snippet(line, 40))} has no ":": the client's SSE parser raises ValueError`,
       };
-    const field = line.slice(0, colon);
-    const value = pyLstrip(line.slice(colon + 1));
-    if (field === "event") event = value;
-    else if (field === "data") data.push(value);
+    if (got) events.push(got);
   }
   return { events, failure: null };
 }

@@ -11,7 +11,7 @@ import type { DiffReport } from "@/lib/conformance/diff/report";
 import { SHOP_CHANGES } from "../fixtures/diff/expected";
 import { type SpawnedServer, spawnOrsServer, unusedPort } from "../relay/helpers";
 import { tempDir } from "../runs/helpers";
-import { recordRun, runBin } from "./helpers";
+import { flags, recordRun, runBin } from "./helpers";
 
 const FIXTURES = path.resolve(__dirname, "../fixtures");
 
@@ -107,18 +107,13 @@ describe("diff A B", () => {
     const data = tempDir("diff-replay-");
     const runId = await recordRun(
       quality.url,
-      [
-        "--env",
-        "sound",
-        "--split",
-        "train",
-        "--tasks",
-        "0-9",
-        "--policy",
-        "script",
-        "--script",
-        path.join(FIXTURES, "quality/oracle.ts"),
-      ],
+      flags({
+        env: "sound",
+        split: "train",
+        tasks: "0-9",
+        policy: "script",
+        script: path.join(FIXTURES, "quality/oracle.ts"),
+      }),
       data,
     );
     const json = path.join(data, "diff.json");

@@ -61,6 +61,11 @@ export function runBin(
   return collect(child);
 }
 
+/** Command-line flags from a record, in its order: `{ env: "math", tasks: "0-5" }` → `--env math --tasks 0-5`. */
+export function flags(values: Record<string, string>): string[] {
+  return Object.entries(values).flatMap(([name, value]) => [`--${name}`, value]);
+}
+
 /** Records a run with the real `run` command (`args` after the URL) into `dataDir`; its id. */
 export async function recordRun(url: string, args: string[], dataDir: string): Promise<string> {
   const r = await runBin(["run", url, ...args, "--json", "-", "--data-dir", dataDir]);

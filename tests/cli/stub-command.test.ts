@@ -20,7 +20,7 @@ import {
 import { type RunningReferenceServer, startReferenceServer } from "../fixtures/reference-server/spawn";
 import { type SpawnedServer, spawnOrsServer } from "../relay/helpers";
 import { tempDir } from "../runs/helpers";
-import { type BinServer, recordRun, runBin, startBin } from "./helpers";
+import { type BinServer, flags, recordRun, runBin, startBin } from "./helpers";
 
 const ORACLE = path.resolve(__dirname, "../fixtures/quality/oracle.ts");
 
@@ -38,31 +38,15 @@ beforeAll(async () => {
     spawnOrsServer(0),
     startReferenceServer({ setupMs: 5, envs: ["sound", "farmplanner"] }),
   ]);
-  const mathRun = await record(host.url, [
-    "--env",
-    "math",
-    "--split",
-    "test",
-    "--tasks",
-    "0-5",
-    "--policy",
-    "script",
-    "--script",
-    ORACLE,
-  ]);
+  const mathRun = await record(
+    host.url,
+    flags({ env: "math", split: "test", tasks: "0-5", policy: "script", script: ORACLE }),
+  );
   // A multi-step episode with wrong guesses too (guess: higher / lower), by random inputs.
-  const guessRun = await record(host.url, [
-    "--env",
-    "guess",
-    "--split",
-    "train",
-    "--tasks",
-    "0-1",
-    "--policy",
-    "random",
-    "--max-turns",
-    "4",
-  ]);
+  const guessRun = await record(
+    host.url,
+    flags({ env: "guess", split: "train", tasks: "0-1", policy: "random", "max-turns": "4" }),
+  );
   for (const [run, file] of [
     [mathRun, stubFile],
     [guessRun, path.join(data, "guess-stub.jsonl")],
@@ -169,18 +153,10 @@ describe("stub of a run saved with its server's surface", () => {
 
 describe("stub of a run straight from the store", () => {
   it("serves a run recorded on the reference-shaped server; the reference and OpenReward clients replay it", async () => {
-    const run = await record(ref.url, [
-      "--env",
-      "sound",
-      "--split",
-      "train",
-      "--tasks",
-      "0-3",
-      "--policy",
-      "script",
-      "--script",
-      ORACLE,
-    ]);
+    const run = await record(
+      ref.url,
+      flags({ env: "sound", split: "train", tasks: "0-3", policy: "script", script: ORACLE }),
+    );
     const stub = await startBin(["stub", run, "--port", "0", "--data-dir", data]);
     try {
       const store = openStore({ dir: data });

@@ -15,7 +15,7 @@ import { createOrsClient, type OrsClient } from "@/lib/ors/client";
 import type { Trajectory } from "@/lib/trajectory/schema";
 import { tempDir } from "../episodes/helpers";
 import { type RunningReferenceServer, startReferenceServer } from "../fixtures/reference-server/spawn";
-import { captureIo, runScript } from "./helpers";
+import { captureIo, flags, runScript } from "./helpers";
 
 const REPO_ROOT = path.resolve(__dirname, "../..");
 /** The variant server's URL: a free port, kept across its restarts (behaviour a, then b, then down). */
@@ -77,6 +77,12 @@ function junitCounts(file: string) {
 }
 
 let variant: Awaited<ReturnType<typeof startVariant>>;
+
+/** Stops the variant server and starts it again as `version`. */
+async function switchVariant(version: "a" | "b"): Promise<void> {
+  await variant.stop();
+  variant = await startVariant(version);
+}
 let reference: RunningReferenceServer;
 let dir: string;
 let relay: (server: string) => OrsClient;
@@ -281,22 +287,14 @@ describe("test: golden episodes replayed on a real server process", () => {
     // Half of it is not enough: the metadata still differs.
     const half = await run([
       files.dice,
-      "--server",
-      VARIANT_URL,
-      "--ignore",
-      "observation",
-      "--reward-tolerance",
-      "1",
+      ...flags({ server: VARIANT_URL, ignore: "observation", "reward-tolerance": "1" }),
     ]).done;
     expect(half.stdout).toMatch(/differs: metadata$/m);
     expect(half.code).toBe(1);
   });
 
   describe("after a behaviour change", () => {
-    beforeAll(async () => {
-      await variant.stop();
-      variant = await startVariant("b");
-    });
+    beforeAll(() => switchVariant("b"));
 
     it("fails with the right diff: exit 1, a JUnit failure carrying it", async () => {
       const junit = path.join(dir, "fail.xml");
@@ -345,23 +343,17 @@ describe("test: golden episodes replayed on a real server process", () => {
     it("passes again with the changed fields ignored and a tolerance (fields and paths)", async () => {
       const a = await run([
         files.variant,
-        "--server",
-        VARIANT_URL,
-        "--ignore",
-        "observation,metadata",
-        "--reward-tolerance",
-        "0.5",
+        ...flags({ server: VARIANT_URL, ignore: "observation,metadata", "reward-tolerance": "0.5" }),
       ]).done;
       expect(a.stdout).toMatch(/^PASS /m);
       expect(a.code).toBe(0);
       const b = await run([
         files.variant,
-        "--server",
-        VARIANT_URL,
-        "--ignore",
-        "observation.0.text,metadata.seed,metadata.version",
-        "--reward-tolerance",
-        "0.4",
+        ...flags({
+          server: VARIANT_URL,
+          ignore: "observation.0.text,metadata.seed,metadata.version",
+          "reward-tolerance": "0.4",
+        }),
       ]).done;
       expect(b.stdout).toMatch(/^ {6}reward: expected 1, got 0\.5$/m);
       expect(b.code).toBe(1);
@@ -369,10 +361,7 @@ describe("test: golden episodes replayed on a real server process", () => {
   });
 
   describe("--update (the variant changed since it was recorded)", () => {
-    beforeAll(async () => {
-      await variant.stop();
-      variant = await startVariant("b");
-    });
+    beforeAll(() => switchVariant("b"));
 
     it("re-records the episodes that differ, in place, says what changed, and they pass afterwards", async () => {
       // One JSONL file: the variant episode (it differs under b) and one that does not differ: only

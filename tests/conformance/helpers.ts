@@ -34,12 +34,25 @@ const checksSummaryShape = z.strictObject({
   passed: z.boolean(),
 });
 
-/** The documented quality part of the report (docs/check.md "The JSON report", `quality`), strict. */
-export const qualityReportShape = z.strictObject({
-  server: z.string().min(1),
+/** When a report or a part of it ran (ISO times and milliseconds), as each documents it. */
+const timed = {
   startedAt: z.iso.datetime(),
   finishedAt: z.iso.datetime(),
   durationMs: z.number().int().nonnegative(),
+};
+
+/** The fields every result of a played part (quality, probe) has, its id one of `ids`. */
+const playedResult = <const Ids extends readonly [string, ...string[]]>(ids: Ids) => ({
+  id: z.enum(ids),
+  title: z.string().min(1),
+  outcome: z.enum(QUALITY_OUTCOMES),
+  observed: z.string().min(1),
+});
+
+/** The documented quality part of the report (docs/check.md "The JSON report", `quality`), strict. */
+export const qualityReportShape = z.strictObject({
+  server: z.string().min(1),
+  ...timed,
   sample: z
     .strictObject({
       environment: z.string(),
@@ -67,10 +80,7 @@ export const qualityReportShape = z.strictObject({
   bestReward: z.number().nullable(),
   results: z.array(
     z.strictObject({
-      id: z.enum(QUALITY_CHECK_IDS),
-      title: z.string().min(1),
-      outcome: z.enum(QUALITY_OUTCOMES),
-      observed: z.string().min(1),
+      ...playedResult(QUALITY_CHECK_IDS),
       evidence: z.array(
         z.strictObject({
           task: z.number().int().nonnegative(),
@@ -106,9 +116,7 @@ const probeEvidenceShape = z.strictObject({
 /** The documented shape of `probe` (docs/check.md "Can the reward be gamed?"), strict. */
 export const probeReportShape = z.strictObject({
   server: z.string().min(1),
-  startedAt: z.iso.datetime(),
-  finishedAt: z.iso.datetime(),
-  durationMs: z.number().int().nonnegative(),
+  ...timed,
   reference: z
     .strictObject({
       kind: z.enum(["oracle", "baseline", "golden"]),
@@ -130,10 +138,7 @@ export const probeReportShape = z.strictObject({
   error: z.string().nullable(),
   results: z.array(
     z.strictObject({
-      id: z.enum(PROBE_IDS),
-      title: z.string().min(1),
-      outcome: z.enum(QUALITY_OUTCOMES),
-      observed: z.string().min(1),
+      ...playedResult(PROBE_IDS),
       evidence: z.array(probeEvidenceShape),
       evidenceTotal: z.number().int().nonnegative(),
       share: z.number().min(0).max(1).nullable(),
@@ -148,9 +153,7 @@ export const probeReportShape = z.strictObject({
 export const reportShape = z.strictObject({
   format: z.literal("ors-conformance/1"),
   baseUrl: z.string().url(),
-  startedAt: z.iso.datetime(),
-  finishedAt: z.iso.datetime(),
-  durationMs: z.number().int().nonnegative(),
+  ...timed,
   target: z.strictObject({
     environment: z.string().nullable(),
     task: z.strictObject({ split: z.string(), index: z.number().int() }).nullable(),

@@ -15,6 +15,13 @@ import { brokenHandler, openRewardHandler, reportShape, result } from "./helpers
 
 const OPENREWARD = ["openreward-bare-paths", "openreward-env-name", "openreward-create-session-sse"];
 
+/** Each of the three needs met. */
+const ALL_MET = Object.fromEntries(OPENREWARD.map((id) => [id, "pass"]));
+
+/** The check run in process through `fetch`, as if on a server at http://local.invalid. */
+const checkVia = (fetch: typeof globalThis.fetch) =>
+  runConformanceCheck({ baseUrl: "http://local.invalid", fetch, slowToolSeconds: 0 });
+
 function openreward(report: ConformanceReport) {
   return Object.fromEntries(OPENREWARD.map((id) => [id, result(report, id).outcome]));
 }
@@ -69,11 +76,7 @@ describe("the reference-shaped server", () => {
   });
 
   it("one environment with env_name: all three met, paths without the environment with and without X-Deployment", () => {
-    expect(openreward(singleReport)).toEqual({
-      "openreward-bare-paths": "pass",
-      "openreward-env-name": "pass",
-      "openreward-create-session-sse": "pass",
-    });
+    expect(openreward(singleReport)).toEqual(ALL_MET);
     expect(result(singleReport, "openreward-bare-paths").observed).toBe(
       "/tools, /splits, /num_tasks, /task, /prompt, /task_tools, /call reach farmplanner without X-Deployment and with X-Deployment: farmplanner",
     );
@@ -107,16 +110,8 @@ describe("our host behind a router that does what the OpenReward client needs", 
 
   it("several environments: X-Deployment routes paths without the environment, sessions follow theirs", async () => {
     const names = builtinEnvironments.map((e) => e.name);
-    const report = await runConformanceCheck({
-      baseUrl: "http://local.invalid",
-      fetch: handlerFetch(openRewardHandler(many, names)),
-      slowToolSeconds: 0,
-    });
-    expect(openreward(report)).toEqual({
-      "openreward-bare-paths": "pass",
-      "openreward-env-name": "pass",
-      "openreward-create-session-sse": "pass",
-    });
+    const report = await checkVia(handlerFetch(openRewardHandler(many, names)));
+    expect(openreward(report)).toEqual(ALL_MET);
     expect(result(report, "openreward-bare-paths").observed).toMatch(
       /^\/tools, \/splits, \/num_tasks, \/task, \/prompt, \/task_tools, \/call reach \w+ with X-Deployment: \w+$/,
     );
@@ -124,16 +119,8 @@ describe("our host behind a router that does what the OpenReward client needs", 
   });
 
   it("one environment: with and without X-Deployment", async () => {
-    const report = await runConformanceCheck({
-      baseUrl: "http://local.invalid",
-      fetch: handlerFetch(openRewardHandler(one, ["math"])),
-      slowToolSeconds: 0,
-    });
-    expect(openreward(report)).toEqual({
-      "openreward-bare-paths": "pass",
-      "openreward-env-name": "pass",
-      "openreward-create-session-sse": "pass",
-    });
+    const report = await checkVia(handlerFetch(openRewardHandler(one, ["math"])));
+    expect(openreward(report)).toEqual(ALL_MET);
     expect(result(report, "openreward-bare-paths").observed).toMatch(
       /reach math without X-Deployment and with X-Deployment: math$/,
     );
@@ -141,7 +128,7 @@ describe("our host behind a router that does what the OpenReward client needs", 
 
   it("a server that answers /create_session with JSON: named, the author's, counted only with --strict", async () => {
     const fetch = handlerFetch(brokenHandler(one));
-    const report = await runConformanceCheck({ baseUrl: "http://local.invalid", fetch, slowToolSeconds: 0 });
+    const report = await checkVia(fetch);
     // The broken fixture answers /create_session with JSON, whatever the client asks.
     expect(result(report, "openreward-create-session-sse")).toMatchObject({
       outcome: "breaks-openreward-client",

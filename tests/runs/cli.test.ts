@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCommand } from "@/lib/cli/run-command";
 import { createPlayground } from "@/lib/playground";
 import { openStore } from "@/lib/store/sqlite/store";
-import { captureIo, runBin } from "../cli/helpers";
+import { captureIo, flags, runBin } from "../cli/helpers";
 import { type RunningModelServer, startModelServer } from "../fixtures/model-server/spawn";
 import { type RunningReferenceServer, startReferenceServer } from "../fixtures/reference-server/spawn";
 import { type SpawnedServer, spawnOrsServer, unusedPort } from "../relay/helpers";
@@ -32,6 +32,10 @@ afterAll(async () => {
   await Promise.all([host?.stop(), ref?.stop(), model?.stop()]);
 });
 
+/** The flags that play math's test split `tasks` with the oracle script. */
+const mathOracle = (tasks: string) =>
+  flags({ env: "math", split: "test", tasks, policy: "script", script: `${FIXTURES}/math-oracle.ts` });
+
 /** `ors-playground run <args>`, the real command. */
 const cli = (args: string[], env: Record<string, string> = {}) => runBin(["run", ...args], { env });
 
@@ -40,21 +44,7 @@ describe("run from the command line", () => {
     const dir = tempDir("runs-cli-");
     const out = path.join(dir, "out");
     fs.mkdirSync(out);
-    const args = [
-      host.url,
-      "--env",
-      "math",
-      "--split",
-      "test",
-      "--tasks",
-      "0-9",
-      "--policy",
-      "script",
-      "--script",
-      `${FIXTURES}/math-oracle.ts`,
-      "--concurrency",
-      "3",
-    ];
+    const args = [host.url, ...mathOracle("0-9"), "--concurrency", "3"];
     const env = { PLAYGROUND_DATA_DIR: dir };
     const pass = await cli(
       [
@@ -178,22 +168,11 @@ describe("run from the command line", () => {
 describe("on a terminal", () => {
   it("draws a progress bar on stderr, in process", async () => {
     const { out, io } = captureIo();
-    const code = await runCommand(
-      [
-        host.url,
-        "--env",
-        "math",
-        "--split",
-        "test",
-        "--tasks",
-        "0-5",
-        "--policy",
-        "script",
-        "--script",
-        `${FIXTURES}/math-oracle.ts`,
-      ],
-      { ...io, progress: true, env: { PLAYGROUND_DATA_DIR: tempDir("runs-cli-") } },
-    );
+    const code = await runCommand([host.url, ...mathOracle("0-5")], {
+      ...io,
+      progress: true,
+      env: { PLAYGROUND_DATA_DIR: tempDir("runs-cli-") },
+    });
     expect(code).toBe(0);
     // biome-ignore lint/suspicious/noControlCharactersInRegex: the progress bar redraws its line with ESC [2K
     expect(out.stderr).toMatch(/\r\u001b\[2K\[#+\.*\] \d\/6 · 0 errored · \d running/);
@@ -296,14 +275,7 @@ describe("the server's name", () => {
       });
       const args = (url: string) => [
         url,
-        "--env",
-        "math",
-        "--split",
-        "test",
-        "--tasks",
-        "0",
-        "--policy",
-        "random",
+        ...flags({ env: "math", split: "test", tasks: "0", policy: "random" }),
       ];
       const { out, io } = captureIo();
       expect(

@@ -173,6 +173,11 @@ export class CheckContext {
     for (const id of ids) this.record(id, v, 0);
   }
 
+  /** A call of the main tool, or of `submit` with no input when none was found (for errors that come first). */
+  get anyCall(): { name: string; input: unknown } {
+    return { name: this.main?.name ?? "submit", input: this.main?.input ?? {} };
+  }
+
   get singleEnv(): boolean {
     return this.envs.length === 1;
   }
@@ -203,16 +208,21 @@ export class CheckContext {
     });
   }
 
+  /** POST /create_session as the reference client asks it (Accept: text/event-stream), read to `end`. */
+  createSessionSse(): Promise<ProbeAnswer> {
+    return this.probe.send({
+      method: "POST",
+      path: "/create_session",
+      json: {},
+      accept: "text/event-stream",
+      stopAt: (f) => f.kind === "event" && f.event === "end",
+    });
+  }
+
   /** A session id as the reference client gets one (SSE), else the JSON way, else a random one. */
   async newSid(): Promise<string> {
     try {
-      const a = await this.probe.send({
-        method: "POST",
-        path: "/create_session",
-        json: {},
-        accept: "text/event-stream",
-        stopAt: (f) => f.kind === "event" && f.event === "end",
-      });
+      const a = await this.createSessionSse();
       const ref = referenceCreateSession(a);
       if (ref.ok && ref.sid) return this.keepSid(ref.sid);
       const j = await this.post("/create_session");

@@ -12,16 +12,8 @@ import {
   taskResponseSchema,
   tasksResponseSchema,
 } from "@/lib/ors/protocol";
-import {
-  breaks,
-  differs,
-  expectStatus,
-  Findings,
-  failed,
-  notExercised,
-  pass,
-  type Verdict,
-} from "../findings";
+import type { Verdict } from "../findings";
+import { breaks, differs, expectStatus, Findings, failed, notExercised, pass } from "../findings";
 import { formatMs } from "../labels";
 import { describeAnswer, isRedirect, type ProbeAnswer, ProbeError, parseJson, snippet } from "../probe";
 import { referenceJsonProblem } from "../reference-client";

@@ -4,18 +4,26 @@
 import { envPath, readErrorDetail } from "@/lib/ors/protocol";
 import { analyzeCall, describeEvents } from "../calls";
 import { differs, expectStatus, Findings, pass, type Verdict } from "../findings";
+import type { MarkerId } from "../frameworks";
 import { describeAnswer, isRedirect, type ProbeAnswer, snippet } from "../probe";
 import type { CheckContext } from "./context";
 import { bodyOf, hex, same } from "./util";
 
+/**
+ * Judges answers into `f` that must have `status`; one with the reference SDK's own `detail` marks
+ * `marker` (which tells the framework).
+ */
+function expectingStatus(ctx: CheckContext, f: Findings, status: number, detail: string, marker: MarkerId) {
+  return (a: ProbeAnswer, what: string) => {
+    if (a.status === status && readErrorDetail(a.text) === detail) ctx.mark(marker);
+    f.merge(expectStatus(a, status, what));
+  };
+}
+
 export async function missingSessionId(ctx: CheckContext): Promise<Verdict> {
   const f = new Findings();
   const env = ctx.env ?? ctx.envs[0];
-  const judge = (a: ProbeAnswer, what: string) => {
-    if (a.status === 400 && readErrorDetail(a.text) === "X-Session-ID header is required")
-      ctx.mark("missing-sid-detail");
-    f.merge(expectStatus(a, 400, what));
-  };
+  const judge = expectingStatus(ctx, f, 400, "X-Session-ID header is required", "missing-sid-detail");
   if (env) judge(await ctx.get(envPath(env, "prompt")), `GET /${env}/prompt`);
   judge(await ctx.post("/ping"), "POST /ping");
   if (env && ctx.task)
@@ -30,18 +38,11 @@ export async function unknownSession(ctx: CheckContext): Promise<Verdict> {
   const sid = `conformance-never-created-${hex(16)}`;
   const f = new Findings();
   const env = ctx.env ?? ctx.envs[0];
-  const judge = (a: ProbeAnswer, what: string) => {
-    if (a.status === 404 && readErrorDetail(a.text) === "Active environment not found")
-      ctx.mark("unknown-session-detail");
-    f.merge(expectStatus(a, 404, what));
-  };
+  const judge = expectingStatus(ctx, f, 404, "Active environment not found", "unknown-session-detail");
   if (env) judge(await ctx.get(envPath(env, "prompt"), sid), "prompt");
   judge(await ctx.post("/ping", undefined, sid), "ping");
   if (env) {
-    const a = await ctx.call(env, sid, {
-      name: ctx.main?.name ?? "submit",
-      input: ctx.main?.input ?? {},
-    });
+    const a = await ctx.call(env, sid, ctx.anyCall);
     const c = a.status === 200 ? analyzeCall(a) : null;
     if (c?.terminal === "error")
       f.pass(`call: event: error ${JSON.stringify(snippet(c.errorData ?? "", 60))} (ors-sse.txt lists this)`);
@@ -63,10 +64,7 @@ export async function deletedSession(ctx: CheckContext, sid: string, env: string
   };
   gone(await ctx.get(envPath(env, "prompt"), sid), "prompt");
   gone(await ctx.get(envPath(env, "task_tools"), sid), "task_tools");
-  const call = await ctx.call(env, sid, {
-    name: ctx.main?.name ?? "submit",
-    input: ctx.main?.input ?? {},
-  });
+  const call = await ctx.call(env, sid, ctx.anyCall);
   if (call.status === 200) {
     const c = analyzeCall(call);
     f.differs(`call: HTTP 200 with ${describeEvents(c)} (the spec answers 410 Gone)`);

@@ -18,15 +18,7 @@ const stopAtTerminal = (f: SseFrame) => f.kind === "event" && (f.event === "end"
 
 /** /create_session asked with `Accept: text/event-stream` (the answer create-session-sse got). */
 export async function createSessionSse(ctx: CheckContext): Promise<Verdict> {
-  const a =
-    ctx.sseSessionAnswer ??
-    (await ctx.probe.send({
-      method: "POST",
-      path: "/create_session",
-      json: {},
-      accept: "text/event-stream",
-      stopAt: (f) => f.kind === "event" && f.event === "end",
-    }));
+  const a = ctx.sseSessionAnswer ?? (await ctx.createSessionSse());
   if (a.status >= 400) return notExercised(`${describeAnswer(a, 80)} (see create-session-sse)`);
   if (!isSse(a))
     return breaksOpenReward(

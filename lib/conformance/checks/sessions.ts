@@ -9,16 +9,8 @@ import {
   sidResponseSchema,
   statusResponseSchema,
 } from "@/lib/ors/protocol";
-import {
-  breaks,
-  differs,
-  expectStatus,
-  Findings,
-  failed,
-  notExercised,
-  pass,
-  type Verdict,
-} from "../findings";
+import type { Verdict } from "../findings";
+import { breaks, differs, expectStatus, Findings, failed, notExercised, pass } from "../findings";
 import { formatMs } from "../labels";
 import { describeAnswer, isSse, type ProbeAnswer, parseJson, snippet } from "../probe";
 import { referenceCreateSession, referenceJsonProblem, referenceJsonRead } from "../reference-client";
@@ -28,13 +20,7 @@ import { bodyOf, hex, isObject, list, toolsOf } from "./util";
 const UUID4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 export async function createSessionSse(ctx: CheckContext): Promise<Verdict> {
-  const a = await ctx.probe.send({
-    method: "POST",
-    path: "/create_session",
-    json: {},
-    accept: "text/event-stream",
-    stopAt: (f) => f.kind === "event" && f.event === "end",
-  });
+  const a = await ctx.createSessionSse();
   ctx.sseSessionAnswer = a;
   if (a.status >= 500) return failed(describeAnswer(a));
   const ref = referenceCreateSession(a);

@@ -11,25 +11,9 @@ import {
   judgeChunking,
   judgeChunkSize,
 } from "../calls";
-import {
-  breaks,
-  differs,
-  expectStatus,
-  Findings,
-  failed,
-  notExercised,
-  pass,
-  type Verdict,
-} from "../findings";
-import {
-  invalidInput,
-  looksLarge,
-  looksSlow,
-  minimalInput,
-  rankToolsForCall,
-  slowInput,
-  takesNoInput,
-} from "../inputs";
+import type { Verdict } from "../findings";
+import { breaks, differs, expectStatus, Findings, failed, notExercised, pass } from "../findings";
+import * as inputs from "../inputs";
 import { formatMs } from "../labels";
 import { describeAnswer, type ProbeAnswer, snippet } from "../probe";
 import { type CheckContext, DEFAULT_REQUEST_TIMEOUT_MS, type ObservedCall, TOOL_HINT } from "./context";
@@ -47,13 +31,13 @@ export function chooseMainTool(ctx: CheckContext): void {
     let input = given.input;
     if (input === undefined) {
       const spec = tools.find((t) => t.name === given.name);
-      const made = spec ? minimalInput(spec.input_schema) : null;
+      const made = spec ? inputs.minimalInput(spec.input_schema) : null;
       input = made?.ok ? made.value : {};
     }
     ctx.main = { name: given.name, input };
     return;
   }
-  const best = rankToolsForCall(tools)[0];
+  const best = inputs.rankToolsForCall(tools)[0];
   ctx.main = best ? { name: best.tool.name, input: best.input } : null;
 }
 
@@ -111,7 +95,7 @@ export async function badInput(ctx: CheckContext, sid: string, env: string): Pro
   const tools = ctx.sessionTools?.length ? ctx.sessionTools : (ctx.toolsByEnv.get(env) ?? []);
   const candidates = ctx.main ? [...tools.filter((t) => t.name === ctx.main!.name), ...tools] : tools;
   for (const tool of candidates) {
-    const bad = invalidInput(tool.input_schema);
+    const bad = inputs.invalidInput(tool.input_schema);
     if (!bad) continue;
     const a = await ctx.call(env, sid, { name: tool.name, input: bad.value });
     return judgeToolError(a, `${tool.name} ${bad.why}`, false);
@@ -172,63 +156,43 @@ export async function reconnectUnknown(ctx: CheckContext, sid: string, env: stri
   return differs(`${describeEvents(c)} (the spec: an error event)`);
 }
 
-export async function malformedBody(ctx: CheckContext, sid: string, env: string): Promise<Verdict> {
+/** Each request must be answered 400 (in turn): the verdict of all of them. */
+async function all400(requests: [request: () => Promise<ProbeAnswer>, what: string][]): Promise<Verdict> {
   const f = new Findings();
-  const bad = '{"name": ';
-  f.merge(
-    expectStatus(
-      await ctx.send({
-        method: "POST",
-        path: envPath(env, "call"),
-        sid,
-        rawBody: bad,
-        accept: "text/event-stream",
-      }),
-      400,
-      `POST /${env}/call`,
-    ),
-  );
-  f.merge(
-    expectStatus(
-      await ctx.send({ method: "POST", path: "/create", sid: `conformance-${hex(16)}`, rawBody: bad }),
-      400,
-      "POST /create",
-    ),
-  );
-  f.merge(
-    expectStatus(
-      await ctx.send({ method: "POST", path: envPath(env, "tasks"), rawBody: bad }),
-      400,
-      `POST /${env}/tasks`,
-    ),
-  );
+  for (const [request, what] of requests) f.merge(expectStatus(await request(), 400, what));
   return f.verdict();
 }
 
-export async function invalidBody(ctx: CheckContext, sid: string, env: string): Promise<Verdict> {
-  const f = new Findings();
-  const name = ctx.main?.name ?? "submit";
-  f.merge(
-    expectStatus(
-      await ctx.send({
-        method: "POST",
-        path: envPath(env, "call"),
-        sid,
-        json: { name },
-        accept: "text/event-stream",
-      }),
-      400,
-      `/${env}/call without "input"`,
-    ),
-  );
-  f.merge(
-    expectStatus(
-      await ctx.post(envPath(env, "task"), { split: ctx.task?.split ?? "train" }),
-      400,
+/** POST /{env}/call in session `sid` with `body` (raw text, or JSON), as the reference client asks it. */
+function postCall(
+  ctx: CheckContext,
+  sid: string,
+  env: string,
+  body: { rawBody: string } | { json: unknown },
+) {
+  return ctx.send({ method: "POST", path: envPath(env, "call"), sid, accept: "text/event-stream", ...body });
+}
+
+export function malformedBody(ctx: CheckContext, sid: string, env: string): Promise<Verdict> {
+  const rawBody = '{"name": ';
+  return all400([
+    [() => postCall(ctx, sid, env, { rawBody }), `POST /${env}/call`],
+    [
+      () => ctx.send({ method: "POST", path: "/create", sid: `conformance-${hex(16)}`, rawBody }),
+      "POST /create",
+    ],
+    [() => ctx.send({ method: "POST", path: envPath(env, "tasks"), rawBody }), `POST /${env}/tasks`],
+  ]);
+}
+
+export function invalidBody(ctx: CheckContext, sid: string, env: string): Promise<Verdict> {
+  return all400([
+    [() => postCall(ctx, sid, env, { json: { name: ctx.anyCall.name } }), `/${env}/call without "input"`],
+    [
+      () => ctx.post(envPath(env, "task"), { split: ctx.task?.split ?? "train" }),
       `/${env}/task without "index"`,
-    ),
-  );
-  return f.verdict();
+    ],
+  ]);
 }
 
 /**
@@ -284,10 +248,10 @@ export async function chunking(ctx: CheckContext): Promise<Verdict> {
   const candidates: { env: string; tool: ToolSpec; input: Record<string, unknown>; rank: number }[] = [];
   for (const env of ctx.envsTargetFirst())
     for (const tool of ctx.toolsByEnv.get(env) ?? []) {
-      if (looksSlow(tool) || called.has(`${env}/${tool.name}`)) continue;
-      const large = looksLarge(tool);
-      if (!large && !takesNoInput(tool)) continue;
-      const input = minimalInput(tool.input_schema);
+      if (inputs.looksSlow(tool) || called.has(`${env}/${tool.name}`)) continue;
+      const large = inputs.looksLarge(tool);
+      if (!large && !inputs.takesNoInput(tool)) continue;
+      const input = inputs.minimalInput(tool.input_schema);
       if (input.ok) candidates.push({ env, tool, input: input.value, rank: large ? 0 : 1 });
     }
   candidates.sort((a, b) => a.rank - b.rank);
@@ -323,8 +287,8 @@ export async function slowCall(ctx: CheckContext): Promise<void> {
   if (seconds <= 0 || ctx.stopReason) return;
   for (const env of ctx.envsTargetFirst()) {
     for (const tool of ctx.toolsByEnv.get(env) ?? []) {
-      if (!looksSlow(tool)) continue;
-      const input = slowInput(tool, seconds);
+      if (!inputs.looksSlow(tool)) continue;
+      const input = inputs.slowInput(tool, seconds);
       if (!input) continue;
       const session = await ctx.sessionOn(env);
       if (!session.sid) return;

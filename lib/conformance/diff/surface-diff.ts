@@ -130,6 +130,11 @@ function compareTaskSpecs(out: Changes, a: SurfaceSplit, b: SurfaceSplit): Set<n
     if (!firstIn.has(h)) firstIn.set(h, i);
   });
   const moved = ha.flatMap((h, i) => (inB.has(h) && hb[i] !== h ? [i] : []));
+  /** A change of the tasks at `indexes`, located at the first of them; none when there are none. */
+  const tasksChange = (c: ChangeClass, kind: string, indexes: number[], message: () => string) => {
+    if (indexes.length) out.add(c, kind, subject, [...at, indexes[0]!], message());
+  };
+  const tasks = (indexes: number[]) => `${indexes.length === 1 ? "task" : "tasks"} ${listed(indexes)}`;
   if (changed.length)
     out.add(
       "breaking",
@@ -140,58 +145,50 @@ function compareTaskSpecs(out: Changes, a: SurfaceSplit, b: SurfaceSplit): Set<n
       changed.length === 1 ? a.tasks[changed[0]!]!.spec : undefined,
       changed.length === 1 ? b.tasks[changed[0]!]!.spec : undefined,
     );
-  if (removed.length)
-    out.add(
-      "breaking",
-      "task-removed",
-      subject,
-      [...at, removed[0]!],
-      `${removed.length === 1 ? "task" : "tasks"} ${listed(removed)} of ${a.name} removed`,
-    );
-  if (added.length)
-    out.add(
-      "compatible",
-      "task-added",
-      subject,
-      [...at, added[0]!],
-      `${added.length === 1 ? "task" : "tasks"} ${listed(added)} of ${b.name} added`,
-    );
-  if (moved.length)
-    out.add(
-      "breaking",
-      "task-moved",
-      subject,
-      [...at, moved[0]!],
-      `${moved.length === 1 ? "task" : "tasks"} ${listed(moved)} of ${a.name} moved to other indexes (${moved
-        .slice(0, 3)
-        .map((i) => `${i} → ${firstIn.get(ha[i]!)}`)
-        .join(", ")}${moved.length > 3 ? ", …" : ""})`,
-    );
+  tasksChange("breaking", "task-removed", removed, () => `${tasks(removed)} of ${a.name} removed`);
+  tasksChange("compatible", "task-added", added, () => `${tasks(added)} of ${b.name} added`);
+  tasksChange("breaking", "task-moved", moved, () => {
+    const shown = moved.slice(0, 3).map((i) => `${i} → ${firstIn.get(ha[i]!)}`);
+    return `${tasks(moved)} of ${a.name} moved to other indexes (${shown.join(", ")}${moved.length > 3 ? ", …" : ""})`;
+  });
   // Beyond the tasks read, only the count tells.
   const readA = a.tasks.length;
   if (a.count !== b.count && (a.count > readA || b.count > b.tasks.length)) {
-    if (b.count < a.count)
-      out.add(
-        "breaking",
-        "task-removed",
-        subject,
-        ["splits", a.name, "count"],
-        `${a.name} has ${b.count} tasks, was ${a.count}`,
-        a.count,
-        b.count,
-      );
-    else
-      out.add(
-        "compatible",
-        "task-added",
-        subject,
-        ["splits", a.name, "count"],
-        `${a.name} has ${b.count} tasks, was ${a.count}`,
-        a.count,
-        b.count,
-      );
+    const fewer = b.count < a.count;
+    out.add(
+      fewer ? "breaking" : "compatible",
+      fewer ? "task-removed" : "task-added",
+      subject,
+      ["splits", a.name, "count"],
+      `${a.name} has ${b.count} tasks, was ${a.count}`,
+      a.count,
+      b.count,
+    );
   }
   return new Set([...changed, ...removed, ...moved]);
+}
+
+/** Split `a` (known as `b` now) changed its type. */
+function typeChange(out: Changes, a: SurfaceSplit, b: SurfaceSplit) {
+  if (a.type !== b.type)
+    splitChange(out, "breaking", "split-type-changed", a.name, `is now of type ${b.type}, was ${a.type}`, {
+      field: "type",
+      before: a.type,
+      after: b.type,
+    });
+}
+
+/** A change of split `name` (located at it, or at its `field`), its message saying what of it. */
+function splitChange(
+  out: Changes,
+  c: ChangeClass,
+  kind: string,
+  name: string,
+  what: string,
+  o: { field?: string; before?: unknown; after?: unknown } = {},
+) {
+  const at = o.field ? ["splits", name, o.field] : ["splits", name];
+  out.add(c, kind, `split ${name}`, at, `split ${name} ${what}`, o.before, o.after);
 }
 
 function compareSplits(out: Changes, a: SurfaceEnvironment, b: SurfaceEnvironment): Map<string, Set<number>> {
@@ -203,56 +200,26 @@ function compareSplits(out: Changes, a: SurfaceEnvironment, b: SurfaceEnvironmen
     const i = added.findIndex((d) => sameTasks(s, d));
     if (i >= 0) {
       const d = added.splice(i, 1)[0]!;
-      out.add(
+      splitChange(
+        out,
         "breaking",
         "split-renamed",
-        `split ${s.name}`,
-        ["splits", s.name],
-        `split ${s.name} renamed to ${d.name} (the same ${s.count} tasks)`,
         s.name,
-        d.name,
+        `renamed to ${d.name} (the same ${s.count} tasks)`,
+        {
+          before: s.name,
+          after: d.name,
+        },
       );
-      if (s.type !== d.type)
-        out.add(
-          "breaking",
-          "split-type-changed",
-          `split ${s.name}`,
-          ["splits", s.name, "type"],
-          `split ${s.name} is now of type ${d.type}, was ${s.type}`,
-          s.type,
-          d.type,
-        );
-    } else
-      out.add(
-        "breaking",
-        "split-removed",
-        `split ${s.name}`,
-        ["splits", s.name],
-        `split ${s.name} removed (${s.count} tasks)`,
-      );
+      typeChange(out, s, d);
+    } else splitChange(out, "breaking", "split-removed", s.name, `removed (${s.count} tasks)`);
     gone.set(s.name, new Set(s.tasks.map((t) => t.index)));
   }
-  for (const d of added)
-    out.add(
-      "compatible",
-      "split-added",
-      `split ${d.name}`,
-      ["splits", d.name],
-      `split ${d.name} added (${d.count} tasks)`,
-    );
+  for (const d of added) splitChange(out, "compatible", "split-added", d.name, `added (${d.count} tasks)`);
   for (const sa of a.splits) {
     const sb = byB.get(sa.name);
     if (!sb) continue;
-    if (sa.type !== sb.type)
-      out.add(
-        "breaking",
-        "split-type-changed",
-        `split ${sa.name}`,
-        ["splits", sa.name, "type"],
-        `split ${sa.name} is now of type ${sb.type}, was ${sa.type}`,
-        sa.type,
-        sb.type,
-      );
+    typeChange(out, sa, sb);
     gone.set(sa.name, compareTaskSpecs(out, sa, sb));
   }
   const order = (x: SurfaceSplit[], other: Map<string, SurfaceSplit>) =>

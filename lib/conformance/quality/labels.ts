@@ -39,13 +39,26 @@ export function callsLine(s: QualitySample): string {
   return `${plural(s.calls, "call")}${tools ? `: ${tools}` : ""}`;
 }
 
+/** What the verdict line of a part that plays episodes (quality, probe) reads. */
+export interface PlayedPart {
+  error: string | null;
+  sample: unknown;
+  results: readonly { id: string; counted: boolean }[];
+  summary: { waived: number };
+}
+
+/** A played part's verdict, named `name`: `quality: 2 findings (answer-leak, tool-crash)`. */
+export function partVerdictText(name: string, p: PlayedPart): string {
+  if (p.error && !p.sample) return `${name}: not played (${p.error})`;
+  const counted = p.results.filter((r) => r.counted).map((r) => r.id);
+  const waived = p.summary.waived ? `, ${p.summary.waived} waived` : "";
+  const stopped = p.error ? `; ${p.error}` : "";
+  if (counted.length)
+    return `${name}: ${plural(counted.length, "finding")} (${counted.join(", ")})${waived}${stopped}`;
+  return p.error ? `${name}: no finding${waived}, but ${p.error}` : `${name}: no finding${waived}`;
+}
+
 /** The quality part of the verdict: `quality: 2 findings (answer-leak, tool-crash)`. */
 export function qualityVerdictText(q: QualityReport): string {
-  if (q.error && !q.sample) return `quality: not played (${q.error})`;
-  const counted = q.results.filter((r) => r.counted).map((r) => r.id);
-  const waived = q.summary.waived ? `, ${q.summary.waived} waived` : "";
-  const stopped = q.error ? `; ${q.error}` : "";
-  if (counted.length)
-    return `quality: ${plural(counted.length, "finding")} (${counted.join(", ")})${waived}${stopped}`;
-  return q.error ? `quality: no finding${waived}, but ${q.error}` : `quality: no finding${waived}`;
+  return partVerdictText("quality", q);
 }

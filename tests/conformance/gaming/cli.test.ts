@@ -12,7 +12,7 @@ import type { ConformanceReport } from "@/lib/conformance";
 import { openStore } from "@/lib/store/sqlite/store";
 import { toJsonl } from "@/lib/trajectory/jsonl";
 import type { Trajectory } from "@/lib/trajectory/schema";
-import { recordRun, runBin } from "../../cli/helpers";
+import { flags, recordRun, runBin } from "../../cli/helpers";
 import { type RunningReferenceServer, startReferenceServer } from "../../fixtures/reference-server/spawn";
 import { type SpawnedServer, spawnOrsServer } from "../../relay/helpers";
 import { tempDir } from "../../runs/helpers";
@@ -41,20 +41,17 @@ afterAll(async () => {
 const findings = (r: ConformanceReport) =>
   r.probe!.results.filter((x) => x.outcome === "finding").map((x) => x.id);
 
+/** `check URL --probe --json` with these flags, recording into `data`. */
+const probeJson = (url: string, more: Record<string, string>) =>
+  runBin(["check", url, "--probe", "--json", ...flags({ ...more, "data-dir": data })]);
+
 describe("check --probe from the command line", () => {
   it("finds the format game on hedge: JSON, text, JUnit, exit 1; its reproduce command reproduces", async () => {
     const junit = path.join(data, "hedge.xml");
     const args = [
       gaming.url,
       "--probe",
-      "--env",
-      "hedge",
-      "--oracle",
-      ORACLE,
-      "--tasks",
-      "6",
-      "--data-dir",
-      data,
+      ...flags({ env: "hedge", oracle: ORACLE, tasks: "6", "data-dir": data }),
     ];
     const r = await runBin(["check", ...args, "--json", "--junit", junit]);
     expect(r.code, r.stderr).toBe(1);
@@ -85,35 +82,13 @@ describe("check --probe from the command line", () => {
   }, 180_000);
 
   it("a sound environment gets no finding: math on our host, sound on the reference-shaped server (exit 0)", async () => {
-    const math = await runBin([
-      "check",
-      builtins.url,
-      "--probe",
-      "--env",
-      "math",
-      "--oracle",
-      ORACLE,
-      "--json",
-      "--data-dir",
-      data,
-    ]);
+    const math = await probeJson(builtins.url, { env: "math", oracle: ORACLE });
     expect(math.code, math.stderr).toBe(0);
     const m = JSON.parse(math.stdout) as ConformanceReport;
     expect(findings(m)).toEqual([]);
     expect(m.probe!.sample).toMatchObject({ environment: "math", split: "train", failed: 0 });
     expect(m.probe!.results.filter((x) => x.outcome === "pass").length).toBeGreaterThanOrEqual(7);
-    const py = await runBin([
-      "check",
-      ref.url,
-      "--probe",
-      "--env",
-      "sound",
-      "--oracle",
-      ORACLE,
-      "--json",
-      "--data-dir",
-      data,
-    ]);
+    const py = await probeJson(ref.url, { env: "sound", oracle: ORACLE });
     expect(py.code, py.stderr).toBe(0);
     expect(findings(JSON.parse(py.stdout) as ConformanceReport)).toEqual([]);
   }, 240_000);
@@ -121,19 +96,10 @@ describe("check --probe from the command line", () => {
   it("a baseline run or golden episodes as the reference", async () => {
     const runId = await recordRun(
       gaming.url,
-      ["--env", "afterpay", "--split", "train", "--tasks", "0-5", "--policy", "script", "--script", ORACLE],
+      flags({ env: "afterpay", split: "train", tasks: "0-5", policy: "script", script: ORACLE }),
       data,
     );
-    const base = await runBin([
-      "check",
-      gaming.url,
-      "--probe",
-      "--baseline",
-      runId,
-      "--json",
-      "--data-dir",
-      data,
-    ]);
+    const base = await probeJson(gaming.url, { baseline: runId });
     expect(base.code, base.stderr).toBe(1);
     const b = JSON.parse(base.stdout) as ConformanceReport;
     expect(b.probe!.reference).toEqual({ kind: "baseline", source: runId, runId });
@@ -152,7 +118,7 @@ describe("check --probe from the command line", () => {
     }
     const file = path.join(data, "golden.jsonl");
     fs.writeFileSync(file, toJsonl(golden));
-    const g = await runBin(["check", gaming.url, "--probe", "--golden", file, "--json", "--data-dir", data]);
+    const g = await probeJson(gaming.url, { golden: file });
     expect(g.code, g.stderr).toBe(1);
     const gr = JSON.parse(g.stdout) as ConformanceReport;
     expect(gr.probe!.reference).toEqual({ kind: "golden", source: file, runId: null });

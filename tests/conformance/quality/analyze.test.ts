@@ -10,28 +10,11 @@ import { noReward, oracleBelowMax, trivialReward } from "@/lib/conformance/quali
 import { crashOf, findCrashes } from "@/lib/conformance/quality/tool-crash";
 import type { JsonObject } from "@/lib/ors/protocol";
 import { TRAJECTORY_FORMAT, type Trajectory, type TrajectoryStep } from "@/lib/trajectory/schema";
+import { recordedStep } from "../steps";
 
 let ids = 0;
 
-function step(over: Partial<TrajectoryStep> = {}): TrajectoryStep {
-  return {
-    index: 1,
-    tool: "submit",
-    input: { answer: "x" },
-    task_id: null,
-    started_at: 0,
-    ended_at: 1,
-    latency_ms: 1,
-    ok: true,
-    error: null,
-    blocks: [{ type: "text", text: "ok", detail: null }],
-    reward: 0,
-    finished: true,
-    metadata: null,
-    events: [],
-    ...over,
-  };
-}
+const step = recordedStep;
 
 function trajectory(
   task: number,
@@ -195,28 +178,16 @@ describe("answer-leak", () => {
 
 describe("nondeterministic", () => {
   it("masks the session id and task_id, compares blocks, rewards, finished and errors", () => {
-    const a = trajectory(
-      0,
-      "Session sid-aaaa1111 ready",
-      [
-        step({
-          task_id: "task-111111",
-          blocks: [{ type: "text", text: "run task-111111 ok", detail: null }],
-        }),
-      ],
-      "sid-aaaa1111",
-    );
-    const b = trajectory(
-      0,
-      "Session sid-bbbb2222 ready",
-      [
-        step({
-          task_id: "task-222222",
-          blocks: [{ type: "text", text: "run task-222222 ok", detail: null }],
-        }),
-      ],
-      "sid-bbbb2222",
-    );
+    // The session id in the prompt, the task_id in the step and its text: both differ, both masked.
+    const played = (sid: string, taskId: string) =>
+      trajectory(
+        0,
+        `Session ${sid} ready`,
+        [step({ task_id: taskId, blocks: [{ type: "text", text: `run ${taskId} ok`, detail: null }] })],
+        sid,
+      );
+    const a = played("sid-aaaa1111", "task-111111");
+    const b = played("sid-bbbb2222", "task-222222");
     expect(firstDifference(a, b)).toBeNull();
     const c = trajectory(0, "Session sid-cccc3333 ready", [step({ reward: 1 })], "sid-cccc3333");
     expect(firstDifference(a, c)).toMatchObject({ step: 1, reward: true });

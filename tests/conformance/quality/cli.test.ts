@@ -8,8 +8,9 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkCommand, parseAllowFile } from "@/lib/cli/check-command";
 import type { ConformanceReport } from "@/lib/conformance";
+import { QUALITY_CHECK_IDS } from "@/lib/conformance/quality/types";
 import { openStore } from "@/lib/store/sqlite/store";
-import { captureIo, runBin } from "../../cli/helpers";
+import { captureIo, flags, runBin } from "../../cli/helpers";
 import { type RunningReferenceServer, startReferenceServer } from "../../fixtures/reference-server/spawn";
 import { type SpawnedServer, spawnOrsServer } from "../../relay/helpers";
 import { tempDir } from "../../runs/helpers";
@@ -43,15 +44,8 @@ describe("check --quality from the command line", () => {
     const r = await cli([
       host.url,
       "--quality",
-      "--env",
-      "leaky",
-      "--tasks",
-      "6",
-      "--data-dir",
-      data,
       "--json",
-      "--junit",
-      junit,
+      ...flags({ env: "leaky", tasks: "6", "data-dir": data, junit }),
     ]);
     expect(r.code, r.stderr).toBe(1);
     const report = JSON.parse(r.stdout) as ConformanceReport;
@@ -98,16 +92,13 @@ describe("check --quality from the command line", () => {
     const r = await cli([
       host.url,
       "--quality",
-      "--env",
-      "leaky",
-      "--tasks",
-      "3",
-      "--allow",
-      "answer-leak",
-      "--data-dir",
-      dir,
-      "--app-url",
-      "http://127.0.0.1:4999/",
+      ...flags({
+        env: "leaky",
+        tasks: "3",
+        allow: "answer-leak",
+        "data-dir": dir,
+        "app-url": "http://127.0.0.1:4999/",
+      }),
     ]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toContain("Environment quality of leaky/train: 3 of 30 tasks (seed 1)");
@@ -121,27 +112,12 @@ describe("check --quality from the command line", () => {
     const r = await cli([
       ref.url,
       "--quality",
-      "--env",
-      "sound",
-      "--tasks",
-      "6",
-      "--oracle",
-      ORACLE,
-      "--data-dir",
-      dir,
+      ...flags({ env: "sound", tasks: "6", oracle: ORACLE, "data-dir": dir }),
     ]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     // The protocol part is the reference SDK's, the quality part clean.
     expect(r.stdout).toMatch(/nothing for the environment's author to fix: .*; quality: no finding\n$/);
-    for (const id of [
-      "answer-leak",
-      "nondeterministic",
-      "trivial-reward",
-      "oracle-below-max",
-      "no-reward",
-      "tool-crash",
-    ])
-      expect(r.stdout).toContain(`✓ ${id} — `);
+    for (const id of QUALITY_CHECK_IDS) expect(r.stdout).toContain(`✓ ${id} — `);
   });
 
   it("exits 1 on the reference-shaped server for an oracle that misses, naming the tasks", async () => {
@@ -149,15 +125,8 @@ describe("check --quality from the command line", () => {
     const r = await cli([
       ref.url,
       "--quality",
-      "--env",
-      "sound",
-      "--tasks",
-      "6",
-      "--oracle",
-      ORACLE_MISSES,
-      "--data-dir",
-      dir,
       "--json",
+      ...flags({ env: "sound", tasks: "6", oracle: ORACLE_MISSES, "data-dir": dir }),
     ]);
     expect(r.code, r.stderr).toBe(1);
     const q = (JSON.parse(r.stdout) as ConformanceReport).quality!;
@@ -171,14 +140,7 @@ describe("check --quality from the command line", () => {
     const r = await cli([
       host.url,
       "--quality",
-      "--env",
-      "sound",
-      "--split",
-      "nope",
-      "--tasks",
-      "2",
-      "--data-dir",
-      dir,
+      ...flags({ env: "sound", split: "nope", tasks: "2", "data-dir": dir }),
     ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('check: --quality: sound has no split "nope" (it has train)');

@@ -1,6 +1,7 @@
 // Test helpers of the quality checks: a playground of its own (a temp data folder) whose built-in
 // host serves the quality fixture environments, and views of a report.
 import path from "node:path";
+import { qualityDeps, runQualityChecks } from "@/lib/conformance/quality/run-quality";
 import type { QualityOutcome, QualityReport } from "@/lib/conformance/quality/types";
 import { staticEnvironmentSource } from "@/lib/environments/source";
 import { createPlayground, type Playground } from "@/lib/playground";
@@ -25,6 +26,20 @@ export function qualityPlayground(env: Record<string, string> = {}): { pg: Playg
 }
 
 /** Each check's outcome, by id. */
+/** The quality checks of `env` on `pg`'s server `server`, sampling `tasks` tasks, with `oracle` if given. */
+export function checkQuality(
+  pg: Playground,
+  server: string,
+  o: { env: string; tasks: number; oracle?: string },
+): Promise<QualityReport> {
+  return runQualityChecks(qualityDeps(pg), {
+    server,
+    env: o.env,
+    tasks: o.tasks,
+    ...(o.oracle ? { oracle: o.oracle } : {}),
+  });
+}
+
 export function outcomes(report: QualityReport): Record<string, QualityOutcome> {
   return Object.fromEntries(report.results.map((r) => [r.id, r.outcome]));
 }

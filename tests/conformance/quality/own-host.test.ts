@@ -4,10 +4,10 @@
 // and recorded trajectories — and silent on the sound one.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { qualityDeps, runQualityChecks } from "@/lib/conformance/quality/run-quality";
-import type { QualityReport } from "@/lib/conformance/quality/types";
 import type { Playground } from "@/lib/playground";
 import { sumTasks } from "../../fixtures/quality/tasks";
 import {
+  checkQuality,
   described,
   findingIds,
   ORACLE,
@@ -27,14 +27,7 @@ afterAll(async () => {
   await pg?.close();
 });
 
-function check(env: string, oracle?: string): Promise<QualityReport> {
-  return runQualityChecks(qualityDeps(pg), {
-    server: "local",
-    env,
-    tasks: TASKS,
-    ...(oracle ? { oracle } : {}),
-  });
-}
+const check = (env: string, oracle?: string) => checkQuality(pg, "local", { env, tasks: TASKS, oracle });
 
 describe("quality checks on our host", () => {
   it("find nothing on the sound environment with its oracle, and say what they sampled", async () => {

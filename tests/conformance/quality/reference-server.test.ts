@@ -3,11 +3,10 @@
 // quality.ts): the same findings as on our host — its crashing tool raises, so the server answers
 // `event: error` — and none on the sound environment.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { qualityDeps, runQualityChecks } from "@/lib/conformance/quality/run-quality";
-import type { QualityReport } from "@/lib/conformance/quality/types";
 import type { Playground } from "@/lib/playground";
 import { type RunningReferenceServer, startReferenceServer } from "../../fixtures/reference-server/spawn";
 import {
+  checkQuality,
   described,
   findingIds,
   ORACLE,
@@ -31,14 +30,7 @@ afterAll(async () => {
   await ref?.stop();
 });
 
-function check(env: string, oracle?: string): Promise<QualityReport> {
-  return runQualityChecks(qualityDeps(pg), {
-    server: "py",
-    env,
-    tasks: TASKS,
-    ...(oracle ? { oracle } : {}),
-  });
-}
+const check = (env: string, oracle?: string) => checkQuality(pg, "py", { env, tasks: TASKS, oracle });
 
 describe("quality checks on the reference-shaped server", () => {
   it("find nothing on the sound environment", async () => {

@@ -6,24 +6,16 @@ import { describe, expect, it } from "vitest";
 import { answerCall, type RecordedEpisode } from "@/lib/conformance/stub/match";
 import { stableStringify } from "@/lib/trajectory/diff";
 import type { TrajectoryStep } from "@/lib/trajectory/schema";
+import { recordedStep } from "../steps";
 
 function step(index: number, tool: string, input: Record<string, unknown>, text: string): TrajectoryStep {
-  return {
+  return recordedStep({
     index,
     tool,
     input,
-    task_id: null,
-    started_at: 0,
-    ended_at: 1,
-    latency_ms: 1,
-    ok: true,
-    error: null,
     blocks: [{ type: "text", text, detail: null }],
-    reward: 0,
     finished: false,
-    metadata: null,
-    events: [],
-  };
+  });
 }
 
 // Two episodes of one task: the same first guess, then different second guesses.

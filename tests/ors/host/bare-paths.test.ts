@@ -4,19 +4,8 @@
 // server hosts a single environment, requests to unrecognized paths are redirected to it").
 import { afterEach, describe, expect, it } from "vitest";
 import { createOrsHandler, hostOptionsFromEnv } from "@/lib/ors/host";
-import {
-  closeHandlers,
-  ev,
-  expectError,
-  framesOf,
-  jsonOf,
-  makeHandler,
-  newEpisode,
-  qa,
-  resultOf,
-  send,
-  tasks,
-} from "./helpers";
+import { closeHandlers, makeHandler, qa, tasks } from "./helpers";
+import { ev, expectError, framesOf, jsonOf, newEpisode, resultOf, send } from "./wire";
 
 afterEach(closeHandlers);
 

@@ -3,18 +3,8 @@
 // client disconnects, the per-call time limit and the bounded result cache.
 import { afterEach, describe, expect, it } from "vitest";
 import { readSseFrames, type SseFrame } from "@/lib/ors/protocol";
-import {
-  closeHandlers,
-  controls,
-  ev,
-  expectError,
-  framesOf,
-  makeHandler,
-  newEpisode,
-  resultOf,
-  send,
-  until,
-} from "./helpers";
+import { closeHandlers, controls, makeHandler } from "./helpers";
+import { ev, expectError, framesOf, newEpisode, resultOf, send, until } from "./wire";
 
 afterEach(closeHandlers);
 

@@ -2,7 +2,8 @@
 // (`sessionIdPrefix`, ORS_SESSION_ID_PREFIX), validated to URL-safe characters; default unchanged.
 import { afterEach, describe, expect, it } from "vitest";
 import { createOrsHandler, hostOptionsFromEnv } from "@/lib/ors/host";
-import { closeHandlers, ev, framesOf, jsonOf, makeHandler, qa, send } from "./helpers";
+import { closeHandlers, makeHandler, qa } from "./helpers";
+import { ev, framesOf, jsonOf, send } from "./wire";
 
 afterEach(closeHandlers);
 

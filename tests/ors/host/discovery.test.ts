@@ -1,7 +1,8 @@
 // Discovery endpoints (ors-http-api.txt "Discovery Endpoints") and routing: exact bodies, 400s
 // naming the field, 404 for unknown environments and paths, 405 for wrong methods, basePath.
 import { afterEach, describe, expect, it } from "vitest";
-import { closeHandlers, expectError, jsonOf, makeHandler, send, tasks } from "./helpers";
+import { closeHandlers, makeHandler, tasks } from "./helpers";
+import { expectError, jsonOf, send } from "./wire";
 
 afterEach(closeHandlers);
 

@@ -2,7 +2,8 @@
 // (401 everywhere but /health), and the ORS_* variables read by hostOptionsFromEnv.
 import { afterEach, describe, expect, it } from "vitest";
 import { hostOptionsFromEnv } from "@/lib/ors/host";
-import { closeHandlers, expectError, jsonOf, makeHandler, newEpisode, send } from "./helpers";
+import { closeHandlers, makeHandler } from "./helpers";
+import { expectError, jsonOf, newEpisode, send } from "./wire";
 
 afterEach(closeHandlers);
 

@@ -4,21 +4,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineEnvironment, defineTool, text } from "@/lib/ors/sdk";
-import {
-  allEnvs,
-  closeHandlers,
-  controls,
-  expectError,
-  framesOf,
-  indexed,
-  jsonOf,
-  makeHandler,
-  newEpisode,
-  qa,
-  resultOf,
-  send,
-  tasks,
-} from "./helpers";
+import { allEnvs, closeHandlers, controls, indexed, makeHandler, qa, tasks } from "./helpers";
+import { expectError, framesOf, jsonOf, newEpisode, resultOf, send } from "./wire";
 
 afterEach(closeHandlers);
 

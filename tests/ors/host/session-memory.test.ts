@@ -7,7 +7,8 @@ import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { hostOptionsFromEnv } from "@/lib/ors/host";
 import { waitUntil } from "../../support/wait";
-import { closeHandlers, expectError, jsonOf, makeHandler, newEpisode, send } from "./helpers";
+import { closeHandlers, makeHandler } from "./helpers";
+import { expectError, jsonOf, newEpisode, send } from "./wire";
 
 afterEach(closeHandlers);
 

@@ -7,22 +7,8 @@ import { resolveHostOptions } from "@/lib/ors/host/options";
 import { SessionTable } from "@/lib/ors/host/sessions";
 import { RunRegistry } from "@/lib/ors/host/tool-runs";
 import { OrsError } from "@/lib/ors/protocol";
-import {
-  CORRECT,
-  closeHandlers,
-  controls,
-  ev,
-  expectError,
-  framesOf,
-  jsonOf,
-  makeHandler,
-  newEpisode,
-  qa,
-  resultOf,
-  send,
-  tasks,
-  until,
-} from "./helpers";
+import { CORRECT, closeHandlers, controls, makeHandler, qa, tasks } from "./helpers";
+import { ev, expectError, framesOf, jsonOf, newEpisode, resultOf, send, until } from "./wire";
 
 afterEach(closeHandlers);
 
