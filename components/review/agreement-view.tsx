@@ -8,7 +8,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { PageContainer, PageHeader } from "@/components/layout/page-header";
 import { Button } from "@/components/ui/button";
-import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
+import { SectionCard } from "@/components/ui/card";
 import { ErrorPanel } from "@/components/ui/error-panel";
 import { SkeletonBlock } from "@/components/ui/skeleton";
 import type { Proportion } from "@/lib/review/agreement";
@@ -166,70 +166,60 @@ function Report({ r }: { r: AgreementReport }) {
     );
   return (
     <div className="grid gap-5 lg:grid-cols-2">
-      <Card>
-        <CardHeader>
-          <CardTitle>The verifier against the reviewers</CardTitle>
-        </CardHeader>
-        <CardBody className="flex flex-col gap-3">
-          <p className="text-xs text-zinc-500">
-            Success: the episode finished with a reward of at least {r.successAt}. People: the majority
-            verdict of its reviewers ({r.rule.field}); {r.disputed.length} disputed (a tie) and{" "}
-            {r.unlabelled.length} not labelled yet are left out.
-          </p>
-          <Matrix r={r} open={open} onOpen={(c) => setOpen((o) => (o === c ? null : c))} />
-          {open && <CellEpisodes r={r} cell={open} />}
-          <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
-            <dt className="text-zinc-500">False-positive rate</dt>
-            <dd data-testid="fp-rate">
-              <RateText p={r.rates.falsePositive} />
-            </dd>
-            <dt className="text-zinc-500">False-negative rate</dt>
-            <dd data-testid="fn-rate">
-              <RateText p={r.rates.falseNegative} />
-            </dd>
-            <dt className="text-zinc-500">Agreement</dt>
-            <dd>
-              <RateText p={r.rates.agreement} />
-            </dd>
-          </dl>
-          <Golden queueId={r.queue.id} count={r.confusion.fp.length} />
-        </CardBody>
-      </Card>
-      <Card>
-        <CardHeader>
-          <CardTitle>Between reviewers</CardTitle>
-        </CardHeader>
-        <CardBody>
-          {r.kappa.length === 0 ? (
-            <p className="text-sm text-zinc-500">No episode was labelled by two reviewers yet.</p>
-          ) : (
-            <table className="w-full text-sm">
-              <thead>
-                <tr className="text-left text-xs text-zinc-500">
-                  <th className="font-medium">Reviewers</th>
-                  <th className="font-medium">Episodes</th>
-                  <th className="font-medium">Agree</th>
-                  <th className="font-medium">Cohen's κ</th>
+      <SectionCard title="The verifier against the reviewers" bodyClassName="flex flex-col gap-3">
+        <p className="text-xs text-zinc-500">
+          Success: the episode finished with a reward of at least {r.successAt}. People: the majority verdict
+          of its reviewers ({r.rule.field}); {r.disputed.length} disputed (a tie) and {r.unlabelled.length}{" "}
+          not labelled yet are left out.
+        </p>
+        <Matrix r={r} open={open} onOpen={(c) => setOpen((o) => (o === c ? null : c))} />
+        {open && <CellEpisodes r={r} cell={open} />}
+        <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
+          <dt className="text-zinc-500">False-positive rate</dt>
+          <dd data-testid="fp-rate">
+            <RateText p={r.rates.falsePositive} />
+          </dd>
+          <dt className="text-zinc-500">False-negative rate</dt>
+          <dd data-testid="fn-rate">
+            <RateText p={r.rates.falseNegative} />
+          </dd>
+          <dt className="text-zinc-500">Agreement</dt>
+          <dd>
+            <RateText p={r.rates.agreement} />
+          </dd>
+        </dl>
+        <Golden queueId={r.queue.id} count={r.confusion.fp.length} />
+      </SectionCard>
+      <SectionCard title="Between reviewers">
+        {r.kappa.length === 0 ? (
+          <p className="text-sm text-zinc-500">No episode was labelled by two reviewers yet.</p>
+        ) : (
+          <table className="w-full text-sm">
+            <thead>
+              <tr className="text-left text-xs text-zinc-500">
+                <th className="font-medium">Reviewers</th>
+                <th className="font-medium">Episodes</th>
+                <th className="font-medium">Agree</th>
+                <th className="font-medium">Cohen's κ</th>
+              </tr>
+            </thead>
+            <tbody>
+              {r.kappa.map((k) => (
+                <tr key={`${k.a} ${k.b}`}>
+                  <td>
+                    {k.a} & {k.b}
+                  </td>
+                  <td className="tabular-nums">{k.n}</td>
+                  <td className="tabular-nums">{pct(k.observed)}</td>
+                  <td className="tabular-nums" data-testid={`kappa-${k.a}-${k.b}`}>
+                    {k.kappa === null ? "undefined" : k.kappa.toFixed(3)}
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {r.kappa.map((k) => (
-                  <tr key={`${k.a} ${k.b}`}>
-                    <td>
-                      {k.a} & {k.b}
-                    </td>
-                    <td className="tabular-nums">{k.n}</td>
-                    <td className="tabular-nums">{pct(k.observed)}</td>
-                    <td className="tabular-nums" data-testid={`kappa-${k.a}-${k.b}`}>
-                      {k.kappa === null ? "undefined" : k.kappa.toFixed(3)}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
-        </CardBody>
-      </Card>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </SectionCard>
     </div>
   );
 }

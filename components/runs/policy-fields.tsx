@@ -4,7 +4,7 @@
 // script module), as the form's other sections are laid out.
 import type { ReactNode } from "react";
 import { ModelIdInput, modelListHint } from "@/components/models/model-id-input";
-import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
+import { SectionCard } from "@/components/ui/card";
 import { Input, inputClasses } from "@/components/ui/input";
 import type { ModelChoice } from "@/lib/ui/model-choice";
 import type { PolicyKind, RunFormErrors, RunFormValues } from "@/lib/ui/run-form";
@@ -138,20 +138,15 @@ const POLICIES: Record<PolicyKind, { label: string; Fields: (p: PolicyFieldsProp
 export function PolicySection(props: PolicyFieldsProps & { onPolicy: (policy: PolicyKind) => void }) {
   const { Fields } = POLICIES[props.v.policy];
   return (
-    <Card>
-      <CardHeader>
-        <CardTitle>Policy</CardTitle>
-      </CardHeader>
-      <CardBody className="space-y-3">
-        <Choice
-          legend="Policy"
-          name="policy"
-          value={props.v.policy}
-          onChange={(policy) => props.onPolicy(policy as PolicyKind)}
-          options={Object.entries(POLICIES).map(([value, p]) => ({ value, label: p.label }))}
-        />
-        <Fields {...props} />
-      </CardBody>
-    </Card>
+    <SectionCard title="Policy" bodyClassName="space-y-3">
+      <Choice
+        legend="Policy"
+        name="policy"
+        value={props.v.policy}
+        onChange={(policy) => props.onPolicy(policy as PolicyKind)}
+        options={Object.entries(POLICIES).map(([value, p]) => ({ value, label: p.label }))}
+      />
+      <Fields {...props} />
+    </SectionCard>
   );
 }

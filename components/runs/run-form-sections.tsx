@@ -2,7 +2,7 @@
 // The new-run form's sections other than the policy (policy-fields.tsx): where the run plays
 // (server, environment, split), which tasks, and its settings. Each is given the form's values,
 // their setter and the errors of an attempt to start.
-import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
+import { Card, CardBody, CardHeader, CardTitle, SectionCard } from "@/components/ui/card";
 import { Input, inputClasses } from "@/components/ui/input";
 import { useEnvironments, useNumTasks, useServers, useSplits } from "@/lib/ui/queries";
 import type { BuiltRun, PolicyKind, RunFormErrors, RunFormValues, TaskMode } from "@/lib/ui/run-form";
@@ -26,69 +26,64 @@ export function WhereSection({ v, set, errors }: SectionProps) {
   const numTasks = useNumTasks(v.server, v.env, v.split || undefined);
   const envChoices = envs.data ?? [];
   return (
-    <Card>
-      <CardHeader>
-        <CardTitle>Where</CardTitle>
-      </CardHeader>
-      <CardBody className="grid gap-3 sm:grid-cols-3">
-        <Field label="Server" error={errors.server}>
-          {(p) => (
-            <select
-              {...p}
-              className={inputClasses}
-              value={v.server}
-              onChange={(e) => set({ server: e.target.value, env: "", split: "" })}
-            >
-              {(servers.data ?? [{ name: v.server }]).map((s) => (
-                <option key={s.name} value={s.name}>
-                  {s.name}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field label="Environment" error={errors.env ?? (envs.error ? envs.error.message : undefined)}>
-          {(p) => (
-            <select
-              {...p}
-              className={inputClasses}
-              value={v.env}
-              onChange={(e) => set({ env: e.target.value, split: "" })}
-            >
-              <option value="">{envs.isPending ? "loading…" : "choose…"}</option>
-              {v.env && !envChoices.includes(v.env) && <option value={v.env}>{v.env}</option>}
-              {envChoices.map((e) => (
-                <option key={e} value={e}>
-                  {e}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field
-          label="Split"
-          error={errors.split ?? (splits.error ? splits.error.message : undefined)}
-          hint={numTasks.data !== undefined ? `${formatCount(numTasks.data)} tasks` : undefined}
-        >
-          {(p) => (
-            <select
-              {...p}
-              className={inputClasses}
-              value={v.split}
-              disabled={!v.env}
-              onChange={(e) => set({ split: e.target.value })}
-            >
-              {!v.split && <option value="">{v.env && splits.isPending ? "loading…" : "choose…"}</option>}
-              {(splits.data ?? []).map((s) => (
-                <option key={s.name} value={s.name}>
-                  {s.name}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-      </CardBody>
-    </Card>
+    <SectionCard title="Where" bodyClassName="grid gap-3 sm:grid-cols-3">
+      <Field label="Server" error={errors.server}>
+        {(p) => (
+          <select
+            {...p}
+            className={inputClasses}
+            value={v.server}
+            onChange={(e) => set({ server: e.target.value, env: "", split: "" })}
+          >
+            {(servers.data ?? [{ name: v.server }]).map((s) => (
+              <option key={s.name} value={s.name}>
+                {s.name}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field label="Environment" error={errors.env ?? (envs.error ? envs.error.message : undefined)}>
+        {(p) => (
+          <select
+            {...p}
+            className={inputClasses}
+            value={v.env}
+            onChange={(e) => set({ env: e.target.value, split: "" })}
+          >
+            <option value="">{envs.isPending ? "loading…" : "choose…"}</option>
+            {v.env && !envChoices.includes(v.env) && <option value={v.env}>{v.env}</option>}
+            {envChoices.map((e) => (
+              <option key={e} value={e}>
+                {e}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field
+        label="Split"
+        error={errors.split ?? (splits.error ? splits.error.message : undefined)}
+        hint={numTasks.data !== undefined ? `${formatCount(numTasks.data)} tasks` : undefined}
+      >
+        {(p) => (
+          <select
+            {...p}
+            className={inputClasses}
+            value={v.split}
+            disabled={!v.env}
+            onChange={(e) => set({ split: e.target.value })}
+          >
+            {!v.split && <option value="">{v.env && splits.isPending ? "loading…" : "choose…"}</option>}
+            {(splits.data ?? []).map((s) => (
+              <option key={s.name} value={s.name}>
+                {s.name}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+    </SectionCard>
   );
 }
 
@@ -196,22 +191,17 @@ const SETTINGS: { label: string; name: keyof RunFormValues; hint?: string; mode?
 export function SettingsSection(form: SectionProps) {
   const turns = String(DEFAULT_TURNS[form.v.policy]);
   return (
-    <Card>
-      <CardHeader>
-        <CardTitle>Settings</CardTitle>
-      </CardHeader>
-      <CardBody className="grid grid-cols-2 gap-3 sm:grid-cols-3">
-        {SETTINGS.map((f) => (
-          <NumberField key={f.name} {...f} form={form} />
-        ))}
-        <NumberField
-          label="Max turns"
-          name="maxTurns"
-          hint={`blank: ${turns}`}
-          placeholder={turns}
-          form={form}
-        />
-      </CardBody>
-    </Card>
+    <SectionCard title="Settings" bodyClassName="grid grid-cols-2 gap-3 sm:grid-cols-3">
+      {SETTINGS.map((f) => (
+        <NumberField key={f.name} {...f} form={form} />
+      ))}
+      <NumberField
+        label="Max turns"
+        name="maxTurns"
+        hint={`blank: ${turns}`}
+        placeholder={turns}
+        form={form}
+      />
+    </SectionCard>
   );
 }
