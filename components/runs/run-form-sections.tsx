@@ -2,7 +2,7 @@
 // The new-run form's sections other than the policy (policy-fields.tsx): where the run plays
 // (server, environment, split), which tasks, and its settings. Each is given the form's values,
 // their setter and the errors of an attempt to start.
-import { Card, CardBody, CardHeader, CardTitle, SectionCard } from "@/components/ui/card";
+import { SectionCard } from "@/components/ui/card";
 import { Input, inputClasses } from "@/components/ui/input";
 import { useEnvironments, useNumTasks, useServers, useSplits } from "@/lib/ui/queries";
 import type { BuiltRun, PolicyKind, RunFormErrors, RunFormValues, TaskMode } from "@/lib/ui/run-form";
@@ -128,55 +128,55 @@ export function TasksSection({ built, ...form }: SectionProps & { built: BuiltRu
         ? "the replayed run's tasks"
         : "";
   return (
-    <Card>
-      <CardHeader>
-        <CardTitle>Tasks</CardTitle>
+    <SectionCard
+      title="Tasks"
+      bodyClassName="space-y-3"
+      aside={
         <span className="text-xs text-zinc-500" role="status" aria-label="Episodes to play">
           {count}
         </span>
-      </CardHeader>
-      <CardBody className="space-y-3">
-        <Choice
-          legend="Tasks"
-          name="task-mode"
-          value={v.taskMode}
-          onChange={(taskMode) => set({ taskMode: taskMode as TaskMode })}
-          options={[
-            { value: "all", label: v.policy === "replay" ? "As the replayed run" : "All" },
-            { value: "range", label: "Range" },
-            { value: "list", label: "List" },
-            { value: "sample", label: "Seeded sample" },
-          ]}
-        />
-        {v.taskMode === "range" && (
-          <div className="grid grid-cols-2 gap-3">
-            <NumberField label="From task" name="rangeFrom" form={form} />
-            <NumberField
-              label="To task (included)"
-              name="rangeTo"
-              placeholder={numTasks.data ? String(numTasks.data - 1) : ""}
-              form={form}
-            />
-          </div>
-        )}
-        {v.taskMode === "list" && (
-          <Field label="Task indexes" error={errors.list} hint="e.g. 1,5,9 or 0-9,20-29">
-            {(p) => <Input {...p} value={v.list} onChange={(e) => set({ list: e.target.value })} />}
-          </Field>
-        )}
-        {v.taskMode === "sample" && (
-          <div className="grid grid-cols-2 gap-3">
-            <NumberField label="Sample size" name="sampleSize" form={form} />
-            <NumberField
-              label="Sample seed"
-              name="sampleSeed"
-              hint="the same seed draws the same tasks"
-              form={form}
-            />
-          </div>
-        )}
-      </CardBody>
-    </Card>
+      }
+    >
+      <Choice
+        legend="Tasks"
+        name="task-mode"
+        value={v.taskMode}
+        onChange={(taskMode) => set({ taskMode: taskMode as TaskMode })}
+        options={[
+          { value: "all", label: v.policy === "replay" ? "As the replayed run" : "All" },
+          { value: "range", label: "Range" },
+          { value: "list", label: "List" },
+          { value: "sample", label: "Seeded sample" },
+        ]}
+      />
+      {v.taskMode === "range" && (
+        <div className="grid grid-cols-2 gap-3">
+          <NumberField label="From task" name="rangeFrom" form={form} />
+          <NumberField
+            label="To task (included)"
+            name="rangeTo"
+            placeholder={numTasks.data ? String(numTasks.data - 1) : ""}
+            form={form}
+          />
+        </div>
+      )}
+      {v.taskMode === "list" && (
+        <Field label="Task indexes" error={errors.list} hint="e.g. 1,5,9 or 0-9,20-29">
+          {(p) => <Input {...p} value={v.list} onChange={(e) => set({ list: e.target.value })} />}
+        </Field>
+      )}
+      {v.taskMode === "sample" && (
+        <div className="grid grid-cols-2 gap-3">
+          <NumberField label="Sample size" name="sampleSize" form={form} />
+          <NumberField
+            label="Sample seed"
+            name="sampleSeed"
+            hint="the same seed draws the same tasks"
+            form={form}
+          />
+        </div>
+      )}
+    </SectionCard>
   );
 }
 
