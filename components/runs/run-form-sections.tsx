@@ -87,6 +87,15 @@ export function WhereSection({ v, set, errors }: SectionProps) {
   );
 }
 
+/** A numeric field: label, the value's name, a hint, decimals allowed, what it shows blank. */
+interface NumberSpec {
+  label: string;
+  name: keyof RunFormValues;
+  hint?: string;
+  mode?: "numeric" | "decimal";
+  placeholder?: string;
+}
+
 /** A numeric text field of the form (its value as typed; the form checks it, its error by its name). */
 function NumberField({
   label,
@@ -95,14 +104,7 @@ function NumberField({
   mode = "numeric",
   placeholder,
   form,
-}: {
-  label: string;
-  name: keyof RunFormValues;
-  hint?: string;
-  mode?: "numeric" | "decimal";
-  placeholder?: string;
-  form: SectionProps;
-}) {
+}: NumberSpec & { form: SectionProps }) {
   return (
     <Field label={label} error={form.errors[name]} hint={hint}>
       {(p) => (
@@ -115,6 +117,17 @@ function NumberField({
         />
       )}
     </Field>
+  );
+}
+
+/** Two numeric fields side by side (a range's ends, a sample's size and seed). */
+function NumberPair({ fields, form }: { fields: NumberSpec[]; form: SectionProps }) {
+  return (
+    <div className="grid grid-cols-2 gap-3">
+      {fields.map((f) => (
+        <NumberField key={f.name} {...f} form={form} />
+      ))}
+    </div>
   );
 }
 
@@ -150,15 +163,17 @@ export function TasksSection({ built, ...form }: SectionProps & { built: BuiltRu
         ]}
       />
       {v.taskMode === "range" && (
-        <div className="grid grid-cols-2 gap-3">
-          <NumberField label="From task" name="rangeFrom" form={form} />
-          <NumberField
-            label="To task (included)"
-            name="rangeTo"
-            placeholder={numTasks.data ? String(numTasks.data - 1) : ""}
-            form={form}
-          />
-        </div>
+        <NumberPair
+          form={form}
+          fields={[
+            { label: "From task", name: "rangeFrom" },
+            {
+              label: "To task (included)",
+              name: "rangeTo",
+              placeholder: numTasks.data ? String(numTasks.data - 1) : "",
+            },
+          ]}
+        />
       )}
       {v.taskMode === "list" && (
         <Field label="Task indexes" error={errors.list} hint="e.g. 1,5,9 or 0-9,20-29">
@@ -166,22 +181,20 @@ export function TasksSection({ built, ...form }: SectionProps & { built: BuiltRu
         </Field>
       )}
       {v.taskMode === "sample" && (
-        <div className="grid grid-cols-2 gap-3">
-          <NumberField label="Sample size" name="sampleSize" form={form} />
-          <NumberField
-            label="Sample seed"
-            name="sampleSeed"
-            hint="the same seed draws the same tasks"
-            form={form}
-          />
-        </div>
+        <NumberPair
+          form={form}
+          fields={[
+            { label: "Sample size", name: "sampleSize" },
+            { label: "Sample seed", name: "sampleSeed", hint: "the same seed draws the same tasks" },
+          ]}
+        />
       )}
     </SectionCard>
   );
 }
 
-/** The settings' fields: label, the value's name, a hint, decimals allowed. */
-const SETTINGS: { label: string; name: keyof RunFormValues; hint?: string; mode?: "decimal" }[] = [
+/** The settings' fields. */
+const SETTINGS: NumberSpec[] = [
   { label: "Repeats", name: "repeats", hint: "attempts per task (pass@k)" },
   { label: "Concurrency", name: "concurrency", hint: "episodes at once" },
   { label: "Success threshold", name: "successAt", hint: "finished with a reward ≥ this", mode: "decimal" },
