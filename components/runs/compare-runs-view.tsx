@@ -24,6 +24,7 @@ import { useVirtualRows, VirtualTable } from "./virtual-table";
 
 const ROW = 30;
 type Show = "all" | "changed" | "gained" | "lost";
+const SHOWN: Record<Show, string> = { all: "all tasks", changed: "changed", gained: "gained", lost: "lost" };
 
 export function CompareRunsView({ a, b }: { a: string; b: string }) {
   const c = useRunComparison(a, b);
@@ -278,17 +279,7 @@ function Comparison({ c }: { c: RunComparison }) {
         <CardHeader>
           <CardTitle id="compare-tasks-heading">Tasks</CardTitle>
           <div className="flex items-center gap-1.5">
-            <ShowSelect<Show>
-              id="compare-show"
-              value={show}
-              onChange={setShow}
-              options={[
-                { value: "all", label: "all tasks" },
-                { value: "changed", label: "changed" },
-                { value: "gained", label: "gained" },
-                { value: "lost", label: "lost" },
-              ]}
-            />
+            <ShowSelect<Show> id="compare-show" value={show} onChange={setShow} labels={SHOWN} />
             <span className="text-xs text-zinc-500" role="status">
               {rows.length.toLocaleString("en-US")} tasks
             </span>

@@ -80,12 +80,13 @@ export function ShowSelect<T extends string>({
   id,
   value,
   onChange,
-  options,
+  labels,
 }: {
   id: string;
   value: T;
   onChange: (v: T) => void;
-  options: { value: T; label: string }[];
+  /** Each choice's words, in the order offered. */
+  labels: Record<T, string>;
 }) {
   return (
     <>
@@ -96,9 +97,9 @@ export function ShowSelect<T extends string>({
         value={value}
         onChange={(e) => onChange(e.target.value as T)}
       >
-        {options.map((o) => (
-          <option key={o.value} value={o.value}>
-            {o.label}
+        {(Object.entries(labels) as [T, string][]).map(([v, label]) => (
+          <option key={v} value={v}>
+            {label}
           </option>
         ))}
       </select>
