@@ -37,6 +37,18 @@ export function RateText({ p }: { p: Proportion }) {
   );
 }
 
+// The matrix's rows: the verifier's verdict, then its cells where people judged correct and incorrect.
+const ROWS: [string, Cell, Cell][] = [
+  ["success", "tp", "fp"],
+  ["failure", "fn", "tn"],
+];
+const CELL_NAMES: Record<Cell, string> = {
+  tp: "true positives",
+  fp: "false positives",
+  fn: "false negatives",
+  tn: "true negatives",
+};
+
 function Matrix({ r, open, onOpen }: { r: AgreementReport; open: Cell | null; onOpen: (c: Cell) => void }) {
   const cell = (c: Cell, what: string) => (
     <td className="p-1">
@@ -65,31 +77,19 @@ function Matrix({ r, open, onOpen }: { r: AgreementReport; open: Cell | null; on
         </tr>
       </thead>
       <tbody>
-        <tr>
-          <th scope="row" className="pr-2 text-right text-xs font-medium text-zinc-500">
-            verifier: success
-          </th>
-          {cell("tp", "Verifier success, people correct (true positives)")}
-          {cell("fp", "Verifier success, people incorrect (false positives)")}
-        </tr>
-        <tr>
-          <th scope="row" className="pr-2 text-right text-xs font-medium text-zinc-500">
-            verifier: failure
-          </th>
-          {cell("fn", "Verifier failure, people correct (false negatives)")}
-          {cell("tn", "Verifier failure, people incorrect (true negatives)")}
-        </tr>
+        {ROWS.map(([verifier, correct, incorrect]) => (
+          <tr key={verifier}>
+            <th scope="row" className="pr-2 text-right text-xs font-medium text-zinc-500">
+              verifier: {verifier}
+            </th>
+            {cell(correct, `Verifier ${verifier}, people correct (${CELL_NAMES[correct]})`)}
+            {cell(incorrect, `Verifier ${verifier}, people incorrect (${CELL_NAMES[incorrect]})`)}
+          </tr>
+        ))}
       </tbody>
     </table>
   );
 }
-
-const CELL_NAMES: Record<Cell, string> = {
-  tp: "true positives",
-  fp: "false positives",
-  fn: "false negatives",
-  tn: "true negatives",
-};
 
 function CellEpisodes({ r, cell }: { r: AgreementReport; cell: Cell }) {
   const ids = r.confusion[cell];
