@@ -13,7 +13,7 @@ import { ModelIdInput, modelListHint } from "@/components/models/model-id-input"
 import { inputProblems } from "@/components/schema-form/validation";
 import { Button } from "@/components/ui/button";
 import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
-import { FieldHint, Input, inputClasses, Label } from "@/components/ui/input";
+import { FieldHint, Input, Label, Select } from "@/components/ui/input";
 import type { JsonObject } from "@/lib/ors/protocol";
 import { selectBusy, selectEndReason, useEpisodeStore } from "@/lib/ui/episode-store";
 import { type ModelChoice, useModelChoice } from "@/lib/ui/model-choice";
@@ -88,20 +88,15 @@ function SettingsFields({
     <div className="grid grid-cols-[1fr_1fr_4.5rem] gap-2">
       <div className="min-w-0 space-y-1">
         <Label htmlFor={`${ids}-endpoint`}>Model endpoint</Label>
-        <select
+        <Select
           id={`${ids}-endpoint`}
-          className={inputClasses}
           value={endpoint}
           disabled={!idle}
-          onChange={(e) => onEndpoint(e.target.value)}
+          onValueChange={onEndpoint}
+          options={endpoints}
         >
           {endpoints.length === 0 && <option value="">loading…</option>}
-          {endpoints.map((e) => (
-            <option key={e} value={e}>
-              {e}
-            </option>
-          ))}
-        </select>
+        </Select>
       </div>
       <div className="min-w-0 space-y-1">
         <Label htmlFor={`${ids}-model`}>Model id</Label>

@@ -5,7 +5,7 @@
 import type { ReactNode } from "react";
 import { ModelIdInput, modelListHint } from "@/components/models/model-id-input";
 import { SectionCard } from "@/components/ui/card";
-import { Input, inputClasses } from "@/components/ui/input";
+import { Input, Select } from "@/components/ui/input";
 import type { ModelChoice } from "@/lib/ui/model-choice";
 import type { PolicyKind, RunFormErrors, RunFormValues } from "@/lib/ui/run-form";
 import { useModels, useRuns } from "@/lib/ui/run-queries";
@@ -28,19 +28,14 @@ function ModelFields({ v, set, errors, model }: PolicyFieldsProps) {
         hint={models.data?.length === 0 ? "none configured (PLAYGROUND_MODELS)" : undefined}
       >
         {(p) => (
-          <select
+          <Select
             {...p}
-            className={inputClasses}
             value={v.endpoint}
-            onChange={(e) => set({ endpoint: e.target.value })}
+            onValueChange={(endpoint) => set({ endpoint })}
+            options={(models.data ?? []).map((m) => m.name)}
           >
             {!v.endpoint && <option value="">{models.isPending ? "loading…" : "none"}</option>}
-            {(models.data ?? []).map((m) => (
-              <option key={m.name} value={m.name}>
-                {m.name}
-              </option>
-            ))}
-          </select>
+          </Select>
         )}
       </Field>
       <Field label="Model id" error={errors.model} hint={modelListHint(model)}>
@@ -89,19 +84,17 @@ function ReplayFields({ v, set, errors }: PolicyFieldsProps) {
       hint="its actions, task by task and repeat by repeat, on this server and split"
     >
       {(p) => (
-        <select
+        <Select
           {...p}
-          className={inputClasses}
           value={v.replayRun}
-          onChange={(e) => set({ replayRun: e.target.value })}
+          onValueChange={(replayRun) => set({ replayRun })}
+          options={(replayable.data?.items ?? []).map((r) => ({
+            value: r.id,
+            label: `${r.id.slice(0, 8)} · ${r.env}/${r.split} · ${r.policyLabel} · ${r.status}`,
+          }))}
         >
           <option value="">{replayable.isPending ? "loading…" : "choose…"}</option>
-          {(replayable.data?.items ?? []).map((r) => (
-            <option key={r.id} value={r.id}>
-              {r.id.slice(0, 8)} · {r.env}/{r.split} · {r.policyLabel} · {r.status}
-            </option>
-          ))}
-        </select>
+        </Select>
       )}
     </Field>
   );

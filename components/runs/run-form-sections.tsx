@@ -3,7 +3,7 @@
 // (server, environment, split), which tasks, and its settings. Each is given the form's values,
 // their setter and the errors of an attempt to start.
 import { SectionCard } from "@/components/ui/card";
-import { Input, inputClasses } from "@/components/ui/input";
+import { Input, Select } from "@/components/ui/input";
 import { useEnvironments, useNumTasks, useServers, useSplits } from "@/lib/ui/queries";
 import type { BuiltRun, PolicyKind, RunFormErrors, RunFormValues, TaskMode } from "@/lib/ui/run-form";
 import { formatCount } from "@/lib/ui/run-format";
@@ -29,36 +29,20 @@ export function WhereSection({ v, set, errors }: SectionProps) {
     <SectionCard title="Where" bodyClassName="grid gap-3 sm:grid-cols-3">
       <Field label="Server" error={errors.server}>
         {(p) => (
-          <select
+          <Select
             {...p}
-            className={inputClasses}
             value={v.server}
-            onChange={(e) => set({ server: e.target.value, env: "", split: "" })}
-          >
-            {(servers.data ?? [{ name: v.server }]).map((s) => (
-              <option key={s.name} value={s.name}>
-                {s.name}
-              </option>
-            ))}
-          </select>
+            onValueChange={(server) => set({ server, env: "", split: "" })}
+            options={(servers.data ?? [{ name: v.server }]).map((s) => s.name)}
+          />
         )}
       </Field>
       <Field label="Environment" error={errors.env ?? (envs.error ? envs.error.message : undefined)}>
         {(p) => (
-          <select
-            {...p}
-            className={inputClasses}
-            value={v.env}
-            onChange={(e) => set({ env: e.target.value, split: "" })}
-          >
+          <Select {...p} value={v.env} onValueChange={(env) => set({ env, split: "" })} options={envChoices}>
             <option value="">{envs.isPending ? "loading…" : "choose…"}</option>
             {v.env && !envChoices.includes(v.env) && <option value={v.env}>{v.env}</option>}
-            {envChoices.map((e) => (
-              <option key={e} value={e}>
-                {e}
-              </option>
-            ))}
-          </select>
+          </Select>
         )}
       </Field>
       <Field
@@ -67,20 +51,15 @@ export function WhereSection({ v, set, errors }: SectionProps) {
         hint={numTasks.data !== undefined ? `${formatCount(numTasks.data)} tasks` : undefined}
       >
         {(p) => (
-          <select
+          <Select
             {...p}
-            className={inputClasses}
             value={v.split}
             disabled={!v.env}
-            onChange={(e) => set({ split: e.target.value })}
+            onValueChange={(split) => set({ split })}
+            options={(splits.data ?? []).map((s) => s.name)}
           >
             {!v.split && <option value="">{v.env && splits.isPending ? "loading…" : "choose…"}</option>}
-            {(splits.data ?? []).map((s) => (
-              <option key={s.name} value={s.name}>
-                {s.name}
-              </option>
-            ))}
-          </select>
+          </Select>
         )}
       </Field>
     </SectionCard>
