@@ -12,7 +12,7 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { Input } from "@/components/ui/input";
 import { leaderboardHref, playHref, runHref } from "@/lib/routes";
 import { type ShareWithPlayers, sharesQuery, useCreateShare, useRevokeShare } from "@/lib/ui/review-queries";
-import { FormActions, Unfold } from "./form-parts";
+import { FormActions, ItemList, Unfold } from "./form-parts";
 
 function ShareForm() {
   const create = useCreateShare();
@@ -133,15 +133,14 @@ export function SharesSection() {
         Someone without the access token plays a split's tasks through a link; their episodes are a run with
         the policy <code>human</code> and their name, on the split's leaderboard.
       </p>
-      {shares.data?.items.length ? (
-        <ul aria-labelledby="shares-title">
-          {shares.data.items.map((s) => (
-            <ShareRow key={s.token} s={s} origin={origin} />
-          ))}
-        </ul>
-      ) : (
-        <p className="text-sm text-zinc-500">{shares.isPending ? "Loading…" : "No share link yet."}</p>
-      )}
+      <ItemList
+        items={shares.data?.items}
+        pending={shares.isPending}
+        labelledBy="shares-title"
+        empty="No share link yet."
+      >
+        {(s) => <ShareRow key={s.token} s={s} origin={origin} />}
+      </ItemList>
       <Unfold summary="New share link">
         <ShareForm />
       </Unfold>
