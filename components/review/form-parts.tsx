@@ -33,21 +33,21 @@ export function FormActions({
 
 /** A section's items as a list named by its title, or "Loading…" or what it says when there are none. */
 export function ItemList<T>({
-  items,
-  pending,
+  query,
   labelledBy,
   empty,
   className,
   children,
 }: {
-  items: T[] | undefined;
-  pending: boolean;
+  /** The section's query (its answer's `items`). */
+  query: { data?: { items: T[] }; isPending: boolean };
   labelledBy: string;
   empty: string;
   className?: string;
   children: (item: T) => ReactNode;
 }) {
-  if (!items?.length) return <p className="text-sm text-zinc-500">{pending ? "Loading…" : empty}</p>;
+  const items = query.data?.items;
+  if (!items?.length) return <p className="text-sm text-zinc-500">{query.isPending ? "Loading…" : empty}</p>;
   return (
     <ul aria-labelledby={labelledBy} className={className}>
       {items.map(children)}

@@ -58,12 +58,7 @@ export function ReviewHome() {
       />
       <div className="grid gap-5 xl:grid-cols-2">
         <SectionCard title="Review queues" titleId="queues-title" bodyClassName="flex flex-col gap-4">
-          <ItemList
-            items={queues.data?.items}
-            pending={queues.isPending}
-            labelledBy="queues-title"
-            empty="No review queue yet."
-          >
+          <ItemList query={queues} labelledBy="queues-title" empty="No review queue yet.">
             {(q) => <QueueRow key={q.id} q={q} />}
           </ItemList>
           <Unfold summary="New review queue">
@@ -76,8 +71,7 @@ export function ReviewHome() {
         </SectionCard>
         <SectionCard title="Label sets" titleId="sets-title" bodyClassName="flex flex-col gap-4">
           <ItemList
-            items={sets.data?.items}
-            pending={sets.isPending}
+            query={sets}
             labelledBy="sets-title"
             empty="No label set yet."
             className="flex flex-col gap-1 text-sm"

@@ -133,12 +133,7 @@ export function SharesSection() {
         Someone without the access token plays a split's tasks through a link; their episodes are a run with
         the policy <code>human</code> and their name, on the split's leaderboard.
       </p>
-      <ItemList
-        items={shares.data?.items}
-        pending={shares.isPending}
-        labelledBy="shares-title"
-        empty="No share link yet."
-      >
+      <ItemList query={shares} labelledBy="shares-title" empty="No share link yet.">
         {(s) => <ShareRow key={s.token} s={s} origin={origin} />}
       </ItemList>
       <Unfold summary="New share link">

@@ -10,7 +10,12 @@ afterEach(cleanup);
 const list = (items: string[] | undefined, pending: boolean) => (
   <>
     <h2 id="t">Label sets</h2>
-    <ItemList items={items} pending={pending} labelledBy="t" empty="No label set yet." className="text-sm">
+    <ItemList
+      query={{ data: items && { items }, isPending: pending }}
+      labelledBy="t"
+      empty="No label set yet."
+      className="text-sm"
+    >
       {(s) => <li key={s}>{s}</li>}
     </ItemList>
   </>
