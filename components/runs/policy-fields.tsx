@@ -5,11 +5,11 @@
 import type { ReactNode } from "react";
 import { ModelIdInput, modelListHint } from "@/components/models/model-id-input";
 import { SectionCard } from "@/components/ui/card";
-import { Input, Select } from "@/components/ui/input";
+import { Select } from "@/components/ui/input";
 import type { ModelChoice } from "@/lib/ui/model-choice";
 import type { PolicyKind, RunFormErrors, RunFormValues } from "@/lib/ui/run-form";
 import { useModels, useRuns } from "@/lib/ui/run-queries";
-import { Choice, Field } from "./form-fields";
+import { Choice, Field, TextField } from "./form-fields";
 
 export interface PolicyFieldsProps {
   v: RunFormValues;
@@ -18,7 +18,8 @@ export interface PolicyFieldsProps {
   model: ModelChoice;
 }
 
-function ModelFields({ v, set, errors, model }: PolicyFieldsProps) {
+function ModelFields(form: PolicyFieldsProps) {
+  const { v, set, errors, model } = form;
   const models = useModels();
   return (
     <div className="grid gap-3 sm:grid-cols-3">
@@ -41,37 +42,26 @@ function ModelFields({ v, set, errors, model }: PolicyFieldsProps) {
       <Field label="Model id" error={errors.model} hint={modelListHint(model)}>
         {(p) => <ModelIdInput {...p} choice={model} />}
       </Field>
-      <Field label="Temperature" error={errors.temperature} hint="blank: the endpoint's default">
-        {(p) => (
-          <Input
-            {...p}
-            inputMode="decimal"
-            value={v.temperature}
-            onChange={(e) => set({ temperature: e.target.value })}
-          />
-        )}
-      </Field>
+      <TextField
+        form={form}
+        label="Temperature"
+        name="temperature"
+        mode="decimal"
+        hint="blank: the endpoint's default"
+      />
     </div>
   );
 }
 
-function RandomFields({ v, set, errors }: PolicyFieldsProps) {
+function RandomFields(form: PolicyFieldsProps) {
   return (
-    <Field
+    <TextField
+      form={form}
       label="Seed"
-      error={errors.randomSeed}
+      name="randomSeed"
       hint="the same seed calls the same tools with the same inputs"
-    >
-      {(p) => (
-        <Input
-          {...p}
-          inputMode="numeric"
-          className="w-40"
-          value={v.randomSeed}
-          onChange={(e) => set({ randomSeed: e.target.value })}
-        />
-      )}
-    </Field>
+      className="w-40"
+    />
   );
 }
 
@@ -100,23 +90,17 @@ function ReplayFields({ v, set, errors }: PolicyFieldsProps) {
   );
 }
 
-function ScriptFields({ v, set, errors }: PolicyFieldsProps) {
+function ScriptFields(form: PolicyFieldsProps) {
   return (
-    <Field
+    <TextField
+      form={form}
       label="Module path"
-      error={errors.scriptModule}
+      name="scriptModule"
+      mode="text"
       hint="a .ts or .js file in the app's folder (or PLAYGROUND_SCRIPT_ROOTS) exporting a policy function"
-    >
-      {(p) => (
-        <Input
-          {...p}
-          placeholder="policies/oracle.ts"
-          className="font-mono"
-          value={v.scriptModule}
-          onChange={(e) => set({ scriptModule: e.target.value })}
-        />
-      )}
-    </Field>
+      placeholder="policies/oracle.ts"
+      className="font-mono"
+    />
   );
 }
 

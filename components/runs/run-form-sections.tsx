@@ -7,7 +7,7 @@ import { Input, Select } from "@/components/ui/input";
 import { useEnvironments, useNumTasks, useServers, useSplits } from "@/lib/ui/queries";
 import type { BuiltRun, PolicyKind, RunFormErrors, RunFormValues, TaskMode } from "@/lib/ui/run-form";
 import { formatCount } from "@/lib/ui/run-format";
-import { Choice, Field } from "./form-fields";
+import { Choice, Field, TextField, type TextSpec } from "./form-fields";
 
 export interface SectionProps {
   v: RunFormValues;
@@ -66,45 +66,12 @@ export function WhereSection({ v, set, errors }: SectionProps) {
   );
 }
 
-/** A numeric field: label, the value's name, a hint, decimals allowed, what it shows blank. */
-interface NumberSpec {
-  label: string;
-  name: keyof RunFormValues;
-  hint?: string;
-  mode?: "numeric" | "decimal";
-  placeholder?: string;
-}
-
-/** A numeric text field of the form (its value as typed; the form checks it, its error by its name). */
-function NumberField({
-  label,
-  name,
-  hint,
-  mode = "numeric",
-  placeholder,
-  form,
-}: NumberSpec & { form: SectionProps }) {
-  return (
-    <Field label={label} error={form.errors[name]} hint={hint}>
-      {(p) => (
-        <Input
-          {...p}
-          inputMode={mode}
-          placeholder={placeholder}
-          value={form.v[name]}
-          onChange={(e) => form.set({ [name]: e.target.value })}
-        />
-      )}
-    </Field>
-  );
-}
-
 /** Two numeric fields side by side (a range's ends, a sample's size and seed). */
-function NumberPair({ fields, form }: { fields: NumberSpec[]; form: SectionProps }) {
+function NumberPair({ fields, form }: { fields: TextSpec[]; form: SectionProps }) {
   return (
     <div className="grid grid-cols-2 gap-3">
       {fields.map((f) => (
-        <NumberField key={f.name} {...f} form={form} />
+        <TextField key={f.name} {...f} form={form} />
       ))}
     </div>
   );
@@ -173,7 +140,7 @@ export function TasksSection({ built, ...form }: SectionProps & { built: BuiltRu
 }
 
 /** The settings' fields. */
-const SETTINGS: NumberSpec[] = [
+const SETTINGS: TextSpec[] = [
   { label: "Repeats", name: "repeats", hint: "attempts per task (pass@k)" },
   { label: "Concurrency", name: "concurrency", hint: "episodes at once" },
   { label: "Success threshold", name: "successAt", hint: "finished with a reward ≥ this", mode: "decimal" },
@@ -185,15 +152,9 @@ export function SettingsSection(form: SectionProps) {
   return (
     <SectionCard title="Settings" bodyClassName="grid grid-cols-2 gap-3 sm:grid-cols-3">
       {SETTINGS.map((f) => (
-        <NumberField key={f.name} {...f} form={form} />
+        <TextField key={f.name} {...f} form={form} />
       ))}
-      <NumberField
-        label="Max turns"
-        name="maxTurns"
-        hint={`blank: ${turns}`}
-        placeholder={turns}
-        form={form}
-      />
+      <TextField label="Max turns" name="maxTurns" hint={`blank: ${turns}`} placeholder={turns} form={form} />
     </SectionCard>
   );
 }
