@@ -1,6 +1,7 @@
 "use client";
 // The conformance check's options as typed (environment, task, tool, its input, the idle limit),
 // read into the request the check is started with, and the fields that take them.
+import { useId } from "react";
 import { parseJsonObject } from "@/components/schema-form/json-text";
 import { Input } from "@/components/ui/input";
 import { useEnvironments } from "@/lib/ui/queries";
@@ -47,20 +48,19 @@ export type OptionErrors = Partial<Record<keyof OptionsText, string>>;
 export const NO_OPTIONS: OptionsText = { env: "", task: "", tool: "", input: "", idle: "" };
 
 export function CheckOptions({
-  id,
   server,
   text,
   setText,
   errors,
   disabled,
 }: {
-  id: string;
   server: string;
   text: OptionsText;
   setText: (update: (t: OptionsText) => OptionsText) => void;
   errors: OptionErrors;
   disabled: boolean;
 }) {
+  const id = useId();
   const envs = useEnvironments(server);
   const fieldProps = (key: keyof OptionsText) => ({
     id: `${id}-${key}`,

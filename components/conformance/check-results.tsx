@@ -38,15 +38,6 @@ const ICONS: Record<CheckOutcome, typeof XCircle> = {
   pass: CheckCircle2,
 };
 
-const ICON_COLORS: Record<CheckOutcome, string> = {
-  "breaks-reference-client": "text-red-600 dark:text-red-400",
-  error: "text-red-600 dark:text-red-400",
-  "differs-from-spec": "text-amber-600 dark:text-amber-400",
-  "breaks-openreward-client": "text-indigo-600 dark:text-indigo-400",
-  "not-exercised": "text-zinc-400 dark:text-zinc-500",
-  pass: "text-emerald-600 dark:text-emerald-400",
-};
-
 /** What each group means, under its heading. */
 const GROUP_HINTS: Record<CheckOutcome, string> = {
   "breaks-reference-client":
@@ -72,10 +63,9 @@ function ResultItem({ result, label }: { result: CheckResult; label?: ReactNode 
   const known = result.deviations.map(deviationText).filter(Boolean);
   return (
     <ResultRow
+      result={result}
       icon={ICONS[result.outcome]}
-      iconClass={ICON_COLORS[result.outcome]}
-      title={result.title}
-      id={result.id}
+      tone={OUTCOME_TONES[result.outcome]}
       label={label}
     >
       <p className="break-words font-mono text-xs text-zinc-700 dark:text-zinc-300">{result.observed}</p>

@@ -4,7 +4,7 @@
 // progress as results stream in, the quality checks' results with links to their episodes, the
 // protocol results grouped by outcome with their spec sections, the summary, and Download JSON.
 import { Download, Play, Square } from "lucide-react";
-import { type FormEvent, useEffect, useId, useState } from "react";
+import { type FormEvent, useEffect, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Card, CardBody } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
@@ -45,7 +45,6 @@ function download(report: ConformanceReport, server: string) {
 }
 
 export function ConformanceCheck({ server }: { server: string }) {
-  const id = useId();
   const { state, run, stop } = useConformanceCheck(server);
   const info = useServerInfo(server);
   const [text, setText] = useState<OptionsText>(NO_OPTIONS);
@@ -82,14 +81,7 @@ export function ConformanceCheck({ server }: { server: string }) {
             deletes them), and calls tools with inputs made up from their schemas.
           </p>
           <form onSubmit={onSubmit} aria-label="Conformance check" className="space-y-3">
-            <CheckOptions
-              id={id}
-              server={server}
-              text={text}
-              setText={setText}
-              errors={errors}
-              disabled={running}
-            />
+            <CheckOptions server={server} text={text} setText={setText} errors={errors} disabled={running} />
             <QualityOptions value={quality} onChange={setQuality} errors={qualityErrors} disabled={running} />
             <div className="flex flex-wrap items-center gap-2">
               {running ? (

@@ -27,11 +27,6 @@ const ICONS: Record<QualityOutcome, typeof XCircle> = {
   "not-exercised": MinusCircle,
   pass: CheckCircle2,
 };
-const ICON_COLORS: Record<QualityOutcome, string> = {
-  finding: "text-red-600 dark:text-red-400",
-  "not-exercised": "text-zinc-400 dark:text-zinc-500",
-  pass: "text-emerald-600 dark:text-emerald-400",
-};
 const LINK = "text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300";
 
 function Evidence({ result }: { result: QualityResult }) {
@@ -76,10 +71,9 @@ function Evidence({ result }: { result: QualityResult }) {
 function Result({ result }: { result: QualityResult }) {
   return (
     <ResultRow
+      result={result}
       icon={ICONS[result.outcome]}
-      iconClass={ICON_COLORS[result.outcome]}
-      title={result.title}
-      id={result.id}
+      tone={TONES[result.outcome]}
       label={
         <Badge tone={result.waived ? "neutral" : TONES[result.outcome]}>
           {QUALITY_OUTCOME_TITLES[result.outcome]}

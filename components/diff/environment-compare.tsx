@@ -7,7 +7,7 @@ import { useRouter, useSearchParams } from "next/navigation";
 import { type FormEvent, useId, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { ErrorPanel } from "@/components/ui/error-panel";
-import { inputClasses, Label } from "@/components/ui/input";
+import { Label, Select } from "@/components/ui/input";
 import { compareEnvHref } from "@/lib/routes";
 import { useSurfaceDiff } from "@/lib/ui/diff-queries";
 import { useEnvironments, useServers } from "@/lib/ui/queries";
@@ -34,36 +34,26 @@ export function EnvironmentCompare({ server, env }: { server: string; env: strin
       <form onSubmit={submit} className="flex flex-wrap items-end gap-3">
         <div className="flex flex-col gap-1">
           <Label htmlFor={ids.server}>Server</Label>
-          <select
+          <Select
             id={ids.server}
-            className={inputClasses}
             value={other}
-            onChange={(e) => setOther(e.target.value)}
+            onValueChange={setOther}
+            options={(servers.data ?? []).map((s) => s.name)}
           >
             <option value="">Choose a server</option>
-            {(servers.data ?? []).map((s) => (
-              <option key={s.name} value={s.name}>
-                {s.name}
-              </option>
-            ))}
-          </select>
+          </Select>
         </div>
         <div className="flex flex-col gap-1">
           <Label htmlFor={ids.env}>Environment</Label>
-          <select
+          <Select
             id={ids.env}
-            className={inputClasses}
             value={otherEnv}
             disabled={!other}
-            onChange={(e) => setOtherEnv(e.target.value)}
+            onValueChange={setOtherEnv}
+            options={envs.data ?? []}
           >
             {!(envs.data ?? []).includes(otherEnv) && <option value={otherEnv}>{otherEnv || "—"}</option>}
-            {(envs.data ?? []).map((name) => (
-              <option key={name} value={name}>
-                {name}
-              </option>
-            ))}
-          </select>
+          </Select>
         </div>
         <Button type="submit" variant="primary" size="sm" disabled={!other || !otherEnv}>
           Compare

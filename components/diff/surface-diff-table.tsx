@@ -41,15 +41,11 @@ export function SurfaceDiffTable({ report }: { report: DiffReport }) {
           </caption>
           <thead>
             <tr className="border-b border-zinc-200 text-xs text-zinc-500 dark:border-zinc-800">
-              <th scope="col" className="py-1.5 pr-3 font-medium">
-                Class
-              </th>
-              <th scope="col" className="py-1.5 pr-3 font-medium">
-                Change
-              </th>
-              <th scope="col" className="py-1.5 font-medium">
-                Where
-              </th>
+              {["Class", "Change", "Where"].map((h, i) => (
+                <th scope="col" key={h} className={i < 2 ? "py-1.5 pr-3 font-medium" : "py-1.5 font-medium"}>
+                  {h}
+                </th>
+              ))}
             </tr>
           </thead>
           <tbody>

@@ -13,10 +13,10 @@ import { ModelIdInput, modelListHint } from "@/components/models/model-id-input"
 import { inputProblems } from "@/components/schema-form/validation";
 import { Button } from "@/components/ui/button";
 import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
-import { FieldHint, Input, inputClasses, Label } from "@/components/ui/input";
+import { FieldHint, Input, Label, Select } from "@/components/ui/input";
 import type { JsonObject } from "@/lib/ors/protocol";
 import { selectBusy, selectEndReason, useEpisodeStore } from "@/lib/ui/episode-store";
-import { type ModelChoice, useModelChoice } from "@/lib/ui/model-choice";
+import { useModelChoice } from "@/lib/ui/model-choice";
 import { useModels } from "@/lib/ui/run-queries";
 import { useSessionTools } from "@/lib/ui/use-episode";
 import { type ModelControls, useModelControls } from "@/lib/ui/use-model-controls";
@@ -62,46 +62,49 @@ function useInputCheck(): (tool: string, input: JsonObject) => Promise<string[]>
   );
 }
 
-function SettingsFields({
-  ids,
-  endpoints,
-  endpoint,
-  onEndpoint,
-  model,
-  maxTurns,
-  onMaxTurns,
-  turnsOk,
-  idle,
-}: {
-  ids: string;
-  endpoints: string[];
-  endpoint: string;
-  onEndpoint: (e: string) => void;
-  model: ModelChoice;
-  maxTurns: string;
-  onMaxTurns: (v: string) => void;
-  turnsOk: boolean;
-  idle: boolean;
-}) {
+/**
+ * The panel's settings: the endpoints configured and the one chosen (remembered), its model id, and
+ * the turn limit as typed and as played (the default while what is typed is not a limit).
+ */
+function useModelSettings() {
+  const models = useModels();
+  const [remembered, setEndpoint] = useRememberedEndpoint();
+  const [maxTurns, setMaxTurns] = useState(String(DEFAULT_MAX_TURNS));
+  const endpoints = (models.data ?? []).map((m) => m.name);
+  const endpoint = endpoints.includes(remembered) ? remembered : (endpoints[0] ?? "");
+  const model = useModelChoice(endpoint);
+  const typed = Math.floor(Number(maxTurns));
+  const turnsOk = Number.isInteger(typed) && typed >= 1 && typed <= 1000;
+  const turns = turnsOk ? typed : DEFAULT_MAX_TURNS;
+  return { models, endpoints, endpoint, setEndpoint, model, maxTurns, setMaxTurns, turnsOk, turns };
+}
+
+type ModelSettings = ReturnType<typeof useModelSettings>;
+
+function SettingsFields({ ids, settings, idle }: { ids: string; settings: ModelSettings; idle: boolean }) {
+  const {
+    endpoints,
+    endpoint,
+    setEndpoint: onEndpoint,
+    model,
+    maxTurns,
+    setMaxTurns: onMaxTurns,
+    turnsOk,
+  } = settings;
   const hint = modelListHint(model);
   return (
     <div className="grid grid-cols-[1fr_1fr_4.5rem] gap-2">
       <div className="min-w-0 space-y-1">
         <Label htmlFor={`${ids}-endpoint`}>Model endpoint</Label>
-        <select
+        <Select
           id={`${ids}-endpoint`}
-          className={inputClasses}
           value={endpoint}
           disabled={!idle}
-          onChange={(e) => onEndpoint(e.target.value)}
+          onValueChange={onEndpoint}
+          options={endpoints}
         >
           {endpoints.length === 0 && <option value="">loading…</option>}
-          {endpoints.map((e) => (
-            <option key={e} value={e}>
-              {e}
-            </option>
-          ))}
-        </select>
+        </Select>
       </div>
       <div className="min-w-0 space-y-1">
         <Label htmlFor={`${ids}-model`}>Model id</Label>
@@ -204,23 +207,12 @@ function Messages({ m, ended, turnsOk }: { m: ModelControls; ended: boolean; tur
 
 export function ModelControlsPanel({ caller }: { caller: ToolCaller }) {
   const ids = useId();
-  const models = useModels();
-  const [remembered, setEndpoint] = useRememberedEndpoint();
-  const [maxTurns, setMaxTurns] = useState(String(DEFAULT_MAX_TURNS));
+  const settings = useModelSettings();
+  const { models, endpoints, endpoint, model, turnsOk, turns } = settings;
   const end = useEpisodeStore(selectEndReason);
   const busy = useEpisodeStore(selectBusy);
-  const endpoints = (models.data ?? []).map((m) => m.name);
-  const endpoint = endpoints.includes(remembered) ? remembered : (endpoints[0] ?? "");
-  const model = useModelChoice(endpoint);
-  const turns = Math.floor(Number(maxTurns));
-  const turnsOk = Number.isInteger(turns) && turns >= 1 && turns <= 1000;
   const checkInput = useInputCheck();
-  const m = useModelControls(caller, {
-    endpoint,
-    model: model.model,
-    maxTurns: turnsOk ? turns : DEFAULT_MAX_TURNS,
-    checkInput,
-  });
+  const m = useModelControls(caller, { endpoint, model: model.model, maxTurns: turns, checkInput });
   const ended = end !== null;
   const idle = m.activity === "idle" && !m.playing;
   const canAct = !ended && idle && !busy && !!endpoint && !!model.model.trim() && turnsOk;
@@ -242,22 +234,8 @@ export function ModelControlsPanel({ caller }: { caller: ToolCaller }) {
             </p>
           ) : (
             <>
-              <SettingsFields
-                ids={ids}
-                endpoints={endpoints}
-                endpoint={endpoint}
-                onEndpoint={setEndpoint}
-                model={model}
-                maxTurns={maxTurns}
-                onMaxTurns={setMaxTurns}
-                turnsOk={turnsOk}
-                idle={idle}
-              />
-              <Buttons
-                m={m}
-                canAct={canAct}
-                status={statusText(m, ended, turnsOk ? turns : DEFAULT_MAX_TURNS)}
-              />
+              <SettingsFields ids={ids} settings={settings} idle={idle} />
+              <Buttons m={m} canAct={canAct} status={statusText(m, ended, turns)} />
               <Messages m={m} ended={ended} turnsOk={turnsOk} />
               {m.proposal && <ProposalView proposal={m.proposal} controls={m} busy={busy} />}
             </>

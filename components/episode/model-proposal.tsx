@@ -9,7 +9,7 @@ import { JsonView } from "@/components/ui/json-view";
 import { SkeletonBlock } from "@/components/ui/skeleton";
 import type { JsonObject, ToolSpec } from "@/lib/ors/protocol";
 import { useSessionTools } from "@/lib/ui/use-episode";
-import type { ModelControls, Proposal } from "@/lib/ui/use-model-controls";
+import type { ModelControls, Proposal, ProposedCallState } from "@/lib/ui/use-model-controls";
 import { tokensText } from "./model-step-note";
 
 type ToolFormComponent = typeof import("@/components/schema-form/tool-form").ToolForm;
@@ -100,6 +100,14 @@ export function ProposalView({
   );
 }
 
+/** What a proposed call's state shows beside it (a pending call shows its buttons instead). */
+const CALL_STATES: Record<ProposedCallState, string | null> = {
+  pending: null,
+  sending: "sending…",
+  sent: "sent",
+  rejected: "rejected",
+};
+
 function ProposedCall({
   index,
   count,
@@ -118,14 +126,7 @@ function ProposedCall({
   const ToolForm = useToolForm();
   const [value, setValue] = useState<JsonObject>(() => call.input as JsonObject);
   const name = count > 1 ? `Proposed call ${index + 1}: ${call.tool}` : `Proposed call: ${call.tool}`;
-  const state =
-    call.state === "sent"
-      ? "sent"
-      : call.state === "rejected"
-        ? "rejected"
-        : call.state === "sending"
-          ? "sending…"
-          : null;
+  const state = CALL_STATES[call.state];
   const reject = (
     <Button size="sm" variant="danger" onClick={() => controls.reject(index)}>
       Reject

@@ -12,7 +12,7 @@ import { useEffect, useId, useState } from "react";
 import { PageContainer, PageHeader, serverCrumbs } from "@/components/layout/page-header";
 import { parseJsonObject } from "@/components/schema-form/json-text";
 import { Button } from "@/components/ui/button";
-import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
+import { Card, CardBody, SectionCard } from "@/components/ui/card";
 import { Input } from "@/components/ui/input";
 import { JsonView } from "@/components/ui/json-view";
 import { SkeletonBlock } from "@/components/ui/skeleton";
@@ -229,43 +229,38 @@ function TaskSource({
 }) {
   const tabsId = useId().replace(/:/g, "");
   return (
-    <Card>
-      <CardHeader>
-        <CardTitle>Task</CardTitle>
-      </CardHeader>
-      <CardBody className="flex flex-col gap-3">
-        <Tabs
-          label="Task source"
-          idBase={tabsId}
-          value={form.mode}
-          onValueChange={(v) => form.setMode(v as Mode)}
-          items={[
-            { value: "task", label: "Task from a split" },
-            { value: "spec", label: "Custom task_spec" },
-          ]}
-        />
-        {form.mode === "task" ? (
-          <TabPanel idBase={tabsId} value="task">
-            <TaskPicker
-              server={server}
-              env={env}
-              split={form.split}
-              index={form.index}
-              onChange={form.setTask}
-            />
-          </TabPanel>
-        ) : (
-          <TabPanel idBase={tabsId} value="spec" className="flex flex-col gap-2">
-            {specSource?.error && (
-              <p role="alert" className="text-sm text-red-700 dark:text-red-400">
-                {specSource.error}
-              </p>
-            )}
-            <TaskSpecEditor text={form.specText} onChange={form.onSpecChange} />
-          </TabPanel>
-        )}
-      </CardBody>
-    </Card>
+    <SectionCard title="Task" bodyClassName="flex flex-col gap-3">
+      <Tabs
+        label="Task source"
+        idBase={tabsId}
+        value={form.mode}
+        onValueChange={(v) => form.setMode(v as Mode)}
+        items={[
+          { value: "task", label: "Task from a split" },
+          { value: "spec", label: "Custom task_spec" },
+        ]}
+      />
+      {form.mode === "task" ? (
+        <TabPanel idBase={tabsId} value="task">
+          <TaskPicker
+            server={server}
+            env={env}
+            split={form.split}
+            index={form.index}
+            onChange={form.setTask}
+          />
+        </TabPanel>
+      ) : (
+        <TabPanel idBase={tabsId} value="spec" className="flex flex-col gap-2">
+          {specSource?.error && (
+            <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+              {specSource.error}
+            </p>
+          )}
+          <TaskSpecEditor text={form.specText} onChange={form.onSpecChange} />
+        </TabPanel>
+      )}
+    </SectionCard>
   );
 }
 

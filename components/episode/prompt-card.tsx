@@ -6,7 +6,7 @@
 // record arrives in the browser.
 import type { ReactNode } from "react";
 import { Button } from "@/components/ui/button";
-import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
+import { SectionCard } from "@/components/ui/card";
 import { JsonView } from "@/components/ui/json-view";
 import { SkeletonBlock } from "@/components/ui/skeleton";
 import type { Block } from "@/lib/ors/protocol";
@@ -38,60 +38,61 @@ export function PromptCard({ initial = null }: { initial?: PrerenderedBlocks | n
   const ended = useEpisodeStore(selectEnded);
   const request = useRequestPrompt();
   return (
-    <Card>
-      <CardHeader>
-        <CardTitle id="episode-prompt-title">Prompt</CardTitle>
-        {task && (
+    <SectionCard
+      title="Prompt"
+      titleId="episode-prompt-title"
+      bodyClassName="flex flex-col gap-3"
+      aside={
+        task && (
           <span className="font-mono text-xs text-zinc-500 dark:text-zinc-400">
             {"split" in task ? `${task.split} / task ${task.index}` : "custom task_spec"}
           </span>
-        )}
-      </CardHeader>
-      <CardBody className="flex flex-col gap-3">
-        {status === "loading" && !prompt && <SkeletonBlock label="Loading the prompt" lines={3} />}
-        {status !== "missing" && prompt && (
-          <section aria-labelledby="episode-prompt-title">
-            <BlocksView
-              blocks={prompt}
-              emptyText="The prompt is empty."
-              rendered={renderedFor(prompt, initial)}
-            />
-          </section>
-        )}
-        {status === "ready" && !prompt && ended && (
-          <p className="text-sm italic text-zinc-500 dark:text-zinc-400">
-            No prompt was recorded for this episode.
+        )
+      }
+    >
+      {status === "loading" && !prompt && <SkeletonBlock label="Loading the prompt" lines={3} />}
+      {status !== "missing" && prompt && (
+        <section aria-labelledby="episode-prompt-title">
+          <BlocksView
+            blocks={prompt}
+            emptyText="The prompt is empty."
+            rendered={renderedFor(prompt, initial)}
+          />
+        </section>
+      )}
+      {status === "ready" && !prompt && ended && (
+        <p className="text-sm italic text-zinc-500 dark:text-zinc-400">
+          No prompt was recorded for this episode.
+        </p>
+      )}
+      {status === "ready" && !prompt && !ended && (
+        <div className="flex flex-col gap-2 text-sm">
+          <p className="text-zinc-600 dark:text-zinc-400">
+            The prompt of this session has not been requested yet (it was started by another client).
           </p>
-        )}
-        {status === "ready" && !prompt && !ended && (
-          <div className="flex flex-col gap-2 text-sm">
-            <p className="text-zinc-600 dark:text-zinc-400">
-              The prompt of this session has not been requested yet (it was started by another client).
-            </p>
-            <div className="flex flex-wrap items-center gap-2">
-              <Button size="sm" disabled={request.isPending} onClick={() => request.mutate()}>
-                {request.isPending ? "Requesting…" : "Request the prompt"}
-              </Button>
-              <span className="text-xs text-zinc-500 dark:text-zinc-400">
-                Asked once and recorded; some environments build their world when asked.
-              </span>
-            </div>
-            {request.error && (
-              <p role="alert" className="text-red-700 dark:text-red-400">
-                Could not get the prompt: {errorMessage(request.error)}
-              </p>
-            )}
+          <div className="flex flex-wrap items-center gap-2">
+            <Button size="sm" disabled={request.isPending} onClick={() => request.mutate()}>
+              {request.isPending ? "Requesting…" : "Request the prompt"}
+            </Button>
+            <span className="text-xs text-zinc-500 dark:text-zinc-400">
+              Asked once and recorded; some environments build their world when asked.
+            </span>
           </div>
-        )}
-        {task && "task_spec" in task && (
-          <details>
-            <summary className="cursor-pointer text-xs font-medium text-zinc-500 dark:text-zinc-400">
-              Task spec
-            </summary>
-            <JsonView value={task.task_spec} label="task_spec" className="mt-2" />
-          </details>
-        )}
-      </CardBody>
-    </Card>
+          {request.error && (
+            <p role="alert" className="text-red-700 dark:text-red-400">
+              Could not get the prompt: {errorMessage(request.error)}
+            </p>
+          )}
+        </div>
+      )}
+      {task && "task_spec" in task && (
+        <details>
+          <summary className="cursor-pointer text-xs font-medium text-zinc-500 dark:text-zinc-400">
+            Task spec
+          </summary>
+          <JsonView value={task.task_spec} label="task_spec" className="mt-2" />
+        </details>
+      )}
+    </SectionCard>
   );
 }

@@ -67,14 +67,7 @@ function StepHeader({
   local,
   onLink,
   onAbandon,
-}: {
-  step: TrajectoryStep;
-  view: StepView;
-  cumulative: number;
-  local?: LocalCall;
-  onLink: (n: number) => void;
-  onAbandon?: () => void;
-}) {
+}: Pick<StepCardProps, "step" | "cumulative" | "local" | "onLink" | "onAbandon"> & { view: StepView }) {
   const status = STATUS[view];
   return (
     <header className="flex flex-wrap items-center gap-2 border-b border-zinc-200 px-3 py-2 dark:border-zinc-800">
@@ -190,17 +183,7 @@ function CallNotes({
   );
 }
 
-export const StepCard = memo(function StepCard({
-  step,
-  live,
-  local,
-  cumulative,
-  highlighted,
-  onLink,
-  onAbandon,
-  onPickUp,
-  blocksId,
-}: {
+interface StepCardProps {
   /** Names the step's blocks (their Markdown/Raw choice is remembered by it), e.g. the session id. */
   blocksId: string;
   step: TrajectoryStep;
@@ -213,7 +196,10 @@ export const StepCard = memo(function StepCard({
   onLink: (n: number) => void;
   onAbandon?: () => void;
   onPickUp?: (step: TrajectoryStep) => void;
-}) {
+}
+
+export const StepCard = memo(function StepCard(props: StepCardProps) {
+  const { step, live, local, highlighted, onPickUp, blocksId } = props;
   const number = step.index;
   const view = stepView(step, live, local);
   return (
@@ -229,14 +215,7 @@ export const StepCard = memo(function StepCard({
             : "border-zinc-200 dark:border-zinc-800",
       )}
     >
-      <StepHeader
-        step={step}
-        view={view}
-        cumulative={cumulative}
-        local={local}
-        onLink={onLink}
-        onAbandon={onAbandon}
-      />
+      <StepHeader {...props} view={view} />
       <div className="flex flex-col gap-3 p-3">
         {step.after_end && (
           <p className="text-xs text-amber-800 dark:text-amber-300">

@@ -6,7 +6,7 @@ import { useEffect, useState } from "react";
 import { reflow, takesNoInput } from "@/components/schema-form/schema-utils";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
-import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
+import { SectionCard } from "@/components/ui/card";
 import { SkeletonBlock } from "@/components/ui/skeleton";
 import type { JsonObject, ToolSpec } from "@/lib/ors/protocol";
 import { cn } from "@/lib/ui/cn";
@@ -165,82 +165,80 @@ export function ToolPanel({ caller }: { caller: ToolCaller }) {
   }, [chosen, list]);
 
   return (
-    <Card>
-      <CardHeader>
-        <CardTitle>Tools</CardTitle>
-        {tools.data && (
+    <SectionCard
+      title="Tools"
+      bodyClassName="flex flex-col gap-3"
+      aside={
+        tools.data && (
           <span className="text-[11px] text-zinc-500 dark:text-zinc-400" title={tools.data.fallbackReason}>
             from <code className="font-mono">/{tools.data.source}</code>
           </span>
-        )}
-      </CardHeader>
-      <CardBody className="flex flex-col gap-3">
-        {end !== null && (
-          <p className="text-sm text-zinc-600 dark:text-zinc-400">
-            {end === "finished"
-              ? "The episode finished: a tool returned finished: true, so there is nothing more to call."
-              : "The episode has ended: its session is gone."}
-          </p>
-        )}
-        {end === null && tools.isPending && <SkeletonBlock label="Loading tools" lines={3} />}
-        {tools.error && (
-          <div role="alert" className="flex flex-col gap-2 text-sm text-red-700 dark:text-red-400">
-            <p>Could not load the tools: {errorMessage(tools.error)}</p>
-            <Button size="sm" onClick={() => tools.refetch()}>
-              Try again
-            </Button>
+        )
+      }
+    >
+      {end !== null && (
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">
+          {end === "finished"
+            ? "The episode finished: a tool returned finished: true, so there is nothing more to call."
+            : "The episode has ended: its session is gone."}
+        </p>
+      )}
+      {end === null && tools.isPending && <SkeletonBlock label="Loading tools" lines={3} />}
+      {tools.error && (
+        <div role="alert" className="flex flex-col gap-2 text-sm text-red-700 dark:text-red-400">
+          <p>Could not load the tools: {errorMessage(tools.error)}</p>
+          <Button size="sm" onClick={() => tools.refetch()}>
+            Try again
+          </Button>
+        </div>
+      )}
+      {tools.data && list.length === 0 && <p className="text-sm text-zinc-500">This session has no tools.</p>}
+      {list.length > 0 && (
+        <div className="flex flex-col gap-1.5">
+          <span id="tool-picker-label" className="text-xs font-medium text-zinc-600 dark:text-zinc-400">
+            Tool
+          </span>
+          <div role="radiogroup" aria-labelledby="tool-picker-label" className="flex flex-wrap gap-1.5">
+            {list.map((t) => (
+              <label
+                key={t.name}
+                className={cn(
+                  "relative inline-flex items-center gap-1.5 rounded-md border px-2 py-1 font-mono text-xs has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-offset-2 has-[:focus-visible]:outline-indigo-500",
+                  current?.name === t.name
+                    ? "border-indigo-400 bg-indigo-50 text-indigo-900 dark:border-indigo-600 dark:bg-indigo-950 dark:text-indigo-100"
+                    : "border-zinc-300 text-zinc-700 hover:bg-zinc-50 dark:border-zinc-700 dark:text-zinc-300 dark:hover:bg-zinc-800",
+                )}
+              >
+                {/* The native radio covers its label (transparent): clicks, keys and roles are the browser's. */}
+                <input
+                  type="radio"
+                  name="episode-tool"
+                  value={t.name}
+                  checked={current?.name === t.name}
+                  onChange={() => setChosen(t.name)}
+                  className="absolute inset-0 cursor-pointer appearance-none rounded-md opacity-0"
+                />
+                {t.name}
+                {!hasInput(t) && (
+                  <Badge className="font-sans" aria-hidden="true">
+                    no input
+                  </Badge>
+                )}
+              </label>
+            ))}
           </div>
-        )}
-        {tools.data && list.length === 0 && (
-          <p className="text-sm text-zinc-500">This session has no tools.</p>
-        )}
-        {list.length > 0 && (
-          <div className="flex flex-col gap-1.5">
-            <span id="tool-picker-label" className="text-xs font-medium text-zinc-600 dark:text-zinc-400">
-              Tool
-            </span>
-            <div role="radiogroup" aria-labelledby="tool-picker-label" className="flex flex-wrap gap-1.5">
-              {list.map((t) => (
-                <label
-                  key={t.name}
-                  className={cn(
-                    "relative inline-flex items-center gap-1.5 rounded-md border px-2 py-1 font-mono text-xs has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-offset-2 has-[:focus-visible]:outline-indigo-500",
-                    current?.name === t.name
-                      ? "border-indigo-400 bg-indigo-50 text-indigo-900 dark:border-indigo-600 dark:bg-indigo-950 dark:text-indigo-100"
-                      : "border-zinc-300 text-zinc-700 hover:bg-zinc-50 dark:border-zinc-700 dark:text-zinc-300 dark:hover:bg-zinc-800",
-                  )}
-                >
-                  {/* The native radio covers its label (transparent): clicks, keys and roles are the browser's. */}
-                  <input
-                    type="radio"
-                    name="episode-tool"
-                    value={t.name}
-                    checked={current?.name === t.name}
-                    onChange={() => setChosen(t.name)}
-                    className="absolute inset-0 cursor-pointer appearance-none rounded-md opacity-0"
-                  />
-                  {t.name}
-                  {!hasInput(t) && (
-                    <Badge className="font-sans" aria-hidden="true">
-                      no input
-                    </Badge>
-                  )}
-                </label>
-              ))}
-            </div>
-          </div>
-        )}
-        {current && (
-          <section aria-label={`Call ${current.name}`} className="flex flex-col gap-3">
-            {current.description && (
-              <p className="whitespace-pre-wrap text-sm text-zinc-600 dark:text-zinc-400">
-                {reflow(current.description)}
-              </p>
-            )}
-            <ToolInput key={current.name} tool={current} caller={caller} ready={ready} />
-          </section>
-        )}
-      </CardBody>
-    </Card>
+        </div>
+      )}
+      {current && (
+        <section aria-label={`Call ${current.name}`} className="flex flex-col gap-3">
+          {current.description && (
+            <p className="whitespace-pre-wrap text-sm text-zinc-600 dark:text-zinc-400">
+              {reflow(current.description)}
+            </p>
+          )}
+          <ToolInput key={current.name} tool={current} caller={caller} ready={ready} />
+        </section>
+      )}
+    </SectionCard>
   );
 }

@@ -8,7 +8,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { PageContainer, PageHeader } from "@/components/layout/page-header";
 import { Button } from "@/components/ui/button";
-import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
+import { SectionCard } from "@/components/ui/card";
 import { ErrorPanel } from "@/components/ui/error-panel";
 import { SkeletonBlock } from "@/components/ui/skeleton";
 import type { Proportion } from "@/lib/review/agreement";
@@ -36,6 +36,18 @@ export function RateText({ p }: { p: Proportion }) {
     </span>
   );
 }
+
+// The matrix's rows: the verifier's verdict, then its cells where people judged correct and incorrect.
+const ROWS: [string, Cell, Cell][] = [
+  ["success", "tp", "fp"],
+  ["failure", "fn", "tn"],
+];
+const CELL_NAMES: Record<Cell, string> = {
+  tp: "true positives",
+  fp: "false positives",
+  fn: "false negatives",
+  tn: "true negatives",
+};
 
 function Matrix({ r, open, onOpen }: { r: AgreementReport; open: Cell | null; onOpen: (c: Cell) => void }) {
   const cell = (c: Cell, what: string) => (
@@ -65,31 +77,19 @@ function Matrix({ r, open, onOpen }: { r: AgreementReport; open: Cell | null; on
         </tr>
       </thead>
       <tbody>
-        <tr>
-          <th scope="row" className="pr-2 text-right text-xs font-medium text-zinc-500">
-            verifier: success
-          </th>
-          {cell("tp", "Verifier success, people correct (true positives)")}
-          {cell("fp", "Verifier success, people incorrect (false positives)")}
-        </tr>
-        <tr>
-          <th scope="row" className="pr-2 text-right text-xs font-medium text-zinc-500">
-            verifier: failure
-          </th>
-          {cell("fn", "Verifier failure, people correct (false negatives)")}
-          {cell("tn", "Verifier failure, people incorrect (true negatives)")}
-        </tr>
+        {ROWS.map(([verifier, correct, incorrect]) => (
+          <tr key={verifier}>
+            <th scope="row" className="pr-2 text-right text-xs font-medium text-zinc-500">
+              verifier: {verifier}
+            </th>
+            {cell(correct, `Verifier ${verifier}, people correct (${CELL_NAMES[correct]})`)}
+            {cell(incorrect, `Verifier ${verifier}, people incorrect (${CELL_NAMES[incorrect]})`)}
+          </tr>
+        ))}
       </tbody>
     </table>
   );
 }
-
-const CELL_NAMES: Record<Cell, string> = {
-  tp: "true positives",
-  fp: "false positives",
-  fn: "false negatives",
-  tn: "true negatives",
-};
 
 function CellEpisodes({ r, cell }: { r: AgreementReport; cell: Cell }) {
   const ids = r.confusion[cell];
@@ -166,70 +166,60 @@ function Report({ r }: { r: AgreementReport }) {
     );
   return (
     <div className="grid gap-5 lg:grid-cols-2">
-      <Card>
-        <CardHeader>
-          <CardTitle>The verifier against the reviewers</CardTitle>
-        </CardHeader>
-        <CardBody className="flex flex-col gap-3">
-          <p className="text-xs text-zinc-500">
-            Success: the episode finished with a reward of at least {r.successAt}. People: the majority
-            verdict of its reviewers ({r.rule.field}); {r.disputed.length} disputed (a tie) and{" "}
-            {r.unlabelled.length} not labelled yet are left out.
-          </p>
-          <Matrix r={r} open={open} onOpen={(c) => setOpen((o) => (o === c ? null : c))} />
-          {open && <CellEpisodes r={r} cell={open} />}
-          <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
-            <dt className="text-zinc-500">False-positive rate</dt>
-            <dd data-testid="fp-rate">
-              <RateText p={r.rates.falsePositive} />
-            </dd>
-            <dt className="text-zinc-500">False-negative rate</dt>
-            <dd data-testid="fn-rate">
-              <RateText p={r.rates.falseNegative} />
-            </dd>
-            <dt className="text-zinc-500">Agreement</dt>
-            <dd>
-              <RateText p={r.rates.agreement} />
-            </dd>
-          </dl>
-          <Golden queueId={r.queue.id} count={r.confusion.fp.length} />
-        </CardBody>
-      </Card>
-      <Card>
-        <CardHeader>
-          <CardTitle>Between reviewers</CardTitle>
-        </CardHeader>
-        <CardBody>
-          {r.kappa.length === 0 ? (
-            <p className="text-sm text-zinc-500">No episode was labelled by two reviewers yet.</p>
-          ) : (
-            <table className="w-full text-sm">
-              <thead>
-                <tr className="text-left text-xs text-zinc-500">
-                  <th className="font-medium">Reviewers</th>
-                  <th className="font-medium">Episodes</th>
-                  <th className="font-medium">Agree</th>
-                  <th className="font-medium">Cohen's κ</th>
+      <SectionCard title="The verifier against the reviewers" bodyClassName="flex flex-col gap-3">
+        <p className="text-xs text-zinc-500">
+          Success: the episode finished with a reward of at least {r.successAt}. People: the majority verdict
+          of its reviewers ({r.rule.field}); {r.disputed.length} disputed (a tie) and {r.unlabelled.length}{" "}
+          not labelled yet are left out.
+        </p>
+        <Matrix r={r} open={open} onOpen={(c) => setOpen((o) => (o === c ? null : c))} />
+        {open && <CellEpisodes r={r} cell={open} />}
+        <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
+          <dt className="text-zinc-500">False-positive rate</dt>
+          <dd data-testid="fp-rate">
+            <RateText p={r.rates.falsePositive} />
+          </dd>
+          <dt className="text-zinc-500">False-negative rate</dt>
+          <dd data-testid="fn-rate">
+            <RateText p={r.rates.falseNegative} />
+          </dd>
+          <dt className="text-zinc-500">Agreement</dt>
+          <dd>
+            <RateText p={r.rates.agreement} />
+          </dd>
+        </dl>
+        <Golden queueId={r.queue.id} count={r.confusion.fp.length} />
+      </SectionCard>
+      <SectionCard title="Between reviewers">
+        {r.kappa.length === 0 ? (
+          <p className="text-sm text-zinc-500">No episode was labelled by two reviewers yet.</p>
+        ) : (
+          <table className="w-full text-sm">
+            <thead>
+              <tr className="text-left text-xs text-zinc-500">
+                <th className="font-medium">Reviewers</th>
+                <th className="font-medium">Episodes</th>
+                <th className="font-medium">Agree</th>
+                <th className="font-medium">Cohen's κ</th>
+              </tr>
+            </thead>
+            <tbody>
+              {r.kappa.map((k) => (
+                <tr key={`${k.a} ${k.b}`}>
+                  <td>
+                    {k.a} & {k.b}
+                  </td>
+                  <td className="tabular-nums">{k.n}</td>
+                  <td className="tabular-nums">{pct(k.observed)}</td>
+                  <td className="tabular-nums" data-testid={`kappa-${k.a}-${k.b}`}>
+                    {k.kappa === null ? "undefined" : k.kappa.toFixed(3)}
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {r.kappa.map((k) => (
-                  <tr key={`${k.a} ${k.b}`}>
-                    <td>
-                      {k.a} & {k.b}
-                    </td>
-                    <td className="tabular-nums">{k.n}</td>
-                    <td className="tabular-nums">{pct(k.observed)}</td>
-                    <td className="tabular-nums" data-testid={`kappa-${k.a}-${k.b}`}>
-                      {k.kappa === null ? "undefined" : k.kappa.toFixed(3)}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
-        </CardBody>
-      </Card>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </SectionCard>
     </div>
   );
 }

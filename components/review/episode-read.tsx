@@ -5,7 +5,7 @@
 import { BlocksView } from "@/components/episode/blocks-view";
 import { RewardValue } from "@/components/episode/reward-value";
 import { Badge } from "@/components/ui/badge";
-import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
+import { SectionCard } from "@/components/ui/card";
 import { JsonView } from "@/components/ui/json-view";
 import { cn } from "@/lib/ui/cn";
 import type { ReviewEpisode } from "@/lib/ui/review-queries";
@@ -18,21 +18,21 @@ export function EpisodeRead({ episode, step }: { episode: ReviewEpisode; step: n
   const t = episode.trajectory;
   return (
     <div className="flex min-w-0 flex-col gap-4">
-      <Card>
-        <CardHeader>
-          <CardTitle id="review-prompt">Prompt</CardTitle>
+      <SectionCard
+        title="Prompt"
+        titleId="review-prompt"
+        aside={
           <span className="font-mono text-xs text-zinc-500 dark:text-zinc-400">
             {t.env} · {t.task && "split" in t.task ? `${t.task.split} / task ${t.task.index}` : "task_spec"}
           </span>
-        </CardHeader>
-        <CardBody>
-          {t.prompt ? (
-            <BlocksView blocks={t.prompt} id={`${t.id}:prompt`} />
-          ) : (
-            <p className="text-sm text-zinc-500">The prompt was not recorded.</p>
-          )}
-        </CardBody>
-      </Card>
+        }
+      >
+        {t.prompt ? (
+          <BlocksView blocks={t.prompt} id={`${t.id}:prompt`} />
+        ) : (
+          <p className="text-sm text-zinc-500">The prompt was not recorded.</p>
+        )}
+      </SectionCard>
       <section aria-labelledby="review-steps" className="flex flex-col gap-2">
         <h2 id="review-steps" className="flex items-center gap-2 text-sm font-semibold">
           Steps ({t.steps.length})

@@ -1,5 +1,6 @@
 // The review page's small shared parts: a form's submit button with the API's refusal beside it,
-// and a section that unfolds a form (`New review queue`, `New label set`, `New share link`).
+// a section's list (or, while it loads or is empty, saying so), and a section that unfolds a form
+// (`New review queue`, `New label set`, `New share link`).
 import type { ReactNode } from "react";
 import { Button } from "@/components/ui/button";
 import { errorMessage } from "@/lib/ui/use-episode";
@@ -27,6 +28,30 @@ export function FormActions({
         </p>
       )}
     </div>
+  );
+}
+
+/** A section's items as a list named by its title, or "Loading…" or what it says when there are none. */
+export function ItemList<T>({
+  query,
+  labelledBy,
+  empty,
+  className,
+  children,
+}: {
+  /** The section's query (its answer's `items`). */
+  query: { data?: { items: T[] }; isPending: boolean };
+  labelledBy: string;
+  empty: string;
+  className?: string;
+  children: (item: T) => ReactNode;
+}) {
+  const items = query.data?.items;
+  if (!items?.length) return <p className="text-sm text-zinc-500">{query.isPending ? "Loading…" : empty}</p>;
+  return (
+    <ul aria-labelledby={labelledBy} className={className}>
+      {items.map(children)}
+    </ul>
   );
 }
 

@@ -4,10 +4,10 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { PageContainer, PageHeader } from "@/components/layout/page-header";
-import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
+import { SectionCard } from "@/components/ui/card";
 import { agreementHref, reviewQueueHref, runHref } from "@/lib/routes";
 import { labelSetsQuery, type QueueWithProgress, queuesQuery } from "@/lib/ui/review-queries";
-import { Unfold } from "./form-parts";
+import { ItemList, Unfold } from "./form-parts";
 import { LabelSetForm } from "./label-set-form";
 import { QueueForm } from "./queue-form";
 import { SharesSection } from "./shares-section";
@@ -57,60 +57,43 @@ export function ReviewHome() {
         description="Label episodes, see how far an environment's reward agrees with people, and share a split for human baselines."
       />
       <div className="grid gap-5 xl:grid-cols-2">
-        <Card>
-          <CardHeader>
-            <CardTitle id="queues-title">Review queues</CardTitle>
-          </CardHeader>
-          <CardBody className="flex flex-col gap-4">
-            {queues.data?.items.length ? (
-              <ul aria-labelledby="queues-title">
-                {queues.data.items.map((q) => (
-                  <QueueRow key={q.id} q={q} />
-                ))}
-              </ul>
-            ) : (
-              <p className="text-sm text-zinc-500">
-                {queues.isPending ? "Loading…" : "No review queue yet."}
-              </p>
-            )}
-            <Unfold summary="New review queue">
-              {sets.data?.items.length ? (
-                <QueueForm labelSets={sets.data.items} />
-              ) : (
-                <p className="text-sm text-zinc-500">Create a label set first.</p>
-              )}
-            </Unfold>
-          </CardBody>
-        </Card>
-        <Card>
-          <CardHeader>
-            <CardTitle id="sets-title">Label sets</CardTitle>
-          </CardHeader>
-          <CardBody className="flex flex-col gap-4">
+        <SectionCard title="Review queues" titleId="queues-title" bodyClassName="flex flex-col gap-4">
+          <ItemList query={queues} labelledBy="queues-title" empty="No review queue yet.">
+            {(q) => <QueueRow key={q.id} q={q} />}
+          </ItemList>
+          <Unfold summary="New review queue">
             {sets.data?.items.length ? (
-              <ul aria-labelledby="sets-title" className="flex flex-col gap-1 text-sm">
-                {sets.data.items.map((s) => (
-                  <li key={s.id}>
-                    <span className="font-medium">{s.name}</span>{" "}
-                    <span className="font-mono text-xs text-zinc-500">
-                      {s.server}/{s.env}
-                    </span>{" "}
-                    <span className="text-xs text-zinc-500">
-                      {s.target === "step" ? "steps" : "episodes"} ·{" "}
-                      {Object.keys(s.schema.properties ?? {}).join(", ")}
-                      {s.verdict ? ` · verdict: ${s.verdict}` : " · no verdict"}
-                    </span>
-                  </li>
-                ))}
-              </ul>
+              <QueueForm labelSets={sets.data.items} />
             ) : (
-              <p className="text-sm text-zinc-500">{sets.isPending ? "Loading…" : "No label set yet."}</p>
+              <p className="text-sm text-zinc-500">Create a label set first.</p>
             )}
-            <Unfold summary="New label set">
-              <LabelSetForm />
-            </Unfold>
-          </CardBody>
-        </Card>
+          </Unfold>
+        </SectionCard>
+        <SectionCard title="Label sets" titleId="sets-title" bodyClassName="flex flex-col gap-4">
+          <ItemList
+            query={sets}
+            labelledBy="sets-title"
+            empty="No label set yet."
+            className="flex flex-col gap-1 text-sm"
+          >
+            {(s) => (
+              <li key={s.id}>
+                <span className="font-medium">{s.name}</span>{" "}
+                <span className="font-mono text-xs text-zinc-500">
+                  {s.server}/{s.env}
+                </span>{" "}
+                <span className="text-xs text-zinc-500">
+                  {s.target === "step" ? "steps" : "episodes"} ·{" "}
+                  {Object.keys(s.schema.properties ?? {}).join(", ")}
+                  {s.verdict ? ` · verdict: ${s.verdict}` : " · no verdict"}
+                </span>
+              </li>
+            )}
+          </ItemList>
+          <Unfold summary="New label set">
+            <LabelSetForm />
+          </Unfold>
+        </SectionCard>
         <div className="xl:col-span-2">
           <SharesSection />
         </div>

@@ -7,12 +7,12 @@ import { useEffect, useState } from "react";
 import { Field } from "@/components/runs/form-fields";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
-import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
+import { SectionCard } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Input } from "@/components/ui/input";
 import { leaderboardHref, playHref, runHref } from "@/lib/routes";
 import { type ShareWithPlayers, sharesQuery, useCreateShare, useRevokeShare } from "@/lib/ui/review-queries";
-import { FormActions, Unfold } from "./form-parts";
+import { FormActions, ItemList, Unfold } from "./form-parts";
 
 function ShareForm() {
   const create = useCreateShare();
@@ -124,28 +124,21 @@ export function SharesSection() {
   const [origin, setOrigin] = useState("");
   useEffect(() => setOrigin(window.location.origin), []);
   return (
-    <Card>
-      <CardHeader>
-        <CardTitle id="shares-title">Share links (human baselines)</CardTitle>
-      </CardHeader>
-      <CardBody className="flex flex-col gap-4">
-        <p className="text-xs text-zinc-500">
-          Someone without the access token plays a split's tasks through a link; their episodes are a run with
-          the policy <code>human</code> and their name, on the split's leaderboard.
-        </p>
-        {shares.data?.items.length ? (
-          <ul aria-labelledby="shares-title">
-            {shares.data.items.map((s) => (
-              <ShareRow key={s.token} s={s} origin={origin} />
-            ))}
-          </ul>
-        ) : (
-          <p className="text-sm text-zinc-500">{shares.isPending ? "Loading…" : "No share link yet."}</p>
-        )}
-        <Unfold summary="New share link">
-          <ShareForm />
-        </Unfold>
-      </CardBody>
-    </Card>
+    <SectionCard
+      title="Share links (human baselines)"
+      titleId="shares-title"
+      bodyClassName="flex flex-col gap-4"
+    >
+      <p className="text-xs text-zinc-500">
+        Someone without the access token plays a split's tasks through a link; their episodes are a run with
+        the policy <code>human</code> and their name, on the split's leaderboard.
+      </p>
+      <ItemList query={shares} labelledBy="shares-title" empty="No share link yet.">
+        {(s) => <ShareRow key={s.token} s={s} origin={origin} />}
+      </ItemList>
+      <Unfold summary="New share link">
+        <ShareForm />
+      </Unfold>
+    </SectionCard>
   );
 }

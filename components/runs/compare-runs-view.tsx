@@ -8,7 +8,7 @@ import { useRouter } from "next/navigation";
 import { useMemo, useState } from "react";
 import { PageContainer, PageHeader } from "@/components/layout/page-header";
 import { Button } from "@/components/ui/button";
-import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
+import { Card, CardBody, CardHeader, CardTitle, SectionCard } from "@/components/ui/card";
 import { ErrorPanel } from "@/components/ui/error-panel";
 import { inputClasses, Label } from "@/components/ui/input";
 import { SkeletonBlock } from "@/components/ui/skeleton";
@@ -24,6 +24,7 @@ import { useVirtualRows, VirtualTable } from "./virtual-table";
 
 const ROW = 30;
 type Show = "all" | "changed" | "gained" | "lost";
+const SHOWN: Record<Show, string> = { all: "all tasks", changed: "changed", gained: "gained", lost: "lost" };
 
 export function CompareRunsView({ a, b }: { a: string; b: string }) {
   const c = useRunComparison(a, b);
@@ -175,25 +176,24 @@ function useComparisonRows(c: RunComparison, show: Show) {
 
 function Difference({ c }: { c: RunComparison }) {
   return (
-    <Card>
-      <CardHeader>
-        <CardTitle id="difference-heading">Difference (B − A)</CardTitle>
-        <span className="text-xs text-zinc-500">{c.paired} tasks paired</span>
-      </CardHeader>
-      <CardBody className="grid gap-4 sm:grid-cols-[14rem_1fr_1fr]">
-        <dl aria-labelledby="difference-heading">
-          <dt id="mean-delta" className="text-[11px] font-medium uppercase tracking-wide text-zinc-500">
-            Mean difference
-          </dt>
-          <dd className="font-mono text-xl font-semibold tabular-nums">{formatDelta(c.meanDelta)}</dd>
-          <dd className="text-[11px] text-zinc-500">
-            {c.ci95 ? `paired 95% CI ${formatInterval(c.ci95)}` : "95% CI: needs 2 paired tasks"}
-          </dd>
-        </dl>
-        <TaskChips label="Gained" tasks={c.gained} run={c.b.id} />
-        <TaskChips label="Lost" tasks={c.lost} run={c.b.id} />
-      </CardBody>
-    </Card>
+    <SectionCard
+      title="Difference (B − A)"
+      titleId="difference-heading"
+      bodyClassName="grid gap-4 sm:grid-cols-[14rem_1fr_1fr]"
+      aside={<span className="text-xs text-zinc-500">{c.paired} tasks paired</span>}
+    >
+      <dl aria-labelledby="difference-heading">
+        <dt id="mean-delta" className="text-[11px] font-medium uppercase tracking-wide text-zinc-500">
+          Mean difference
+        </dt>
+        <dd className="font-mono text-xl font-semibold tabular-nums">{formatDelta(c.meanDelta)}</dd>
+        <dd className="text-[11px] text-zinc-500">
+          {c.ci95 ? `paired 95% CI ${formatInterval(c.ci95)}` : "95% CI: needs 2 paired tasks"}
+        </dd>
+      </dl>
+      <TaskChips label="Gained" tasks={c.gained} run={c.b.id} />
+      <TaskChips label="Lost" tasks={c.lost} run={c.b.id} />
+    </SectionCard>
   );
 }
 
@@ -279,17 +279,7 @@ function Comparison({ c }: { c: RunComparison }) {
         <CardHeader>
           <CardTitle id="compare-tasks-heading">Tasks</CardTitle>
           <div className="flex items-center gap-1.5">
-            <ShowSelect<Show>
-              id="compare-show"
-              value={show}
-              onChange={setShow}
-              options={[
-                { value: "all", label: "all tasks" },
-                { value: "changed", label: "changed" },
-                { value: "gained", label: "gained" },
-                { value: "lost", label: "lost" },
-              ]}
-            />
+            <ShowSelect<Show> id="compare-show" value={show} onChange={setShow} labels={SHOWN} />
             <span className="text-xs text-zinc-500" role="status">
               {rows.length.toLocaleString("en-US")} tasks
             </span>

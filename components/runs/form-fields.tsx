@@ -1,11 +1,56 @@
 "use client";
-// The runs pages' controls: a labelled field whose control gets its ids, a radio group laid out as
-// segmented buttons, and the small "Show" select that filters a table's rows.
+// The runs pages' controls: a labelled field whose control gets its ids, a text field bound to one of
+// the run form's values, a radio group laid out as segmented buttons, and the small "Show" select
+// that filters a table's rows.
 import { type ReactNode, useId } from "react";
-import { FieldError, FieldHint, inputClasses, Label } from "@/components/ui/input";
+import { FieldError, FieldHint, Input, inputClasses, Label } from "@/components/ui/input";
 import { cn } from "@/lib/ui/cn";
+import type { RunFormErrors, RunFormValues } from "@/lib/ui/run-form";
 
 type FieldProps = { id: string; "aria-invalid": boolean; "aria-describedby"?: string };
+
+/** A text field of the run form bound to one of its values: its label, hint, what it shows blank, its input mode. */
+export interface TextSpec {
+  label: string;
+  name: keyof RunFormValues;
+  hint?: string;
+  mode?: "numeric" | "decimal" | "text";
+  placeholder?: string;
+  className?: string;
+}
+
+/** A text field of the form (its value as typed; the form checks it, its error by its name); numeric unless said. */
+export function TextField({
+  label,
+  name,
+  hint,
+  mode = "numeric",
+  placeholder,
+  className,
+  form,
+}: TextSpec & { form: RunFormParts }) {
+  return (
+    <Field label={label} error={form.errors[name]} hint={hint}>
+      {(p) => (
+        <Input
+          {...p}
+          inputMode={mode === "text" ? undefined : mode}
+          placeholder={placeholder}
+          className={className}
+          value={form.v[name]}
+          onChange={(e) => form.set({ [name]: e.target.value })}
+        />
+      )}
+    </Field>
+  );
+}
+
+/** What each part of the run form is given: its values, their setter, the errors of an attempt to start. */
+export interface RunFormParts {
+  v: RunFormValues;
+  set: (patch: Partial<RunFormValues>) => void;
+  errors: RunFormErrors;
+}
 
 /** A labelled control with its hint and error (the control comes from `children`, given the ids). */
 export function Field({
@@ -80,12 +125,13 @@ export function ShowSelect<T extends string>({
   id,
   value,
   onChange,
-  options,
+  labels,
 }: {
   id: string;
   value: T;
   onChange: (v: T) => void;
-  options: { value: T; label: string }[];
+  /** Each choice's words, in the order offered. */
+  labels: Record<T, string>;
 }) {
   return (
     <>
@@ -96,9 +142,9 @@ export function ShowSelect<T extends string>({
         value={value}
         onChange={(e) => onChange(e.target.value as T)}
       >
-        {options.map((o) => (
-          <option key={o.value} value={o.value}>
-            {o.label}
+        {(Object.entries(labels) as [T, string][]).map(([v, label]) => (
+          <option key={v} value={v}>
+            {label}
           </option>
         ))}
       </select>

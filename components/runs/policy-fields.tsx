@@ -4,12 +4,12 @@
 // script module), as the form's other sections are laid out.
 import type { ReactNode } from "react";
 import { ModelIdInput, modelListHint } from "@/components/models/model-id-input";
-import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
-import { Input, inputClasses } from "@/components/ui/input";
+import { SectionCard } from "@/components/ui/card";
+import { Select } from "@/components/ui/input";
 import type { ModelChoice } from "@/lib/ui/model-choice";
 import type { PolicyKind, RunFormErrors, RunFormValues } from "@/lib/ui/run-form";
 import { useModels, useRuns } from "@/lib/ui/run-queries";
-import { Choice, Field } from "./form-fields";
+import { Choice, Field, TextField } from "./form-fields";
 
 export interface PolicyFieldsProps {
   v: RunFormValues;
@@ -18,7 +18,8 @@ export interface PolicyFieldsProps {
   model: ModelChoice;
 }
 
-function ModelFields({ v, set, errors, model }: PolicyFieldsProps) {
+function ModelFields(form: PolicyFieldsProps) {
+  const { v, set, errors, model } = form;
   const models = useModels();
   return (
     <div className="grid gap-3 sm:grid-cols-3">
@@ -28,55 +29,39 @@ function ModelFields({ v, set, errors, model }: PolicyFieldsProps) {
         hint={models.data?.length === 0 ? "none configured (PLAYGROUND_MODELS)" : undefined}
       >
         {(p) => (
-          <select
+          <Select
             {...p}
-            className={inputClasses}
             value={v.endpoint}
-            onChange={(e) => set({ endpoint: e.target.value })}
+            onValueChange={(endpoint) => set({ endpoint })}
+            options={(models.data ?? []).map((m) => m.name)}
           >
             {!v.endpoint && <option value="">{models.isPending ? "loading…" : "none"}</option>}
-            {(models.data ?? []).map((m) => (
-              <option key={m.name} value={m.name}>
-                {m.name}
-              </option>
-            ))}
-          </select>
+          </Select>
         )}
       </Field>
       <Field label="Model id" error={errors.model} hint={modelListHint(model)}>
         {(p) => <ModelIdInput {...p} choice={model} />}
       </Field>
-      <Field label="Temperature" error={errors.temperature} hint="blank: the endpoint's default">
-        {(p) => (
-          <Input
-            {...p}
-            inputMode="decimal"
-            value={v.temperature}
-            onChange={(e) => set({ temperature: e.target.value })}
-          />
-        )}
-      </Field>
+      <TextField
+        form={form}
+        label="Temperature"
+        name="temperature"
+        mode="decimal"
+        hint="blank: the endpoint's default"
+      />
     </div>
   );
 }
 
-function RandomFields({ v, set, errors }: PolicyFieldsProps) {
+function RandomFields(form: PolicyFieldsProps) {
   return (
-    <Field
+    <TextField
+      form={form}
       label="Seed"
-      error={errors.randomSeed}
+      name="randomSeed"
       hint="the same seed calls the same tools with the same inputs"
-    >
-      {(p) => (
-        <Input
-          {...p}
-          inputMode="numeric"
-          className="w-40"
-          value={v.randomSeed}
-          onChange={(e) => set({ randomSeed: e.target.value })}
-        />
-      )}
-    </Field>
+      className="w-40"
+    />
   );
 }
 
@@ -89,41 +74,33 @@ function ReplayFields({ v, set, errors }: PolicyFieldsProps) {
       hint="its actions, task by task and repeat by repeat, on this server and split"
     >
       {(p) => (
-        <select
+        <Select
           {...p}
-          className={inputClasses}
           value={v.replayRun}
-          onChange={(e) => set({ replayRun: e.target.value })}
+          onValueChange={(replayRun) => set({ replayRun })}
+          options={(replayable.data?.items ?? []).map((r) => ({
+            value: r.id,
+            label: `${r.id.slice(0, 8)} · ${r.env}/${r.split} · ${r.policyLabel} · ${r.status}`,
+          }))}
         >
           <option value="">{replayable.isPending ? "loading…" : "choose…"}</option>
-          {(replayable.data?.items ?? []).map((r) => (
-            <option key={r.id} value={r.id}>
-              {r.id.slice(0, 8)} · {r.env}/{r.split} · {r.policyLabel} · {r.status}
-            </option>
-          ))}
-        </select>
+        </Select>
       )}
     </Field>
   );
 }
 
-function ScriptFields({ v, set, errors }: PolicyFieldsProps) {
+function ScriptFields(form: PolicyFieldsProps) {
   return (
-    <Field
+    <TextField
+      form={form}
       label="Module path"
-      error={errors.scriptModule}
+      name="scriptModule"
+      mode="text"
       hint="a .ts or .js file in the app's folder (or PLAYGROUND_SCRIPT_ROOTS) exporting a policy function"
-    >
-      {(p) => (
-        <Input
-          {...p}
-          placeholder="policies/oracle.ts"
-          className="font-mono"
-          value={v.scriptModule}
-          onChange={(e) => set({ scriptModule: e.target.value })}
-        />
-      )}
-    </Field>
+      placeholder="policies/oracle.ts"
+      className="font-mono"
+    />
   );
 }
 
@@ -138,20 +115,15 @@ const POLICIES: Record<PolicyKind, { label: string; Fields: (p: PolicyFieldsProp
 export function PolicySection(props: PolicyFieldsProps & { onPolicy: (policy: PolicyKind) => void }) {
   const { Fields } = POLICIES[props.v.policy];
   return (
-    <Card>
-      <CardHeader>
-        <CardTitle>Policy</CardTitle>
-      </CardHeader>
-      <CardBody className="space-y-3">
-        <Choice
-          legend="Policy"
-          name="policy"
-          value={props.v.policy}
-          onChange={(policy) => props.onPolicy(policy as PolicyKind)}
-          options={Object.entries(POLICIES).map(([value, p]) => ({ value, label: p.label }))}
-        />
-        <Fields {...props} />
-      </CardBody>
-    </Card>
+    <SectionCard title="Policy" bodyClassName="space-y-3">
+      <Choice
+        legend="Policy"
+        name="policy"
+        value={props.v.policy}
+        onChange={(policy) => props.onPolicy(policy as PolicyKind)}
+        options={Object.entries(POLICIES).map(([value, p]) => ({ value, label: p.label }))}
+      />
+      <Fields {...props} />
+    </SectionCard>
   );
 }

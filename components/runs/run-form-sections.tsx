@@ -2,12 +2,12 @@
 // The new-run form's sections other than the policy (policy-fields.tsx): where the run plays
 // (server, environment, split), which tasks, and its settings. Each is given the form's values,
 // their setter and the errors of an attempt to start.
-import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
-import { Input, inputClasses } from "@/components/ui/input";
+import { SectionCard } from "@/components/ui/card";
+import { Input, Select } from "@/components/ui/input";
 import { useEnvironments, useNumTasks, useServers, useSplits } from "@/lib/ui/queries";
 import type { BuiltRun, PolicyKind, RunFormErrors, RunFormValues, TaskMode } from "@/lib/ui/run-form";
 import { formatCount } from "@/lib/ui/run-format";
-import { Choice, Field } from "./form-fields";
+import { Choice, Field, TextField, type TextSpec } from "./form-fields";
 
 export interface SectionProps {
   v: RunFormValues;
@@ -26,100 +26,54 @@ export function WhereSection({ v, set, errors }: SectionProps) {
   const numTasks = useNumTasks(v.server, v.env, v.split || undefined);
   const envChoices = envs.data ?? [];
   return (
-    <Card>
-      <CardHeader>
-        <CardTitle>Where</CardTitle>
-      </CardHeader>
-      <CardBody className="grid gap-3 sm:grid-cols-3">
-        <Field label="Server" error={errors.server}>
-          {(p) => (
-            <select
-              {...p}
-              className={inputClasses}
-              value={v.server}
-              onChange={(e) => set({ server: e.target.value, env: "", split: "" })}
-            >
-              {(servers.data ?? [{ name: v.server }]).map((s) => (
-                <option key={s.name} value={s.name}>
-                  {s.name}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field label="Environment" error={errors.env ?? (envs.error ? envs.error.message : undefined)}>
-          {(p) => (
-            <select
-              {...p}
-              className={inputClasses}
-              value={v.env}
-              onChange={(e) => set({ env: e.target.value, split: "" })}
-            >
-              <option value="">{envs.isPending ? "loading…" : "choose…"}</option>
-              {v.env && !envChoices.includes(v.env) && <option value={v.env}>{v.env}</option>}
-              {envChoices.map((e) => (
-                <option key={e} value={e}>
-                  {e}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field
-          label="Split"
-          error={errors.split ?? (splits.error ? splits.error.message : undefined)}
-          hint={numTasks.data !== undefined ? `${formatCount(numTasks.data)} tasks` : undefined}
-        >
-          {(p) => (
-            <select
-              {...p}
-              className={inputClasses}
-              value={v.split}
-              disabled={!v.env}
-              onChange={(e) => set({ split: e.target.value })}
-            >
-              {!v.split && <option value="">{v.env && splits.isPending ? "loading…" : "choose…"}</option>}
-              {(splits.data ?? []).map((s) => (
-                <option key={s.name} value={s.name}>
-                  {s.name}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-      </CardBody>
-    </Card>
+    <SectionCard title="Where" bodyClassName="grid gap-3 sm:grid-cols-3">
+      <Field label="Server" error={errors.server}>
+        {(p) => (
+          <Select
+            {...p}
+            value={v.server}
+            onValueChange={(server) => set({ server, env: "", split: "" })}
+            options={(servers.data ?? [{ name: v.server }]).map((s) => s.name)}
+          />
+        )}
+      </Field>
+      <Field label="Environment" error={errors.env ?? (envs.error ? envs.error.message : undefined)}>
+        {(p) => (
+          <Select {...p} value={v.env} onValueChange={(env) => set({ env, split: "" })} options={envChoices}>
+            <option value="">{envs.isPending ? "loading…" : "choose…"}</option>
+            {v.env && !envChoices.includes(v.env) && <option value={v.env}>{v.env}</option>}
+          </Select>
+        )}
+      </Field>
+      <Field
+        label="Split"
+        error={errors.split ?? (splits.error ? splits.error.message : undefined)}
+        hint={numTasks.data !== undefined ? `${formatCount(numTasks.data)} tasks` : undefined}
+      >
+        {(p) => (
+          <Select
+            {...p}
+            value={v.split}
+            disabled={!v.env}
+            onValueChange={(split) => set({ split })}
+            options={(splits.data ?? []).map((s) => s.name)}
+          >
+            {!v.split && <option value="">{v.env && splits.isPending ? "loading…" : "choose…"}</option>}
+          </Select>
+        )}
+      </Field>
+    </SectionCard>
   );
 }
 
-/** A numeric text field of the form (its value as typed; the form checks it, its error by its name). */
-function NumberField({
-  label,
-  name,
-  hint,
-  mode = "numeric",
-  placeholder,
-  form,
-}: {
-  label: string;
-  name: keyof RunFormValues;
-  hint?: string;
-  mode?: "numeric" | "decimal";
-  placeholder?: string;
-  form: SectionProps;
-}) {
+/** Two numeric fields side by side (a range's ends, a sample's size and seed). */
+function NumberPair({ fields, form }: { fields: TextSpec[]; form: SectionProps }) {
   return (
-    <Field label={label} error={form.errors[name]} hint={hint}>
-      {(p) => (
-        <Input
-          {...p}
-          inputMode={mode}
-          placeholder={placeholder}
-          value={form.v[name]}
-          onChange={(e) => form.set({ [name]: e.target.value })}
-        />
-      )}
-    </Field>
+    <div className="grid grid-cols-2 gap-3">
+      {fields.map((f) => (
+        <TextField key={f.name} {...f} form={form} />
+      ))}
+    </div>
   );
 }
 
@@ -133,60 +87,60 @@ export function TasksSection({ built, ...form }: SectionProps & { built: BuiltRu
         ? "the replayed run's tasks"
         : "";
   return (
-    <Card>
-      <CardHeader>
-        <CardTitle>Tasks</CardTitle>
+    <SectionCard
+      title="Tasks"
+      bodyClassName="space-y-3"
+      aside={
         <span className="text-xs text-zinc-500" role="status" aria-label="Episodes to play">
           {count}
         </span>
-      </CardHeader>
-      <CardBody className="space-y-3">
-        <Choice
-          legend="Tasks"
-          name="task-mode"
-          value={v.taskMode}
-          onChange={(taskMode) => set({ taskMode: taskMode as TaskMode })}
-          options={[
-            { value: "all", label: v.policy === "replay" ? "As the replayed run" : "All" },
-            { value: "range", label: "Range" },
-            { value: "list", label: "List" },
-            { value: "sample", label: "Seeded sample" },
+      }
+    >
+      <Choice
+        legend="Tasks"
+        name="task-mode"
+        value={v.taskMode}
+        onChange={(taskMode) => set({ taskMode: taskMode as TaskMode })}
+        options={[
+          { value: "all", label: v.policy === "replay" ? "As the replayed run" : "All" },
+          { value: "range", label: "Range" },
+          { value: "list", label: "List" },
+          { value: "sample", label: "Seeded sample" },
+        ]}
+      />
+      {v.taskMode === "range" && (
+        <NumberPair
+          form={form}
+          fields={[
+            { label: "From task", name: "rangeFrom" },
+            {
+              label: "To task (included)",
+              name: "rangeTo",
+              placeholder: numTasks.data ? String(numTasks.data - 1) : "",
+            },
           ]}
         />
-        {v.taskMode === "range" && (
-          <div className="grid grid-cols-2 gap-3">
-            <NumberField label="From task" name="rangeFrom" form={form} />
-            <NumberField
-              label="To task (included)"
-              name="rangeTo"
-              placeholder={numTasks.data ? String(numTasks.data - 1) : ""}
-              form={form}
-            />
-          </div>
-        )}
-        {v.taskMode === "list" && (
-          <Field label="Task indexes" error={errors.list} hint="e.g. 1,5,9 or 0-9,20-29">
-            {(p) => <Input {...p} value={v.list} onChange={(e) => set({ list: e.target.value })} />}
-          </Field>
-        )}
-        {v.taskMode === "sample" && (
-          <div className="grid grid-cols-2 gap-3">
-            <NumberField label="Sample size" name="sampleSize" form={form} />
-            <NumberField
-              label="Sample seed"
-              name="sampleSeed"
-              hint="the same seed draws the same tasks"
-              form={form}
-            />
-          </div>
-        )}
-      </CardBody>
-    </Card>
+      )}
+      {v.taskMode === "list" && (
+        <Field label="Task indexes" error={errors.list} hint="e.g. 1,5,9 or 0-9,20-29">
+          {(p) => <Input {...p} value={v.list} onChange={(e) => set({ list: e.target.value })} />}
+        </Field>
+      )}
+      {v.taskMode === "sample" && (
+        <NumberPair
+          form={form}
+          fields={[
+            { label: "Sample size", name: "sampleSize" },
+            { label: "Sample seed", name: "sampleSeed", hint: "the same seed draws the same tasks" },
+          ]}
+        />
+      )}
+    </SectionCard>
   );
 }
 
-/** The settings' fields: label, the value's name, a hint, decimals allowed. */
-const SETTINGS: { label: string; name: keyof RunFormValues; hint?: string; mode?: "decimal" }[] = [
+/** The settings' fields. */
+const SETTINGS: TextSpec[] = [
   { label: "Repeats", name: "repeats", hint: "attempts per task (pass@k)" },
   { label: "Concurrency", name: "concurrency", hint: "episodes at once" },
   { label: "Success threshold", name: "successAt", hint: "finished with a reward ≥ this", mode: "decimal" },
@@ -196,22 +150,11 @@ const SETTINGS: { label: string; name: keyof RunFormValues; hint?: string; mode?
 export function SettingsSection(form: SectionProps) {
   const turns = String(DEFAULT_TURNS[form.v.policy]);
   return (
-    <Card>
-      <CardHeader>
-        <CardTitle>Settings</CardTitle>
-      </CardHeader>
-      <CardBody className="grid grid-cols-2 gap-3 sm:grid-cols-3">
-        {SETTINGS.map((f) => (
-          <NumberField key={f.name} {...f} form={form} />
-        ))}
-        <NumberField
-          label="Max turns"
-          name="maxTurns"
-          hint={`blank: ${turns}`}
-          placeholder={turns}
-          form={form}
-        />
-      </CardBody>
-    </Card>
+    <SectionCard title="Settings" bodyClassName="grid grid-cols-2 gap-3 sm:grid-cols-3">
+      {SETTINGS.map((f) => (
+        <TextField key={f.name} {...f} form={form} />
+      ))}
+      <TextField label="Max turns" name="maxTurns" hint={`blank: ${turns}`} placeholder={turns} form={form} />
+    </SectionCard>
   );
 }

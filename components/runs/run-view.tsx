@@ -9,7 +9,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { PageContainer, PageHeader } from "@/components/layout/page-header";
 import { Button, buttonClasses } from "@/components/ui/button";
-import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
+import { SectionCard } from "@/components/ui/card";
 import { ErrorPanel } from "@/components/ui/error-panel";
 import { inputClasses, Label } from "@/components/ui/input";
 import { SkeletonBlock } from "@/components/ui/skeleton";
@@ -112,15 +112,12 @@ function Loaded({ s, task }: { s: RunSummaryResponse; task: number | null }) {
           <RunSummaryCard s={s} />
           <RunOutcomes s={s} />
           <RunPlacement placement={s.placement} status={s.status} />
-          <Card>
-            <CardHeader>
-              <CardTitle>Rewards</CardTitle>
-              <span className="text-xs text-zinc-500">completed episodes</span>
-            </CardHeader>
-            <CardBody>
-              <RewardHistogram bins={s.histogram} />
-            </CardBody>
-          </Card>
+          <SectionCard
+            title="Rewards"
+            aside={<span className="text-xs text-zinc-500">completed episodes</span>}
+          >
+            <RewardHistogram bins={s.histogram} />
+          </SectionCard>
         </div>
         <TaskTable tasks={s.tasks} repeats={s.repeats} successAt={s.successAt} highlight={task} />
         <RunErrors errors={s.errors} errored={s.errored} />
@@ -142,32 +139,33 @@ function ProgressCard({ p, connected }: { p: RunProgress; connected: boolean }) 
     ["Time left", active ? formatEta(p.etaMs) : "—"],
   ];
   return (
-    <Card>
-      <CardHeader>
-        <CardTitle id="progress-heading">Progress</CardTitle>
+    <SectionCard
+      title="Progress"
+      titleId="progress-heading"
+      bodyClassName="space-y-2"
+      aside={
         <span className="text-xs text-zinc-500" aria-live="polite">
           {active ? (connected ? "live" : "connecting…") : "stopped"}
         </span>
-      </CardHeader>
-      <CardBody className="space-y-2">
-        <ProgressBar
-          value={progressFraction(p)}
-          label="Episodes ended"
-          tone={
-            p.status === "done"
-              ? "green"
-              : p.status === "interrupted" || p.status === "cancelled"
-                ? "amber"
-                : "indigo"
-          }
-        />
-        <dl aria-labelledby="progress-heading" className="grid grid-cols-4 gap-2 text-xs sm:grid-cols-7">
-          {items.map(([term, value, tone]) => (
-            <ProgressItem key={term} term={term} value={value} tone={tone} />
-          ))}
-        </dl>
-      </CardBody>
-    </Card>
+      }
+    >
+      <ProgressBar
+        value={progressFraction(p)}
+        label="Episodes ended"
+        tone={
+          p.status === "done"
+            ? "green"
+            : p.status === "interrupted" || p.status === "cancelled"
+              ? "amber"
+              : "indigo"
+        }
+      />
+      <dl aria-labelledby="progress-heading" className="grid grid-cols-4 gap-2 text-xs sm:grid-cols-7">
+        {items.map(([term, value, tone]) => (
+          <ProgressItem key={term} term={term} value={value} tone={tone} />
+        ))}
+      </dl>
+    </SectionCard>
   );
 }
 

@@ -17,6 +17,12 @@ import { useVirtualRows, VirtualTable } from "./virtual-table";
 
 const ROW = 32;
 type Outcome = "all" | "succeeded" | "failed" | "incomplete";
+const SHOWN: Record<Outcome, string> = {
+  all: "all tasks",
+  succeeded: "succeeded",
+  failed: "failed",
+  incomplete: "not all attempts done",
+};
 
 function matches(t: RunTaskRow, o: Outcome): boolean {
   if (o === "succeeded") return t.succeeded === true;
@@ -45,17 +51,7 @@ function Toolbar({
   return (
     <div className="flex flex-wrap items-end gap-3">
       <div className="flex items-center gap-1.5">
-        <ShowSelect<Outcome>
-          id="task-outcome"
-          value={outcome}
-          onChange={setOutcome}
-          options={[
-            { value: "all", label: "all tasks" },
-            { value: "succeeded", label: "succeeded" },
-            { value: "failed", label: "failed" },
-            { value: "incomplete", label: "not all attempts done" },
-          ]}
-        />
+        <ShowSelect<Outcome> id="task-outcome" value={outcome} onChange={setOutcome} labels={SHOWN} />
       </div>
       <form
         className="flex items-center gap-1.5"
@@ -157,15 +153,11 @@ function Header({
           {repeats === 1 ? "Reward" : `#${r + 1}`}
         </th>
       ))}
-      <th scope="col" className="text-right font-semibold">
-        Mean
-      </th>
-      <th scope="col" className="text-right font-semibold">
-        Spread
-      </th>
-      <th scope="col" className="text-right font-semibold">
-        Succeeded
-      </th>
+      {["Mean", "Spread", "Succeeded"].map((h) => (
+        <th scope="col" key={h} className="text-right font-semibold">
+          {h}
+        </th>
+      ))}
       {signal && <SignalHeader sort={signal.sort} onSort={signal.onSort} />}
     </>
   );

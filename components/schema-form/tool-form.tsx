@@ -295,18 +295,8 @@ function JsonTab({
   );
 }
 
-export function ToolForm({
-  toolName,
-  schema,
-  value,
-  onChange,
-  onCall,
-  disabled,
-  disabledReason,
-  actions,
-  initialTab = "form",
-  submitLabel,
-}: ToolFormProps) {
+export function ToolForm(props: ToolFormProps) {
+  const { toolName, schema, value, onChange, onCall, disabled, initialTab = "form" } = props;
   const idBase = useId().replace(/:/g, "");
   const prepared = useMemo(() => prepareSchema(schema) as RJSFSchema, [schema]);
   const { state, dispatch, formUi, problems } = useToolFormState(initialTab, value);
@@ -373,16 +363,8 @@ export function ToolForm({
     }
   };
 
-  const callBar = (
-    <CallBar
-      toolName={toolName}
-      disabled={disabled}
-      disabledReason={disabledReason}
-      actions={actions}
-      onCall={callCurrent}
-      submitLabel={submitLabel}
-    />
-  );
+  // The Call bar takes the form's own props (its words, disabled and why, the actions) and calls through the ref.
+  const callBar = <CallBar {...props} onCall={callCurrent} />;
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: Ctrl/Cmd+Enter from any field of the form
     <div onKeyDown={onKeyDown} className="flex flex-col gap-3">

@@ -31,27 +31,31 @@ export function placeholderOf(schema: Record<string, unknown>, placeholder?: str
   return undefined;
 }
 
+type Control = HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement;
+
+/**
+ * What every native control of a widget carries: its id, autofocus (only when the uiSchema asks for
+ * it), blur and focus told to rjsf with the control's value as `read` takes it, and aria-invalid
+ * while the field shows errors.
+ */
+function controlProps<E extends Control>(
+  p: Pick<WidgetProps, "id" | "autofocus" | "onBlur" | "onFocus" | "rawErrors">,
+  read: (el: E) => unknown,
+) {
+  return {
+    id: p.id,
+    autoFocus: p.autofocus,
+    onBlur: (e: FocusEvent<E>) => p.onBlur(p.id, read(e.target)),
+    onFocus: (e: FocusEvent<E>) => p.onFocus(p.id, read(e.target)),
+    "aria-invalid": (p.rawErrors ?? []).length > 0 || undefined,
+  };
+}
+
 /** The one-line `<input>` of text, number, e-mail, URL, date… fields. */
-export function BaseInputTemplate({
-  id,
-  htmlName,
-  placeholder,
-  required,
-  readonly,
-  disabled,
-  type,
-  value,
-  onChange,
-  onChangeOverride,
-  onBlur,
-  onFocus,
-  autofocus,
-  options,
-  schema,
-  rawErrors = [],
-  extraProps,
-  className,
-}: BaseInputTemplateProps) {
+export function BaseInputTemplate(props: BaseInputTemplateProps) {
+  const { id, htmlName, placeholder, required, readonly, disabled, type, value, onChange, onChangeOverride } =
+    props;
+  const { options, schema, extraProps, className } = props;
   const field = useField();
   const ui = useContext(FormUiContext);
   const inputProps = { ...extraProps, ...getInputProps(schema, type, options) };
@@ -68,11 +72,8 @@ export function BaseInputTemplate({
     .join(" ");
   return (
     <input
-      id={id}
       name={htmlName || id}
       placeholder={placeholderOf(schema, placeholder)}
-      // biome-ignore lint/a11y/noAutofocus: only when the uiSchema asks for it
-      autoFocus={autofocus}
       required={required}
       disabled={disabled}
       readOnly={readonly}
@@ -80,9 +81,7 @@ export function BaseInputTemplate({
       value={value || value === 0 ? value : ""}
       onChange={onChangeOverride || handleChange}
       onKeyDown={onKeyDown}
-      onBlur={({ target }: FocusEvent<HTMLInputElement>) => onBlur(id, target.value)}
-      onFocus={({ target }: FocusEvent<HTMLInputElement>) => onFocus(id, target.value)}
-      aria-invalid={rawErrors.length > 0 || undefined}
+      {...controlProps(props, (el: HTMLInputElement) => el.value)}
       aria-describedby={describedBy}
       className={cn(inputClasses, "h-9", className)}
     />
@@ -90,41 +89,21 @@ export function BaseInputTemplate({
 }
 
 /** A text area that grows with its text, starting one line high. */
-export function TextareaWidget({
-  id,
-  htmlName,
-  placeholder,
-  value,
-  required,
-  disabled,
-  readonly,
-  autofocus,
-  onChange,
-  onBlur,
-  onFocus,
-  options,
-  schema,
-  rawErrors = [],
-  describedBy,
-}: WidgetProps & { describedBy?: string }) {
+export function TextareaWidget(props: WidgetProps & { describedBy?: string }) {
+  const { id, htmlName, placeholder, value, required, disabled, readonly, onChange, options, schema } = props;
   return (
     <textarea
-      id={id}
+      {...controlProps(props, (el: HTMLTextAreaElement) => el.value)}
       name={htmlName || id}
       placeholder={placeholderOf(schema, placeholder)}
       value={value ?? ""}
       required={required}
       disabled={disabled}
       readOnly={readonly}
-      // biome-ignore lint/a11y/noAutofocus: only when the uiSchema asks for it
-      autoFocus={autofocus}
       rows={typeof options.rows === "number" ? options.rows : 1}
       maxLength={typeof schema.maxLength === "number" ? schema.maxLength : undefined}
       onChange={({ target }) => onChange(target.value === "" ? options.emptyValue : target.value)}
-      onBlur={({ target }) => onBlur(id, target.value)}
-      onFocus={({ target }) => onFocus(id, target.value)}
-      aria-invalid={rawErrors.length > 0 || undefined}
-      aria-describedby={[ariaDescribedByIds(id), describedBy].filter(Boolean).join(" ")}
+      aria-describedby={[ariaDescribedByIds(id), props.describedBy].filter(Boolean).join(" ")}
       className={cn(inputClasses, "field-sizing-content block min-h-9 max-h-72 resize-y py-1.5 leading-5")}
     />
   );
@@ -290,19 +269,8 @@ export function TextWidget(props: WidgetProps) {
 }
 
 /** A native checkbox (its label beside it); unset, it shows the default the server applies. */
-export function CheckboxWidget({
-  id,
-  htmlName,
-  value,
-  disabled,
-  readonly,
-  autofocus,
-  onChange,
-  onBlur,
-  onFocus,
-  schema,
-  rawErrors = [],
-}: WidgetProps) {
+export function CheckboxWidget(props: WidgetProps) {
+  const { id, htmlName, value, disabled, readonly, onChange, schema } = props;
   const field = useField();
   const path = field?.path ?? [id];
   const checked = typeof value === "boolean" ? value : schema.default === true;
@@ -311,16 +279,11 @@ export function CheckboxWidget({
     <div className="flex items-center gap-2 py-0.5">
       <input
         type="checkbox"
-        id={id}
+        {...controlProps(props, (el: HTMLInputElement) => el.checked)}
         name={htmlName || id}
         checked={checked}
         disabled={disabled || readonly}
-        // biome-ignore lint/a11y/noAutofocus: only when the uiSchema asks for it
-        autoFocus={autofocus}
         onChange={(e) => onChange(e.target.checked)}
-        onBlur={(e) => onBlur(id, e.target.checked)}
-        onFocus={(e) => onFocus(id, e.target.checked)}
-        aria-invalid={rawErrors.length > 0 || undefined}
         aria-describedby={ariaDescribedByIds(id)}
         className="size-4 shrink-0 cursor-pointer rounded border-zinc-300 accent-indigo-600 disabled:cursor-not-allowed dark:accent-indigo-400"
       />
@@ -353,22 +316,8 @@ const selectClasses =
  * screen readers know it, and it costs no extra JavaScript. An optional enum offers an empty
  * choice that reads as the default the server applies.
  */
-export function NativeSelectWidget({
-  id,
-  options,
-  value,
-  required,
-  disabled,
-  readonly,
-  multiple,
-  autofocus,
-  onChange,
-  onBlur,
-  onFocus,
-  placeholder,
-  rawErrors = [],
-  schema,
-}: WidgetProps) {
+export function NativeSelectWidget(props: WidgetProps) {
+  const { id, options, value, required, disabled, readonly, multiple, onChange, placeholder, schema } = props;
   const field = useField();
   const { enumOptions = [], enumDisabled, emptyValue } = options;
   const isUnionSelector = /__(any|one)of_select$/.test(id);
@@ -383,19 +332,14 @@ export function NativeSelectWidget({
   const emptyLabel = placeholder || (hasDefault ? `${showDefault(schema.default)} (default)` : "choose…");
   const select = (
     <select
-      id={id}
+      {...controlProps(props, (el: HTMLSelectElement) => toValue(el.value))}
       name={id}
       multiple={multiple}
       value={multiple ? ((selected as string[] | undefined) ?? []) : ((selected as string | undefined) ?? "")}
       required={required}
       disabled={disabled || readonly}
-      // biome-ignore lint/a11y/noAutofocus: only when the uiSchema asks for it
-      autoFocus={autofocus}
-      aria-invalid={rawErrors.length > 0 || undefined}
       aria-describedby={ariaDescribedByIds(id)}
       onChange={handleChange}
-      onBlur={(e: FocusEvent<HTMLSelectElement>) => onBlur(id, toValue(e.target.value))}
-      onFocus={(e: FocusEvent<HTMLSelectElement>) => onFocus(id, toValue(e.target.value))}
       className={cn(
         selectClasses,
         multiple && "h-auto min-h-20 py-1",

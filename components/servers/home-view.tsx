@@ -2,7 +2,7 @@
 
 // Home: every known server with its health and environments, and the "Add server" form.
 import { PageContainer, PageHeader } from "@/components/layout/page-header";
-import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
+import { SectionCard } from "@/components/ui/card";
 import { ErrorPanel } from "@/components/ui/error-panel";
 import { Skeleton } from "@/components/ui/skeleton";
 import { useServers } from "@/lib/ui/queries";
@@ -39,15 +39,13 @@ export function HomeView() {
           </div>
         )}
       </section>
-      <Card className="mt-6">
-        <CardHeader>
-          <CardTitle>Add server</CardTitle>
-          <span className="text-xs text-zinc-500">e.g. a Python ORS server on localhost:8080</span>
-        </CardHeader>
-        <CardBody>
-          <AddServerForm existing={servers.data?.map((s) => s.name) ?? []} />
-        </CardBody>
-      </Card>
+      <SectionCard
+        title="Add server"
+        className="mt-6"
+        aside={<span className="text-xs text-zinc-500">e.g. a Python ORS server on localhost:8080</span>}
+      >
+        <AddServerForm existing={servers.data?.map((s) => s.name) ?? []} />
+      </SectionCard>
     </PageContainer>
   );
 }

@@ -13,7 +13,7 @@ import { SkeletonBlock } from "@/components/ui/skeleton";
 import { envHref, newEpisodeHref } from "@/lib/routes";
 import { useServerInfo, useSplits } from "@/lib/ui/queries";
 import { TaskDetail } from "./task-detail";
-import { TaskCountLine, TaskListToolbar, TaskRows } from "./task-list";
+import { type SplitPlace, TaskCountLine, TaskListToolbar, TaskRows } from "./task-list";
 import { useSplitTasks } from "./use-split-tasks";
 
 export function TaskBrowser({ server, env }: { server: string; env: string }) {
@@ -83,36 +83,14 @@ export function TaskBrowser({ server, env }: { server: string; env: string }) {
   );
 }
 
-function SplitTasks({
-  server,
-  env,
-  split,
-  splitNames,
-  selected,
-  onSelect,
-  onSplitChange,
-}: {
-  server: string;
-  env: string;
-  split: string;
-  splitNames: string[];
-  selected: number | undefined;
-  onSelect: (index: number) => void;
-  onSplitChange: (split: string) => void;
-}) {
+function SplitTasks(props: SplitPlace & { selected: number | undefined; onSelect: (index: number) => void }) {
+  const { server, env, split, selected, onSelect } = props;
   const info = useServerInfo(server);
   const list = useSplitTasks(server, env, split, selected, onSelect);
   return (
     <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]">
       <Card className="flex min-w-0 flex-col">
-        <TaskListToolbar
-          server={server}
-          env={env}
-          split={split}
-          splitNames={splitNames}
-          onSplitChange={onSplitChange}
-          list={list}
-        />
+        <TaskListToolbar {...props} list={list} />
         <TaskCountLine split={split} list={list} />
         <TaskRows server={server} env={env} split={split} selected={selected} list={list} />
         {list.pageError && (

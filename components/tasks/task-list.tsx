@@ -71,6 +71,15 @@ function JumpForm({
   );
 }
 
+/** Which split's tasks are listed, the splits to choose from, and where a choice goes. */
+export interface SplitPlace {
+  server: string;
+  env: string;
+  split: string;
+  splitNames: string[];
+  onSplitChange: (split: string) => void;
+}
+
 export function TaskListToolbar({
   server,
   env,
@@ -78,14 +87,7 @@ export function TaskListToolbar({
   splitNames,
   onSplitChange,
   list,
-}: {
-  server: string;
-  env: string;
-  split: string;
-  splitNames: string[];
-  onSplitChange: (split: string) => void;
-  list: SplitTasksState;
-}) {
+}: SplitPlace & { list: SplitTasksState }) {
   const id = useId();
   const [jumpError, setJumpError] = useState<string | undefined>();
   return (

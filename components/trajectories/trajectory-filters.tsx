@@ -3,7 +3,7 @@
 // golden only), each kept in the URL; the search box follows it a moment after typing.
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useState } from "react";
-import { Input, inputClasses, Label } from "@/components/ui/input";
+import { Input, inputClasses, Label, Select } from "@/components/ui/input";
 import { END_REASONS, SORT_KEYS } from "@/lib/trajectory/model";
 import type { TrajectoryFilter, TrajectorySummary } from "@/lib/trajectory/schema";
 import { filterFromParams } from "@/lib/ui/trajectory-filter";
@@ -97,20 +97,15 @@ export function FilterForm({
       {field("task", "Task", { placeholder: "train/12" })}
       <div className="space-y-1">
         <Label htmlFor="f-end">End reason</Label>
-        <select
+        <Select
           id="f-end"
-          className={inputClasses}
           value={filter.end_reason ?? ""}
-          onChange={(e) => setParam({ end_reason: e.target.value })}
+          onValueChange={(end_reason) => setParam({ end_reason })}
+          options={END_REASONS}
         >
           <option value="">any</option>
           <option value="running">running</option>
-          {END_REASONS.map((r) => (
-            <option key={r} value={r}>
-              {r}
-            </option>
-          ))}
-        </select>
+        </Select>
       </div>
       {field("min_reward", "Min reward", { type: "number", step: "any" })}
       {field("max_reward", "Max reward", { type: "number", step: "any" })}

@@ -7,7 +7,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { Button, buttonClasses } from "@/components/ui/button";
-import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
+import { SectionCard } from "@/components/ui/card";
 import { ErrorPanel } from "@/components/ui/error-panel";
 import { Input, Label } from "@/components/ui/input";
 import { compareTrajectoriesHref, episodeHref, trajectoryHref } from "@/lib/routes";
@@ -93,85 +93,80 @@ export function Operations({ t, step }: { t: Trajectory; step: number | null }) 
   const canRerun = t.task != null && t.steps.length > 0;
   const fork = forkability(t, step);
   return (
-    <Card>
-      <CardHeader>
-        <CardTitle>Operations</CardTitle>
-      </CardHeader>
-      <CardBody className="space-y-3 text-xs">
-        <div className="flex flex-wrap gap-2">
-          <Button
-            size="sm"
-            disabled={!fork.ok || forkM.isPending}
-            aria-describedby={fork.ok || !canRerun ? undefined : "fork-unavailable"}
-            onClick={() => step != null && fork.ok && forkM.mutate(step)}
-          >
-            <GitBranch aria-hidden="true" />
-            {forkM.isPending ? "Forking…" : `Fork at step ${step ?? "—"}`}
-          </Button>
-          <Button size="sm" disabled={!canRerun || replayM.isPending} onClick={() => replayM.mutate()}>
-            <RotateCcw aria-hidden="true" />
-            {replayM.isPending ? "Replaying…" : "Replay and diff"}
-          </Button>
-        </div>
-        {!canRerun ? (
-          <p className="text-zinc-500">Fork and replay need a known task and at least one step.</p>
-        ) : (
-          !fork.ok && (
-            <p id="fork-unavailable" className="text-amber-800 dark:text-amber-300">
-              {fork.reason}
-            </p>
-          )
-        )}
-        {forkM.error && <ErrorPanel compact error={forkM.error} context={{ what: "fork" }} />}
-        {replayM.error && <ErrorPanel compact error={replayM.error} context={{ what: "replay" }} />}
-        {forked && (
-          <div
-            role="status"
-            aria-label="Fork result"
-            className="space-y-1 rounded-md bg-zinc-50 p-2 dark:bg-zinc-900"
-          >
-            <p>
-              Forked at step {forked.step}: new session <span className="font-mono">{forked.sid}</span>.
-            </p>
-            <p>
-              {forked.differing.length === 0
-                ? "Every replayed step matched the original."
-                : `Replayed steps that differ from the original: ${forked.differing.join(", ")}.`}
-            </p>
-            <div className="flex flex-wrap gap-2">
-              <Link
-                className={buttonClasses("primary", "xs")}
-                href={episodeHref(forked.server, forked.env, forked.sid)}
-              >
-                Continue in the episode view
-              </Link>
-              <Link className={buttonClasses("secondary", "xs")} href={trajectoryHref(forked.trajectory_id)}>
-                View the fork
-              </Link>
-            </div>
-          </div>
-        )}
-        <form
-          className="flex items-end gap-2"
-          onSubmit={(e) => {
-            e.preventDefault();
-            if (other.trim()) router.push(compareTrajectoriesHref(t.id, other.trim()));
-          }}
+    <SectionCard title="Operations" bodyClassName="space-y-3 text-xs">
+      <div className="flex flex-wrap gap-2">
+        <Button
+          size="sm"
+          disabled={!fork.ok || forkM.isPending}
+          aria-describedby={fork.ok || !canRerun ? undefined : "fork-unavailable"}
+          onClick={() => step != null && fork.ok && forkM.mutate(step)}
         >
-          <div className="flex-1 space-y-1">
-            <Label htmlFor="compare-with">Compare with trajectory id</Label>
-            <Input
-              id="compare-with"
-              value={other}
-              onChange={(e) => setOther(e.target.value)}
-              placeholder="id"
-            />
+          <GitBranch aria-hidden="true" />
+          {forkM.isPending ? "Forking…" : `Fork at step ${step ?? "—"}`}
+        </Button>
+        <Button size="sm" disabled={!canRerun || replayM.isPending} onClick={() => replayM.mutate()}>
+          <RotateCcw aria-hidden="true" />
+          {replayM.isPending ? "Replaying…" : "Replay and diff"}
+        </Button>
+      </div>
+      {!canRerun ? (
+        <p className="text-zinc-500">Fork and replay need a known task and at least one step.</p>
+      ) : (
+        !fork.ok && (
+          <p id="fork-unavailable" className="text-amber-800 dark:text-amber-300">
+            {fork.reason}
+          </p>
+        )
+      )}
+      {forkM.error && <ErrorPanel compact error={forkM.error} context={{ what: "fork" }} />}
+      {replayM.error && <ErrorPanel compact error={replayM.error} context={{ what: "replay" }} />}
+      {forked && (
+        <div
+          role="status"
+          aria-label="Fork result"
+          className="space-y-1 rounded-md bg-zinc-50 p-2 dark:bg-zinc-900"
+        >
+          <p>
+            Forked at step {forked.step}: new session <span className="font-mono">{forked.sid}</span>.
+          </p>
+          <p>
+            {forked.differing.length === 0
+              ? "Every replayed step matched the original."
+              : `Replayed steps that differ from the original: ${forked.differing.join(", ")}.`}
+          </p>
+          <div className="flex flex-wrap gap-2">
+            <Link
+              className={buttonClasses("primary", "xs")}
+              href={episodeHref(forked.server, forked.env, forked.sid)}
+            >
+              Continue in the episode view
+            </Link>
+            <Link className={buttonClasses("secondary", "xs")} href={trajectoryHref(forked.trajectory_id)}>
+              View the fork
+            </Link>
           </div>
-          <Button size="md" type="submit" disabled={!other.trim()}>
-            <GitCompare aria-hidden="true" /> Compare
-          </Button>
-        </form>
-      </CardBody>
-    </Card>
+        </div>
+      )}
+      <form
+        className="flex items-end gap-2"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (other.trim()) router.push(compareTrajectoriesHref(t.id, other.trim()));
+        }}
+      >
+        <div className="flex-1 space-y-1">
+          <Label htmlFor="compare-with">Compare with trajectory id</Label>
+          <Input
+            id="compare-with"
+            value={other}
+            onChange={(e) => setOther(e.target.value)}
+            placeholder="id"
+          />
+        </div>
+        <Button size="md" type="submit" disabled={!other.trim()}>
+          <GitCompare aria-hidden="true" /> Compare
+        </Button>
+      </form>
+    </SectionCard>
   );
 }

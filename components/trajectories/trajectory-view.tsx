@@ -9,7 +9,7 @@ import { useCallback, useMemo, useRef, useState } from "react";
 import type { PrerenderedBlocks } from "@/components/episode/prerender";
 import { RewardValue } from "@/components/episode/reward-value";
 import { PageContainer, PageHeader } from "@/components/layout/page-header";
-import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
+import { SectionCard } from "@/components/ui/card";
 import { ErrorPanel } from "@/components/ui/error-panel";
 import { SkeletonBlock } from "@/components/ui/skeleton";
 import { trajectoriesHref } from "@/lib/routes";
@@ -97,9 +97,9 @@ function Loaded({
     <PageContainer>
       <TrajectoryHeader t={t} feed={feed} golden={golden} />
       <div className="mb-4 grid gap-4 lg:grid-cols-[1fr_20rem]">
-        <Card>
-          <CardHeader>
-            <CardTitle>Reward</CardTitle>
+        <SectionCard
+          title="Reward"
+          aside={
             <span className="text-xs text-zinc-500">
               total{" "}
               <RewardValue
@@ -109,16 +109,15 @@ function Loaded({
               />{" "}
               · {t.steps.length} steps
             </span>
-          </CardHeader>
-          <CardBody>
-            <RewardChart
-              steps={t.steps}
-              selected={step ?? undefined}
-              onSelect={select}
-              ended={t.end_reason != null}
-            />
-          </CardBody>
-        </Card>
+          }
+        >
+          <RewardChart
+            steps={t.steps}
+            selected={step ?? undefined}
+            onSelect={select}
+            ended={t.end_reason != null}
+          />
+        </SectionCard>
         <Operations t={t} step={step} />
       </div>
       <PromptSection t={t} initial={initialPrompt} />

@@ -1,4 +1,6 @@
-import type { HTMLAttributes } from "react";
+// The card every panel sits in, its header and body; SectionCard is the usual whole: a titled card
+// (and what sits at the header's right) over its body.
+import type { HTMLAttributes, ReactNode } from "react";
 import { cn } from "@/lib/ui/cn";
 
 export function Card({ className, ...props }: HTMLAttributes<HTMLDivElement>) {
@@ -33,4 +35,31 @@ export function CardTitle({ className, ...props }: HTMLAttributes<HTMLHeadingEle
 
 export function CardBody({ className, ...props }: HTMLAttributes<HTMLDivElement>) {
   return <div className={cn("p-3", className)} {...props} />;
+}
+
+/** A card with a title (its id, for an aria-labelledby elsewhere) and, at the header's right, `aside`. */
+export function SectionCard({
+  title,
+  titleId,
+  aside,
+  className,
+  bodyClassName,
+  children,
+}: {
+  title: ReactNode;
+  titleId?: string;
+  aside?: ReactNode;
+  className?: string;
+  bodyClassName?: string;
+  children: ReactNode;
+}) {
+  return (
+    <Card className={className}>
+      <CardHeader>
+        <CardTitle id={titleId}>{title}</CardTitle>
+        {aside}
+      </CardHeader>
+      <CardBody className={bodyClassName}>{children}</CardBody>
+    </Card>
+  );
 }

@@ -1,4 +1,5 @@
-import type { InputHTMLAttributes, LabelHTMLAttributes, ReactNode } from "react";
+// The form controls every page shares: the text input, the select, their label, error and hint.
+import type { InputHTMLAttributes, LabelHTMLAttributes, ReactNode, SelectHTMLAttributes } from "react";
 import { cn } from "@/lib/ui/cn";
 
 export const inputClasses =
@@ -6,6 +7,45 @@ export const inputClasses =
 
 export function Input({ className, ...props }: InputHTMLAttributes<HTMLInputElement>) {
   return <input className={cn(inputClasses, className)} {...props} />;
+}
+
+/** A choice a Select offers: a value shown as itself, or a value and its words. */
+export type SelectOption = string | { value: string; label: ReactNode };
+
+/**
+ * A native select styled as the inputs, its options from a list (after `children`, the options that
+ * lead it: a placeholder, the current value when the list lacks it), the chosen value handed over.
+ */
+export function Select({
+  options,
+  onValueChange,
+  className,
+  children,
+  ...props
+}: Omit<SelectHTMLAttributes<HTMLSelectElement>, "onChange"> & {
+  options: readonly SelectOption[];
+  onValueChange: (value: string) => void;
+}) {
+  return (
+    <select
+      className={cn(inputClasses, className)}
+      onChange={(e) => onValueChange(e.target.value)}
+      {...props}
+    >
+      {children}
+      {options.map((o) =>
+        typeof o === "string" ? (
+          <option key={o} value={o}>
+            {o}
+          </option>
+        ) : (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ),
+      )}
+    </select>
+  );
 }
 
 export function Label({ className, htmlFor, children, ...props }: LabelHTMLAttributes<HTMLLabelElement>) {

@@ -138,6 +138,14 @@ export function taskSelectionOf(
   }
 }
 
+/** The field that shows an error of each way of choosing tasks. */
+const SELECTION_FIELD: Record<TaskMode, keyof RunFormValues> = {
+  all: "split",
+  range: "rangeTo",
+  list: "list",
+  sample: "sampleSize",
+};
+
 /**
  * The request of the form's values, every invalid field with its error, and the number of tasks
  * and episodes (when `numTasks`, the split's size, is known).
@@ -163,15 +171,7 @@ export function buildRunRequest(v: RunFormValues, numTasks?: number): BuiltRun {
       tasks = resolveTasks(selection.selection, numTasks).length;
     } catch (err) {
       if (!(err instanceof TaskSelectionError)) throw err;
-      const key: keyof RunFormValues =
-        v.taskMode === "range"
-          ? "rangeTo"
-          : v.taskMode === "list"
-            ? "list"
-            : v.taskMode === "sample"
-              ? "sampleSize"
-              : "split";
-      errors[key] = err.message.charAt(0).toUpperCase() + err.message.slice(1);
+      errors[SELECTION_FIELD[v.taskMode]] = err.message.charAt(0).toUpperCase() + err.message.slice(1);
     }
   }
 

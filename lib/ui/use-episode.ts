@@ -8,7 +8,7 @@ import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/r
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { OrsClient } from "@/lib/ors/client";
 // The error type comes without the client (and its zod schemas), which loads on demand.
-import { isOrsClientError } from "@/lib/ors/client/errors";
+import { isOrsClientError, type OrsClientErrorKind } from "@/lib/ors/client/errors";
 import type { Secrets, ToolSpec } from "@/lib/ors/protocol";
 import type { FeedEvent, LiveEvent, SnapshotEvent } from "@/lib/trajectory/feed";
 import type { EndReason, Trajectory } from "@/lib/trajectory/schema";
@@ -32,22 +32,21 @@ export function draftSpecKey(server: string, env: string): string {
 
 // ---- Errors and end reasons, in words ----
 
+// What a failure was, in words; an HTTP error (or a kind unknown here) says its status instead.
+const FAILURE_KINDS: Partial<Record<OrsClientErrorKind, string>> = {
+  unreachable: "Server unreachable",
+  timeout: "Timed out",
+  "not-ors": "Not an ORS answer",
+  stream: "Stream failed",
+};
+
 /**
  * A readable message of any error, saying what kind of failure it was: the server could not be
  * reached, the server answered with an error of its own (its `detail`), or its answer is not ORS.
  */
 export function errorMessage(err: unknown): string {
   if (isOrsClientError(err)) {
-    const what =
-      err.kind === "unreachable"
-        ? "Server unreachable"
-        : err.kind === "timeout"
-          ? "Timed out"
-          : err.kind === "not-ors"
-            ? "Not an ORS answer"
-            : err.kind === "stream"
-              ? "Stream failed"
-              : `HTTP ${err.status}`;
+    const what = FAILURE_KINDS[err.kind] ?? `HTTP ${err.status}`;
     return `${what}: ${err.detail}`;
   }
   return err instanceof Error ? err.message : String(err);
