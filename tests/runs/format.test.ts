@@ -4,13 +4,18 @@ import { describe, expect, it } from "vitest";
 import { formatDuration, formatRange, formatSigned } from "@/lib/runs/format";
 
 describe("run figures as text", () => {
-  it("says durations under a second in milliseconds, never 0:00", () => {
-    expect(formatDuration(0)).toBe("0 ms");
-    expect(formatDuration(412.4)).toBe("412 ms");
-    expect(formatDuration(1940)).toBe("1.9 s");
-    expect(formatDuration(185_000)).toBe("3 min 5 s");
-    expect(formatDuration(7_440_000)).toBe("2 h 4 min");
-    expect(formatDuration(null)).toBe("—");
+  // Durations under a second in milliseconds, never 0:00; "—" where there is none.
+  it.each([
+    [0, "0 ms"],
+    [412.4, "412 ms"],
+    [820, "820 ms"],
+    [1940, "1.9 s"],
+    [185_000, "3 min 5 s"],
+    [7_440_000, "2 h 4 min"],
+    [-1, "—"],
+    [null, "—"],
+  ])("formatDuration(%s) says %s", (ms, text) => {
+    expect(formatDuration(ms)).toBe(text);
   });
 
   it("reads negative bins with a minus sign and 'to', the same decimals on both ends", () => {

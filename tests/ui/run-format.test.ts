@@ -1,9 +1,10 @@
+// How runs read on the run pages (lib/ui/run-format.ts): shares, intervals, means, time left, rates,
+// counts, deltas, times, pass@k and progress; durations are lib/runs/format.ts's (tests/runs/format.test.ts).
 import { describe, expect, it } from "vitest";
 import { RUN_STATUSES } from "@/lib/store/types";
 import {
   formatCount,
   formatDelta,
-  formatDuration,
   formatEta,
   formatInterval,
   formatMean,
@@ -16,49 +17,49 @@ import {
   RUN_STATUS_ORDER,
 } from "@/lib/ui/run-format";
 
+// Each formatter with the values it is given and what the reader sees; a case names both.
+const READINGS: [(value: never) => string, unknown, string][] = [
+  [formatPercent, 0.8125, "81.3%"],
+  [formatPercent, 1, "100%"],
+  [formatPercent, 0, "0%"],
+  [formatPercent, 2 / 3, "66.7%"],
+  [formatPercent, 0.9999, "100%"],
+  [formatPercent, null, "—"],
+  [formatPercent, Number.NaN, "—"],
+  [formatInterval, [0.74123, 0.87], "0.741 – 0.87"],
+  [formatInterval, null, "—"],
+  [formatEta, 185_000, "about 3 min 5 s"],
+  [formatEta, 200, "under a second"],
+  [formatEta, null, "—"],
+  [formatRate, 2.44, "2.4/s"],
+  [formatRate, 31.6, "32/s"],
+  [formatRate, 0.05, "3.0/min"],
+  [formatRate, 0, "0/s"],
+  [formatRate, null, "—"],
+  [formatCount, 35964, "35,964"],
+  [formatCount, 211.6, "212"],
+  [formatCount, null, "—"],
+  [formatDelta, 0.25, "+0.25"],
+  [formatDelta, -1, "-1"],
+  [formatDelta, 0, "0"],
+  [formatDelta, null, "—"],
+];
+
 describe("run formatting", () => {
-  it("reads shares as percentages, whole ones without decimals", () => {
-    expect(formatPercent(0.8125)).toBe("81.3%");
-    expect(formatPercent(1)).toBe("100%");
-    expect(formatPercent(0)).toBe("0%");
-    expect(formatPercent(2 / 3)).toBe("66.7%");
-    expect(formatPercent(0.9999)).toBe("100%");
-    expect(formatPercent(null)).toBe("—");
-    expect(formatPercent(Number.NaN)).toBe("—");
-  });
+  // Shares read as percentages (whole ones without decimals), intervals at three significant digits,
+  // time left, rates, counts and deltas; "—" where there is no value.
+  for (const [format, value, text] of READINGS)
+    it(`${format.name}(${typeof value === "number" ? value : JSON.stringify(value)}) reads ${text}`, () => {
+      expect(format(value as never)).toBe(text);
+    });
 
   it("reads means with their 95% interval at three significant digits", () => {
-    expect(formatInterval([0.74123, 0.87])).toBe("0.741 – 0.87");
-    expect(formatInterval(null)).toBe("—");
     expect(formatMean(0.8125, [0.7, 0.9])).toBe("0.813 (95% CI 0.7 – 0.9)");
     expect(formatMean(0.5, null)).toBe("0.5");
     expect(formatMean(null)).toBe("—");
   });
 
-  it("reads durations, time left and rates", () => {
-    expect(formatDuration(820)).toBe("820 ms");
-    expect(formatDuration(1940)).toBe("1.9 s");
-    expect(formatDuration(185_000)).toBe("3 min 5 s");
-    expect(formatDuration(2 * 3600_000 + 4 * 60_000)).toBe("2 h 4 min");
-    expect(formatDuration(-1)).toBe("—");
-    expect(formatEta(185_000)).toBe("about 3 min 5 s");
-    expect(formatEta(200)).toBe("under a second");
-    expect(formatEta(null)).toBe("—");
-    expect(formatRate(2.44)).toBe("2.4/s");
-    expect(formatRate(31.6)).toBe("32/s");
-    expect(formatRate(0.05)).toBe("3.0/min");
-    expect(formatRate(0)).toBe("0/s");
-    expect(formatRate(null)).toBe("—");
-  });
-
-  it("reads counts, deltas and times", () => {
-    expect(formatCount(35964)).toBe("35,964");
-    expect(formatCount(211.6)).toBe("212");
-    expect(formatCount(null)).toBe("—");
-    expect(formatDelta(0.25)).toBe("+0.25");
-    expect(formatDelta(-1)).toBe("-1");
-    expect(formatDelta(0)).toBe("0");
-    expect(formatDelta(null)).toBe("—");
+  it("reads times: today's as the hour, others with their date", () => {
     const now = new Date(2025, 0, 15, 14, 3, 7).getTime();
     expect(formatWhen(now, now)).toBe("14:03:07");
     expect(formatWhen(new Date(2025, 0, 14, 9, 5).getTime(), now)).toBe("14/01/2025, 09:05");
