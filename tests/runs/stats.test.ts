@@ -11,15 +11,22 @@ import {
 } from "@/lib/runs/stats";
 
 describe("Student's t and the 95% interval of a mean", () => {
-  it("has the table's critical values, and approaches 1.96", () => {
-    expect(tCritical95(1)).toBe(12.706);
-    expect(tCritical95(9)).toBe(2.262);
-    expect(tCritical95(30)).toBe(2.042);
-    // Tables: t(40) = 2.021, t(60) = 2.000, t(120) = 1.980.
-    expect(tCritical95(40)).toBeCloseTo(2.021, 3);
-    expect(tCritical95(60)).toBeCloseTo(2.0, 3);
-    expect(tCritical95(120)).toBeCloseTo(1.98, 3);
-    expect(tCritical95(1e9)).toBeCloseTo(1.96, 3);
+  // The first from the table exactly; past it, t(40) = 2.021, t(60) = 2.000, t(120) = 1.980, then 1.96.
+  it.each([
+    [1, 12.706],
+    [9, 2.262],
+    [30, 2.042],
+  ])("t(%s) is the table's %s", (df, t) => {
+    expect(tCritical95(df)).toBe(t);
+  });
+
+  it.each([
+    [40, 2.021],
+    [60, 2.0],
+    [120, 1.98],
+    [1e9, 1.96],
+  ])("t(%s) is close to %s", (df, t) => {
+    expect(tCritical95(df)).toBeCloseTo(t, 3);
   });
 
   it("computes mean, spread and interval: [1, 2, 3, 4] by hand", () => {

@@ -11,27 +11,22 @@ import {
 } from "@/lib/spawn/command-line";
 
 describe("parseCommandLine", () => {
-  it("splits words, quotes and backslashes as a shell does", () => {
-    expect(parseCommandLine("python my_env.py --port {port}")).toEqual({
-      kind: "argv",
-      argv: ["python", "my_env.py", "--port", "{port}"],
-      env: {},
-    });
-    expect(parseCommandLine(`node "my server.js"  --name 'it''s' a\\ b "x\\"y" ""`)).toEqual({
-      kind: "argv",
-      argv: ["node", "my server.js", "--name", "its", "a b", 'x"y', ""],
-      env: {},
-    });
-    expect(parseCommandLine("  PYTHONPATH=. DEBUG='1 2' python -m pkg.server  ")).toEqual({
-      kind: "argv",
-      argv: ["python", "-m", "pkg.server"],
-      env: { PYTHONPATH: ".", DEBUG: "1 2" },
-    });
-    // Quoted, these are plain characters.
-    expect(parseCommandLine(`echo '|' "&&" '$HOME' "*"`)).toMatchObject({
-      kind: "argv",
-      argv: ["echo", "|", "&&", "$HOME", "*"],
-    });
+  // Quoted, `|`, `&&`, `$` and `*` are plain characters.
+  it.each([
+    ["python my_env.py --port {port}", ["python", "my_env.py", "--port", "{port}"], {}],
+    [
+      `node "my server.js"  --name 'it''s' a\\ b "x\\"y" ""`,
+      ["node", "my server.js", "--name", "its", "a b", 'x"y', ""],
+      {},
+    ],
+    [
+      "  PYTHONPATH=. DEBUG='1 2' python -m pkg.server  ",
+      ["python", "-m", "pkg.server"],
+      { PYTHONPATH: ".", DEBUG: "1 2" },
+    ],
+    [`echo '|' "&&" '$HOME' "*"`, ["echo", "|", "&&", "$HOME", "*"], {}],
+  ])("splits %j into words as a shell does", (line, argv, env) => {
+    expect(parseCommandLine(line)).toEqual({ kind: "argv", argv, env });
   });
 
   it("hands commands that need a shell to /bin/sh, saying why", () => {
@@ -76,14 +71,15 @@ describe("parseCommandLine", () => {
     );
   });
 
-  it("names a server after the script it runs", () => {
-    const name = (c: string) => nameFromCommand(parseCommandLine(c));
-    expect(name("python my_env.py --port {port}")).toBe("my_env");
-    expect(name("python3 ./envs/Word Game.py")).toBe("game");
-    expect(name("python3 './envs/Word Game.py'")).toBe("word-game");
-    expect(name("uv run python -m pkg.server --port {port}")).toBe("server");
-    expect(name("node --import tsx tests/fixtures/reference-server/main.ts --port {port}")).toBe("main");
-    expect(name("./my-server --port {port}")).toBe("my-server");
-    expect(name("cd srv && python app.py --port {port}")).toBe("app");
+  it.each([
+    ["python my_env.py --port {port}", "my_env"],
+    ["python3 ./envs/Word Game.py", "game"],
+    ["python3 './envs/Word Game.py'", "word-game"],
+    ["uv run python -m pkg.server --port {port}", "server"],
+    ["node --import tsx tests/fixtures/reference-server/main.ts --port {port}", "main"],
+    ["./my-server --port {port}", "my-server"],
+    ["cd srv && python app.py --port {port}", "app"],
+  ])("names the server of %j after the script it runs: %s", (command, name) => {
+    expect(nameFromCommand(parseCommandLine(command))).toBe(name);
   });
 });
