@@ -21,9 +21,12 @@ const resolveTo =
     return a;
   };
 
-describe("address classes", () => {
-  it("loopback", () => {
-    for (const a of [
+// Each class of address: a name, its test, the addresses in it and addresses that are not.
+const ADDRESS_CLASSES: [string, (a: string) => boolean, string[], string[]][] = [
+  [
+    "loopback",
+    isLoopbackAddress,
+    [
       "127.0.0.1",
       "127.8.9.10",
       "::1",
@@ -34,22 +37,13 @@ describe("address classes", () => {
       "0.0.0.0",
       "::",
       "0:0:0:0:0:0:0:0",
-    ])
-      expect(isLoopbackAddress(a), a).toBe(true);
-    for (const a of [
-      "10.0.0.1",
-      "128.0.0.1",
-      "::2",
-      "fe80::1",
-      "192.168.1.1",
-      "::ffff:8000:1",
-      "localhost",
-      "",
-    ])
-      expect(isLoopbackAddress(a), a).toBe(false);
-  });
-  it("link-local and metadata", () => {
-    for (const a of [
+    ],
+    ["10.0.0.1", "128.0.0.1", "::2", "fe80::1", "192.168.1.1", "::ffff:8000:1", "localhost", ""],
+  ],
+  [
+    "link-local",
+    isLinkLocalAddress,
+    [
       "169.254.0.1",
       "169.254.169.254",
       "fe80::1",
@@ -62,11 +56,13 @@ describe("address classes", () => {
       "0:0:0:0:0:ffff:169.254.1.1",
       "::169.254.1.1",
       "64:ff9b::169.254.1.1",
-    ])
-      expect(isLinkLocalAddress(a), a).toBe(true);
-    for (const a of ["169.253.0.1", "fec0::1", "127.0.0.1", "::ffff:169.253.0.1", "not an address"])
-      expect(isLinkLocalAddress(a), a).toBe(false);
-    for (const a of [
+    ],
+    ["169.253.0.1", "fec0::1", "127.0.0.1", "::ffff:169.253.0.1", "not an address"],
+  ],
+  [
+    "metadata",
+    isMetadataAddress,
+    [
       "169.254.169.254",
       "fd00:ec2::254",
       "fd00:ec2:0:0:0:0:0:254",
@@ -76,11 +72,16 @@ describe("address classes", () => {
       "0:0:0:0:0:ffff:a9fe:a9fe",
       "100.100.100.200",
       "::ffff:100.100.100.200",
-    ])
-      expect(isMetadataAddress(a), a).toBe(true);
-    expect(isMetadataAddress("fd00:ec2::253")).toBe(false);
-    expect(isMetadataAddress("169.254.169.253")).toBe(false);
-  });
+    ],
+    ["fd00:ec2::253", "169.254.169.253"],
+  ],
+];
+
+describe("address classes", () => {
+  for (const [name, isIn, members, others] of ADDRESS_CLASSES) {
+    it.each(members)(`%j is ${name}`, (a) => expect(isIn(a)).toBe(true));
+    it.each(others)(`%j is not ${name}`, (a) => expect(isIn(a)).toBe(false));
+  }
 });
 
 describe("checkServerUrl", () => {
