@@ -59,19 +59,18 @@ describe("methods and targets", () => {
 });
 
 describe("Host allow-list", () => {
-  it("accepts loopback names only, by default", () => {
-    for (const host of [
-      "127.0.0.1:3000",
-      "127.0.0.1",
-      "127.9.8.7:3000",
-      "localhost:3000",
-      "LOCALHOST.:3000",
-      "app.localhost:3000",
-      "[::1]:3000",
-      "[::ffff:127.0.0.1]:3000",
-      "[::ffff:7f00:1]:3000",
-    ])
-      expect(check("GET", "/", { host }), host).toBeNull();
+  it.each([
+    "127.0.0.1:3000",
+    "127.0.0.1",
+    "127.9.8.7:3000",
+    "localhost:3000",
+    "LOCALHOST.:3000",
+    "app.localhost:3000",
+    "[::1]:3000",
+    "[::ffff:127.0.0.1]:3000",
+    "[::ffff:7f00:1]:3000",
+  ])("accepts the loopback name %j by default", (host) => {
+    expect(check("GET", "/", { host })).toBeNull();
   });
 
   it("refuses every other name with 403, whatever the path (DNS rebinding)", () => {
@@ -202,23 +201,21 @@ describe("browser requests from other origins", () => {
 });
 
 describe("body types of browser writes", () => {
-  it("415 for text/plain, forms and untyped bodies from a browser", () => {
-    for (const type of [
-      "text/plain",
-      "text/plain;charset=UTF-8",
-      "application/x-www-form-urlencoded",
-      "multipart/form-data; boundary=x",
-      "",
-      "application/jsonp",
-    ]) {
-      const a = check("POST", "/api/trajectories/import", {
-        ...SAME_ORIGIN_FETCH,
-        "content-length": "10",
-        "content-type": type,
-      });
-      expect(a?.status, type).toBe(415);
-      expect(detail(a)).toMatch(/application\/json/);
-    }
+  it.each([
+    "text/plain",
+    "text/plain;charset=UTF-8",
+    "application/x-www-form-urlencoded",
+    "multipart/form-data; boundary=x",
+    "",
+    "application/jsonp",
+  ])("415 for a browser's body of type %j (text, forms, untyped)", (type) => {
+    const a = check("POST", "/api/trajectories/import", {
+      ...SAME_ORIGIN_FETCH,
+      "content-length": "10",
+      "content-type": type,
+    });
+    expect(a?.status).toBe(415);
+    expect(detail(a)).toMatch(/application\/json/);
   });
 
   it("accepts JSON types, and bodiless writes", () => {
@@ -402,17 +399,35 @@ describe("access token", () => {
 });
 
 describe("path kinds", () => {
-  it("classifies the app's paths", () => {
-    expect(appPathKind("/api/ors/math/call")).toBe("ors");
-    expect(appPathKind("/api/ors/nope")).toBe("ors");
-    expect(appPathKind("/math/call")).toBe("ors");
-    expect(appPathKind("/create_session")).toBe("ors");
-    expect(appPathKind("/health")).toBe("health");
-    expect(appPathKind("/api/ors/health")).toBe("health");
-    expect(appPathKind("/api/servers/local/health")).toBe("api");
-    expect(appPathKind("/api/trajectories")).toBe("api");
-    expect(appPathKind("/trajectories")).toBe("page");
-    expect(appPathKind("/_next/static/x.js")).toBe("asset");
+  // The bare ORS paths are ORS (no access token; ORS_API_KEYS rules), the pages are pages.
+  it.each([
+    ["/api/ors/math/call", "ors"],
+    ["/api/ors/nope", "ors"],
+    ["/math/call", "ors"],
+    ["/create_session", "ors"],
+    ["/splits", "ors"],
+    ["/tasks", "ors"],
+    ["/task", "ors"],
+    ["/task_range", "ors"],
+    ["/num_tasks", "ors"],
+    ["/tools", "ors"],
+    ["/prompt", "ors"],
+    ["/task_tools", "ors"],
+    ["/call", "ors"],
+    ["/health", "health"],
+    ["/api/ors/health", "health"],
+    ["/api/servers/local/health", "api"],
+    ["/api/trajectories", "api"],
+    ["/", "page"],
+    ["/live", "page"],
+    ["/trajectories", "page"],
+    ["/s/local/e/math", "page"],
+    ["/_next/static/x.js", "asset"],
+  ])("the app takes %s as %s", (path, kind) => {
+    expect(appPathKind(path)).toBe(kind);
+  });
+
+  it("the host takes its health path as health, anything else as ORS", () => {
     expect(hostPathKind("/health")).toBe("health");
     expect(hostPathKind("/anything")).toBe("ors");
   });
