@@ -19,23 +19,21 @@ const KB = 1024;
 const utf8 = (v: unknown) => new TextEncoder().encode(JSON.stringify(v)).length;
 
 describe("jsonBytes and cutText", () => {
-  it("count JSON's UTF-8 bytes exactly, escapes and surrogate pairs included", () => {
-    for (const v of [
-      "plain",
-      'quote " and \\ backslash',
-      "line\nbreak\u0001",
-      "é €",
-      "emoji 😀😀",
-      "lone \ud800 x",
-    ])
-      expect(jsonBytes(v), JSON.stringify(v)).toBe(utf8(v));
-    expect(jsonBytes({ a: [1, "😀"] })).toBe(utf8({ a: [1, "😀"] }));
-    const nested = {
+  it.each([
+    "plain",
+    'quote " and \\ backslash',
+    "line\nbreak\u0001",
+    "é €",
+    "emoji 😀😀",
+    "lone \ud800 x",
+    { a: [1, "😀"] },
+    {
       a: [1, -2.5, 1e21, 0.1, null, true, false, "x", [], {}],
       b: { c: undefined, d: 'é"q', "k\n": [{ z: 0 }] },
       e: Number.NaN,
-    };
-    expect(jsonBytes(nested)).toBe(utf8(nested));
+    },
+  ])("count JSON's UTF-8 bytes of %j exactly, escapes and surrogate pairs included", (v) => {
+    expect(jsonBytes(v)).toBe(utf8(v));
   });
 
   it("cuts text to a byte budget without splitting a pair, and leaves short text alone", () => {

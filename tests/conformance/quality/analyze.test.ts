@@ -75,27 +75,31 @@ function leakData(rows: { task: JsonObject; prompt: string }[]) {
 }
 
 describe("answer-leak", () => {
-  it("knows answer fields by their names and obvious variants", () => {
-    for (const k of [
-      "answer",
-      "Answer",
-      "answers",
-      "correct_answer",
-      "finalAnswer",
-      "solution",
-      "reference-solution",
-      "target",
-      "label",
-      "gold_label",
-      "ground_truth",
-      "groundTruth",
-      "GroundTruth",
-      "gt",
-    ])
-      expect(isAnswerKey(k), k).toBe(true);
-    for (const k of ["question", "prompt", "id", "expected", "truth", "ground", "gtx", "labeled"])
-      expect(isAnswerKey(k), k).toBe(false);
+  it.each([
+    "answer",
+    "Answer",
+    "answers",
+    "correct_answer",
+    "finalAnswer",
+    "solution",
+    "reference-solution",
+    "target",
+    "label",
+    "gold_label",
+    "ground_truth",
+    "groundTruth",
+    "GroundTruth",
+    "gt",
+  ])("knows %j as an answer field (its name or an obvious variant)", (key) => {
+    expect(isAnswerKey(key)).toBe(true);
   });
+
+  it.each(["question", "prompt", "id", "expected", "truth", "ground", "gtx", "labeled"])(
+    "knows %j is no answer field",
+    (key) => {
+      expect(isAnswerKey(key)).toBe(false);
+    },
+  );
 
   it("matches whole words only, case and spacing aside", () => {
     expect(findWhole(normalize("The answer is 48."), "48")).toBeGreaterThan(0);
