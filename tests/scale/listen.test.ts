@@ -8,15 +8,17 @@ import { type ScaledHost, startScaled } from "./helpers";
 const nginx = await nginxBinary("serve --workers --host ::");
 
 describe("the nginx listen line of --host", () => {
-  it("is both families for ::, however written, and the address itself otherwise", () => {
-    const on = (host: string) => listenDirective({ host, port: 8080 });
-    expect(on("::")).toBe("[::]:8080 ipv6only=off");
-    expect(on("[::]")).toBe("[::]:8080 ipv6only=off");
-    expect(on("0:0::0")).toBe("[::]:8080 ipv6only=off");
-    expect(on("::1")).toBe("[::1]:8080");
-    expect(on("[fe80::1]")).toBe("[fe80::1]:8080");
-    expect(on("127.0.0.1")).toBe("127.0.0.1:8080");
-    expect(on("0.0.0.0")).toBe("0.0.0.0:8080");
+  // Both families for ::, however written, and the address itself otherwise.
+  it.each([
+    ["::", "[::]:8080 ipv6only=off"],
+    ["[::]", "[::]:8080 ipv6only=off"],
+    ["0:0::0", "[::]:8080 ipv6only=off"],
+    ["::1", "[::1]:8080"],
+    ["[fe80::1]", "[fe80::1]:8080"],
+    ["127.0.0.1", "127.0.0.1:8080"],
+    ["0.0.0.0", "0.0.0.0:8080"],
+  ])("listens on %s with %s", (host, line) => {
+    expect(listenDirective({ host, port: 8080 })).toBe(line);
   });
 });
 

@@ -1,34 +1,38 @@
+// The class-name merger (lib/ui/cn.ts): which classes share a group, and which of them survives.
 import { describe, expect, it } from "vitest";
 import { classGroup, cn } from "@/lib/ui/cn";
 
 describe("cn", () => {
-  it("keeps the last class of a group", () => {
-    expect(cn("px-2.5 h-8", "px-4")).toBe("h-8 px-4");
-    expect(cn("mx-auto max-w-7xl py-6", "max-w-2xl py-16")).toBe("mx-auto max-w-2xl py-16");
-    expect(cn("rounded", "rounded-lg")).toBe("rounded-lg");
-    expect(cn("text-sm text-zinc-900", "text-xs")).toBe("text-zinc-900 text-xs");
-    expect(cn("text-zinc-900 text-sm", "text-red-600")).toBe("text-sm text-red-600");
-    expect(cn("bg-white dark:bg-zinc-900", "dark:bg-zinc-950")).toBe("bg-white dark:bg-zinc-950");
-    expect(cn("p-3 text-sm", false, undefined, { "p-2": true })).toBe("text-sm p-2");
+  // The last class of a group wins; classes of different groups, variants and sides all stay.
+  it.each<[Parameters<typeof cn>, string]>([
+    [["px-2.5 h-8", "px-4"], "h-8 px-4"],
+    [["mx-auto max-w-7xl py-6", "max-w-2xl py-16"], "mx-auto max-w-2xl py-16"],
+    [["rounded", "rounded-lg"], "rounded-lg"],
+    [["text-sm text-zinc-900", "text-xs"], "text-zinc-900 text-xs"],
+    [["text-zinc-900 text-sm", "text-red-600"], "text-sm text-red-600"],
+    [["bg-white dark:bg-zinc-900", "dark:bg-zinc-950"], "bg-white dark:bg-zinc-950"],
+    [["p-3 text-sm", false, undefined, { "p-2": true }], "text-sm p-2"],
+    [["flex flex-1 flex-col", "items-center"], "flex flex-1 flex-col items-center"],
+    [["px-2 pl-7"], "px-2 pl-7"],
+    [["rounded-md rounded-t-lg"], "rounded-md rounded-t-lg"],
+    [["border border-zinc-200 border-b"], "border border-zinc-200 border-b"],
+    [["hover:bg-zinc-50 bg-white"], "hover:bg-zinc-50 bg-white"],
+    [["text-xs truncate text-ellipsis"], "text-xs truncate text-ellipsis"],
+    [["shadow-sm shadow-emerald-500/15"], "shadow-sm shadow-emerald-500/15"],
+  ])("merges %j into %j", (classes, merged) => {
+    expect(cn(...classes)).toBe(merged);
   });
 
-  it("keeps classes of different groups, variants and sides", () => {
-    expect(cn("flex flex-1 flex-col", "items-center")).toBe("flex flex-1 flex-col items-center");
-    expect(cn("px-2 pl-7")).toBe("px-2 pl-7");
-    expect(cn("rounded-md rounded-t-lg")).toBe("rounded-md rounded-t-lg");
-    expect(cn("border border-zinc-200 border-b")).toBe("border border-zinc-200 border-b");
-    expect(cn("hover:bg-zinc-50 bg-white")).toBe("hover:bg-zinc-50 bg-white");
-    expect(cn("text-xs truncate text-ellipsis")).toBe("text-xs truncate text-ellipsis");
-    expect(cn("shadow-sm shadow-emerald-500/15")).toBe("shadow-sm shadow-emerald-500/15");
-  });
-
-  it("groups arbitrary values and variants containing colons", () => {
-    expect(classGroup("[&_svg]:size-3.5")).toBe("[&_svg]:size");
-    expect(classGroup("aria-[invalid=true]:border-red-500")).toBe("aria-[invalid=true]:border-color");
-    expect(classGroup("h-[calc(100vh-22rem)]")).toBe("h");
-    expect(classGroup("-mb-px")).toBe("mb");
-    expect(classGroup("bg-emerald-500/15")).toBe("bg-color");
-    expect(classGroup("sr-only")).toBeNull();
+  // Arbitrary values and variants containing colons have their groups.
+  it.each([
+    ["[&_svg]:size-3.5", "[&_svg]:size"],
+    ["aria-[invalid=true]:border-red-500", "aria-[invalid=true]:border-color"],
+    ["h-[calc(100vh-22rem)]", "h"],
+    ["-mb-px", "mb"],
+    ["bg-emerald-500/15", "bg-color"],
+    ["sr-only", null],
+  ])("puts %s in the group %s", (name, group) => {
+    expect(classGroup(name)).toBe(group);
   });
 
   it("answers the same for a class string it has merged before, past its memo's bound", () => {

@@ -6,21 +6,21 @@ import { isOrsRequestPath } from "@/lib/ors/host/fast-path";
 describe("isOrsRequestPath", () => {
   // Everything under the base path; the root ORS shapes only when asked (the app's path kinds are
   // tested in tests/security/request-policy.test.ts).
-  it.each([
-    ["/api/ors/health", false, true],
-    ["/api/ors", false, true],
-    ["/api/ors/whatever/else", false, true],
-    ["/api/orsx/health", true, false],
-    ["/health", false, false],
-    ["/health", true, true],
-    ["/math/call", true, true],
-    ["/call", true, true],
-    ["/splits", true, true],
-    ["/splits", false, false],
-    ["/s/local", true, false],
-    ["/trajectories/compare", true, false],
-    ["/", true, false],
-  ])("%s, root shapes %s: %s", (path, rootShapes, expected) => {
-    expect(isOrsRequestPath(path, "/api/ors", rootShapes)).toBe(expected);
-  });
+  // For each setting of the root shapes: the paths taken, and paths left to the app.
+  const CASES: [boolean, string[], string[]][] = [
+    [false, ["/api/ors/health", "/api/ors", "/api/ors/whatever/else"], ["/health", "/splits"]],
+    [
+      true,
+      ["/health", "/math/call", "/call", "/splits"],
+      ["/api/orsx/health", "/s/local", "/trajectories/compare", "/"],
+    ],
+  ];
+  for (const [root, taken, left] of CASES) {
+    it.each(taken)(`takes %s (root shapes ${root})`, (path) => {
+      expect(isOrsRequestPath(path, "/api/ors", root)).toBe(true);
+    });
+    it.each(left)(`leaves %s (root shapes ${root})`, (path) => {
+      expect(isOrsRequestPath(path, "/api/ors", root)).toBe(false);
+    });
+  }
 });
