@@ -2,7 +2,12 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { TRAJECTORY_FORMAT, type Trajectory, type TrajectoryStep } from "@/lib/trajectory/schema";
+import {
+  type StepEvent,
+  TRAJECTORY_FORMAT,
+  type Trajectory,
+  type TrajectoryStep,
+} from "@/lib/trajectory/schema";
 
 export function tempDir(prefix = "traj-"): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -29,6 +34,11 @@ export function step(index: number, over: Partial<TrajectoryStep> = {}): Traject
     ],
     ...over,
   };
+}
+
+/** `count` SSE comment frames, `frame n;` at t = n: a huge step's stream, for the pages that draw it. */
+export function commentFrames(count: number): StepEvent[] {
+  return Array.from({ length: count }, (_, n) => ({ t: n, kind: "comment", comment: `frame ${n};` }));
 }
 
 export function trajectory(id: string, over: Partial<Trajectory> = {}): Trajectory {

@@ -5,17 +5,12 @@
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
 import { MAX_FRAMES, StepDetail } from "@/components/trajectories/step-detail";
-import type { StepEvent } from "@/lib/trajectory/schema";
-import { step } from "../../episodes/helpers";
+import { commentFrames, step } from "../../episodes/helpers";
 
 afterEach(cleanup);
 
 const FRAMES = 1000;
-const events: StepEvent[] = Array.from({ length: FRAMES }, (_, n) => ({
-  t: n,
-  kind: "comment",
-  comment: `frame ${n};`,
-}));
+const events = commentFrames(FRAMES);
 
 describe("the SSE frames of a huge step", () => {
   it("are not in the page until opened, then the latest ones, all on request", async () => {
