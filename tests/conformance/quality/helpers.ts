@@ -1,6 +1,7 @@
 // Test helpers of the quality checks: a playground of its own (a temp data folder) whose built-in
 // host serves the quality fixture environments, and views of a report.
 import path from "node:path";
+import { expect } from "vitest";
 import { qualityDeps, runQualityChecks } from "@/lib/conformance/quality/run-quality";
 import type { QualityOutcome, QualityReport } from "@/lib/conformance/quality/types";
 import { staticEnvironmentSource } from "@/lib/environments/source";
@@ -61,4 +62,9 @@ export function described(report: QualityReport): string {
     ...(report.error ? [`error: ${report.error}`] : []),
     ...report.results.map((r) => `${r.id}: ${r.outcome}: ${r.observed}`),
   ].join("\n");
+}
+
+/** The checks that found something are exactly `ids`; a failure lists every result. */
+export function expectFindings(report: QualityReport, ids: string[]): void {
+  expect(findingIds(report), described(report)).toEqual(ids);
 }

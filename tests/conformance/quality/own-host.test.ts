@@ -8,8 +8,7 @@ import type { Playground } from "@/lib/playground";
 import { sumTasks } from "../../fixtures/quality/tasks";
 import {
   checkQuality,
-  described,
-  findingIds,
+  expectFindings,
   ORACLE,
   ORACLE_MISSES,
   outcomes,
@@ -32,7 +31,7 @@ const check = (env: string, oracle?: string) => checkQuality(pg, "local", { env,
 describe("quality checks on our host", () => {
   it("find nothing on the sound environment with its oracle, and say what they sampled", async () => {
     const report = await check("sound", ORACLE);
-    expect(findingIds(report), described(report)).toEqual([]);
+    expectFindings(report, []);
     expect(outcomes(report)).toEqual({
       "answer-leak": "pass",
       nondeterministic: "pass",
@@ -77,7 +76,7 @@ describe("quality checks on our host", () => {
 
   it("find nothing on the sound environment without an oracle either (what needs one is not exercised)", async () => {
     const report = await check("sound");
-    expect(findingIds(report), described(report)).toEqual([]);
+    expectFindings(report, []);
     expect(outcomes(report)).toMatchObject({
       "trivial-reward": "not-exercised",
       "oracle-below-max": "not-exercised",
@@ -91,7 +90,7 @@ describe("quality checks on our host", () => {
 
   it("answer-leak: the leaking prompt, each task named with its field, value and trajectory", async () => {
     const report = await check("leaky");
-    expect(findingIds(report), described(report)).toEqual(["answer-leak"]);
+    expectFindings(report, ["answer-leak"]);
     const r = qualityResult(report, "answer-leak");
     expect(r.observed).toBe(`task field "answer" is in the prompt of ${TASKS} of ${TASKS} tasks`);
     expect(r.evidence.map((e) => e.task).sort((a, b) => a - b)).toEqual(report.sample!.tasks);
@@ -106,7 +105,7 @@ describe("quality checks on our host", () => {
 
   it("nondeterministic: the coin-flip reward, with both episodes of the task and their comparison", async () => {
     const report = await check("coinflip");
-    expect(findingIds(report), described(report)).toEqual(["nondeterministic"]);
+    expectFindings(report, ["nondeterministic"]);
     const r = qualityResult(report, "nondeterministic");
     expect(r.evidence.length).toBeGreaterThan(0);
     const e = r.evidence[0]!;
@@ -125,7 +124,7 @@ describe("quality checks on our host", () => {
 
   it("trivial-reward: any input gets the full reward", async () => {
     const report = await check("anyreward", ORACLE);
-    expect(findingIds(report), described(report)).toEqual(["trivial-reward"]);
+    expectFindings(report, ["trivial-reward"]);
     const r = qualityResult(report, "trivial-reward");
     expect(r.observed).toMatch(/reached the oracle's reward .* on 12 of 12 tasks \(100%\)/);
     expect(r.evidence[0]!.call).toMatchObject({ tool: "submit" });
@@ -133,7 +132,7 @@ describe("quality checks on our host", () => {
 
   it("oracle-below-max: an oracle that misses, on exactly the tasks it misses", async () => {
     const report = await check("sound", ORACLE_MISSES);
-    expect(findingIds(report), described(report)).toEqual(["oracle-below-max"]);
+    expectFindings(report, ["oracle-below-max"]);
     const r = qualityResult(report, "oracle-below-max");
     const missed = report.sample!.tasks.filter((i) => i % 3 === 0);
     expect(missed.length).toBeGreaterThan(0);
@@ -144,7 +143,7 @@ describe("quality checks on our host", () => {
 
   it("tool-crash: a tool that crashes on valid input, with the call and its step", async () => {
     const report = await check("crashy", ORACLE);
-    expect(findingIds(report), described(report)).toEqual(["tool-crash"]);
+    expectFindings(report, ["tool-crash"]);
     const r = qualityResult(report, "tool-crash");
     expect(r.observed).toMatch(/ of inspect failed with a server error/);
     for (const e of r.evidence) {
@@ -161,7 +160,7 @@ describe("quality checks on our host", () => {
 
   it("no-reward: no tool ever gives one", async () => {
     const report = await check("noreward", ORACLE);
-    expect(findingIds(report), described(report)).toEqual(["no-reward"]);
+    expectFindings(report, ["no-reward"]);
     expect(qualityResult(report, "no-reward").observed).toMatch(
       /^no tool gave a reward in \d+ calls in 48 episodes: every reward was null$/,
     );

@@ -7,8 +7,7 @@ import type { Playground } from "@/lib/playground";
 import { type RunningReferenceServer, startReferenceServer } from "../../fixtures/reference-server/spawn";
 import {
   checkQuality,
-  described,
-  findingIds,
+  expectFindings,
   ORACLE,
   ORACLE_MISSES,
   outcomes,
@@ -35,7 +34,7 @@ const check = (env: string, oracle?: string) => checkQuality(pg, "py", { env, ta
 describe("quality checks on the reference-shaped server", () => {
   it("find nothing on the sound environment", async () => {
     const report = await check("sound", ORACLE);
-    expect(findingIds(report), described(report)).toEqual([]);
+    expectFindings(report, []);
     expect(new Set(Object.values(outcomes(report)))).toEqual(new Set(["pass"]));
     expect(report.sample!.tools.map((t) => t.name)).toEqual(["note", "submit"]);
     // Played on that server, recorded under its name.
@@ -56,7 +55,7 @@ describe("quality checks on the reference-shaped server", () => {
       env,
       oracle === "none" ? undefined : oracle === "oracle.ts" ? ORACLE : ORACLE_MISSES,
     );
-    expect(findingIds(report), described(report)).toEqual([finding]);
+    expectFindings(report, [finding]);
     const r = qualityResult(report, finding);
     expect(r.evidence.length).toBeGreaterThan(0);
     for (const e of r.evidence) expect(report.sample!.tasks).toContain(e.task);
