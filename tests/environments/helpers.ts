@@ -198,3 +198,30 @@ export function exampleCommands(name: string): string[] {
     .split("\n")
     .filter((l) => l.trim() && !l.trim().startsWith("#"));
 }
+
+/**
+ * An author's envs.ts (served from a folder outside the repository): the environment "counter" of
+ * one tool, `step`, described as `description`, with a task per `starts` and `reward` (an expression)
+ * as every step's reward; `imports` stand above it.
+ */
+export function counterModule(
+  description: string,
+  { starts, reward, imports = "" }: { starts: number[]; reward: string; imports?: string },
+): string {
+  return `import { defineEnvironment, defineTool, text, z } from "ors-playground/sdk";
+${imports}
+export const counter = defineEnvironment({
+  name: "counter",
+  splits: ["train"],
+  listTasks: () => ${JSON.stringify(starts.map((start) => ({ start })))},
+  getPrompt: ({ task }) => \`Count from \${task.start}.\`,
+  tools: {
+    step: defineTool({
+      description: ${JSON.stringify(description)},
+      input: z.object({ n: z.number().int() }),
+      run: ({ n }) => ({ blocks: [text(\`got \${n}\`)], reward: ${reward}, finished: false }),
+    }),
+  },
+});
+`;
+}

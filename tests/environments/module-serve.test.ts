@@ -7,28 +7,15 @@
 import { readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, eventually, orsAt, type Proc, run, start, tempDir } from "./helpers";
+import { BIN, counterModule, eventually, orsAt, type Proc, run, start, tempDir } from "./helpers";
 
 const grade = (reward: string) => `export const REWARD = ${reward};\n`;
-const envs = (
-  description: string,
-) => `import { defineEnvironment, defineTool, text, z } from "ors-playground/sdk";
-import { REWARD } from "./grade.js";
-
-export const counter = defineEnvironment({
-  name: "counter",
-  splits: ["train"],
-  listTasks: () => [{ start: 1 }, { start: 5 }],
-  getPrompt: ({ task }) => \`Count from \${task.start}.\`,
-  tools: {
-    step: defineTool({
-      description: ${JSON.stringify(description)},
-      input: z.object({ n: z.number().int() }),
-      run: ({ n }) => ({ blocks: [text(\`got \${n}\`)], reward: REWARD, finished: false }),
-    }),
-  },
-});
-`;
+const envs = (description: string) =>
+  counterModule(description, {
+    starts: [1, 5],
+    reward: "REWARD",
+    imports: 'import { REWARD } from "./grade.js";\n',
+  });
 
 const tmp = tempDir("ors-module-");
 let server: Proc;

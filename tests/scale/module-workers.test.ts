@@ -6,30 +6,13 @@
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, eventually, orsAt, run, tempDir } from "../environments/helpers";
+import { BIN, counterModule, eventually, orsAt, run, tempDir } from "../environments/helpers";
 import { nginxBinary } from "../support/nginx";
 import { type ScaledHost, startScaled, until } from "./helpers";
 
 const nginx = await nginxBinary("serve --workers --env");
 
-const envs = (
-  description: string,
-) => `import { defineEnvironment, defineTool, text, z } from "ors-playground/sdk";
-
-export const counter = defineEnvironment({
-  name: "counter",
-  splits: ["train"],
-  listTasks: () => [{ start: 1 }],
-  getPrompt: ({ task }) => \`Count from \${task.start}.\`,
-  tools: {
-    step: defineTool({
-      description: ${JSON.stringify(description)},
-      input: z.object({ n: z.number().int() }),
-      run: ({ n }) => ({ blocks: [text(\`got \${n}\`)], reward: 1, finished: false }),
-    }),
-  },
-});
-`;
+const envs = (description: string) => counterModule(description, { starts: [1], reward: "1" });
 
 describe.skipIf(!nginx.ok)("serve --workers with an author's module", { timeout: 120_000 }, () => {
   const tmp = tempDir("ors-scale-module-");
