@@ -43,6 +43,52 @@ const result = (reward: number, finished: boolean, text = "ok") => ({
   output: { blocks: [{ type: "text" as const, text }], reward, finished, metadata: { n: 1 } },
 });
 
+type CallEvent<T extends RelayEvent["type"]> = Omit<
+  Extract<RelayEvent, { type: T }>,
+  "type" | "server" | "sid" | "callId" | "at"
+>;
+
+/** A call's relay events on session `sid` of the server "local" (env "math", tool "answer"). */
+function callStarted(
+  h: (e: RelayEvent) => void,
+  sid: string,
+  callId: string,
+  at: number,
+  over: Partial<CallEvent<"call_started">> = {},
+) {
+  h({
+    type: "call_started",
+    server: "local",
+    sid,
+    env: "math",
+    callId,
+    tool: "answer",
+    input: {},
+    at,
+    ...over,
+  });
+}
+
+function callFrame(
+  h: (e: RelayEvent) => void,
+  sid: string,
+  callId: string,
+  at: number,
+  frame: CallEvent<"call_frame">["frame"],
+) {
+  h({ type: "call_frame", server: "local", sid, callId, frame, at });
+}
+
+function callFinished(
+  h: (e: RelayEvent) => void,
+  sid: string,
+  callId: string,
+  at: number,
+  end: CallEvent<"call_finished">,
+) {
+  h({ type: "call_finished", server: "local", sid, callId, at, ...end });
+}
+
 function episode(h: (e: RelayEvent) => void, sid: string, at = 1000) {
   h({ type: "session_created", server: "local", sid, at });
   h({
@@ -71,32 +117,10 @@ function call(
   reward: number,
   finished: boolean,
 ) {
-  h({ type: "call_started", server: "local", sid, env: "math", callId, tool: "answer", input: { a: 4 }, at });
-  h({
-    type: "call_frame",
-    server: "local",
-    sid,
-    callId,
-    frame: { kind: "event", event: "task_id", data: `t-${callId}` },
-    at: at + 1,
-  });
-  h({
-    type: "call_frame",
-    server: "local",
-    sid,
-    callId,
-    frame: { kind: "comment", comment: "ping" },
-    at: at + 5,
-  });
-  h({
-    type: "call_finished",
-    server: "local",
-    sid,
-    callId,
-    result: result(reward, finished),
-    latencyMs: 9,
-    at: at + 9,
-  });
+  callStarted(h, sid, callId, at, { input: { a: 4 } });
+  callFrame(h, sid, callId, at + 1, { kind: "event", event: "task_id", data: `t-${callId}` });
+  callFrame(h, sid, callId, at + 5, { kind: "comment", comment: "ping" });
+  callFinished(h, sid, callId, at + 9, { result: result(reward, finished), latencyMs: 9 });
 }
 
 let current: Recorder | null = null;
@@ -113,29 +137,12 @@ describe("recorder", () => {
   it("records an episode step by step and ends it as finished", async () => {
     const { store, h } = setup();
     episode(h, "s1");
-    h({
-      type: "call_started",
-      server: "local",
-      sid: "s1",
-      env: "math",
-      callId: "c1",
-      tool: "answer",
-      input: { a: 3 },
-      at: 2000,
-    });
+    callStarted(h, "s1", "c1", 2000, { input: { a: 3 } });
     // The step exists (in flight) as soon as the call starts.
     expect((await only(store)).steps).toMatchObject([
       { index: 1, ok: null, tool: "answer", input: { a: 3 } },
     ]);
-    h({
-      type: "call_finished",
-      server: "local",
-      sid: "s1",
-      callId: "c1",
-      result: result(0, false, "no"),
-      latencyMs: 5,
-      at: 2005,
-    });
+    callFinished(h, "s1", "c1", 2005, { result: result(0, false, "no"), latencyMs: 5 });
     call(h, "s1", "c2", 3000, 1, true);
     const t = await only(store);
     expect(t).toMatchObject({
@@ -223,57 +230,12 @@ describe("recorder", () => {
   it("a re-post with the saved task_id continues the same step", async () => {
     const { store, h } = setup();
     episode(h, "r");
-    h({
-      type: "call_started",
-      server: "local",
-      sid: "r",
-      env: "math",
-      callId: "c1",
-      tool: "answer",
-      input: {},
-      at: 2000,
-    });
-    h({
-      type: "call_frame",
-      server: "local",
-      sid: "r",
-      callId: "c1",
-      frame: { kind: "event", event: "task_id", data: "T" },
-      at: 2001,
-    });
-    h({
-      type: "call_finished",
-      server: "local",
-      sid: "r",
-      callId: "c1",
-      taskId: "T",
-      error: "upstream dropped",
-      latencyMs: 3,
-      at: 2003,
-    });
+    callStarted(h, "r", "c1", 2000);
+    callFrame(h, "r", "c1", 2001, { kind: "event", event: "task_id", data: "T" });
+    callFinished(h, "r", "c1", 2003, { taskId: "T", error: "upstream dropped", latencyMs: 3 });
     expect((await only(store)).steps[0]).toMatchObject({ ok: false, error: "upstream dropped" });
-    h({
-      type: "call_started",
-      server: "local",
-      sid: "r",
-      env: "math",
-      callId: "c2",
-      tool: "answer",
-      input: {},
-      taskId: "T",
-      resumeOf: "c1",
-      at: 2100,
-    });
-    h({
-      type: "call_finished",
-      server: "local",
-      sid: "r",
-      callId: "c2",
-      taskId: "T",
-      result: result(1, false),
-      latencyMs: 2,
-      at: 2102,
-    });
+    callStarted(h, "r", "c2", 2100, { taskId: "T", resumeOf: "c1" });
+    callFinished(h, "r", "c2", 2102, { taskId: "T", result: result(1, false), latencyMs: 2 });
     const t = await only(store);
     expect(t.steps).toHaveLength(1);
     // The latency is the call's true one, from its first post to the result.
@@ -290,35 +252,11 @@ describe("recorder", () => {
     cleanups.push(live.subscribe(null, (e) => seen.push(e.type)));
     episode(h, "l");
     const id = (await session("l"))!.id;
-    h({
-      type: "call_started",
-      server: "local",
-      sid: "l",
-      env: "math",
-      callId: "c",
-      tool: "answer",
-      input: {},
-      at: 2000,
-    });
-    h({
-      type: "call_frame",
-      server: "local",
-      sid: "l",
-      callId: "c",
-      frame: { kind: "comment", comment: "ping" },
-      at: 2500,
-    });
+    callStarted(h, "l", "c", 2000);
+    callFrame(h, "l", "c", 2500, { kind: "comment", comment: "ping" });
     await rec.idle();
     expect(rec.inflight(id)[0]!.events).toEqual([{ t: 500, kind: "comment", comment: "ping" }]);
-    h({
-      type: "call_finished",
-      server: "local",
-      sid: "l",
-      callId: "c",
-      result: result(1, true),
-      latencyMs: 600,
-      at: 2600,
-    });
+    callFinished(h, "l", "c", 2600, { result: result(1, true), latencyMs: 600 });
     await rec.idle();
     expect(rec.inflight(id)).toEqual([]);
     expect(seen).toEqual(["started", "prompt", "step", "frame", "step", "ended"]);
@@ -369,41 +307,10 @@ describe("recorder", () => {
     episode(h, "big");
     const text = "x".repeat(10_000);
     const json = JSON.stringify(result(1, false, text));
-    h({
-      type: "call_started",
-      server: "local",
-      sid: "big",
-      env: "math",
-      callId: "c",
-      tool: "dump",
-      input: {},
-      at: 5,
-    });
-    h({
-      type: "call_frame",
-      server: "local",
-      sid: "big",
-      callId: "c",
-      frame: { kind: "event", event: "chunk", data: json.slice(0, 4096) },
-      at: 6,
-    });
-    h({
-      type: "call_frame",
-      server: "local",
-      sid: "big",
-      callId: "c",
-      frame: { kind: "event", event: "end", data: json.slice(4096) },
-      at: 7,
-    });
-    h({
-      type: "call_finished",
-      server: "local",
-      sid: "big",
-      callId: "c",
-      result: result(1, false, text),
-      latencyMs: 2,
-      at: 8,
-    });
+    callStarted(h, "big", "c", 5, { tool: "dump" });
+    callFrame(h, "big", "c", 6, { kind: "event", event: "chunk", data: json.slice(0, 4096) });
+    callFrame(h, "big", "c", 7, { kind: "event", event: "end", data: json.slice(4096) });
+    callFinished(h, "big", "c", 8, { result: result(1, false, text), latencyMs: 2 });
     const [s1] = (await only(store_(h))).steps;
     expect(s1!.blocks).toEqual([{ type: "text", text }]);
     const sizes = s1!.events.map((e) => (e.kind === "event" ? [e.event, e.data.length, e.size] : []));
