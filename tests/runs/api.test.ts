@@ -92,59 +92,33 @@ async function summary(id: string) {
 }
 
 describe("POST /api/runs and GET /api/runs/{id}", () => {
-  it("refuses a bad request with a detail naming what is wrong", async () => {
-    expect(await json(call("runs", "POST", "/api/runs", { body: "{" }))).toMatchObject({ status: 400 });
-    expect(
-      await json(
-        call("runs", "POST", "/api/runs", { body: { server: "local", env: "math", split: "train" } }),
-      ),
-    ).toMatchObject({
-      status: 400,
-      body: { detail: expect.stringMatching(/^policy: /) },
-    });
-    expect(
-      await json(
-        call("runs", "POST", "/api/runs", {
-          body: { server: "local", env: "math", split: "train", policy: { kind: "telepathy" } },
-        }),
-      ),
-    ).toMatchObject({ status: 400 });
-    expect(
-      await json(
-        call("runs", "POST", "/api/runs", {
-          body: { server: "local", env: "math", split: "train", policy: oracle, extra: 1 },
-        }),
-      ),
-    ).toMatchObject({ status: 400, body: { detail: expect.stringMatching(/extra/) } });
+  const mathTrain = { server: "local", env: "math", split: "train" };
+  it.each<[string, unknown, number, RegExp]>([
+    ["a body that is not JSON", "{", 400, /./],
+    ["no policy", mathTrain, 400, /^policy: /],
+    ["an unknown kind of policy", { ...mathTrain, policy: { kind: "telepathy" } }, 400, /./],
+    ["a field it does not know", { ...mathTrain, policy: oracle, extra: 1 }, 400, /extra/],
     // A model endpoint given by URL is the CLI's alone.
-    expect(
-      await json(
-        call("runs", "POST", "/api/runs", {
-          body: {
-            server: "local",
-            env: "math",
-            split: "train",
-            policy: { kind: "model", endpoint: "cli", baseUrl: "http://x", model: "m" },
-          },
-        }),
-      ),
-    ).toMatchObject({ status: 400 });
-    // A script outside the allowed folders is refused.
-    expect(
-      await json(
-        call("runs", "POST", "/api/runs", {
-          body: {
-            server: "local",
-            env: "math",
-            split: "train",
-            policy: { kind: "script", module: "/etc/passwd.js" },
-          },
-        }),
-      ),
-    ).toMatchObject({
-      status: 403,
-      body: { detail: expect.stringMatching(/outside the folders scripts may run from/) },
+    [
+      "a model endpoint given by URL",
+      { ...mathTrain, policy: { kind: "model", endpoint: "cli", baseUrl: "http://x", model: "m" } },
+      400,
+      /./,
+    ],
+    [
+      "a script outside the allowed folders",
+      { ...mathTrain, policy: { kind: "script", module: "/etc/passwd.js" } },
+      403,
+      /outside the folders scripts may run from/,
+    ],
+  ])("refuses %s with a detail naming what is wrong", async (_what, body, status, detail) => {
+    expect(await json(call("runs", "POST", "/api/runs", { body }))).toMatchObject({
+      status,
+      body: { detail: expect.stringMatching(detail) },
     });
+  });
+
+  it("answers 404 for a run it does not have", async () => {
     expect(await summary("nope")).toMatchObject({ status: 404, body: { detail: 'no run with id "nope"' } });
   });
 

@@ -37,21 +37,16 @@ describe("episode store", () => {
       step: step(2, { ok: null, reward: null, ended_at: null, events: [] }),
     });
     expect(selectBusy(store.getState())).toBe(true);
-    s.applyEvent({
+    const ping = {
       type: "frame",
       id: "T",
       index: 2,
       n: 0,
       event: { t: 3, kind: "comment", comment: "ping" },
-    });
+    } as const;
+    s.applyEvent(ping);
     // A frame already applied (a snapshot raced the feed) is not appended twice.
-    s.applyEvent({
-      type: "frame",
-      id: "T",
-      index: 2,
-      n: 0,
-      event: { t: 3, kind: "comment", comment: "ping" },
-    });
+    s.applyEvent(ping);
     expect(store.getState().trajectory!.steps[1]!.events).toHaveLength(1);
     s.applyEvent({ type: "step", id: "T", step: step(2, { reward: 2, finished: true }) });
     s.applyEvent({ type: "ended", id: "T", end_reason: "finished", error: null, ended_at: 9_000 });
