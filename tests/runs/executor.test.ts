@@ -4,11 +4,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateMathTasks } from "@/envs/math";
 import { isOrsClientError } from "@/lib/ors/client";
+import type { StartRun } from "@/lib/runs/executor";
 import { buildSummary } from "@/lib/runs/summary";
 import { waitUntil } from "../support/wait";
 import { FIXTURES, sleepyRun, type TestPlayground, testPlayground } from "./helpers";
 
 let t: TestPlayground;
+
+/** A run of the built-in host's math environment, on `split`. */
+function onMath(split: string, rest: Omit<StartRun, "server" | "env" | "split">): StartRun {
+  return { server: "local", env: "math", split, ...rest };
+}
+
+const script = (file: string) => ({ kind: "script" as const, module: `${FIXTURES}/${file}` });
 
 beforeAll(() => {
   t = testPlayground();
@@ -24,14 +32,9 @@ async function summaryOf(id: string) {
 
 describe("a script policy on math", () => {
   it("plays every task, records each episode as a tagged trajectory, and scores it", async () => {
-    const run = await t.pg.runs.start({
-      server: "local",
-      env: "math",
-      split: "test",
-      tasks: "0-9",
-      concurrency: 4,
-      policy: { kind: "script", module: `${FIXTURES}/math-oracle.ts` },
-    });
+    const run = await t.pg.runs.start(
+      onMath("test", { tasks: "0-9", concurrency: 4, policy: script("math-oracle.ts") }),
+    );
     expect(run.status).toBe("running");
     expect((await t.pg.runs.settled(run.id))?.status).toBe("done");
     const s = await summaryOf(run.id);
@@ -107,13 +110,7 @@ describe("the random policy", () => {
 
 describe("episodes that meet trouble", () => {
   it("keeps tool errors as steps the policy sees, not errored episodes", async () => {
-    const run = await t.pg.runs.start({
-      server: "local",
-      env: "math",
-      split: "train",
-      tasks: "4",
-      policy: { kind: "script", module: `${FIXTURES}/clumsy.ts` },
-    });
+    const run = await t.pg.runs.start(onMath("train", { tasks: "4", policy: script("clumsy.ts") }));
     await t.pg.runs.settled(run.id);
     const [e] = await t.pg.store.runEpisodes(run.id);
     expect(e).toMatchObject({
@@ -181,7 +178,7 @@ describe("episodes that meet trouble", () => {
   });
 
   it("refuses what cannot run: an unknown server, environment, split or task, a script that is not there", async () => {
-    const base = { server: "local", env: "math", split: "train", policy: { kind: "random" as const } };
+    const base = onMath("train", { policy: { kind: "random" } });
     await expect(t.pg.runs.start({ ...base, server: "nope" })).rejects.toMatchObject({
       status: 404,
       detail: expect.stringMatching(/unknown server "nope"/),
@@ -201,20 +198,11 @@ describe("episodes that meet trouble", () => {
 
 describe("replay", () => {
   it("replays a run's actions task by task (its tasks by default), and one trajectory's", async () => {
-    const first = await t.pg.runs.start({
-      server: "local",
-      env: "math",
-      split: "test",
-      tasks: [3, 5, 8],
-      policy: { kind: "script", module: `${FIXTURES}/math-oracle.ts` },
-    });
+    const first = await t.pg.runs.start(
+      onMath("test", { tasks: [3, 5, 8], policy: script("math-oracle.ts") }),
+    );
     await t.pg.runs.settled(first.id);
-    const again = await t.pg.runs.start({
-      server: "local",
-      env: "math",
-      split: "test",
-      policy: { kind: "replay", run: first.id },
-    });
+    const again = await t.pg.runs.start(onMath("test", { policy: { kind: "replay", run: first.id } }));
     await t.pg.runs.settled(again.id);
     const a = await summaryOf(first.id);
     const b = await summaryOf(again.id);
@@ -224,13 +212,9 @@ describe("replay", () => {
     const tr = (await t.pg.store.get(b.tasks[0]!.episodeIds[0]!))!;
     expect(tr.steps[0]).toMatchObject({ agent: { policy: "replay" } });
     // One trajectory, replayed on its task twice.
-    const one = await t.pg.runs.start({
-      server: "local",
-      env: "math",
-      split: "test",
-      repeats: 2,
-      policy: { kind: "replay", trajectory: a.tasks[1]!.episodeIds[0]! },
-    });
+    const one = await t.pg.runs.start(
+      onMath("test", { repeats: 2, policy: { kind: "replay", trajectory: a.tasks[1]!.episodeIds[0]! } }),
+    );
     await t.pg.runs.settled(one.id);
     expect((await summaryOf(one.id)).tasks).toMatchObject([{ index: 5, rewards: [0, 0] }]);
   });
