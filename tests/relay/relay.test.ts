@@ -116,6 +116,24 @@ function record(): { events: RelayEvent[]; stop: () => void } {
   return { events, stop };
 }
 
+/** Runs `body` with the relay's events recorded, and stops recording after, whatever happens. */
+async function recording(body: (rec: ReturnType<typeof record>) => Promise<void>): Promise<void> {
+  const rec = record();
+  try {
+    await body(rec);
+  } finally {
+    rec.stop();
+  }
+}
+
+/** A session on `server` through the relay, with an episode of `env` (train, task 0) created. */
+async function episodeVia(server: string, env: string, extra: Parameters<typeof viaRelay>[1] = {}) {
+  const ors = viaRelay(server, extra);
+  const { sid } = await ors.createSession();
+  await ors.create(sid, { env_name: env, split: "train", index: 0 });
+  return { ors, sid };
+}
+
 async function expectDetail(res: Response, status: number, pattern: RegExp): Promise<string> {
   expect(res.status).toBe(status);
   const body = (await res.json()) as { detail: string };
@@ -135,8 +153,7 @@ async function waitFor<T>(fn: () => T | undefined, ms = 5_000): Promise<T> {
 
 describe("relay to a second ORS server process", () => {
   it("walks a whole episode and publishes every step as relay events (no secrets)", async () => {
-    const rec = record();
-    try {
+    await recording(async (rec) => {
       const ors = viaRelay("second");
       expect(await ors.health()).toEqual({ status: "ok" });
       expect(await ors.listEnvironments()).toContain("secret");
@@ -220,19 +237,14 @@ describe("relay to a second ORS server process", () => {
         expect(e.exchange.ms).toBeGreaterThanOrEqual(0);
       }
       expect(JSON.stringify(rec.events)).not.toContain(SECRET);
-    } finally {
-      rec.stop();
-    }
+    });
   });
 
   it("forwards X-Secrets without ever publishing it", async () => {
-    const rec = record();
-    try {
+    await recording(async (rec) => {
       const SECRET = "header-secret-abc";
       const header = Buffer.from(JSON.stringify({ API_TOKEN: { value: SECRET } })).toString("base64");
-      const ors = viaRelay("second", { headers: { "X-Secrets": header } });
-      const { sid } = await ors.createSession();
-      await ors.create(sid, { env_name: "secret", split: "train", index: 0 });
+      const { ors, sid } = await episodeVia("second", "secret", { headers: { "X-Secrets": header } });
       const out = await ors.callTool("secret", sid, { name: "whoami", input: {} });
       expect(out).toMatchObject({ ok: true, output: { reward: 1 } });
       await ors.delete(sid);
@@ -247,17 +259,12 @@ describe("relay to a second ORS server process", () => {
       await waitFor(() => rec.events.find((e) => e.type === "exchange" && e.endpoint === "delete"));
       expect(JSON.stringify(rec.events)).not.toContain(SECRET);
       expect(JSON.stringify(rec.events)).not.toContain(header);
-    } finally {
-      rec.stop();
-    }
+    });
   });
 
   it("relays a chunked result and publishes each chunk frame", async () => {
-    const rec = record();
-    try {
-      const ors = viaRelay("second");
-      const { sid } = await ors.createSession();
-      await ors.create(sid, { env_name: "bigoutput", split: "train", index: 0 });
+    await recording(async (rec) => {
+      const { ors, sid } = await episodeVia("second", "bigoutput");
       const seen: CallEvent[] = [];
       const out = await ors.callTool(
         "bigoutput",
@@ -277,17 +284,12 @@ describe("relay to a second ORS server process", () => {
       );
       expect(frames).toHaveLength(chunks);
       await ors.delete(sid);
-    } finally {
-      rec.stop();
-    }
+    });
   });
 
   it("streams `: ping` comments through while a slow tool runs, as they are sent", async () => {
-    const rec = record();
-    try {
-      const ors = viaRelay("second");
-      const { sid } = await ors.createSession();
-      await ors.create(sid, { env_name: "slow", split: "train", index: 0 });
+    await recording(async (rec) => {
+      const { ors, sid } = await episodeVia("second", "slow");
       const res = await relayRequest("/api/servers/second/slow/call", {
         method: "POST",
         headers: { "X-Session-ID": sid, "Content-Type": "application/json", Accept: "text/event-stream" },
@@ -310,17 +312,12 @@ describe("relay to a second ORS server process", () => {
       });
       expect(recorded.length).toBe(pings.length);
       await ors.delete(sid);
-    } finally {
-      rec.stop();
-    }
+    });
   });
 
   it("keeps a session alive through the relay and reports the failed ping once it is gone", async () => {
-    const rec = record();
-    try {
-      const ors = viaRelay("second");
-      const { sid } = await ors.createSession();
-      await ors.create(sid, { env_name: "math", split: "train", index: 0 });
+    await recording(async (rec) => {
+      const { ors, sid } = await episodeVia("second", "math");
       let pings = 0;
       const err = await new Promise<Error>((resolve) => {
         startKeepAlive(ors, sid, {
@@ -341,9 +338,7 @@ describe("relay to a second ORS server process", () => {
         endpoint: "ping",
         sid,
       });
-    } finally {
-      rec.stop();
-    }
+    });
   });
 
   it("passes API-key rejection through unchanged, and the client's or the configured key", async () => {
@@ -365,11 +360,8 @@ describe("relay to a second ORS server process", () => {
   });
 
   it("a call cut mid-stream ends with an error naming its task_id; a re-post resumes it, and says which call", async () => {
-    const rec = record();
-    try {
-      const ors = viaRelay("drop", { backoffBaseMs: 20 });
-      const { sid } = await ors.createSession();
-      await ors.create(sid, { env_name: "slow", split: "train", index: 0 });
+    await recording(async (rec) => {
+      const { ors, sid } = await episodeVia("drop", "slow", { backoffBaseMs: 20 });
       dropNext = true;
       const seen: CallEvent[] = [];
       const call = { name: "wait", input: { seconds: 0.4 } };
@@ -395,9 +387,7 @@ describe("relay to a second ORS server process", () => {
       expect(starts[1]).toMatchObject({ resumeOf: starts[0]!.callId, taskId: ends[0]!.taskId });
       expect(ends[1]).toMatchObject({ callId: starts[1]!.callId, result: out });
       await ors.delete(sid);
-    } finally {
-      rec.stop();
-    }
+    });
   });
 });
 
@@ -415,8 +405,7 @@ describe("relay to the built-in host (in process)", () => {
   });
 
   it("a /create body nested thousands of levels deep is answered as the host answers it, never a 5xx", async () => {
-    const rec = record();
-    try {
+    await recording(async (rec) => {
       const session = async () =>
         (
           (await (await relayRequest("/api/servers/local/create_session", { method: "POST" })).json()) as {
@@ -441,14 +430,11 @@ describe("relay to the built-in host (in process)", () => {
       await waitFor(
         () => rec.events.filter((e) => e.type === "exchange" && e.endpoint === "create").length === 2,
       );
-    } finally {
-      rec.stop();
-    }
+    });
   });
 
   it("createSession through the relay works whether the server answers JSON or SSE", async () => {
-    const rec = record();
-    try {
+    await recording(async (rec) => {
       const res = await relayRequest("/api/servers/local/create_session", {
         method: "POST",
         headers: { Accept: "text/event-stream" },
@@ -459,9 +445,7 @@ describe("relay to the built-in host (in process)", () => {
       const sid = (frames[0] as { data: string }).data;
       const created = await waitFor(() => rec.events.find((e) => e.type === "session_created"));
       expect(created).toMatchObject({ sid, server: "local" });
-    } finally {
-      rec.stop();
-    }
+    });
   });
 });
 
@@ -492,8 +476,7 @@ describe("relay refusals and broken servers", () => {
   });
 
   it("a down server → 502 unreachable; a silent one → 504 timed out; an HTML one → 502 not ORS", async () => {
-    const rec = record();
-    try {
+    await recording(async (rec) => {
       await expectDetail(
         await relayRequest("/api/servers/down/health"),
         502,
@@ -523,9 +506,7 @@ describe("relay refusals and broken servers", () => {
       expect(rec.events.filter((e) => e.type === "request_failed").map((e) => e.status)).toEqual([
         502, 504, 502, 502, 502, 504,
       ]);
-    } finally {
-      rec.stop();
-    }
+    });
   });
 });
 
