@@ -1,7 +1,7 @@
 // The typed client against the built-in host in process, and against tiny node:http servers that
 // misbehave on purpose: dropped streams (reconnection by task_id), silence (idle timeout), HTML
 // pages, FastAPI validation lists, refused connections. Free ports.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { builtinEnvironments } from "@/envs";
 import { type CallEvent, createOrsClient, OrsClientError, startKeepAlive } from "@/lib/ors/client";
 import { createOrsHandler, type OrsHandler } from "@/lib/ors/host";
@@ -192,11 +192,18 @@ describe("client against the built-in host (in process)", () => {
   });
 });
 
+/** A loopback server answering with `handle` for this test; it closes when the test ends. */
+async function testServer(handle: Parameters<typeof startHttpServer>[1]) {
+  const srv = await startHttpServer(0, handle);
+  onTestFinished(() => srv.close());
+  return srv;
+}
+
 describe("client against misbehaving servers (node:http on loopback)", () => {
   it("reconnects with the saved task_id after the connection is cut mid-call", async () => {
     let calls = 0;
     const bodies: unknown[] = [];
-    const srv = await startHttpServer(0, (req, res) => {
+    const srv = await testServer((req, res) => {
       const isCall = req.url?.endsWith("/call");
       if (!isCall) return void proxyToHandler(host, req, res);
       calls++;
@@ -219,95 +226,79 @@ describe("client against misbehaving servers (node:http on loopback)", () => {
         );
       });
     });
-    try {
-      const ors = createOrsClient({ baseUrl: srv.url, backoffBaseMs: 20 });
-      const { sid, out, events } = await callInNewSession(ors, "slow", {
-        name: "wait",
-        input: { seconds: 0.4 },
-      });
-      expect(out).toMatchObject({ ok: true, output: { metadata: { seconds: 0.4 } } });
-      const types = events.map((e) => e.type);
-      expect(types).toContain("reconnect");
-      expect(types.at(-1)).toBe("end");
-      const reconnect = events.find((e) => e.type === "reconnect")!;
-      expect(reconnect.attempt).toBe(1);
-      const taskId = events.find((e) => e.type === "task_id")!.data;
-      expect(calls).toBe(2);
-      expect(bodies[0]).not.toHaveProperty("task_id");
-      expect(bodies[1]).toMatchObject({ name: "wait", task_id: taskId });
-      await ors.delete(sid);
-    } finally {
-      await srv.close();
-    }
+    const ors = createOrsClient({ baseUrl: srv.url, backoffBaseMs: 20 });
+    const { sid, out, events } = await callInNewSession(ors, "slow", {
+      name: "wait",
+      input: { seconds: 0.4 },
+    });
+    expect(out).toMatchObject({ ok: true, output: { metadata: { seconds: 0.4 } } });
+    const types = events.map((e) => e.type);
+    expect(types).toContain("reconnect");
+    expect(types.at(-1)).toBe("end");
+    const reconnect = events.find((e) => e.type === "reconnect")!;
+    expect(reconnect.attempt).toBe(1);
+    const taskId = events.find((e) => e.type === "task_id")!.data;
+    expect(calls).toBe(2);
+    expect(bodies[0]).not.toHaveProperty("task_id");
+    expect(bodies[1]).toMatchObject({ name: "wait", task_id: taskId });
+    await ors.delete(sid);
   });
 
   it("gives up with a clear error after a bounded number of reconnections", async () => {
     let calls = 0;
-    const srv = await startHttpServer(0, (_req, res) => {
+    const srv = await testServer((_req, res) => {
       calls++;
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.write(formatSseEvent("task_id", "t-1"));
       setTimeout(() => res.socket?.destroy(), 10);
     });
-    try {
-      const ors = createOrsClient({ baseUrl: srv.url, backoffBaseMs: 10, maxRetries: 2 });
-      const events: CallEvent[] = [];
-      const err = await rejection(
-        ors.callTool("e", "sid", { name: "t", input: {} }, { onEvent: (e) => events.push(e) }),
-      );
-      expect(err.kind).toBe("stream");
-      expect(err.detail).toMatch(/gave up after 2 reconnections \(task_id t-1\)/);
-      expect(calls).toBe(3);
-      expect(events.filter((e) => e.type === "reconnect").map((e) => e.attempt)).toEqual([1, 2]);
-      expect(events.at(-1)!.type).toBe("give-up");
-    } finally {
-      await srv.close();
-    }
+    const ors = createOrsClient({ baseUrl: srv.url, backoffBaseMs: 10, maxRetries: 2 });
+    const events: CallEvent[] = [];
+    const err = await rejection(
+      ors.callTool("e", "sid", { name: "t", input: {} }, { onEvent: (e) => events.push(e) }),
+    );
+    expect(err.kind).toBe("stream");
+    expect(err.detail).toMatch(/gave up after 2 reconnections \(task_id t-1\)/);
+    expect(calls).toBe(3);
+    expect(events.filter((e) => e.type === "reconnect").map((e) => e.attempt)).toEqual([1, 2]);
+    expect(events.at(-1)!.type).toBe("give-up");
   });
 
   it("gives up when nothing, not even a ping, arrives for the idle timeout", async () => {
-    const srv = await startHttpServer(0, (_req, res) => {
+    const srv = await testServer((_req, res) => {
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.write(formatSseEvent("task_id", "t-2"));
       res.write(": ping\n\n");
       // then silence
     });
-    try {
-      const ors = createOrsClient({ baseUrl: srv.url, idleTimeoutMs: 300 });
-      const events: CallEvent[] = [];
-      const started = Date.now();
-      const err = await rejection(
-        ors.callTool("e", "sid", { name: "t", input: {} }, { onEvent: (e) => events.push(e) }),
-      );
-      expect(err.kind).toBe("timeout");
-      expect(err.detail).toMatch(/not even a ping/);
-      expect(Date.now() - started).toBeLessThan(5_000);
-      expect(events.map((e) => e.type)).toEqual(["task_id", "ping", "give-up"]);
-    } finally {
-      await srv.close();
-    }
+    const ors = createOrsClient({ baseUrl: srv.url, idleTimeoutMs: 300 });
+    const events: CallEvent[] = [];
+    const started = Date.now();
+    const err = await rejection(
+      ors.callTool("e", "sid", { name: "t", input: {} }, { onEvent: (e) => events.push(e) }),
+    );
+    expect(err.kind).toBe("timeout");
+    expect(err.detail).toMatch(/not even a ping/);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(events.map((e) => e.type)).toEqual(["task_id", "ping", "give-up"]);
   });
 
   it("an `event: error` ends the call with a stream error and no retry", async () => {
     let calls = 0;
-    const srv = await startHttpServer(0, (_req, res) => {
+    const srv = await testServer((_req, res) => {
       calls++;
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.end(formatSseEvent("task_id", "t-3") + formatSseEvent("error", "unknown task_id t-3"));
     });
-    try {
-      const err = await rejection(
-        createOrsClient({ baseUrl: srv.url }).callTool("e", "sid", { name: "t", input: {}, task_id: "t-3" }),
-      );
-      expect(err).toMatchObject({ kind: "stream", detail: "unknown task_id t-3" });
-      expect(calls).toBe(1);
-    } finally {
-      await srv.close();
-    }
+    const err = await rejection(
+      createOrsClient({ baseUrl: srv.url }).callTool("e", "sid", { name: "t", input: {}, task_id: "t-3" }),
+    );
+    expect(err).toMatchObject({ kind: "stream", detail: "unknown task_id t-3" });
+    expect(calls).toBe(1);
   });
 
   it("says not-ors for an HTML page, and joins FastAPI's 422 list detail", async () => {
-    const srv = await startHttpServer(0, (req, res) => {
+    const srv = await testServer((req, res) => {
       if (req.url === "/health") {
         res.writeHead(200, { "content-type": "text/html" });
         return void res.end("<!doctype html><title>Welcome to nginx</title>");
@@ -319,16 +310,12 @@ describe("client against misbehaving servers (node:http on loopback)", () => {
         }),
       );
     });
-    try {
-      const ors = createOrsClient({ baseUrl: srv.url });
-      const html = await rejection(ors.health());
-      expect(html.kind).toBe("not-ors");
-      expect(html.detail).toMatch(/not an ORS server.*HTML page/);
-      const e422 = await rejection(ors.numTasks("math", "x"));
-      expect(e422).toMatchObject({ kind: "http", status: 422, detail: "body.split: Field required" });
-    } finally {
-      await srv.close();
-    }
+    const ors = createOrsClient({ baseUrl: srv.url });
+    const html = await rejection(ors.health());
+    expect(html.kind).toBe("not-ors");
+    expect(html.detail).toMatch(/not an ORS server.*HTML page/);
+    const e422 = await rejection(ors.numTasks("math", "x"));
+    expect(e422).toMatchObject({ kind: "http", status: 422, detail: "body.split: Field required" });
   });
 
   it("says unreachable when nothing listens, and timeout when nothing answers", async () => {
@@ -337,14 +324,10 @@ describe("client against misbehaving servers (node:http on loopback)", () => {
     );
     expect(down.kind).toBe("unreachable");
     expect(down.detail).toMatch(/connection refused/);
-    const srv = await startHttpServer(0, () => {
+    const srv = await testServer(() => {
       // never answers
     });
-    try {
-      const slow = await rejection(createOrsClient({ baseUrl: srv.url, timeoutMs: 200 }).health());
-      expect(slow.kind).toBe("timeout");
-    } finally {
-      await srv.close();
-    }
+    const slow = await rejection(createOrsClient({ baseUrl: srv.url, timeoutMs: 200 }).health());
+    expect(slow.kind).toBe("timeout");
   });
 });
