@@ -51,34 +51,30 @@ async function session(env: string) {
   return { client, sid };
 }
 
+/** The page's request that the worker make a call on the served host. */
+function callMessage(
+  id: number,
+  env: string,
+  sid: string,
+  call: Extract<WorkerRequest, { type: "call" }>["call"],
+): WorkerRequest {
+  return { type: "call", id, base: served.url, env, sid, call, headers: {} };
+}
+
 describe("stream worker", () => {
   it("reads a 20 MiB result in the worker and tells the page only that it ended", async () => {
     const { sid } = await session("bigoutput");
     const w = fakeWorker();
-    w.send({
-      type: "call",
-      id: 1,
-      base: served.url,
-      env: "bigoutput",
-      sid,
-      call: { name: "dump", input: { size: 20 * 1024 * 1024, ascii: true } },
-      headers: {},
-    });
+    w.send(
+      callMessage(1, "bigoutput", sid, { name: "dump", input: { size: 20 * 1024 * 1024, ascii: true } }),
+    );
     await w.until((r) => r.type === "call-done" || r.type === "call-error", 60_000);
     expect(w.replies).toEqual([{ type: "call-done", id: 1 }]);
   }, 90_000);
 
   it("hands a failure over with the client's kind, status and detail", async () => {
     const w = fakeWorker();
-    w.send({
-      type: "call",
-      id: 2,
-      base: served.url,
-      env: "math",
-      sid: "no-such-session",
-      call: { name: "submit", input: { answer: "1" } },
-      headers: {},
-    });
+    w.send(callMessage(2, "math", "no-such-session", { name: "submit", input: { answer: "1" } }));
     const r = await w.until((x) => x.id === 2 && x.type === "call-error");
     expect(r).toMatchObject({
       type: "call-error",
@@ -90,15 +86,7 @@ describe("stream worker", () => {
   it("stops a call the page aborts, without a reply", async () => {
     const { sid } = await session("slow");
     const w = fakeWorker();
-    w.send({
-      type: "call",
-      id: 3,
-      base: served.url,
-      env: "slow",
-      sid,
-      call: { name: "wait", input: { seconds: 30 } },
-      headers: {},
-    });
+    w.send(callMessage(3, "slow", sid, { name: "wait", input: { seconds: 30 } }));
     await waitUntil("the call running on the host", () => host.host.stats().runsRunning === 1);
     w.send({ type: "abort", id: 3 });
     await new Promise((r) => setTimeout(r, 300));
