@@ -1,5 +1,7 @@
+// The new-run form (lib/ui/run-form.ts): its task selection, each wrong field named, and the request it
+// builds, which the server's schema accepts.
 import { describe, expect, it } from "vitest";
-import { MAX_TURNS_LIMIT, runRequestSchema } from "@/lib/runs/spec";
+import { MAX_TURNS_LIMIT, runRequestSchema, type TaskSelection } from "@/lib/runs/spec";
 import {
   buildRunRequest,
   DEFAULT_RUN_FORM,
@@ -20,55 +22,29 @@ const form = (patch: Partial<RunFormValues>): RunFormValues => ({
 });
 
 describe("the new-run form's task selection", () => {
-  it("asks for all tasks, a range, a list or a seeded sample", () => {
-    expect(taskSelectionOf(form({ taskMode: "all" }))).toEqual({ ok: true, selection: undefined });
-    expect(taskSelectionOf(form({ taskMode: "range", rangeFrom: "20", rangeTo: " 59 " }))).toEqual({
-      ok: true,
-      selection: "20-59",
-    });
-    expect(taskSelectionOf(form({ taskMode: "list", list: " 1, 5 ,9-12 " }))).toEqual({
-      ok: true,
-      selection: "1,5,9-12",
-    });
-    expect(taskSelectionOf(form({ taskMode: "sample", sampleSize: "50", sampleSeed: "7" }))).toEqual({
-      ok: true,
-      selection: { sample: 50, seed: 7 },
-    });
-    expect(taskSelectionOf(form({ taskMode: "sample", sampleSize: "5", sampleSeed: "" }))).toEqual({
-      ok: true,
-      selection: { sample: 5 },
-    });
+  it.each<[Partial<RunFormValues>, TaskSelection | undefined]>([
+    [{ taskMode: "all" }, undefined],
+    [{ taskMode: "range", rangeFrom: "20", rangeTo: " 59 " }, "20-59"],
+    [{ taskMode: "list", list: " 1, 5 ,9-12 " }, "1,5,9-12"],
+    [
+      { taskMode: "sample", sampleSize: "50", sampleSeed: "7" },
+      { sample: 50, seed: 7 },
+    ],
+    [{ taskMode: "sample", sampleSize: "5", sampleSeed: "" }, { sample: 5 }],
+  ])("asks for all tasks, a range, a list or a seeded sample: %j is %j", (patch, selection) => {
+    expect(taskSelectionOf(form(patch))).toEqual({ ok: true, selection });
   });
 
-  it("names the field that is wrong", () => {
-    expect(taskSelectionOf(form({ taskMode: "range", rangeFrom: "9", rangeTo: "3" }))).toMatchObject({
-      ok: false,
-      field: "rangeTo",
-    });
-    expect(taskSelectionOf(form({ taskMode: "range", rangeFrom: "-1", rangeTo: "3" }))).toMatchObject({
-      ok: false,
-      field: "rangeFrom",
-    });
-    expect(taskSelectionOf(form({ taskMode: "range", rangeFrom: "0", rangeTo: "" }))).toMatchObject({
-      ok: false,
-      field: "rangeTo",
-    });
-    expect(taskSelectionOf(form({ taskMode: "list", list: "1,,2" }))).toMatchObject({
-      ok: false,
-      field: "list",
-    });
-    expect(taskSelectionOf(form({ taskMode: "list", list: "a" }))).toMatchObject({
-      ok: false,
-      field: "list",
-    });
-    expect(taskSelectionOf(form({ taskMode: "sample", sampleSize: "0" }))).toMatchObject({
-      ok: false,
-      field: "sampleSize",
-    });
-    expect(taskSelectionOf(form({ taskMode: "sample", sampleSize: "3", sampleSeed: "1.5" }))).toMatchObject({
-      ok: false,
-      field: "sampleSeed",
-    });
+  it.each<[Partial<RunFormValues>, string]>([
+    [{ taskMode: "range", rangeFrom: "9", rangeTo: "3" }, "rangeTo"],
+    [{ taskMode: "range", rangeFrom: "-1", rangeTo: "3" }, "rangeFrom"],
+    [{ taskMode: "range", rangeFrom: "0", rangeTo: "" }, "rangeTo"],
+    [{ taskMode: "list", list: "1,,2" }, "list"],
+    [{ taskMode: "list", list: "a" }, "list"],
+    [{ taskMode: "sample", sampleSize: "0" }, "sampleSize"],
+    [{ taskMode: "sample", sampleSize: "3", sampleSeed: "1.5" }, "sampleSeed"],
+  ])("names the field that is wrong: %j is refused for %s", (patch, field) => {
+    expect(taskSelectionOf(form(patch))).toMatchObject({ ok: false, field });
   });
 });
 
