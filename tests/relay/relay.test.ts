@@ -3,11 +3,12 @@
 // servers that redirect, serve HTML, never answer, or drop streams; every one on a free port.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinEnvironments } from "@/envs";
-import { type CallEvent, createOrsClient, OrsClientError, startKeepAlive } from "@/lib/ors/client";
+import { createOrsClient, OrsClientError, startKeepAlive } from "@/lib/ors/client";
 import { createOrsHandler, type OrsHandler } from "@/lib/ors/host";
 import { readSseFrames, type SseFrame } from "@/lib/ors/protocol";
 import { checkServerHealth } from "@/lib/registry";
 import type { RelayEvent } from "@/lib/relay/events";
+import { callWithEvents } from "../support/calls";
 import {
   makeRelay,
   proxyToHandler,
@@ -265,13 +266,7 @@ describe("relay to a second ORS server process", () => {
   it("relays a chunked result and publishes each chunk frame", async () => {
     await recording(async (rec) => {
       const { ors, sid } = await episodeVia("second", "bigoutput");
-      const seen: CallEvent[] = [];
-      const out = await ors.callTool(
-        "bigoutput",
-        sid,
-        { name: "dump", input: {} },
-        { onEvent: (e) => seen.push(e) },
-      );
+      const { out, events: seen } = await callWithEvents(ors, "bigoutput", sid, { name: "dump", input: {} });
       expect(out.ok && out.output.blocks[0]!.type === "text" && out.output.blocks[0]!.text.length).toBe(
         150_000,
       );
@@ -363,9 +358,8 @@ describe("relay to a second ORS server process", () => {
     await recording(async (rec) => {
       const { ors, sid } = await episodeVia("drop", "slow", { backoffBaseMs: 20 });
       dropNext = true;
-      const seen: CallEvent[] = [];
       const call = { name: "wait", input: { seconds: 0.4 } };
-      const out = await ors.callTool("slow", sid, call, { onEvent: (e) => seen.push(e) });
+      const { out, events: seen } = await callWithEvents(ors, "slow", sid, call);
       // The server stopped answering in the middle: the client is told so, with what resumes the
       // call, and (knowing the relay's mark) re-posts it with its task_id by itself.
       const taskId = seen.find((e) => e.type === "task_id")!.data;

@@ -1,5 +1,5 @@
-// One tool call in a new session on task 0 of `env`'s train split, every event of its stream kept:
-// what the tests of streaming (through nginx, through a dropping proxy) look at.
+// A tool call with every event of its stream kept, in a session of the caller's or a new one on task 0
+// of `env`'s train split: what the tests of streaming (through nginx, the relay, a dropping proxy) look at.
 import type { CallEvent, OrsClient } from "@/lib/ors/client";
 import type { RunToolOutput, ToolCall } from "@/lib/ors/protocol";
 
@@ -10,7 +10,16 @@ export async function callInNewSession(
 ): Promise<{ sid: string; out: RunToolOutput; events: CallEvent[] }> {
   const { sid } = await ors.createSession();
   await ors.create(sid, { env_name: env, split: "train", index: 0 });
+  return { sid, ...(await callWithEvents(ors, env, sid, call)) };
+}
+
+export async function callWithEvents(
+  ors: OrsClient,
+  env: string,
+  sid: string,
+  call: ToolCall,
+): Promise<{ out: RunToolOutput; events: CallEvent[] }> {
   const events: CallEvent[] = [];
   const out = await ors.callTool(env, sid, call, { onEvent: (e) => events.push(e) });
-  return { sid, out, events };
+  return { out, events };
 }

@@ -7,7 +7,7 @@ import { type CallEvent, createOrsClient, OrsClientError, startKeepAlive } from 
 import { createOrsHandler, type OrsHandler } from "@/lib/ors/host";
 import { formatSseEvent } from "@/lib/ors/protocol";
 import { handlerFetch, proxyToHandler, readBody, startHttpServer, unusedPort } from "../../relay/helpers";
-import { callInNewSession } from "../../support/calls";
+import { callInNewSession, callWithEvents } from "../../support/calls";
 import { rejection } from "./helpers";
 
 let host: OrsHandler;
@@ -45,13 +45,10 @@ describe("client against the built-in host (in process)", () => {
     expect((await ors.taskTools("math", sid)).tools.map((t) => t.name)).toEqual(["submit"]);
     expect(await ors.ping(sid)).toEqual({ status: "ok" });
 
-    const events: CallEvent[] = [];
-    const out = await ors.callTool(
-      "math",
-      sid,
-      { name: "submit", input: { answer: String(task.answer) } },
-      { onEvent: (e) => events.push(e) },
-    );
+    const { out, events } = await callWithEvents(ors, "math", sid, {
+      name: "submit",
+      input: { answer: String(task.answer) },
+    });
     expect(out).toEqual({
       ok: true,
       output: expect.objectContaining({ reward: 1, finished: true }),
@@ -69,15 +66,7 @@ describe("client against the built-in host (in process)", () => {
 
   it("reassembles a chunked result and reports each chunk with its size", async () => {
     const ors = local();
-    const { sid } = await ors.createSession();
-    await ors.create(sid, { env_name: "bigoutput", split: "train", index: 0 });
-    const events: CallEvent[] = [];
-    const out = await ors.callTool(
-      "bigoutput",
-      sid,
-      { name: "dump", input: {} },
-      { onEvent: (e) => events.push(e) },
-    );
+    const { sid, out, events } = await callInNewSession(ors, "bigoutput", { name: "dump", input: {} });
     expect(out.ok).toBe(true);
     if (!out.ok) return;
     const block = out.output.blocks[0]!;

@@ -3,9 +3,10 @@
 // lists, the 308 of an unknown environment, `event: error`) turned into readable OrsClientErrors.
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CallEvent, createOrsClient, type OrsClient } from "@/lib/ors/client";
+import { createOrsClient, type OrsClient } from "@/lib/ors/client";
 import type { RunToolOutput, ToolOutput } from "@/lib/ors/protocol";
 import { type RunningReferenceServer, startReferenceServer } from "../../fixtures/reference-server/spawn";
+import { callWithEvents } from "../../support/calls";
 import { rejection } from "./helpers";
 
 const FIXTURE = JSON.parse(
@@ -90,15 +91,11 @@ describe("the typed client on the reference-shaped server", () => {
 
   it("reassembles results cut every 4096 characters, pieces starting with spaces included", async () => {
     const { sid } = await episode("farmplanner");
-    const events: CallEvent[] = [];
-    const out = output(
-      await ors.callTool(
-        "farmplanner",
-        sid,
-        { name: "observe", input: {} },
-        { onEvent: (e) => events.push(e) },
-      ),
-    );
+    const { out: answer, events } = await callWithEvents(ors, "farmplanner", sid, {
+      name: "observe",
+      input: {},
+    });
+    const out = output(answer);
     const pieces = events.filter((e) => e.type === "chunk" || e.type === "end");
     expect(pieces.length).toBeGreaterThanOrEqual(3);
     expect(pieces.some((e) => e.data?.startsWith(" "))).toBe(true);
@@ -112,15 +109,11 @@ describe("the typed client on the reference-shaped server", () => {
 
   it("sees keep-alive pings while a tool runs", async () => {
     const { sid } = await episode("canvas");
-    const events: CallEvent[] = [];
-    const out = output(
-      await ors.callTool(
-        "canvas",
-        sid,
-        { name: "battery", input: { action: "wait", power_mw: 0.5 } },
-        { onEvent: (e) => events.push(e) },
-      ),
-    );
+    const { out: answer, events } = await callWithEvents(ors, "canvas", sid, {
+      name: "battery",
+      input: { action: "wait", power_mw: 0.5 },
+    });
+    const out = output(answer);
     expect(firstText(out)).toContain("waited: 0.5 s");
     expect(events.filter((e) => e.type === "ping").length).toBeGreaterThanOrEqual(2);
   });
