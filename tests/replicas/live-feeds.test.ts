@@ -15,28 +15,10 @@ import {
 import { openPostgresDatabase } from "@/lib/store/postgres/db";
 import { openPostgresStore, type PostgresTrajectoryStore } from "@/lib/store/postgres/store";
 import { step } from "../episodes/helpers";
+import { collectEvents } from "../support/collect";
 import { postgresDatabase } from "../support/postgres";
 
 const db = await postgresDatabase("live_feeds");
-
-/** Collects what a watcher receives; `until(n)` waits for n events. */
-function collect(feeds: PostgresLiveFeeds, id: string | null) {
-  const got: LiveEvent[] = [];
-  const off = feeds.subscribe(id, (e) => got.push(e));
-  return {
-    got,
-    off,
-    async until(n: number, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (got.length < n) {
-        if (Date.now() > deadline)
-          throw new Error(`got ${got.length} of ${n} events: ${got.map((e) => e.type)}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      return got;
-    },
-  };
-}
 
 describe.skipIf(!db.ok)("live feeds across replicas (LISTEN/NOTIFY)", () => {
   let storeA: PostgresTrajectoryStore;
@@ -66,9 +48,9 @@ describe.skipIf(!db.ok)("live feeds across replicas (LISTEN/NOTIFY)", () => {
 
   it("delivers an episode's events to the other replica's watchers, once and in order", async () => {
     const id = await storeA.create({ server: "py", sid: "s1", env: "math", task: null, startedAt: 1 });
-    const onB = collect(b, id);
-    const allOnB = collect(b, null);
-    const onA = collect(a, id);
+    const onB = collectEvents(b, id);
+    const allOnB = collectEvents(b, null);
+    const onA = collectEvents(a, id);
     const summary = (await storeA.summary(id))!;
     const events: LiveEvent[] = [
       { type: "started", id, summary },
@@ -106,7 +88,7 @@ describe.skipIf(!db.ok)("live feeds across replicas (LISTEN/NOTIFY)", () => {
       ref: { type: "step", id, index: 1, callId: "c9" },
     });
 
-    const onB = collect(b, id);
+    const onB = collectEvents(b, id);
     const small: LiveEvent = { type: "activity", id, at: 3 };
     a.publish({ type: "prompt", id, blocks: prompt });
     a.publish({ type: "step", id, step: big, callId: "c9" });
@@ -122,7 +104,7 @@ describe.skipIf(!db.ok)("live feeds across replicas (LISTEN/NOTIFY)", () => {
 
   it("cuts a frame too large for a notification, saying its full size", async () => {
     const id = await storeA.create({ server: "py", sid: "s3", env: "math", task: null, startedAt: 1 });
-    const onB = collect(b, id);
+    const onB = collectEvents(b, id);
     a.publish({
       type: "frame",
       id,
@@ -138,7 +120,7 @@ describe.skipIf(!db.ok)("live feeds across replicas (LISTEN/NOTIFY)", () => {
 
   it("listens again when its connection is cut, and goes on delivering", async () => {
     const id = await storeA.create({ server: "py", sid: "s4", env: "math", task: null, startedAt: 1 });
-    const onB = collect(b, id);
+    const onB = collectEvents(b, id);
     // The database ends B's listening connection (as a restart or a network cut would).
     const killed = await storeA.db.pool.query(
       `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
@@ -157,7 +139,7 @@ describe.skipIf(!db.ok)("live feeds across replicas (LISTEN/NOTIFY)", () => {
 
   it("ignores notifications on its channel that are not live events (anyone may NOTIFY)", async () => {
     const id = await storeA.create({ server: "py", sid: "s5", env: "math", task: null, startedAt: 1 });
-    const onB = collect(b, id);
+    const onB = collectEvents(b, id);
     for (const junk of ["not json", "1", "null", "{}", '{"r":"x","s":1}', `{"r":"x","s":1,"e":{"id":5}}`])
       await storeA.db.pool.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, junk]);
     a.publish({ type: "activity", id, at: 7 });

@@ -7,26 +7,10 @@ import type { RunEvent, RunEvents } from "@/lib/runs/events";
 import { createPostgresRunEvents, encodeRunNotice, RUNS_CHANNEL } from "@/lib/runs/events-postgres";
 import { openPostgresDatabase, type PostgresDatabase } from "@/lib/store/postgres/db";
 import { createPostgresNotifier, type PostgresNotifier } from "@/lib/store/postgres/notify";
+import { collectEvents } from "../support/collect";
 import { postgresDatabase } from "../support/postgres";
 
 const db = await postgresDatabase("run_events");
-
-function collect(bus: RunEvents, runId: string | null) {
-  const got: RunEvent[] = [];
-  const off = bus.subscribe(runId, (e) => got.push(e));
-  return {
-    got,
-    off,
-    async until(n: number) {
-      const deadline = Date.now() + 10_000;
-      while (got.length < n) {
-        if (Date.now() > deadline) throw new Error(`got ${got.length} of ${n} events`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      return got;
-    },
-  };
-}
 
 describe.skipIf(!db.ok)("runs' progress across replicas (LISTEN/NOTIFY)", () => {
   let dbA: PostgresDatabase;
@@ -51,9 +35,9 @@ describe.skipIf(!db.ok)("runs' progress across replicas (LISTEN/NOTIFY)", () => 
   });
 
   it("delivers what one replica publishes to the other's listeners, once and in order", async () => {
-    const onB = collect(b, "r1");
-    const allOnB = collect(b, null);
-    const onA = collect(a, "r1");
+    const onB = collectEvents(b, "r1");
+    const allOnB = collectEvents(b, null);
+    const onA = collectEvents(a, "r1");
     const events: RunEvent[] = [
       { type: "status", runId: "r1", status: "running", error: null, at: 1 },
       {
@@ -97,7 +81,7 @@ describe.skipIf(!db.ok)("runs' progress across replicas (LISTEN/NOTIFY)", () => 
   });
 
   it("ignores what is not a run event, and cuts an error too long for a notification", async () => {
-    const onB = collect(b, "r2");
+    const onB = collectEvents(b, "r2");
     for (const junk of [
       "nope",
       "{}",
