@@ -5,18 +5,12 @@
 // Run: node --import tsx tests/episodes/relay-process.ts
 import { createServer } from "node:http";
 import { allowServerOnlyUnderNode } from "../../lib/app-server/server-only-hook";
+import { readyPlayground } from "../support/process-playground";
 
 await allowServerOnlyUnderNode();
-const { initPlayground } = await import("@/lib/playground");
 const { relayTarget } = await import("@/lib/app-server/relay-path");
 
-const playground = initPlayground({});
-try {
-  await playground.ready;
-} catch (err) {
-  console.error(`could not start: ${(err as Error).message}`);
-  process.exit(1);
-}
+const playground = await readyPlayground("the relay process");
 
 const server = createServer((req, res) => {
   const url = req.url ?? "/";

@@ -11,6 +11,7 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { allowServerOnlyUnderNode } from "../../lib/app-server/server-only-hook";
 import { headersOf, writeFetchAnswer } from "../support/fetch-answer";
+import { readyPlayground } from "../support/process-playground";
 
 await allowServerOnlyUnderNode();
 
@@ -65,16 +66,9 @@ function match(route: Route, parts: string[]): Record<string, string | string[]>
 }
 
 const routes = await loadRoutes();
-const { initPlayground } = await import("@/lib/playground");
 const { listenHttp } = await import("@/lib/ors/host/node-adapter");
 
-const playground = initPlayground({});
-try {
-  await playground.ready;
-} catch (err) {
-  console.error(`could not start the replica: ${(err as Error).message}`);
-  process.exit(1);
-}
+const playground = await readyPlayground("the replica");
 
 const app = async (req: Request): Promise<Response> => {
   const parts = new URL(req.url).pathname.split("/").filter(Boolean).map(decodeURIComponent);
