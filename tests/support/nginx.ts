@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { anyFreeLoopbackPort } from "../../scripts/bench-proc";
 import { type Found, findProgram, installDebianPackage, isRoot, missingComponent, userIds } from "./debian";
-import { startWatchdog, stopPid } from "./processes";
+import { watchedStop } from "./processes";
 
 const SBIN = ["/usr/sbin", "/usr/local/sbin", "/usr/local/nginx/sbin"];
 
@@ -102,22 +102,13 @@ export async function startNginx(bin: string, opts: { http: string; maxMs?: numb
       throw new Error(`nginx did not start:\n${errors().slice(-2000)}`);
     }
     const pid = child.pid!;
-    const watchdog = startWatchdog({ pid, signal: "TERM", dir, maxMs: opts.maxMs ?? 30 * 60_000 });
-    let stopped: Promise<void> | null = null;
+    const stop = watchedStop({ pid, signal: "TERM", dir, maxMs: opts.maxMs ?? 30 * 60_000 });
     return {
       port,
       url: `http://127.0.0.1:${port}`,
       pid,
       errors,
-      stop() {
-        stopped ??= (async () => {
-          await stopPid(pid, "SIGTERM");
-          rmSync(dir, { recursive: true, force: true });
-          // Only now: a process that dies while stopping leaves the rest to its watchdog.
-          watchdog.cancel();
-        })();
-        return stopped;
-      },
+      stop,
     };
   }
 }

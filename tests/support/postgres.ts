@@ -18,7 +18,7 @@ import {
   postgresBinDirs,
   userIds,
 } from "./debian";
-import { startWatchdog, stopPid, type Watchdog } from "./processes";
+import { watchedStop } from "./processes";
 
 /** The folder holding initdb and postgres: found, installed, or why neither. */
 export function ensurePostgresBinaries(log = console.log): Found {
@@ -121,9 +121,9 @@ export async function startPostgresCluster(
       rmSync(dir, { recursive: true, force: true });
       throw new Error(`PostgreSQL did not start:\n${readFileSync(logFile, "utf8").slice(-2000)}`);
     }
-    const watchdog: Watchdog = startWatchdog({ pid, signal: "INT", dir, maxMs: opts.maxMs ?? 60 * 60_000 });
+    // SIGINT: PostgreSQL's fast shutdown (disconnects clients, no waiting on them).
+    const stop = watchedStop({ pid, signal: "INT", dir, maxMs: opts.maxMs ?? 60 * 60_000 });
     const url = (database = "postgres") => `postgres://postgres@127.0.0.1:${port}/${database}`;
-    let stopped: Promise<void> | null = null;
     return {
       port,
       pid,
@@ -142,16 +142,7 @@ export async function startPostgresCluster(
         }
         return url(name);
       },
-      stop() {
-        stopped ??= (async () => {
-          // SIGINT: PostgreSQL's fast shutdown (disconnects clients, no waiting on them).
-          await stopPid(pid, "SIGINT");
-          rmSync(dir, { recursive: true, force: true });
-          // Only now: a process that dies while stopping leaves the rest to its watchdog.
-          watchdog.cancel();
-        })();
-        return stopped;
-      },
+      stop,
     };
   }
 }

@@ -2,6 +2,7 @@
 // the test run goes away without stopping them (Ctrl-C, a crash): a small detached watchdog ends
 // the server once the process that started it is gone, or after a time limit, and removes its folder.
 import { spawn } from "node:child_process";
+import { rmSync } from "node:fs";
 
 /** Whether a process with this PID exists (and we may signal it). */
 export function alive(pid: number): boolean {
@@ -73,5 +74,28 @@ export function startWatchdog(opts: {
         }
       }
     },
+  };
+}
+
+/**
+ * Starts the watchdog of a server the tests started (`startWatchdog`) and returns its stop: `signal`
+ * to `pid`, its folder removed, then the watchdog ended. Called again, it answers the same promise.
+ */
+export function watchedStop(opts: {
+  pid: number;
+  signal: "INT" | "TERM";
+  dir: string;
+  maxMs: number;
+}): () => Promise<void> {
+  const watchdog = startWatchdog(opts);
+  let stopped: Promise<void> | null = null;
+  return () => {
+    stopped ??= (async () => {
+      await stopPid(opts.pid, `SIG${opts.signal}`);
+      rmSync(opts.dir, { recursive: true, force: true });
+      // Only now: a process that dies while stopping leaves the rest to its watchdog.
+      watchdog.cancel();
+    })();
+    return stopped;
   };
 }
