@@ -23,6 +23,13 @@ describe.skipIf(!db.ok)("a dead worker's capacity", () => {
     notifiers.push(n);
     return createPostgresGate(raw, n, worker);
   };
+  /** A run of sleepy `tasks` whose first attempt `worker` claimed (and is playing). */
+  const claimedRun = async (tasks: string, worker: string) => {
+    const run = await pg.runs.start(sleepyRun(tasks));
+    const key = { taskIndex: 0, repeat: 0 };
+    expect(await pg.store.claimEpisode(run.id, key, worker, runningPatch(Date.now()))).toBe(true);
+    return { run, key };
+  };
 
   beforeAll(async () => {
     const url = db.ok ? db.url : "";
@@ -51,9 +58,7 @@ describe.skipIf(!db.ok)("a dead worker's capacity", () => {
     expect(await dead.tryAcquire(claim, "dead:2")).toBe(true);
     expect(await live.tryAcquire(claim, "live:1")).toBe(false);
 
-    const run = await pg.runs.start(sleepyRun("0-1"));
-    const key = { taskIndex: 0, repeat: 0 };
-    expect(await pg.store.claimEpisode(run.id, key, "dead", runningPatch(Date.now()))).toBe(true);
+    const { run, key } = await claimedRun("0-1", "dead");
     // Its attempt still playing (not yet taken over): its slots still count.
     await live.releaseDead();
     expect(await live.tryAcquire(claim, "live:1")).toBe(false);
@@ -76,9 +81,7 @@ describe.skipIf(!db.ok)("a dead worker's capacity", () => {
     const live = gate("alive");
     const claim = [{ key: "server:stopped", limit: 1 }];
     expect(await dead.tryAcquire(claim, "gone:1")).toBe(true);
-    const run = await pg.runs.start(sleepyRun("0"));
-    const key = { taskIndex: 0, repeat: 0 };
-    expect(await pg.store.claimEpisode(run.id, key, "gone", runningPatch(Date.now()))).toBe(true);
+    const { run } = await claimedRun("0", "gone");
     await live.releaseDead();
     expect(await live.tryAcquire(claim, "alive:1")).toBe(false);
     // The run stopped (interrupted by a recovery, say) with the attempt still open.
