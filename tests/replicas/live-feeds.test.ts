@@ -10,48 +10,49 @@ import {
   encodeNotice,
   LIVE_CHANNEL,
   MAX_NOTIFY_BYTES,
-  type PostgresLiveFeeds,
 } from "@/lib/episodes/live-postgres";
 import { openPostgresDatabase } from "@/lib/store/postgres/db";
-import { openPostgresStore, type PostgresTrajectoryStore } from "@/lib/store/postgres/store";
+import { openPostgresStore } from "@/lib/store/postgres/store";
 import { step } from "../episodes/helpers";
 import { collectEvents } from "../support/collect";
 import { postgresDatabase } from "../support/postgres";
 
 const db = await postgresDatabase("live_feeds");
 
+/** The live feeds of one app process, `replica`, on its own store. */
+async function replicaFeeds(url: string, replica: string) {
+  const store = openPostgresStore(openPostgresDatabase(url, { replica }), { maxCount: 0, maxAgeDays: 0 });
+  const feeds = createPostgresLiveFeeds(store.db, store);
+  await feeds.ready;
+  return {
+    store,
+    feeds,
+    async close() {
+      await feeds.close();
+      await store.close();
+    },
+  };
+}
+
 describe.skipIf(!db.ok)("live feeds across replicas (LISTEN/NOTIFY)", () => {
-  let storeA: PostgresTrajectoryStore;
-  let storeB: PostgresTrajectoryStore;
-  let a: PostgresLiveFeeds;
-  let b: PostgresLiveFeeds;
+  // Two app processes: each its own store (a replica id) and live feeds.
+  let A: Awaited<ReturnType<typeof replicaFeeds>>;
+  let B: Awaited<ReturnType<typeof replicaFeeds>>;
   beforeAll(async () => {
     if (!db.ok) return;
-    storeA = openPostgresStore(openPostgresDatabase(db.url, { replica: "feedA" }), {
-      maxCount: 0,
-      maxAgeDays: 0,
-    });
-    storeB = openPostgresStore(openPostgresDatabase(db.url, { replica: "feedB" }), {
-      maxCount: 0,
-      maxAgeDays: 0,
-    });
-    a = createPostgresLiveFeeds(storeA.db, storeA);
-    b = createPostgresLiveFeeds(storeB.db, storeB);
-    await Promise.all([a.ready, b.ready]);
+    [A, B] = await Promise.all([replicaFeeds(db.url, "feedA"), replicaFeeds(db.url, "feedB")]);
   });
   afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await storeA?.close();
-    await storeB?.close();
+    await A?.close();
+    await B?.close();
   });
 
   it("delivers an episode's events to the other replica's watchers, once and in order", async () => {
-    const id = await storeA.create({ server: "py", sid: "s1", env: "math", task: null, startedAt: 1 });
-    const onB = collectEvents(b, id);
-    const allOnB = collectEvents(b, null);
-    const onA = collectEvents(a, id);
-    const summary = (await storeA.summary(id))!;
+    const id = await A.store.create({ server: "py", sid: "s1", env: "math", task: null, startedAt: 1 });
+    const onB = collectEvents(B.feeds, id);
+    const allOnB = collectEvents(B.feeds, null);
+    const onA = collectEvents(A.feeds, id);
+    const summary = (await A.store.summary(id))!;
     const events: LiveEvent[] = [
       { type: "started", id, summary },
       { type: "step", id, step: step(1, { ok: null, ended_at: null, events: [] }), callId: "c1" },
@@ -60,7 +61,7 @@ describe.skipIf(!db.ok)("live feeds across replicas (LISTEN/NOTIFY)", () => {
       { type: "step", id, step: step(1), callId: "c1" },
       { type: "ended", id, end_reason: "finished", error: null, ended_at: 9 },
     ];
-    for (const e of events) a.publish(e);
+    for (const e of events) A.feeds.publish(e);
     expect(await onB.until(events.length)).toEqual(events);
     // The all-episodes watcher gets them too (frames included: the route leaves them out itself).
     expect((await allOnB.until(events.length)).map((e) => e.type)).toEqual(events.map((e) => e.type));
@@ -75,11 +76,11 @@ describe.skipIf(!db.ok)("live feeds across replicas (LISTEN/NOTIFY)", () => {
   });
 
   it("sends a step too large for a notification by reference: the receiver reads the row", async () => {
-    const id = await storeA.create({ server: "py", sid: "s2", env: "math", task: null, startedAt: 1 });
+    const id = await A.store.create({ server: "py", sid: "s2", env: "math", task: null, startedAt: 1 });
     const big = step(1, { blocks: [{ type: "text", text: "é".repeat(20_000) }], reward: 0.25 });
     const prompt = [{ type: "text" as const, text: "p".repeat(9_000) }];
-    await storeA.putStep(id, big);
-    await storeA.setPrompt(id, prompt, 2);
+    await A.store.putStep(id, big);
+    await A.store.setPrompt(id, prompt, 2);
     const notice = encodeNotice("feedA", 1, { type: "step", id, step: big, callId: "c9" });
     expect(Buffer.byteLength(notice)).toBeLessThanOrEqual(MAX_NOTIFY_BYTES);
     expect(JSON.parse(notice)).toEqual({
@@ -88,14 +89,14 @@ describe.skipIf(!db.ok)("live feeds across replicas (LISTEN/NOTIFY)", () => {
       ref: { type: "step", id, index: 1, callId: "c9" },
     });
 
-    const onB = collectEvents(b, id);
+    const onB = collectEvents(B.feeds, id);
     const small: LiveEvent = { type: "activity", id, at: 3 };
-    a.publish({ type: "prompt", id, blocks: prompt });
-    a.publish({ type: "step", id, step: big, callId: "c9" });
-    a.publish(small);
+    A.feeds.publish({ type: "prompt", id, blocks: prompt });
+    A.feeds.publish({ type: "step", id, step: big, callId: "c9" });
+    A.feeds.publish(small);
     const got = await onB.until(3);
     expect(got[0]).toEqual({ type: "prompt", id, blocks: prompt });
-    expect(got[1]).toEqual({ type: "step", id, step: await storeB.stepOf(id, 1), callId: "c9" });
+    expect(got[1]).toEqual({ type: "step", id, step: await B.store.stepOf(id, 1), callId: "c9" });
     expect((got[1] as { step: { blocks: { text: string }[] } }).step.blocks[0]!.text).toHaveLength(20_000);
     // Order is kept: the event after the reference waited for it.
     expect(got[2]).toEqual(small);
@@ -103,9 +104,9 @@ describe.skipIf(!db.ok)("live feeds across replicas (LISTEN/NOTIFY)", () => {
   });
 
   it("cuts a frame too large for a notification, saying its full size", async () => {
-    const id = await storeA.create({ server: "py", sid: "s3", env: "math", task: null, startedAt: 1 });
-    const onB = collectEvents(b, id);
-    a.publish({
+    const id = await A.store.create({ server: "py", sid: "s3", env: "math", task: null, startedAt: 1 });
+    const onB = collectEvents(B.feeds, id);
+    A.feeds.publish({
       type: "frame",
       id,
       index: 1,
@@ -119,10 +120,10 @@ describe.skipIf(!db.ok)("live feeds across replicas (LISTEN/NOTIFY)", () => {
   });
 
   it("listens again when its connection is cut, and goes on delivering", async () => {
-    const id = await storeA.create({ server: "py", sid: "s4", env: "math", task: null, startedAt: 1 });
-    const onB = collectEvents(b, id);
+    const id = await A.store.create({ server: "py", sid: "s4", env: "math", task: null, startedAt: 1 });
+    const onB = collectEvents(B.feeds, id);
     // The database ends B's listening connection (as a restart or a network cut would).
-    const killed = await storeA.db.pool.query(
+    const killed = await A.store.db.pool.query(
       `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
        WHERE application_name = 'ors-playground/feedB' AND query LIKE 'LISTEN%'`,
     );
@@ -130,7 +131,7 @@ describe.skipIf(!db.ok)("live feeds across replicas (LISTEN/NOTIFY)", () => {
     const deadline = Date.now() + 15_000;
     for (let n = 0; onB.got.length === 0; n++) {
       if (Date.now() > deadline) throw new Error("B did not listen again within 15 s");
-      a.publish({ type: "activity", id, at: n });
+      A.feeds.publish({ type: "activity", id, at: n });
       await new Promise((r) => setTimeout(r, 200));
     }
     expect(onB.got[0]).toMatchObject({ type: "activity", id });
@@ -138,11 +139,11 @@ describe.skipIf(!db.ok)("live feeds across replicas (LISTEN/NOTIFY)", () => {
   });
 
   it("ignores notifications on its channel that are not live events (anyone may NOTIFY)", async () => {
-    const id = await storeA.create({ server: "py", sid: "s5", env: "math", task: null, startedAt: 1 });
-    const onB = collectEvents(b, id);
+    const id = await A.store.create({ server: "py", sid: "s5", env: "math", task: null, startedAt: 1 });
+    const onB = collectEvents(B.feeds, id);
     for (const junk of ["not json", "1", "null", "{}", '{"r":"x","s":1}', `{"r":"x","s":1,"e":{"id":5}}`])
-      await storeA.db.pool.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, junk]);
-    a.publish({ type: "activity", id, at: 7 });
+      await A.store.db.pool.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, junk]);
+    A.feeds.publish({ type: "activity", id, at: 7 });
     expect(await onB.until(1)).toEqual([{ type: "activity", id, at: 7 }]);
     onB.off();
   });

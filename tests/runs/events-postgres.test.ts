@@ -3,41 +3,46 @@
 // one publishes reaches the other's listeners once, in order (its own listeners get it at once, not
 // again from the database); notifications that are not run events are ignored; a long error is cut.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunEvent, RunEvents } from "@/lib/runs/events";
+import type { RunEvent } from "@/lib/runs/events";
 import { createPostgresRunEvents, encodeRunNotice, RUNS_CHANNEL } from "@/lib/runs/events-postgres";
-import { openPostgresDatabase, type PostgresDatabase } from "@/lib/store/postgres/db";
-import { createPostgresNotifier, type PostgresNotifier } from "@/lib/store/postgres/notify";
+import { openPostgresDatabase } from "@/lib/store/postgres/db";
+import { createPostgresNotifier } from "@/lib/store/postgres/notify";
 import { collectEvents } from "../support/collect";
 import { postgresDatabase } from "../support/postgres";
 
 const db = await postgresDatabase("run_events");
 
+/** The runs' events of one app process, `replica`, on its own connection and notifier. */
+async function replicaEvents(url: string, replica: string) {
+  const database = openPostgresDatabase(url, { replica });
+  const notifier = createPostgresNotifier(database);
+  await notifier.ready;
+  return {
+    database,
+    bus: createPostgresRunEvents(database, notifier),
+    async close() {
+      await notifier.close();
+      await database.close();
+    },
+  };
+}
+
 describe.skipIf(!db.ok)("runs' progress across replicas (LISTEN/NOTIFY)", () => {
-  let dbA: PostgresDatabase;
-  let dbB: PostgresDatabase;
-  let nA: PostgresNotifier;
-  let nB: PostgresNotifier;
-  let a: RunEvents;
-  let b: RunEvents;
+  // Two app processes: each its own database connection (a replica id), notifier and bus.
+  let A: Awaited<ReturnType<typeof replicaEvents>>;
+  let B: Awaited<ReturnType<typeof replicaEvents>>;
   beforeAll(async () => {
     if (!db.ok) return;
-    dbA = openPostgresDatabase(db.url, { replica: "runsA" });
-    dbB = openPostgresDatabase(db.url, { replica: "runsB" });
-    nA = createPostgresNotifier(dbA);
-    nB = createPostgresNotifier(dbB);
-    a = createPostgresRunEvents(dbA, nA);
-    b = createPostgresRunEvents(dbB, nB);
-    await Promise.all([nA.ready, nB.ready]);
+    [A, B] = await Promise.all([replicaEvents(db.url, "runsA"), replicaEvents(db.url, "runsB")]);
   });
   afterAll(async () => {
-    await Promise.all([nA?.close(), nB?.close()]);
-    await Promise.all([dbA?.close(), dbB?.close()]);
+    await Promise.all([A?.close(), B?.close()]);
   });
 
   it("delivers what one replica publishes to the other's listeners, once and in order", async () => {
-    const onB = collectEvents(b, "r1");
-    const allOnB = collectEvents(b, null);
-    const onA = collectEvents(a, "r1");
+    const onB = collectEvents(B.bus, "r1");
+    const allOnB = collectEvents(B.bus, null);
+    const onA = collectEvents(A.bus, "r1");
     const events: RunEvent[] = [
       { type: "status", runId: "r1", status: "running", error: null, at: 1 },
       {
@@ -67,12 +72,12 @@ describe.skipIf(!db.ok)("runs' progress across replicas (LISTEN/NOTIFY)", () => 
         etaMs: 2000,
       },
     ];
-    for (const e of events) a.publish(e);
+    for (const e of events) A.bus.publish(e);
     // A's own listeners at once, not again through the database.
     expect(onA.got).toEqual(events);
     expect(await onB.until(3)).toEqual(events);
     expect(await allOnB.until(3)).toEqual(events);
-    b.publish({ type: "status", runId: "r1", status: "done", error: null, at: 4 });
+    B.bus.publish({ type: "status", runId: "r1", status: "done", error: null, at: 4 });
     await onA.until(4);
     await new Promise((r) => setTimeout(r, 200));
     expect(onA.got).toHaveLength(4);
@@ -81,14 +86,14 @@ describe.skipIf(!db.ok)("runs' progress across replicas (LISTEN/NOTIFY)", () => 
   });
 
   it("ignores what is not a run event, and cuts an error too long for a notification", async () => {
-    const onB = collectEvents(b, "r2");
+    const onB = collectEvents(B.bus, "r2");
     for (const junk of [
       "nope",
       "{}",
       '{"r":"x","e":{"type":"status"}}',
       '{"r":"x","e":{"type":"boom","runId":"r2","at":1}}',
     ])
-      await dbA.pool.query("SELECT pg_notify($1, $2)", [RUNS_CHANNEL, junk]);
+      await A.database.pool.query("SELECT pg_notify($1, $2)", [RUNS_CHANNEL, junk]);
     const long: RunEvent = {
       type: "status",
       runId: "r2",
@@ -97,7 +102,7 @@ describe.skipIf(!db.ok)("runs' progress across replicas (LISTEN/NOTIFY)", () => 
       at: 5,
     };
     expect(Buffer.byteLength(encodeRunNotice("runsA", long))).toBeLessThan(8000);
-    a.publish(long);
+    A.bus.publish(long);
     const [got] = await onB.until(1);
     expect(got).toMatchObject({ type: "status", runId: "r2", status: "failed" });
     expect((got as { error: string }).error).toBe(`${"ü".repeat(1000)}…`);
