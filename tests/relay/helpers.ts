@@ -6,9 +6,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { createLiveFeeds } from "@/lib/episodes/live";
+import { createRecorder } from "@/lib/episodes/recorder";
 import { createServerRegistry, type FetchHandler, type ServerRegistry } from "@/lib/registry";
 import type { Resolver } from "@/lib/registry/address-policy";
 import { createRelay, orsPathFromUrl, type Relay, type RelayOptions } from "@/lib/relay/relay";
+import { openStore } from "@/lib/store/sqlite/store";
+import { tempDir } from "../episodes/helpers";
 import { headersOf, writeFetchAnswer } from "../support/fetch-answer";
 
 export const REPO_ROOT = path.resolve(__dirname, "../..");
@@ -255,6 +259,28 @@ export async function spawnHostileServer(port = 0, env: Record<string, string> =
       const exited = new Promise<void>((r) => child.once("exit", () => r()));
       child.kill("SIGTERM");
       await exited;
+    },
+  };
+}
+
+/** A recorder on `t`'s relay writing to a new SQLite store in a temp folder, as the app records. */
+export function recordRelay(t: TestRelay) {
+  const store = openStore({ dir: tempDir(), retention: { maxCount: 0, maxAgeDays: 0 } });
+  const recorder = createRecorder(store, {
+    events: t.relay.events,
+    live: createLiveFeeds(),
+    sweepEveryMs: 0,
+  });
+  return {
+    store,
+    /** The summary of `sid`'s trajectory on `server`, once all that was relayed so far is written. */
+    async summaryOf(server: string, sid: string) {
+      await recorder.idle();
+      return (await store.findBySession(server, sid))!;
+    },
+    async close() {
+      recorder.stop();
+      await store.close();
     },
   };
 }

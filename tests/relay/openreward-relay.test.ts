@@ -3,29 +3,22 @@
 // episode like any other — its environment taken from X-Deployment where no path names it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinEnvironments } from "@/envs";
-import { createLiveFeeds } from "@/lib/episodes/live";
-import { createRecorder, type Recorder } from "@/lib/episodes/recorder";
 import { createOrsHandler, type OrsHandler } from "@/lib/ors/host";
-import { openStore, type SqliteTrajectoryStore } from "@/lib/store/sqlite/store";
-import { tempDir } from "../episodes/helpers";
 import { createOpenRewardClient } from "../fixtures/openreward-client/client";
-import { makeRelay, relayFetch, type TestRelay } from "./helpers";
+import { makeRelay, recordRelay, relayFetch, type TestRelay } from "./helpers";
 
 let host: OrsHandler;
 let t: TestRelay;
-let store: SqliteTrajectoryStore;
-let recorder: Recorder;
+let recording: ReturnType<typeof recordRelay>;
 
 beforeAll(() => {
   host = createOrsHandler(builtinEnvironments, { log: () => {} });
   t = makeRelay(host, {});
-  store = openStore({ dir: tempDir(), retention: { maxCount: 0, maxAgeDays: 0 } });
-  recorder = createRecorder(store, { events: t.relay.events, live: createLiveFeeds(), sweepEveryMs: 0 });
+  recording = recordRelay(t);
 });
 
 afterAll(async () => {
-  recorder.stop();
-  await store.close();
+  await recording.close();
   await host.close();
   t.cleanup();
 });
@@ -52,10 +45,9 @@ describe("the OpenReward client through the relay", () => {
     await session.close();
     expect(host.host.sessionCount).toBe(0);
 
-    await recorder.idle();
-    const summary = (await store.findBySession("local", sid))!;
+    const summary = await recording.summaryOf("local", sid);
     expect(summary).toMatchObject({ env: "guess", num_steps: 1 });
-    const rec = (await store.get(summary.id))!;
+    const rec = (await recording.store.get(summary.id))!;
     expect(rec.task).toEqual({ split: "train", index: 0 });
     expect(rec.prompt).toEqual(prompt.map((b) => ({ ...b, detail: null })));
     expect(rec.steps[0]).toMatchObject({ tool: "guess", input: { number: 50 }, ok: true });
@@ -72,8 +64,7 @@ describe("the OpenReward client through the relay", () => {
       reward: 1,
     });
     await session.close();
-    await recorder.idle();
-    const summary = (await store.findBySession("local", session.sid!))!;
+    const summary = await recording.summaryOf("local", session.sid!);
     expect(summary).toMatchObject({ env: "math", num_steps: 1, total_reward: 1 });
   });
 });

@@ -3,19 +3,22 @@
 // step, its true latency, a "relay: resumed" mark), as the episode page then shows it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinEnvironments } from "@/envs";
-import { createLiveFeeds } from "@/lib/episodes/live";
-import { createRecorder, type Recorder } from "@/lib/episodes/recorder";
 import { createOrsClient } from "@/lib/ors/client";
 import { createOrsHandler, type OrsHandler } from "@/lib/ors/host";
-import { openStore, type SqliteTrajectoryStore } from "@/lib/store/sqlite/store";
-import { tempDir } from "../episodes/helpers";
-import { makeRelay, proxyToHandler, readBody, relayFetch, startHttpServer, type TestRelay } from "./helpers";
+import {
+  makeRelay,
+  proxyToHandler,
+  readBody,
+  recordRelay,
+  relayFetch,
+  startHttpServer,
+  type TestRelay,
+} from "./helpers";
 
 let host: OrsHandler;
 let proxy: Awaited<ReturnType<typeof startHttpServer>>;
 let t: TestRelay;
-let store: SqliteTrajectoryStore;
-let recorder: Recorder;
+let recording: ReturnType<typeof recordRelay>;
 let drops = 0;
 
 beforeAll(async () => {
@@ -42,13 +45,11 @@ beforeAll(async () => {
     );
   });
   t = makeRelay(host, { flaky: proxy.url });
-  store = openStore({ dir: tempDir(), retention: { maxCount: 0, maxAgeDays: 0 } });
-  recorder = createRecorder(store, { events: t.relay.events, live: createLiveFeeds(), sweepEveryMs: 0 });
+  recording = recordRelay(t);
 });
 
 afterAll(async () => {
-  recorder.stop();
-  await store.close();
+  await recording.close();
   await proxy.close();
   await host.close();
   t.cleanup();
@@ -82,9 +83,8 @@ describe("a dropped call through the relay", () => {
     expect(reconnects).toHaveLength(1);
     expect(reconnects[0]).toContain(`re-post the call with task_id ${taskId}`);
     expect(out.ok).toBe(true);
-    await recorder.idle();
-    const summary = (await store.findBySession("flaky", sid))!;
-    const rec = (await store.get(summary.id))!;
+    const summary = await recording.summaryOf("flaky", sid);
+    const rec = (await recording.store.get(summary.id))!;
     expect(rec.steps).toHaveLength(1);
     const [s] = rec.steps;
     expect(s).toMatchObject({ ok: true, tool: "wait", metadata: { seconds: 0.3 } });
