@@ -1,7 +1,8 @@
 // What the CLI tests share: an in-process command's output captured, and a CLI script run as the
 // real child process it is from npm (tsx, the repo as its folder, no colours).
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import path from "node:path";
+import { promisify } from "node:util";
 import { lineMatch } from "../relay/helpers";
 
 const REPO_ROOT = path.resolve(__dirname, "../..");
@@ -46,6 +47,16 @@ export function runScript(script: string, args: string[]): ScriptRun {
     stdio: ["ignore", "pipe", "pipe"],
   });
   return { child, done: collect(child) };
+}
+
+/** What `scripts/<script> <args>` prints on stdout, run to its end under tsx; killed after `timeoutMs`. */
+export async function scriptOutput(script: string, args: string[], timeoutMs: number): Promise<string> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ["--import", "tsx", path.join("scripts", script), ...args],
+    { cwd: REPO_ROOT, timeout: timeoutMs },
+  );
+  return stdout;
 }
 
 /** `ors-playground <args>` as a user types it (bin/ors-playground.mjs, a child process; no colours). */

@@ -1,8 +1,7 @@
 // `npm run bench -- --workers N` end to end, small (real processes on loopback, a real nginx and a
 // throwaway PostgreSQL cluster): both parts report their figures, with no errors and no step lost.
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { scriptOutput } from "../cli/helpers";
 import { nginxBinary } from "../support/nginx";
 import { ensurePostgresBinaries } from "../support/postgres";
 
@@ -11,12 +10,9 @@ const postgres = ensurePostgresBinaries();
 
 describe.skipIf(!nginx.ok || !postgres.ok)("npm run bench -- --workers", () => {
   it("measures one process against workers behind nginx, then the relay on PostgreSQL", async () => {
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
+    const stdout = await scriptOutput(
+      "bench.ts",
       [
-        "--import",
-        "tsx",
-        "scripts/bench.ts",
         "--workers",
         "1",
         "--nginx",
@@ -35,7 +31,7 @@ describe.skipIf(!nginx.ok || !postgres.ok)("npm run bench -- --workers", () => {
         "4",
         "--json",
       ],
-      { timeout: 240_000 },
+      240_000,
     );
     expect(stdout).toMatch(/server CPU by part {2}workers \d+\.\d+ \+ nginx \d+\.\d+ \+ supervisor/);
     const r = JSON.parse(stdout.trim().split("\n").at(-1)!) as {

@@ -1,17 +1,16 @@
 // `npm run bench`'s floor server, image and escape-heavy text modes, and `npm run bench:host`, work
 // end to end (short real runs on loopback): the floor answers whole episodes with 0 errors, the
 // large cases deliver their blocks, and bench:host compares servers round by round.
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { inflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { noisePng } from "../../scripts/bench-env";
+import { scriptOutput } from "../cli/helpers";
 
 const run = async (...args: string[]) => {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    ["--import", "tsx", "scripts/bench.ts", "--duration", "1", "--warmup", "0.3", "--json", ...args],
-    { timeout: 90_000 },
+  const stdout = await scriptOutput(
+    "bench.ts",
+    ["--duration", "1", "--warmup", "0.3", "--json", ...args],
+    90_000,
   );
   return JSON.parse(stdout.trim().split("\n").at(-1)!) as Record<string, number>;
 };
@@ -50,18 +49,21 @@ describe("npm run bench", () => {
   });
 
   it("bench:host measures each server in every round and its ratio to the first", async () => {
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
+    const stdout = await scriptOutput(
+      "bench-compare.ts",
       [
-        "--import",
-        "tsx",
-        "scripts/bench-compare.ts",
         "--servers",
         "floor,standalone",
         "--rounds",
         "2",
-      ].concat(["--duration", "0.5", "--warmup", "0.3", "--clients", "4"]),
-      { timeout: 120_000 },
+        "--duration",
+        "0.5",
+        "--warmup",
+        "0.3",
+        "--clients",
+        "4",
+      ],
+      120_000,
     );
     expect(stdout).toMatch(/^round 1 \(load [\d. ]+\): floor [\d.]+ {3}standalone [\d.]+ ms\/episode$/m);
     expect(stdout).toMatch(/^round 2 /m);
