@@ -87,6 +87,15 @@ async function startRun(body: Record<string, unknown>) {
   return r.body.id as string;
 }
 
+/** A session on the built-in host with an episode of guess (train, task `index`), its prompt read. */
+async function guessEpisode(index: number) {
+  const ors = pg.clientFor("local");
+  const { sid } = await ors.createSession();
+  await ors.create(sid, { env_name: "guess", split: "train", index });
+  await ors.prompt("guess", sid);
+  return { ors, sid };
+}
+
 async function summary(id: string) {
   return json(call("run", "GET", `/api/runs/${id}`, { params: { id } }));
 }
@@ -363,10 +372,7 @@ describe("model endpoints and a model at the controls of a live episode", () => 
   });
 
   it("proposes the next call from the recorded episode; the call sent with its agent header is marked so", async () => {
-    const ors = pg.clientFor("local");
-    const { sid } = await ors.createSession();
-    await ors.create(sid, { env_name: "guess", split: "train", index: 3 });
-    await ors.prompt("guess", sid);
+    const { ors, sid } = await guessEpisode(3);
     // The person plays first.
     await ors.callTool("guess", sid, { name: "guess", input: { number: 10 } });
     await pg.recorder.idle();
@@ -426,10 +432,7 @@ describe("model endpoints and a model at the controls of a live episode", () => 
   });
 
   it("a model turn its client gave up on (a paused Play) ends quietly, without an error", async () => {
-    const ors = pg.clientFor("local");
-    const { sid } = await ors.createSession();
-    await ors.create(sid, { env_name: "guess", split: "train", index: 4 });
-    await ors.prompt("guess", sid);
+    const { ors, sid } = await guessEpisode(4);
     await pg.recorder.idle();
     const t = (await pg.store.findRunning("local", sid))!;
     await model.delay(2000);
