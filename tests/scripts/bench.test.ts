@@ -51,18 +51,14 @@ describe("npm run bench", () => {
   it("bench:host measures each server in every round and its ratio to the first", async () => {
     const stdout = await scriptOutput(
       "bench-compare.ts",
-      [
-        "--servers",
-        "floor,standalone",
-        "--rounds",
-        "2",
+      ["--servers", "floor,standalone", "--rounds", "2"].concat([
         "--duration",
         "0.5",
         "--warmup",
         "0.3",
         "--clients",
         "4",
-      ],
+      ]),
       120_000,
     );
     expect(stdout).toMatch(/^round 1 \(load [\d. ]+\): floor [\d.]+ {3}standalone [\d.]+ ms\/episode$/m);
