@@ -3,7 +3,7 @@
 // seconds; every call result a client received whole (its `end` frame parsed) is then a recorded step
 // in the store the process wrote to — a SQLite data folder, and a PostgreSQL database.
 import { once } from "node:events";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, onTestFinished } from "vitest";
 import { readSseFrames } from "@/lib/ors/protocol";
 import { openPostgresDatabase } from "@/lib/store/postgres/db";
 import { openPostgresStore } from "@/lib/store/postgres/store";
@@ -110,11 +110,8 @@ describe("kill -9 under load: every call a client received is in the store", () 
     const dir = tempDir("kill-load-");
     const clients = await loadThenKill({ PLAYGROUND_DATA_DIR: dir });
     const store = openStore({ dir, retention: { maxCount: 0, maxAgeDays: 0 } });
-    try {
-      await expectAllRecorded(store, clients);
-    } finally {
-      await store.close();
-    }
+    onTestFinished(() => store.close());
+    await expectAllRecorded(store, clients);
   }, 90_000);
 
   it.skipIf(!pgDb.ok)(
@@ -126,11 +123,8 @@ describe("kill -9 under load: every call a client received is in the store", () 
         PLAYGROUND_DATA_DIR: tempDir(),
       });
       const store = openPostgresStore(openPostgresDatabase(pgDb.url), { maxCount: 0, maxAgeDays: 0 });
-      try {
-        await expectAllRecorded(store, clients);
-      } finally {
-        await store.close();
-      }
+      onTestFinished(() => store.close());
+      await expectAllRecorded(store, clients);
     },
     90_000,
   );
