@@ -2,7 +2,7 @@
 
 // The check page's environment quality options: a checkbox that adds the quality checks to the run,
 // and their split, sample size, seed and oracle module, each checked before anything runs.
-import { type ReactNode, useId } from "react";
+import { type InputHTMLAttributes, type ReactNode, useId } from "react";
 import { FieldError, FieldHint, Input, Label } from "@/components/ui/input";
 import {
   DEFAULT_QUALITY_SEED,
@@ -70,6 +70,39 @@ export function Field({
   );
 }
 
+/** The props of a check page option's input `id`: value, change handler, and the ARIA naming its hint and error. */
+export function optionProps(
+  id: string,
+  value: string,
+  onValue: (value: string) => void,
+  error: string | undefined,
+  disabled: boolean,
+) {
+  return {
+    id,
+    value,
+    onChange: (e: { target: { value: string } }) => onValue(e.target.value),
+    disabled,
+    autoComplete: "off",
+    "aria-invalid": error ? true : undefined,
+    "aria-describedby": `${id}-hint${error ? ` ${id}-error` : ""}`,
+  };
+}
+
+/** A text option of the check page: its Field around an Input with `input`'s props (optionProps). */
+export function TextOption({
+  label,
+  hint,
+  error,
+  ...input
+}: { id: string; label: string; hint: string; error?: string } & InputHTMLAttributes<HTMLInputElement>) {
+  return (
+    <Field id={input.id} label={label} hint={hint} error={error}>
+      <Input {...input} />
+    </Field>
+  );
+}
+
 export function QualityOptions({
   value,
   onChange,
@@ -83,13 +116,14 @@ export function QualityOptions({
 }) {
   const id = useId();
   const field = (key: "split" | "tasks" | "seed" | "oracle") => ({
-    id: `${id}-${key}`,
-    value: value[key],
-    onChange: (e: { target: { value: string } }) => onChange({ ...value, [key]: e.target.value }),
-    disabled,
-    autoComplete: "off",
-    "aria-invalid": errors[key] ? true : undefined,
-    "aria-describedby": `${id}-${key}-hint${errors[key] ? ` ${id}-${key}-error` : ""}`,
+    ...optionProps(
+      `${id}-${key}`,
+      value[key],
+      (v) => onChange({ ...value, [key]: v }),
+      errors[key],
+      disabled,
+    ),
+    error: errors[key],
   });
   return (
     <fieldset className="space-y-2 rounded-md border border-zinc-200 p-3 dark:border-zinc-800">
@@ -117,28 +151,28 @@ export function QualityOptions({
       </div>
       {value.on && (
         <div className="grid gap-3 sm:grid-cols-4">
-          <Field id={`${id}-split`} label="Split" hint="Default: the first." error={errors.split}>
-            <Input {...field("split")} placeholder="first" />
-          </Field>
-          <Field
-            id={`${id}-tasks`}
+          <TextOption {...field("split")} label="Split" hint="Default: the first." placeholder="first" />
+          <TextOption
+            {...field("tasks")}
             label="Tasks to sample"
             hint={`Default ${DEFAULT_QUALITY_TASKS}, at most ${MAX_QUALITY_TASKS}.`}
-            error={errors.tasks}
-          >
-            <Input {...field("tasks")} inputMode="numeric" placeholder={String(DEFAULT_QUALITY_TASKS)} />
-          </Field>
-          <Field id={`${id}-seed`} label="Seed" hint="Of the sample and the inputs." error={errors.seed}>
-            <Input {...field("seed")} inputMode="numeric" placeholder={String(DEFAULT_QUALITY_SEED)} />
-          </Field>
-          <Field
-            id={`${id}-oracle`}
+            inputMode="numeric"
+            placeholder={String(DEFAULT_QUALITY_TASKS)}
+          />
+          <TextOption
+            {...field("seed")}
+            label="Seed"
+            hint="Of the sample and the inputs."
+            inputMode="numeric"
+            placeholder={String(DEFAULT_QUALITY_SEED)}
+          />
+          <TextOption
+            {...field("oracle")}
             label="Oracle module"
             hint="A script policy that solves each task (a path on the app's machine)."
-            error={errors.oracle}
-          >
-            <Input {...field("oracle")} placeholder="./oracle.ts" spellCheck={false} />
-          </Field>
+            placeholder="./oracle.ts"
+            spellCheck={false}
+          />
         </div>
       )}
     </fieldset>
