@@ -5,7 +5,7 @@ import { useId } from "react";
 import { parseJsonObject } from "@/components/schema-form/json-text";
 import { Input } from "@/components/ui/input";
 import { useEnvironments } from "@/lib/ui/queries";
-import { Field, optionProps, TextOption } from "./quality-options";
+import { Field, type OptionSpec, optionProps, TextOption } from "./quality-options";
 import type { CheckRequest } from "./use-conformance-check";
 
 export interface OptionsText {
@@ -47,6 +47,27 @@ export type OptionErrors = Partial<Record<keyof OptionsText, string>>;
 
 export const NO_OPTIONS: OptionsText = { env: "", task: "", tool: "", input: "", idle: "" };
 
+const CHECK_FIELDS: OptionSpec<keyof OptionsText>[] = [
+  {
+    key: "task",
+    label: "Task",
+    hint: "split:index. Default: task 0 of the first split.",
+    input: { placeholder: "train:0" },
+  },
+  {
+    key: "tool",
+    label: "Tool",
+    hint: "For the call checks. Default: chosen from the input schemas.",
+    input: { placeholder: "automatic" },
+  },
+  {
+    key: "idle",
+    label: "Idle timeout (ms)",
+    hint: "The server's idle limit: checks an idle session is gone after it. Empty: not checked.",
+    input: { inputMode: "numeric", placeholder: "not checked" },
+  },
+];
+
 export function CheckOptions({
   server,
   text,
@@ -84,28 +105,16 @@ export function CheckOptions({
             ))}
           </datalist>
         </Field>
-        <TextOption
-          {...fieldProps("task")}
-          label="Task"
-          hint="split:index. Default: task 0 of the first split."
-          error={errors.task}
-          placeholder="train:0"
-        />
-        <TextOption
-          {...fieldProps("tool")}
-          label="Tool"
-          hint="For the call checks. Default: chosen from the input schemas."
-          error={errors.tool}
-          placeholder="automatic"
-        />
-        <TextOption
-          {...fieldProps("idle")}
-          label="Idle timeout (ms)"
-          hint="The server's idle limit: checks an idle session is gone after it. Empty: not checked."
-          error={errors.idle}
-          inputMode="numeric"
-          placeholder="not checked"
-        />
+        {CHECK_FIELDS.map((f) => (
+          <TextOption
+            key={f.key}
+            {...fieldProps(f.key)}
+            label={f.label}
+            hint={f.hint}
+            error={errors[f.key]}
+            {...f.input}
+          />
+        ))}
         <div className="sm:col-span-2">
           <Field
             id={`${id}-input`}

@@ -70,6 +70,36 @@ export function Field({
   );
 }
 
+/** A text option of the page: the key of its text, its label and hint, and what its input takes besides. */
+export interface OptionSpec<K extends string> {
+  key: K;
+  label: string;
+  hint: string;
+  input: InputHTMLAttributes<HTMLInputElement>;
+}
+
+const QUALITY_FIELDS: OptionSpec<keyof QualityErrors>[] = [
+  { key: "split", label: "Split", hint: "Default: the first.", input: { placeholder: "first" } },
+  {
+    key: "tasks",
+    label: "Tasks to sample",
+    hint: `Default ${DEFAULT_QUALITY_TASKS}, at most ${MAX_QUALITY_TASKS}.`,
+    input: { inputMode: "numeric", placeholder: String(DEFAULT_QUALITY_TASKS) },
+  },
+  {
+    key: "seed",
+    label: "Seed",
+    hint: "Of the sample and the inputs.",
+    input: { inputMode: "numeric", placeholder: String(DEFAULT_QUALITY_SEED) },
+  },
+  {
+    key: "oracle",
+    label: "Oracle module",
+    hint: "A script policy that solves each task (a path on the app's machine).",
+    input: { placeholder: "./oracle.ts", spellCheck: false },
+  },
+];
+
 /** The props of a check page option's input `id`: value, change handler, and the ARIA naming its hint and error. */
 export function optionProps(
   id: string,
@@ -115,7 +145,7 @@ export function QualityOptions({
   disabled: boolean;
 }) {
   const id = useId();
-  const field = (key: "split" | "tasks" | "seed" | "oracle") => ({
+  const field = (key: keyof QualityErrors) => ({
     ...optionProps(
       `${id}-${key}`,
       value[key],
@@ -151,28 +181,9 @@ export function QualityOptions({
       </div>
       {value.on && (
         <div className="grid gap-3 sm:grid-cols-4">
-          <TextOption {...field("split")} label="Split" hint="Default: the first." placeholder="first" />
-          <TextOption
-            {...field("tasks")}
-            label="Tasks to sample"
-            hint={`Default ${DEFAULT_QUALITY_TASKS}, at most ${MAX_QUALITY_TASKS}.`}
-            inputMode="numeric"
-            placeholder={String(DEFAULT_QUALITY_TASKS)}
-          />
-          <TextOption
-            {...field("seed")}
-            label="Seed"
-            hint="Of the sample and the inputs."
-            inputMode="numeric"
-            placeholder={String(DEFAULT_QUALITY_SEED)}
-          />
-          <TextOption
-            {...field("oracle")}
-            label="Oracle module"
-            hint="A script policy that solves each task (a path on the app's machine)."
-            placeholder="./oracle.ts"
-            spellCheck={false}
-          />
+          {QUALITY_FIELDS.map((f) => (
+            <TextOption key={f.key} {...field(f.key)} label={f.label} hint={f.hint} {...f.input} />
+          ))}
         </div>
       )}
     </fieldset>
