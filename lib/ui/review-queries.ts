@@ -56,67 +56,52 @@ async function send<T>(method: string, url: string, body?: unknown): Promise<T> 
 
 const get = async <T>(url: string, signal: AbortSignal) => apiJson<T>(await fetch(url, { signal }));
 
-export function labelSetsQuery() {
+/** The query of `url`'s JSON under `queryKey`, fresh for `staleTime` ms (the client's default when not given). */
+function getQuery<T>(queryKey: readonly unknown[], url: string, staleTime?: number) {
   return queryOptions({
-    queryKey: reviewKeys.labelSets(),
-    queryFn: ({ signal }) => get<{ items: LabelSet[] }>("/api/review/label-sets", signal),
+    queryKey,
+    queryFn: ({ signal }) => get<T>(url, signal),
+    ...(staleTime === undefined ? {} : { staleTime }),
   });
+}
+
+export function labelSetsQuery() {
+  return getQuery<{ items: LabelSet[] }>(reviewKeys.labelSets(), "/api/review/label-sets");
 }
 
 export function queuesQuery() {
-  return queryOptions({
-    queryKey: reviewKeys.queues(),
-    queryFn: ({ signal }) => get<{ items: QueueWithProgress[] }>("/api/review/queues", signal),
-    staleTime: 2_000,
-  });
+  return getQuery<{ items: QueueWithProgress[] }>(reviewKeys.queues(), "/api/review/queues", 2_000);
 }
 
 export function reviewEpisodeQuery(id: string, reviewer: string, position: number) {
-  return queryOptions({
-    queryKey: reviewKeys.episode(id, reviewer, position),
-    queryFn: ({ signal }) =>
-      get<ReviewEpisode>(
-        `/api/review/queues/${seg(id)}/episodes/${position}?reviewer=${seg(reviewer)}`,
-        signal,
-      ),
-    staleTime: 0,
-  });
+  return getQuery<ReviewEpisode>(
+    reviewKeys.episode(id, reviewer, position),
+    `/api/review/queues/${seg(id)}/episodes/${position}?reviewer=${seg(reviewer)}`,
+    0,
+  );
 }
 
 export function queueQuery(id: string) {
-  return queryOptions({
-    queryKey: reviewKeys.queue(id),
-    queryFn: ({ signal }) =>
-      get<
-        QueueWithProgress & {
-          items: { position: number; trajectoryId: string; reviewer: string; labelled: boolean }[];
-        }
-      >(`/api/review/queues/${seg(id)}`, signal),
-    staleTime: 0,
-  });
+  return getQuery<
+    QueueWithProgress & {
+      items: { position: number; trajectoryId: string; reviewer: string; labelled: boolean }[];
+    }
+  >(reviewKeys.queue(id), `/api/review/queues/${seg(id)}`, 0);
 }
 
 export function agreementQuery(id: string) {
-  return queryOptions({
-    queryKey: reviewKeys.agreement(id),
-    queryFn: ({ signal }) => get<AgreementReport>(`/api/review/queues/${seg(id)}/agreement`, signal),
-    staleTime: 0,
-  });
+  return getQuery<AgreementReport>(reviewKeys.agreement(id), `/api/review/queues/${seg(id)}/agreement`, 0);
 }
 
 export function sharesQuery() {
-  return queryOptions({
-    queryKey: reviewKeys.shares(),
-    queryFn: ({ signal }) => get<{ items: ShareWithPlayers[] }>("/api/shares", signal),
-    staleTime: 2_000,
-  });
+  return getQuery<{ items: ShareWithPlayers[] }>(reviewKeys.shares(), "/api/shares", 2_000);
 }
 
 export function leaderboardQuery(server: string, env: string, split: string) {
-  return queryOptions({
-    queryKey: reviewKeys.leaderboard(server, env, split),
-    queryFn: ({ signal }) => get<Leaderboard>(leaderboardApiHref(server, env, split), signal),
-  });
+  return getQuery<Leaderboard>(
+    reviewKeys.leaderboard(server, env, split),
+    leaderboardApiHref(server, env, split),
+  );
 }
 
 /** `GET /api/leaderboards/<server>/<env>/<split>` (`html`: the leaderboard as one HTML file). */
@@ -135,11 +120,7 @@ export function playApiBase(token: string): string {
 }
 
 export function playInfoQuery(token: string) {
-  return queryOptions({
-    queryKey: reviewKeys.play(token),
-    queryFn: ({ signal }) => get<PublicShare>(playApiBase(token), signal),
-    staleTime: Number.POSITIVE_INFINITY,
-  });
+  return getQuery<PublicShare>(reviewKeys.play(token), playApiBase(token), Number.POSITIVE_INFINITY);
 }
 
 export function useCreateLabelSet() {
