@@ -123,62 +123,68 @@ export function playInfoQuery(token: string) {
   return getQuery<PublicShare>(reviewKeys.play(token), playApiBase(token), Number.POSITIVE_INFINITY);
 }
 
-export function useCreateLabelSet() {
+/** A mutation that sends its variables with `request`, then refreshes the queries under `invalidates`. */
+function useSending<V = void, T = unknown>(
+  request: (variables: V) => Promise<T>,
+  invalidates: readonly unknown[],
+) {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (body: LabelSetRequest) => send<LabelSet>("POST", "/api/review/label-sets", body),
-    onSuccess: () => qc.invalidateQueries({ queryKey: reviewKeys.labelSets() }),
+    mutationFn: request,
+    onSuccess: () => qc.invalidateQueries({ queryKey: invalidates }),
   });
+}
+
+export function useCreateLabelSet() {
+  return useSending(
+    (body: LabelSetRequest) => send<LabelSet>("POST", "/api/review/label-sets", body),
+    reviewKeys.labelSets(),
+  );
 }
 
 export function useCreateQueue() {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: (body: QueueRequest) => send<QueueWithProgress>("POST", "/api/review/queues", body),
-    onSuccess: () => qc.invalidateQueries({ queryKey: reviewKeys.queues() }),
-  });
+  return useSending(
+    (body: QueueRequest) => send<QueueWithProgress>("POST", "/api/review/queues", body),
+    reviewKeys.queues(),
+  );
 }
 
 export function usePutLabel(queueId: string) {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: (body: {
+  return useSending(
+    (body: {
       labelSet: string;
       trajectoryId: string;
       step: number | null;
       reviewer: string;
       value: JsonObject;
     }) => send<Label>("PUT", "/api/review/labels", body),
-    onSuccess: () => qc.invalidateQueries({ queryKey: reviewKeys.queue(queueId) }),
-  });
+    reviewKeys.queue(queueId),
+  );
 }
 
 export function useGoldenFalsePositives(queueId: string) {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: () =>
+  return useSending(
+    () =>
       send<{ golden: { from: string; id: string; reward: number }[] }>(
         "POST",
         `/api/review/queues/${seg(queueId)}/golden`,
       ),
-    onSuccess: () => qc.invalidateQueries({ queryKey: trajectoryKeys.all }),
-  });
+    trajectoryKeys.all,
+  );
 }
 
 export function useCreateShare() {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: (body: ShareRequest) => send<ShareLink>("POST", "/api/shares", body),
-    onSuccess: () => qc.invalidateQueries({ queryKey: reviewKeys.shares() }),
-  });
+  return useSending(
+    (body: ShareRequest) => send<ShareLink>("POST", "/api/shares", body),
+    reviewKeys.shares(),
+  );
 }
 
 export function useRevokeShare() {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: (token: string) => send<{ revoked: string }>("DELETE", `/api/shares/${seg(token)}`),
-    onSuccess: () => qc.invalidateQueries({ queryKey: reviewKeys.shares() }),
-  });
+  return useSending(
+    (token: string) => send<{ revoked: string }>("DELETE", `/api/shares/${seg(token)}`),
+    reviewKeys.shares(),
+  );
 }
 
 /** A player joining a link, and moving to their next task: their progress either way. */
