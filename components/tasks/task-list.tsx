@@ -4,13 +4,12 @@
 // link to its task's view, so both work on the server-rendered page before React has hydrated it.
 import { Search } from "lucide-react";
 import { type ReactNode, useId, useState } from "react";
-import { ErrorPanel } from "@/components/ui/error-panel";
 import { FieldError, Input, Label } from "@/components/ui/input";
 import { Kbd } from "@/components/ui/kbd";
+import { ServerQueryError } from "@/components/ui/server-query-error";
 import { Skeleton } from "@/components/ui/skeleton";
 import { envHref } from "@/lib/routes";
 import { cn } from "@/lib/ui/cn";
-import { useServerInfo } from "@/lib/ui/queries";
 import { taskPreview } from "./task-preview";
 import { ROW_HEIGHT, type SplitTasksState, type SplitView } from "./use-split-tasks";
 
@@ -228,16 +227,11 @@ function TaskRow({
 }
 
 export function TaskRows({ server, env, split, selected, list }: SplitView) {
-  const info = useServerInfo(server);
   const { numTasks, count, filtering, items, virtualizer } = list;
   if (numTasks.isError)
     return (
       <div className="p-3">
-        <ErrorPanel
-          error={numTasks.error}
-          context={{ server, serverUrl: info?.url, env }}
-          onRetry={() => numTasks.refetch()}
-        />
+        <ServerQueryError query={numTasks} server={server} env={env} />
       </div>
     );
   let body: ReactNode;
