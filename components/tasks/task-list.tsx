@@ -4,6 +4,7 @@
 // link to its task's view, so both work on the server-rendered page before React has hydrated it.
 import { Search } from "lucide-react";
 import { type ReactNode, useId, useState } from "react";
+import { Form } from "@/components/ui/form";
 import { FieldError, Input, Label } from "@/components/ui/input";
 import { Kbd } from "@/components/ui/kbd";
 import { ServerQueryError } from "@/components/ui/server-query-error";
@@ -40,14 +41,11 @@ function JumpForm({
 }) {
   const [jump, setJump] = useState("");
   return (
-    <form
+    <Form
       method="get"
       action={action}
       className="w-36 space-y-1"
-      onSubmit={(e) => {
-        e.preventDefault();
-        setError(list.jumpTo(jump.trim()));
-      }}
+      onSubmit={() => setError(list.jumpTo(jump.trim()))}
     >
       <input type="hidden" name="tab" value="tasks" />
       <input type="hidden" name="split" value={split} />
@@ -66,7 +64,7 @@ function JumpForm({
         }}
         className="font-mono"
       />
-    </form>
+    </Form>
   );
 }
 
