@@ -129,6 +129,18 @@ export function settingOrDefault<K extends SettingName>(env: Env, name: K): Sett
   return r.ok ? r.value : (SETTINGS[name].fallback as SettingValue<K>);
 }
 
+/** Settings that go together, each key's from the variable `names` gives it (settingOrDefault). */
+export function settingsOrDefault<T extends Record<string, SettingName>>(
+  env: Env,
+  names: T,
+): { [K in keyof T]: SettingValue<T[K]> } {
+  return Object.fromEntries(
+    Object.entries(names).map(([key, name]) => [key, settingOrDefault(env, name)]),
+  ) as {
+    [K in keyof T]: SettingValue<T[K]>;
+  };
+}
+
 /** The playground's settings, typed. */
 export interface PlaygroundConfig {
   /** The data folder, resolved against the working directory. */

@@ -5,7 +5,7 @@ import { useId } from "react";
 import { parseJsonObject } from "@/components/schema-form/json-text";
 import { Input } from "@/components/ui/input";
 import { useEnvironments } from "@/lib/ui/queries";
-import { Field } from "./quality-options";
+import { Field, type OptionSpec, optionProps, TextOption } from "./quality-options";
 import type { CheckRequest } from "./use-conformance-check";
 
 export interface OptionsText {
@@ -47,6 +47,27 @@ export type OptionErrors = Partial<Record<keyof OptionsText, string>>;
 
 export const NO_OPTIONS: OptionsText = { env: "", task: "", tool: "", input: "", idle: "" };
 
+const CHECK_FIELDS: OptionSpec<keyof OptionsText>[] = [
+  {
+    key: "task",
+    label: "Task",
+    hint: "split:index. Default: task 0 of the first split.",
+    input: { placeholder: "train:0" },
+  },
+  {
+    key: "tool",
+    label: "Tool",
+    hint: "For the call checks. Default: chosen from the input schemas.",
+    input: { placeholder: "automatic" },
+  },
+  {
+    key: "idle",
+    label: "Idle timeout (ms)",
+    hint: "The server's idle limit: checks an idle session is gone after it. Empty: not checked.",
+    input: { inputMode: "numeric", placeholder: "not checked" },
+  },
+];
+
 export function CheckOptions({
   server,
   text,
@@ -62,14 +83,14 @@ export function CheckOptions({
 }) {
   const id = useId();
   const envs = useEnvironments(server);
-  const fieldProps = (key: keyof OptionsText) => ({
-    id: `${id}-${key}`,
-    value: text[key],
-    onChange: (e: { target: { value: string } }) => setText((t) => ({ ...t, [key]: e.target.value })),
-    disabled,
-    "aria-invalid": errors[key] ? true : undefined,
-    "aria-describedby": `${id}-${key}-hint${errors[key] ? ` ${id}-${key}-error` : ""}`,
-  });
+  const fieldProps = (key: keyof OptionsText) =>
+    optionProps(
+      `${id}-${key}`,
+      text[key],
+      (v) => setText((t) => ({ ...t, [key]: v })),
+      errors[key],
+      disabled,
+    );
   return (
     <details className="rounded-md border border-zinc-200 dark:border-zinc-800">
       <summary className="cursor-pointer px-3 py-1.5 text-sm font-medium text-zinc-800 dark:text-zinc-200">
@@ -77,37 +98,23 @@ export function CheckOptions({
       </summary>
       <div className="grid gap-3 p-3 sm:grid-cols-2">
         <Field id={`${id}-env`} label="Environment" hint="Default: the first with tasks." error={errors.env}>
-          <Input {...fieldProps("env")} list={`${id}-envs`} placeholder="automatic" autoComplete="off" />
+          <Input {...fieldProps("env")} list={`${id}-envs`} placeholder="automatic" />
           <datalist id={`${id}-envs`}>
             {envs.data?.map((e) => (
               <option key={e} value={e} />
             ))}
           </datalist>
         </Field>
-        <Field
-          id={`${id}-task`}
-          label="Task"
-          hint="split:index. Default: task 0 of the first split."
-          error={errors.task}
-        >
-          <Input {...fieldProps("task")} placeholder="train:0" autoComplete="off" />
-        </Field>
-        <Field
-          id={`${id}-tool`}
-          label="Tool"
-          hint="For the call checks. Default: chosen from the input schemas."
-          error={errors.tool}
-        >
-          <Input {...fieldProps("tool")} placeholder="automatic" autoComplete="off" />
-        </Field>
-        <Field
-          id={`${id}-idle`}
-          label="Idle timeout (ms)"
-          hint="The server's idle limit: checks an idle session is gone after it. Empty: not checked."
-          error={errors.idle}
-        >
-          <Input {...fieldProps("idle")} inputMode="numeric" placeholder="not checked" autoComplete="off" />
-        </Field>
+        {CHECK_FIELDS.map((f) => (
+          <TextOption
+            key={f.key}
+            {...fieldProps(f.key)}
+            label={f.label}
+            hint={f.hint}
+            error={errors[f.key]}
+            {...f.input}
+          />
+        ))}
         <div className="sm:col-span-2">
           <Field
             id={`${id}-input`}

@@ -2,7 +2,7 @@
 
 // The check page's environment quality options: a checkbox that adds the quality checks to the run,
 // and their split, sample size, seed and oracle module, each checked before anything runs.
-import { type ReactNode, useId } from "react";
+import { type InputHTMLAttributes, type ReactNode, useId } from "react";
 import { FieldError, FieldHint, Input, Label } from "@/components/ui/input";
 import {
   DEFAULT_QUALITY_SEED,
@@ -70,6 +70,69 @@ export function Field({
   );
 }
 
+/** A text option of the page: the key of its text, its label and hint, and what its input takes besides. */
+export interface OptionSpec<K extends string> {
+  key: K;
+  label: string;
+  hint: string;
+  input: InputHTMLAttributes<HTMLInputElement>;
+}
+
+const QUALITY_FIELDS: OptionSpec<keyof QualityErrors>[] = [
+  { key: "split", label: "Split", hint: "Default: the first.", input: { placeholder: "first" } },
+  {
+    key: "tasks",
+    label: "Tasks to sample",
+    hint: `Default ${DEFAULT_QUALITY_TASKS}, at most ${MAX_QUALITY_TASKS}.`,
+    input: { inputMode: "numeric", placeholder: String(DEFAULT_QUALITY_TASKS) },
+  },
+  {
+    key: "seed",
+    label: "Seed",
+    hint: "Of the sample and the inputs.",
+    input: { inputMode: "numeric", placeholder: String(DEFAULT_QUALITY_SEED) },
+  },
+  {
+    key: "oracle",
+    label: "Oracle module",
+    hint: "A script policy that solves each task (a path on the app's machine).",
+    input: { placeholder: "./oracle.ts", spellCheck: false },
+  },
+];
+
+/** The props of a check page option's input `id`: value, change handler, and the ARIA naming its hint and error. */
+export function optionProps(
+  id: string,
+  value: string,
+  onValue: (value: string) => void,
+  error: string | undefined,
+  disabled: boolean,
+) {
+  return {
+    id,
+    value,
+    onChange: (e: { target: { value: string } }) => onValue(e.target.value),
+    disabled,
+    autoComplete: "off",
+    "aria-invalid": error ? true : undefined,
+    "aria-describedby": `${id}-hint${error ? ` ${id}-error` : ""}`,
+  };
+}
+
+/** A text option of the check page: its Field around an Input with `input`'s props (optionProps). */
+export function TextOption({
+  label,
+  hint,
+  error,
+  ...input
+}: { id: string; label: string; hint: string; error?: string } & InputHTMLAttributes<HTMLInputElement>) {
+  return (
+    <Field id={input.id} label={label} hint={hint} error={error}>
+      <Input {...input} />
+    </Field>
+  );
+}
+
 export function QualityOptions({
   value,
   onChange,
@@ -82,14 +145,15 @@ export function QualityOptions({
   disabled: boolean;
 }) {
   const id = useId();
-  const field = (key: "split" | "tasks" | "seed" | "oracle") => ({
-    id: `${id}-${key}`,
-    value: value[key],
-    onChange: (e: { target: { value: string } }) => onChange({ ...value, [key]: e.target.value }),
-    disabled,
-    autoComplete: "off",
-    "aria-invalid": errors[key] ? true : undefined,
-    "aria-describedby": `${id}-${key}-hint${errors[key] ? ` ${id}-${key}-error` : ""}`,
+  const field = (key: keyof QualityErrors) => ({
+    ...optionProps(
+      `${id}-${key}`,
+      value[key],
+      (v) => onChange({ ...value, [key]: v }),
+      errors[key],
+      disabled,
+    ),
+    error: errors[key],
   });
   return (
     <fieldset className="space-y-2 rounded-md border border-zinc-200 p-3 dark:border-zinc-800">
@@ -117,28 +181,9 @@ export function QualityOptions({
       </div>
       {value.on && (
         <div className="grid gap-3 sm:grid-cols-4">
-          <Field id={`${id}-split`} label="Split" hint="Default: the first." error={errors.split}>
-            <Input {...field("split")} placeholder="first" />
-          </Field>
-          <Field
-            id={`${id}-tasks`}
-            label="Tasks to sample"
-            hint={`Default ${DEFAULT_QUALITY_TASKS}, at most ${MAX_QUALITY_TASKS}.`}
-            error={errors.tasks}
-          >
-            <Input {...field("tasks")} inputMode="numeric" placeholder={String(DEFAULT_QUALITY_TASKS)} />
-          </Field>
-          <Field id={`${id}-seed`} label="Seed" hint="Of the sample and the inputs." error={errors.seed}>
-            <Input {...field("seed")} inputMode="numeric" placeholder={String(DEFAULT_QUALITY_SEED)} />
-          </Field>
-          <Field
-            id={`${id}-oracle`}
-            label="Oracle module"
-            hint="A script policy that solves each task (a path on the app's machine)."
-            error={errors.oracle}
-          >
-            <Input {...field("oracle")} placeholder="./oracle.ts" spellCheck={false} />
-          </Field>
+          {QUALITY_FIELDS.map((f) => (
+            <TextOption key={f.key} {...field(f.key)} label={f.label} hint={f.hint} {...f.input} />
+          ))}
         </div>
       )}
     </fieldset>

@@ -6,10 +6,10 @@ import { ChevronRight } from "lucide-react";
 import Link from "next/link";
 import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
-import { ErrorPanel } from "@/components/ui/error-panel";
+import { ServerQueryError } from "@/components/ui/server-query-error";
 import { Skeleton } from "@/components/ui/skeleton";
 import { envHref } from "@/lib/routes";
-import { useEnvironments, useServerInfo, useSplits, useTools } from "@/lib/ui/queries";
+import { useEnvironments, useSplits, useTools } from "@/lib/ui/queries";
 
 const splitTone = { train: "indigo", validation: "amber", test: "green" } as const;
 
@@ -72,7 +72,6 @@ function EnvRow({ server, env }: { server: string; env: string }) {
 
 export function EnvironmentList({ server }: { server: string }) {
   const envs = useEnvironments(server);
-  const info = useServerInfo(server);
   if (envs.isPending) {
     return (
       <Card>
@@ -90,13 +89,7 @@ export function EnvironmentList({ server }: { server: string }) {
     );
   }
   if (envs.isError) {
-    return (
-      <ErrorPanel
-        error={envs.error}
-        context={{ server, serverUrl: info?.url }}
-        onRetry={() => envs.refetch()}
-      />
-    );
+    return <ServerQueryError query={envs} server={server} />;
   }
   if (envs.data.length === 0) {
     return <p className="text-sm text-zinc-500">This server serves no environments.</p>;

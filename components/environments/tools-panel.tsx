@@ -1,14 +1,13 @@
 "use client";
 
-import { ErrorPanel } from "@/components/ui/error-panel";
+import { ServerQueryError } from "@/components/ui/server-query-error";
 import { Skeleton } from "@/components/ui/skeleton";
-import { useServerInfo, useTools } from "@/lib/ui/queries";
+import { useTools } from "@/lib/ui/queries";
 import { ToolCard } from "./tool-card";
 
 /** Every tool of an environment (GET /{env}/tools), with a jump list when there are many. */
 export function ToolsPanel({ server, env }: { server: string; env: string }) {
   const tools = useTools(server, env);
-  const info = useServerInfo(server);
   if (tools.isPending) {
     return (
       <div role="status" className="space-y-3">
@@ -20,13 +19,7 @@ export function ToolsPanel({ server, env }: { server: string; env: string }) {
     );
   }
   if (tools.isError) {
-    return (
-      <ErrorPanel
-        error={tools.error}
-        context={{ server, serverUrl: info?.url, env }}
-        onRetry={() => tools.refetch()}
-      />
-    );
+    return <ServerQueryError query={tools} server={server} env={env} />;
   }
   if (tools.data.length === 0)
     return <p className="text-sm text-zinc-500">This environment lists no tools.</p>;

@@ -2,7 +2,7 @@
 // Secrets for /create: name/value rows with masked values. Held in memory only (never in storage,
 // never in the URL), sent once in the /create body, then forgotten.
 import { Plus, Trash2 } from "lucide-react";
-import { useId } from "react";
+import { type InputHTMLAttributes, useId } from "react";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
 
@@ -28,6 +28,21 @@ export function secretsFromRows(
   return { ok: true, secrets };
 }
 
+/** A secret's name or value: a small label over a monospaced input. */
+function SecretInput({
+  label,
+  ...input
+}: { id: string; label: string } & InputHTMLAttributes<HTMLInputElement>) {
+  return (
+    <div className="flex flex-col gap-1">
+      <label htmlFor={input.id} className="text-xs font-medium text-zinc-700 dark:text-zinc-300">
+        {label}
+      </label>
+      <Input {...input} className="font-mono" />
+    </div>
+  );
+}
+
 export function SecretsEditor({
   rows,
   onChange,
@@ -47,39 +62,23 @@ export function SecretsEditor({
       </p>
       {rows.map((r, i) => (
         <div key={r.id} className="grid grid-cols-[minmax(0,1fr)_minmax(0,1.4fr)_auto] items-end gap-2">
-          <div className="flex flex-col gap-1">
-            <label
-              htmlFor={`${base}-n${r.id}`}
-              className="text-xs font-medium text-zinc-700 dark:text-zinc-300"
-            >
-              Secret name {i + 1}
-            </label>
-            <Input
-              id={`${base}-n${r.id}`}
-              value={r.name}
-              autoComplete="off"
-              spellCheck={false}
-              placeholder="API_KEY"
-              className="font-mono"
-              onChange={(e) => update(r.id, { name: e.target.value })}
-            />
-          </div>
-          <div className="flex flex-col gap-1">
-            <label
-              htmlFor={`${base}-v${r.id}`}
-              className="text-xs font-medium text-zinc-700 dark:text-zinc-300"
-            >
-              Secret value {i + 1}
-            </label>
-            <Input
-              id={`${base}-v${r.id}`}
-              type="password"
-              value={r.value}
-              autoComplete="new-password"
-              className="font-mono"
-              onChange={(e) => update(r.id, { value: e.target.value })}
-            />
-          </div>
+          <SecretInput
+            id={`${base}-n${r.id}`}
+            label={`Secret name ${i + 1}`}
+            value={r.name}
+            autoComplete="off"
+            spellCheck={false}
+            placeholder="API_KEY"
+            onChange={(e) => update(r.id, { name: e.target.value })}
+          />
+          <SecretInput
+            id={`${base}-v${r.id}`}
+            label={`Secret value ${i + 1}`}
+            type="password"
+            value={r.value}
+            autoComplete="new-password"
+            onChange={(e) => update(r.id, { value: e.target.value })}
+          />
           <Button
             size="md"
             variant="ghost"

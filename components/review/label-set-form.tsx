@@ -3,6 +3,7 @@
 // with an example to start from; the API checks the schema and finds its verdict field.
 import { useState } from "react";
 import { Field } from "@/components/runs/form-fields";
+import { Form } from "@/components/ui/form";
 import { Input, inputClasses } from "@/components/ui/input";
 import { useCreateLabelSet } from "@/lib/ui/review-queries";
 import { FormActions } from "./form-parts";
@@ -45,14 +46,7 @@ export function LabelSetForm({ onDone }: { onDone?: () => void }) {
     );
   };
   return (
-    <form
-      aria-label="New label set"
-      className="grid gap-3 sm:grid-cols-2"
-      onSubmit={(e) => {
-        e.preventDefault();
-        submit();
-      }}
-    >
+    <Form aria-label="New label set" className="grid gap-3 sm:grid-cols-2" onSubmit={submit}>
       <Field label="Server">{(p) => <Input {...p} value={v.server} onChange={set("server")} />}</Field>
       <Field label="Environment">
         {(p) => <Input {...p} value={v.env} onChange={set("env")} placeholder="math" />}
@@ -91,6 +85,6 @@ export function LabelSetForm({ onDone }: { onDone?: () => void }) {
         disabled={create.isPending || !v.env.trim() || !v.name.trim()}
         error={create.error}
       />
-    </form>
+    </Form>
   );
 }

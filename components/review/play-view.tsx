@@ -11,6 +11,7 @@ import { ToolPanel } from "@/components/episode/tool-panel";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardBody, CardHeader, CardTitle } from "@/components/ui/card";
+import { Form } from "@/components/ui/form";
 import { FieldError, Input, Label } from "@/components/ui/input";
 import {
   EpisodeStoreProvider,
@@ -49,10 +50,9 @@ function JoinForm({ token, onJoined }: { token: string; onJoined: (p: PlayerProg
     if (known) submit(known);
   }, [token, submit]);
   return (
-    <form
+    <Form
       className="flex max-w-sm flex-col gap-2"
-      onSubmit={(e) => {
-        e.preventDefault();
+      onSubmit={() => {
         if (name.trim()) submit(name.trim());
       }}
     >
@@ -70,7 +70,7 @@ function JoinForm({ token, onJoined }: { token: string; onJoined: (p: PlayerProg
       <Button type="submit" variant="primary" disabled={!name.trim() || join.isPending}>
         Start playing
       </Button>
-    </form>
+    </Form>
   );
 }
 

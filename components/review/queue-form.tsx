@@ -4,6 +4,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Field } from "@/components/runs/form-fields";
+import { Form } from "@/components/ui/form";
 import { Input, inputClasses } from "@/components/ui/input";
 import type { LabelSet } from "@/lib/store/types";
 import { useCreateQueue } from "@/lib/ui/review-queries";
@@ -44,14 +45,7 @@ export function QueueForm({ labelSets, onDone }: { labelSets: readonly LabelSet[
       { onSuccess: () => onDone?.() },
     );
   return (
-    <form
-      aria-label="New review queue"
-      className="grid gap-3 sm:grid-cols-2"
-      onSubmit={(e) => {
-        e.preventDefault();
-        submit();
-      }}
-    >
+    <Form aria-label="New review queue" className="grid gap-3 sm:grid-cols-2" onSubmit={submit}>
       <Field label="Label set">
         {(p) => (
           <select {...p} className={inputClasses} value={v.labelSet} onChange={text("labelSet")}>
@@ -111,6 +105,6 @@ export function QueueForm({ labelSets, onDone }: { labelSets: readonly LabelSet[
         disabled={create.isPending || !v.run || !reviewers.length}
         error={create.error}
       />
-    </form>
+    </Form>
   );
 }

@@ -9,6 +9,7 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { SectionCard } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
+import { Form } from "@/components/ui/form";
 import { Input } from "@/components/ui/input";
 import { leaderboardHref, playHref, runHref } from "@/lib/routes";
 import { type ShareWithPlayers, sharesQuery, useCreateShare, useRevokeShare } from "@/lib/ui/review-queries";
@@ -27,11 +28,10 @@ function ShareForm() {
   const set = (k: keyof typeof v) => (e: { target: { value: string } }) =>
     setV({ ...v, [k]: e.target.value });
   return (
-    <form
+    <Form
       aria-label="New share link"
       className="grid gap-3 sm:grid-cols-3"
-      onSubmit={(e) => {
-        e.preventDefault();
+      onSubmit={() => {
         create.mutate({
           server: v.server.trim(),
           env: v.env.trim(),
@@ -62,7 +62,7 @@ function ShareForm() {
         error={create.error}
         className="sm:col-span-3"
       />
-    </form>
+    </Form>
   );
 }
 

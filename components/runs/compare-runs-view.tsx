@@ -10,6 +10,7 @@ import { PageContainer, PageHeader } from "@/components/layout/page-header";
 import { Button } from "@/components/ui/button";
 import { Card, CardBody, CardHeader, CardTitle, SectionCard } from "@/components/ui/card";
 import { ErrorPanel } from "@/components/ui/error-panel";
+import { Form } from "@/components/ui/form";
 import { inputClasses, Label } from "@/components/ui/input";
 import { SkeletonBlock } from "@/components/ui/skeleton";
 import { compareRunsHref, runHref, runsHref } from "@/lib/routes";
@@ -71,11 +72,10 @@ function Pickers({ a, b }: { a: string; b: string }) {
     </div>
   );
   return (
-    <form
+    <Form
       aria-label="Runs to compare"
       className="flex flex-wrap items-end gap-2"
-      onSubmit={(e) => {
-        e.preventDefault();
+      onSubmit={() => {
         if (ca && cb) router.push(compareRunsHref(ca, cb));
       }}
     >
@@ -95,7 +95,7 @@ function Pickers({ a, b }: { a: string; b: string }) {
       <Button type="submit" variant="primary" disabled={!ca || !cb || (ca === a && cb === b)}>
         Compare
       </Button>
-    </form>
+    </Form>
   );
 }
 

@@ -12,6 +12,7 @@ import { useEffect, useMemo, useState } from "react";
 import { PageContainer, PageHeader } from "@/components/layout/page-header";
 import { Button } from "@/components/ui/button";
 import { ErrorPanel } from "@/components/ui/error-panel";
+import { Form } from "@/components/ui/form";
 import { envHref, runHref, runsHref } from "@/lib/routes";
 import { useModelChoice } from "@/lib/ui/model-choice";
 import { useNumTasks, useSplits } from "@/lib/ui/queries";
@@ -97,15 +98,12 @@ export function NewRunForm({ initial }: { initial: Initial }) {
         title="Start a run"
         description="A policy plays every selected task of a split, each as a recorded episode; the run goes on server-side if you close the tab."
       />
-      <form
+      <Form
         id="new-run"
         aria-label="New run"
         noValidate
         className="grid gap-4 lg:grid-cols-2"
-        onSubmit={(e) => {
-          e.preventDefault();
-          submit();
-        }}
+        onSubmit={submit}
       >
         <WhereSection v={v} set={set} errors={errors} />
         <TasksSection v={v} set={set} errors={errors} built={built} />
@@ -132,7 +130,7 @@ export function NewRunForm({ initial }: { initial: Initial }) {
             context={{ server: v.server, env: v.env, what: "Run" }}
           />
         )}
-      </form>
+      </Form>
     </PageContainer>
   );
 }

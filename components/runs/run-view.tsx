@@ -11,6 +11,7 @@ import { PageContainer, PageHeader } from "@/components/layout/page-header";
 import { Button, buttonClasses } from "@/components/ui/button";
 import { SectionCard } from "@/components/ui/card";
 import { ErrorPanel } from "@/components/ui/error-panel";
+import { Form } from "@/components/ui/form";
 import { inputClasses, Label } from "@/components/ui/input";
 import { SkeletonBlock } from "@/components/ui/skeleton";
 import { compareRunsHref, envHref, runsHref, trajectoriesHref } from "@/lib/routes";
@@ -230,10 +231,9 @@ function RunActions({ s, status }: { s: RunSummaryResponse; status: RunSummaryRe
           </Button>
         )}
       </div>
-      <form
+      <Form
         className="flex items-center gap-1.5"
-        onSubmit={(e) => {
-          e.preventDefault();
+        onSubmit={() => {
           if (other) router.push(compareRunsHref(s.id, other));
         }}
       >
@@ -254,7 +254,7 @@ function RunActions({ s, status }: { s: RunSummaryResponse; status: RunSummaryRe
         <Button size="sm" type="submit" disabled={!other}>
           <GitCompare aria-hidden="true" /> Compare
         </Button>
-      </form>
+      </Form>
       {error && (
         <ErrorPanel compact error={error} context={{ what: `Run ${s.id}` }} className="w-full max-w-md" />
       )}

@@ -6,6 +6,7 @@
 import Link from "next/link";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { Card, CardHeader, CardTitle } from "@/components/ui/card";
+import { Form } from "@/components/ui/form";
 import { FieldError, Input, Label } from "@/components/ui/input";
 import { trajectoryHref } from "@/lib/routes";
 import type { RunTaskRow } from "@/lib/runs/summary";
@@ -53,13 +54,7 @@ function Toolbar({
       <div className="flex items-center gap-1.5">
         <ShowSelect<Outcome> id="task-outcome" value={outcome} onChange={setOutcome} labels={SHOWN} />
       </div>
-      <form
-        className="flex items-center gap-1.5"
-        onSubmit={(e) => {
-          e.preventDefault();
-          onJump(jump.trim());
-        }}
-      >
+      <Form className="flex items-center gap-1.5" onSubmit={() => onJump(jump.trim())}>
         <Label htmlFor="task-jump">Go to task</Label>
         <Input
           id="task-jump"
@@ -70,7 +65,7 @@ function Toolbar({
           aria-describedby={jumpError ? "task-jump-error" : undefined}
           onChange={(e) => setJump(e.target.value)}
         />
-      </form>
+      </Form>
       <span className="text-xs text-zinc-500" role="status">
         {shown === total
           ? `${shown.toLocaleString("en-US")} tasks`

@@ -42,18 +42,34 @@ export function jsonErrorOffset(text: string): number {
     }
     fail();
   };
+  // An object's members or an array's elements, from its opening character to `close`.
+  const items = (close: string, member: () => void) => {
+    i++;
+    ws();
+    if (text[i] === close) {
+      i++;
+      return;
+    }
+    for (;;) {
+      member();
+      ws();
+      if (text[i] === ",") {
+        i++;
+        continue;
+      }
+      if (text[i] === close) {
+        i++;
+        return;
+      }
+      fail();
+    }
+  };
   const literal = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null/y;
   const value = (): void => {
     ws();
     const c = text[i];
     if (c === "{") {
-      i++;
-      ws();
-      if (text[i] === "}") {
-        i++;
-        return;
-      }
-      for (;;) {
+      items("}", () => {
         ws();
         if (text[i] !== '"') fail();
         str();
@@ -61,38 +77,12 @@ export function jsonErrorOffset(text: string): number {
         if (text[i] !== ":") fail();
         i++;
         value();
-        ws();
-        if (text[i] === ",") {
-          i++;
-          continue;
-        }
-        if (text[i] === "}") {
-          i++;
-          return;
-        }
-        fail();
-      }
+      });
+      return;
     }
     if (c === "[") {
-      i++;
-      ws();
-      if (text[i] === "]") {
-        i++;
-        return;
-      }
-      for (;;) {
-        value();
-        ws();
-        if (text[i] === ",") {
-          i++;
-          continue;
-        }
-        if (text[i] === "]") {
-          i++;
-          return;
-        }
-        fail();
-      }
+      items("]", value);
+      return;
     }
     if (c === '"') {
       str();

@@ -3,7 +3,7 @@
 // "Add server": name + ORS base URL + optional API key (masked). Errors show inline, under the
 // field they concern: first the client-side checks, then the registry's own `detail`.
 import { Plus } from "lucide-react";
-import { type FormEvent, useId, useState } from "react";
+import { type FormEvent, type ReactNode, useId, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { FieldError, FieldHint, Input, Label } from "@/components/ui/input";
 import { ApiError } from "@/lib/ui/api-error";
@@ -68,26 +68,36 @@ export function AddServerForm({
     onChange: set(k),
   });
 
+  // A field: its label, its input, and under it its error, else its hint.
+  const block = (k: keyof AddServerInput, label: ReactNode, input: ReactNode, hint: string) => (
+    <div className="space-y-1">
+      <Label htmlFor={`${id}-${k}`}>{label}</Label>
+      {input}
+      {errors[k] ? (
+        <FieldError id={`${id}-${k}-error`}>{errors[k]}</FieldError>
+      ) : (
+        <FieldHint id={`${id}-${k}-hint`}>{hint}</FieldHint>
+      )}
+    </div>
+  );
   return (
     <form noValidate onSubmit={onSubmit} aria-label="Add server" className="space-y-3">
       <div className="grid gap-3 sm:grid-cols-[10rem_1fr_12rem_9rem]">
-        <div className="space-y-1">
-          <Label htmlFor={`${id}-name`}>Name</Label>
+        {block(
+          "name",
+          "Name",
           <Input
             {...field("name")}
             placeholder="py"
             autoComplete="off"
             spellCheck={false}
             className="font-mono"
-          />
-          {errors.name ? (
-            <FieldError id={`${id}-name-error`}>{errors.name}</FieldError>
-          ) : (
-            <FieldHint id={`${id}-name-hint`}>Lowercase, used in URLs</FieldHint>
-          )}
-        </div>
-        <div className="space-y-1">
-          <Label htmlFor={`${id}-url`}>URL</Label>
+          />,
+          "Lowercase, used in URLs",
+        )}
+        {block(
+          "url",
+          "URL",
           <Input
             {...field("url")}
             type="url"
@@ -95,35 +105,25 @@ export function AddServerForm({
             autoComplete="off"
             spellCheck={false}
             className="font-mono"
-          />
-          {errors.url ? (
-            <FieldError id={`${id}-url-error`}>{errors.url}</FieldError>
-          ) : (
-            <FieldHint id={`${id}-url-hint`}>The server's ORS base URL (loopback by default)</FieldHint>
-          )}
-        </div>
-        <div className="space-y-1">
-          <Label htmlFor={`${id}-apiKey`}>
+          />,
+          "The server's ORS base URL (loopback by default)",
+        )}
+        {block(
+          "apiKey",
+          <>
             API key <span className="font-normal text-zinc-500 dark:text-zinc-400">(optional)</span>
-          </Label>
-          <Input {...field("apiKey")} type="password" autoComplete="off" placeholder="••••••" />
-          {errors.apiKey ? (
-            <FieldError id={`${id}-apiKey-error`}>{errors.apiKey}</FieldError>
-          ) : (
-            <FieldHint id={`${id}-apiKey-hint`}>Sent only to this server as X-API-Key</FieldHint>
-          )}
-        </div>
-        <div className="space-y-1">
-          <Label htmlFor={`${id}-idleMinutes`}>
+          </>,
+          <Input {...field("apiKey")} type="password" autoComplete="off" placeholder="••••••" />,
+          "Sent only to this server as X-API-Key",
+        )}
+        {block(
+          "idleMinutes",
+          <>
             Idle limit <span className="font-normal text-zinc-500 dark:text-zinc-400">(min, optional)</span>
-          </Label>
-          <Input {...field("idleMinutes")} inputMode="decimal" placeholder="15" autoComplete="off" />
-          {errors.idleMinutes ? (
-            <FieldError id={`${id}-idleMinutes-error`}>{errors.idleMinutes}</FieldError>
-          ) : (
-            <FieldHint id={`${id}-idleMinutes-hint`}>Its sessions' limit, for the countdown</FieldHint>
-          )}
-        </div>
+          </>,
+          <Input {...field("idleMinutes")} inputMode="decimal" placeholder="15" autoComplete="off" />,
+          "Its sessions' limit, for the countdown",
+        )}
       </div>
       {errors.form && <FieldError id={`${id}-form-error`}>{errors.form}</FieldError>}
       <Button type="submit" variant="primary" size="sm" disabled={add.isPending}>

@@ -9,6 +9,7 @@ import Link from "next/link";
 import { useEnvUrlState } from "@/components/environments/use-env-url-state";
 import { Card } from "@/components/ui/card";
 import { ErrorPanel } from "@/components/ui/error-panel";
+import { ServerQueryError } from "@/components/ui/server-query-error";
 import { SkeletonBlock } from "@/components/ui/skeleton";
 import { envHref, newEpisodeHref } from "@/lib/routes";
 import { useServerInfo, useSplits } from "@/lib/ui/queries";
@@ -19,16 +20,9 @@ import { useSplitTasks } from "./use-split-tasks";
 export function TaskBrowser({ server, env }: { server: string; env: string }) {
   const { split: urlSplit, task, update } = useEnvUrlState();
   const splits = useSplits(server, env);
-  const info = useServerInfo(server);
   if (splits.isPending) return <SkeletonBlock label="Loading splits" lines={6} />;
   if (splits.isError) {
-    return (
-      <ErrorPanel
-        error={splits.error}
-        context={{ server, serverUrl: info?.url, env }}
-        onRetry={() => splits.refetch()}
-      />
-    );
+    return <ServerQueryError query={splits} server={server} env={env} />;
   }
   if (splits.data.length === 0) {
     return (

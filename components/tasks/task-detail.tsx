@@ -8,9 +8,9 @@ import { Card } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import { ErrorPanel } from "@/components/ui/error-panel";
 import { JsonView } from "@/components/ui/json-view";
+import { ServerQueryError } from "@/components/ui/server-query-error";
 import { SkeletonBlock } from "@/components/ui/skeleton";
 import { envHref, newEpisodeHref } from "@/lib/routes";
-import { useServerInfo } from "@/lib/ui/queries";
 import type { SplitView } from "./use-split-tasks";
 
 function NoTaskSelected({ server, env }: { server: string; env: string }) {
@@ -29,7 +29,6 @@ function NoTaskSelected({ server, env }: { server: string; env: string }) {
 }
 
 function TaskJson({ server, env, split, selected, list }: SplitView & { selected: number }) {
-  const info = useServerInfo(server);
   const { total, selectedPageQuery } = list;
   const task = list.taskAt(selected);
   if (selected >= total && total > 0)
@@ -41,13 +40,7 @@ function TaskJson({ server, env, split, selected, list }: SplitView & { selected
     );
   if (task) return <JsonView value={task} label={`Task ${selected} JSON`} maxHeight="calc(100vh - 20rem)" />;
   if (selectedPageQuery.isError)
-    return (
-      <ErrorPanel
-        error={selectedPageQuery.error}
-        context={{ server, serverUrl: info?.url, env }}
-        onRetry={() => selectedPageQuery.refetch()}
-      />
-    );
+    return <ServerQueryError query={selectedPageQuery} server={server} env={env} />;
   return <SkeletonBlock label={`Loading task ${selected}`} lines={6} />;
 }
 

@@ -4,13 +4,13 @@
 // link to its task's view, so both work on the server-rendered page before React has hydrated it.
 import { Search } from "lucide-react";
 import { type ReactNode, useId, useState } from "react";
-import { ErrorPanel } from "@/components/ui/error-panel";
+import { Form } from "@/components/ui/form";
 import { FieldError, Input, Label } from "@/components/ui/input";
 import { Kbd } from "@/components/ui/kbd";
+import { ServerQueryError } from "@/components/ui/server-query-error";
 import { Skeleton } from "@/components/ui/skeleton";
 import { envHref } from "@/lib/routes";
 import { cn } from "@/lib/ui/cn";
-import { useServerInfo } from "@/lib/ui/queries";
 import { taskPreview } from "./task-preview";
 import { ROW_HEIGHT, type SplitTasksState, type SplitView } from "./use-split-tasks";
 
@@ -41,14 +41,11 @@ function JumpForm({
 }) {
   const [jump, setJump] = useState("");
   return (
-    <form
+    <Form
       method="get"
       action={action}
       className="w-36 space-y-1"
-      onSubmit={(e) => {
-        e.preventDefault();
-        setError(list.jumpTo(jump.trim()));
-      }}
+      onSubmit={() => setError(list.jumpTo(jump.trim()))}
     >
       <input type="hidden" name="tab" value="tasks" />
       <input type="hidden" name="split" value={split} />
@@ -67,7 +64,7 @@ function JumpForm({
         }}
         className="font-mono"
       />
-    </form>
+    </Form>
   );
 }
 
@@ -228,16 +225,11 @@ function TaskRow({
 }
 
 export function TaskRows({ server, env, split, selected, list }: SplitView) {
-  const info = useServerInfo(server);
   const { numTasks, count, filtering, items, virtualizer } = list;
   if (numTasks.isError)
     return (
       <div className="p-3">
-        <ErrorPanel
-          error={numTasks.error}
-          context={{ server, serverUrl: info?.url, env }}
-          onRetry={() => numTasks.refetch()}
-        />
+        <ServerQueryError query={numTasks} server={server} env={env} />
       </div>
     );
   let body: ReactNode;

@@ -9,6 +9,7 @@ import { useState } from "react";
 import { Button, buttonClasses } from "@/components/ui/button";
 import { SectionCard } from "@/components/ui/card";
 import { ErrorPanel } from "@/components/ui/error-panel";
+import { Form } from "@/components/ui/form";
 import { Input, Label } from "@/components/ui/input";
 import { compareTrajectoriesHref, episodeHref, trajectoryHref } from "@/lib/routes";
 import type { Trajectory } from "@/lib/trajectory/schema";
@@ -147,10 +148,9 @@ export function Operations({ t, step }: { t: Trajectory; step: number | null }) 
           </div>
         </div>
       )}
-      <form
+      <Form
         className="flex items-end gap-2"
-        onSubmit={(e) => {
-          e.preventDefault();
+        onSubmit={() => {
           if (other.trim()) router.push(compareTrajectoriesHref(t.id, other.trim()));
         }}
       >
@@ -166,7 +166,7 @@ export function Operations({ t, step }: { t: Trajectory; step: number | null }) 
         <Button size="md" type="submit" disabled={!other.trim()}>
           <GitCompare aria-hidden="true" /> Compare
         </Button>
-      </form>
+      </Form>
     </SectionCard>
   );
 }

@@ -1,41 +1,21 @@
 // The card every panel sits in, its header and body; SectionCard is the usual whole: a titled card
 // (and what sits at the header's right) over its body.
-import type { HTMLAttributes, ReactNode } from "react";
-import { cn } from "@/lib/ui/cn";
+import type { ReactNode } from "react";
+import { styled } from "./styled";
 
-export function Card({ className, ...props }: HTMLAttributes<HTMLDivElement>) {
-  return (
-    <div
-      className={cn(
-        "rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900/40",
-        className,
-      )}
-      {...props}
-    />
-  );
-}
+export const Card = styled(
+  "div",
+  "rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900/40",
+);
 
-export function CardHeader({ className, ...props }: HTMLAttributes<HTMLDivElement>) {
-  return (
-    <div
-      className={cn(
-        "flex items-center justify-between gap-2 border-b border-zinc-200 px-3 py-2 dark:border-zinc-800",
-        className,
-      )}
-      {...props}
-    />
-  );
-}
+export const CardHeader = styled(
+  "div",
+  "flex items-center justify-between gap-2 border-b border-zinc-200 px-3 py-2 dark:border-zinc-800",
+);
 
-export function CardTitle({ className, ...props }: HTMLAttributes<HTMLHeadingElement>) {
-  return (
-    <h2 className={cn("text-sm font-semibold text-zinc-900 dark:text-zinc-100", className)} {...props} />
-  );
-}
+export const CardTitle = styled("h2", "text-sm font-semibold text-zinc-900 dark:text-zinc-100");
 
-export function CardBody({ className, ...props }: HTMLAttributes<HTMLDivElement>) {
-  return <div className={cn("p-3", className)} {...props} />;
-}
+export const CardBody = styled("div", "p-3");
 
 /** A card with a title (its id, for an aria-labelledby elsewhere) and, at the header's right, `aside`. */
 export function SectionCard({

@@ -156,6 +156,27 @@ export function usageFailure(
   return 2;
 }
 
+/**
+ * A command's parsed command line, or its exit code: 2 (usageFailure) for a mistake, 0 after printing
+ * `usage` when `parse` answers null (--help).
+ */
+export function commandArgs<T>(
+  parse: () => T | null,
+  io: { stdout(text: string): void; stderr(text: string): void },
+  prefix: string,
+  usage: string,
+): T | number {
+  let parsed: T | null;
+  try {
+    parsed = parse();
+  } catch (err) {
+    return usageFailure(err, io, prefix, usage);
+  }
+  if (parsed !== null) return parsed;
+  io.stdout(usage);
+  return 0;
+}
+
 /** An integer flag from `min` to `max` (`fallback` when not given); a UsageError naming `flag` otherwise. */
 export function integerFlag(
   raw: string | undefined,

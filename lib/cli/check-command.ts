@@ -21,7 +21,7 @@ import { attachQuality } from "@/lib/conformance/quality/report";
 import { QUALITY_CHECK_IDS } from "@/lib/conformance/quality/types";
 import { MARKS } from "@/lib/conformance/report";
 import { accessTokenFor, fetchWithTokens, TOKEN_USAGE } from "./access-token";
-import { parseArgs, parseDuration, parseHttpUrl, UsageError, usageFailure } from "./args";
+import { commandArgs, parseArgs, parseDuration, parseHttpUrl, UsageError } from "./args";
 import { checkJUnit } from "./check-junit";
 import { PROBE_USAGE, PROBE_VALUE_FLAGS, type ProbeArgs, parseProbeArgs, playProbe } from "./check-probe";
 import {
@@ -253,18 +253,18 @@ function readFiles(parsed: CheckArgs, cwd: string): void {
  * });
  */
 export async function checkCommand(argv: readonly string[], io: HeadlessIo): Promise<number> {
-  let parsed: CheckArgs | null;
   const cwd = io.cwd ?? process.cwd();
-  try {
-    parsed = parseCheckArgs(argv, io.env ?? {}, cwd);
-    if (parsed) readFiles(parsed, cwd);
-  } catch (err) {
-    return usageFailure(err, io, "check", CHECK_USAGE);
-  }
-  if (!parsed) {
-    io.stdout(CHECK_USAGE);
-    return 0;
-  }
+  const parsed = commandArgs(
+    () => {
+      const p = parseCheckArgs(argv, io.env ?? {}, cwd);
+      if (p) readFiles(p, cwd);
+      return p;
+    },
+    io,
+    "check",
+    CHECK_USAGE,
+  );
+  if (typeof parsed === "number") return parsed;
   const { options, json, junit } = parsed;
   let done = 0;
   let report = await runConformanceCheck({

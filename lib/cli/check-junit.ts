@@ -57,6 +57,13 @@ function qualityCase(
   return c;
 }
 
+/** Checks that could not play at all (`error`) fail their suite with one case, as they fail the exit code. */
+function notPlayed(classname: string, played: { error?: string | null; durationMs: number }): JUnitCase[] {
+  if (!played.error) return [];
+  const error = { message: oneLine(played.error), type: "not-played" };
+  return [{ classname, name: "played", time: played.durationMs / 1000, error }];
+}
+
 /** The whole report as a JUnit XML document. */
 export function checkJUnit(report: ConformanceReport): string {
   const q = report.quality;
@@ -72,20 +79,7 @@ export function checkJUnit(report: ConformanceReport): string {
           {
             name: `ORS quality check of ${q.sample ? sampleLine(q.sample) : "(not played)"} at ${report.baseUrl}`,
             timestamp: Date.parse(q.startedAt),
-            cases: [
-              // Checks that could not play at all fail the suite, as they fail the exit code.
-              ...(q.error
-                ? [
-                    {
-                      classname: "quality",
-                      name: "played",
-                      time: q.durationMs / 1000,
-                      error: { message: oneLine(q.error), type: "not-played" },
-                    } satisfies JUnitCase,
-                  ]
-                : []),
-              ...q.results.map((r) => qualityCase(r)),
-            ],
+            cases: [...notPlayed("quality", q), ...q.results.map((r) => qualityCase(r))],
           },
         ]
       : []),
@@ -94,19 +88,7 @@ export function checkJUnit(report: ConformanceReport): string {
           {
             name: `ORS reward probes of ${p.sample ? `${p.sample.environment}/${p.sample.split}: ${p.sample.tasks.length} tasks` : "(not played)"} at ${report.baseUrl}`,
             timestamp: Date.parse(p.startedAt),
-            cases: [
-              ...(p.error
-                ? [
-                    {
-                      classname: "probe",
-                      name: "played",
-                      time: p.durationMs / 1000,
-                      error: { message: oneLine(p.error), type: "not-played" },
-                    } satisfies JUnitCase,
-                  ]
-                : []),
-              ...p.results.map((r) => qualityCase(r, "probe")),
-            ],
+            cases: [...notPlayed("probe", p), ...p.results.map((r) => qualityCase(r, "probe"))],
           },
         ]
       : []),

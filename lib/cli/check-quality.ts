@@ -13,7 +13,7 @@ import {
 } from "@/lib/conformance/quality/types";
 import type { Playground } from "@/lib/playground";
 import { isRunError } from "@/lib/runs/errors";
-import { type ParsedArgs, UsageError } from "./args";
+import { integerFlag, type ParsedArgs, UsageError } from "./args";
 import type { HeadlessIo } from "./io";
 import { knownServer, liveApps } from "./known-server";
 import { defaultDataDir } from "./start-command";
@@ -56,13 +56,6 @@ export interface QualityArgs {
   appUrl: string | null;
 }
 
-function integer(raw: string, flag: string, min: number, max: number): number {
-  const n = Number(raw);
-  if (!raw.trim() || !Number.isInteger(n) || n < min || n > max)
-    throw new UsageError(`${flag}: expected an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
-  return n;
-}
-
 /** The quality flags of a parsed command line (null without --quality); throws UsageError. */
 export function parseQualityArgs(
   args: ParsedArgs,
@@ -95,8 +88,8 @@ export function parseSampleFlags(
     if (!split.trim()) throw new UsageError("--split: empty name");
     out.split = split;
   }
-  if (v("--tasks") !== undefined) out.tasks = integer(v("--tasks")!, "--tasks", 1, MAX_QUALITY_TASKS);
-  if (v("--seed") !== undefined) out.seed = integer(v("--seed")!, "--seed", -(2 ** 31), 2 ** 31 - 1);
+  if (v("--tasks") !== undefined) out.tasks = integerFlag(v("--tasks"), "--tasks", 1, MAX_QUALITY_TASKS, 0);
+  if (v("--seed") !== undefined) out.seed = integerFlag(v("--seed"), "--seed", -(2 ** 31), 2 ** 31 - 1, 0);
   const oracle = v("--oracle");
   if (oracle !== undefined) {
     const file = path.resolve(cwd, oracle);

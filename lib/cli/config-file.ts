@@ -310,39 +310,44 @@ export function applyConfigFile(
   if (config.dataDir && unset("PLAYGROUND_DATA_DIR"))
     env.PLAYGROUND_DATA_DIR = path.resolve(dir, config.dataDir);
 
-  const servers = Object.entries(config.servers ?? {});
-  if (servers.length) {
-    const taken = namesIn(env.ORS_SERVERS);
-    for (const name of given.servers ?? []) taken.add(name);
+  // The file's servers, then its models, after the environment's list (NAME=URL,...): a name the
+  // list has, or `taken`, wins; each entry's key goes into its own variable unless that is set.
+  const addEntries = <T extends { apiKey?: string; apiKeyEnv?: string }>(
+    section: "servers" | "models",
+    listVar: "ORS_SERVERS" | "PLAYGROUND_MODELS",
+    keyVarPrefix: string,
+    entries: Record<string, T> | undefined,
+    urlOf: (entry: T) => string,
+    taken: readonly string[],
+    then?: (name: string, entry: T) => void,
+  ) => {
+    const named = namesIn(env[listVar]);
+    for (const name of taken) named.add(name);
     const added: string[] = [];
-    for (const [name, s] of servers) {
-      if (taken.has(name)) continue;
-      added.push(`${name}=${s.url}`);
+    for (const [name, e] of Object.entries(entries ?? {})) {
+      if (named.has(name)) continue;
+      added.push(`${name}=${urlOf(e)}`);
       const key =
-        s.apiKey ?? (s.apiKeyEnv ? fromVariable(`servers.${name}.apiKeyEnv`, s.apiKeyEnv) : undefined);
-      const keyVar = `ORS_SERVER_API_KEY_${varName(name)}`;
+        e.apiKey ?? (e.apiKeyEnv ? fromVariable(`${section}.${name}.apiKeyEnv`, e.apiKeyEnv) : undefined);
+      const keyVar = `${keyVarPrefix}${varName(name)}`;
       if (key && unset(keyVar)) env[keyVar] = key;
+      then?.(name, e);
+    }
+    if (added.length) env[listVar] = [env[listVar]?.trim(), ...added].filter(Boolean).join(",");
+  };
+  addEntries(
+    "servers",
+    "ORS_SERVERS",
+    "ORS_SERVER_API_KEY_",
+    config.servers,
+    (s) => s.url,
+    given.servers ?? [],
+    (name, s) => {
       const idleVar = `ORS_SERVER_IDLE_TIMEOUT_MS_${varName(name)}`;
       if (s.idleTimeoutMs && unset(idleVar)) env[idleVar] = String(s.idleTimeoutMs);
-    }
-    if (added.length) env.ORS_SERVERS = [env.ORS_SERVERS?.trim(), ...added].filter(Boolean).join(",");
-  }
-
-  const models = Object.entries(config.models ?? {});
-  if (models.length) {
-    const taken = namesIn(env.PLAYGROUND_MODELS);
-    const added: string[] = [];
-    for (const [name, m] of models) {
-      if (taken.has(name)) continue;
-      added.push(`${name}=${m.baseUrl}`);
-      const key =
-        m.apiKey ?? (m.apiKeyEnv ? fromVariable(`models.${name}.apiKeyEnv`, m.apiKeyEnv) : undefined);
-      const keyVar = `PLAYGROUND_MODEL_API_KEY_${varName(name)}`;
-      if (key && unset(keyVar)) env[keyVar] = key;
-    }
-    if (added.length)
-      env.PLAYGROUND_MODELS = [env.PLAYGROUND_MODELS?.trim(), ...added].filter(Boolean).join(",");
-  }
+    },
+  );
+  addEntries("models", "PLAYGROUND_MODELS", "PLAYGROUND_MODEL_API_KEY_", config.models, (m) => m.baseUrl, []);
 
   const access = config.access;
   if (access) {

@@ -22,7 +22,7 @@ import {
   SurfaceError,
 } from "@/lib/conformance/diff/surface";
 import { createOrsClient, isOrsClientError } from "@/lib/ors/client";
-import { integerFlag, parseArgs, UsageError } from "./args";
+import { commandArgs, integerFlag, parseArgs, UsageError } from "./args";
 import { DEFAULT_APP_URL } from "./check-quality";
 import { diffJUnit } from "./diff-junit";
 import type { HeadlessIo } from "./io";
@@ -225,18 +225,8 @@ async function surfaces(
  */
 export async function diffCommand(argv: readonly string[], io: HeadlessIo): Promise<number> {
   const cwd = io.cwd ?? process.cwd();
-  let d: DiffArgs | null;
-  try {
-    d = parseDiffArgs(argv, io.env ?? {}, cwd);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    io.stderr(`diff: ${err.message}\n\n${DIFF_USAGE}`);
-    return 2;
-  }
-  if (!d) {
-    io.stdout(DIFF_USAGE);
-    return 0;
-  }
+  const d = commandArgs(() => parseDiffArgs(argv, io.env ?? {}, cwd), io, "diff", DIFF_USAGE);
+  if (typeof d === "number") return d;
   const started = Date.now();
   let report: DiffReport;
   try {

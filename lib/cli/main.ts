@@ -58,31 +58,25 @@ options:
   -v, --version    the version
 `;
 
-const COMMANDS = ["start", "serve", "check", "test", "run", "worker", "diff", "stub", "mcp", "help"] as const;
+/** Each command: what it runs with the arguments after its name, and its usage (`help COMMAND`). */
+const COMMANDS: Record<
+  string,
+  { run(argv: readonly string[], io: CommandIo): Promise<number>; usage: string }
+> = {
+  start: { run: (argv, io) => startCommand(argv, { ...io, version: packageVersion() }), usage: START_USAGE },
+  serve: { run: serveCommand, usage: SERVE_USAGE },
+  check: { run: checkCommand, usage: CHECK_USAGE },
+  test: { run: testCommand, usage: TEST_USAGE },
+  run: { run: runCommand, usage: RUN_USAGE },
+  worker: { run: workerCommand, usage: WORKER_USAGE },
+  diff: { run: diffCommand, usage: DIFF_USAGE },
+  stub: { run: stubCommand, usage: STUB_USAGE },
+  mcp: { run: (argv, io) => mcpCommand(argv, { ...io, version: packageVersion() }), usage: MCP_USAGE },
+};
+const NAMES = [...Object.keys(COMMANDS), "help"].join(", ");
 
-function usageOf(command: string): string | null {
-  switch (command) {
-    case "start":
-      return START_USAGE;
-    case "serve":
-      return SERVE_USAGE;
-    case "check":
-      return CHECK_USAGE;
-    case "test":
-      return TEST_USAGE;
-    case "run":
-      return RUN_USAGE;
-    case "worker":
-      return WORKER_USAGE;
-    case "diff":
-      return DIFF_USAGE;
-    case "stub":
-      return STUB_USAGE;
-    case "mcp":
-      return MCP_USAGE;
-    default:
-      return null;
-  }
+function commandNamed(name: string) {
+  return Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
 }
 
 /** Runs the CLI; resolves with the exit code. */
@@ -96,45 +90,25 @@ export async function runCli(argv: readonly string[], io: CommandIo): Promise<nu
     io.stdout(CLI_USAGE);
     return 0;
   }
-  if (first === undefined || first.startsWith("-"))
-    return startCommand(argv, { ...io, version: packageVersion() });
-  switch (first) {
-    case "start":
-      return startCommand(rest, { ...io, version: packageVersion() });
-    case "serve":
-      return serveCommand(rest, io);
-    case "check":
-      return checkCommand(rest, io);
-    case "test":
-      return testCommand(rest, io);
-    case "run":
-      return runCommand(rest, io);
-    case "worker":
-      return workerCommand(rest, io);
-    case "diff":
-      return diffCommand(rest, io);
-    case "stub":
-      return stubCommand(rest, io);
-    case "mcp":
-      return mcpCommand(rest, { ...io, version: packageVersion() });
-    case "help": {
-      const topic = rest[0];
-      if (topic === undefined) {
-        io.stdout(CLI_USAGE);
-        return 0;
-      }
-      const usage = usageOf(topic);
-      if (usage === null) {
-        io.stderr(`ors-playground: no command ${JSON.stringify(topic)} (commands: ${COMMANDS.join(", ")})\n`);
-        return 2;
-      }
-      io.stdout(usage);
+  if (first === undefined || first.startsWith("-")) return COMMANDS.start!.run(argv, io);
+  const command = commandNamed(first);
+  if (command) return command.run(rest, io);
+  if (first === "help") {
+    const topic = rest[0];
+    if (topic === undefined) {
+      io.stdout(CLI_USAGE);
       return 0;
     }
-    default:
-      io.stderr(
-        `ors-playground: unknown command ${JSON.stringify(first)} (commands: ${COMMANDS.join(", ")}; see ors-playground --help)\n`,
-      );
+    const usage = commandNamed(topic)?.usage;
+    if (usage === undefined) {
+      io.stderr(`ors-playground: no command ${JSON.stringify(topic)} (commands: ${NAMES})\n`);
       return 2;
+    }
+    io.stdout(usage);
+    return 0;
   }
+  io.stderr(
+    `ors-playground: unknown command ${JSON.stringify(first)} (commands: ${NAMES}; see ors-playground --help)\n`,
+  );
+  return 2;
 }

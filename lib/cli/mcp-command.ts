@@ -13,7 +13,7 @@ import type { Playground } from "@/lib/playground";
 import { describeAccess, resolveAccess } from "@/lib/security/access";
 import { DEFAULT_LISTEN_HOST } from "@/lib/security/listen";
 import { createRequestPolicy, parseOriginList } from "@/lib/security/policy-config";
-import { parseArgs, portOf, UsageError } from "./args";
+import { commandArgs, parseArgs, portOf, UsageError } from "./args";
 import { type CommandIo, untilAborted } from "./io";
 import { httpUrlOf, recordingServer } from "./servers";
 import { defaultDataDir } from "./start-command";
@@ -234,18 +234,8 @@ async function serveHttp(a: McpArgs, target: Target, io: McpIo): Promise<number>
 
 /** Runs `mcp <server> ...`; resolves with the exit code once the MCP client went away. */
 export async function mcpCommand(argv: readonly string[], io: McpIo): Promise<number> {
-  let a: McpArgs | null;
-  try {
-    a = parseMcpArgs(argv, io.env);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    io.stderr(`mcp: ${err.message}\n\n${MCP_USAGE}`);
-    return 2;
-  }
-  if (!a) {
-    io.stdout(MCP_USAGE);
-    return 0;
-  }
+  const a = commandArgs(() => parseMcpArgs(argv, io.env), io, "mcp", MCP_USAGE);
+  if (typeof a === "number") return a;
   const relayed = a.url !== null && RELAY_PATH.test(new URL(a.url).pathname);
   const { serveMcpStdio, stdoutToStderr } = await import("@/lib/mcp/stdio");
   // Over stdio, stdout is the protocol's from the start: nothing the playground's parts print goes there.

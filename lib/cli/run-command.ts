@@ -8,7 +8,7 @@
 import type { Playground } from "@/lib/playground";
 import { isRunError } from "@/lib/runs/errors";
 import type { RunRecord } from "@/lib/store/types";
-import { usageFailure } from "./args";
+import { commandArgs } from "./args";
 import type { CommandIo } from "./io";
 import { knownServer } from "./known-server";
 import { type FollowArgs, parseRunArgs, RUN_USAGE, type RunArgs } from "./run-args";
@@ -92,16 +92,8 @@ async function openFor(
 
 /** Runs `run <url> ...` (or `run --follow ID`); resolves with the exit code. */
 export async function runCommand(argv: readonly string[], io: CommandIo): Promise<number> {
-  let a: RunArgs | FollowArgs | null;
-  try {
-    a = parseRunArgs(argv, io.env);
-  } catch (err) {
-    return usageFailure(err, io, "run", RUN_USAGE);
-  }
-  if (!a) {
-    io.stdout(RUN_USAGE);
-    return 0;
-  }
+  const a = commandArgs(() => parseRunArgs(argv, io.env), io, "run", RUN_USAGE);
+  if (typeof a === "number") return a;
   if ("follow" in a) return followCommand(a, io);
   const env: Record<string, string | undefined> = { ...io.env, PLAYGROUND_DATA_DIR: a.dataDir };
   // With PostgreSQL this process is one of the queue's workers unless it only enqueues.

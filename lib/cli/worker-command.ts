@@ -4,7 +4,7 @@
 // playing back to the queue (those episodes are played again elsewhere).
 import path from "node:path";
 import type { Playground } from "@/lib/playground";
-import { parseArgs, UsageError } from "./args";
+import { parseArgs, UsageError, usageFailure } from "./args";
 import { type CommandIo, untilAborted } from "./io";
 
 export const WORKER_USAGE = `usage: worker [options]
@@ -32,9 +32,7 @@ export async function workerCommand(argv: readonly string[], io: CommandIo): Pro
     });
     if (args.positionals.length) throw new UsageError(`unexpected ${JSON.stringify(args.positionals[0])}`);
   } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    io.stderr(`worker: ${err.message}\n\n${WORKER_USAGE}`);
-    return 2;
+    return usageFailure(err, io, "worker", WORKER_USAGE);
   }
   if (args.booleans.has("--help")) {
     io.stdout(WORKER_USAGE);

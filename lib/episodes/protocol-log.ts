@@ -6,7 +6,7 @@
 // that server and environment, within a minute (the playground's own fallback when a server lacks
 // `/task_tools`). Any other request without a session is in no episode's log.
 import "server-only";
-import { type Env, SETTINGS, settingOrDefault } from "@/lib/config";
+import { type Env, settingsOrDefault } from "@/lib/config";
 import type { RelayEvent } from "@/lib/relay/events";
 import type { ExchangeLimit } from "../store/types";
 import type { RecordingStore } from "./record-writes";
@@ -14,17 +14,16 @@ import type { RecordingStore } from "./record-writes";
 type ExchangeEvent = Extract<RelayEvent, { type: "exchange" }>;
 
 /** Exchanges kept per episode by default, and characters (bodies and headers together). */
-export const DEFAULT_EXCHANGE_LIMIT: ExchangeLimit = {
-  count: SETTINGS.PLAYGROUND_MAX_EXCHANGES.fallback,
-  chars: SETTINGS.PLAYGROUND_MAX_EXCHANGE_CHARS.fallback,
-};
+const EXCHANGE_SETTINGS = {
+  count: "PLAYGROUND_MAX_EXCHANGES",
+  chars: "PLAYGROUND_MAX_EXCHANGE_CHARS",
+} as const;
+
+export const DEFAULT_EXCHANGE_LIMIT: ExchangeLimit = settingsOrDefault({}, EXCHANGE_SETTINGS);
 
 /** The caps from PLAYGROUND_MAX_EXCHANGES and PLAYGROUND_MAX_EXCHANGE_CHARS (0 keeps no log). */
 export function exchangeLimitFrom(env: Env): ExchangeLimit {
-  return {
-    count: settingOrDefault(env, "PLAYGROUND_MAX_EXCHANGES"),
-    chars: settingOrDefault(env, "PLAYGROUND_MAX_EXCHANGE_CHARS"),
-  };
+  return settingsOrDefault(env, EXCHANGE_SETTINGS);
 }
 
 /** How long a `/create_session`'s exchange waits for its episode, and a sessionless `/tools` looks back. */

@@ -2,6 +2,7 @@
 // counts, rate and time left, each episode as it starts and ends, the run's status — on a small bus
 // that `GET /api/runs/{id}/events` (SSE) subscribes to. In process here; the RunEvents interface is
 // the seam for a cross-replica bus (a database's notifications) later.
+import { createKeyedBus, type KeyedBus } from "@/lib/episodes/live";
 import type { RunEpisodeStatus, RunStatus } from "@/lib/store/types";
 
 export interface RunProgress {
@@ -37,41 +38,9 @@ export type RunEvent =
 
 export type RunListener = (e: RunEvent) => void;
 
-export interface RunEvents {
-  /** Listens to one run (`runId`) or to all (`null`); returns the function that unsubscribes. */
-  subscribe(runId: string | null, listener: RunListener): () => void;
-  publish(e: RunEvent): void;
-}
+/** Listens to one run (`runId`) or to all (`null`). */
+export type RunEvents = KeyedBus<RunEvent>;
 
 export function createRunEvents(): RunEvents {
-  const all = new Set<RunListener>();
-  const byRun = new Map<string, Set<RunListener>>();
-  return {
-    subscribe(runId, listener) {
-      const entry: RunListener = (e) => listener(e);
-      if (runId === null) {
-        all.add(entry);
-        return () => all.delete(entry);
-      }
-      let set = byRun.get(runId);
-      if (!set) {
-        set = new Set();
-        byRun.set(runId, set);
-      }
-      set.add(entry);
-      return () => {
-        set!.delete(entry);
-        if (set!.size === 0) byRun.delete(runId);
-      };
-    },
-    publish(e) {
-      for (const l of [...(byRun.get(e.runId) ?? []), ...all]) {
-        try {
-          l(e);
-        } catch {
-          // A broken listener (a closed stream) must not stop the others.
-        }
-      }
-    },
-  };
+  return createKeyedBus<RunEvent>((e) => e.runId);
 }

@@ -121,21 +121,12 @@ export async function listRuns(d: RunsApiDeps, url: URL) {
       items.map(async (r) => {
         const { counts, successRate } = await listedStats(d.store, r);
         const c = runConfigOf(r);
+        // The record less its settings (only the policy's name is listed) and the process playing it.
+        const { config: _config, instance: _instance, ...run } = r;
         return {
-          id: r.id,
-          status: r.status,
-          server: r.server,
-          env: r.env,
-          split: r.split,
+          ...run,
           policy: c.policy,
           policyLabel: c.policyLabel,
-          tags: r.tags,
-          repeats: r.repeats,
-          episodes: r.episodes,
-          createdAt: r.createdAt,
-          startedAt: r.startedAt,
-          endedAt: r.endedAt,
-          error: r.error,
           completed: counts.done,
           errored: counts.errored,
           running: counts.running,

@@ -98,13 +98,9 @@ export function buildSummary(run: RunRecord, a: RunAggregates, group = run.repea
     const done = t.rewards.filter((r): r is number => r !== null);
     const i = intervalOf(done);
     return {
-      index: t.index,
-      rewards: t.rewards,
-      episodeIds: t.episodeIds,
+      ...t,
       mean: i.mean,
       spread: i.std,
-      completed: t.completed,
-      successes: t.successes,
       succeeded: taskSucceeded(t),
       ...(run.repeats >= 2
         ? (({ p, signal, always }) => ({ p, signal, always }))(taskSignal(t, group))

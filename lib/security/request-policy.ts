@@ -80,17 +80,17 @@ export function shareCookie(host: string | null, token: string): string {
   return `${SHARE_COOKIE_PREFIX}${hostPortOf(host ?? "") || "default"}=${encodeURIComponent(token)}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${TOKEN_COOKIE_MAX_AGE_S}`;
 }
 
-function json(status: number, detail: string, headers: Record<string, string> = {}): PolicyAnswer {
+/** An answer of the policy's own: never cached nor sniffed, with `headers` after those. */
+function answer(status: number, body: string, headers: Record<string, string>): PolicyAnswer {
   return {
     status,
-    headers: {
-      "content-type": "application/json",
-      "cache-control": "no-store",
-      "x-content-type-options": "nosniff",
-      ...headers,
-    },
-    body: errorBody(detail),
+    headers: { "cache-control": "no-store", "x-content-type-options": "nosniff", ...headers },
+    body,
   };
+}
+
+function json(status: number, detail: string, headers: Record<string, string> = {}): PolicyAnswer {
+  return answer(status, errorBody(detail), { "content-type": "application/json", ...headers });
 }
 
 function escapeHtml(text: string): string {
@@ -131,18 +131,12 @@ function unauthorized(
 
 /** A page the policy answers itself: not cached, not framed, no referrer. */
 function html(status: number, body: string, headers: Record<string, string> = {}): PolicyAnswer {
-  return {
-    status,
-    headers: {
-      "content-type": "text/html; charset=utf-8",
-      "cache-control": "no-store",
-      "x-content-type-options": "nosniff",
-      "x-frame-options": "DENY",
-      "referrer-policy": "no-referrer",
-      ...headers,
-    },
-    body,
-  };
+  return answer(status, body, {
+    "content-type": "text/html; charset=utf-8",
+    "x-frame-options": "DENY",
+    "referrer-policy": "no-referrer",
+    ...headers,
+  });
 }
 
 /** A share link's player (their cookie, no access token) asking for anything but their play page. */

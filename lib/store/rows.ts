@@ -3,7 +3,7 @@
 // (ids, retention settings) and SQLite's list filters as SQL (PostgreSQL writes its own dialect).
 import "server-only";
 import { randomBytes } from "node:crypto";
-import { type Env, SETTINGS, settingOrDefault } from "@/lib/config";
+import { type Env, settingsOrDefault } from "@/lib/config";
 import type { Block, JsonObject, ToolSpec } from "@/lib/ors/protocol";
 import {
   type AgentEnd,
@@ -154,17 +154,16 @@ export function importedTrajectoryRow(t: Trajectory, tools: string | null): Reco
   };
 }
 
+const RETENTION_SETTINGS = {
+  maxCount: "PLAYGROUND_MAX_TRAJECTORIES",
+  maxAgeDays: "PLAYGROUND_MAX_TRAJECTORY_AGE_DAYS",
+} as const;
+
 /** Retention when none is given: the settings' defaults (lib/config.ts). */
-export const DEFAULT_RETENTION: RetentionOptions = {
-  maxCount: SETTINGS.PLAYGROUND_MAX_TRAJECTORIES.fallback,
-  maxAgeDays: SETTINGS.PLAYGROUND_MAX_TRAJECTORY_AGE_DAYS.fallback,
-};
+export const DEFAULT_RETENTION: RetentionOptions = settingsOrDefault({}, RETENTION_SETTINGS);
 
 export function retentionFromEnv(env: Env): RetentionOptions {
-  return {
-    maxCount: settingOrDefault(env, "PLAYGROUND_MAX_TRAJECTORIES"),
-    maxAgeDays: settingOrDefault(env, "PLAYGROUND_MAX_TRAJECTORY_AGE_DAYS"),
-  };
+  return settingsOrDefault(env, RETENTION_SETTINGS);
 }
 
 export function newTrajectoryId(): string {

@@ -56,67 +56,52 @@ async function send<T>(method: string, url: string, body?: unknown): Promise<T> 
 
 const get = async <T>(url: string, signal: AbortSignal) => apiJson<T>(await fetch(url, { signal }));
 
-export function labelSetsQuery() {
+/** The query of `url`'s JSON under `queryKey`, fresh for `staleTime` ms (the client's default when not given). */
+function getQuery<T>(queryKey: readonly unknown[], url: string, staleTime?: number) {
   return queryOptions({
-    queryKey: reviewKeys.labelSets(),
-    queryFn: ({ signal }) => get<{ items: LabelSet[] }>("/api/review/label-sets", signal),
+    queryKey,
+    queryFn: ({ signal }) => get<T>(url, signal),
+    ...(staleTime === undefined ? {} : { staleTime }),
   });
+}
+
+export function labelSetsQuery() {
+  return getQuery<{ items: LabelSet[] }>(reviewKeys.labelSets(), "/api/review/label-sets");
 }
 
 export function queuesQuery() {
-  return queryOptions({
-    queryKey: reviewKeys.queues(),
-    queryFn: ({ signal }) => get<{ items: QueueWithProgress[] }>("/api/review/queues", signal),
-    staleTime: 2_000,
-  });
+  return getQuery<{ items: QueueWithProgress[] }>(reviewKeys.queues(), "/api/review/queues", 2_000);
 }
 
 export function reviewEpisodeQuery(id: string, reviewer: string, position: number) {
-  return queryOptions({
-    queryKey: reviewKeys.episode(id, reviewer, position),
-    queryFn: ({ signal }) =>
-      get<ReviewEpisode>(
-        `/api/review/queues/${seg(id)}/episodes/${position}?reviewer=${seg(reviewer)}`,
-        signal,
-      ),
-    staleTime: 0,
-  });
+  return getQuery<ReviewEpisode>(
+    reviewKeys.episode(id, reviewer, position),
+    `/api/review/queues/${seg(id)}/episodes/${position}?reviewer=${seg(reviewer)}`,
+    0,
+  );
 }
 
 export function queueQuery(id: string) {
-  return queryOptions({
-    queryKey: reviewKeys.queue(id),
-    queryFn: ({ signal }) =>
-      get<
-        QueueWithProgress & {
-          items: { position: number; trajectoryId: string; reviewer: string; labelled: boolean }[];
-        }
-      >(`/api/review/queues/${seg(id)}`, signal),
-    staleTime: 0,
-  });
+  return getQuery<
+    QueueWithProgress & {
+      items: { position: number; trajectoryId: string; reviewer: string; labelled: boolean }[];
+    }
+  >(reviewKeys.queue(id), `/api/review/queues/${seg(id)}`, 0);
 }
 
 export function agreementQuery(id: string) {
-  return queryOptions({
-    queryKey: reviewKeys.agreement(id),
-    queryFn: ({ signal }) => get<AgreementReport>(`/api/review/queues/${seg(id)}/agreement`, signal),
-    staleTime: 0,
-  });
+  return getQuery<AgreementReport>(reviewKeys.agreement(id), `/api/review/queues/${seg(id)}/agreement`, 0);
 }
 
 export function sharesQuery() {
-  return queryOptions({
-    queryKey: reviewKeys.shares(),
-    queryFn: ({ signal }) => get<{ items: ShareWithPlayers[] }>("/api/shares", signal),
-    staleTime: 2_000,
-  });
+  return getQuery<{ items: ShareWithPlayers[] }>(reviewKeys.shares(), "/api/shares", 2_000);
 }
 
 export function leaderboardQuery(server: string, env: string, split: string) {
-  return queryOptions({
-    queryKey: reviewKeys.leaderboard(server, env, split),
-    queryFn: ({ signal }) => get<Leaderboard>(leaderboardApiHref(server, env, split), signal),
-  });
+  return getQuery<Leaderboard>(
+    reviewKeys.leaderboard(server, env, split),
+    leaderboardApiHref(server, env, split),
+  );
 }
 
 /** `GET /api/leaderboards/<server>/<env>/<split>` (`html`: the leaderboard as one HTML file). */
@@ -135,69 +120,71 @@ export function playApiBase(token: string): string {
 }
 
 export function playInfoQuery(token: string) {
-  return queryOptions({
-    queryKey: reviewKeys.play(token),
-    queryFn: ({ signal }) => get<PublicShare>(playApiBase(token), signal),
-    staleTime: Number.POSITIVE_INFINITY,
+  return getQuery<PublicShare>(reviewKeys.play(token), playApiBase(token), Number.POSITIVE_INFINITY);
+}
+
+/** A mutation that sends its variables with `request`, then refreshes the queries under `invalidates`. */
+function useSending<V = void, T = unknown>(
+  request: (variables: V) => Promise<T>,
+  invalidates: readonly unknown[],
+) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: request,
+    onSuccess: () => qc.invalidateQueries({ queryKey: invalidates }),
   });
 }
 
 export function useCreateLabelSet() {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: (body: LabelSetRequest) => send<LabelSet>("POST", "/api/review/label-sets", body),
-    onSuccess: () => qc.invalidateQueries({ queryKey: reviewKeys.labelSets() }),
-  });
+  return useSending(
+    (body: LabelSetRequest) => send<LabelSet>("POST", "/api/review/label-sets", body),
+    reviewKeys.labelSets(),
+  );
 }
 
 export function useCreateQueue() {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: (body: QueueRequest) => send<QueueWithProgress>("POST", "/api/review/queues", body),
-    onSuccess: () => qc.invalidateQueries({ queryKey: reviewKeys.queues() }),
-  });
+  return useSending(
+    (body: QueueRequest) => send<QueueWithProgress>("POST", "/api/review/queues", body),
+    reviewKeys.queues(),
+  );
 }
 
 export function usePutLabel(queueId: string) {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: (body: {
+  return useSending(
+    (body: {
       labelSet: string;
       trajectoryId: string;
       step: number | null;
       reviewer: string;
       value: JsonObject;
     }) => send<Label>("PUT", "/api/review/labels", body),
-    onSuccess: () => qc.invalidateQueries({ queryKey: reviewKeys.queue(queueId) }),
-  });
+    reviewKeys.queue(queueId),
+  );
 }
 
 export function useGoldenFalsePositives(queueId: string) {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: () =>
+  return useSending(
+    () =>
       send<{ golden: { from: string; id: string; reward: number }[] }>(
         "POST",
         `/api/review/queues/${seg(queueId)}/golden`,
       ),
-    onSuccess: () => qc.invalidateQueries({ queryKey: trajectoryKeys.all }),
-  });
+    trajectoryKeys.all,
+  );
 }
 
 export function useCreateShare() {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: (body: ShareRequest) => send<ShareLink>("POST", "/api/shares", body),
-    onSuccess: () => qc.invalidateQueries({ queryKey: reviewKeys.shares() }),
-  });
+  return useSending(
+    (body: ShareRequest) => send<ShareLink>("POST", "/api/shares", body),
+    reviewKeys.shares(),
+  );
 }
 
 export function useRevokeShare() {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: (token: string) => send<{ revoked: string }>("DELETE", `/api/shares/${seg(token)}`),
-    onSuccess: () => qc.invalidateQueries({ queryKey: reviewKeys.shares() }),
-  });
+  return useSending(
+    (token: string) => send<{ revoked: string }>("DELETE", `/api/shares/${seg(token)}`),
+    reviewKeys.shares(),
+  );
 }
 
 /** A player joining a link, and moving to their next task: their progress either way. */

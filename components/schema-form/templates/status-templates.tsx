@@ -45,21 +45,14 @@ export function OptionalDataControlsTemplate({
   const path = field?.path ?? [];
   if (path.length === 0) return null;
   const name = pathName(path);
-  if (onAddClick) {
-    return (
-      <button id={id} type="button" className={smallButton} onClick={onAddClick}>
-        <Plus aria-hidden="true" />
-        Set <span className="sr-only">{name}</span>
-      </button>
-    );
-  }
-  if (onRemoveClick) {
-    return (
-      <button id={id} type="button" className={smallButton} onClick={onRemoveClick}>
-        <X aria-hidden="true" />
-        Unset <span className="sr-only">{name}</span>
-      </button>
-    );
-  }
-  return <em className="text-xs text-zinc-500">not set</em>;
+  const onClick = onAddClick ?? onRemoveClick;
+  if (!onClick) return <em className="text-xs text-zinc-500">not set</em>;
+  // Set when the value is absent, Unset when it is there.
+  const Icon = onAddClick ? Plus : X;
+  return (
+    <button id={id} type="button" className={smallButton} onClick={onClick}>
+      <Icon aria-hidden="true" />
+      {onAddClick ? "Set" : "Unset"} <span className="sr-only">{name}</span>
+    </button>
+  );
 }

@@ -304,6 +304,18 @@ export function diffEnvironment(a: SurfaceEnvironment, b: SurfaceEnvironment): S
   return out.list;
 }
 
+/** An environment one side has and the other not: removed breaks its users, added does not. */
+function oneSided(env: string, how: "removed" | "added"): SurfaceChange {
+  return {
+    class: how === "removed" ? "breaking" : "compatible",
+    kind: `environment-${how}`,
+    env,
+    subject: `environment ${env}`,
+    path: "",
+    message: `environment ${env} ${how}`,
+  };
+}
+
 /**
  * The changes from surface `a` to `b`: environments removed (breaking) and added (compatible), and
  * each common one compared. With one environment on each side (`--env`), those two are compared,
@@ -318,27 +330,11 @@ export function diffSurfaces(a: Surface, b: Surface): SurfaceChange[] {
   for (const ea of a.environments) {
     const eb = byB.get(ea.name);
     if (!eb) {
-      out.push({
-        class: "breaking",
-        kind: "environment-removed",
-        env: ea.name,
-        subject: `environment ${ea.name}`,
-        path: "",
-        message: `environment ${ea.name} removed`,
-      });
+      out.push(oneSided(ea.name, "removed"));
       continue;
     }
     out.push(...diffEnvironment(ea, eb));
   }
-  for (const eb of b.environments)
-    if (!byA.has(eb.name))
-      out.push({
-        class: "compatible",
-        kind: "environment-added",
-        env: eb.name,
-        subject: `environment ${eb.name}`,
-        path: "",
-        message: `environment ${eb.name} added`,
-      });
+  for (const eb of b.environments) if (!byA.has(eb.name)) out.push(oneSided(eb.name, "added"));
   return out;
 }
