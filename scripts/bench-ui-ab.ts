@@ -208,38 +208,31 @@ function earlyCell(e: { ms: number[]; lost: number } | undefined): string {
 }
 
 function table(figures: Figures, early: Early, load: [string, string]): string {
+  // One row per figure: its label, then the baseline's and this build's cell.
+  const figure = (label: string, key: string): [string, string, string] => [
+    label,
+    cell(figures[`${key}:before`]),
+    cell(figures[`${key}:after`]),
+  ];
+  const click = (label: string, key: string): [string, string, string] => [
+    label,
+    earlyCell(early[`${key}:before`]),
+    earlyCell(early[`${key}:after`]),
+  ];
   const rows: [string, string, string][] = [];
   if (parts.has("form"))
     rows.push(
-      [
-        "**Tool form, cold**: navigation → `submit`'s field and Call button enabled",
-        cell(figures["form:before"]),
-        cell(figures["form:after"]),
-      ],
-      [
-        "Tool form, cold: CPU time of Chromium's renderer processes until then",
-        cell(figures["formCpu:before"]),
-        cell(figures["formCpu:after"]),
-      ],
+      figure("**Tool form, cold**: navigation → `submit`'s field and Call button enabled", "form"),
+      figure("Tool form, cold: CPU time of Chromium's renderer processes until then", "formCpu"),
     );
-  if (parts.has("env"))
-    rows.push([
-      "Environment page, cold → first tool card laid out",
-      cell(figures["env:before"]),
-      cell(figures["env:after"]),
-    ]);
+  if (parts.has("env")) rows.push(figure("Environment page, cold → first tool card laid out", "env"));
   if (parts.has("early"))
     rows.push(
-      [
-        "**Early click**: the Tasks tab clicked when painted → the task count shown",
-        earlyCell(early["tasks:before"]),
-        earlyCell(early["tasks:after"]),
-      ],
-      [
+      click("**Early click**: the Tasks tab clicked when painted → the task count shown", "tasks"),
+      click(
         '**Early click**: "Start episode" clicked when painted → the episode\'s tool form interactive',
-        earlyCell(early["start:before"]),
-        earlyCell(early["start:after"]),
-      ],
+        "start",
+      ),
     );
   return [
     `${rounds} rounds, each measuring both builds in turn (order alternating); load average ${load[0]} at the start, ${load[1]} at the end (${os.cpus().length} cores, shared).`,
