@@ -29,6 +29,26 @@ export async function openedSession(
   return sid;
 }
 
+/** What an outside ORS client needs to drive one episode through the relay. */
+export interface RelaySession {
+  ors: OrsClient;
+  sid: string;
+  /** Calls the tool `name` of the session's environment. */
+  call(name: string, input: Record<string, unknown>): ReturnType<OrsClient["callTool"]>;
+}
+
+/** A session opened on `env` through the relay for `server` (see openedSession), with a caller for its tools. */
+export async function relaySession(
+  base: string,
+  server: string,
+  env: string,
+  task: Parameters<typeof openedSession>[2],
+): Promise<RelaySession> {
+  const ors = relayClient(base, server);
+  const sid = await openedSession(ors, env, task);
+  return { ors, sid, call: (name, input) => ors.callTool(env, sid, { name, input }) };
+}
+
 /** The trajectory recorded for a session (polls until the recorder has written it). */
 export async function trajectoryOf(
   base: string,
