@@ -7,7 +7,7 @@
 // environment cannot use ends as an error with the environment's message.
 import { type Browser, expect, type Page, test } from "@playwright/test";
 import { EpisodePage } from "./pages/episode";
-import { relayClient, trajectoryOf } from "./trajectories-helpers";
+import { relayClient, relaySession, trajectoryOf } from "./trajectories-helpers";
 
 const REF = `http://127.0.0.1:${Number(process.env.E2E_REFERENCE_PORT ?? 8198)}`;
 /** A loopback port of the episode e2e range where nothing listens. */
@@ -113,12 +113,10 @@ test("finished is final: no more calls from the UI; an outside client's calls ar
 });
 
 test("fork and replay run against the reference-shaped server", async ({ page, baseURL }) => {
-  const ors = relayClient(baseURL!, "py");
-  const { sid } = await ors.createSession(); // answered as SSE by this server
-  await ors.create(sid, { env_name: "farmplanner", split: "train", index: 0 });
-  await ors.prompt("farmplanner", sid);
-  await ors.callTool("farmplanner", sid, { name: "plan", input: FOUR_WHEAT });
-  await ors.callTool("farmplanner", sid, { name: "read", input: {} });
+  // This server answers create_session as SSE.
+  const { ors, sid, call } = await relaySession(baseURL!, "py", "farmplanner", { split: "train", index: 0 });
+  await call("plan", FOUR_WHEAT);
+  await call("read", {});
   const t = await trajectoryOf(baseURL!, "py", sid, 2);
   await ors.delete(sid);
 
