@@ -7,7 +7,7 @@
 // environment cannot use ends as an error with the environment's message.
 import { type Browser, expect, type Page, test } from "@playwright/test";
 import { EpisodePage } from "./pages/episode";
-import { relayClient, relaySession, trajectoryOf } from "./trajectories-helpers";
+import { importTrajectory, relayClient, relaySession, trajectoryOf } from "./trajectories-helpers";
 
 const REF = `http://127.0.0.1:${Number(process.env.E2E_REFERENCE_PORT ?? 8198)}`;
 /** A loopback port of the episode e2e range where nothing listens. */
@@ -176,12 +176,7 @@ test("replay names the real cause when the server is down", async ({ page, baseU
   });
   try {
     expect(added.status).toBeLessThan(300);
-    const res = await fetch(`${baseURL}/api/trajectories/import`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(imported),
-    });
-    expect(res.status).toBe(200);
+    await importTrajectory(baseURL!, imported);
     await page.goto(`/trajectories/${imported.id}`);
     await page.getByRole("button", { name: "Replay and diff" }).click();
     const alert = page.getByRole("alert").filter({ hasText: "Server unreachable" });

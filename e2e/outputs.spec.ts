@@ -5,6 +5,7 @@
 // rewards of every sign and size (and none) read the same everywhere.
 import { expect, type Locator, type Page, test } from "@playwright/test";
 import { TrajectoryPage } from "./pages/trajectory";
+import { downloadBy } from "./steps";
 import { relaySession, trajectoryOf } from "./trajectories-helpers";
 
 /** The value of a term in a step's facts (Reward, Cumulative, Finished, ...). */
@@ -264,10 +265,7 @@ test("a 50 MiB text result and a dozen 1 MB images reach the live page without b
   await all.press("End");
   await expect(all).not.toContainText("000000:");
   // The whole stored text as a file.
-  const [download] = await Promise.all([
-    page.waitForEvent("download"),
-    out1.getByRole("button", { name: "Download text" }).click(),
-  ]);
+  const download = await downloadBy(out1.getByRole("button", { name: "Download text" }));
   const t = await trajectoryOf(baseURL!, "local", sid, 1);
   const stored = t.steps[0]!.blocks[0]!;
   const file = await download.path();

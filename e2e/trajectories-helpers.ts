@@ -71,6 +71,16 @@ export async function trajectoryOf(
   return found!;
 }
 
+/** Imports `t` (a trajectory, as JSON) through the app's API at `base`; expects it taken. */
+export async function importTrajectory(base: string, t: object): Promise<void> {
+  const res = await fetch(`${base}/api/trajectories/import`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(t),
+  });
+  expect(res.status, await res.clone().text()).toBe(200);
+}
+
 export interface NextProcess {
   base: string;
   child: ChildProcess;

@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import { expect, test } from "@playwright/test";
 import { TrajectoryPage } from "./pages/trajectory";
+import { downloadBy, jsonlOf } from "./steps";
 import {
   openedSession,
   relayClient,
@@ -215,10 +216,7 @@ test("export as JSON and JSONL, import back; a bad file imports nothing", async 
   const t = await trajectoryOf(baseURL!, "local", sid, 1);
 
   await page.goto(`/trajectories/${t.id}`);
-  const [download] = await Promise.all([
-    page.waitForEvent("download"),
-    page.getByRole("link", { name: "Export JSON" }).click(),
-  ]);
+  const download = await downloadBy(page.getByRole("link", { name: "Export JSON" }));
   const exported = JSON.parse(fs.readFileSync((await download.path())!, "utf8"));
   expect(exported).toMatchObject({ format: "ors-trajectory/1", id: t.id, end_reason: "user_closed" });
   expect(JSON.stringify(exported)).not.toMatch(/secrets/i);
@@ -238,15 +236,8 @@ test("export as JSON and JSONL, import back; a bad file imports nothing", async 
 
   // JSONL export of a filtered list, re-imported: everything already there is skipped.
   await page.goto(`/trajectories?q=${t.id}`);
-  const [jsonl] = await Promise.all([
-    page.waitForEvent("download"),
-    page.getByRole("link", { name: "Export JSONL" }).click(),
-  ]);
-  const lines = fs
-    .readFileSync((await jsonl.path())!, "utf8")
-    .trim()
-    .split("\n");
-  expect(lines.map((l) => JSON.parse(l).id)).toEqual([t.id]);
+  const lines = await jsonlOf(await downloadBy(page.getByRole("link", { name: "Export JSONL" })));
+  expect(lines.map((l) => l.id)).toEqual([t.id]);
   await picker.setInputFiles({
     name: "many.jsonl",
     mimeType: "application/x-ndjson",
