@@ -114,11 +114,10 @@ test("finished is final: no more calls from the UI; an outside client's calls ar
 
 test("fork and replay run against the reference-shaped server", async ({ page, baseURL }) => {
   // This server answers create_session as SSE.
-  const { ors, sid, call } = await relaySession(baseURL!, "py", "farmplanner", { split: "train", index: 0 });
+  const { call, close } = await relaySession(baseURL!, "py", "farmplanner", { split: "train", index: 0 });
   await call("plan", FOUR_WHEAT);
   await call("read", {});
-  const t = await trajectoryOf(baseURL!, "py", sid, 2);
-  await ors.delete(sid);
+  const t = await close(2);
 
   await page.goto(`/trajectories/${t.id}?step=1`);
   await page.getByRole("button", { name: "Fork at step 1" }).click();

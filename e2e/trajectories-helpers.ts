@@ -35,6 +35,8 @@ export interface RelaySession {
   sid: string;
   /** Calls the tool `name` of the session's environment. */
   call(name: string, input: Record<string, unknown>): ReturnType<OrsClient["callTool"]>;
+  /** Waits until `steps` calls are recorded, ends the session, and returns the trajectory as it was then. */
+  close(steps?: number): Promise<Trajectory>;
 }
 
 /** A session opened on `env` through the relay for `server` (see openedSession), with a caller for its tools. */
@@ -46,7 +48,16 @@ export async function relaySession(
 ): Promise<RelaySession> {
   const ors = relayClient(base, server);
   const sid = await openedSession(ors, env, task);
-  return { ors, sid, call: (name, input) => ors.callTool(env, sid, { name, input }) };
+  return {
+    ors,
+    sid,
+    call: (name, input) => ors.callTool(env, sid, { name, input }),
+    async close(steps = 0) {
+      const t = await trajectoryOf(base, server, sid, steps);
+      await ors.delete(sid);
+      return t;
+    },
+  };
 }
 
 /** The trajectory recorded for a session (polls until the recorder has written it). */

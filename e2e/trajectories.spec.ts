@@ -106,12 +106,11 @@ test("recorded steps survive a server restart", async ({ page }) => {
 });
 
 test("fork at a step of a dice episode flags the non-deterministic steps", async ({ page, baseURL }) => {
-  const { ors, sid, call } = await relaySession(baseURL!, "local", "dice", { split: "train", index: 1 });
+  const { call, close } = await relaySession(baseURL!, "local", "dice", { split: "train", index: 1 });
   await call("roll", { sides: 1000 });
   await call("echo", { text: "same every time" });
   await call("roll", { sides: 1000 });
-  const t = await trajectoryOf(baseURL!, "local", sid, 3);
-  await ors.delete(sid);
+  const t = await close(3);
 
   await page.goto(`/trajectories/${t.id}?step=2`);
   await page.getByRole("button", { name: "Fork at step 2" }).click();
@@ -277,13 +276,12 @@ test("a call after the episode finished: marked in the chart, not counted, and n
   page,
   baseURL,
 }) => {
-  const { ors, sid, call } = await relaySession(baseURL!, "local", "dice", { split: "train", index: 0 });
+  const { call, close } = await relaySession(baseURL!, "local", "dice", { split: "train", index: 0 });
   await call("echo", { text: "one" });
   await call("stop", {});
   // An outside client calls on after `finished: true`: kept, marked after the end.
   await call("echo", { text: "too late" });
-  const t = await trajectoryOf(baseURL!, "local", sid, 3);
-  await ors.delete(sid);
+  const t = await close(3);
   expect(t.steps[2]!.after_end).toBe(true);
 
   await page.goto(`/trajectories/${t.id}?step=3`);
@@ -310,9 +308,8 @@ test("a trajectory's page names its own server in the picker; an unknown one is 
   page,
   baseURL,
 }) => {
-  const { ors, sid } = await relaySession(baseURL!, "second", "math", { split: "test", index: 1 });
-  const t = await trajectoryOf(baseURL!, "second", sid);
-  await ors.delete(sid);
+  const { close } = await relaySession(baseURL!, "second", "math", { split: "test", index: 1 });
+  const t = await close();
 
   await page.goto(`/trajectories/${t.id}`);
   await expect(page.getByRole("button", { name: "Server: second. Switch server" })).toBeVisible();
@@ -330,10 +327,9 @@ test("a finished step's tool name shows whole beside its badge; an episode ended
   page,
   baseURL,
 }) => {
-  const { ors, sid, call } = await relaySession(baseURL!, "local", "math", { split: "train", index: 0 });
+  const { ors, call, close } = await relaySession(baseURL!, "local", "math", { split: "train", index: 0 });
   await call("submit", { answer: "no" });
-  const done = await trajectoryOf(baseURL!, "local", sid, 1);
-  await ors.delete(sid);
+  const done = await close(1);
   await page.goto(`/trajectories/${done.id}`);
   const row = new TrajectoryPage(page).steps.first();
   await expect(row).toContainText("finished");
