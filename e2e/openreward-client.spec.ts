@@ -4,7 +4,7 @@
 // X-Deployment, the environment never named in a path.
 import { expect, test } from "@playwright/test";
 import { createOpenRewardClient } from "../tests/fixtures/openreward-client/client";
-import { playMath, playSecret } from "../tests/fixtures/openreward-client/episodes";
+import { playSecret, solveMath } from "../tests/fixtures/openreward-client/episodes";
 
 const PORT = Number(process.env.E2E_PORT ?? 3100);
 const ROUTE_PORT = Number(process.env.E2E_ROUTE_PORT ?? PORT + 1);
@@ -26,11 +26,7 @@ for (const [mount, base] of [
     const math = client.environments.get("math");
     expect(await math.listSplits()).toEqual(["train", "test"]);
     expect((await math.getTaskRange("train", 0, 2)).map((t) => t.environmentName)).toEqual(["math", "math"]);
-    const played = await playMath(client, 4);
-    expect(played.task.environmentName).toBe("math");
-    expect(played.prompt).toBe(played.task.taskSpec.question);
-    expect(played.tools).toEqual(["submit"]);
-    expect(played.result).toMatchObject({ reward: 1, finished: true });
+    await solveMath(client, 4, expect);
 
     expect(await playSecret(client, "abc")).toMatchObject({ reward: 1, metadata: { length: 3 } });
     expect(paths.filter((p) => p.split("/").length > 2)).toEqual([]);
