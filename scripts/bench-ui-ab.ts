@@ -15,7 +15,7 @@ import { parseArgs } from "node:util";
 import { type Browser, chromium, type Page } from "@playwright/test";
 import { anyFreeLoopbackPort } from "./bench-proc";
 import { startNext, stopGroup, waitForHealth } from "./bench-ui-app";
-import { AUTH, appContext, closeEpisode, openEpisode, TOKEN } from "./bench-ui-auth";
+import { appContext, closeEpisode, closeEpisodeOfPage, openEpisode, TOKEN } from "./bench-ui-auth";
 import { envCardsOnce } from "./bench-ui-env";
 import { formInteractive, STEP_TIMEOUT_MS, stats } from "./bench-ui-form";
 
@@ -158,12 +158,7 @@ async function startEarly(browser: Browser, side: Side): Promise<number | null> 
       await page.waitForURL(/\/episode\/(?!new)[^/?]+$/, { timeout: EARLY_CLICK_LIMIT_MS });
       await formInteractive(page);
     });
-    const sid = /\/episode\/([^/?]+)$/.exec(page.url())?.[1];
-    if (sid)
-      await closeEpisode(side.base, {
-        sid,
-        headers: { ...AUTH, "content-type": "application/json", "x-session-id": decodeURIComponent(sid) },
-      });
+    await closeEpisodeOfPage(side.base, page.url());
     return ms;
   } finally {
     await ctx.close();
