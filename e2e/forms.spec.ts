@@ -8,7 +8,7 @@ import { expect, type Locator, type Page, test } from "@playwright/test";
 import { EpisodePage } from "./pages/episode";
 import { expectContains, fillByLabel } from "./steps";
 
-/** Starts an episode of `env` (train/0) on the reference-shaped server (`py`); resolves once its prompt is there. */
+/** Starts train/0 of `env` on the reference-shaped server (`py`); resolves once its prompt is there. */
 async function startEpisode(page: Page, env: string): Promise<EpisodePage> {
   const episode = await EpisodePage.start(page, { server: "py", env, split: "train", index: 0 });
   await expect(episode.prompt).not.toBeEmpty();
