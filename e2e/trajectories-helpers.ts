@@ -39,7 +39,7 @@ export interface RelaySession {
   close(steps?: number): Promise<Trajectory>;
 }
 
-/** A session opened on `env` through the relay for `server` (see openedSession), with a caller for its tools. */
+/** A session opened on `env` through the relay for `server` (as openedSession), with its tools' caller. */
 export async function relaySession(
   base: string,
   server: string,
