@@ -6,12 +6,12 @@
 // 0.0.0.0`, `--host ::`, the CLI's `start --host 0.0.0.0 --open`) on a machine whose interfaces have
 // IPv6 addresses, it starts and answers on each of them.
 import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { networkInterfaces } from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { collectOutput, stopGroup } from "../tests/support/child-output";
 import { tempDataDir } from "./trajectories-helpers";
 
 const PORT = Number(process.env.E2E_PORT ?? 3100);
@@ -139,28 +139,23 @@ test("`npm start` listens on PORT, on loopback, and runs a server given with -- 
     detached: true,
   });
   try {
-    let out = "";
-    child.stdout!.on("data", (d) => {
-      out += d;
-    });
-    await expect.poll(() => out, { timeout: 90_000 }).toContain(`on http://127.0.0.1:${NPM_START_PORT}`);
+    const { out } = collectOutput(child);
+    await expect.poll(out, { timeout: 90_000 }).toContain(`on http://127.0.0.1:${NPM_START_PORT}`);
     // The URL to open carries the token (the suite's PLAYGROUND_TOKEN here, inherited).
     await expect
-      .poll(() => out)
+      .poll(out)
       .toContain(`Open: http://127.0.0.1:${NPM_START_PORT}/?token=${process.env.PLAYGROUND_TOKEN}`);
     const health = await fetch(`http://127.0.0.1:${NPM_START_PORT}/api/ors/health`);
     expect(health.status).toBe(200);
     expect(health.headers.get(FAST_PATH_HEADER)).toBe("1");
     expect((await fetch(`http://127.0.0.1:${NPM_START_PORT}/`)).status).toBe(200);
     // The server given with --spawn runs beside it, says so, and is ready.
-    await expect.poll(() => out, { timeout: 30_000 }).toMatch(/\[tiny\] ready at http:\/\/127\.0\.0\.1:\d+/);
-    expect(out).toMatch(/Runs tiny: .*tiny-ors\.mjs --port \{port\}/);
+    await expect.poll(out, { timeout: 30_000 }).toMatch(/\[tiny\] ready at http:\/\/127\.0\.0\.1:\d+/);
+    expect(out()).toMatch(/Runs tiny: .*tiny-ors\.mjs --port \{port\}/);
     expect(await spawnedState(`http://127.0.0.1:${NPM_START_PORT}`)).toBe("ready");
   } finally {
-    const exited = once(child, "exit");
     // npm runs the entry in a child: stop the whole process group this test started.
-    process.kill(-child.pid!, "SIGTERM");
-    await exited;
+    await stopGroup(child);
   }
 });
 
@@ -173,12 +168,9 @@ test("`npm run dev` applies the same request policy, and runs a server given wit
   });
   const base = `http://127.0.0.1:${DEV_PORT}`;
   try {
-    let out = "";
-    child.stdout!.on("data", (d) => {
-      out += d;
-    });
-    await expect.poll(() => out, { timeout: 120_000 }).toContain(`(development mode) on ${base}`);
-    await expect.poll(() => out).toContain(`Open: ${base}/?token=`);
+    const { out } = collectOutput(child);
+    await expect.poll(out, { timeout: 120_000 }).toContain(`(development mode) on ${base}`);
+    await expect.poll(out).toContain(`Open: ${base}/?token=`);
     // Refused before Next compiles anything.
     for (const path of ["/", "/api/ors/health", "/api/trajectories", "/_next/webpack-hmr"])
       expect(await statusWithHost(DEV_PORT, path, "rebind.attacker.example"), path).toBe(403);
@@ -199,12 +191,10 @@ test("`npm run dev` applies the same request policy, and runs a server given wit
     const health = await fetch(`${base}/api/ors/health`);
     expect(health.status).toBe(200);
     expect(health.headers.get(FAST_PATH_HEADER)).toBeNull();
-    await expect.poll(() => out, { timeout: 30_000 }).toMatch(/\[tiny\] ready at http:\/\/127\.0\.0\.1:\d+/);
+    await expect.poll(out, { timeout: 30_000 }).toMatch(/\[tiny\] ready at http:\/\/127\.0\.0\.1:\d+/);
     expect(await spawnedState(base)).toBe("ready");
   } finally {
-    const exited = once(child, "exit");
-    process.kill(-child.pid!, "SIGTERM");
-    await exited;
+    await stopGroup(child);
   }
 });
 
@@ -235,26 +225,13 @@ function addressesOf(families: string[]): string[] {
 /** Starts a command in its own process group; resolves with what it printed once `ready` matches. */
 async function startUntil(command: string, args: string[], ready: RegExp, env: NodeJS.ProcessEnv) {
   const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"], detached: true });
-  let out = "";
-  let err = "";
-  child.stdout!.on("data", (d) => {
-    out += d;
-  });
-  child.stderr!.on("data", (d) => {
-    err += d;
-  });
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = once(child, "exit");
-    process.kill(-child.pid!, "SIGTERM");
-    await exited;
-  };
+  const { out, err } = collectOutput(child);
   await expect
-    .poll(() => (child.exitCode === null ? out : `exited ${child.exitCode}: ${out}${err}`), {
+    .poll(() => (child.exitCode === null ? out() : `exited ${child.exitCode}: ${out()}${err()}`), {
       timeout: 90_000,
     })
     .toMatch(ready);
-  return { out: () => out, err: () => err, match: out.match(ready)!, stop };
+  return { out, err, match: out().match(ready)!, stop: () => stopGroup(child) };
 }
 
 for (const [host, families] of [

@@ -4,12 +4,15 @@
 // the report downloaded as JSON. Locators by role and label.
 import { readFile } from "node:fs/promises";
 import { expect, test } from "@playwright/test";
+import { downloadBy } from "./steps";
 
 test.describe("check this server", () => {
+  // A whole check takes up to 90 s (the summary's wait below).
+  test.describe.configure({ timeout: 120_000 });
+
   test("local: from the server page, run by keyboard, results by outcome, clean, Download JSON", async ({
     page,
   }) => {
-    test.setTimeout(120_000);
     await page.goto("/s/local");
     await page.getByRole("link", { name: "Check this server" }).click();
     await expect(page).toHaveURL(/\/s\/local\/check$/);
@@ -48,9 +51,7 @@ test.describe("check this server", () => {
       "true",
     );
 
-    const downloading = page.waitForEvent("download");
-    await page.getByRole("button", { name: "Download JSON" }).click();
-    const file = await downloading;
+    const file = await downloadBy(page.getByRole("button", { name: "Download JSON" }));
     expect(file.suggestedFilename()).toMatch(/^ors-check-local-.*\.json$/);
     const report = JSON.parse(await readFile((await file.path())!, "utf8"));
     expect(report.format).toBe("ors-conformance/1");
@@ -68,7 +69,6 @@ test.describe("check this server", () => {
   test("py, the reference-shaped server: the SDK's findings shown apart and labelled, the author's on top", async ({
     page,
   }) => {
-    test.setTimeout(120_000);
     await page.goto("/s/py/check");
     await page.getByRole("button", { name: "Run check" }).click();
     const summary = page.getByRole("status").filter({ hasText: /checks in/ });

@@ -7,7 +7,7 @@
 // environment cannot use ends as an error with the environment's message.
 import { type Browser, expect, type Page, test } from "@playwright/test";
 import { EpisodePage } from "./pages/episode";
-import { relayClient, trajectoryOf } from "./trajectories-helpers";
+import { importTrajectory, relayClient, relaySession, trajectoryOf } from "./trajectories-helpers";
 
 const REF = `http://127.0.0.1:${Number(process.env.E2E_REFERENCE_PORT ?? 8198)}`;
 /** A loopback port of the episode e2e range where nothing listens. */
@@ -113,14 +113,11 @@ test("finished is final: no more calls from the UI; an outside client's calls ar
 });
 
 test("fork and replay run against the reference-shaped server", async ({ page, baseURL }) => {
-  const ors = relayClient(baseURL!, "py");
-  const { sid } = await ors.createSession(); // answered as SSE by this server
-  await ors.create(sid, { env_name: "farmplanner", split: "train", index: 0 });
-  await ors.prompt("farmplanner", sid);
-  await ors.callTool("farmplanner", sid, { name: "plan", input: FOUR_WHEAT });
-  await ors.callTool("farmplanner", sid, { name: "read", input: {} });
-  const t = await trajectoryOf(baseURL!, "py", sid, 2);
-  await ors.delete(sid);
+  // This server answers create_session as SSE.
+  const { call, close } = await relaySession(baseURL!, "py", "farmplanner", { split: "train", index: 0 });
+  await call("plan", FOUR_WHEAT);
+  await call("read", {});
+  const t = await close(2);
 
   await page.goto(`/trajectories/${t.id}?step=1`);
   await page.getByRole("button", { name: "Fork at step 1" }).click();
@@ -178,12 +175,7 @@ test("replay names the real cause when the server is down", async ({ page, baseU
   });
   try {
     expect(added.status).toBeLessThan(300);
-    const res = await fetch(`${baseURL}/api/trajectories/import`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(imported),
-    });
-    expect(res.status).toBe(200);
+    await importTrajectory(baseURL!, imported);
     await page.goto(`/trajectories/${imported.id}`);
     await page.getByRole("button", { name: "Replay and diff" }).click();
     const alert = page.getByRole("alert").filter({ hasText: "Server unreachable" });

@@ -6,12 +6,23 @@
 // whole episode played through forms only. No test ids for form fields, no fixed sleeps.
 import { expect, type Locator, type Page, test } from "@playwright/test";
 import { EpisodePage } from "./pages/episode";
+import { expectContains, fillByLabel } from "./steps";
 
-/** Starts an episode of `env` on the reference-shaped server (`py`); resolves once its prompt is there. */
-async function startEpisode(page: Page, env: string, split = "train", index = 0): Promise<EpisodePage> {
-  const episode = await EpisodePage.start(page, { server: "py", env, split, index });
+/** Starts train/0 of `env` on the reference-shaped server (`py`); resolves once its prompt is there. */
+async function startEpisode(page: Page, env: string): Promise<EpisodePage> {
+  const episode = await EpisodePage.start(page, { server: "py", env, split: "train", index: 0 });
   await expect(episode.prompt).not.toBeEmpty();
   return episode;
+}
+
+/** Starts an episode of `env` on `py` and picks `tool`: the episode and the tool's form. */
+async function openTool(
+  page: Page,
+  env: string,
+  tool: string,
+): Promise<{ episode: EpisodePage; form: Locator }> {
+  const episode = await startEpisode(page, env);
+  return { episode, form: await episode.pickTool(tool) };
 }
 
 const combo = (scope: Locator, name: string) => scope.getByRole("combobox", { name, exact: true });
@@ -20,8 +31,7 @@ test.describe("forms for Pydantic schemas", () => {
   test("plan: a $ref model's fields named slot_1 crop…; a default left blank is not sent", async ({
     page,
   }) => {
-    const episode = await startEpisode(page, "farmplanner");
-    const form = await episode.pickTool("plan");
+    const { episode, form } = await openTool(page, "farmplanner", "plan");
     // Labelled by property name; the model's title only a hint; one element per path name.
     await expect(form.getByRole("group", { name: "slot_1", exact: true })).toContainText("Slot");
     await expect(form.getByLabel("slot_1 crop")).toHaveCount(1);
@@ -38,70 +48,63 @@ test.describe("forms for Pydantic schemas", () => {
     );
     expect(input.slot_4).toEqual({ crop: "wheat", level: "medium" });
     expect(input).not.toHaveProperty("extra_action");
-    const out = await episode.accepted(1, "plan");
-    await expect(out).toContainText("step: 1 of 3");
-    await expect(out).toContainText("slot_4: wheat (medium)");
+    await expectContains(await episode.accepted(1, "plan"), ["step: 1 of 3", "slot_4: wheat (medium)"]);
   });
 
   test("draw: a discriminated union sets its tag, a tuple, an enum by $ref, Literal numbers, Optional[Model]", async ({
     page,
   }) => {
-    const episode = await startEpisode(page, "canvas");
-    const form = await episode.pickTool("draw");
+    const { episode, form } = await openTool(page, "canvas", "draw");
     await combo(form, "shape").selectOption({ label: "kind = rect" });
-    await form.getByLabel("shape corner x").fill("1");
-    await form.getByLabel("shape corner y").fill("2");
-    await form.getByLabel("shape size #1").fill("3");
-    await form.getByLabel("shape size #2").fill("4");
+    await fillByLabel(form, {
+      "shape corner x": "1",
+      "shape corner y": "2",
+      "shape size #1": "3",
+      "shape size #2": "4",
+    });
     await combo(form, "colour").selectOption("blue");
     await combo(form, "level").selectOption("3");
     await form.getByRole("radio", { name: "anchor set" }).check();
-    await form.getByLabel("anchor x").fill("5");
-    await form.getByLabel("anchor y").fill("6");
+    await fillByLabel(form, { "anchor x": "5", "anchor y": "6" });
     await form.getByRole("button", { name: "Call draw" }).click();
-    const out = await episode.accepted(1, "draw");
-    await expect(out).toContainText("shape: rect");
-    await expect(out).toContainText("size: 3 × 4");
-    await expect(out).toContainText("colour: blue");
-    await expect(out).toContainText("level: 3");
-    await expect(out).toContainText("anchor: (5, 6)");
+    await expectContains(await episode.accepted(1, "draw"), [
+      "shape: rect",
+      "size: 3 × 4",
+      "colour: blue",
+      "level: 3",
+      "anchor: (5, 6)",
+    ]);
 
     // The other option: its own fields; the anchor back to none is not sent.
     await combo(form, "shape").selectOption({ label: "kind = circle" });
-    await form.getByLabel("shape center x").fill("0");
-    await form.getByLabel("shape center y").fill("0");
-    await form.getByLabel("shape radius").fill("10");
+    await fillByLabel(form, { "shape center x": "0", "shape center y": "0", "shape radius": "10" });
     await form.getByRole("radio", { name: "anchor none" }).check();
     await form.getByLabel("label").fill("a circle");
     await form.getByRole("button", { name: "Call draw" }).click();
-    const out2 = await episode.accepted(2, "draw");
-    await expect(out2).toContainText("shape: circle");
-    await expect(out2).toContainText("label: a circle");
-    await expect(out2).toContainText("anchor: None");
+    await expectContains(await episode.accepted(2, "draw"), [
+      "shape: circle",
+      "label: a circle",
+      "anchor: None",
+    ]);
     await expect(episode.step(2, "draw")).toContainText("+3.14");
   });
 
   test("order: an array of models, a set, an optional pattern string", async ({ page }) => {
-    const episode = await startEpisode(page, "canvas");
-    const form = await episode.pickTool("order");
-    await form.getByLabel("items #1 sku").fill("A-1");
-    await form.getByLabel("items #1 qty").fill("2");
+    const { episode, form } = await openTool(page, "canvas", "order");
+    await fillByLabel(form, { "items #1 sku": "A-1", "items #1 qty": "2" });
     await form.getByLabel("items #1 gift").check();
     await form.getByRole("button", { name: "Add item to items" }).click();
-    await form.getByLabel("items #2 sku").fill("B-2");
-    await form.getByLabel("items #2 qty").fill("1");
+    await fillByLabel(form, { "items #2 sku": "B-2", "items #2 qty": "1" });
     await form.getByRole("button", { name: "Add item to tags" }).click();
     await form.getByLabel("tags #1").fill("fragile");
     await form.getByRole("button", { name: "Add item to tags" }).click();
-    await form.getByLabel("tags #2").fill("fragile");
-    await form.getByLabel("coupon").fill("bad");
+    await fillByLabel(form, { "tags #2": "fragile", coupon: "bad" });
     await form.getByRole("button", { name: "Call order" }).click();
     // Refused before it is sent: a set holds each value once; the coupon has a pattern.
     await expect(form.getByText("must not contain the same value twice")).toBeVisible();
     await expect(form.getByText("must match ^[A-Z0-9]{4,10}$")).toBeVisible();
     await expect(page.getByText("No steps yet.")).toBeVisible();
-    await form.getByLabel("tags #2").fill("express");
-    await form.getByLabel("coupon").fill("SAVE10");
+    await fillByLabel(form, { "tags #2": "express", coupon: "SAVE10" });
     await expect(form.getByText("must match ^[A-Z0-9]{4,10}$")).toHaveCount(0);
     await form.getByRole("button", { name: "Call order" }).click();
     const out = await episode.accepted(1, "order");
@@ -112,14 +115,11 @@ test.describe("forms for Pydantic schemas", () => {
   });
 
   test("dispatch: a map as key/value rows", async ({ page }) => {
-    const episode = await startEpisode(page, "canvas");
-    const form = await episode.pickTool("dispatch");
+    const { episode, form } = await openTool(page, "canvas", "dispatch");
     await form.getByRole("button", { name: "Add entry to units" }).click();
-    await form.getByLabel("units #1 key").fill("g1");
-    await form.getByLabel("units #1 value").fill("100");
+    await fillByLabel(form, { "units #1 key": "g1", "units #1 value": "100" });
     await form.getByRole("button", { name: "Add entry to units" }).click();
-    await form.getByLabel("units #2 key").fill("g2");
-    await form.getByLabel("units #2 value").fill("20");
+    await fillByLabel(form, { "units #2 key": "g2", "units #2 value": "20" });
     await form.getByRole("button", { name: "Add entry to units" }).click();
     await form.getByRole("button", { name: "Remove units #3" }).click();
     await expect(form.getByLabel("units #3 key")).toHaveCount(0);
@@ -127,23 +127,18 @@ test.describe("forms for Pydantic schemas", () => {
       form.getByRole("button", { name: "Call dispatch" }).click(),
     );
     expect(input).toEqual({ units: { g1: 100, g2: 20 } });
-    const out = await episode.accepted(1, "dispatch");
-    await expect(out).toContainText("g1");
-    await expect(out).toContainText("g2");
+    await expectContains(await episode.accepted(1, "dispatch"), ["g1", "g2"]);
   });
 
   test("tree: a recursive model", async ({ page }) => {
-    const episode = await startEpisode(page, "canvas");
-    const form = await episode.pickTool("tree");
+    const { episode, form } = await openTool(page, "canvas", "tree");
     await form.getByLabel("root name").fill("top");
     await form.getByRole("button", { name: "Add item to root children" }).click();
     await form.getByLabel("root children #1 name").fill("kid");
     await form.getByRole("button", { name: "Add item to root children #1 children" }).click();
     await form.getByLabel("root children #1 children #1 name").fill("grandkid");
     await form.getByRole("button", { name: "Call tree" }).click();
-    const out = await episode.accepted(1, "tree");
-    await expect(out).toContainText("3 nodes");
-    await expect(out).toContainText("└── grandkid");
+    await expectContains(await episode.accepted(1, "tree"), ["3 nodes", "└── grandkid"]);
   });
 
   test("empty and null schemas take no input: one Call button, in the picker, the panel and the Tools tab", async ({
@@ -180,8 +175,7 @@ test.describe("form behaviour", () => {
   test("errors: after leaving a typed field or a call attempt, only where reached, cleared when valid", async ({
     page,
   }) => {
-    const episode = await startEpisode(page, "coffeeshop");
-    const form = await episode.pickTool("buy");
+    const { episode, form } = await openTool(page, "coffeeshop", "buy");
     const item = form.getByLabel("item_id");
     const qty = form.getByLabel("quantity");
     await item.click();
@@ -207,17 +201,14 @@ test.describe("form behaviour", () => {
   test("an error that appears on leaving a field does not move a button away from the click", async ({
     page,
   }) => {
-    const episode = await startEpisode(page, "canvas");
-    const form = await episode.pickTool("order");
+    const { episode, form } = await openTool(page, "canvas", "order");
     await form.getByLabel("items #1 qty").fill("0");
     // The click blurs qty (its error "must be >= 1" appears above the button) and still lands.
     await form.getByRole("button", { name: "Add item to tags" }).click();
     await expect(form.getByLabel("tags #1")).toBeVisible();
     await expect(form.getByText("must be >= 1")).toBeVisible();
     // Likewise on Call: the click is a call attempt (refused: the first error is focused).
-    await form.getByLabel("items #1 sku").fill("A");
-    await form.getByLabel("tags #1").fill("x");
-    await form.getByLabel("items #1 qty").fill("-1");
+    await fillByLabel(form, { "items #1 sku": "A", "tags #1": "x", "items #1 qty": "-1" });
     await form.getByRole("button", { name: "Call order" }).click();
     await expect(form.getByLabel("items #1 qty")).toBeFocused();
     await form.getByLabel("items #1 qty").fill("1");
@@ -226,10 +217,8 @@ test.describe("form behaviour", () => {
   });
 
   test("a checkbox click is never lost after a Form/JSON switch and sibling edits", async ({ page }) => {
-    const episode = await startEpisode(page, "canvas");
-    const form = await episode.pickTool("order");
-    await form.getByLabel("items #1 sku").fill("A");
-    await form.getByLabel("items #1 qty").fill("1");
+    const { episode, form } = await openTool(page, "canvas", "order");
+    await fillByLabel(form, { "items #1 sku": "A", "items #1 qty": "1" });
     await form.getByLabel("vip").check();
     await form.getByRole("tab", { name: "JSON" }).click();
     const editor = form.getByLabel("Input JSON of order");
@@ -249,15 +238,13 @@ test.describe("form behaviour", () => {
     await expect(editor).toContainText('"gift": true');
     await form.getByRole("tab", { name: "Form" }).click();
     await form.getByRole("button", { name: "Call order" }).click();
-    const out = await episode.accepted(1, "order");
-    await expect(out).toContainText("VIP: yes");
+    await expect(await episode.accepted(1, "order")).toContainText("VIP: yes");
   });
 
   test("Enter never calls (a new line in free text); Ctrl+Enter calls from a field and from the JSON editor", async ({
     page,
   }) => {
-    const episode = await startEpisode(page, "triagedesk");
-    const form = await episode.pickTool("handoff");
+    const { episode, form } = await openTool(page, "triagedesk", "handoff");
     await form.getByLabel("patient_id").fill("P1");
     await combo(form, "disposition").selectOption("admit");
     const notes = form.getByLabel("notes");
@@ -275,15 +262,13 @@ test.describe("form behaviour", () => {
     const editor = form.getByLabel("Input JSON of handoff");
     await editor.fill('{"patient_id": "P2", "disposition": "discharge", "notes": "ok"}');
     await editor.press("Control+Enter");
-    const out = await episode.accepted(2, "handoff");
-    await expect(out).toContainText("P2");
+    await expect(await episode.accepted(2, "handoff")).toContainText("P2");
   });
 
   test("a one-line field: Enter confirms and changes nothing; whitespace is flagged; a field switches to several lines", async ({
     page,
   }) => {
-    const episode = await startEpisode(page, "triagedesk");
-    const form = await episode.pickTool("handoff");
+    const { episode, form } = await openTool(page, "triagedesk", "handoff");
     const id = form.getByLabel("patient_id");
     await expect(id).toHaveJSProperty("tagName", "INPUT");
     await id.fill("case-17");
@@ -324,19 +309,16 @@ test.describe("form behaviour", () => {
   test("a map: a new entry's key starts empty; a repeated key is an error on its entry, never renamed or sent", async ({
     page,
   }) => {
-    const episode = await startEpisode(page, "canvas");
-    const form = await episode.pickTool("dispatch");
+    const { episode, form } = await openTool(page, "canvas", "dispatch");
     const calls: string[] = [];
     page.on("request", (r) => {
       if (r.method() === "POST" && r.url().endsWith("/call")) calls.push(r.postData() ?? "");
     });
     await form.getByRole("button", { name: "Add entry to units" }).click();
     await expect(form.getByLabel("units #1 key")).toHaveValue("");
-    await form.getByLabel("units #1 key").fill("g1");
-    await form.getByLabel("units #1 value").fill("100");
+    await fillByLabel(form, { "units #1 key": "g1", "units #1 value": "100" });
     await form.getByRole("button", { name: "Add entry to units" }).click();
-    await form.getByLabel("units #2 key").fill("g1");
-    await form.getByLabel("units #2 value").fill("20");
+    await fillByLabel(form, { "units #2 key": "g1", "units #2 value": "20" });
     await expect(form.getByText('"g1" is already the key of entry #1')).toBeVisible();
     await expect(form.getByLabel("units #2 key")).toHaveValue("g1");
     await expect(form.getByLabel("units #2 key")).toHaveAttribute("aria-invalid", "true");
@@ -358,8 +340,7 @@ test.describe("form behaviour", () => {
   test("the JSON tab names keys the form cannot show, and refuses additionalProperties: false keys as typed", async ({
     page,
   }) => {
-    const episode = await startEpisode(page, "canvas");
-    const form = await episode.pickTool("dispatch");
+    const { episode, form } = await openTool(page, "canvas", "dispatch");
     await form.getByRole("tab", { name: "JSON" }).click();
     const editor = form.getByLabel("Input JSON of dispatch");
     const status = form.locator('[id$="-json-status"]');
@@ -382,10 +363,8 @@ test.describe("form behaviour", () => {
   });
 
   test("one-line fields: Enter does nothing", async ({ page }) => {
-    const episode = await startEpisode(page, "coffeeshop");
-    const form = await episode.pickTool("buy");
-    await form.getByLabel("item_id").fill("espresso");
-    await form.getByLabel("quantity").fill("3");
+    const { episode, form } = await openTool(page, "coffeeshop", "buy");
+    await fillByLabel(form, { item_id: "espresso", quantity: "3" });
     await form.getByLabel("quantity").press("Enter");
     await expect(page.getByText("No steps yet.")).toBeVisible();
     await expect(form.getByLabel("quantity")).toHaveValue("3");
@@ -405,8 +384,7 @@ test.describe("the JSON editor", () => {
     });
     const hasEditor = async () =>
       (await Promise.all(scripts.map((s) => s.body))).some((b) => b.includes("cm-lintRange"));
-    const episode = await startEpisode(page, "canvas");
-    const form = await episode.pickTool("draw");
+    const { form } = await openTool(page, "canvas", "draw");
     expect(await hasEditor()).toBe(false); // not in the page's scripts, nor in the form's
     const before = scripts.length;
     await form.getByRole("tab", { name: "JSON" }).click();
@@ -472,8 +450,7 @@ test.describe("the JSON editor", () => {
 test("a whole episode through forms only: farmplanner train/0 to finished, with its rewards", async ({
   page,
 }) => {
-  const episode = await startEpisode(page, "farmplanner");
-  const form = await episode.pickTool("plan");
+  const { episode, form } = await openTool(page, "farmplanner", "plan");
   for (let n = 1; n <= 3; n++) {
     for (const slot of ["slot_1", "slot_2", "slot_3", "slot_4"]) {
       // The input is remembered between calls: fill only what is empty.

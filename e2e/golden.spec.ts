@@ -12,7 +12,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test } from "@playwright/test";
 import type { Trajectory } from "@/lib/trajectory/schema";
-import { relayClient, trajectoryOf } from "./trajectories-helpers";
+import { downloadBy, jsonlOf } from "./steps";
+import { importTrajectory, relayClient, trajectoryOf } from "./trajectories-helpers";
 
 const REPO_ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** Where generated specs are written and run from (gitignored; outside e2e/, so this run never collects them). */
@@ -120,15 +121,9 @@ test("mark golden from the keyboard, filter the list, export golden JSONL", asyn
   await expect(list.locator(`a[href="/trajectories/${other.id}"]`)).toHaveCount(0);
 
   // "Export golden": the JSONL `npx ors-playground test` takes, every line golden.
-  const [download] = await Promise.all([
-    page.waitForEvent("download"),
-    page.getByRole("link", { name: "Export golden" }).click(),
-  ]);
-  const lines = fs
-    .readFileSync((await download.path())!, "utf8")
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l) as Trajectory);
+  const lines = await jsonlOf<Trajectory>(
+    await downloadBy(page.getByRole("link", { name: "Export golden" })),
+  );
   expect(lines.some((l) => l.id === t.id)).toBe(true);
   expect(lines.some((l) => l.id === other.id)).toBe(false);
   expect(lines.every((l) => l.golden === true)).toBe(true);
@@ -156,10 +151,7 @@ test("Export as Playwright test: the generated spec runs and passes; it fails on
   fs.mkdirSync(GENERATED, { recursive: true });
 
   await page.goto(`/trajectories/${t.id}`);
-  const [download] = await Promise.all([
-    page.waitForEvent("download"),
-    page.getByRole("link", { name: "Export as Playwright test" }).click(),
-  ]);
+  const download = await downloadBy(page.getByRole("link", { name: "Export as Playwright test" }));
   expect(download.suggestedFilename()).toBe(`trajectory-${t.id}.spec.ts`);
   const file = path.join(GENERATED, download.suggestedFilename());
   await download.saveAs(file);
@@ -191,12 +183,7 @@ test("Export as Playwright test: the generated spec runs and passes; it fails on
     total_reward: 0.7,
     origin: null,
   };
-  const imported = await fetch(`${baseURL}/api/trajectories/import`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(edited),
-  });
-  expect(imported.status, await imported.clone().text()).toBe(200);
+  await importTrajectory(baseURL!, edited);
   const res = await fetch(`${baseURL}/api/trajectories/${edited.id}/playwright`);
   expect(res.headers.get("content-disposition")).toContain(`trajectory-${edited.id}.spec.ts`);
   const wrongFile = path.join(GENERATED, `trajectory-${edited.id}.spec.ts`);
@@ -223,12 +210,7 @@ test("Export as Playwright test: the generated spec runs and passes; it fails on
     ),
     origin: null,
   };
-  const importedSpaced = await fetch(`${baseURL}/api/trajectories/import`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(spaced),
-  });
-  expect(importedSpaced.status, await importedSpaced.clone().text()).toBe(200);
+  await importTrajectory(baseURL!, spaced);
   const exact = path.join(GENERATED, `trajectory-${spaced.id}.spec.ts`);
   fs.writeFileSync(exact, await (await fetch(`${baseURL}/api/trajectories/${spaced.id}/playwright`)).text());
   const exactRun = await runGenerated(exact, { PLAYGROUND_URL: baseURL! });
@@ -252,11 +234,7 @@ test("the playwright export refuses what it cannot re-run", async ({ baseURL }) 
   expect((await fetch(`${baseURL}/api/trajectories/no-such-id/playwright`)).status).toBe(404);
   const t = await recordGuess(baseURL!, 8);
   const noTask = { ...t, id: `${t.id}-no-task`, task: null, origin: null };
-  await fetch(`${baseURL}/api/trajectories/import`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(noTask),
-  });
+  await importTrajectory(baseURL!, noTask);
   const res = await fetch(`${baseURL}/api/trajectories/${noTask.id}/playwright`);
   expect(res.status).toBe(422);
   expect(((await res.json()) as { detail: string }).detail).toMatch(/task is unknown/);

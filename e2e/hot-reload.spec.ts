@@ -7,18 +7,19 @@
 // episode's page and the environment's, until a fix loads. This spec starts its own server, on a free
 // port, and stops it by its PID.
 import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect, type Page, test } from "@playwright/test";
 import { echoModule } from "../tests/fixtures/echo-env-module";
+import { collectOutput, stopGroup } from "../tests/support/child-output";
 import { EpisodePage } from "./pages/episode";
 
 let dir = "";
 let file = "";
 let app: ChildProcess;
-let out = "";
+/** What the app printed (stdout and stderr, in order). */
+let out: () => string = () => "";
 let base = "";
 
 test.beforeAll(async () => {
@@ -36,24 +37,15 @@ test.beforeAll(async () => {
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
-  app.stdout!.on("data", (d) => {
-    out += d;
-  });
-  app.stderr!.on("data", (d) => {
-    out += d;
-  });
+  out = collectOutput(app).all;
   await expect
-    .poll(() => (app.exitCode === null ? out : `exited: ${out}`), { timeout: 60_000 })
+    .poll(() => (app.exitCode === null ? out() : `exited: ${out()}`), { timeout: 60_000 })
     .toMatch(/ORS Playground \(production build\) on /);
-  base = /ORS Playground \(production build\) on (http:\/\/\S+)/.exec(out)![1]!;
+  base = /ORS Playground \(production build\) on (http:\/\/\S+)/.exec(out())![1]!;
 });
 
 test.afterAll(async () => {
-  if (app && app.exitCode === null) {
-    const exited = once(app, "exit");
-    app.kill("SIGTERM");
-    await exited;
-  }
+  if (app?.pid) await stopGroup(app);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -98,9 +90,9 @@ test("a save of the same bytes ends nothing; a save that does not load is shown 
   const episode = page.url();
 
   // The same bytes (an editor's save): nothing reloads, the episode goes on.
-  const seen = (out.match(/saved with the same contents/g) ?? []).length;
+  const seen = (out().match(/saved with the same contents/g) ?? []).length;
   writeFileSync(file, serving);
-  await expect.poll(() => (out.match(/saved with the same contents/g) ?? []).length).toBe(seen + 1);
+  await expect.poll(() => (out().match(/saved with the same contents/g) ?? []).length).toBe(seen + 1);
   await expect(page.getByRole("status").filter({ hasText: "Environment reloaded" })).toHaveCount(0);
 
   // A syntax error on the last line: the banner, with the file, line, column and the line's text.

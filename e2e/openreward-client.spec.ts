@@ -4,6 +4,7 @@
 // X-Deployment, the environment never named in a path.
 import { expect, test } from "@playwright/test";
 import { createOpenRewardClient } from "../tests/fixtures/openreward-client/client";
+import { playSecret, solveMath } from "../tests/fixtures/openreward-client/episodes";
 
 const PORT = Number(process.env.E2E_PORT ?? 3100);
 const ROUTE_PORT = Number(process.env.E2E_ROUTE_PORT ?? PORT + 1);
@@ -24,24 +25,10 @@ for (const [mount, base] of [
     });
     const math = client.environments.get("math");
     expect(await math.listSplits()).toEqual(["train", "test"]);
-    const task = await math.getTask("test", 4);
-    expect(task.environmentName).toBe("math");
     expect((await math.getTaskRange("train", 0, 2)).map((t) => t.environmentName)).toEqual(["math", "math"]);
-    const session = await math.session({ task }).open();
-    expect((await session.getPrompt())[0]!.text).toBe(task.taskSpec.question);
-    expect((await session.listTools()).map((t) => t.name)).toEqual(["submit"]);
-    expect(await session.callTool("submit", { answer: String(task.taskSpec.answer) })).toMatchObject({
-      reward: 1,
-      finished: true,
-    });
-    await session.close();
+    await solveMath(client, 4, expect);
 
-    const secret = await client.environments
-      .get("secret")
-      .session({ split: "train", index: 0 }, { secrets: { API_TOKEN: "abc" } })
-      .open();
-    expect(await secret.callTool("whoami")).toMatchObject({ reward: 1, metadata: { length: 3 } });
-    await secret.close();
+    expect(await playSecret(client, "abc")).toMatchObject({ reward: 1, metadata: { length: 3 } });
     expect(paths.filter((p) => p.split("/").length > 2)).toEqual([]);
   });
 }

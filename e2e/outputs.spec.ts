@@ -5,7 +5,8 @@
 // rewards of every sign and size (and none) read the same everywhere.
 import { expect, type Locator, type Page, test } from "@playwright/test";
 import { TrajectoryPage } from "./pages/trajectory";
-import { openedSession, relayClient, trajectoryOf } from "./trajectories-helpers";
+import { downloadBy } from "./steps";
+import { relaySession, trajectoryOf } from "./trajectories-helpers";
 
 /** The value of a term in a step's facts (Reward, Cumulative, Finished, ...). */
 function fact(step: Locator, term: string): Locator {
@@ -27,10 +28,7 @@ test("farm outputs: plain lines stay lines, aligned tables monospace, Markdown a
   page,
   baseURL,
 }) => {
-  const ors = relayClient(baseURL!, "py");
-  const sid = await openedSession(ors, "farmplanner", { split: "train", index: 0 });
-  const call = (name: string, input: Record<string, unknown>) =>
-    ors.callTool("farmplanner", sid, { name, input });
+  const { ors, sid, call } = await relaySession(baseURL!, "py", "farmplanner", { split: "train", index: 0 });
   await call("plan", { slot_1: beans, slot_2: beans, slot_3: beans, slot_4: beans }); // reward 2.2
   await call("read", {}); // emoji lines, no reward, no metadata
   await call("view_state", {}); // aligned tables
@@ -158,9 +156,7 @@ test("rewards of every sign and size read the same in the step list, the step an
   page,
   baseURL,
 }) => {
-  const ors = relayClient(baseURL!, "py");
-  const sid = await openedSession(ors, "canvas", { split: "train", index: 0 });
-  const call = (name: string, input: Record<string, unknown>) => ors.callTool("canvas", sid, { name, input });
+  const { ors, sid, call } = await relaySession(baseURL!, "py", "canvas", { split: "train", index: 0 });
   const rect = (w: number, h: number) => ({ shape: { kind: "rect", corner: { x: 0, y: 0 }, size: [w, h] } });
   await call("draw", rect(2, 5)); // +0.1
   await call("draw", rect(4, 5)); // +0.2: 0.1 + 0.2 shows 0.3
@@ -229,8 +225,7 @@ test("a 50 MiB text result and a dozen 1 MB images reach the live page without b
   baseURL,
 }) => {
   test.setTimeout(240_000);
-  const ors = relayClient(baseURL!, "local");
-  const sid = await openedSession(ors, "bigoutput", { split: "train", index: 0 });
+  const { ors, sid } = await relaySession(baseURL!, "local", "bigoutput", { split: "train", index: 0 });
   await page.addInitScript(LONG_TASKS);
   await page.goto(`/s/local/e/bigoutput/episode/${sid}`);
 
@@ -270,10 +265,7 @@ test("a 50 MiB text result and a dozen 1 MB images reach the live page without b
   await all.press("End");
   await expect(all).not.toContainText("000000:");
   // The whole stored text as a file.
-  const [download] = await Promise.all([
-    page.waitForEvent("download"),
-    out1.getByRole("button", { name: "Download text" }).click(),
-  ]);
+  const download = await downloadBy(out1.getByRole("button", { name: "Download text" }));
   const t = await trajectoryOf(baseURL!, "local", sid, 1);
   const stored = t.steps[0]!.blocks[0]!;
   const file = await download.path();

@@ -2,7 +2,7 @@
 // prompt is laid out from the first paint: never shown raw (`##`, `|---`) and never moving once
 // shown (layout-shift entries and the prompt's box, observed from before the page's own scripts).
 import { expect, type Page, test } from "@playwright/test";
-import { openedSession, relayClient, trajectoryOf } from "./trajectories-helpers";
+import { relaySession, trajectoryOf } from "./trajectories-helpers";
 
 test("/favicon.ico exists, and no page asks for an icon that is missing", async ({ page, request }) => {
   const ico = await request.get("/favicon.ico");
@@ -76,8 +76,9 @@ test("a Markdown prompt is rendered on the server: laid out at first paint, neve
   page,
   baseURL,
 }) => {
-  const ors = relayClient(baseURL!, "local");
-  const sid = await openedSession(ors, "math", { task_spec: { question: MARKDOWN_PROMPT, answer: "4" } });
+  const { ors, sid } = await relaySession(baseURL!, "local", "math", {
+    task_spec: { question: MARKDOWN_PROMPT, answer: "4" },
+  });
   const t = await trajectoryOf(baseURL!, "local", sid);
 
   await page.addInitScript(WATCH_PROMPT);

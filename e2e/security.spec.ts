@@ -6,11 +6,11 @@
 // send a bearer token, ORS clients need none on loopback), PLAYGROUND_AUTH=none turns it off and
 // says so; off loopback ORS clients need it too.
 import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
 import { createServer, request as httpRequest, type Server } from "node:http";
 import { connect } from "node:net";
 import { networkInterfaces } from "node:os";
 import { type APIRequestContext, expect, type Page, test } from "@playwright/test";
+import { collectOutput, stopGroup } from "../tests/support/child-output";
 import { relayClient, tempDataDir, trajectoryOf } from "./trajectories-helpers";
 
 const PORT = Number(process.env.E2E_PORT ?? 3100);
@@ -442,18 +442,13 @@ async function startApp(args: string[], env: Record<string, string | undefined>)
       detached: true,
     },
   );
-  let out = "";
-  let err = "";
-  child.stderr!.on("data", (d) => {
-    err += d;
-  });
+  const { out, err } = collectOutput(child);
   const base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start: ${out}${err}`)), 90_000);
-    child.stdout!.on("data", (d) => {
-      out += d;
+    const timer = setTimeout(() => reject(new Error(`no start: ${out()}${err()}`)), 90_000);
+    child.stdout!.on("data", () => {
       // The access lines come right after the first line; wait for the ORS line that follows them.
       const m = /ORS Playground \(production build\) on (http:\/\/\S+)[\s\S]*ORS host for ORS clients/.exec(
-        out,
+        out(),
       );
       if (m) {
         clearTimeout(timer);
@@ -461,20 +456,15 @@ async function startApp(args: string[], env: Record<string, string | undefined>)
       }
     });
     // "close": after its output has been read to the end.
-    child.once("close", (code) => reject(new Error(`exited with ${code}: ${err}`)));
+    child.once("close", (code) => reject(new Error(`exited with ${code}: ${err()}`)));
   });
   return {
     child,
     base,
-    openUrl: /Open: (http:\/\/\S+)/.exec(out)?.[1] ?? base,
-    out: () => out,
-    err: () => err,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = once(child, "exit");
-      process.kill(-child.pid!, "SIGTERM");
-      await exited;
-    },
+    openUrl: /Open: (http:\/\/\S+)/.exec(out())?.[1] ?? base,
+    out,
+    err,
+    stop: () => stopGroup(child),
   };
 }
 

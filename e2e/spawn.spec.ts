@@ -11,6 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test } from "@playwright/test";
+import { collectOutput, stopGroup } from "../tests/support/child-output";
 import { alive } from "../tests/support/processes";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
@@ -19,7 +20,8 @@ const SHOTS = path.join(REPO, "test-results");
 
 let dir = "";
 let app: ChildProcess;
-let out = "";
+/** What the app printed (stdout and stderr, in order). */
+let out: () => string = () => "";
 let base = "";
 let openUrl = "";
 
@@ -63,16 +65,11 @@ test.beforeAll(async () => {
     ],
     { cwd: REPO, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"], detached: true },
   );
-  app.stdout!.on("data", (d) => {
-    out += d;
-  });
-  app.stderr!.on("data", (d) => {
-    out += d;
-  });
+  out = collectOutput(app).all;
   await expect
-    .poll(() => (app.exitCode === null ? out : `exited: ${out}`), { timeout: 120_000 })
+    .poll(() => (app.exitCode === null ? out() : `exited: ${out()}`), { timeout: 120_000 })
     .toMatch(/\[ref\] ready at http:\/\/127\.0\.0\.1:\d+/);
-  openUrl = /Open\s+(\S+)/.exec(out)![1]!;
+  openUrl = /Open\s+(\S+)/.exec(out())![1]!;
   base = new URL(openUrl).origin;
 });
 
@@ -87,20 +84,16 @@ async function pidOf(name: string): Promise<number> {
 }
 
 test.afterAll(async () => {
-  if (app && app.exitCode === null && app.pid) {
-    const exited = once(app, "exit");
-    process.kill(-app.pid, "SIGTERM");
-    await exited;
-  }
+  if (app?.pid) await stopGroup(app);
   rmSync(dir, { recursive: true, force: true });
 });
 
 test("the start banner lists the spawned servers, and their crash", () => {
-  expect(out).toMatch(
+  expect(out()).toMatch(
     / {2}ref\s+http:\/\/127\.0\.0\.1:\d+\n\s+runs: .*reference-server\/main\.ts --port \{port\} --host 127\.0\.0\.1/,
   );
-  expect(out).toMatch(/restarted when files under .* change; its log: http:\/\/127\.0\.0\.1:\d+\/s\/ref/);
-  expect(out).toContain(
+  expect(out()).toMatch(/restarted when files under .* change; its log: http:\/\/127\.0\.0\.1:\d+\/s\/ref/);
+  expect(out()).toContain(
     "[crashy] exited with code 3; the end of its stderr:\n[crashy]   boom: missing dependency leftpad",
   );
   // Two spawned servers: the printed URL is the home page's, with the token.
@@ -187,6 +180,6 @@ test("Ctrl-C stops the playground and the servers it started", async () => {
   // As a terminal's Ctrl-C: SIGINT to the playground's process group (the servers have their own).
   process.kill(-app.pid!, "SIGINT");
   await exited;
-  expect(out).toContain("stopping");
+  expect(out()).toContain("stopping");
   await expect.poll(() => alive(pid), { timeout: 10_000 }).toBe(false);
 });

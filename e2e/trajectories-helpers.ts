@@ -29,6 +29,37 @@ export async function openedSession(
   return sid;
 }
 
+/** What an outside ORS client needs to drive one episode through the relay. */
+export interface RelaySession {
+  ors: OrsClient;
+  sid: string;
+  /** Calls the tool `name` of the session's environment. */
+  call(name: string, input: Record<string, unknown>): ReturnType<OrsClient["callTool"]>;
+  /** Waits until `steps` calls are recorded, ends the session, and returns the trajectory as it was then. */
+  close(steps?: number): Promise<Trajectory>;
+}
+
+/** A session opened on `env` through the relay for `server` (as openedSession), with its tools' caller. */
+export async function relaySession(
+  base: string,
+  server: string,
+  env: string,
+  task: Parameters<typeof openedSession>[2],
+): Promise<RelaySession> {
+  const ors = relayClient(base, server);
+  const sid = await openedSession(ors, env, task);
+  return {
+    ors,
+    sid,
+    call: (name, input) => ors.callTool(env, sid, { name, input }),
+    async close(steps = 0) {
+      const t = await trajectoryOf(base, server, sid, steps);
+      await ors.delete(sid);
+      return t;
+    },
+  };
+}
+
 /** The trajectory recorded for a session (polls until the recorder has written it). */
 export async function trajectoryOf(
   base: string,
@@ -49,6 +80,16 @@ export async function trajectoryOf(
     )
     .toBeGreaterThanOrEqual(steps);
   return found!;
+}
+
+/** Imports `t` (a trajectory, as JSON) through the app's API at `base`; expects it taken. */
+export async function importTrajectory(base: string, t: object): Promise<void> {
+  const res = await fetch(`${base}/api/trajectories/import`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(t),
+  });
+  expect(res.status, await res.clone().text()).toBe(200);
 }
 
 export interface NextProcess {

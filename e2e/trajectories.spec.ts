@@ -5,9 +5,11 @@
 import fs from "node:fs";
 import { expect, test } from "@playwright/test";
 import { TrajectoryPage } from "./pages/trajectory";
+import { downloadBy, jsonlOf } from "./steps";
 import {
   openedSession,
   relayClient,
+  relaySession,
   startNext,
   startVariantServer,
   tempDataDir,
@@ -20,8 +22,7 @@ test("an episode run by an outside client is watched live, and kept after a relo
   page,
   baseURL,
 }) => {
-  const ors = relayClient(baseURL!, "local");
-  const sid = await openedSession(ors, "dice", { split: "train", index: 0 });
+  const { ors, sid, call } = await relaySession(baseURL!, "local", "dice", { split: "train", index: 0 });
   const t = await trajectoryOf(baseURL!, "local", sid);
 
   await page.goto("/live");
@@ -34,10 +35,10 @@ test("an episode run by an outside client is watched live, and kept after a relo
   await expect(page.getByLabel("End reason: Running")).toBeVisible();
 
   // Steps appear as the outside client makes them, without a reload.
-  await ors.callTool("dice", sid, { name: "echo", input: { text: "live one" } });
+  await call("echo", { text: "live one" });
   await expect(new TrajectoryPage(page).steps).toHaveCount(1);
   await expect(page.getByText("echo: live one")).toBeVisible();
-  await ors.callTool("dice", sid, { name: "stop", input: {} });
+  await call("stop", {});
   await expect(new TrajectoryPage(page).steps).toHaveCount(2);
   await expect(page.getByLabel("End reason: Finished")).toBeVisible();
   await ors.delete(sid);
@@ -84,9 +85,8 @@ test("recorded steps survive a server restart", async ({ page }) => {
   const dataDir = tempDataDir();
   let app = await startNext(RESTART_PORT, dataDir);
   try {
-    const ors = relayClient(app.base, "local");
-    const sid = await openedSession(ors, "dice", { split: "train", index: 0 });
-    await ors.callTool("dice", sid, { name: "echo", input: { text: "before the restart" } });
+    const { sid, call } = await relaySession(app.base, "local", "dice", { split: "train", index: 0 });
+    await call("echo", { text: "before the restart" });
     const t = await trajectoryOf(app.base, "local", sid, 1);
     await page.goto(`${app.base}/trajectories/${t.id}?step=1`);
     await expect(page.getByText("echo: before the restart")).toBeVisible();
@@ -106,13 +106,11 @@ test("recorded steps survive a server restart", async ({ page }) => {
 });
 
 test("fork at a step of a dice episode flags the non-deterministic steps", async ({ page, baseURL }) => {
-  const ors = relayClient(baseURL!, "local");
-  const sid = await openedSession(ors, "dice", { split: "train", index: 1 });
-  await ors.callTool("dice", sid, { name: "roll", input: { sides: 1000 } });
-  await ors.callTool("dice", sid, { name: "echo", input: { text: "same every time" } });
-  await ors.callTool("dice", sid, { name: "roll", input: { sides: 1000 } });
-  const t = await trajectoryOf(baseURL!, "local", sid, 3);
-  await ors.delete(sid);
+  const { call, close } = await relaySession(baseURL!, "local", "dice", { split: "train", index: 1 });
+  await call("roll", { sides: 1000 });
+  await call("echo", { text: "same every time" });
+  await call("roll", { sides: 1000 });
+  const t = await close(3);
 
   await page.goto(`/trajectories/${t.id}?step=2`);
   await page.getByRole("button", { name: "Fork at step 2" }).click();
@@ -145,10 +143,9 @@ test("replay against a changed environment shows a step-aligned diff", async ({ 
   });
   expect(added.status, await added.clone().text()).toBeLessThan(300);
   try {
-    const ors = relayClient(baseURL!, name);
-    const sid = await openedSession(ors, "variant", { split: "train", index: 0 });
-    await ors.callTool("variant", sid, { name: "say", input: { text: "hello" } });
-    await ors.callTool("variant", sid, { name: "stop", input: {} });
+    const { sid, call } = await relaySession(baseURL!, name, "variant", { split: "train", index: 0 });
+    await call("say", { text: "hello" });
+    await call("stop", {});
     const t = await trajectoryOf(baseURL!, name, sid, 2);
     expect(t.end_reason).toBe("finished");
 
@@ -212,17 +209,13 @@ test("compare two trajectories side by side", async ({ page, baseURL }) => {
 });
 
 test("export as JSON and JSONL, import back; a bad file imports nothing", async ({ page, baseURL }) => {
-  const ors = relayClient(baseURL!, "local");
-  const sid = await openedSession(ors, "dice", { split: "train", index: 1 });
-  await ors.callTool("dice", sid, { name: "echo", input: { text: "round trip" } });
+  const { ors, sid, call } = await relaySession(baseURL!, "local", "dice", { split: "train", index: 1 });
+  await call("echo", { text: "round trip" });
   await ors.delete(sid);
   const t = await trajectoryOf(baseURL!, "local", sid, 1);
 
   await page.goto(`/trajectories/${t.id}`);
-  const [download] = await Promise.all([
-    page.waitForEvent("download"),
-    page.getByRole("link", { name: "Export JSON" }).click(),
-  ]);
+  const download = await downloadBy(page.getByRole("link", { name: "Export JSON" }));
   const exported = JSON.parse(fs.readFileSync((await download.path())!, "utf8"));
   expect(exported).toMatchObject({ format: "ors-trajectory/1", id: t.id, end_reason: "user_closed" });
   expect(JSON.stringify(exported)).not.toMatch(/secrets/i);
@@ -242,19 +235,12 @@ test("export as JSON and JSONL, import back; a bad file imports nothing", async 
 
   // JSONL export of a filtered list, re-imported: everything already there is skipped.
   await page.goto(`/trajectories?q=${t.id}`);
-  const [jsonl] = await Promise.all([
-    page.waitForEvent("download"),
-    page.getByRole("link", { name: "Export JSONL" }).click(),
-  ]);
-  const lines = fs
-    .readFileSync((await jsonl.path())!, "utf8")
-    .trim()
-    .split("\n");
-  expect(lines.map((l) => JSON.parse(l).id)).toEqual([t.id]);
+  const jsonl = await downloadBy(page.getByRole("link", { name: "Export JSONL" }));
+  expect((await jsonlOf(jsonl)).map((l) => l.id)).toEqual([t.id]);
   await picker.setInputFiles({
     name: "many.jsonl",
     mimeType: "application/x-ndjson",
-    buffer: Buffer.from(`${lines.join("\n")}\n`),
+    buffer: fs.readFileSync((await jsonl.path())!),
   });
   await expect(page.getByRole("status").filter({ hasText: "skipped 1 already present" })).toBeVisible();
 
@@ -290,14 +276,12 @@ test("a call after the episode finished: marked in the chart, not counted, and n
   page,
   baseURL,
 }) => {
-  const ors = relayClient(baseURL!, "local");
-  const sid = await openedSession(ors, "dice", { split: "train", index: 0 });
-  await ors.callTool("dice", sid, { name: "echo", input: { text: "one" } });
-  await ors.callTool("dice", sid, { name: "stop", input: {} });
+  const { call, close } = await relaySession(baseURL!, "local", "dice", { split: "train", index: 0 });
+  await call("echo", { text: "one" });
+  await call("stop", {});
   // An outside client calls on after `finished: true`: kept, marked after the end.
-  await ors.callTool("dice", sid, { name: "echo", input: { text: "too late" } });
-  const t = await trajectoryOf(baseURL!, "local", sid, 3);
-  await ors.delete(sid);
+  await call("echo", { text: "too late" });
+  const t = await close(3);
   expect(t.steps[2]!.after_end).toBe(true);
 
   await page.goto(`/trajectories/${t.id}?step=3`);
@@ -324,10 +308,8 @@ test("a trajectory's page names its own server in the picker; an unknown one is 
   page,
   baseURL,
 }) => {
-  const ors = relayClient(baseURL!, "second");
-  const sid = await openedSession(ors, "math", { split: "test", index: 1 });
-  const t = await trajectoryOf(baseURL!, "second", sid);
-  await ors.delete(sid);
+  const { close } = await relaySession(baseURL!, "second", "math", { split: "test", index: 1 });
+  const t = await close();
 
   await page.goto(`/trajectories/${t.id}`);
   await expect(page.getByRole("button", { name: "Server: second. Switch server" })).toBeVisible();
@@ -345,11 +327,9 @@ test("a finished step's tool name shows whole beside its badge; an episode ended
   page,
   baseURL,
 }) => {
-  const ors = relayClient(baseURL!, "local");
-  const sid = await openedSession(ors, "math", { split: "train", index: 0 });
-  await ors.callTool("math", sid, { name: "submit", input: { answer: "no" } });
-  const done = await trajectoryOf(baseURL!, "local", sid, 1);
-  await ors.delete(sid);
+  const { ors, call, close } = await relaySession(baseURL!, "local", "math", { split: "train", index: 0 });
+  await call("submit", { answer: "no" });
+  const done = await close(1);
   await page.goto(`/trajectories/${done.id}`);
   const row = new TrajectoryPage(page).steps.first();
   await expect(row).toContainText("finished");

@@ -77,19 +77,32 @@ function sizedTool(description: string, min: number, make: (size: number) => Blo
   });
 }
 
-export const benchimage = defineEnvironment({
-  name: "benchimage",
-  description: "For the benchmark: a PNG image block of about `size` bytes per call.",
-  splits: ["train"],
-  listTasks: () => [{ id: 0 }],
-  getPrompt: () => "Call png.",
-  tools: {
-    png: sizedTool("One PNG image (noise) of about `size` bytes, base64 in an image block.", 64, (size) => [
-      text(`${size} bytes`),
-      image(noisePng(size).toString("base64"), "image/png"),
-    ]),
-  },
-});
+/** A benchmark environment: one task in `train`, whose prompt asks for its one (sized) tool. */
+function benchEnvironment(
+  name: string,
+  description: string,
+  toolName: string,
+  tool: ReturnType<typeof sizedTool>,
+) {
+  return defineEnvironment({
+    name,
+    description,
+    splits: ["train"],
+    listTasks: () => [{ id: 0 }],
+    getPrompt: () => `Call ${toolName}.`,
+    tools: { [toolName]: tool },
+  });
+}
+
+export const benchimage = benchEnvironment(
+  "benchimage",
+  "For the benchmark: a PNG image block of about `size` bytes per call.",
+  "png",
+  sizedTool("One PNG image (noise) of about `size` bytes, base64 in an image block.", 64, (size) => [
+    text(`${size} bytes`),
+    image(noisePng(size).toString("base64"), "image/png"),
+  ]),
+);
 
 /**
  * `size` characters of ASCII text in which JSON escapes about one character in five: lines of
@@ -107,19 +120,13 @@ export function escapeHeavyText(size: number): string {
   return lines.join("").slice(0, size);
 }
 
-export const benchtext = defineEnvironment({
-  name: "benchtext",
-  description: "For the benchmark: `size` characters of escape-heavy text per call.",
-  splits: ["train"],
-  listTasks: () => [{ id: 0 }],
-  getPrompt: () => "Call escaped.",
-  tools: {
-    escaped: sizedTool(
-      "Text with quotes, backslashes, newlines and runs of spaces, `size` characters.",
-      0,
-      (size) => [text(escapeHeavyText(size))],
-    ),
-  },
-});
+export const benchtext = benchEnvironment(
+  "benchtext",
+  "For the benchmark: `size` characters of escape-heavy text per call.",
+  "escaped",
+  sizedTool("Text with quotes, backslashes, newlines and runs of spaces, `size` characters.", 0, (size) => [
+    text(escapeHeavyText(size)),
+  ]),
+);
 
 export default [benchimage, benchtext];

@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { allowServerOnlyUnderNode } from "@/lib/app-server/server-only-hook";
-import { anyFreeLoopbackPort, spawnServer, treeCpuSeconds } from "./bench-proc";
+import { spawnStandaloneServe, treeCpuSeconds } from "./bench-proc";
 
 await allowServerOnlyUnderNode();
 const { checkCommand } = await import("@/lib/cli/check-command");
@@ -23,16 +23,8 @@ const repeat = Number(values.repeat);
 const ROOT = path.resolve(import.meta.dirname, "..");
 const ORACLE = path.join(ROOT, "tests/fixtures/quality/oracle.ts");
 
-const port = await anyFreeLoopbackPort();
-const base = `http://127.0.0.1:${port}`;
-const server = await spawnServer({
-  command: process.execPath,
-  args: ["--import", "tsx", "scripts/serve.ts", "--port", String(port), "--host", "127.0.0.1"],
-  cwd: ROOT,
-  baseUrl: base,
-  healthUrl: `${base}/health`,
-  label: "probe-serve",
-});
+const server = await spawnStandaloneServe(ROOT, "probe-serve");
+const base = server.baseUrl;
 
 console.log(
   `bench:probe on ${os.cpus().length} CPUs (load ${os

@@ -221,6 +221,20 @@ export async function spawnServer(opts: {
   );
 }
 
+/** Starts the standalone ORS server (scripts/serve.ts, under `root`) on a free loopback port. */
+export async function spawnStandaloneServe(root: string, label: string): Promise<SpawnedServer> {
+  const port = await anyFreeLoopbackPort();
+  const base = `http://127.0.0.1:${port}`;
+  return spawnServer({
+    command: process.execPath,
+    args: ["--import", "tsx", "scripts/serve.ts", "--port", String(port), "--host", "127.0.0.1"],
+    cwd: root,
+    baseUrl: base,
+    healthUrl: `${base}/health`,
+    label,
+  });
+}
+
 function tail(file: string): string {
   try {
     return fs.readFileSync(file, "utf8").split("\n").slice(-20).join("\n");

@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { startLatencyProxy } from "../tests/runs/latency-proxy";
 import { startPostgresCluster } from "../tests/support/postgres";
-import { anyFreeLoopbackPort, spawnServer } from "./bench-proc";
+import { spawnStandaloneServe } from "./bench-proc";
 
 export interface WorkersBenchOptions {
   root: string;
@@ -51,16 +51,8 @@ export async function benchWorkers(o: WorkersBenchOptions): Promise<Record<strin
   const say = (m: string) => console.error(`[bench:runs --workers] ${m}`);
   const cluster = await startPostgresCluster({ log: (m) => console.error(`[postgres] ${m}`) });
   say(`PostgreSQL on port ${cluster.port}`);
-  const port = await anyFreeLoopbackPort();
-  const base = `http://127.0.0.1:${port}`;
-  const host = await spawnServer({
-    command: process.execPath,
-    args: ["--import", "tsx", "scripts/serve.ts", "--port", String(port), "--host", "127.0.0.1"],
-    cwd: o.root,
-    baseUrl: base,
-    healthUrl: `${base}/health`,
-    label: "workers-serve",
-  });
+  const host = await spawnStandaloneServe(o.root, "workers-serve");
+  const base = host.baseUrl;
   const proxy = await startLatencyProxy(base);
   say(`the host at ${base}, behind the latency proxy at ${proxy.url}`);
   const oracle = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "bench-workers-")), "oracle.mjs");

@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { allowServerOnlyUnderNode } from "@/lib/app-server/server-only-hook";
 import type { OrsClient } from "@/lib/ors/client";
-import { anyFreeLoopbackPort, type SpawnedServer, spawnServer, treeCpuSeconds } from "./bench-proc";
+import { type SpawnedServer, spawnStandaloneServe, treeCpuSeconds } from "./bench-proc";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const USAGE = `Usage: npm run bench:runs -- [options]
@@ -103,16 +103,8 @@ async function scriptPart(target: "local" | "http") {
   let name = "local";
   let direct: OrsClient;
   if (target === "http") {
-    const port = await anyFreeLoopbackPort();
-    const base = `http://127.0.0.1:${port}`;
-    server = await spawnServer({
-      command: process.execPath,
-      args: ["--import", "tsx", "scripts/serve.ts", "--port", String(port), "--host", "127.0.0.1"],
-      cwd: ROOT,
-      baseUrl: base,
-      healthUrl: `${base}/health`,
-      label: "runs-serve",
-    });
+    server = await spawnStandaloneServe(ROOT, "runs-serve");
+    const base = server.baseUrl;
     play = createPlayground(
       {
         PLAYGROUND_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "bench-runs-http-")),

@@ -15,7 +15,7 @@ import { parseArgs } from "node:util";
 import { type Browser, chromium, type Page } from "@playwright/test";
 import { anyFreeLoopbackPort } from "./bench-proc";
 import { startNext, stopGroup, waitForHealth } from "./bench-ui-app";
-import { AUTH, appContext, closeEpisode, openEpisode, TOKEN } from "./bench-ui-auth";
+import { appContext, closeEpisode, closeEpisodeOfPage, openEpisode, TOKEN } from "./bench-ui-auth";
 import { envCardsOnce } from "./bench-ui-env";
 import { formInteractive, STEP_TIMEOUT_MS, stats } from "./bench-ui-form";
 
@@ -158,12 +158,7 @@ async function startEarly(browser: Browser, side: Side): Promise<number | null> 
       await page.waitForURL(/\/episode\/(?!new)[^/?]+$/, { timeout: EARLY_CLICK_LIMIT_MS });
       await formInteractive(page);
     });
-    const sid = /\/episode\/([^/?]+)$/.exec(page.url())?.[1];
-    if (sid)
-      await closeEpisode(side.base, {
-        sid,
-        headers: { ...AUTH, "content-type": "application/json", "x-session-id": decodeURIComponent(sid) },
-      });
+    await closeEpisodeOfPage(side.base, page.url());
     return ms;
   } finally {
     await ctx.close();
@@ -208,38 +203,31 @@ function earlyCell(e: { ms: number[]; lost: number } | undefined): string {
 }
 
 function table(figures: Figures, early: Early, load: [string, string]): string {
+  // One row per figure: its label, then the baseline's and this build's cell.
+  const figure = (label: string, key: string): [string, string, string] => [
+    label,
+    cell(figures[`${key}:before`]),
+    cell(figures[`${key}:after`]),
+  ];
+  const click = (label: string, key: string): [string, string, string] => [
+    label,
+    earlyCell(early[`${key}:before`]),
+    earlyCell(early[`${key}:after`]),
+  ];
   const rows: [string, string, string][] = [];
   if (parts.has("form"))
     rows.push(
-      [
-        "**Tool form, cold**: navigation → `submit`'s field and Call button enabled",
-        cell(figures["form:before"]),
-        cell(figures["form:after"]),
-      ],
-      [
-        "Tool form, cold: CPU time of Chromium's renderer processes until then",
-        cell(figures["formCpu:before"]),
-        cell(figures["formCpu:after"]),
-      ],
+      figure("**Tool form, cold**: navigation → `submit`'s field and Call button enabled", "form"),
+      figure("Tool form, cold: CPU time of Chromium's renderer processes until then", "formCpu"),
     );
-  if (parts.has("env"))
-    rows.push([
-      "Environment page, cold → first tool card laid out",
-      cell(figures["env:before"]),
-      cell(figures["env:after"]),
-    ]);
+  if (parts.has("env")) rows.push(figure("Environment page, cold → first tool card laid out", "env"));
   if (parts.has("early"))
     rows.push(
-      [
-        "**Early click**: the Tasks tab clicked when painted → the task count shown",
-        earlyCell(early["tasks:before"]),
-        earlyCell(early["tasks:after"]),
-      ],
-      [
+      click("**Early click**: the Tasks tab clicked when painted → the task count shown", "tasks"),
+      click(
         '**Early click**: "Start episode" clicked when painted → the episode\'s tool form interactive',
-        earlyCell(early["start:before"]),
-        earlyCell(early["start:after"]),
-      ],
+        "start",
+      ),
     );
   return [
     `${rounds} rounds, each measuring both builds in turn (order alternating); load average ${load[0]} at the start, ${load[1]} at the end (${os.cpus().length} cores, shared).`,

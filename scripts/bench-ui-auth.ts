@@ -38,13 +38,18 @@ export function appContext(
 /** An episode open through the app's relay to the `local` server: its session and request headers. */
 export type Episode = { sid: string; headers: Record<string, string> };
 
+/** The headers of a request in session `sid` through the relay. */
+function episodeHeaders(sid: string): Record<string, string> {
+  return { ...AUTH, "content-type": "application/json", "x-session-id": sid };
+}
+
 /** Opens task `index` of `env`'s train split through the relay (plain fetch from Node). */
 export async function openEpisode(base: string, env: string, index = 0): Promise<Episode> {
   const relay = `${base}/api/servers/local`;
   const s = await fetch(`${relay}/create_session`, { method: "POST", headers: AUTH });
   if (!s.ok) throw new Error(`create_session answered ${s.status}`);
   const { sid } = (await s.json()) as { sid: string };
-  const headers = { ...AUTH, "content-type": "application/json", "x-session-id": sid };
+  const headers = episodeHeaders(sid);
   const c = await fetch(`${relay}/create`, {
     method: "POST",
     headers,
@@ -57,4 +62,10 @@ export async function openEpisode(base: string, env: string, index = 0): Promise
 /** Ends an episode opened by openEpisode (its failure does not matter to a figure). */
 export async function closeEpisode(base: string, ep: Episode): Promise<void> {
   await fetch(`${base}/api/servers/local/delete`, { method: "POST", headers: ep.headers }).catch(() => {});
+}
+
+/** Ends the episode whose page is at `url` (…/episode/<sid>): one the page started by a click. */
+export async function closeEpisodeOfPage(base: string, url: string): Promise<void> {
+  const sid = /\/episode\/([^/?]+)/.exec(url)?.[1];
+  if (sid) await closeEpisode(base, { sid, headers: episodeHeaders(decodeURIComponent(sid)) });
 }

@@ -3,7 +3,7 @@
 // click-through from the new-episode page. Series of runs and their median.
 import path from "node:path";
 import type { Browser, BrowserContext, Page } from "@playwright/test";
-import { AUTH, appContext, closeEpisode, openEpisode } from "./bench-ui-auth";
+import { appContext, closeEpisode, closeEpisodeOfPage, openEpisode } from "./bench-ui-auth";
 
 export const STEP_TIMEOUT_MS = 30_000;
 
@@ -117,12 +117,7 @@ export async function clickThroughOnce(
     // The episode page is reached by a client-side navigation: the page's clock still runs from the
     // new-episode page's navigation (else fall back to the wall clock).
     const total = (await sameDocument(page, "/episode/new")) ? formAt : Date.now() - t0;
-    const sid = /\/episode\/([^/?]+)/.exec(page.url())?.[1];
-    if (sid)
-      await closeEpisode(base, {
-        sid,
-        headers: { ...AUTH, "content-type": "application/json", "x-session-id": decodeURIComponent(sid) },
-      });
+    await closeEpisodeOfPage(base, page.url());
     return [total, ready];
   } catch (err) {
     throw await failureShot(page, "click-through", err, root);

@@ -185,25 +185,54 @@ export async function measureHugeOutputs(
   return out;
 }
 
-/** The figures as a Markdown table with a verdict per case (the worst run counts). */
-export function hugeReport(figures: HugeFigure[], timeoutMs: number): { lines: string[]; ok: boolean } {
-  const lines = [
-    "| Case | Result's end → step shown | Click → step shown | Longest main-thread block | Long tasks (≥ 200 ms) | Stored step | Budget (≤ 3 s, ≤ 200 ms) |",
-    "|---|---|---|---|---|---|---|",
-  ];
+/**
+ * A Markdown table with a verdict per figure: `header` names the columns (the verdict's last), `row`
+ * gives a figure's cells and whether it passed; `ok` is whether every one did.
+ */
+export function verdictTable<F>(
+  header: string[],
+  figures: F[],
+  row: (f: F) => { cells: string[]; pass: boolean },
+): { lines: string[]; ok: boolean } {
+  const lines = [`| ${header.join(" | ")} |`, `|${"---|".repeat(header.length)}`];
   let ok = true;
   for (const f of figures) {
-    const pass =
+    const { cells, pass } = row(f);
+    ok &&= pass;
+    lines.push(`| ${[...cells, pass ? "PASS" : "FAIL"].join(" | ")} |`);
+  }
+  return { lines, ok };
+}
+
+/** A time to a shown step, or that it was not shown before the time limit. */
+export function shownWithin(ms: number | null, timeoutMs: number): string {
+  return ms === null ? `not shown within ${timeoutMs / 1000} s` : `${ms} ms`;
+}
+
+/** The figures as a Markdown table with a verdict per case (the worst run counts). */
+export function hugeReport(figures: HugeFigure[], timeoutMs: number): { lines: string[]; ok: boolean } {
+  const header = [
+    "Case",
+    "Result's end → step shown",
+    "Click → step shown",
+    "Longest main-thread block",
+    "Long tasks (≥ 200 ms)",
+    "Stored step",
+    "Budget (≤ 3 s, ≤ 200 ms)",
+  ];
+  return verdictTable(header, figures, (f) => ({
+    pass:
       !f.error &&
       f.shownAfterEndMs !== null &&
       f.shownAfterEndMs <= HUGE_SHOWN_BUDGET_MS &&
-      f.longestTaskMs <= HUGE_BLOCK_BUDGET_MS;
-    ok &&= pass;
-    const shown = (ms: number | null) =>
-      ms === null ? `not shown within ${timeoutMs / 1000} s` : `${ms} ms`;
-    lines.push(
-      `| ${f.what} | ${f.error ? `error: ${f.error}` : shown(f.shownAfterEndMs)} | ${shown(f.shownAfterClickMs)} | **${f.longestTaskMs} ms** | ${f.longTasks} (${f.over200}) | ${f.stored} | ${pass ? "PASS" : "FAIL"} |`,
-    );
-  }
-  return { lines, ok };
+      f.longestTaskMs <= HUGE_BLOCK_BUDGET_MS,
+    cells: [
+      f.what,
+      f.error ? `error: ${f.error}` : shownWithin(f.shownAfterEndMs, timeoutMs),
+      shownWithin(f.shownAfterClickMs, timeoutMs),
+      `**${f.longestTaskMs} ms**`,
+      `${f.longTasks} (${f.over200})`,
+      f.stored,
+    ],
+  }));
 }

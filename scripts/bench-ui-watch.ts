@@ -6,7 +6,14 @@
 import fs from "node:fs";
 import type { Browser, Page } from "@playwright/test";
 import { AUTH, appContext } from "./bench-ui-auth";
-import { BLOCK_OBSERVER, type Blocks, openBigoutput, readBlocks } from "./bench-ui-huge";
+import {
+  BLOCK_OBSERVER,
+  type Blocks,
+  openBigoutput,
+  readBlocks,
+  shownWithin,
+  verdictTable,
+} from "./bench-ui-huge";
 
 export interface WatchFigure {
   what: string;
@@ -205,23 +212,27 @@ export async function measureWatchers(
 
 /** The figures as a Markdown table (the worst run counts: no block over 200 ms). */
 export function watchReport(figures: WatchFigure[], timeoutMs: number): { lines: string[]; ok: boolean } {
-  const lines = [
-    "| Case | Step shown (watching: after the result's end; reload: after navigation) | Longest main-thread task | Longest animation frame | Long tasks (≥ 200 ms) | JS heap after GC | Renderer RSS | No block over 200 ms |",
-    "|---|---|---|---|---|---|---|---|",
+  const header = [
+    "Case",
+    "Step shown (watching: after the result's end; reload: after navigation)",
+    "Longest main-thread task",
+    "Longest animation frame",
+    "Long tasks (≥ 200 ms)",
+    "JS heap after GC",
+    "Renderer RSS",
+    "No block over 200 ms",
   ];
-  let ok = true;
-  for (const f of figures) {
-    const pass = !f.error && f.shownMs !== null && f.longestTaskMs <= 200;
-    ok &&= pass;
-    const shown = f.error
-      ? `error: ${f.error}`
-      : f.shownMs === null
-        ? `not shown within ${timeoutMs / 1000} s`
-        : `${f.shownMs} ms`;
-    const mib = (x: number | null) => (x === null ? "n/a" : `${x} MiB`);
-    lines.push(
-      `| ${f.what} | ${shown} | **${f.longestTaskMs} ms** | ${f.longestFrameMs} ms | ${f.longTasks} (${f.over200}) | ${mib(f.heapMiB)} | ${mib(f.rendererMiB)} | ${pass ? "PASS" : "FAIL"} |`,
-    );
-  }
-  return { lines, ok };
+  const mib = (x: number | null) => (x === null ? "n/a" : `${x} MiB`);
+  return verdictTable(header, figures, (f) => ({
+    pass: !f.error && f.shownMs !== null && f.longestTaskMs <= 200,
+    cells: [
+      f.what,
+      f.error ? `error: ${f.error}` : shownWithin(f.shownMs, timeoutMs),
+      `**${f.longestTaskMs} ms**`,
+      `${f.longestFrameMs} ms`,
+      `${f.longTasks} (${f.over200})`,
+      mib(f.heapMiB),
+      mib(f.rendererMiB),
+    ],
+  }));
 }

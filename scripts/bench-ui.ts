@@ -279,14 +279,7 @@ async function main() {
   }
   const port = await pickPort();
   const base = `http://127.0.0.1:${port}`;
-  const dataDir = path.join(ROOT, ".data", "bench-ui");
-  fs.rmSync(dataDir, { recursive: true, force: true });
-  fs.mkdirSync(dataDir, { recursive: true });
-  const server = startNext(
-    port,
-    { ...env, PLAYGROUND_DATA_DIR: dataDir, NODE_ENV: "production", PLAYGROUND_TOKEN: TOKEN },
-    ROOT,
-  );
+  const server = startFresh(port, env, ROOT, "bench-ui");
   console.log(`next start (pid ${server.pid}) on ${base}`);
   const beforeServer = args.before ? await startBefore(path.resolve(args.before), env) : null;
   const onSignal = () => {
@@ -367,6 +360,21 @@ async function main() {
   }
 }
 
+/**
+ * `next start` of the build under `root` on `port`, with the bench's token and an emptied data
+ * folder `.data/<dataName>`.
+ */
+function startFresh(port: number, env: NodeJS.ProcessEnv, root: string, dataName: string): ChildProcess {
+  const dataDir = path.join(ROOT, ".data", dataName);
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  fs.mkdirSync(dataDir, { recursive: true });
+  return startNext(
+    port,
+    { ...env, PLAYGROUND_DATA_DIR: dataDir, NODE_ENV: "production", PLAYGROUND_TOKEN: TOKEN },
+    root,
+  );
+}
+
 /** The server of the `--before` checkout, on its own port and data folder, with the same token. */
 async function startBefore(
   root: string,
@@ -375,14 +383,7 @@ async function startBefore(
   if (!fs.existsSync(path.join(root, distDir, "BUILD_ID")))
     throw new Error(`--before: no production build in ${path.join(root, distDir)}`);
   const port = await anyFreeLoopbackPort();
-  const dataDir = path.join(ROOT, ".data", "bench-ui-before");
-  fs.rmSync(dataDir, { recursive: true, force: true });
-  fs.mkdirSync(dataDir, { recursive: true });
-  const child = startNext(
-    port,
-    { ...env, PLAYGROUND_DATA_DIR: dataDir, NODE_ENV: "production", PLAYGROUND_TOKEN: TOKEN },
-    root,
-  );
+  const child = startFresh(port, env, root, "bench-ui-before");
   console.log(`--before: ${root} (pid ${child.pid}) on http://127.0.0.1:${port}`);
   return { base: `http://127.0.0.1:${port}`, child };
 }

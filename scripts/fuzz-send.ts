@@ -17,13 +17,9 @@ const TIMEOUT_MS = 15_000;
 
 export function send(agent: Agent | false, port: number, req: FuzzRequest): Promise<Outcome> {
   if (req.raw) return sendRaw(port, req.raw, req.halfClose ?? false);
-  return new Promise((resolve) => {
-    let settled = false;
-    const done = (o: Outcome) => {
-      if (settled) return;
-      settled = true;
-      resolve(o);
-    };
+  // Several events may report an outcome (end, close, error, timeout): the first resolves, as a
+  // promise keeps its first value and ignores the rest.
+  return new Promise((done) => {
     let r: ReturnType<typeof request>;
     try {
       r = request({

@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect } from "vitest";
+import { collectOutput } from "../support/child-output";
 
 export const REPO = path.resolve(__dirname, "../..");
 export const BIN = path.join(REPO, "bin/ors-playground.mjs");
@@ -47,27 +48,21 @@ export function start(
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
-  let out = "";
-  let err = "";
-  child.stdout!.on("data", (d) => {
-    out += d;
-  });
-  child.stderr!.on("data", (d) => {
-    err += d;
-  });
+  const { out, err } = collectOutput(child);
   const proc: Proc = {
     child,
-    out: () => out,
-    err: () => err,
+    out,
+    err,
     waitFor(re, timeoutMs = 60_000) {
       return new Promise((resolve, reject) => {
         const deadline = Date.now() + timeoutMs;
         const tick = () => {
-          const m = out.match(re);
+          const m = out().match(re);
           if (m) return resolve(m);
           if (child.exitCode !== null)
-            return reject(new Error(`exited with ${child.exitCode} before ${re}:\n${out}\n${err}`));
-          if (Date.now() > deadline) return reject(new Error(`timed out waiting for ${re}:\n${out}\n${err}`));
+            return reject(new Error(`exited with ${child.exitCode} before ${re}:\n${out()}\n${err()}`));
+          if (Date.now() > deadline)
+            return reject(new Error(`timed out waiting for ${re}:\n${out()}\n${err()}`));
           setTimeout(tick, 50);
         };
         tick();

@@ -12,6 +12,7 @@ import {
   SessionTerminatedError,
   ToolCallError,
 } from "../../fixtures/openreward-client/client";
+import { playSecret, solveMath } from "../../fixtures/openreward-client/episodes";
 import {
   ClientResponseError,
   HeartbeatTimeoutError,
@@ -164,26 +165,11 @@ describe("the OpenReward client on the built-in environments (several: X-Deploym
     it(`plays math, secret, bigoutput and paint episodes (${name})`, async () => {
       const m = mounts[name]!;
       const c = client(m);
-      const math = c.environments.get("math");
-      const task = await math.getTask("test", 2);
-      expect(task.environmentName).toBe("math");
-      const tasks = await math.getTaskRange("train", 0, 3);
+      const tasks = await c.environments.get("math").getTaskRange("train", 0, 3);
       expect(tasks.map((t) => t.environmentName)).toEqual(["math", "math", "math"]);
-      const s = await math.session({ task }).open();
-      expect((await s.getPrompt())[0]!.text).toBe(task.taskSpec.question);
-      expect((await s.listTools()).map((t) => t.name)).toEqual(["submit"]);
-      expect(await s.callTool("submit", { answer: task.taskSpec.answer as string })).toMatchObject({
-        reward: 1,
-        finished: true,
-      });
-      await s.close();
+      await solveMath(c, 2, expect);
 
-      const secret = await c.environments
-        .get("secret")
-        .session({ split: "train", index: 0 }, { secrets: { API_TOKEN: "t0ken" } })
-        .open();
-      expect(await secret.callTool("whoami")).toMatchObject({ reward: 1, metadata: { length: 5 } });
-      await secret.close();
+      expect(await playSecret(c, "t0ken")).toMatchObject({ reward: 1, metadata: { length: 5 } });
 
       const big = await c.environments.get("bigoutput").session({ split: "train", index: 0 }).open();
       const dump = await big.callTool("dump");
