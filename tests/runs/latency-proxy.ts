@@ -29,6 +29,8 @@ export interface LatencyProxy {
   url: string;
   /** Sessions open now and the most open at once. */
   sessions(): { open: number; most: number };
+  /** The ids of the sessions open now. */
+  openSids(): string[];
   log: ProxiedRequest[];
   /** The next `n` requests are answered 429 with `Retry-After: seconds`. */
   burst(n: number, seconds: number): void;
@@ -101,6 +103,7 @@ export async function startLatencyProxy(
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     sessions: () => ({ open: open.size, most }),
+    openSids: () => [...open],
     log,
     burst(n, seconds) {
       refuse = n;

@@ -102,6 +102,7 @@ describe.skipIf(!db.ok)("three workers in three processes play one run", () => {
     // Until the kill, the server's own count of concurrent sessions never passed the cap.
     expect(proxy.sessions().most).toBeLessThanOrEqual(CAP);
     const exited = once(victim.proc.child, "exit");
+    const killedAt = Date.now();
     process.kill(victim.proc.child.pid!, "SIGKILL");
     await exited;
     const ended = await waitUntil(
@@ -142,21 +143,23 @@ describe.skipIf(!db.ok)("three workers in three processes play one run", () => {
     const summary = await pg.store.runAggregates(run.id, { successAt: 1, histogramBins: 10 });
     expect(summary.rewards.n).toBe(TASKS * REPEATS);
 
-    // Nor after it, but for a session the victim had opened and not yet named in the store when it
-    // was killed: nobody knows its id, so nobody can delete it (the server's idle limit ends it).
-    // Every other session was deleted, so the sessions still open are exactly those.
-    const unnamed = proxy.sessions().open;
-    expect(unnamed).toBeLessThanOrEqual(1);
-    expect(proxy.sessions().most).toBeLessThanOrEqual(CAP + unnamed);
-    expect(proxy.sessions().most).toBeGreaterThanOrEqual(CAP - 1);
-
-    // The 429 burst paused every worker: none of them sent anything for the Retry-After.
-    const first429 = proxy.log.find((r) => r.status === 429)!.at;
     const sidWorker = new Map<string, string>();
     for (const a of attempts) {
       const t = a.trajectoryId ? await pg.store.summary(a.trajectoryId) : null;
       if (t?.sid) sidWorker.set(t.sid, a.worker!);
     }
+    // Nor after it, but for sessions the victim had opened and not yet named in the store when it
+    // was killed (at most one per slot it played in): nobody knows their ids, so nobody can delete
+    // them (the server's idle limit ends them). Every named session was deleted.
+    const unnamed = proxy.openSids();
+    expect(unnamed.filter((sid) => sidWorker.has(sid))).toEqual([]);
+    expect(unnamed.length).toBeLessThanOrEqual(4);
+    for (const sid of unnamed) expect(proxy.log.filter((r) => r.sid === sid && r.at > killedAt)).toEqual([]);
+    expect(proxy.sessions().most).toBeLessThanOrEqual(CAP + unnamed.length);
+    expect(proxy.sessions().most).toBeGreaterThanOrEqual(CAP - 1);
+
+    // The 429 burst paused every worker: none of them sent anything for the Retry-After.
+    const first429 = proxy.log.find((r) => r.status === 429)!.at;
     const quiet = proxy.log.filter(
       (r) => r.at > first429 + 250 && r.at < first429 + 1800 && r.status !== 429,
     );
