@@ -34,7 +34,7 @@ async function replicaFeeds(url: string, replica: string) {
   };
 }
 
-describe.skipIf(!db.ok)("live feeds across replicas (LISTEN/NOTIFY)", () => {
+describe("live feeds across replicas (LISTEN/NOTIFY)", () => {
   // Two app processes: each its own store (a replica id) and live feeds.
   let A: Awaited<ReturnType<typeof replicaFeeds>>;
   let B: Awaited<ReturnType<typeof replicaFeeds>>;

@@ -70,7 +70,7 @@ async function playGuess(replicaUrl: string, index: number): Promise<{ sid: stri
 const isStarted = (sid: string) => (e: FeedEvent) =>
   e.event === "started" && (e.data.summary as Summary).sid === sid;
 
-describe.skipIf(!db.ok)("app replicas on one PostgreSQL database", () => {
+describe("app replicas on one PostgreSQL database", () => {
   const replicas = twoReplicasAround(db.ok ? db.url : null);
 
   it("an episode played through A is listed on B and watched live on B, step by step", async () => {
@@ -203,46 +203,40 @@ describe.skipIf(!db.ok)("app replicas on one PostgreSQL database", () => {
     await feedB.close();
   }, 120_000);
 
-  it.skipIf(!nginx.ok)(
-    "behind nginx: a session's requests reach one replica, the rest spread, live feeds stream",
-    async () => {
-      if (!nginx.ok) return;
-      const proxy = await startNginx(nginx.path, {
-        http: replicasBehindNginx([replicas.a.url, replicas.b.url]),
-      });
-      try {
-        const feed = watchFeed(`${proxy.url}/api/trajectories/live/events`);
-        await feed.until((e) => e.event === "running");
-        const played = await Promise.all(Array.from({ length: 12 }, (_, i) => playGuess(proxy.url, 60 + i)));
-        const sids = played.map((p) => p.sid);
-        for (const p of played) {
-          const started = await feed.until(isStarted(p.sid));
-          const id = (started.data.summary as Summary).id;
-          await feed.until(
-            (e) => e.event === "ended" && e.data.id === id && e.data.end_reason === "finished",
-          );
-          const t = await getJson<Trajectory>(`${proxy.url}/api/trajectories/${id}`);
-          expect(t.steps.map((s) => [s.index, s.ok])).toEqual(
-            Array.from({ length: p.calls }, (_, i) => [i + 1, true]),
-          );
-        }
-        await feed.close();
-        // Both replicas recorded some of them (the database says which).
-        const client = new pg.Client({ connectionString: db.ok ? db.url : "" });
-        await client.connect();
-        const byReplica = await client.query<{ instance_id: string; n: number }>(
-          "SELECT instance_id, COUNT(*)::int AS n FROM trajectories WHERE sid = ANY($1) GROUP BY instance_id",
-          [sids],
+  it("behind nginx: a session's requests reach one replica, the rest spread, live feeds stream", async () => {
+    if (!nginx.ok) return;
+    const proxy = await startNginx(nginx.path, {
+      http: replicasBehindNginx([replicas.a.url, replicas.b.url]),
+    });
+    try {
+      const feed = watchFeed(`${proxy.url}/api/trajectories/live/events`);
+      await feed.until((e) => e.event === "running");
+      const played = await Promise.all(Array.from({ length: 12 }, (_, i) => playGuess(proxy.url, 60 + i)));
+      const sids = played.map((p) => p.sid);
+      for (const p of played) {
+        const started = await feed.until(isStarted(p.sid));
+        const id = (started.data.summary as Summary).id;
+        await feed.until((e) => e.event === "ended" && e.data.id === id && e.data.end_reason === "finished");
+        const t = await getJson<Trajectory>(`${proxy.url}/api/trajectories/${id}`);
+        expect(t.steps.map((s) => [s.index, s.ok])).toEqual(
+          Array.from({ length: p.calls }, (_, i) => [i + 1, true]),
         );
-        await client.end();
-        expect(byReplica.rows).toHaveLength(2);
-        expect(proxy.errors()).not.toMatch(/\[(error|crit|alert|emerg)\]/);
-      } finally {
-        await proxy.stop();
       }
-    },
-    60_000,
-  );
+      await feed.close();
+      // Both replicas recorded some of them (the database says which).
+      const client = new pg.Client({ connectionString: db.ok ? db.url : "" });
+      await client.connect();
+      const byReplica = await client.query<{ instance_id: string; n: number }>(
+        "SELECT instance_id, COUNT(*)::int AS n FROM trajectories WHERE sid = ANY($1) GROUP BY instance_id",
+        [sids],
+      );
+      await client.end();
+      expect(byReplica.rows).toHaveLength(2);
+      expect(proxy.errors()).not.toMatch(/\[(error|crit|alert|emerg)\]/);
+    } finally {
+      await proxy.stop();
+    }
+  }, 60_000);
 
   it("kill -9 of a replica mid-episode: the other serves on, the episode is readable and goes on through it", async () => {
     const all = watchFeed(`${replicas.b.url}/api/trajectories/live/events`);

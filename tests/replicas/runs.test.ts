@@ -80,7 +80,7 @@ const trajectoriesOf = (runId: string) =>
     [runId],
   );
 
-describe.skipIf(!db.ok)("runs across app replicas on one PostgreSQL database", () => {
+describe("runs across app replicas on one PostgreSQL database", () => {
   const replicas = twoReplicasAround(db.ok ? db.url : null);
 
   it("a run started on A is played by the replicas' workers and followed live on B, episode by episode", async () => {

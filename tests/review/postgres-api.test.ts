@@ -9,7 +9,7 @@ import { appUnderTest } from "./helpers";
 
 const db = await postgresDatabase("review-api");
 
-describe.skipIf(!db.ok)("review and baselines on PostgreSQL", () => {
+describe("review and baselines on PostgreSQL", () => {
   let app: Awaited<ReturnType<typeof appUnderTest>>;
   beforeAll(async () => {
     app = await appUnderTest(

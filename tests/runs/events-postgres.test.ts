@@ -27,7 +27,7 @@ async function replicaEvents(url: string, replica: string) {
   };
 }
 
-describe.skipIf(!db.ok)("runs' progress across replicas (LISTEN/NOTIFY)", () => {
+describe("runs' progress across replicas (LISTEN/NOTIFY)", () => {
   // Two app processes: each its own database connection (a replica id), notifier and bus.
   let A: Awaited<ReturnType<typeof replicaEvents>>;
   let B: Awaited<ReturnType<typeof replicaEvents>>;

@@ -18,7 +18,7 @@ import { FIXTURES, sleepyRun, tempDir } from "./helpers";
 
 const db = await postgresDatabase("runs_queue");
 
-describe.skipIf(!db.ok)("runs as jobs on PostgreSQL", () => {
+describe("runs as jobs on PostgreSQL", () => {
   let shared: SpawnedServer;
   let a: Playground;
   let b: Playground;

@@ -21,7 +21,7 @@ const CAP = 6;
 const TASKS = 100;
 const REPEATS = 3;
 
-describe.skipIf(!db.ok)("three workers in three processes play one run", () => {
+describe("three workers in three processes play one run", () => {
   let host: SpawnedServer;
   let proxy: LatencyProxy;
   let pg: Playground;

@@ -22,7 +22,7 @@ describe("the nginx listen line of --host", () => {
   });
 });
 
-describe.skipIf(!nginx.ok)("serve --workers 1 --host ::", { timeout: 120_000 }, () => {
+describe("serve --workers 1 --host ::", { timeout: 120_000 }, () => {
   let host: ScaledHost | undefined;
   afterAll(async () => {
     await host?.proc.stop();

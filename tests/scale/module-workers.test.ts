@@ -14,7 +14,7 @@ const nginx = await nginxBinary("serve --workers --env");
 
 const envs = (description: string) => counterModule(description, { starts: [1], reward: "1" });
 
-describe.skipIf(!nginx.ok)("serve --workers with an author's module", { timeout: 120_000 }, () => {
+describe("serve --workers with an author's module", { timeout: 120_000 }, () => {
   const tmp = tempDir("ors-scale-module-");
   let host: ScaledHost;
 

@@ -31,7 +31,7 @@ async function json(res: Response): Promise<{ detail?: string } & Record<string,
 }
 
 // Worker starts and restarts compile TypeScript: on a loaded machine they take a while.
-describe.skipIf(!nginx.ok)("serve --workers 2 behind nginx", { timeout: 120_000 }, () => {
+describe("serve --workers 2 behind nginx", { timeout: 120_000 }, () => {
   let host: ScaledHost;
   let ors: OrsClient;
 

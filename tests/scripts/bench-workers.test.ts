@@ -8,7 +8,7 @@ import { ensurePostgresBinaries } from "../support/postgres";
 const nginx = await nginxBinary("npm run bench -- --workers");
 const postgres = ensurePostgresBinaries();
 
-describe.skipIf(!nginx.ok || !postgres.ok)("npm run bench -- --workers", () => {
+describe("npm run bench -- --workers", () => {
   it("measures one process against workers behind nginx, then the relay on PostgreSQL", async () => {
     const stdout = await scriptOutput(
       "bench.ts",

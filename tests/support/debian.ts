@@ -34,23 +34,13 @@ export function postgresBinDirs(root = "/usr/lib/postgresql"): string[] {
 
 export type Found = { ok: true; path: string } | { ok: false; reason: string };
 
-/** Set to `1` to skip (loudly) the tests that need a component this machine cannot have. */
-export const ALLOW_MISSING_VAR = "PLAYGROUND_TESTS_ALLOW_MISSING";
-
 /**
  * What a test file does when a real component it needs (PostgreSQL, nginx) could not be found or
- * installed: it fails, saying why, so that a suite missing a part never reads as green; with
- * PLAYGROUND_TESTS_ALLOW_MISSING=1 it warns and the caller skips.
+ * installed: it fails, saying why. A skipped test checks nothing, so a suite missing a part must
+ * never read as green.
  */
-export function missingComponent(what: string, label: string, reason: string): void {
-  if (process.env[ALLOW_MISSING_VAR] === "1") {
-    console.warn(`\n*** SKIPPED (${label}): no ${what}: ${reason} ***\n`);
-    return;
-  }
-  throw new Error(
-    `${label} needs ${what}, which could not be found or installed here: ${reason}. ` +
-      `Set ${ALLOW_MISSING_VAR}=1 to skip these tests instead.`,
-  );
+export function missingComponent(what: string, label: string, reason: string): never {
+  throw new Error(`${label} needs ${what}, which could not be found or installed here: ${reason}`);
 }
 
 /**

@@ -200,8 +200,7 @@ declare module "vitest" {
 
 /**
  * A fresh database of the test run's cluster (started on first use). When PostgreSQL cannot be
- * found or installed here (not root, no package) this throws, unless PLAYGROUND_TESTS_ALLOW_MISSING=1:
- * then `{ ok: false }`, and the caller skips, loudly.
+ * found or installed here (not root, no package) this throws, saying why.
  */
 export async function postgresDatabase(label: string): Promise<PostgresDatabaseResult> {
   // Imported here: the run's globalSetup imports this module too, outside any test.
