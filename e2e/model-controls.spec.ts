@@ -5,10 +5,11 @@
 // over by calling a tool by hand; Play runs turns until paused, and Play again to the end. The
 // model's text and tokens are recorded on its steps (the trajectory says so, and both views show
 // it). Locators by role and label; no fixed sleeps.
-import { expect, type Page, test } from "@playwright/test";
+import { expect, type Page, type Request, test } from "@playwright/test";
 import type { Trajectory } from "@/lib/trajectory/schema";
 import { EpisodePage } from "./pages/episode";
 import { MODEL_FIXTURE, modelDelay, resetModelFixture } from "./pages/runs";
+import { settled } from "./steps";
 
 function controls(page: Page) {
   return page.getByRole("region", { name: "Model at the controls" });
@@ -169,21 +170,41 @@ test("a call by hand during Play pauses the model at once, and nothing is sent a
     w.callFlips = 0;
     new MutationObserver(() => w.callFlips++).observe(button, { attributeFilter: ["disabled"] });
   });
+  // The model's turns this page asks for: in flight now, and started after the hand call.
+  const turns = { seen: 0, inFlight: 0, afterHand: 0, handDone: false };
+  const isTurn = (r: Request) => r.method() === "POST" && r.url().endsWith("/model-turn");
+  page.on("request", (r) => {
+    if (!isTurn(r)) return;
+    turns.seen++;
+    turns.inFlight++;
+    if (turns.handDone) turns.afterHand++;
+  });
+  const settledTurn = (r: Request) => {
+    if (isTurn(r)) turns.inFlight--;
+  };
+  page.on("requestfinished", settledTurn);
+  page.on("requestfailed", settledTurn);
   await modelDelay(600);
   await panel.getByRole("button", { name: "Play", exact: true }).click();
   await expect(episode.step(2, "guess")).toBeVisible();
+  // The model's turns are the requests watched here.
+  expect(turns.seen).toBeGreaterThan(0);
   expect(await page.evaluate(() => (window as unknown as { callFlips: number }).callFlips)).toBe(0);
 
   // The hand call: the model pauses at once (its turn dropped), the call goes, it finishes.
   await tools.getByLabel("number").fill("100");
   await call.click();
+  turns.handDone = true;
   const finished = page.getByRole("status").filter({ hasText: "Episode finished" });
   await expect(finished).toBeVisible();
   // Once ended, the panel says only that (no "hand it back").
   await expect(panel.getByRole("status")).toHaveText("The episode has ended.");
   await expect(panel).not.toContainText("hand it back");
-  // Longer than a model turn takes: nothing more is sent.
-  await page.waitForTimeout(1500);
+  // Nothing more is sent: the turn dropped by the hand call has come back (or failed), and once
+  // the page has handled it and gone idle, no turn started after the hand call.
+  await expect.poll(() => turns.inFlight).toBe(0);
+  await settled(page);
+  expect(turns.afterHand).toBe(0);
   const res = await fetch(`${baseURL}/api/trajectories/by-session/local/${encodeURIComponent(episode.sid)}`);
   const t = (await res.json()) as Trajectory;
   expect(t.end_reason).toBe("finished");

@@ -2,7 +2,7 @@
 // (Playwright's own `toContainText` with an array matches a list of elements instead), a form
 // filled from a table of label → value, and a download started by a click.
 import fs from "node:fs";
-import { type Download, expect, type Locator } from "@playwright/test";
+import { type Download, expect, type Locator, type Page } from "@playwright/test";
 
 /** Expects `locator` to contain each of `texts`: one expectation each, so a failure names the text. */
 export async function expectContains(locator: Locator, texts: (string | RegExp)[]): Promise<void> {
@@ -27,4 +27,22 @@ export async function jsonlOf<T = Record<string, unknown>>(download: Download): 
     .trim()
     .split("\n")
     .map((l) => JSON.parse(l) as T);
+}
+
+/**
+ * Resolves once the page has loaded and its main thread went idle: hydration is done and the
+ * effects it ran have started their requests. What an absence check (no refetch after hydration)
+ * waits for, instead of a fixed time.
+ */
+export async function settled(page: Page): Promise<void> {
+  await page.waitForLoadState("load");
+  await page.evaluate(
+    () =>
+      new Promise<void>((resolve) => {
+        // Two frames (the commit and its effects), then the first idle moment.
+        requestAnimationFrame(() =>
+          requestAnimationFrame(() => requestIdleCallback(() => resolve(), { timeout: 5000 })),
+        );
+      }),
+  );
 }

@@ -3,6 +3,7 @@
 import net from "node:net";
 import { expect, type Page, test } from "@playwright/test";
 import { EnvironmentPage } from "./pages/environment";
+import { settled } from "./steps";
 
 const SECOND_PORT = Number(process.env.E2E_SECOND_PORT ?? 8199);
 
@@ -155,10 +156,9 @@ test.describe("browse", () => {
     await page.goto("/s/local/e/math");
     await expect(page.getByRole("heading", { name: "submit" })).toBeVisible();
     await expect(page.getByRole("link", { name: /^train.*800 tasks/ })).toBeVisible();
-    await page.waitForLoadState("load");
-    // What is checked is an absence: a refetch would start right after hydration, so a second after
-    // the load event is the window to watch (the page's live feed keeps the network from idling).
-    await page.waitForTimeout(1000);
+    // What is checked is an absence: a refetch would start from hydration's effects, which have
+    // run once the loaded page's main thread is idle.
+    await settled(page);
     expect(asked).toEqual([]);
   });
 

@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { expect, type Page, test } from "@playwright/test";
 import { EnvironmentPage } from "./pages/environment";
 import { EpisodePage } from "./pages/episode";
+import { settled } from "./steps";
 
 /** Episode e2e's own loopback port (the task's 8500–8549 range) for a stream-dropping proxy. */
 /** The second ORS server of the e2e config (the standalone host), behind the dropping proxy. */
@@ -354,10 +355,9 @@ test.describe("run an episode", () => {
     const form = page.getByRole("region", { name: "Call submit" });
     await expect(form.getByRole("textbox", { name: /answer/ })).toBeEnabled();
     await expect(form.getByRole("button", { name: "Call submit" })).toBeEnabled();
-    await page.waitForLoadState("load");
-    // What is checked is an absence: a request would start right after hydration, so a second after
-    // the load event is the window to watch (the live feed keeps the network from idling).
-    await page.waitForTimeout(1000);
+    // What is checked is an absence: a refetch would start from hydration's effects, which have
+    // run once the loaded page's main thread is idle.
+    await settled(page);
     expect(asked).toEqual([]);
     await episode.pickTool("submit");
   });
