@@ -2,7 +2,7 @@
 // controls are on screen before React hydrates them. Their primary actions are real links and
 // forms, so a click right after the first paint does what it says. Each test holds the page's
 // scripts back (nothing is hydrated), checks that the control is not hydrated, acts, then lets the
-// scripts through and checks the result.
+// scripts through and checks the result. What was typed before hydration is what is sent.
 import { expect, type Locator, type Page, test } from "@playwright/test";
 
 /** Holds back every script of the app until the returned function is called. */
@@ -72,5 +72,19 @@ test.describe("early clicks", () => {
     );
     await expect(page).toHaveURL(/\/s\/local\/e\/math\/episode\/(?!new)[^/?]+$/);
     await expect(page.getByRole("region", { name: "Prompt" })).toBeVisible();
+  });
+
+  test("a task_spec typed before hydration is the one started, and stays in the editor", async ({ page }) => {
+    // The reference-shaped server's canvas refuses this spec in its setup, naming it: the message
+    // proves the typed spec was sent (the editor's initial text is an empty object).
+    const typed = '{"id": "typed-early", "broken": true}';
+    await beforeHydration(page, "/s/py/e/canvas/episode/new?spec=1", async () => {
+      await (await notHydrated(page.getByLabel("task_spec (JSON)"))).fill(typed);
+      await (await notHydrated(page.getByRole("button", { name: "Start episode" }))).click();
+    });
+    await expect(page.getByRole("alert").filter({ hasText: "The episode could not start" })).toContainText(
+      "typed-early: the paper tray is empty",
+    );
+    await expect(page.getByLabel("task_spec (JSON)")).toHaveValue(typed);
   });
 });

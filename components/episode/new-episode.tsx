@@ -51,6 +51,7 @@ function TaskPicker({
           </label>
           <select
             id={`${id}-split`}
+            name="split"
             value={split}
             onChange={(e) => onChange(e.target.value, index)}
             className="h-8 min-w-32 rounded-md border border-zinc-300 bg-white px-2 font-mono text-sm dark:border-zinc-700 dark:bg-zinc-900"
@@ -69,6 +70,7 @@ function TaskPicker({
           </label>
           <Input
             id={`${id}-index`}
+            name="index"
             type="number"
             min={0}
             value={Number.isFinite(index) ? index : ""}
@@ -170,16 +172,34 @@ function useNewEpisodeForm({
     }
   };
 
-  /** The task to start on, or why there is none. */
-  const task = (): EpisodeTask | string => {
-    if (mode === "task") return split ? { split, index } : "Choose a split.";
-    const p = parseJsonObject(specText);
+  /**
+   * The task to start on, or why there is none, from what the form holds. A field filled before
+   * React hydrated the page is in the form's data but not yet in this state (the state follows it).
+   */
+  const task = (data?: FormData): EpisodeTask | string => {
+    const field = (name: string) => {
+      const v = data?.get(name);
+      return typeof v === "string" ? v : null;
+    };
+    const typedSpec = field("task_spec");
+    if (typedSpec !== null && typedSpec !== specText) onSpecChange(typedSpec);
+    if (mode === "task") {
+      const s = field("split") ?? split;
+      const typedIndex = field("index");
+      const i = typedIndex !== null && /^\d+$/.test(typedIndex) ? Number(typedIndex) : index;
+      if (s !== split || i !== index) {
+        setSplit(s);
+        setIndex(i);
+      }
+      return s ? { split: s, index: i } : "Choose a split.";
+    }
+    const p = parseJsonObject(typedSpec ?? specText);
     return p.ok ? { task_spec: p.value } : `task_spec: ${p.message}`;
   };
 
-  const submit = () => {
+  const submit = (data?: FormData) => {
     setFormError(null);
-    const t = task();
+    const t = task(data);
     if (typeof t === "string") return setFormError(t);
     const s = secretsFromRows(secrets);
     if (!s.ok) return setFormError(s.error);
@@ -257,7 +277,7 @@ function TaskSource({
               {specSource.error}
             </p>
           )}
-          <TaskSpecEditor text={form.specText} onChange={form.onSpecChange} />
+          <TaskSpecEditor name="task_spec" text={form.specText} onChange={form.onSpecChange} />
         </TabPanel>
       )}
     </SectionCard>
@@ -323,7 +343,7 @@ export function NewEpisode({
             {form.formError}
           </p>
         )}
-        {start.error && <StartFailed error={start.error} onRetry={form.submit} />}
+        {start.error && <StartFailed error={start.error} onRetry={() => form.submit()} />}
         <div className="flex items-center gap-3">
           <Button type="submit" variant="primary" disabled={start.isPending || start.isSuccess}>
             {start.isPending ? "Starting…" : "Start episode"}

@@ -5,7 +5,16 @@ import { useId } from "react";
 import { parseJsonObject } from "@/components/schema-form/json-text";
 import { cn } from "@/lib/ui/cn";
 
-export function TaskSpecEditor({ text, onChange }: { text: string; onChange: (text: string) => void }) {
+export function TaskSpecEditor({
+  text,
+  onChange,
+  name,
+}: {
+  text: string;
+  onChange: (text: string) => void;
+  /** The field's name in its form. */
+  name?: string;
+}) {
   const id = useId();
   const parsed = parseJsonObject(text);
   return (
@@ -15,6 +24,7 @@ export function TaskSpecEditor({ text, onChange }: { text: string; onChange: (te
       </label>
       <textarea
         id={id}
+        name={name}
         value={text}
         onChange={(e) => onChange(e.target.value)}
         spellCheck={false}
