@@ -2,11 +2,13 @@
 // throwaway PostgreSQL cluster): both parts report their figures, with no errors and no step lost.
 import { describe, expect, it } from "vitest";
 import { scriptOutput } from "../cli/helpers";
+import { missingComponent } from "../support/debian";
 import { nginxBinary } from "../support/nginx";
 import { ensurePostgresBinaries } from "../support/postgres";
 
 const nginx = await nginxBinary("npm run bench -- --workers");
 const postgres = ensurePostgresBinaries();
+if (!postgres.ok) missingComponent("PostgreSQL", "npm run bench -- --workers", postgres.reason);
 
 describe("npm run bench -- --workers", () => {
   it("measures one process against workers behind nginx, then the relay on PostgreSQL", async () => {

@@ -26,7 +26,8 @@ import { describeReviewStore } from "./conformance-review";
 import { describeRunStore } from "./conformance-runs";
 import { describeBatchWrites } from "./conformance-writes";
 
-const db = await postgresDatabase("store");
+// PostgreSQL is needed: without it (not found, not installable) the file fails, saying why.
+await postgresDatabase("store");
 const NO_RETENTION = { maxCount: 0, maxAgeDays: 0 };
 
 describe("PostgreSQL store", () => {
