@@ -6,6 +6,7 @@ import "server-only";
 import type pg from "pg";
 import type { PostgresDatabase } from "@/lib/store/postgres/db";
 import type { PostgresNotifier } from "@/lib/store/postgres/notify";
+import { ATTEMPT_EPISODE_JOIN, PLAYED_ATTEMPT } from "@/lib/store/run-rows";
 import type { CapacityClaim, CapacityGate, CapacityUsage } from "./capacity";
 
 /** The channel 429 pauses travel on. */
@@ -163,13 +164,13 @@ export function createPostgresGate(
     async releaseDead() {
       await db.use(() =>
         db.pool.query(
-          // Only once the takeover ended every attempt the dead worker played (its sessions deleted
-          // first): another worker's sweep must not free the slots of sessions still open upstream.
-          // Attempts of runs no longer running are not the takeover's (ORPHANED_ATTEMPTS_SQL): they
-          // hold nothing back.
+          // Only once the takeover ended every attempt the dead worker still played (its sessions
+          // deleted first): another worker's sweep must not free the slots of sessions still open
+          // upstream. Attempts of runs no longer running, and older attempts left open, are not the
+          // takeover's (ORPHANED_ATTEMPTS_SQL): they hold nothing back.
           `DELETE FROM run_capacity_holds h WHERE NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = h.worker)
-             AND NOT EXISTS (SELECT 1 FROM run_attempts a JOIN runs r ON r.id = a.run_id
-               WHERE a.worker = h.worker AND a.outcome IS NULL AND r.status = 'running')`,
+             AND NOT EXISTS (SELECT 1 FROM run_attempts a JOIN runs r ON r.id = a.run_id JOIN ${ATTEMPT_EPISODE_JOIN}
+               WHERE a.worker = h.worker AND r.status = 'running' AND ${PLAYED_ATTEMPT})`,
         ),
       );
     },

@@ -7,6 +7,7 @@
 import "server-only";
 import PgBoss from "pg-boss";
 import type { PostgresDatabase } from "@/lib/store/postgres/db";
+import { ATTEMPT_EPISODE_JOIN, PLAYED_ATTEMPT } from "@/lib/store/run-rows";
 import type { RunEpisodeKey } from "@/lib/store/types";
 
 /** pg-boss's tables live in a schema of their own. */
@@ -35,7 +36,8 @@ export interface JobQueue {
    * Jobs a worker fetched and died before claiming (or right after ending its attempt, before it
    * settled the job): active for more than `idleMs`, their episode with no attempt playing and none
    * ended in the last `idleMs`. Nobody's lease names them, so only this finds them before pg-boss's
-   * expiry (the episode's time limit and two minutes).
+   * expiry (the episode's time limit and two minutes). Each is handed to one caller only: the
+   * caller fails it.
    */
   abandoned(idleMs: number): Promise<EpisodeJob[]>;
   /** Drops the run's queue and its jobs (cancelled, deleted, done). */
@@ -109,15 +111,23 @@ export function createJobQueue(db: PostgresDatabase, opts: { log?: (m: string) =
     },
     async abandoned(idleMs) {
       await ready;
+      // Taken in one statement: the jobs found are locked (others' sweeps skip them) and their
+      // start moved to now, so a sweep that comes after finds them young. Only one sweep fails each
+      // (a second fail would land on the job played again).
       const { rows } = await db.use(() =>
         db.pool.query<{ id: string; data: { runId: string; taskIndex: number; repeat: number } }>(
-          `SELECT j.id, j.data FROM ${JOB_SCHEMA}.job j
-           WHERE j.state = 'active' AND starts_with(j.name, 'ors-run-')
-             AND j.started_on < now() - make_interval(secs => $1::double precision / 1000)
-             AND NOT EXISTS (
-               SELECT 1 FROM run_attempts a
-               WHERE a.run_id = j.data->>'runId' AND a.task_index = (j.data->>'taskIndex')::int
-                 AND a.repeat = (j.data->>'repeat')::int AND (a.outcome IS NULL OR a.ended_at >= $2))`,
+          `WITH found AS (
+             SELECT j.id, j.name FROM ${JOB_SCHEMA}.job j
+             WHERE j.state = 'active' AND starts_with(j.name, 'ors-run-')
+               AND j.started_on < now() - make_interval(secs => $1::double precision / 1000)
+               AND NOT EXISTS (
+                 SELECT 1 FROM run_attempts a JOIN ${ATTEMPT_EPISODE_JOIN}
+                 WHERE a.run_id = j.data->>'runId' AND a.task_index = (j.data->>'taskIndex')::int
+                   AND a.repeat = (j.data->>'repeat')::int AND ((${PLAYED_ATTEMPT}) OR a.ended_at >= $2))
+             FOR UPDATE SKIP LOCKED)
+           UPDATE ${JOB_SCHEMA}.job j SET started_on = now() FROM found
+           WHERE j.name = found.name AND j.id = found.id
+           RETURNING j.id, j.data`,
           [idleMs, Date.now() - idleMs],
         ),
       );

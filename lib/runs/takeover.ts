@@ -25,10 +25,15 @@ export interface TakeoverDeps extends Pick<EpisodeDeps, "clientFor" | "recorder"
   /** Marks the run done once nothing is left to play (the worker's). */
   settleIfDone(runId: string): Promise<void>;
   gate: Pick<CapacityGate, "releaseDead">;
+  /** This process: never dead to itself, whatever its lease says (a late beat on a busy machine). */
+  instance: string;
 }
 
+/** How long a takeover waits for the server to delete a dead worker's session. */
+const DELETE_TIMEOUT_MS = 10_000;
+
 /** What the attempt's worker left: ended, its session deleted upstream, its job played again. */
-async function takeOver(d: TakeoverDeps, a: OrphanedAttempt, now: number): Promise<void> {
+async function takeOver(d: TakeoverDeps, a: OrphanedAttempt): Promise<void> {
   const run = await d.store.getRun(a.runId);
   if (!run) return;
   const error = `interrupted: the worker playing it (${a.worker}) stopped; played again as a new attempt`;
@@ -40,8 +45,10 @@ async function takeOver(d: TakeoverDeps, a: OrphanedAttempt, now: number): Promi
   if (sid)
     await d
       .clientFor(a.server, { headers: {}, wrapFetch: (f) => f })
-      .delete(sid)
+      .delete(sid, { signal: AbortSignal.timeout(DELETE_TIMEOUT_MS) })
       .catch(() => {});
+  // Read after the delete: a sweep may have been on other attempts for a while.
+  const now = Date.now();
   const status = await d.store.endAttempt(
     a.runId,
     key,
@@ -50,7 +57,10 @@ async function takeOver(d: TakeoverDeps, a: OrphanedAttempt, now: number): Promi
   );
   // Another worker took it over first.
   if (status === null) return;
-  if (t && t.end_reason === null) await d.recorder.endEpisode(t.id, "interrupted", now, error);
+  if (t && t.end_reason === null)
+    await d.recorder
+      .endEpisode(t.id, "interrupted", now, error)
+      .catch((e: Error) => d.log(`could not end trajectory ${t.id}: ${e.message}`));
   if (a.jobId) {
     const job = { runId: a.runId, id: a.jobId };
     if (status === "pending" || status === "interrupted") await d.queue.fail(job, error);
@@ -90,10 +100,10 @@ export async function sweepOrphans(d: TakeoverDeps, now = Date.now()): Promise<n
     d.log(`could not look for abandoned jobs: ${e.message}`);
     return 0;
   });
-  const orphans = await d.store.orphanedAttempts(now - d.leaseMs);
+  const orphans = (await d.store.orphanedAttempts(now - d.leaseMs)).filter((a) => a.worker !== d.instance);
   for (const a of orphans) {
     try {
-      await takeOver(d, a, now);
+      await takeOver(d, a);
     } catch (err) {
       d.log(
         `could not take over run ${a.runId} task ${a.taskIndex} repeat ${a.repeat}: ${(err as Error).message}`,

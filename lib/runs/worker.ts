@@ -136,8 +136,14 @@ async function play(w: Worker, run: RunRecord, p: Prepared, job: EpisodeJob, hol
     const claimed = await deps.store.claimEpisode(run.id, key, deps.instance, runningPatch(startedAt), {
       jobId: job.id,
     });
-    // Settled already (played elsewhere before that worker died), or the run stopped: nothing to play.
-    if (!claimed) return void (await deps.queue.complete(job));
+    if (!claimed) {
+      // Played by another worker now (this job's id is its job's too: a job failed as abandoned
+      // while its slow worker still claimed it): that worker settles the job, so it is left alone.
+      // Settled already, or the run stopped: nothing to play, the job is done.
+      const last = (await deps.store.runAttempts(run.id, key)).at(-1);
+      if (last && last.outcome === null && last.worker !== deps.instance) return;
+      return void (await deps.queue.complete(job));
+    }
     deps.publish({ ...episode, status: "running", trajectoryId: null, reward: null, error: null, at: now() });
     const end = await playEpisode(deps, {
       run,

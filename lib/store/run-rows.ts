@@ -140,13 +140,25 @@ export function toAttempt(r: AttemptRow): RunAttempt {
   };
 }
 
-/** Attempts still playing whose worker has no lease, or one renewed before the given moment (both stores' SQL). */
+/**
+ * The attempt `a` its worker still plays, of the episode `e` (both stores' SQL): the episode's
+ * current attempt, open, and the episode held by that worker. What endAttempt may end, a takeover
+ * ends, and what keeps a dead worker's capacity slots. An older attempt left open (its episode
+ * cancelled, claimed again since) is none of these: nobody plays it.
+ */
+export const PLAYED_ATTEMPT = `a.outcome IS NULL AND a.worker IS NOT NULL AND e.attempts = a.attempt
+    AND e.instance_id = a.worker AND e.status IN ('running', 'interrupted')`;
+
+/** Joins an attempt `a` to its episode `e`. */
+export const ATTEMPT_EPISODE_JOIN =
+  "run_episodes e ON e.run_id = a.run_id AND e.task_index = a.task_index AND e.repeat = a.repeat";
+
+/** Attempts still played whose worker has no lease, or one renewed before the given moment (both stores' SQL). */
 export const ORPHANED_ATTEMPTS_SQL = `SELECT a.run_id, a.task_index, a.repeat, a.attempt, a.outcome, a.stop,
     a.error, a.worker, COALESCE(a.trajectory_id, e.trajectory_id) AS trajectory_id, a.reward, a.started_at,
     a.ended_at, a.counted, a.job_id, r.server, e.sid
-  FROM run_attempts a JOIN runs r ON r.id = a.run_id
-    JOIN run_episodes e ON e.run_id = a.run_id AND e.task_index = a.task_index AND e.repeat = a.repeat
-  WHERE a.outcome IS NULL AND r.status = 'running' AND a.worker IS NOT NULL
+  FROM run_attempts a JOIN runs r ON r.id = a.run_id JOIN ${ATTEMPT_EPISODE_JOIN}
+  WHERE r.status = 'running' AND ${PLAYED_ATTEMPT}
     AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = a.worker AND i.beat_at >= $1)
   ORDER BY a.started_at`;
 

@@ -235,6 +235,41 @@ export function describeRunStore(name: string, openStore: OpenStore): void {
       expect((await s.getRun(other.id))?.tags).toEqual([]);
     });
 
+    it("an attempt is ended once; only the attempt a worker plays now is an orphan of it", async () => {
+      const s = await open();
+      const r = await newRun(s, { tasks: [0, 1], repeats: 1, instance: null });
+      expect(await s.setRunStatus(r.id, "running", 10, { from: ["queued"] })).toBe(true);
+      const k = (taskIndex: number) => ({ taskIndex, repeat: 0 });
+      const claim = (i: number, w: string) =>
+        s.claimEpisode(r.id, k(i), w, { status: "running", startedAt: 20 });
+      const end = (i: number, w: string, outcome: "scored" | "interrupted") =>
+        s.endAttempt(r.id, k(i), { outcome, endedAt: 30, reward: 1 }, { owner: w, maxAttempts: 3 });
+      // No process of these names holds a lease: every open attempt of theirs is an orphan.
+      const orphans = async () =>
+        (await s.orphanedAttempts(Date.now() + 60_000)).map((a) => [a.taskIndex, a.attempt, a.worker]);
+
+      // Task 0: taken over (ended interrupted, as its worker's) while that worker, slow but alive,
+      // still plays it; its own end comes later and changes nothing.
+      expect(await claim(0, "slow")).toBe(true);
+      expect(await orphans()).toEqual([[0, 1, "slow"]]);
+      expect(await end(0, "slow", "interrupted")).toBe("interrupted");
+      expect(await end(0, "slow", "scored")).toBeNull();
+      expect((await s.runAttempts(r.id, k(0))).map((a) => [a.outcome, a.counted])).toEqual([
+        ["interrupted", false],
+      ]);
+      expect((await s.runEpisodes(r.id))[0]!.status).toBe("interrupted");
+
+      // Task 1: its worker died, the run was cancelled (the attempt left open), then resumed: another
+      // worker plays it now. The old attempt is nobody's to take over; the new one is its worker's.
+      expect(await claim(1, "dead")).toBe(true);
+      expect(await s.setEpisodesStatus(r.id, ["running"], "cancelled", "the run was cancelled")).toBe(1);
+      expect(await claim(1, "live")).toBe(true);
+      expect(await orphans()).toEqual([[1, 2, "live"]]);
+      expect(await end(1, "dead", "interrupted")).toBeNull();
+      expect(await end(1, "live", "scored")).toBe("done");
+      expect(await orphans()).toEqual([]);
+    });
+
     it("updates episodes one by one and by status; deleting a run deletes its trajectories", async () => {
       const s = await open();
       const r = await newRun(s, { tasks: [0, 1], repeats: 1 });

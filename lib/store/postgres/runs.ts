@@ -5,6 +5,7 @@ import "server-only";
 import type pg from "pg";
 import { insertOf } from "../rows";
 import {
+  ATTEMPT_EPISODE_JOIN,
   type AttemptRow,
   aggregatesOf,
   type DoneSums,
@@ -16,6 +17,7 @@ import {
   newRunRow,
   ORPHANED_ATTEMPTS_SQL,
   outcomeCounts,
+  PLAYED_ATTEMPT,
   type RunRow,
   statusAfterAttempt,
   statusCounts,
@@ -211,8 +213,9 @@ export abstract class PostgresRunStore implements RunStore {
       const k = [runId, key.taskIndex, key.repeat];
       const ep = (
         await c.query<{ attempts: number }>(
-          `SELECT attempts FROM run_episodes WHERE ${KEY} AND instance_id = $4
-             AND status IN ('running', 'interrupted') FOR UPDATE`,
+          `SELECT e.attempts FROM run_attempts a JOIN ${ATTEMPT_EPISODE_JOIN}
+           WHERE a.run_id = $1 AND a.task_index = $2 AND a.repeat = $3 AND a.worker = $4 AND ${PLAYED_ATTEMPT}
+           FOR UPDATE OF e, a`,
           [...k, o.owner],
         )
       ).rows[0];

@@ -4,12 +4,14 @@
 import "server-only";
 import { insertOf } from "../rows";
 import {
+  ATTEMPT_EPISODE_JOIN,
   type AttemptRow,
   EPISODE_COLUMNS,
   type EpisodeRow,
   newRunId,
   newRunRow,
   ORPHANED_ATTEMPTS_SQL,
+  PLAYED_ATTEMPT,
   type RunRow,
   statusAfterAttempt,
   toAttempt,
@@ -264,8 +266,9 @@ export abstract class SqliteRunStore implements RunStore {
     const k = { run: runId, task: key.taskIndex, repeat: key.repeat, owner: o.owner };
     return this.db.transaction(() => {
       const ep = this.sql(
-        `SELECT attempts FROM run_episodes WHERE run_id = @run AND task_index = @task AND repeat = @repeat
-           AND instance_id = @owner AND status IN ('running', 'interrupted')`,
+        `SELECT e.attempts FROM run_attempts a JOIN ${ATTEMPT_EPISODE_JOIN}
+         WHERE a.run_id = @run AND a.task_index = @task AND a.repeat = @repeat AND a.worker = @owner
+           AND ${PLAYED_ATTEMPT}`,
       ).get(k) as { attempts: number } | undefined;
       if (!ep) return null;
       const failures =
