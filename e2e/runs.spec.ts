@@ -8,6 +8,7 @@ import { expect, test } from "@playwright/test";
 import { EnvironmentPage } from "./pages/environment";
 import { MODEL_FIXTURE, modelDelay, RunPage, RunsPage, resetModelFixture } from "./pages/runs";
 import { TrajectoriesPage } from "./pages/trajectory";
+import { settled } from "./steps";
 
 test.afterEach(resetModelFixture);
 
@@ -248,4 +249,25 @@ test("a run's page names its own server in the picker; an unknown run is a real 
   const res = await page.goto("/runs/no-such-run");
   expect(res?.status()).toBe(404);
   await expect(page.getByRole("heading", { name: "Run not found" })).toBeVisible();
+});
+
+test("a new run without an environment asks for no splits and shows no error until one is chosen", async ({
+  page,
+}) => {
+  const splitRequests: string[] = [];
+  page.on("request", (r) => {
+    if (/\/splits(\?|$)/.test(new URL(r.url()).pathname)) splitRequests.push(r.url());
+  });
+  await page.goto("/runs/new?server=local");
+  const environment = page.getByLabel("Environment");
+  await expect(environment.getByRole("option", { name: "math" })).toBeAttached();
+  await settled(page);
+  await expect(page.getByLabel("Split")).toBeDisabled();
+  await expect(page.getByLabel("Split")).not.toHaveAttribute("aria-invalid", "true");
+  await expect(page.getByRole("alert").filter({ hasText: /split/i })).toHaveCount(0);
+  expect(splitRequests).toEqual([]);
+  // Once chosen, its splits are asked for and offered.
+  await environment.selectOption("math");
+  await expect(page.getByLabel("Split").getByRole("option", { name: "test" })).toBeAttached();
+  expect(splitRequests).toHaveLength(1);
 });

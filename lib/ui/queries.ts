@@ -83,8 +83,9 @@ export function useTools(server: string, env: string) {
   return useQuery(toolsQuery(server, env));
 }
 
+/** The environment's splits; nothing is asked before an environment is chosen (`env` empty). */
 export function useSplits(server: string, env: string) {
-  return useQuery(splitsQuery(server, env));
+  return useQuery({ ...splitsQuery(server, env), enabled: env !== "" });
 }
 
 export function useNumTasks(server: string, env: string, split: string | undefined) {
