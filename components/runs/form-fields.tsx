@@ -68,7 +68,10 @@ export function Field({
   const described = [error ? `${id}-error` : "", hint ? `${id}-hint` : ""].filter(Boolean).join(" ");
   return (
     <div className="min-w-0 space-y-1">
-      <Label htmlFor={id}>{label}</Label>
+      {/* A line of its own, above a narrow field as above a wide one. */}
+      <Label htmlFor={id} className="block">
+        {label}
+      </Label>
       {children({ id, "aria-invalid": !!error, "aria-describedby": described || undefined })}
       {hint && !error && <FieldHint id={`${id}-hint`}>{hint}</FieldHint>}
       <FieldError id={`${id}-error`}>{error}</FieldError>
