@@ -4,7 +4,8 @@
 // the step is recorded. Per case: when the step showed, the longest main-thread block (PerformanceObserver
 // `longtask` and `long-animation-frame`, installed before the page's scripts) and the tab's memory.
 import fs from "node:fs";
-import type { Browser, Page } from "@playwright/test";
+import path from "node:path";
+import type { Browser, CDPSession, Page } from "@playwright/test";
 import { AUTH, appContext } from "./bench-ui-auth";
 import {
   BLOCK_OBSERVER,
@@ -108,6 +109,29 @@ function figure(what: string, shownMs: number | null, b: Blocks, mem: Awaited<Re
   };
 }
 
+/**
+ * A Chromium CPU profile of the page's main thread (`--cpu-profile <dir>`): started before the
+ * call or the reload, written as `<name>.cpuprofile` (Chrome DevTools' Performance panel reads it)
+ * once the step has shown.
+ */
+async function startProfile(page: Page): Promise<CDPSession> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Profiler.enable");
+  await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
+  await cdp.send("Profiler.start");
+  return cdp;
+}
+
+async function stopProfile(cdp: CDPSession | null, dir: string | undefined, name: string): Promise<void> {
+  if (!cdp || !dir) return;
+  const { profile } = (await cdp.send("Profiler.stop")) as { profile: unknown };
+  await cdp.detach().catch(() => {});
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${name}.cpuprofile`);
+  fs.writeFileSync(file, JSON.stringify(profile));
+  console.log(`cpu profile: ${file}`);
+}
+
 /** Calls `dump` through the relay as an outside client and reads its whole answer. */
 async function callDump(base: string, headers: Record<string, string>, size: number): Promise<void> {
   const r = await fetch(`${base}/api/servers/local/bigoutput/call`, {
@@ -120,7 +144,8 @@ async function callDump(base: string, headers: Record<string, string>, size: num
   while (!(await reader.read()).done) {}
 }
 
-type View = "episode" | "live";
+export const VIEWS = ["episode", "live"] as const;
+export type View = (typeof VIEWS)[number];
 
 /**
  * One watcher: open the view, let another client make the call, time the step on the page, then
@@ -132,6 +157,7 @@ async function watchOnce(
   view: View,
   size: number,
   timeoutMs: number,
+  profile?: { dir: string; name: string },
 ): Promise<WatchFigure[]> {
   const ep = await openBigoutput(base);
   const found = (await (
@@ -153,6 +179,7 @@ async function watchOnce(
     }
     await page.waitForTimeout(1000);
     const from = await page.evaluate(() => performance.now());
+    let cdp = profile ? await startProfile(page) : null;
     const call = callDump(base, ep.headers, size);
     const shown = await shownAt(page, output, timeoutMs);
     await call;
@@ -164,10 +191,13 @@ async function watchOnce(
     const offset = await page.evaluate(() => Date.now() - performance.now());
     const afterEnd = shown !== null && endedAt !== null ? shown + offset - endedAt : null;
     if (shown !== null) await page.waitForTimeout(1000);
+    await stopProfile(cdp, profile?.dir, `${profile?.name}-${view}-watching`);
     const watching = figure(`watching: ${name}`, afterEnd, await readBlocks(page, from), await memory(page));
+    cdp = profile ? await startProfile(page) : null;
     await page.reload({ timeout: 60_000 });
     const again = await shownAt(page, output, timeoutMs);
     if (again !== null) await page.waitForTimeout(1000);
+    await stopProfile(cdp, profile?.dir, `${profile?.name}-${view}-reload`);
     const reload = figure(`reload: ${name}`, again, await readBlocks(page, 0), await memory(page));
     return [watching, reload];
   } finally {
@@ -194,14 +224,26 @@ function failed(what: string, err: unknown): WatchFigure {
 export async function measureWatchers(
   browser: Browser,
   base: string,
-  o: { runs: number; mib: number; timeoutMs: number },
+  o: {
+    runs: number;
+    mib: number;
+    timeoutMs: number;
+    /** Only these views (default both). */
+    views?: readonly View[];
+    /** Write a CPU profile of each case into this folder, named after `profileName`. */
+    profileDir?: string;
+    profileName?: string;
+  },
 ): Promise<WatchFigure[]> {
   const out: WatchFigure[] = [];
-  for (const view of ["episode", "live"] as const) {
+  for (const view of o.views ?? VIEWS) {
     for (let i = 0; i < o.runs; i++) {
       console.log(`huge outputs: ${o.mib} MiB watched on the ${view} view, run ${i + 1} …`);
+      const profile = o.profileDir
+        ? { dir: o.profileDir, name: `${o.profileName ?? "run"}-${Date.now()}` }
+        : undefined;
       try {
-        out.push(...(await watchOnce(browser, base, view, o.mib * 1024 * 1024, o.timeoutMs)));
+        out.push(...(await watchOnce(browser, base, view, o.mib * 1024 * 1024, o.timeoutMs, profile)));
       } catch (err) {
         out.push(failed(`watching: ${view}`, err));
       }

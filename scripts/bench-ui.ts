@@ -34,7 +34,7 @@ import {
   stats,
 } from "./bench-ui-form";
 import { type HugeFigure, hugeReport, measureHugeOutputs } from "./bench-ui-huge";
-import { measureWatchers, type WatchFigure, watchReport } from "./bench-ui-watch";
+import { measureWatchers, VIEWS, type WatchFigure, watchReport } from "./bench-ui-watch";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const JS_BUDGET_KB = 200;
@@ -58,6 +58,9 @@ const USAGE = `Usage: npm run bench:ui -- [options]
   --before <dir>        another checkout of the app (the revision to compare with), built into the
                         same dist dir: the huge-output cases run on its server and on this one in
                         turn, in the same run, each row labelled "before" or "after"
+  --watch-views <v>     the watching views: episode, live (default both)
+  --cpu-profile <dir>   write a Chromium CPU profile of the main thread per watching case into <dir>
+                        (open it in Chrome DevTools, Performance panel)
   --no-write            do not write scripts/BENCH-UI.md`;
 
 const { values: args } = parseArgs({
@@ -74,6 +77,8 @@ const { values: args } = parseArgs({
     "huge-runs": { type: "string", default: "3" },
     "huge-timeout": { type: "string", default: "300" },
     before: { type: "string" },
+    "watch-views": { type: "string" },
+    "cpu-profile": { type: "string" },
     help: { type: "boolean", default: false },
   },
 });
@@ -91,6 +96,10 @@ const huge = {
   images: Math.min(24, Math.max(1, Number(args["huge-images"]) || 12)),
   runs: Math.min(20, Math.max(1, Number(args["huge-runs"]) || 3)),
   timeoutMs: Math.max(10, Number(args["huge-timeout"]) || 300) * 1000,
+  views: args["watch-views"]
+    ? VIEWS.filter((v) => args["watch-views"]!.split(",").some((w) => w.trim() === v))
+    : undefined,
+  profileDir: args["cpu-profile"] ? path.resolve(args["cpu-profile"]) : undefined,
 };
 
 /** A free loopback port: the given one, else one the OS hands out. */
@@ -400,7 +409,7 @@ async function measureHuge(
     xs.map((x) => (label ? { ...x, what: `${label}: ${x.what}` } : x));
   for (let r = 0; r < huge.runs; r++) {
     for (const t of targets) {
-      const once = { ...huge, runs: 1 };
+      const once = { ...huge, runs: 1, profileName: t.label || "this" };
       if (out.huge) out.huge.push(...labelled(t.label, await measureHugeOutputs(browser, t.base, once)));
       if (out.watch) out.watch.push(...labelled(t.label, await measureWatchers(browser, t.base, once)));
     }

@@ -2,9 +2,9 @@
 // The SSE log of one tool call as the relay recorded it: task_id, each result piece with its size,
 // keep-alive pings with the time elapsed, resumes, then end or error — plus what only this tab's
 // client saw (its reconnections). While the call runs, a timer shows it is alive. A huge result
-// passes as thousands of pieces: the log shows the latest MAX_ROWS and says how many came before
-// (all of them on request), and its rows are built once per new frame, not on every tick.
-import { useEffect, useMemo, useState } from "react";
+// passes as thousands of pieces: the log shows the latest rows (LIVE_ROWS while it runs, redrawn a
+// few times a second; MAX_ROWS after) and says how many came before (all of them on request).
+import { useEffect, useMemo, useRef, useState } from "react";
 import type { CallEvent } from "@/lib/ors/client/call-tool";
 import type { StepEvent, TrajectoryStep } from "@/lib/trajectory/schema";
 import { receivedChars } from "@/lib/trajectory/step";
@@ -85,6 +85,34 @@ function noteRow(n: CallEvent, startedAt: number): Row {
 
 /** The log shows at most this many of the latest rows until asked for all. */
 export const MAX_ROWS = 200;
+/**
+ * While the call runs, the latest this many (the box shows about 12): a huge result brings dozens
+ * of frames per feed batch, and every row made is laid out, shaped and painted in that frame.
+ */
+export const LIVE_ROWS = 50;
+/** While the call runs, the log is redrawn at most this often (its timer ticks at the same pace). */
+const LIVE_REDRAW_MS = 250;
+
+/**
+ * `value` as it was at most `ms` ago while `active` (then at once): a stream of updates is drawn
+ * a few times a second, not on every feed batch.
+ */
+function useThrottled<T>(value: T, ms: number, active: boolean): T {
+  const [shown, setShown] = useState(value);
+  const last = useRef(0);
+  useEffect(() => {
+    if (!active) return;
+    const show = () => {
+      last.current = Date.now();
+      setShown(value);
+    };
+    const wait = last.current + ms - Date.now();
+    if (wait <= 0) return show();
+    const t = setTimeout(show, wait);
+    return () => clearTimeout(t);
+  }, [value, ms, active]);
+  return active ? shown : value;
+}
 
 const NO_NOTES: CallEvent[] = [];
 
@@ -99,30 +127,32 @@ export function StreamLog({
 }) {
   const now = useNow(running);
   const [everything, setEverything] = useState(false);
-  // Rows are made only for what is shown (the latest MAX_ROWS): a huge result has thousands of frames.
-  const { rows, total, pings, pieces } = useMemo(() => {
+  const events = useThrottled(step.events, LIVE_REDRAW_MS, running);
+  const limit = running ? LIVE_ROWS : MAX_ROWS;
+  // Rows are made only for what is shown (the latest `limit`): a huge result has thousands of frames.
+  const { rows, total, pings, pieces, chars } = useMemo(() => {
     let pings = 0;
     let pieces = 0;
-    for (const e of step.events) {
+    for (const e of events) {
       if (e.kind === "comment" && e.comment === "ping") pings++;
       else if (e.kind === "event" && (e.event === "chunk" || e.event === "end")) pieces++;
     }
-    const total = step.events.length + notes.length;
-    const from = everything ? 0 : Math.max(0, step.events.length - MAX_ROWS);
-    const rows = [...step.events.slice(from).map(rowOf), ...notes.map((n) => noteRow(n, step.started_at))]
+    const total = events.length + notes.length;
+    const from = everything ? 0 : Math.max(0, events.length - limit);
+    const rows = [...events.slice(from).map(rowOf), ...notes.map((n) => noteRow(n, step.started_at))]
       .sort((a, b) => a.t - b.t)
-      .slice(everything ? 0 : -MAX_ROWS);
-    return { rows, total, pings, pieces };
-  }, [step.events, step.started_at, notes, everything]);
+      .slice(everything ? 0 : -limit);
+    return { rows, total, pings, pieces, chars: receivedChars({ events }) };
+  }, [events, step.started_at, notes, everything, limit]);
   const hidden = total - rows.length;
   const shownRows = rows;
-  const lastT = step.events.length ? step.events[step.events.length - 1]!.t : 0;
+  const lastT = events.length ? events[events.length - 1]!.t : 0;
   return (
     <div className="rounded-md border border-zinc-200 bg-zinc-50 dark:border-zinc-800 dark:bg-zinc-950">
       <div className="flex flex-wrap items-center gap-x-3 gap-y-1 border-b border-zinc-200 px-2 py-1 text-[11px] text-zinc-500 dark:border-zinc-800 dark:text-zinc-400">
         <span className="font-medium uppercase tracking-wide">SSE stream</span>
         <span className="tabular-nums">
-          {pieces} piece{pieces === 1 ? "" : "s"} · {grouped(receivedChars(step))} chars · {pings} ping
+          {pieces} piece{pieces === 1 ? "" : "s"} · {grouped(chars)} chars · {pings} ping
           {pings === 1 ? "" : "s"}
         </span>
         {running && (
@@ -161,7 +191,14 @@ export function StreamLog({
           </li>
         )}
         {shownRows.map((r, i) => (
-          <li key={hidden + i} className="grid grid-cols-[4.5rem_5.5rem_minmax(0,1fr)] gap-2">
+          // Only the rows scrolled into view are laid out and painted (the box shows about 12 of
+          // 200): while a huge result streams, each batch otherwise re-shaped and re-painted every
+          // row's 240-character preview, a frame of 30–60 ms of CPU that a busy machine stretched
+          // past 200 ms.
+          <li
+            key={hidden + i}
+            className="grid grid-cols-[4.5rem_5.5rem_minmax(0,1fr)] gap-2 [contain-intrinsic-size:auto_1.25rem] [content-visibility:auto]"
+          >
             <span className="tabular-nums text-zinc-400 dark:text-zinc-500">+{(r.t / 1000).toFixed(3)}</span>
             <span className={cn("font-semibold", r.tone)}>{r.kind}</span>
             <span

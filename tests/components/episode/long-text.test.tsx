@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { BlocksView } from "@/components/episode/blocks-view";
 import { LONG_TEXT, PAGE_CHARS, pageEnd, utf8Bytes } from "@/components/episode/long-text";
 import { ROW_CHARS, rowStarts } from "@/components/episode/long-text-all";
-import { MAX_ROWS, StreamLog } from "@/components/episode/stream-log";
+import { LIVE_ROWS, MAX_ROWS, StreamLog } from "@/components/episode/stream-log";
 import type { StepEvent } from "@/lib/trajectory/schema";
 import { step } from "../../episodes/helpers";
 
@@ -102,6 +102,36 @@ describe("a long text block", () => {
 });
 
 describe("the SSE log of a huge result", () => {
+  it("redraws a running log a few times a second, not on every update", async () => {
+    vi.useFakeTimers();
+    try {
+      const frame = (n: number): StepEvent => ({
+        t: n,
+        kind: "event",
+        event: "chunk",
+        data: `piece ${n}`,
+        size: 1,
+      });
+      const at = (n: number) =>
+        step(1, { ok: null, ended_at: null, events: Array.from({ length: n }, (_, i) => frame(i)) });
+      const view = render(<StreamLog step={at(1)} running />);
+      const log = screen.getByRole("list", { name: "Stream of step 1" });
+      await act(async () => vi.advanceTimersByTime(300));
+      view.rerender(<StreamLog step={at(2)} running />);
+      expect(log.textContent).toContain("piece 1");
+      // A second update within the redraw interval waits for it; the latest one is then drawn.
+      view.rerender(<StreamLog step={at(3)} running />);
+      expect(log.textContent).not.toContain("piece 2");
+      await act(async () => vi.advanceTimersByTime(300));
+      expect(log.textContent).toContain("piece 2");
+      // An ended call is drawn at once.
+      view.rerender(<StreamLog step={{ ...at(4), ok: true, ended_at: 10 }} running={false} />);
+      expect(log.textContent).toContain("piece 3");
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("shows the latest rows and how many came before; all on request", async () => {
     const events: StepEvent[] = Array.from({ length: 1000 }, (_, n) => ({
       t: n,
@@ -111,10 +141,16 @@ describe("the SSE log of a huge result", () => {
       size: 4096,
     }));
     const s = step(1, { ok: null, ended_at: null, events });
-    render(<StreamLog step={s} running />);
+    const view = render(<StreamLog step={s} running />);
     const log = screen.getByRole("list", { name: "Stream of step 1" });
-    expect(log.querySelectorAll("li")).toHaveLength(MAX_ROWS + 1);
+    // While the call runs, fewer rows (each is laid out on every redraw).
+    expect(log.querySelectorAll("li")).toHaveLength(LIVE_ROWS + 1);
     expect(log.textContent).toContain("piece 999");
+    expect(log.textContent).not.toContain("piece 949 ");
+    expect(screen.getByText(`${1000 - LIVE_ROWS} earlier events not shown.`, { exact: false })).toBeTruthy();
+    // Once it has ended, the latest MAX_ROWS.
+    view.rerender(<StreamLog step={{ ...s, ok: true, ended_at: 2000 }} running={false} />);
+    expect(log.querySelectorAll("li")).toHaveLength(MAX_ROWS + 1);
     expect(log.textContent).not.toContain("piece 0 ");
     expect(screen.getByText(/800 earlier events not shown/)).toBeTruthy();
     await act(async () => {
