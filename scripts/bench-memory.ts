@@ -72,3 +72,38 @@ export async function takeHeapSnapshot(pid: number, dir: string, label: string, 
   fs.renameSync(path.join(dir, written), target);
   return { file: target, seconds: (performance.now() - t0) / 1000 };
 }
+
+/** RSS of one process (VmRSS), bytes; 0 once it is gone. */
+function processRss(pid: number): number {
+  try {
+    const m = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Idle RSS of a server that has started: once it is quiet (Next's route preload done), then
+ * `waitS` seconds later; the process itself and its whole tree (tsx's esbuild service included).
+ */
+export async function idleRss(
+  label: string,
+  pid: number,
+  waitS: number,
+  tree: (pid: number) => number,
+  settle: (pid: number) => Promise<number>,
+  memoryFile: string | null,
+) {
+  const settled = await settle(pid);
+  const quiet = { process: processRss(pid), tree: tree(pid) };
+  await new Promise((r) => setTimeout(r, waitS * 1000));
+  const later = { process: processRss(pid), tree: tree(pid) };
+  const f = (n: number) => (n / MB).toFixed(0);
+  console.log(
+    `  ${label}: quiet after ${settled.toFixed(0)} s: ${f(quiet.process)} MB (tree ${f(quiet.tree)} MB); ` +
+      `${waitS} s later: ${f(later.process)} MB (tree ${f(later.tree)} MB)` +
+      (memoryFile ? `\n    ${describeMemory(readMemory(memoryFile))}` : ""),
+  );
+  return { label, quietMb: quiet.process / MB, laterMb: later.process / MB, treeMb: later.tree / MB };
+}

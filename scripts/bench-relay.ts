@@ -20,13 +20,21 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ensurePostgresBinaries, startPostgresCluster } from "../tests/support/postgres";
 import { BenchHttp, reassembleCall } from "./bench-http";
-import { describeMemory, memoryFlags, readMemory, takeHeapSnapshot } from "./bench-memory";
-import { freeLoopbackPort, type SpawnedServer, settle, spawnServer, treeRssBytes } from "./bench-proc";
+import { describeMemory, idleRss, memoryFlags, readMemory, takeHeapSnapshot } from "./bench-memory";
+import {
+  freeLoopbackPort,
+  type SpawnedServer,
+  settle,
+  spawnServer,
+  spawnStandaloneServe,
+  treeRssBytes,
+} from "./bench-proc";
 import { runSpeed } from "./bench-relay-speed";
 
 const USAGE = `Usage: npm run bench:relay -- [options]
   --part <p>            all (default: every part below) | speed (calls, sessions, large, outside) |
-                        calls | sessions | large | outside | load | hostile
+                        calls | sessions | large | outside | load | hostile | idle (the idle RSS of
+                        the app, asked only its health, and of the standalone host, scripts/serve.ts)
   --store <s>           sqlite (default: a file in a temporary data folder) | postgres (a throwaway
                         cluster, its steps/s for the team-scale store)
   --outside-sessions <n>  outside: sessions calling at once (default 64)
@@ -63,7 +71,7 @@ const MB = 1024 * 1024;
 const TOKEN = randomBytes(24).toString("base64url");
 const AUTH = { authorization: `Bearer ${TOKEN}` };
 
-const PARTS = ["all", "speed", "calls", "sessions", "large", "outside", "load", "hostile"] as const;
+const PARTS = ["all", "speed", "calls", "sessions", "large", "outside", "load", "hostile", "idle"] as const;
 type Part = (typeof PARTS)[number];
 
 interface Config {
@@ -600,6 +608,22 @@ async function main() {
       );
     }
     if (hostile) result.hostile = await runHostile(app);
+    if (cfg.part === "idle") {
+      console.log("\nidle RSS (VmRSS of the process, and of its tree):");
+      const entry = await idleRss(
+        "the app",
+        app.pid,
+        30,
+        treeRssBytes,
+        settle,
+        cfg.memory ? memoryFile : null,
+      );
+      const serve = await spawnStandaloneServe(ROOT, "idle-serve");
+      stops.push(serve.stop);
+      await fetch(`${serve.baseUrl}/health`);
+      const host = await idleRss("the standalone host", serve.pid, 30, treeRssBytes, settle, null);
+      result.idle = [entry, host];
+    }
   } finally {
     for (const stop of stops) await stop().catch(() => {});
     fs.rmSync(dataDir, { recursive: true, force: true });
