@@ -20,12 +20,21 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ensurePostgresBinaries, startPostgresCluster } from "../tests/support/postgres";
 import { BenchHttp, reassembleCall } from "./bench-http";
-import { freeLoopbackPort, type SpawnedServer, spawnServer, treeRssBytes } from "./bench-proc";
+import { describeMemory, idleRss, memoryFlags, readMemory, takeHeapSnapshot } from "./bench-memory";
+import {
+  freeLoopbackPort,
+  type SpawnedServer,
+  settle,
+  spawnServer,
+  spawnStandaloneServe,
+  treeRssBytes,
+} from "./bench-proc";
 import { runSpeed } from "./bench-relay-speed";
 
 const USAGE = `Usage: npm run bench:relay -- [options]
   --part <p>            all (default: every part below) | speed (calls, sessions, large, outside) |
-                        calls | sessions | large | outside | load | hostile
+                        calls | sessions | large | outside | load | hostile | idle (the idle RSS of
+                        the app, asked only its health, and of the standalone host, scripts/serve.ts)
   --store <s>           sqlite (default: a file in a temporary data folder) | postgres (a throwaway
                         cluster, its steps/s for the team-scale store)
   --outside-sessions <n>  outside: sessions calling at once (default 64)
@@ -41,6 +50,12 @@ const USAGE = `Usage: npm run bench:relay -- [options]
   --warmup <s>          speed parts: seconds before measuring (default 5)
   --seconds <s>         speed parts: seconds measured (default 10)
   --cpu-prof <dir>      run the app under node --cpu-prof, profiles written to <dir> when it stops
+  --node-flags <flags>  more node flags for the app (space-separated, e.g. "--max-semi-space-size=8")
+  --memory              load: the app's heap, external and array-buffer memory beside each RSS sample
+                        (scripts/bench-memory-probe.mjs loaded into it)
+  --heap-snapshots <d>  load (implies --memory): heap snapshots of the app into <d> before the load,
+                        half-way through it and after idling (summarize: tsx scripts/heap-summary.ts);
+                        each blocks the app while it is written, so the RSS figures of such a run differ
   --duration <s>        load: seconds of load (default 60)
   --idle <s>            load: seconds watched after the load (default 30)
   --size <chars>        load: result size (default 1048576)
@@ -56,7 +71,7 @@ const MB = 1024 * 1024;
 const TOKEN = randomBytes(24).toString("base64url");
 const AUTH = { authorization: `Bearer ${TOKEN}` };
 
-const PARTS = ["all", "speed", "calls", "sessions", "large", "outside", "load", "hostile"] as const;
+const PARTS = ["all", "speed", "calls", "sessions", "large", "outside", "load", "hostile", "idle"] as const;
 type Part = (typeof PARTS)[number];
 
 interface Config {
@@ -73,6 +88,9 @@ interface Config {
   warmup: number;
   seconds: number;
   cpuProf: string | null;
+  nodeFlags: string[];
+  memory: boolean;
+  heapSnapshots: string | null;
   duration: number;
   idle: number;
   size: number;
@@ -99,6 +117,9 @@ function parseConfig(argv: string[]): Config {
       warmup: { type: "string", default: "5" },
       seconds: { type: "string", default: "10" },
       "cpu-prof": { type: "string" },
+      "node-flags": { type: "string", default: "" },
+      memory: { type: "boolean", default: false },
+      "heap-snapshots": { type: "string" },
       duration: { type: "string", default: "60" },
       idle: { type: "string", default: "30" },
       size: { type: "string", default: String(MB) },
@@ -134,6 +155,9 @@ function parseConfig(argv: string[]): Config {
     warmup: Number(values.warmup),
     seconds: Number(values.seconds),
     cpuProf: values["cpu-prof"] ? path.resolve(values["cpu-prof"]) : null,
+    nodeFlags: values["node-flags"]!.split(/\s+/).filter(Boolean),
+    memory: values.memory! || Boolean(values["heap-snapshots"]),
+    heapSnapshots: values["heap-snapshots"] ? path.resolve(values["heap-snapshots"]) : null,
     duration: Number(values.duration),
     idle: Number(values.idle),
     size: Number(values.size),
@@ -178,12 +202,21 @@ async function startHelper(label: string, args: string[], env: Record<string, st
   };
 }
 
-async function startApp(cfg: Config, env: Record<string, string>): Promise<SpawnedServer> {
+async function startApp(
+  cfg: Config,
+  env: Record<string, string>,
+  memoryFile: string,
+): Promise<SpawnedServer> {
   const buildId = path.join(ROOT, cfg.nextDistDir, "BUILD_ID");
   if (!fs.existsSync(buildId)) throw new Error(`no build in ${cfg.nextDistDir}: run npm run build first`);
   const port = await freeLoopbackPort(...PORTS);
   const base = `http://127.0.0.1:${port}`;
-  const prof = cfg.cpuProf ? ["--cpu-prof", "--cpu-prof-dir", cfg.cpuProf] : [];
+  if (cfg.heapSnapshots) fs.mkdirSync(cfg.heapSnapshots, { recursive: true });
+  const prof = [
+    ...(cfg.cpuProf ? ["--cpu-prof", "--cpu-prof-dir", cfg.cpuProf] : []),
+    ...cfg.nodeFlags,
+    ...(cfg.memory ? memoryFlags(path.join(ROOT, "scripts/bench-memory-probe.mjs"), cfg.heapSnapshots) : []),
+  ];
   // npm start's server entry (the request policy, the ORS fast path, Next for the rest), or bare
   // `next start` (Next's proxy applies the same policy).
   const args =
@@ -197,6 +230,7 @@ async function startApp(cfg: Config, env: Record<string, string>): Promise<Spawn
       NODE_ENV: "production",
       NEXT_DIST_DIR: cfg.nextDistDir,
       PLAYGROUND_TOKEN: TOKEN,
+      BENCH_MEMORY_FILE: memoryFile,
       ...env,
     },
     cwd: ROOT,
@@ -229,10 +263,20 @@ async function runLoad(
   app: SpawnedServer,
   server: string,
   dataDir: string,
+  memoryFile: string,
 ): Promise<LoadFigures> {
   const clients = cfg.clients ?? 4;
+  // Next loads every route's code in the background after it starts: the load begins once it is done.
+  const waited = await settle(app.pid);
+  console.log(`\napp idle after ${waited.toFixed(0)} s: RSS ${mb(treeRssBytes(app.pid))}`);
+  const snapshot = async (label: string) => {
+    if (!cfg.heapSnapshots) return;
+    const s = await takeHeapSnapshot(app.pid, cfg.heapSnapshots, label, `${app.baseUrl}/api/ors/health`);
+    console.log(`  heap snapshot ${s.file} (${s.seconds.toFixed(1)} s)`);
+  };
+  await snapshot("1-before");
   console.log(
-    `\nload: ${clients} clients, ${cfg.size} -character results from "${server}" through the relay, ${cfg.duration} s, then ${cfg.idle} s idle`,
+    `load: ${clients} clients, ${cfg.size} -character results from "${server}" through the relay, ${cfg.duration} s, then ${cfg.idle} s idle`,
   );
   const http = new BenchHttp(new URL(`${app.baseUrl}/api/servers/${server}`), clients, undefined, AUTH);
   let calls = 0;
@@ -272,21 +316,27 @@ async function runLoad(
     const t = (performance.now() - start) / 1000;
     const rssMb = treeRssBytes(app.pid) / MB;
     samples.push({ t, rssMb, calls });
-    console.log(`  t=${t.toFixed(0).padStart(3)} s  rss ${rssMb.toFixed(0).padStart(5)} MB  calls ${calls}`);
+    const memory = cfg.memory ? `  ${describeMemory(readMemory(memoryFile))}` : "";
+    console.log(
+      `  t=${t.toFixed(0).padStart(3)} s  rss ${rssMb.toFixed(0).padStart(5)} MB  calls ${calls}${memory}`,
+    );
   };
   sample();
   const timer = setInterval(sample, cfg.every * 1000);
+  const during = sleep((cfg.duration * 1000) / 2).then(() => snapshot("2-during"));
   await Promise.all(Array.from({ length: clients }, client));
+  await during;
   const loadSeconds = (performance.now() - start) / 1000;
   await sleep(cfg.idle * 1000);
   clearInterval(timer);
   sample();
+  await snapshot("3-after-idle");
   http.close();
   if (lastError) console.log(`  last failure: ${lastError}`);
 
-  const during = samples.filter((s) => s.t <= cfg.duration + 0.5);
+  const loaded = samples.filter((s) => s.t <= cfg.duration + 0.5);
   // A slope, not two points: RSS saws up and down with every collection.
-  const last = during.filter((s) => s.t >= during.at(-1)!.t - 30);
+  const last = loaded.filter((s) => s.t >= loaded.at(-1)!.t - 30);
   const mt = last.reduce((a, s) => a + s.t, 0) / last.length;
   const mr = last.reduce((a, s) => a + s.rssMb, 0) / last.length;
   const varT = last.reduce((a, s) => a + (s.t - mt) ** 2, 0);
@@ -303,7 +353,7 @@ async function runLoad(
     mbPerS: bytes / MB / loadSeconds,
     peakMb: Math.max(...samples.map((s) => s.rssMb)),
     growth30Mb: slope * 30,
-    atEndMb: during.at(-1)!.rssMb,
+    atEndMb: loaded.at(-1)!.rssMb,
     afterIdleMb: samples.at(-1)!.rssMb,
     dbMb: dbBytes / MB,
   };
@@ -509,12 +559,17 @@ async function main() {
       stops.push(() => cluster.stop());
       database.PLAYGROUND_DATABASE_URL = await cluster.createDatabase("bench_relay");
     }
-    const app = await startApp(cfg, {
-      ...database,
-      PLAYGROUND_DATA_DIR: dataDir,
-      ORS_SERVERS: servers.join(","),
-      PLAYGROUND_RELAY_TIMEOUT_MS: String(cfg.timeoutMs),
-    });
+    const memoryFile = path.join(dataDir, "memory.json");
+    const app = await startApp(
+      cfg,
+      {
+        ...database,
+        PLAYGROUND_DATA_DIR: dataDir,
+        ORS_SERVERS: servers.join(","),
+        PLAYGROUND_RELAY_TIMEOUT_MS: String(cfg.timeoutMs),
+      },
+      memoryFile,
+    );
     stops.unshift(app.stop);
     console.log(
       `app: ${cfg.app === "entry" ? "npm start's server entry" : "next start"} (pid ${app.pid}) at ${app.baseUrl}, ${cfg.store === "postgres" ? "recording into PostgreSQL (its CPU not counted)" : `data in ${dataDir}`}; RSS ${mb(treeRssBytes(app.pid))}; load average ${os.loadavg()[0]!.toFixed(1)}`,
@@ -540,7 +595,7 @@ async function main() {
       console.log(`  load average after: ${os.loadavg()[0]!.toFixed(1)}`);
     }
     if (load) {
-      const f = await runLoad(cfg, app, cfg.server, dataDir);
+      const f = await runLoad(cfg, app, cfg.server, dataDir, memoryFile);
       result.load = f;
       const growth = f.growth30Mb;
       console.log(
@@ -553,6 +608,22 @@ async function main() {
       );
     }
     if (hostile) result.hostile = await runHostile(app);
+    if (cfg.part === "idle") {
+      console.log("\nidle RSS (VmRSS of the process, and of its tree):");
+      const entry = await idleRss(
+        "the app",
+        app.pid,
+        30,
+        treeRssBytes,
+        settle,
+        cfg.memory ? memoryFile : null,
+      );
+      const serve = await spawnStandaloneServe(ROOT, "idle-serve");
+      stops.push(serve.stop);
+      await fetch(`${serve.baseUrl}/health`);
+      const host = await idleRss("the standalone host", serve.pid, 30, treeRssBytes, settle, null);
+      result.idle = [entry, host];
+    }
   } finally {
     for (const stop of stops) await stop().catch(() => {});
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -22,6 +22,7 @@ if (args.help) {
 }
 // Before Next and React load: they pick their builds by NODE_ENV.
 (process.env as Record<string, string>).NODE_ENV = args.dev ? "development" : "production";
+if (!args.dev) (await import("./source-maps")).sourceMapsOffForProduction();
 
 const { startAppServer } = await import("./app-server");
 const { settleBeforeExit } = await import("@/lib/playground");

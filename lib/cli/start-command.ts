@@ -344,6 +344,7 @@ export async function startCommand(
   };
   // Before Next and React load: they pick their builds by NODE_ENV.
   env.NODE_ENV = "production";
+  (await import("@/lib/app-server/source-maps")).sourceMapsOffForProduction();
   const { startAppServer } = await import("@/lib/app-server/app-server");
   let app: AppServer;
   try {

@@ -37,6 +37,9 @@ interface Loader {
   version: number;
   seen: Map<number, Set<string>>;
   flushes: Map<number, () => void>;
+  /** Loads under way with source maps turned on for them, and whether they were off before. */
+  mapping: number;
+  mapsWereOff: boolean;
 }
 
 const KEY = Symbol.for("ors-playground.module-loader");
@@ -45,7 +48,14 @@ function loader(): Loader {
   const g = globalThis as typeof globalThis & { [KEY]?: Loader };
   if (g[KEY]) return g[KEY];
   const { port1, port2 } = new MessageChannel();
-  const state: Loader = { port: port1, version: 0, seen: new Map(), flushes: new Map() };
+  const state: Loader = {
+    port: port1,
+    version: 0,
+    seen: new Map(),
+    flushes: new Map(),
+    mapping: 0,
+    mapsWereOff: false,
+  };
   port1.on("message", (m: { version?: number; file?: string; flushed?: number }) => {
     if (typeof m.flushed === "number") {
       state.flushes.get(m.flushed)?.();
@@ -75,12 +85,28 @@ function flush(l: Loader, id: number): Promise<void> {
   }).finally(() => l.port.unref());
 }
 
+/**
+ * Source maps on while an author's files load: Node keeps a module's map only if they are on when it
+ * compiles, and a production server keeps them off (lib/app-server/source-maps.ts). With its map, a
+ * load error names the author's line (./runtime-source.ts). Returns what turns them back off.
+ */
+function sourceMapsWhileLoading(l: Loader): () => void {
+  if (l.mapping++ === 0) {
+    l.mapsWereOff = !process.sourceMapsEnabled;
+    if (l.mapsWereOff) process.setSourceMapsEnabled(true);
+  }
+  return () => {
+    if (--l.mapping === 0 && l.mapsWereOff) process.setSourceMapsEnabled(false);
+  };
+}
+
 /** Imports `file` (absolute) and its own imports afresh. */
 export async function loadFresh(file: string): Promise<LoadedModule> {
   const l = loader();
   const version = ++l.version;
   const seen = new Set<string>([file]);
   l.seen.set(version, seen);
+  const mapsOff = sourceMapsWhileLoading(l);
   try {
     let namespace: Record<string, unknown>;
     try {
@@ -93,6 +119,7 @@ export async function loadFresh(file: string): Promise<LoadedModule> {
     await flush(l, version);
     return { namespace, files: [...seen] };
   } finally {
+    mapsOff();
     l.seen.delete(version);
   }
 }
