@@ -27,6 +27,15 @@ export function statementCache(db: Db, max = 256): Statements {
   };
 }
 
+/**
+ * Runs `fn` in a transaction, or as part of the one already open: a write that is part of a batch
+ * (the recorder's, one per event loop turn) needs no savepoint of its own, and saves two statements
+ * per step. The batch's own transaction keeps it whole.
+ */
+export function atomically<T>(db: Db, fn: () => T): T {
+  return db.inTransaction ? fn() : db.transaction(fn)();
+}
+
 /** Ordered migrations; index i brings the schema from version i to i + 1. Never edit a shipped one. */
 export const MIGRATIONS: string[] = [
   // 1: trajectories and their steps.

@@ -4,7 +4,7 @@ import "server-only";
 import type { ExchangeList, NewExchange } from "@/lib/trajectory/schema";
 import { EXCHANGE_COLUMNS, type ExchangeRow, exchangeChars, exchangeValues, toExchange } from "../rows";
 import type { ExchangeLimit } from "../types";
-import type { Db, Statements } from "./db";
+import { atomically, type Db, type Statements } from "./db";
 
 export function addExchange(
   db: Db,
@@ -14,7 +14,7 @@ export function addExchange(
   limit: ExchangeLimit,
 ): number | null {
   const chars = exchangeChars(x);
-  return db.transaction((): number | null => {
+  return atomically(db, (): number | null => {
     const kept = sql(
       `UPDATE trajectories SET exchanges_count = exchanges_count + 1, exchanges_chars = exchanges_chars + @chars
          WHERE id = @id AND exchanges_count < @count AND exchanges_chars + @chars <= @max
@@ -29,7 +29,7 @@ export function addExchange(
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(id, kept.seq, ...exchangeValues(x));
     return kept.seq;
-  })();
+  });
 }
 
 export function listExchanges(sql: Statements, id: string, after = 0): ExchangeList | null {

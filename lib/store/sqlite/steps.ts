@@ -6,7 +6,7 @@ import type { TrajectoryStep } from "@/lib/trajectory/schema";
 import { sumRewards } from "../../trajectory/reward";
 import { STEP_COLUMNS, stepRowValues } from "../rows";
 import type { BatchWrites } from "../types";
-import type { Db, Statements } from "./db";
+import { atomically, type Db, type Statements } from "./db";
 import { addExchange } from "./exchanges";
 
 /**
@@ -20,7 +20,7 @@ export function writeStep(
   step: TrajectoryStep,
   instance: string | null,
 ): void {
-  const tx = db.transaction(() => {
+  atomically(db, () => {
     // What the step counted before: its counters change only when it is new or its reward changed,
     // so a long episode does not read all its steps again at every call.
     const before = sql("SELECT reward, after_end FROM steps WHERE trajectory_id = ? AND idx = ?").get(
@@ -56,7 +56,6 @@ export function writeStep(
          WHERE id = @id`,
     ).run({ id, added: before ? 0 : 1, total: sumRewards(rewards), at });
   });
-  tx();
 }
 
 /**

@@ -117,11 +117,12 @@ export class SqliteTrajectoryStore extends SqliteReviewStore implements Playgrou
   async batch<T>(fn: () => Promise<T>): Promise<T> {
     // Nested (a batch already open, or a transaction): the outer one commits.
     if (this.db.inTransaction) return fn();
-    this.db.exec("BEGIN");
+    // Prepared once (exec would parse them at every batch).
+    this.sql("BEGIN").run();
     try {
       return await fn();
     } finally {
-      if (this.db.inTransaction) this.db.exec("COMMIT");
+      if (this.db.inTransaction) this.sql("COMMIT").run();
     }
   }
 
