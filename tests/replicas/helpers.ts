@@ -226,13 +226,12 @@ export interface TwoReplicas {
 }
 
 /**
- * Two replicas on `databaseUrl` for the tests of one describe block: started before them (unless
- * there is no database), stopped and their data folders removed after.
+ * Two replicas on `databaseUrl` for the tests of one describe block: started before them, stopped
+ * and their data folders removed after.
  */
-export function twoReplicasAround(databaseUrl: string | null): TwoReplicas {
+export function twoReplicasAround(databaseUrl: string): TwoReplicas {
   const r = { dataA: tempDataDir(), dataB: tempDataDir() } as TwoReplicas;
   beforeAll(async () => {
-    if (!databaseUrl) return;
     Object.assign(r, await startTwoReplicas(databaseUrl, [r.dataA.dir, r.dataB.dir]));
   }, 120_000);
   afterAll(async () => {

@@ -39,7 +39,6 @@ describe("live feeds across replicas (LISTEN/NOTIFY)", () => {
   let A: Awaited<ReturnType<typeof replicaFeeds>>;
   let B: Awaited<ReturnType<typeof replicaFeeds>>;
   beforeAll(async () => {
-    if (!db.ok) return;
     [A, B] = await Promise.all([replicaFeeds(db.url, "feedA"), replicaFeeds(db.url, "feedB")]);
   });
   afterAll(async () => {

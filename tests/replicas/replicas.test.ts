@@ -21,9 +21,7 @@ import {
 } from "./helpers";
 
 const db = await postgresDatabase("replicas");
-const nginx = db.ok
-  ? await nginxBinary("replicas behind nginx")
-  : { ok: false as const, reason: "no PostgreSQL" };
+const nginx = await nginxBinary("replicas behind nginx");
 
 interface Summary {
   id: string;
@@ -71,7 +69,7 @@ const isStarted = (sid: string) => (e: FeedEvent) =>
   e.event === "started" && (e.data.summary as Summary).sid === sid;
 
 describe("app replicas on one PostgreSQL database", () => {
-  const replicas = twoReplicasAround(db.ok ? db.url : null);
+  const replicas = twoReplicasAround(db.url);
 
   it("an episode played through A is listed on B and watched live on B, step by step", async () => {
     const all = watchFeed(`${replicas.b.url}/api/trajectories/live/events`);
@@ -204,7 +202,6 @@ describe("app replicas on one PostgreSQL database", () => {
   }, 120_000);
 
   it("behind nginx: a session's requests reach one replica, the rest spread, live feeds stream", async () => {
-    if (!nginx.ok) return;
     const proxy = await startNginx(nginx.path, {
       http: replicasBehindNginx([replicas.a.url, replicas.b.url]),
     });
@@ -224,7 +221,7 @@ describe("app replicas on one PostgreSQL database", () => {
       }
       await feed.close();
       // Both replicas recorded some of them (the database says which).
-      const client = new pg.Client({ connectionString: db.ok ? db.url : "" });
+      const client = new pg.Client({ connectionString: db.url });
       await client.connect();
       const byReplica = await client.query<{ instance_id: string; n: number }>(
         "SELECT instance_id, COUNT(*)::int AS n FROM trajectories WHERE sid = ANY($1) GROUP BY instance_id",

@@ -26,7 +26,7 @@ describe("review and baselines on PostgreSQL", () => {
         run: () => import("@/app/api/runs/[id]/route"),
         report: () => import("@/app/api/runs/[id]/report/route"),
       },
-      db.ok ? db.url : undefined,
+      db.url,
     );
     expect(app.pg.storage.kind).toBe("postgres");
   }, 120_000);

@@ -32,7 +32,7 @@ describe("a dead worker's capacity", () => {
   };
 
   beforeAll(async () => {
-    const url = db.ok ? db.url : "";
+    const url = db.url;
     pg = createPlayground(
       { PLAYGROUND_DATABASE_URL: url, PLAYGROUND_DATA_DIR: tempDir("runs-capacity-pg-"), ORS_SERVERS: "" },
       { runWorker: false, scriptRoots: null },

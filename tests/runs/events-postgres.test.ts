@@ -32,7 +32,6 @@ describe("runs' progress across replicas (LISTEN/NOTIFY)", () => {
   let A: Awaited<ReturnType<typeof replicaEvents>>;
   let B: Awaited<ReturnType<typeof replicaEvents>>;
   beforeAll(async () => {
-    if (!db.ok) return;
     [A, B] = await Promise.all([replicaEvents(db.url, "runsA"), replicaEvents(db.url, "runsB")]);
   });
   afterAll(async () => {

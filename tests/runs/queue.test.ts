@@ -26,7 +26,7 @@ describe("runs as jobs on PostgreSQL", () => {
 
   const open = (env: Record<string, string>, runWorker?: boolean) =>
     createPlayground(
-      { PLAYGROUND_DATABASE_URL: db.ok ? db.url : "", PLAYGROUND_DATA_DIR: tempDir("runs-queue-"), ...env },
+      { PLAYGROUND_DATABASE_URL: db.url, PLAYGROUND_DATA_DIR: tempDir("runs-queue-"), ...env },
       {
         scriptRoots: null,
         runRetryBaseMs: 50,
@@ -104,7 +104,7 @@ describe("runs as jobs on PostgreSQL", () => {
 
   it("the CLI: run --detach enqueues and returns the id; run --follow follows it to its end", async () => {
     const env = {
-      PLAYGROUND_DATABASE_URL: db.ok ? db.url : "",
+      PLAYGROUND_DATABASE_URL: db.url,
       PLAYGROUND_DATA_DIR: tempDir("runs-queue-cli-"),
     };
     const detached = captureIo();
@@ -142,7 +142,7 @@ describe("runs as jobs on PostgreSQL", () => {
   it("a job whose worker died after fetching it, before claiming its episode, is played again", async () => {
     // The run is on a server only `e` knows: nobody else takes its jobs.
     const d = open({ ORS_SERVERS: `solo=${shared.url}` }, false);
-    const raw = openPostgresDatabase(db.ok ? db.url : "");
+    const raw = openPostgresDatabase(db.url);
     const dead = createJobQueue(raw);
     let e: Playground | null = null;
     try {

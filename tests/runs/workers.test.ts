@@ -33,7 +33,7 @@ describe("three workers in three processes play one run", () => {
     host = await spawnOrsServer(await anyFreeLoopbackPort(), { ORS_API_KEYS: "" });
     proxy = await startLatencyProxy(host.url);
     const env = {
-      PLAYGROUND_DATABASE_URL: db.ok ? db.url : "",
+      PLAYGROUND_DATABASE_URL: db.url,
       ORS_SERVERS: `fix=${proxy.url}`,
       ORS_SERVER_MAX_SESSIONS_FIX: String(CAP),
       PLAYGROUND_AUTH: "none",

@@ -29,7 +29,6 @@ describe("serve --workers 1 --host ::", { timeout: 120_000 }, () => {
   });
 
   it("answers on IPv4 and on IPv6", async () => {
-    if (!nginx.ok) return;
     host = await startScaled(nginx.path, 1, { args: ["--host", "::"] });
     const port = new URL(host.url).port;
     for (const base of [`http://127.0.0.1:${port}`, `http://[::1]:${port}`]) {

@@ -19,7 +19,6 @@ describe("serve --workers with an author's module", { timeout: 120_000 }, () => 
   let host: ScaledHost;
 
   beforeAll(async () => {
-    if (!nginx.ok) return;
     writeFileSync(path.join(tmp.dir, "envs.ts"), envs("Say the next number."));
     host = await startScaled(nginx.path, 2, {
       cwd: tmp.dir,
@@ -89,7 +88,7 @@ describe("serve --workers with an author's module", { timeout: 120_000 }, () => 
   });
 
   it("stops, exit code 1 with nginx's reason, when nginx stops by itself", async () => {
-    const one = await startScaled(nginx.ok ? nginx.path : "", 1, {
+    const one = await startScaled(nginx.path, 1, {
       cwd: tmp.dir,
       args: ["--env", "envs.ts"],
     });
@@ -110,18 +109,7 @@ describe("serve --workers with an author's module", { timeout: 120_000 }, () => 
   it("does not start when the module does not load: the workers' message, exit code 1", async () => {
     writeFileSync(path.join(tmp.dir, "broken.ts"), "export default [;\n");
     const r = await run(
-      [
-        BIN,
-        "serve",
-        "--workers",
-        "2",
-        "--port",
-        "0",
-        "--nginx",
-        nginx.ok ? nginx.path : "",
-        "--env",
-        "broken.ts",
-      ],
+      [BIN, "serve", "--workers", "2", "--port", "0", "--nginx", nginx.path, "--env", "broken.ts"],
       {
         cwd: tmp.dir,
       },

@@ -36,7 +36,6 @@ describe("serve --workers 2 behind nginx", { timeout: 120_000 }, () => {
   let ors: OrsClient;
 
   beforeAll(async () => {
-    if (!nginx.ok) return;
     host = await startScaled(nginx.path, 2, {
       env: {
         // Pings every 100 ms, so a short call shows several; few sessions, so the limit is reached.

@@ -18,7 +18,7 @@ describe("npm run bench -- --workers", () => {
         "--workers",
         "1",
         "--nginx",
-        nginx.ok ? nginx.path : "",
+        nginx.path,
         "--clients",
         "4",
         "--duration",

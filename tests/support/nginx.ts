@@ -23,7 +23,7 @@ export function ensureNginxBinary(log = console.log): Found {
 }
 
 /** The nginx binary through the test run's broker (tests/support/global-setup.ts). */
-export async function nginxBinary(label: string): Promise<Found> {
+export async function nginxBinary(label: string): Promise<{ path: string }> {
   // Imported here: the run's globalSetup imports this module too, outside any test.
   const { inject } = await import("vitest");
   const broker = inject("supportBroker");
@@ -34,7 +34,7 @@ export async function nginxBinary(label: string): Promise<Found> {
     | { error: string };
   if ("error" in body) throw new Error(`nginx for the tests: ${body.error}`);
   if (!body.ok) missingComponent("nginx", label, body.reason);
-  return body;
+  return { path: body.path };
 }
 
 export interface Nginx {

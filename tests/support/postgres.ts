@@ -189,7 +189,8 @@ async function waitReady(
   );
 }
 
-export type PostgresDatabaseResult = { ok: true; url: string } | { ok: false; reason: string };
+/** What the broker answers: a database's URL, or why PostgreSQL cannot be had here. */
+type DatabaseAnswer = { ok: true; url: string } | { ok: false; reason: string };
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -202,7 +203,7 @@ declare module "vitest" {
  * A fresh database of the test run's cluster (started on first use). When PostgreSQL cannot be
  * found or installed here (not root, no package) this throws, saying why.
  */
-export async function postgresDatabase(label: string): Promise<PostgresDatabaseResult> {
+export async function postgresDatabase(label: string): Promise<{ url: string }> {
   // Imported here: the run's globalSetup imports this module too, outside any test.
   const { inject } = await import("vitest");
   const broker = inject("supportBroker");
@@ -211,8 +212,8 @@ export async function postgresDatabase(label: string): Promise<PostgresDatabaseR
   const res = await fetch(`${broker}/postgres/database?label=${encodeURIComponent(label)}`, {
     method: "POST",
   });
-  const body = (await res.json()) as PostgresDatabaseResult | { error: string };
+  const body = (await res.json()) as DatabaseAnswer | { error: string };
   if ("error" in body) throw new Error(`PostgreSQL for the tests: ${body.error}`);
   if (!body.ok) missingComponent("PostgreSQL", label, body.reason);
-  return body;
+  return { url: body.url };
 }
