@@ -6,6 +6,7 @@
 // keep-alive pauses without user activity; an ended episode reopens as its record; a task_spec the
 // environment cannot use ends as an error with the environment's message.
 import { type Browser, expect, type Page, test } from "@playwright/test";
+import { hydrated } from "./pages/environment";
 import { EpisodePage } from "./pages/episode";
 import { importTrajectory, relayClient, relaySession, trajectoryOf } from "./trajectories-helpers";
 
@@ -236,7 +237,7 @@ test("a task_spec the environment cannot use ends as an error with the environme
   baseURL,
 }) => {
   await page.goto("/s/py/e/canvas/episode/new?spec=1");
-  await page.getByLabel("task_spec (JSON)").fill('{"id": "no-paper", "broken": true}');
+  await (await hydrated(page.getByLabel("task_spec (JSON)"))).fill('{"id": "no-paper", "broken": true}');
   await page.getByRole("button", { name: "Start episode" }).click();
   await expect(page.getByRole("alert").filter({ hasText: "The episode could not start" })).toContainText(
     "the paper tray is empty",
